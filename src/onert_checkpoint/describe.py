@@ -1,0 +1,54 @@
+"""The JSON description of a checkpoint: the stable contract of ``onert-ckpt info --json``.
+
+The conformance vectors and the reference C reader produce exactly this object (spec/SPEC.md,
+"The JSON description").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import Buffer, Checkpoint, Tensor
+
+__all__ = ["describe", "describe_entry"]
+
+
+def describe_entry(entry: Buffer) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "index": entry.index,
+        "offset": entry.offset,
+        "nbytes": entry.nbytes,
+        "crc32": entry.crc32(),
+    }
+    if isinstance(entry, Tensor) and entry.name is not None:
+        out["name"] = entry.name
+        out["dtype"] = entry.dtype
+        out["shape"] = list(entry.shape) if entry.shape is not None else None
+    return out
+
+
+def _state_value(value: object) -> object:
+    if isinstance(value, bytes):
+        return {"bytes": value.hex()}
+    return value
+
+
+def describe(ckpt: Checkpoint) -> dict[str, Any]:
+    """``{"revision", "dialect", "file_size", "tensors", "optimizer", "state"}``."""
+    optimizer = None
+    if ckpt.optimizer is not None:
+        optimizer = {
+            "kind": ckpt.optimizer.kind,
+            "slots": {
+                name: [describe_entry(entries[i]) for i in sorted(entries)]
+                for name, entries in ckpt.optimizer.slots.items()
+            },
+        }
+    return {
+        "revision": ckpt.revision,
+        "dialect": ckpt.dialect,
+        "file_size": ckpt.file_size,
+        "tensors": [describe_entry(t) for t in ckpt.tensors],
+        "optimizer": optimizer,
+        "state": {k: _state_value(v) for k, v in ckpt.state.items()},
+    }

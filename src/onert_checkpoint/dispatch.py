@@ -1,0 +1,76 @@
+"""The version-dispatching loader: which revision a file is, and which reader reads it.
+
+spec/SPEC.md, "Reading a file: revision detection": magic, then the version byte at offset 2,
+then for version 1 the structure decides between a schema-1 checkpoint and WOF.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .errors import CheckpointError, error_for
+from .model import Checkpoint
+from .revisions import v1, wof
+from .source import Source, open_source
+
+__all__ = ["MAGIC", "READERS", "SUPPORTED_VERSIONS", "load", "read_view"]
+
+MAGIC = 429
+
+#: version byte -> reader of the bytes (version 1 is further split by structure).
+READERS: dict[int, Callable[[memoryview], Checkpoint]] = {}
+
+
+def _read_version_1(view: memoryview) -> Checkpoint:
+    try:
+        return v1.read(view)
+    except CheckpointError as checkpoint_error:
+        try:
+            return wof.read(view)
+        except CheckpointError as wof_error:
+            raise (wof_error if wof.is_wof_shaped(view) else checkpoint_error) from None
+
+
+READERS[1] = _read_version_1
+SUPPORTED_VERSIONS = tuple(sorted(READERS))
+
+
+def read_view(view: memoryview) -> Checkpoint:
+    """Detect the revision of the bytes in ``view`` and read them."""
+    size = len(view)
+    if size < 2:
+        raise error_for("truncated_header", "header", 0, f"the file has only {size} bytes")
+    magic = view[0] | (view[1] << 8)
+    if magic != MAGIC:
+        raise error_for(
+            "bad_magic", "magic", 0, f"magic is {magic} (bytes {bytes(view[:2]).hex(' ')}), not 429"
+        )
+    if size < 3:
+        raise error_for("truncated_header", "header", 0, "the file ends before the version byte")
+    version = view[2]
+    reader = READERS.get(version)
+    if reader is None:
+        raise error_for(
+            "unsupported_version", "version", 2,
+            f"schema version {version} is not supported (this reader implements "
+            f"{', '.join(map(str, SUPPORTED_VERSIONS))})",
+        )
+    return reader(view)
+
+
+def load(source: Source) -> Checkpoint:
+    """Read a checkpoint of any supported revision from a path, bytes or any buffer.
+
+    Tensor data are read-only NumPy views on the (memory-mapped) source, never copies.
+
+    >>> ckpt = load("tests/data/real-onert/fc2-adam-step8.ckpt")
+    >>> ckpt.revision, ckpt.dialect, ckpt.optimizer.kind, ckpt.step, ckpt.epoch
+    ('v1', None, 'adam', 8, 0)
+    >>> [t.nbytes for t in ckpt.tensors]
+    [128, 32, 96, 12]
+    """
+    try:
+        view = open_source(source)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"cannot read a checkpoint from {type(source).__name__}: {exc}") from None
+    return read_view(view)

@@ -1,0 +1,80 @@
+"""The error hierarchy. Every code comes from spec/error-codes.toml (via the generated table).
+
+Every error carries a stable snake_case ``code``, the ``field`` it concerns (in the spec's own
+names, such as ``num_entries`` or ``weights[3]``) and the byte ``offset`` of the problem (None
+when the problem is not located in a file, as for a content that cannot be written).
+"""
+
+from __future__ import annotations
+
+from onert_checkpoint_generated.error_codes import ERROR_CODES
+
+__all__ = [
+    "ERROR_CODES",
+    "CheckpointError",
+    "FormatError",
+    "ModelMismatchError",
+    "NotRepresentableError",
+    "UnsupportedFormatError",
+    "error_for",
+]
+
+
+class CheckpointError(ValueError):
+    """Base class of every error this package raises about a checkpoint."""
+
+    category = "format"
+
+    def __init__(self, code: str, field: str | None, offset: int | None, message: str) -> None:
+        if code not in ERROR_CODES:
+            raise AssertionError(f"undocumented error code {code!r}")
+        self.code = code
+        self.field = field
+        self.offset = offset
+        self.message = message
+        where = []
+        if field is not None:
+            where.append(f"field {field}")
+        if offset is not None:
+            where.append(f"offset {offset}")
+        suffix = f" ({', '.join(where)})" if where else ""
+        super().__init__(f"{code}: {message}{suffix}")
+
+    def to_dict(self) -> dict[str, object]:
+        """The ``{"code", "field", "offset", "message"}`` object of the JSON contract."""
+        return {"code": self.code, "field": self.field, "offset": self.offset, "message": self.message}
+
+
+class FormatError(CheckpointError):
+    """The bytes violate the layout of their revision."""
+
+    category = "format"
+
+
+class UnsupportedFormatError(CheckpointError):
+    """Not a checkpoint of this family, or a version this reader does not implement."""
+
+    category = "version"
+
+
+class ModelMismatchError(CheckpointError):
+    """The checkpoint does not fit the circle model given with it."""
+
+    category = "model"
+
+
+class NotRepresentableError(CheckpointError):
+    """The content cannot be written in the requested revision or dialect without loss."""
+
+    category = "write"
+
+
+_CLASSES: dict[str, type[CheckpointError]] = {
+    cls.category: cls
+    for cls in (FormatError, UnsupportedFormatError, ModelMismatchError, NotRepresentableError)
+}
+
+
+def error_for(code: str, field: str | None, offset: int | None, message: str) -> CheckpointError:
+    """Build the error of the class that the spec's category for ``code`` names."""
+    return _CLASSES[ERROR_CODES[code]["category"]](code, field, offset, message)

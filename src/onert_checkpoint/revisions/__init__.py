@@ -1,0 +1,1 @@
+"""One module per layout revision: how each is read (validated) and written."""

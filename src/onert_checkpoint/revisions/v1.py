@@ -1,0 +1,186 @@
+"""Schema 1 checkpoints: reading and validation (spec/SPEC.md, "Schema 1 checkpoint").
+
+The header and footer are read by the parser generated from spec/onert_checkpoint_v1.ksy; the
+offset tables, which the generated code would read one Python call per entry, are read with
+NumPy (tests/test_differential.py proves both agree).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from kaitaistruct import KaitaiStream
+from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
+
+from ..errors import error_for
+from ..model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ..source import BufferReader
+from .blocks import Block, block_buffers, read_block
+
+__all__ = ["HEADER_SIZE", "FOOTER_SIZE", "Layout", "read", "read_layout"]
+
+HEADER_SIZE = 20
+FOOTER_SIZE = 8
+SLOT_FIELDS = (("m", "ofs_opt1", 4), ("v", "ofs_opt2", 8))
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Everything the validation found out, before any model object is built."""
+
+    header: OnertCheckpointV1
+    file_size: int
+    kind: str
+    blocks: dict[str, Block]
+    dialect: str | None
+    has_footer: bool
+
+
+def _parse_header(view: memoryview) -> OnertCheckpointV1:
+    size = len(view)
+    if size < HEADER_SIZE:
+        raise error_for(
+            "truncated_header", "header", 0,
+            f"a schema-1 checkpoint has a {HEADER_SIZE}-byte header; the file has {size} bytes",
+        )
+    if view[3] != 0:
+        raise error_for("reserved_nonzero", "reserved", 3, f"reserved byte is {view[3]}, not 0")
+    # The dispatcher has checked magic and version; the generated parser checks them again.
+    return OnertCheckpointV1(KaitaiStream(BufferReader(view)))
+
+
+def read_layout(view: memoryview) -> Layout:
+    """Apply every schema-1 rule of the spec, in the spec's order; raise the first that fails."""
+    hdr = _parse_header(view)
+    size = len(view)
+    n = hdr.num_entries
+    if HEADER_SIZE + 4 * n > size:
+        raise error_for(
+            "count_exceeds_file", "num_entries", 16,
+            f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes",
+        )
+    other = hdr.ofs_other
+    has_footer = other != 0
+    if has_footer and other + FOOTER_SIZE > size:
+        raise error_for(
+            "truncated_file", "ofs_other", 12,
+            f"the footer at {other} needs 8 bytes; the file ends at {size}",
+        )
+    if has_footer and other + FOOTER_SIZE < size:
+        raise error_for(
+            "trailing_bytes", "footer", other + FOOTER_SIZE,
+            f"{size - other - FOOTER_SIZE} bytes follow the footer, which must end the file",
+        )
+    end = other if has_footer else size
+    opt1, opt2 = hdr.ofs_opt1, hdr.ofs_opt2
+    kind = "adam" if opt2 != 0 else "sgd"
+    if kind == "adam" and opt1 == 0:
+        raise error_for("optimizer_layout", "ofs_opt1", 4, "a v block without an m block")
+    if kind == "sgd" and opt1 not in (0, end):
+        raise error_for(
+            "optimizer_layout", "ofs_opt1", 4,
+            f"without a v block, ofs_opt1 must be 0 or {end} (no optimizer state); it is {opt1}",
+        )
+    starts: list[tuple[str, int, str, int]] = [("weights", HEADER_SIZE, "header", 0)]
+    if kind == "adam":
+        for slot, name, at in SLOT_FIELDS:
+            value = hdr.ofs_opt1 if slot == "m" else hdr.ofs_opt2
+            if value > size:
+                raise error_for(
+                    "offset_out_of_bounds", name, at,
+                    f"{name} is {value}, past the end of the {size}-byte file",
+                )
+            starts.append((slot, value, name, at))
+    bounds = [*starts, ("footer", end, "ofs_other" if has_footer else "header", 12 if has_footer else 0)]
+    for (name, start, _, _), (next_name, next_start, field, at) in zip(bounds, bounds[1:]):
+        if start + 4 * n > next_start:
+            raise error_for(
+                "block_order", field, at,
+                f"the {next_name} starts at {next_start}, inside the {name} block's "
+                f"{4 * n}-byte table at {start}",
+            )
+    blocks = {
+        name: read_block(view, name, start, n, next_start, size)
+        for (name, start, _, _), (_, next_start, _, _) in zip(bounds, bounds[1:])
+    }
+    if kind == "adam":
+        _check_slots(blocks)
+    dialect = _dialect(blocks, kind, opt1, end, has_footer)
+    return Layout(hdr, size, kind, blocks, dialect, has_footer)
+
+
+def _check_slots(blocks: dict[str, Block]) -> None:
+    weights = blocks["weights"]
+    for slot in ("m", "v"):
+        block = blocks[slot]
+        orphan = np.flatnonzero(block.present & ~weights.present)
+        if orphan.size:
+            i = int(orphan[0])
+            raise error_for(
+                "slot_without_weight", block.entry_field(i), block.entry_offset(i),
+                f"{slot} entry {i} is present but weight entry {i} is absent",
+            )
+        bad = block.present & (block.sizes != 0) & (block.sizes != weights.sizes)
+        if slot == "v":
+            bad |= blocks["m"].sizes != block.sizes
+        wrong = np.flatnonzero(bad)
+        if wrong.size:
+            i = int(wrong[0])
+            raise error_for(
+                "slot_size_mismatch", block.entry_field(i), block.entry_offset(i),
+                f"{slot} entry {i} has {int(block.sizes[i])} bytes; the weight entry has "
+                f"{int(weights.sizes[i])}" + (f" and m has {int(blocks['m'].sizes[i])}" if slot == "v" else ""),
+            )
+
+
+def _dialect(
+    blocks: dict[str, Block], kind: str, opt1: int, end: int, has_footer: bool
+) -> str | None:
+    """Which runtime's conventions the file follows (spec rule 11)."""
+    onert = all(bool(b.present.all()) and b.in_table_order for b in blocks.values())
+    micro = has_footer
+    if kind == "sgd":
+        onert = onert and opt1 == end
+        micro = micro and opt1 == 0
+    else:
+        w = blocks["weights"]
+        for slot in ("m", "v"):
+            b = blocks[slot]
+            micro = micro and bool(np.array_equal(b.present, w.present))
+            micro = micro and bool(np.array_equal(b.sizes, w.sizes))
+    if onert and micro:
+        return None
+    if onert:
+        return "onert"
+    if micro:
+        return "onert-micro"
+    raise error_for(
+        "dialect_conflict", "header", 0,
+        "the file mixes onert's and onert-micro's conventions; neither runtime reads it as written",
+    )
+
+
+def read(view: memoryview) -> Checkpoint:
+    """Validate a schema-1 checkpoint and wrap it in model objects (data are views on ``view``)."""
+    layout = read_layout(view)
+    optimizer = Optimizer(layout.kind)
+    if layout.kind == "adam":
+        for slot in ("m", "v"):
+            optimizer.slots[slot] = {b.index: b for b in block_buffers(view, layout.blocks[slot], Buffer)}
+    state = TrainingState()
+    if layout.has_footer:
+        footer = layout.header.footer
+        state["step"] = footer.step
+        state["epoch"] = footer.epoch
+    return Checkpoint(
+        tensors=block_buffers(view, layout.blocks["weights"], Tensor),
+        optimizer=optimizer,
+        state=state,
+        revision="v1",
+        dialect=layout.dialect,
+        num_entries=layout.header.num_entries,
+        quirks=() if layout.has_footer else ("footerless",),
+        file_size=layout.file_size,
+        source=view,
+    )

@@ -1,0 +1,64 @@
+"""The weight-only format (WOF): reading and validation (spec/SPEC.md, "Weight-only format").
+
+The header is read by the parser generated from spec/onert_wof.ksy; the offset table with NumPy.
+"""
+
+from __future__ import annotations
+
+from kaitaistruct import KaitaiStream
+from onert_checkpoint_generated.onert_wof import OnertWof
+
+from ..errors import error_for
+from ..model import Checkpoint, Tensor, TrainingState
+from ..source import BufferReader
+from .blocks import Block, block_buffers, read_block, read_table
+
+__all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
+
+HEADER_SIZE = 8
+
+
+def read_layout(view: memoryview) -> tuple[OnertWof, Block]:
+    size = len(view)
+    if size < HEADER_SIZE:
+        raise error_for(
+            "truncated_header", "header", 0,
+            f"a WOF file has an {HEADER_SIZE}-byte header; the file has {size} bytes",
+        )
+    if view[3] != 0:
+        raise error_for("reserved_nonzero", "reserved", 3, f"reserved byte is {view[3]}, not 0")
+    hdr = OnertWof(KaitaiStream(BufferReader(view)))
+    n = hdr.num_entries
+    if HEADER_SIZE + 4 * n > size:
+        raise error_for(
+            "count_exceeds_file", "num_entries", 4,
+            f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes",
+        )
+    return hdr, read_block(view, "tensors", HEADER_SIZE, n, size, size)
+
+
+def is_wof_shaped(view: memoryview) -> bool:
+    """The spec's tie-break: a non-empty table that fits and points only into the data area."""
+    size = len(view)
+    if size < HEADER_SIZE:
+        return False
+    n = int.from_bytes(view[4:8], "little")
+    if n == 0 or HEADER_SIZE + 4 * n > size:
+        return False
+    offsets = read_table(view, HEADER_SIZE, n)
+    present = offsets[offsets != 0]
+    return bool(((present >= HEADER_SIZE + 4 * n) & (present <= size)).all())
+
+
+def read(view: memoryview) -> Checkpoint:
+    hdr, block = read_layout(view)
+    return Checkpoint(
+        tensors=block_buffers(view, block, Tensor),
+        optimizer=None,
+        state=TrainingState(),
+        revision="wof",
+        dialect=None,
+        num_entries=hdr.num_entries,
+        file_size=len(view),
+        source=view,
+    )
