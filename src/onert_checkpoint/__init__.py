@@ -17,6 +17,7 @@ from .errors import (
     UnsupportedFormatError,
 )
 from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from .saving import save, to_bytes
 
 __version__ = "0.1.0"
 
@@ -35,4 +36,6 @@ __all__ = [
     "__version__",
     "describe",
     "load",
+    "save",
+    "to_bytes",
 ]

@@ -1,0 +1,159 @@
+"""Writing schema-1 checkpoints exactly as each runtime does (spec/SPEC.md, "Schema 1").
+
+onert (CheckpointExporter.cc): every entry present, data in table order, an empty optimizer
+entry recorded at the current offset, SGD as ``ofs_opt1 == ofs_other`` and ``ofs_opt2 == 0``.
+onert-micro (OMCheckpointSaver.cpp): N counts every model tensor, absent entries are 0, data in
+the saver's order (kept from the file it was read from), SGD as ``ofs_opt1 == ofs_opt2 == 0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..errors import error_for
+from ..model import Checkpoint
+from ..schemas import v1 as schema
+from ..schemas.common import OffsetTable
+from .layout_plan import PlannedBlock, plan_block, storage_order
+from .v1 import FOOTER_SIZE, HEADER_SIZE
+
+__all__ = ["DIALECTS", "Plan", "chunks", "plan", "resolve_dialect"]
+
+DIALECTS = ("onert", "onert-micro")
+U32_MAX = 0xFFFFFFFF
+
+
+def _fail(message: str) -> None:
+    raise error_for("not_representable", None, None, message)
+
+
+@dataclass(frozen=True)
+class Plan:
+    dialect: str
+    header: dict[str, int]
+    blocks: list[PlannedBlock]
+    footer: dict[str, int] | None
+    file_size: int
+
+
+def _onert_representable(ckpt: Checkpoint) -> str | None:
+    """Why onert's conventions cannot hold ``ckpt``, or None."""
+    indices = [t.index for t in ckpt.tensors]
+    if indices != list(range(len(indices))) or ckpt.table_length != len(indices):
+        return "onert files have no absent entries (indices must be 0..N-1, all present)"
+    return None
+
+
+def _micro_representable(ckpt: Checkpoint) -> str | None:
+    if "footerless" in ckpt.quirks:
+        return "onert-micro files always have a footer"
+    if ckpt.optimizer is not None and ckpt.optimizer.kind == "adam":
+        sizes = {t.index: t.nbytes for t in ckpt.tensors}
+        for slot in ("m", "v"):
+            entries = ckpt.optimizer.slots.get(slot, {})
+            if {i: b.nbytes for i, b in entries.items()} != sizes:
+                return f"onert-micro keeps Adam's {slot} for every saved tensor, at its size"
+    return None
+
+
+def resolve_dialect(ckpt: Checkpoint, dialect: str | None) -> str:
+    """The dialect to write: the one asked for, else one whose conventions hold the content."""
+    if dialect is not None:
+        if dialect not in DIALECTS:
+            raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")
+        return dialect
+    if _onert_representable(ckpt) is None:
+        return "onert"
+    return "onert-micro"
+
+
+def _check_content(ckpt: Checkpoint) -> str:
+    kind = "sgd" if ckpt.optimizer is None else ckpt.optimizer.kind
+    if kind not in ("sgd", "adam"):
+        _fail(f"schema 1 stores only SGD and Adam, not {kind}")
+    n = ckpt.table_length
+    if any(t.index < 0 or t.index >= n for t in ckpt.tensors):
+        _fail(f"entry indices must lie in 0..{n - 1}")
+    if len({t.index for t in ckpt.tensors}) != len(ckpt.tensors):
+        _fail("two tensors share an entry index")
+    if kind == "adam":
+        present = {t.index for t in ckpt.tensors}
+        assert ckpt.optimizer is not None
+        for slot in ("m", "v"):
+            for i, entry in ckpt.optimizer.slots.get(slot, {}).items():
+                if i not in present:
+                    _fail(f"{slot} entry {i} has no weight entry")
+                if entry.nbytes not in (0, ckpt[i].nbytes):
+                    _fail(f"{slot} entry {i} is {entry.nbytes} bytes; its weight is {ckpt[i].nbytes}")
+    extra = sorted(set(ckpt.state) - {"step", "epoch"})
+    if extra:
+        _fail(f"schema 1 stores only step and epoch; not {', '.join(extra)}")
+    for key in ("step", "epoch"):
+        value = ckpt.state.get(key, 0)
+        if not isinstance(value, int) or not 0 <= value <= U32_MAX:
+            _fail(f"{key} must be an integer in 0..2**32-1, not {value!r}")
+    return kind
+
+
+def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
+    """Compute every offset of the file before a byte is written."""
+    kind = _check_content(ckpt)
+    dialect = resolve_dialect(ckpt, dialect)
+    why = _onert_representable(ckpt) if dialect == "onert" else _micro_representable(ckpt)
+    if why:
+        _fail(f"cannot write as {dialect}: {why}")
+    n = ckpt.table_length
+    footer_present = not (dialect == "onert" and "footerless" in ckpt.quirks)
+    if dialect == "onert":
+        weights = plan_block(HEADER_SIZE, n, list(ckpt.tensors))
+    else:
+        weights = plan_block(HEADER_SIZE, n, storage_order(ckpt.tensors))
+    blocks = [weights]
+    pos = weights.end
+    if kind == "adam":
+        assert ckpt.optimizer is not None
+        for slot in ("m", "v"):
+            entries = ckpt.optimizer.slots.get(slot, {})
+            if dialect == "onert":
+                # Empty entries (absent or zero-length) sit at the offset where they fall in
+                # table order, as CheckpointExporter's DataBuffer::setData records them.
+                stored = [entries[t.index] for t in ckpt.tensors if t.index in entries and entries[t.index].nbytes]
+                empties: dict[int, int] = {}
+                k = 0
+                for t in ckpt.tensors:
+                    if t.index in entries and entries[t.index].nbytes:
+                        k += 1
+                    else:
+                        empties[t.index] = k
+                block = plan_block(pos, n, stored, empty_entries=empties)
+            else:
+                block = plan_block(pos, n, storage_order(entries.values()))
+            blocks.append(block)
+            pos = block.end
+    other = pos if footer_present else 0
+    size = pos + (FOOTER_SIZE if footer_present else 0)
+    if pos > U32_MAX:
+        _fail(f"schema 1 offsets are u32; this content needs {size} bytes")
+    if kind == "adam":
+        opt1, opt2 = blocks[1].start, blocks[2].start
+    elif dialect == "onert":
+        opt1, opt2 = pos, 0
+    else:
+        opt1, opt2 = 0, 0
+    header = {"ofs_opt1": opt1, "ofs_opt2": opt2, "ofs_other": other, "num_entries": n}
+    footer = None
+    if footer_present:
+        footer = {"step": int(ckpt.state.get("step", 0)), "epoch": int(ckpt.state.get("epoch", 0))}
+    return Plan(dialect, header, blocks, footer, size)
+
+
+def chunks(p: Plan) -> Iterator[bytes | memoryview]:
+    """The file's bytes in order: header, each block's table then data, footer."""
+    yield schema.HEADER.build(p.header)
+    for block in p.blocks:
+        yield OffsetTable(len(block.table)).build(block.table)
+        for entry in block.data:
+            yield memoryview(entry.raw)
+    if p.footer is not None:
+        yield schema.FOOTER.build(p.footer)

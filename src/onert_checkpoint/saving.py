@@ -1,0 +1,122 @@
+"""Saving: choosing the revision's writer, and replacing the target file atomically.
+
+A save writes a temporary file in the target's folder, flushes and fsyncs it, renames it over
+the target and fsyncs the folder, so the target is always either the complete old file or the
+complete new one (safetensors and SQLite do the same); on any failure the temporary is removed.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .model import Checkpoint
+from .revisions import v1_write, wof_write
+
+__all__ = ["KEEP", "chunks", "save", "to_bytes"]
+
+
+class _Keep:
+    def __repr__(self) -> str:
+        return "KEEP"
+
+
+#: Default of ``dialect``: keep the checkpoint's own dialect.
+KEEP: Any = _Keep()
+
+#: Writers of other revisions register here: revision -> (checkpoint, dialect, options) -> chunks.
+WRITERS: dict[str, Any] = {}
+
+
+def _v1_chunks(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Iterator[bytes | memoryview]:
+    return v1_write.chunks(v1_write.plan(ckpt, dialect))
+
+
+def _wof_chunks(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Iterator[bytes | memoryview]:
+    return wof_write.chunks(wof_write.plan(ckpt, allow_lossy=bool(options.get("allow_lossy"))))
+
+
+WRITERS["v1"] = _v1_chunks
+WRITERS["wof"] = _wof_chunks
+
+
+def chunks(
+    ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP, **options: Any
+) -> Iterator[bytes | memoryview]:
+    """The bytes of ``ckpt`` in file order, computed lazily (every offset is planned first)."""
+    revision = revision or ckpt.revision
+    if dialect is KEEP:
+        dialect = ckpt.dialect if revision == ckpt.revision else None
+    writer = WRITERS.get(revision)
+    if writer is None:
+        raise ValueError(f"unknown revision {revision!r}; choose from {', '.join(sorted(WRITERS))}")
+    return writer(ckpt, dialect, **options)
+
+
+def to_bytes(ckpt: Checkpoint, **kwargs: Any) -> bytes:
+    """The file ``save`` would write, as bytes (for small checkpoints and tests)."""
+    out = io.BytesIO()
+    for chunk in chunks(ckpt, **kwargs):
+        out.write(chunk)
+    return out.getvalue()
+
+
+def _write_all(fd: int, data: Iterable[bytes | memoryview]) -> None:
+    for chunk in data:
+        view = memoryview(chunk).cast("B")
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+
+
+def save(ckpt: Checkpoint, path: str | os.PathLike, **kwargs: Any) -> None:
+    """Write ``ckpt`` to ``path`` atomically.
+
+    With no options it writes the revision and dialect the checkpoint was loaded from, so
+    ``save(load(p), q)`` reproduces ``p`` byte for byte. ``revision`` ("v1", "wof") and
+    ``dialect`` ("onert", "onert-micro", or None to pick one that holds the content) choose
+    another layout; ``allow_lossy=True`` permits dropping what the target cannot hold.
+    """
+    data = chunks(ckpt, **kwargs)  # plans the layout: errors come before any file is touched
+    target = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(target))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+    try:
+        try:
+            mode = os.stat(target).st_mode & 0o7777
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.fchmod(fd, mode)
+        _write_all(fd, data)
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(tmp, target)
+        tmp = None
+        _fsync_folder(folder)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+
+
+def _fsync_folder(folder: str) -> None:
+    try:
+        dfd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dfd)
+    except OSError:
+        pass
+    finally:
+        os.close(dfd)

@@ -1,0 +1,202 @@
+"""Build small circle models in memory, for interop tests with the onert runtimes.
+
+Models are written with the flatbuffers object API of the ``circle-schema`` package (schema
+0.9): one subgraph, buffer 0 empty by convention (as the circle exporters write it), one buffer
+per constant tensor, file identifier ``CIR0``. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import flatbuffers
+import numpy as np
+from circle_schema.v0_9.circle import (
+    ActivationFunctionType,
+    Buffer,
+    BuiltinOperator,
+    BuiltinOptions,
+    FullyConnectedOptions,
+    Model,
+    Operator,
+    OperatorCode,
+    ReshapeOptions,
+    SubGraph,
+    Tensor,
+    TensorType,
+)
+
+__all__ = ["FILE_IDENTIFIER", "OpSpec", "TensorSpec", "build_fc_model", "build_model", "fc_layout"]
+
+FILE_IDENTIFIER = b"CIR0"
+
+_TENSOR_TYPES = {
+    "float32": TensorType.TensorType.FLOAT32,
+    "float16": TensorType.TensorType.FLOAT16,
+    "int32": TensorType.TensorType.INT32,
+    "int8": TensorType.TensorType.INT8,
+    "uint8": TensorType.TensorType.UINT8,
+    "int64": TensorType.TensorType.INT64,
+}
+
+
+@dataclass
+class TensorSpec:
+    """One tensor: ``data`` given makes it a constant with its own buffer."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str = "float32"
+    data: np.ndarray | None = None
+
+
+@dataclass
+class OpSpec:
+    """One operator: ``opcode`` is a BuiltinOperator name such as ``"FULLY_CONNECTED"``."""
+
+    opcode: str
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    new_shape: tuple[int, ...] | None = None  # RESHAPE only
+
+
+def build_model(
+    tensors: Sequence[TensorSpec],
+    operators: Sequence[OpSpec],
+    inputs: Sequence[int],
+    outputs: Sequence[int],
+) -> bytes:
+    """Serialize one subgraph of ``tensors`` and ``operators`` as a circle model."""
+    buffers = [Buffer.BufferT()]  # buffer 0: the conventional empty buffer
+    tensor_objs = []
+    for spec in tensors:
+        t = Tensor.TensorT()
+        t.name = spec.name
+        t.shape = np.asarray(spec.shape, dtype=np.int32)
+        t.type = _TENSOR_TYPES[spec.dtype]
+        t.buffer = 0
+        if spec.data is not None:
+            data = np.ascontiguousarray(spec.data, dtype=spec.dtype)
+            if data.shape != tuple(spec.shape):
+                raise ValueError(f"{spec.name}: data shape {data.shape} != {spec.shape}")
+            buf = Buffer.BufferT()
+            buf.data = data.reshape(-1).view(np.uint8)
+            t.buffer = len(buffers)
+            buffers.append(buf)
+        tensor_objs.append(t)
+
+    opcode_names: list[str] = []
+    op_objs = []
+    for spec in operators:
+        if spec.opcode not in opcode_names:
+            opcode_names.append(spec.opcode)
+        op = Operator.OperatorT()
+        op.opcodeIndex = opcode_names.index(spec.opcode)
+        op.inputs = np.asarray(spec.inputs, dtype=np.int32)
+        op.outputs = np.asarray(spec.outputs, dtype=np.int32)
+        if spec.opcode == "FULLY_CONNECTED":
+            opts = FullyConnectedOptions.FullyConnectedOptionsT()
+            opts.fusedActivationFunction = ActivationFunctionType.ActivationFunctionType.NONE
+            op.builtinOptionsType = BuiltinOptions.BuiltinOptions.FullyConnectedOptions
+            op.builtinOptions = opts
+        elif spec.opcode == "RESHAPE":
+            opts = ReshapeOptions.ReshapeOptionsT()
+            opts.newShape = np.asarray(spec.new_shape or (), dtype=np.int32)
+            op.builtinOptionsType = BuiltinOptions.BuiltinOptions.ReshapeOptions
+            op.builtinOptions = opts
+        op_objs.append(op)
+
+    codes = []
+    for name in opcode_names:
+        code = OperatorCode.OperatorCodeT()
+        value = getattr(BuiltinOperator.BuiltinOperator, name)
+        code.builtinCode = value
+        code.deprecatedBuiltinCode = min(value, 127)
+        code.version = 1
+        codes.append(code)
+
+    subgraph = SubGraph.SubGraphT()
+    subgraph.tensors = tensor_objs
+    subgraph.operators = op_objs
+    subgraph.inputs = np.asarray(inputs, dtype=np.int32)
+    subgraph.outputs = np.asarray(outputs, dtype=np.int32)
+    subgraph.name = "main"
+
+    model = Model.ModelT()
+    model.version = 0
+    model.operatorCodes = codes
+    model.subgraphs = [subgraph]
+    model.buffers = buffers
+    model.description = "onert-checkpoint test model"
+
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=FILE_IDENTIFIER)
+    return bytes(builder.Output())
+
+
+def fc_layout(num_layers: int, layout: str, rng: np.random.Generator) -> list[int]:
+    """Circle index of each tensor of an FC chain, given in chain order.
+
+    Chain order is: input, then per layer weights, bias, output. ``"chain"`` keeps that order
+    (constants at 1,2, 4,5, ...); ``"consts_first"`` puts every constant before the activations;
+    ``"shuffled"`` draws a random permutation.
+    """
+    count = 1 + 3 * num_layers
+    if layout == "chain":
+        return list(range(count))
+    if layout == "consts_first":
+        consts = [c for layer in range(num_layers) for c in (1 + 3 * layer, 2 + 3 * layer)]
+        acts = [0] + [3 + 3 * layer for layer in range(num_layers)]
+        order = consts + acts
+        return [order.index(i) for i in range(count)]
+    if layout == "shuffled":
+        return [int(i) for i in rng.permutation(count)]
+    raise ValueError(f"unknown layout {layout!r}")
+
+
+def build_fc_model(
+    widths: Sequence[int],
+    seed: int = 0,
+    *,
+    layout: str = "chain",
+    scale: float = 0.1,
+) -> bytes:
+    """A chain of ``len(widths) - 1`` float32 FULLY_CONNECTED layers with bias.
+
+    Layer k maps ``widths[k]`` to ``widths[k + 1]`` features (batch 1); its weights are
+    ``[widths[k + 1], widths[k]]`` and its bias ``[widths[k + 1]]``, drawn from ``seed``.
+    Tensor names are ``input``, ``w{k}``, ``b{k}``, ``out{k}``; ``layout`` places them (see
+    :func:`fc_layout`).
+    """
+    if len(widths) < 2:
+        raise ValueError("need at least an input and an output width")
+    rng = np.random.default_rng(seed)
+    num_layers = len(widths) - 1
+    chain: list[TensorSpec] = [TensorSpec("input", (1, widths[0]))]
+    for k in range(num_layers):
+        n_in, n_out = widths[k], widths[k + 1]
+        w = (rng.standard_normal((n_out, n_in)) * scale).astype(np.float32)
+        b = (rng.standard_normal((n_out,)) * scale).astype(np.float32)
+        chain += [
+            TensorSpec(f"w{k}", (n_out, n_in), data=w),
+            TensorSpec(f"b{k}", (n_out,), data=b),
+            TensorSpec(f"out{k}", (1, n_out)),
+        ]
+    where = fc_layout(num_layers, layout, rng)
+    tensors: list[TensorSpec | None] = [None] * len(chain)
+    for pos, spec in enumerate(chain):
+        tensors[where[pos]] = spec
+    ops = []
+    for k in range(num_layers):
+        src = where[3 * k]  # the input, or the previous layer's output
+        ops.append(
+            OpSpec(
+                "FULLY_CONNECTED",
+                (src, where[3 * k + 1], where[3 * k + 2]),
+                (where[3 * k + 3],),
+            )
+        )
+    return build_model(
+        [t for t in tensors if t is not None], ops, [where[0]], [where[3 * num_layers]]
+    )
