@@ -28,8 +28,25 @@ class PlannedBlock:
 
 def storage_order(entries: Iterable[Buffer]) -> list[Buffer]:
     """Entries in the order their data is stored: by the offset they were read from (so a loaded
-    file is written back as it was), entries built in memory after them, by index."""
-    return sorted(entries, key=lambda b: (b.offset is None, b.offset or 0, b.index))
+    file is written back as it was), entries built in memory after them, by index.
+
+    Readers derive sizes by sorting on (offset, index), so an empty entry that shares its offset
+    with the next stored entry must have the lower index; one that would not is moved to the end
+    of the block, where every entry is empty.
+    """
+    ordered = sorted(entries, key=lambda b: (b.offset is None, b.offset or 0, b.index))
+    out: list[Buffer] = []
+    moved: list[Buffer] = []
+    pending: list[Buffer] = []  # empty entries waiting for the next non-empty one
+    for entry in ordered:
+        if entry.nbytes == 0:
+            pending.append(entry)
+            continue
+        for empty in pending:
+            (out if empty.index < entry.index else moved).append(empty)
+        pending = []
+        out.append(entry)
+    return out + pending + moved
 
 
 def plan_block(

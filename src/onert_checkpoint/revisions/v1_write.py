@@ -86,6 +86,10 @@ def _check_content(ckpt: Checkpoint) -> str:
                     _fail(f"{slot} entry {i} has no weight entry")
                 if entry.nbytes not in (0, ckpt[i].nbytes):
                     _fail(f"{slot} entry {i} is {entry.nbytes} bytes; its weight is {ckpt[i].nbytes}")
+        m, v = ckpt.optimizer.slots.get("m", {}), ckpt.optimizer.slots.get("v", {})
+        for i in sorted(set(m) | set(v)):
+            if (m[i].nbytes if i in m else 0) != (v[i].nbytes if i in v else 0):
+                _fail(f"m and v entries {i} differ in size (Adam keeps both or neither)")
     extra = sorted(set(ckpt.state) - {"step", "epoch"})
     if extra:
         _fail(f"schema 1 stores only step and epoch; not {', '.join(extra)}")
