@@ -51,7 +51,5 @@ def checkpoints_v1(draw, dialect: str | None = None, max_entries: int = 8) -> Ch
 def checkpoints_wof(draw, max_entries: int = 8) -> Checkpoint:
     n = draw(st.integers(0, max_entries))
     present = sorted(draw(st.sets(st.integers(0, max(n - 1, 0)), max_size=n))) if n else []
-    tensors = [
-        Tensor(i, draw(payload(draw(st.sampled_from([0, 1, 4, 12])), i))) for i in present
-    ]
+    tensors = [Tensor(i, draw(payload(draw(st.sampled_from([0, 1, 4, 12])), i))) for i in present]
     return Checkpoint(tensors, None, TrainingState(), revision="wof", num_entries=n)

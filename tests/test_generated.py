@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_regenerating_changes_nothing():
     result = subprocess.run(
         [sys.executable, str(ROOT / "spec" / "regenerate.py"), "--check"],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 

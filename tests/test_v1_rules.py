@@ -23,10 +23,12 @@ def make(kind: str = "adam", dialect: str = "onert", sizes=(8, 4, 12), absent=()
     opt = Optimizer(kind)
     for slot_no, slot in enumerate(opt.slot_names):
         opt.slots[slot] = {
-            t.index: Buffer(t.index, np.full(t.nbytes, 100 + 10 * slot_no, np.uint8)) for t in tensors
+            t.index: Buffer(t.index, np.full(t.nbytes, 100 + 10 * slot_no, np.uint8))
+            for t in tensors
         }
-    ckpt = Checkpoint(tensors, opt, TrainingState(step=7, epoch=3), revision="v1",
-                      num_entries=len(sizes))
+    ckpt = Checkpoint(
+        tensors, opt, TrainingState(step=7, epoch=3), revision="v1", num_entries=len(sizes)
+    )
     return oc.to_bytes(ckpt, dialect=dialect)
 
 
@@ -221,5 +223,8 @@ def test_wof_reserved_nonzero_reported_by_the_checkpoint_reading():
 def test_errors_are_value_errors_with_code_field_offset():
     err = expect(make()[:-1], "truncated_file")
     assert err.to_dict() == {
-        "code": "truncated_file", "field": "ofs_other", "offset": 12, "message": err.message
+        "code": "truncated_file",
+        "field": "ofs_other",
+        "offset": 12,
+        "message": err.message,
     }

@@ -51,7 +51,9 @@ def read_view(view: memoryview) -> Checkpoint:
     reader = READERS.get(version)
     if reader is None:
         raise error_for(
-            "unsupported_version", "version", 2,
+            "unsupported_version",
+            "version",
+            2,
             f"schema version {version} is not supported (this reader implements "
             f"{', '.join(map(str, SUPPORTED_VERSIONS))})",
         )

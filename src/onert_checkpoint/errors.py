@@ -42,7 +42,12 @@ class CheckpointError(ValueError):
 
     def to_dict(self) -> dict[str, object]:
         """The ``{"code", "field", "offset", "message"}`` object of the JSON contract."""
-        return {"code": self.code, "field": self.field, "offset": self.offset, "message": self.message}
+        return {
+            "code": self.code,
+            "field": self.field,
+            "offset": self.offset,
+            "message": self.message,
+        }
 
 
 class FormatError(CheckpointError):

@@ -19,6 +19,7 @@ __all__ = [
     "Buffer",
     "Checkpoint",
     "Optimizer",
+    "Section",
     "Tensor",
     "TrainingState",
     "as_bytes_array",
@@ -94,6 +95,19 @@ class Optimizer:
         return tuple(self.slots)
 
 
+@dataclass(eq=False)
+class Section:
+    """A schema-2 section this library does not interpret, kept as it was (spec/SPEC-v2.md).
+
+    ``required`` is the must-understand flag; ``offset`` is where it was read from.
+    """
+
+    kind: int
+    data: bytes
+    required: bool = False
+    offset: int | None = None
+
+
 class TrainingState(dict[str, object]):
     """Training position as key/value pairs (schema 1 holds ``step`` and ``epoch``)."""
 
@@ -123,12 +137,17 @@ class Checkpoint(Mapping[object, Tensor]):
     tensors: list[Tensor] = field(default_factory=list)
     optimizer: Optimizer | None = None
     state: TrainingState = field(default_factory=TrainingState)
-    revision: str = "v1"
+    revision: str = "v2"
     dialect: str | None = None
     num_entries: int | None = None
     quirks: tuple[str, ...] = ()
     file_size: int | None = None
     source: object = field(default=None, repr=False)
+    #: schema 2: where upgraded content came from (``{"revision", "dialect", "num_entries",
+    #: "footerless"}``), so that a downgrade writes the original file back; None otherwise
+    origin: dict[str, object] | None = None
+    #: schema 2: sections of kinds this library does not interpret, kept for writing back
+    sections: list[Section] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.tensors.sort(key=lambda t: t.index)

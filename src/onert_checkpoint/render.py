@@ -8,7 +8,9 @@ __all__ = ["human_size", "safe_text"]
 def safe_text(text: str) -> str:
     """``text`` with every non-printable character escaped, so a name read from a file cannot
     inject terminal control sequences (a known bug class of dump tools)."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
 
 
 def human_size(n: int | None) -> str:

@@ -31,11 +31,15 @@ KEEP: Any = _Keep()
 WRITERS: dict[str, Any] = {}
 
 
-def _v1_chunks(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Iterator[bytes | memoryview]:
+def _v1_chunks(
+    ckpt: Checkpoint, dialect: str | None, **options: Any
+) -> Iterator[bytes | memoryview]:
     return v1_write.chunks(v1_write.plan(ckpt, dialect))
 
 
-def _wof_chunks(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Iterator[bytes | memoryview]:
+def _wof_chunks(
+    ckpt: Checkpoint, dialect: str | None, **options: Any
+) -> Iterator[bytes | memoryview]:
     return wof_write.chunks(wof_write.plan(ckpt, allow_lossy=bool(options.get("allow_lossy"))))
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import io
 import mmap
 import os
-from typing import Union
+
 
 __all__ = ["BufferReader", "Source", "open_source"]
 
-Source = Union[str, os.PathLike, bytes, bytearray, memoryview, mmap.mmap, object]
+Source = str | os.PathLike | bytes | bytearray | memoryview | mmap.mmap | object
 
 
 def open_source(source: Source) -> memoryview:

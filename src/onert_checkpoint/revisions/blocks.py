@@ -69,7 +69,9 @@ def read_block(
     if beyond.size:
         i = int(beyond[0])
         raise error_for(
-            "offset_out_of_bounds", block.entry_field(i), block.entry_offset(i),
+            "offset_out_of_bounds",
+            block.entry_field(i),
+            block.entry_offset(i),
             f"entry {i} of the {name} table points to {int(offsets[i])}, past the end of the "
             f"{file_size}-byte file",
         )
@@ -77,7 +79,9 @@ def read_block(
     if outside.size:
         i = int(outside[0])
         raise error_for(
-            "entry_out_of_block", block.entry_field(i), block.entry_offset(i),
+            "entry_out_of_block",
+            block.entry_field(i),
+            block.entry_offset(i),
             f"entry {i} of the {name} table points to {int(offsets[i])}, outside the block's "
             f"data area [{data_start}, {end}]",
         )
@@ -86,7 +90,9 @@ def read_block(
     if index.size == 0:
         if data_start != end:
             raise error_for(
-                "unreferenced_bytes", name, data_start,
+                "unreferenced_bytes",
+                name,
+                data_start,
                 f"the {name} block has no entries but {end - data_start} bytes of data",
             )
         return block
@@ -94,7 +100,9 @@ def read_block(
     sorted_offsets = offsets[order]
     if int(sorted_offsets[0]) != data_start:
         raise error_for(
-            "unreferenced_bytes", name, data_start,
+            "unreferenced_bytes",
+            name,
+            data_start,
             f"bytes {data_start}..{int(sorted_offsets[0])} of the {name} block belong to no entry",
         )
     sizes = np.empty_like(sorted_offsets)

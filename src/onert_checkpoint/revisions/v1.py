@@ -7,6 +7,7 @@ NumPy (tests/test_differential.py proves both agree).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +19,7 @@ from ..model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..source import BufferReader
 from .blocks import Block, block_buffers, read_block
 
-__all__ = ["HEADER_SIZE", "FOOTER_SIZE", "Layout", "read", "read_layout"]
+__all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
 
 HEADER_SIZE = 20
 FOOTER_SIZE = 8
@@ -41,7 +42,9 @@ def _parse_header(view: memoryview) -> OnertCheckpointV1:
     size = len(view)
     if size < HEADER_SIZE:
         raise error_for(
-            "truncated_header", "header", 0,
+            "truncated_header",
+            "header",
+            0,
             f"a schema-1 checkpoint has a {HEADER_SIZE}-byte header; the file has {size} bytes",
         )
     if view[3] != 0:
@@ -57,19 +60,25 @@ def read_layout(view: memoryview) -> Layout:
     n = hdr.num_entries
     if HEADER_SIZE + 4 * n > size:
         raise error_for(
-            "count_exceeds_file", "num_entries", 16,
+            "count_exceeds_file",
+            "num_entries",
+            16,
             f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes",
         )
     other = hdr.ofs_other
     has_footer = other != 0
     if has_footer and other + FOOTER_SIZE > size:
         raise error_for(
-            "truncated_file", "ofs_other", 12,
+            "truncated_file",
+            "ofs_other",
+            12,
             f"the footer at {other} needs 8 bytes; the file ends at {size}",
         )
     if has_footer and other + FOOTER_SIZE < size:
         raise error_for(
-            "trailing_bytes", "footer", other + FOOTER_SIZE,
+            "trailing_bytes",
+            "footer",
+            other + FOOTER_SIZE,
             f"{size - other - FOOTER_SIZE} bytes follow the footer, which must end the file",
         )
     end = other if has_footer else size
@@ -79,7 +88,9 @@ def read_layout(view: memoryview) -> Layout:
         raise error_for("optimizer_layout", "ofs_opt1", 4, "a v block without an m block")
     if kind == "sgd" and opt1 not in (0, end):
         raise error_for(
-            "optimizer_layout", "ofs_opt1", 4,
+            "optimizer_layout",
+            "ofs_opt1",
+            4,
             f"without a v block, ofs_opt1 must be 0 or {end} (no optimizer state); it is {opt1}",
         )
     starts: list[tuple[str, int, str, int]] = [("weights", HEADER_SIZE, "header", 0)]
@@ -88,21 +99,28 @@ def read_layout(view: memoryview) -> Layout:
             value = hdr.ofs_opt1 if slot == "m" else hdr.ofs_opt2
             if value > size:
                 raise error_for(
-                    "offset_out_of_bounds", name, at,
+                    "offset_out_of_bounds",
+                    name,
+                    at,
                     f"{name} is {value}, past the end of the {size}-byte file",
                 )
             starts.append((slot, value, name, at))
-    bounds = [*starts, ("footer", end, "ofs_other" if has_footer else "header", 12 if has_footer else 0)]
-    for (name, start, _, _), (next_name, next_start, field, at) in zip(bounds, bounds[1:]):
+    bounds = [
+        *starts,
+        ("footer", end, "ofs_other" if has_footer else "header", 12 if has_footer else 0),
+    ]
+    for (name, start, _, _), (next_name, next_start, field, at) in itertools.pairwise(bounds):
         if start + 4 * n > next_start:
             raise error_for(
-                "block_order", field, at,
+                "block_order",
+                field,
+                at,
                 f"the {next_name} starts at {next_start}, inside the {name} block's "
                 f"{4 * n}-byte table at {start}",
             )
     blocks = {
         name: read_block(view, name, start, n, next_start, size)
-        for (name, start, _, _), (_, next_start, _, _) in zip(bounds, bounds[1:])
+        for (name, start, _, _), (_, next_start, _, _) in itertools.pairwise(bounds)
     }
     if kind == "adam":
         _check_slots(blocks)
@@ -118,7 +136,9 @@ def _check_slots(blocks: dict[str, Block]) -> None:
         if orphan.size:
             i = int(orphan[0])
             raise error_for(
-                "slot_without_weight", block.entry_field(i), block.entry_offset(i),
+                "slot_without_weight",
+                block.entry_field(i),
+                block.entry_offset(i),
                 f"{slot} entry {i} is present but weight entry {i} is absent",
             )
         bad = block.present & (block.sizes != 0) & (block.sizes != weights.sizes)
@@ -128,9 +148,12 @@ def _check_slots(blocks: dict[str, Block]) -> None:
         if wrong.size:
             i = int(wrong[0])
             raise error_for(
-                "slot_size_mismatch", block.entry_field(i), block.entry_offset(i),
+                "slot_size_mismatch",
+                block.entry_field(i),
+                block.entry_offset(i),
                 f"{slot} entry {i} has {int(block.sizes[i])} bytes; the weight entry has "
-                f"{int(weights.sizes[i])}" + (f" and m has {int(blocks['m'].sizes[i])}" if slot == "v" else ""),
+                f"{int(weights.sizes[i])}"
+                + (f" and m has {int(blocks['m'].sizes[i])}" if slot == "v" else ""),
             )
 
 
@@ -156,7 +179,9 @@ def _dialect(
     if micro:
         return "onert-micro"
     raise error_for(
-        "dialect_conflict", "header", 0,
+        "dialect_conflict",
+        "header",
+        0,
         "the file mixes onert's and onert-micro's conventions; neither runtime reads it as written",
     )
 
@@ -167,7 +192,9 @@ def read(view: memoryview) -> Checkpoint:
     optimizer = Optimizer(layout.kind)
     if layout.kind == "adam":
         for slot in ("m", "v"):
-            optimizer.slots[slot] = {b.index: b for b in block_buffers(view, layout.blocks[slot], Buffer)}
+            optimizer.slots[slot] = {
+                b.index: b for b in block_buffers(view, layout.blocks[slot], Buffer)
+            }
     state = TrainingState()
     if layout.has_footer:
         footer = layout.header.footer

@@ -85,7 +85,9 @@ def _check_content(ckpt: Checkpoint) -> str:
                 if i not in present:
                     _fail(f"{slot} entry {i} has no weight entry")
                 if entry.nbytes not in (0, ckpt[i].nbytes):
-                    _fail(f"{slot} entry {i} is {entry.nbytes} bytes; its weight is {ckpt[i].nbytes}")
+                    _fail(
+                        f"{slot} entry {i} is {entry.nbytes} bytes; its weight is {ckpt[i].nbytes}"
+                    )
         m, v = ckpt.optimizer.slots.get("m", {}), ckpt.optimizer.slots.get("v", {})
         for i in sorted(set(m) | set(v)):
             if (m[i].nbytes if i in m else 0) != (v[i].nbytes if i in v else 0):
@@ -122,7 +124,11 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
             if dialect == "onert":
                 # Empty entries (absent or zero-length) sit at the offset where they fall in
                 # table order, as CheckpointExporter's DataBuffer::setData records them.
-                stored = [entries[t.index] for t in ckpt.tensors if t.index in entries and entries[t.index].nbytes]
+                stored = [
+                    entries[t.index]
+                    for t in ckpt.tensors
+                    if t.index in entries and entries[t.index].nbytes
+                ]
                 empties: dict[int, int] = {}
                 k = 0
                 for t in ckpt.tensors:

@@ -22,7 +22,9 @@ def read_layout(view: memoryview) -> tuple[OnertWof, Block]:
     size = len(view)
     if size < HEADER_SIZE:
         raise error_for(
-            "truncated_header", "header", 0,
+            "truncated_header",
+            "header",
+            0,
             f"a WOF file has an {HEADER_SIZE}-byte header; the file has {size} bytes",
         )
     if view[3] != 0:
@@ -31,7 +33,9 @@ def read_layout(view: memoryview) -> tuple[OnertWof, Block]:
     n = hdr.num_entries
     if HEADER_SIZE + 4 * n > size:
         raise error_for(
-            "count_exceeds_file", "num_entries", 4,
+            "count_exceeds_file",
+            "num_entries",
+            4,
             f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes",
         )
     return hdr, read_block(view, "tensors", HEADER_SIZE, n, size, size)

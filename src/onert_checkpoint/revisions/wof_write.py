@@ -22,18 +22,25 @@ def plan(ckpt: Checkpoint, *, allow_lossy: bool = False) -> PlannedBlock:
         lost.append("the training state (" + ", ".join(sorted(ckpt.state)) + ")")
     if lost and not allow_lossy:
         raise error_for(
-            "not_representable", None, None,
-            "WOF holds weights only; writing it would lose " + " and ".join(lost)
+            "not_representable",
+            None,
+            None,
+            "WOF holds weights only; writing it would lose "
+            + " and ".join(lost)
             + " (pass allow_lossy=True to drop them)",
         )
     n = ckpt.table_length
     if len({t.index for t in ckpt.tensors}) != len(ckpt.tensors) or any(
         not 0 <= t.index < n for t in ckpt.tensors
     ):
-        raise error_for("not_representable", None, None, f"entry indices must be unique in 0..{n - 1}")
+        raise error_for(
+            "not_representable", None, None, f"entry indices must be unique in 0..{n - 1}"
+        )
     block = plan_block(HEADER_SIZE, n, storage_order(ckpt.tensors))
     if block.end > 0xFFFFFFFF:
-        raise error_for("not_representable", None, None, "WOF offsets are u32; the content is too large")
+        raise error_for(
+            "not_representable", None, None, "WOF offsets are u32; the content is too large"
+        )
     return block
 
 

@@ -30,7 +30,15 @@ FOOTER = Struct(
 CHECKPOINT = Struct(
     "header" / HEADER,
     "weights" / OffsetTable(this.header.num_entries),
-    "m" / If(this.header.ofs_opt2 != 0, Pointer(this.header.ofs_opt1, OffsetTable(this.header.num_entries))),
-    "v" / If(this.header.ofs_opt2 != 0, Pointer(this.header.ofs_opt2, OffsetTable(this.header.num_entries))),
+    "m"
+    / If(
+        this.header.ofs_opt2 != 0,
+        Pointer(this.header.ofs_opt1, OffsetTable(this.header.num_entries)),
+    ),
+    "v"
+    / If(
+        this.header.ofs_opt2 != 0,
+        Pointer(this.header.ofs_opt2, OffsetTable(this.header.num_entries)),
+    ),
     "footer" / If(this.header.ofs_other != 0, Pointer(this.header.ofs_other, FOOTER)),
 )
