@@ -10,7 +10,6 @@ import io
 import mmap
 import os
 
-
 __all__ = ["BufferReader", "Source", "open_source"]
 
 Source = str | os.PathLike | bytes | bytearray | memoryview | mmap.mmap | object
