@@ -20,7 +20,7 @@ def describe_entry(entry: Buffer) -> dict[str, Any]:
         "nbytes": entry.nbytes,
         "crc32": entry.crc32(),
     }
-    if isinstance(entry, Tensor) and entry.name is not None:
+    if isinstance(entry, Tensor) and entry.model_index is not None:
         out["name"] = entry.name
         out["dtype"] = entry.dtype
         out["shape"] = list(entry.shape) if entry.shape is not None else None

@@ -60,10 +60,13 @@ def read_view(view: memoryview) -> Checkpoint:
     return reader(view)
 
 
-def load(source: Source) -> Checkpoint:
+def load(source: Source, model: object = None, *, order: str = "auto") -> Checkpoint:
     """Read a checkpoint of any supported revision from a path, bytes or any buffer.
 
-    Tensor data are read-only NumPy views on the (memory-mapped) source, never copies.
+    Tensor data are read-only NumPy views on the (memory-mapped) source, never copies; they are
+    bytes (uint8) unless ``model`` (a circle model: path, bytes or ``CircleModel``) says which
+    tensor each entry is, in which case they come out typed and shaped, with names
+    (:func:`onert_checkpoint.binding.bind`; ``order`` says how onert's entry order is found).
 
     >>> ckpt = load("tests/data/real-onert/fc2-adam-step8.ckpt")
     >>> ckpt.revision, ckpt.dialect, ckpt.optimizer.kind, ckpt.step, ckpt.epoch
@@ -75,4 +78,9 @@ def load(source: Source) -> Checkpoint:
         view = open_source(source)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"cannot read a checkpoint from {type(source).__name__}: {exc}") from None
-    return read_view(view)
+    ckpt = read_view(view)
+    if model is not None:
+        from .binding import bind
+
+        bind(ckpt, model, order=order)  # type: ignore[arg-type]
+    return ckpt

@@ -1,0 +1,173 @@
+"""Reading a checkpoint through its circle model: which tensor each entry is, typed and shaped.
+
+onert-micro (and WOF) files index their tables by circle tensor index. onert files do not: their
+entries follow the runtime's internal iteration order (a hash map keyed by operand index; see
+:mod:`onert_checkpoint.onert_order` and spec/SPEC.md, "onert's entry order"), which the file does
+not record. The order is taken, in this preference, from the runtime itself (a probe export,
+when the ``onert`` package is installed), from the prediction of that order from the model, and
+only when every size is distinct from the sizes alone. Anything else is an error that names the
+ambiguous entries: this module never guesses.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from .circle_model import CircleModel, CircleTensor
+from .errors import error_for
+from .model import Buffer, Checkpoint
+
+__all__ = ["ORDER_SOURCES", "bind", "entry_tensors"]
+
+#: How an onert file's entries are matched to tensors: "auto" tries probe, predict, size.
+ORDER_SOURCES = ("auto", "probe", "predict", "size")
+
+#: onert-micro computes the element size as sizeof(its enum type) = 4 bytes whatever the dtype
+#: (OMCheckpointSaver.cpp, FORMAT-FACTS section 2), so real files hold 4 bytes per element.
+MICRO_ELEMENT_SIZE = 4
+
+
+def _mismatch(field: str | None, message: str) -> Exception:
+    return error_for("model_mismatch", field, None, message)
+
+
+def _count(t: CircleTensor) -> int:
+    return int(np.prod(t.shape, dtype=np.int64)) if t.shape else 1
+
+
+def _fits(t: CircleTensor, nbytes: int, micro: bool) -> bool:
+    return nbytes == t.nbytes or (micro and nbytes == MICRO_ELEMENT_SIZE * _count(t))
+
+
+def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) -> list[int]:
+    sizes = [t.nbytes for t in ckpt.tensors]
+    wanted = {i: model.tensors[i].nbytes for i in candidates}
+    ambiguous = [k for k, n in enumerate(sizes) if sizes.count(n) > 1]
+    if ambiguous:
+        raise error_for(
+            "ambiguous_entries", "weights", None,
+            f"entries {ambiguous} share a size, and the runtime's entry order is neither known "
+            "nor predictable here; give the order explicitly (order='probe' with onert "
+            "installed, or order='predict')",
+        )
+    out = []
+    for k, n in enumerate(sizes):
+        match = [i for i, m in wanted.items() if m == n]
+        if len(match) != 1:
+            raise error_for(
+                "ambiguous_entries" if match else "model_mismatch", f"weights[{k}]", None,
+                f"entry {k} ({n} bytes) matches {len(match)} of the model's trainable tensors",
+            )
+        out.append(match[0])
+    return out
+
+
+def _onert_order(
+    ckpt: Checkpoint, model: CircleModel, order: str, model_source: object
+) -> list[int]:
+    from . import onert_order
+
+    trainable = model.onert_trainable_indices()
+    if len(ckpt.tensors) != len(trainable):
+        raise _mismatch(
+            "num_entries",
+            f"the file has {len(ckpt.tensors)} entries; onert exports {len(trainable)} trainable "
+            f"tensors of this model",
+        )
+    tried: list[str] = []
+    sources = ["probe", "predict", "size"] if order == "auto" else [order]
+    for source in sources:
+        if source == "probe":
+            found = onert_order.probe_onert_order(model_source)  # type: ignore[arg-type]
+            if found is None or -1 in found:
+                tried.append("probe (onert is not installed)" if found is None else "probe")
+                continue
+        elif source == "predict":
+            found = onert_order.predict_onert_order(model)
+        else:
+            return _by_size(ckpt, model, trainable)
+        if all(_fits(model.tensors[i], t.nbytes, False) for i, t in zip(found, ckpt.tensors)):
+            return list(found)
+        tried.append(f"{source} (sizes disagree)")
+    raise _mismatch("weights", "no entry order fits the file: tried " + ", ".join(tried))
+
+
+def entry_tensors(
+    ckpt: Checkpoint, model: CircleModel, *, order: str = "auto", model_source: object = None
+) -> tuple[list[int], bool]:
+    """The circle tensor index of each present weight entry, and whether indices are the
+    model's own (onert-micro, WOF) rather than onert's iteration order."""
+    if order not in ORDER_SOURCES:
+        raise ValueError(f"order must be one of {', '.join(ORDER_SOURCES)}, not {order!r}")
+    by_index = ckpt.revision == "wof" or ckpt.dialect == "onert-micro"
+    if ckpt.dialect is None and ckpt.revision == "v1":
+        # Fits both runtimes' conventions: the entry count says which one wrote it.
+        by_index = ckpt.table_length == len(model.tensors) and ckpt.table_length != len(
+            model.onert_trainable_indices()
+        )
+    if ckpt.revision == "v2":
+        return [t.model_index if t.model_index is not None else t.index for t in ckpt.tensors], True
+    if by_index:
+        if ckpt.table_length != len(model.tensors):
+            raise _mismatch(
+                "num_entries",
+                f"the file has {ckpt.table_length} entries; the model has {len(model.tensors)} "
+                "tensors (onert-micro and WOF files have one entry per tensor)",
+            )
+        return [t.index for t in ckpt.tensors], True
+    return _onert_order(ckpt, model, order, model_source if model_source is not None else model.source), False
+
+
+def _typed(buffer: Buffer, t: CircleTensor) -> np.ndarray | None:
+    if buffer.nbytes != t.nbytes or t.nbytes == 0 and _count(t) != 0:
+        return None
+    try:
+        dtype = np.dtype(t.dtype).newbyteorder("<")
+    except TypeError:
+        return None
+    return buffer.raw.view(dtype).reshape(t.shape)
+
+
+def bind(
+    ckpt: Checkpoint,
+    model: CircleModel | str | os.PathLike | bytes,
+    *,
+    order: str = "auto",
+) -> Checkpoint:
+    """Name, type and shape every entry of ``ckpt`` from ``model`` (in place; returns ``ckpt``).
+
+    Raises ModelMismatchError when the file does not fit the model (a different count, a size
+    that disagrees with a tensor's shape and type), naming the entry.
+    """
+    source = model
+    if not isinstance(model, CircleModel):
+        model = CircleModel.load(model)  # type: ignore[arg-type]
+    indices, by_index = entry_tensors(ckpt, model, order=order, model_source=source)
+    micro = by_index and ckpt.revision == "v1"
+    quirks = set(ckpt.quirks)
+    slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
+    for tensor, model_index in zip(ckpt.tensors, indices):
+        if not 0 <= model_index < len(model.tensors):
+            raise _mismatch(f"weights[{tensor.index}]", f"tensor index {model_index} is not in the model")
+        t = model.tensors[model_index]
+        if not _fits(t, tensor.nbytes, micro):
+            raise _mismatch(
+                f"weights[{tensor.index}]",
+                f"entry {tensor.index} has {tensor.nbytes} bytes; tensor {model_index} "
+                f"({t.name!r}, {t.dtype}{list(t.shape)}) needs {t.nbytes}",
+            )
+        tensor.name, tensor.dtype, tensor.shape, tensor.model_index = t.name, t.dtype, t.shape, model_index
+        typed = _typed(tensor, t)
+        if typed is None:
+            quirks.add("micro_element_size")  # kept as bytes: the file holds 4 bytes per element
+            continue
+        tensor.data = typed
+        for entries in slots.values():
+            slot = entries.get(tensor.index)
+            if slot is not None and slot.nbytes == t.nbytes:
+                slot.data = slot.raw.view(typed.dtype).reshape(t.shape)
+    ckpt.quirks = tuple(sorted(quirks))
+    return ckpt
