@@ -1,0 +1,187 @@
+"""Which circle tensor each onert checkpoint entry holds: prediction against the runtime.
+
+The prediction (:func:`predict_onert_order`) replays libstdc++'s unordered_map; the probe
+(:func:`probe_onert_order`) asks onert 0.1.0 itself. Tests that need the runtime skip when the
+``onert`` wheel is missing.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from circle_builder import OpSpec, TensorSpec, build_fc_model, build_model
+
+from onert_checkpoint.circle_model import CircleModel
+from onert_checkpoint.errors import ModelMismatchError
+from onert_checkpoint.onert_order import (
+    LibstdcxxUnorderedMap,
+    predict_onert_order,
+    probe_onert_order,
+)
+
+# FORMAT-FACTS section 2: onert 0.1.0 on chains of L FC layers, constants at 1,2, 4,5, ...
+OBSERVED = {
+    1: [1, 2],
+    2: [1, 2, 4, 5],
+    3: [8, 7, 5, 4, 2, 1],
+    4: [7, 8, 10, 11, 1, 2, 5, 4],
+    5: [8, 5, 7, 2, 14, 1, 13, 4, 11, 10],
+}
+
+
+def _random_models(count: int, seed: int) -> list[bytes]:
+    """Seeded FC chains of 1 to 8 layers; narrow widths make many tensors share a size."""
+    rng = random.Random(seed)
+    models = []
+    for i in range(count):
+        layers = rng.randint(1, 8)
+        top = rng.choice([2, 3, 8])  # 2: almost every weight has the same size
+        widths = [rng.randint(1, top) for _ in range(layers + 1)]
+        layout = ("chain", "consts_first", "shuffled")[i % 3]
+        models.append(build_fc_model(widths, seed=rng.randrange(1 << 30), layout=layout))
+    return models
+
+
+# libstdc++ container --------------------------------------------------------------------------
+
+
+def test_unordered_map_small_table_reverses_insertion_order() -> None:
+    # 13 buckets on the first insert; distinct buckets: each new key goes to the list head
+    table = LibstdcxxUnorderedMap(range(5))
+    assert table.bucket_count == 13
+    assert table.keys() == [4, 3, 2, 1, 0]
+
+
+def test_unordered_map_same_bucket_goes_first_in_bucket() -> None:
+    table = LibstdcxxUnorderedMap([0, 1, 13])  # 13 shares bucket 0 with 0
+    assert table.keys() == [1, 13, 0]
+
+
+def test_unordered_map_rehash_grows_to_next_prime() -> None:
+    table = LibstdcxxUnorderedMap(range(14))
+    assert table.bucket_count == 29
+    assert sorted(table.keys()) == list(range(14))
+    table.erase(5)
+    assert 5 not in table and len(table) == 13
+
+
+# prediction ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("layers", sorted(OBSERVED))
+def test_prediction_reproduces_format_facts(layers: int) -> None:
+    model = CircleModel.load(build_fc_model([4] + [5 + k for k in range(layers)], seed=layers))
+    assert predict_onert_order(model) == OBSERVED[layers]
+    assert model.onert_trainable_indices() == OBSERVED[layers]
+
+
+def test_prediction_of_real_model() -> None:
+    model = CircleModel.load("/work/shared/reference/real-onert/fc2.circle")
+    assert predict_onert_order(model) == [1, 2, 4, 5]
+
+
+# against the runtime ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def onert_runtime() -> object:
+    return pytest.importorskip("onert", reason="the onert wheel (pip install onert) is missing")
+
+
+@pytest.mark.parametrize("layers", sorted(OBSERVED))
+def test_probe_reproduces_format_facts(onert_runtime: object, layers: int) -> None:
+    model = build_fc_model([4] + [5 + k for k in range(layers)], seed=layers)
+    assert probe_onert_order(model) == OBSERVED[layers]
+
+
+@pytest.mark.parametrize("batch", range(4))
+def test_prediction_matches_runtime(onert_runtime: object, batch: int) -> None:
+    mismatches = []
+    for raw in _random_models(20, seed=batch):
+        model = CircleModel.load(raw)
+        probed = probe_onert_order(raw)
+        assert probed is not None and -1 not in probed
+        if predict_onert_order(model) != probed:
+            mismatches.append((len(model.tensors), probed))
+    assert mismatches == []
+
+
+def test_probe_is_cached(onert_runtime: object) -> None:
+    raw = build_fc_model([3, 4, 2], seed=9)
+    first = probe_onert_order(raw)
+    first.append(99)  # callers get copies
+    assert probe_onert_order(raw) == [1, 2, 4, 5]
+
+
+# circle_model ----------------------------------------------------------------------------------
+
+
+def test_circle_model_reads_builder_output() -> None:
+    model = CircleModel.load(build_fc_model([4, 8, 3], seed=1))
+    assert [t.name for t in model.tensors] == ["input", "w0", "b0", "out0", "w1", "b1", "out1"]
+    w0 = model.tensors[1]
+    assert (w0.dtype, w0.type_code, w0.shape, w0.nbytes, w0.is_constant) == (
+        "float32",
+        0,
+        (8, 4),
+        128,
+        True,
+    )
+    assert not model.tensors[0].is_constant and model.initial_data(0) is None
+    assert [op.opcode for op in model.operators] == ["FULLY_CONNECTED"] * 2
+    assert model.operators[1].inputs == (3, 4, 5) and model.operators[1].outputs == (6,)
+    assert (model.inputs, model.outputs) == ((0,), (6,))
+
+
+def test_initial_data_is_a_typed_view() -> None:
+    raw = build_fc_model([2, 3], seed=4)
+    rng = np.random.default_rng(4)
+    weights = (rng.standard_normal((3, 2)) * 0.1).astype(np.float32)
+    data = CircleModel.load(raw).initial_data(1)
+    assert data is not None and data.shape == (3, 2) and data.dtype == np.float32
+    assert np.array_equal(data, weights)
+    assert not data.flags.owndata
+
+
+def test_circle_model_reads_real_model() -> None:
+    model = CircleModel.load("/work/shared/reference/real-onert/fc2.circle")
+    assert [t.nbytes for t in model.tensors if t.is_constant] == [128, 32, 96, 12]
+
+
+def test_circle_model_types_without_numpy_dtype() -> None:
+    spec = [TensorSpec("x", (1, 2)), TensorSpec("s", (2,), "int32", np.array([1, 2], np.int32))]
+    raw = build_model(
+        [*spec, TensorSpec("y", (1, 2))], [OpSpec("RESHAPE", (0, 1), (2,), (1, 2))], [0], [2]
+    )
+    model = CircleModel.load(raw)
+    assert model.tensors[1].dtype == "int32" and model.tensors[1].nbytes == 8
+    assert model.operators[0].opcode == "RESHAPE"
+
+
+def test_micro_saved_indices_walk_operators_backwards() -> None:
+    model = CircleModel.load(build_fc_model([4, 8, 3], seed=1))
+    assert model.micro_saved_indices() == [4, 5, 1, 2]
+    assert model.micro_saved_indices(num_train_layers=1) == [4, 5]
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"", b"CIR0", b"\x00" * 64, b"\x10\x00\x00\x00CIR0" + b"\xff" * 40, b"TFL3" * 10],
+)
+def test_bad_model_is_model_mismatch(raw: bytes) -> None:
+    with pytest.raises(ModelMismatchError) as info:
+        CircleModel.load(raw)
+    assert info.value.code == "model_mismatch" and info.value.field == "model"
+
+
+def test_truncated_model_is_model_mismatch() -> None:
+    raw = build_fc_model([4, 8, 3], seed=1)
+    with pytest.raises(ModelMismatchError):
+        CircleModel.load(raw[: len(raw) // 3])
+
+
+def test_missing_file_is_model_mismatch(tmp_path: object) -> None:
+    with pytest.raises(ModelMismatchError):
+        CircleModel.load(f"{tmp_path}/absent.circle")
