@@ -52,6 +52,8 @@ static void walk(const ockpt_file *f, const ockpt_file *g) {
   check(ockpt_entry(f, f->num_blocks, 0, NULL, NULL) == -1);
 }
 
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ockpt_file f, g, h;
   ockpt_result r = ockpt_read(data, size, &f);

@@ -18,12 +18,10 @@ static uint16_t rd_u16(const uint8_t *b, uint64_t k) {
 }
 
 static const ockpt_file zero_file;
+static const ockpt_result zero_result;
 
 static ockpt_result ok_result(void) {
-  ockpt_result r;
-  r.code = OCKPT_OK;
-  r.field[0] = '\0';
-  r.offset = 0;
+  ockpt_result r = zero_result;
   r.message = "ok";
   return r;
 }
@@ -31,7 +29,7 @@ static ockpt_result ok_result(void) {
 /* An error with field `name` (or `name[index]` when index >= 0). */
 static ockpt_result fail_at(ockpt_error code, const char *name, int64_t index, uint64_t offset,
                             const char *message) {
-  ockpt_result r;
+  ockpt_result r = zero_result;
   size_t n = 0;
   r.code = code;
   r.offset = offset;

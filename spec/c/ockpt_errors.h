@@ -40,6 +40,48 @@ typedef enum ockpt_error {
   OCKPT_E_AMBIGUOUS_ENTRIES = 17,
   /* The content cannot be written in the requested revision or dialect without losing something (lossy conversions need an explicit allow_lossy). */
   OCKPT_E_NOT_REPRESENTABLE = 18,
+  /* The CRC-32C of the 64-byte schema-2 header (computed with its header_crc field as zero) differs from header_crc. */
+  OCKPT_E_HEADER_CHECKSUM = 19,
+  /* The CRC-32C of the schema-2 section table differs from the header's section_table_crc. */
+  OCKPT_E_SECTION_TABLE_CHECKSUM = 20,
+  /* The CRC-32C of a section's bytes differs from the crc recorded in its section-table entry. */
+  OCKPT_E_SECTION_CHECKSUM = 21,
+  /* A section of a kind this reader does not know has the must-understand (REQUIRED) flag set. */
+  OCKPT_E_UNKNOWN_REQUIRED_SECTION = 22,
+  /* A section kind defined by the specification appears more than once. */
+  OCKPT_E_DUPLICATE_SECTION = 23,
+  /* A count or length exceeds the limit the specification names for it (sections, tensors, rank, slots, state entries, name, key or value length), or a name or key is empty. */
+  OCKPT_E_LIMIT_EXCEEDED = 24,
+  /* A section or a data range does not start at a multiple of the alignment (64 bytes). */
+  OCKPT_E_MISALIGNED = 25,
+  /* An alignment padding byte between two structures is not zero. */
+  OCKPT_E_NONZERO_PADDING = 26,
+  /* Two ranges of the file overlap (sections, the section table, names, keys, values or data ranges). */
+  OCKPT_E_OVERLAP = 27,
+  /* Bytes lie between two structures, or at the end of a section, that belong to nothing and are more than the alignment padding. */
+  OCKPT_E_GAP = 28,
+  /* Two tensor records have the same entry index, or the same model tensor index. */
+  OCKPT_E_DUPLICATE_TENSOR_INDEX = 29,
+  /* Two tensor records have the same name. */
+  OCKPT_E_DUPLICATE_TENSOR_NAME = 30,
+  /* Two training-state entries have the same key. */
+  OCKPT_E_DUPLICATE_STATE_KEY = 31,
+  /* Two optimizer slots have the same name. */
+  OCKPT_E_DUPLICATE_SLOT_NAME = 32,
+  /* A tensor record's dtype is not a circle TensorType code. */
+  OCKPT_E_BAD_DTYPE = 33,
+  /* A tensor record's byte size differs from the product of its dims times its dtype's element size. */
+  OCKPT_E_SHAPE_MISMATCH = 34,
+  /* A tensor name, slot name, state key or string value is not valid UTF-8. */
+  OCKPT_E_BAD_UTF8 = 35,
+  /* A training-state entry has an unknown type code, a value length its type does not allow, or a well-known key with a type (or value range) other than the specified one. */
+  OCKPT_E_BAD_STATE_TYPE = 36,
+  /* The optimizer section contradicts itself or the tensors section: a known optimizer kind with other slots than specified, or a tensor count different from the tensors section's. */
+  OCKPT_E_BAD_OPTIMIZER = 37,
+  /* An optimizer-slot entry marked NO_STATE has a non-zero size. */
+  OCKPT_E_BAD_SLOT_ENTRY = 38,
+  /* The origin section names an unknown revision or dialect. */
+  OCKPT_E_BAD_ORIGIN = 39,
 } ockpt_error;
 
 /* The stable snake_case name of an error code. */
@@ -64,6 +106,27 @@ static inline const char *ockpt_error_name(ockpt_error e) {
   case OCKPT_E_MODEL_MISMATCH: return "model_mismatch";
   case OCKPT_E_AMBIGUOUS_ENTRIES: return "ambiguous_entries";
   case OCKPT_E_NOT_REPRESENTABLE: return "not_representable";
+  case OCKPT_E_HEADER_CHECKSUM: return "header_checksum";
+  case OCKPT_E_SECTION_TABLE_CHECKSUM: return "section_table_checksum";
+  case OCKPT_E_SECTION_CHECKSUM: return "section_checksum";
+  case OCKPT_E_UNKNOWN_REQUIRED_SECTION: return "unknown_required_section";
+  case OCKPT_E_DUPLICATE_SECTION: return "duplicate_section";
+  case OCKPT_E_LIMIT_EXCEEDED: return "limit_exceeded";
+  case OCKPT_E_MISALIGNED: return "misaligned";
+  case OCKPT_E_NONZERO_PADDING: return "nonzero_padding";
+  case OCKPT_E_OVERLAP: return "overlap";
+  case OCKPT_E_GAP: return "gap";
+  case OCKPT_E_DUPLICATE_TENSOR_INDEX: return "duplicate_tensor_index";
+  case OCKPT_E_DUPLICATE_TENSOR_NAME: return "duplicate_tensor_name";
+  case OCKPT_E_DUPLICATE_STATE_KEY: return "duplicate_state_key";
+  case OCKPT_E_DUPLICATE_SLOT_NAME: return "duplicate_slot_name";
+  case OCKPT_E_BAD_DTYPE: return "bad_dtype";
+  case OCKPT_E_SHAPE_MISMATCH: return "shape_mismatch";
+  case OCKPT_E_BAD_UTF8: return "bad_utf8";
+  case OCKPT_E_BAD_STATE_TYPE: return "bad_state_type";
+  case OCKPT_E_BAD_OPTIMIZER: return "bad_optimizer";
+  case OCKPT_E_BAD_SLOT_ENTRY: return "bad_slot_entry";
+  case OCKPT_E_BAD_ORIGIN: return "bad_origin";
   }
   return "unknown";
 }

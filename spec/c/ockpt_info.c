@@ -108,7 +108,7 @@ static unsigned char *slurp(const char *path, size_t *len) {
 
 int main(int argc, char **argv) {
   const char *path = NULL;
-  int use_scratch = 1, k, rc;
+  int use_scratch = 1, usage = 0, k, rc;
   size_t len = 0, count = 0;
   unsigned char *buf;
   uint64_t *scratch = NULL;
@@ -120,9 +120,9 @@ int main(int argc, char **argv) {
     else if (path == NULL)
       path = argv[k];
     else
-      path = NULL, k = argc + 1;
+      usage = 1;
   }
-  if (path == NULL || k > argc) {
+  if (path == NULL || usage) {
     fprintf(stderr, "usage: ockpt-info [--no-scratch] FILE\n");
     return 2;
   }

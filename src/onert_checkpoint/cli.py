@@ -1,61 +1,133 @@
 """``onert-ckpt``: the command line, a thin layer over the library.
 
-Exit codes: 0 success (every file valid), 1 a checkpoint is invalid or differs, 2 usage error
-or a file that cannot be read at all.
+Exit codes: 0 success (every file valid, checkpoints equal), 1 a checkpoint is invalid, does not
+fit its model, or differs, 2 usage error or a file that cannot be read at all. Every error is one
+line on stderr, ``onert-ckpt: error: <code>: <message>``; ``--debug`` adds the traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
+import os
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn
+
+import numpy as np
 
 from . import __version__
 from .describe import describe
 from .dispatch import load
 from .errors import CheckpointError
+from .model import Checkpoint
 from .render import human_size, safe_text
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+#: Files over this size get a progress bar while written (when stderr is a terminal).
+PROGRESS_THRESHOLD = 64 << 20
+
+
+class CliError(Exception):
+    """A failure the command line reports as one line: ``code`` and exit status."""
+
+    def __init__(self, code: str, message: str, status: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+        self.status = status
+
+
+# Helpers ------------------------------------------------------------------------------------
 
 
 def _print_json(obj: object) -> None:
     print(json.dumps(obj, ensure_ascii=True))
 
 
+def _where(err: CheckpointError) -> str:
+    parts = []
+    if err.field is not None:
+        parts.append(f"at {safe_text(str(err.field))}")
+    if err.offset is not None:
+        parts.append(f"(offset {err.offset})")
+    return (" " + " ".join(parts)) if parts else ""
+
+
 def _error_line(path: str, err: CheckpointError) -> str:
-    return f"{safe_text(path)}: invalid: {err.code} at {err.field} (offset {err.offset}): {safe_text(err.message)}"
+    return f"{safe_text(path)}: invalid: {err.code}{_where(err)}: {safe_text(err.message)}"
+
+
+def _load_model(path: str | None) -> Any:
+    if path is None:
+        return None
+    from .circle_model import CircleModel
+
+    return CircleModel.load(path)
+
+
+def _load(path: str, model: Any = None) -> Checkpoint:
+    """Read ``path``; with a circle model, name, type and shape its entries."""
+    ckpt = load(path)
+    if model is not None:
+        from .binding import bind
+
+        # bind() takes the model's bytes so that the runtime probe can be handed them too.
+        bind(ckpt, model.source)
+    return ckpt
+
+
+def _table(rows: list[list[str]], left: Iterable[int] = ()) -> list[str]:
+    """Rows as aligned columns: right-aligned, except the column indices in ``left``."""
+    left = set(left)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return [
+        "  ".join(
+            c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
+        ).rstrip()
+        for r in rows
+    ]
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3g}"
+
+
+# info ---------------------------------------------------------------------------------------
 
 
 def cmd_info(args: argparse.Namespace) -> int:
     try:
-        ckpt = load(args.file)
+        ckpt = _load(args.file, _load_model(args.model))
     except CheckpointError as err:
         if args.json:
             _print_json({"error": err.to_dict()})
-        else:
-            print(_error_line(args.file, err), file=sys.stderr)
-        return EXIT_INVALID
+            return EXIT_INVALID
+        raise
     desc = describe(ckpt)
     if args.json:
         _print_json(desc)
-        return EXIT_OK
-    print(render_info(desc))
+    else:
+        print(render_info(desc, ckpt.quirks))
     return EXIT_OK
 
 
-def render_info(desc: dict) -> str:
-    """The human-readable table of ``info``."""
+def render_info(desc: dict[str, Any], quirks: Sequence[str] = ()) -> str:
+    """The human-readable summary and table of ``info``."""
     opt = desc["optimizer"]
+    state = ", ".join(f"{safe_text(str(k))}={safe_text(str(v))}" for k, v in desc["state"].items())
     lines = [
         f"revision   {desc['revision']}",
         f"dialect    {desc['dialect'] or 'either (fits onert and onert-micro)'}",
         f"file size  {desc['file_size']} bytes ({human_size(desc['file_size'])})",
         f"optimizer  {opt['kind'] if opt else 'none (weights only)'}",
-        "state      " + (", ".join(f"{safe_text(str(k))}={safe_text(str(v))}" for k, v in desc["state"].items()) or "none"),
-        "",
+        f"state      {state or 'none'}",
     ]
+    if quirks:
+        lines.append(f"quirks     {', '.join(safe_text(q) for q in quirks)}")
+    lines.append("")
     slots = list(opt["slots"]) if opt else []
     header = ["entry", "offset", "bytes", "crc32"] + [f"{s}.offset" for s in slots]
     has_names = any("name" in t for t in desc["tensors"])
@@ -69,69 +141,480 @@ def render_info(desc: dict) -> str:
             e = slot_by_index[s].get(t["index"])
             row.append("-" if e is None else f"{e['offset']}+{e['nbytes']}")
         if has_names:
-            row += [str(t.get("dtype")), str(tuple(t["shape"])) if t.get("shape") is not None else "?", safe_text(str(t.get("name")))]
+            shape = t.get("shape")
+            row += [
+                safe_text(str(t.get("dtype"))),
+                "?" if shape is None else "[" + ", ".join(map(str, shape)) + "]",
+                safe_text(str(t.get("name"))),
+            ]
         rows.append(row)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
-    for r in rows:
-        lines.append("  ".join(c.rjust(w) if i < len(header) - 1 or not has_names else c for i, (c, w) in enumerate(zip(r, widths))).rstrip())
-    total = sum(t["nbytes"] for t in desc["tensors"])
-    lines.append("")
-    lines.append(f"{len(desc['tensors'])} tensors, {human_size(total)} of weights" + (f", {len(slots)} optimizer slots" if slots else ""))
+    n = len(header)
+    lines += _table(rows, left=range(n - 3, n) if has_names else ())
+    weights = sum(t["nbytes"] for t in desc["tensors"])
+    state_bytes = sum(e["nbytes"] for s in slots for e in opt["slots"][s])
+    summary = f"{len(desc['tensors'])} tensors, {human_size(weights)} of weights"
+    if slots:
+        summary += f", {human_size(state_bytes)} of optimizer state ({', '.join(slots)})"
+    lines += ["", summary]
     return "\n".join(lines)
 
 
+# validate -----------------------------------------------------------------------------------
+
+#: Quirks that ``validate --strict`` fails on, and why (a reader of today refuses them).
+STRICT_QUIRKS = {
+    "footerless": "no footer (an earlier onert exporter); today's onert refuses the file",
+    "micro_element_size": "onert-micro's 4-bytes-per-element sizes for a non-float32 tensor",
+}
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
+    model = _load_model(args.model)
     status = EXIT_OK
     for path in args.files:
         try:
-            ckpt = load(path)
+            ckpt = _load(path, model)
         except CheckpointError as err:
-            status = EXIT_INVALID
+            status = max(status, EXIT_INVALID)
             if args.json:
                 _print_json({"file": path, "valid": False, "error": err.to_dict()})
             else:
                 print(_error_line(path, err))
             continue
         except OSError as err:
-            status = max(status, EXIT_USAGE)
+            status = EXIT_USAGE
             msg = err.strerror or str(err)
+            error = {"code": "io_error", "field": None, "offset": None, "message": msg}
             if args.json:
-                _print_json({"file": path, "valid": False, "error": {"code": "io_error", "field": None, "offset": None, "message": msg}})
+                _print_json({"file": path, "valid": False, "error": error})
             else:
                 print(f"{safe_text(path)}: cannot read: {safe_text(msg)}")
             continue
+        failing = [q for q in ckpt.quirks if q in STRICT_QUIRKS] if args.strict else []
+        if failing:
+            status = max(status, EXIT_INVALID)
         if args.json:
-            _print_json({"file": path, "valid": True, "revision": ckpt.revision, "dialect": ckpt.dialect})
-        else:
-            dialect = f" {ckpt.dialect}" if ckpt.dialect else ""
-            print(f"{safe_text(path)}: ok ({ckpt.revision}{dialect}, {len(ckpt)} tensors)")
+            _print_json(
+                {
+                    "file": path,
+                    "valid": not failing,
+                    "revision": ckpt.revision,
+                    "dialect": ckpt.dialect,
+                    "quirks": list(ckpt.quirks),
+                }
+            )
+            continue
+        if failing:
+            for q in failing:
+                print(f"{safe_text(path)}: quirk: {q}: {STRICT_QUIRKS[q]}")
+            continue
+        dialect = f" {ckpt.dialect}" if ckpt.dialect else ""
+        quirks = f", quirks: {', '.join(ckpt.quirks)}" if ckpt.quirks else ""
+        print(f"{safe_text(path)}: ok ({ckpt.revision}{dialect}, {len(ckpt)} tensors{quirks})")
     return status
 
 
+# dump ---------------------------------------------------------------------------------------
+
+
+def cmd_dump(args: argparse.Namespace) -> int:
+    if args.layout:
+        return _dump_layout(args)
+    from .dump import entry_key, values
+
+    ckpt = _load(args.file, _load_model(args.model))
+    if args.dtype is not None:
+        try:
+            np.dtype(args.dtype)
+        except TypeError:
+            raise CliError("bad_dtype", f"{args.dtype!r} is not a NumPy dtype") from None
+    if args.tensor is None:
+        keys: list[Any] = [t.index for t in ckpt.tensors]
+    else:
+        key = entry_key(ckpt, args.tensor)
+        if key not in ckpt:
+            raise CliError("no_such_tensor", f"no entry {safe_text(str(args.tensor))!r}")
+        keys = [key]
+    slot = args.slot
+    if slot is not None:
+        names = ckpt.optimizer.slot_names if ckpt.optimizer is not None else ()
+        if slot not in names:
+            have = ", ".join(names) or "none"
+            raise CliError("no_such_slot", f"no {slot!r} slot (this checkpoint's slots: {have})")
+    blocks = []
+    with np.printoptions(threshold=args.threshold):
+        for key in keys:
+            tensor = ckpt[key]
+            arr = values(ckpt, key, slot=slot, dtype=args.dtype)
+            title = f"entry {tensor.index}"
+            if tensor.name is not None:
+                title += f" {safe_text(tensor.name)!s}"
+            title += f" {slot or 'weights'} {arr.dtype} {list(arr.shape)}"
+            if args.limit is not None and arr.size > args.limit:
+                title += f" (first {args.limit} of {arr.size} values)"
+                arr = arr.reshape(-1)[: args.limit]
+            blocks.append(f"{title}\n{arr}")
+    print("\n\n".join(blocks))
+    return EXIT_OK
+
+
+def _dump_layout(args: argparse.Namespace) -> int:
+    from .layout_map import layout_map
+
+    lmap = layout_map(args.file)
+    if args.json:
+        _print_json(lmap.to_dict())
+        return EXIT_INVALID if lmap.error else EXIT_OK
+    print(f"{safe_text(args.file)}: {lmap.revision or 'unknown revision'}, {lmap.file_size} bytes")
+    rows = [["offset", "size", "field", "value", "note"]]
+    for f in lmap.fields:
+        rows.append([str(f.offset), str(f.size), f.name, safe_text(f.value), safe_text(f.note)])
+    print("\n".join(_table(rows, left=(2, 4))))
+    if lmap.error is not None:
+        print(_error_line(args.file, lmap.error))
+        return EXIT_INVALID
+    return EXIT_OK
+
+
+# diff ---------------------------------------------------------------------------------------
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from .diff import diff
+
+    model = _load_model(args.model)
+    a, b = _load(args.a, model), _load(args.b, model)
+    result = diff(a, b, atol=args.atol, rtol=args.rtol)
+    if args.json:
+        _print_json(result.to_dict())
+        return EXIT_OK if result.equal else EXIT_INVALID
+    for label, path, ckpt in (("a", args.a, a), ("b", args.b, b)):
+        kind = ckpt.optimizer.kind if ckpt.optimizer is not None else "no optimizer"
+        dialect = ckpt.dialect or "either"
+        print(f"{label}: {safe_text(path)} ({ckpt.revision}, {dialect}, {kind})")
+    rows = [["entry", "slot", "status", "max_abs", "max_rel"]]
+    for e in result.entries:
+        shown = e.status if e.status != "size" else f"size {e.nbytes_a} != {e.nbytes_b}"
+        rows.append([safe_text(e.key), e.slot, shown, _fmt(e.max_abs), _fmt(e.max_rel)])
+    print(f"entries paired by {result.paired_by}")
+    print("\n".join(_table(rows, left=(1, 2))))
+    for key, (va, vb) in result.state.items():
+        print(f"state {safe_text(key)}: {safe_text(repr(va))} != {safe_text(repr(vb))}")
+    for key, (va, vb) in result.facts.items():
+        print(f"note: {key} {va} != {vb} (not a difference of content)")
+    verdict = "equal" if result.equal else "different"
+    print(f"{verdict} (atol={args.atol:g}, rtol={args.rtol:g})")
+    return EXIT_OK if result.equal else EXIT_INVALID
+
+
+# convert, new, export, import ---------------------------------------------------------------
+
+
+def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **options: Any) -> None:
+    """``save`` with a tqdm bar per written chunk for big files on a terminal."""
+    from . import saving
+
+    want_bar = progress and size_hint > PROGRESS_THRESHOLD and sys.stderr.isatty()
+    if want_bar and "progress" in inspect.signature(saving.save).parameters:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            want_bar = False
+        else:
+            with tqdm(total=size_hint, unit="B", unit_scale=True, desc="writing",
+                      file=sys.stderr, leave=False) as bar:
+                saving.save(ckpt, out, progress=bar.update, **options)
+            return
+    saving.save(ckpt, out, **options)
+
+
+def _convert_function() -> Callable[..., Checkpoint] | None:
+    try:
+        from . import convert
+    except ImportError:
+        return None
+    return getattr(convert, "convert", None)
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    ckpt = load(args.input)
+    options: dict[str, Any] = {}
+    convert = _convert_function()
+    if convert is not None:
+        result = convert(ckpt, args.to, dialect=args.dialect, allow_lossy=args.allow_lossy,
+                         model=args.model)
+    else:
+        if args.model is not None:
+            _load_model(args.model)
+        result = ckpt
+        options = {"revision": args.to, "dialect": args.dialect, "allow_lossy": args.allow_lossy}
+    size = os.path.getsize(args.input)
+    _save(result, args.output, size_hint=size, progress=not args.no_progress, **options)
+    out = load(args.output)
+    dialect = f" {out.dialect}" if out.dialect else ""
+    print(f"wrote {safe_text(args.output)}: {out.revision}{dialect}, {human_size(out.file_size)}")
+    return EXIT_OK
+
+
+def _suffix(path: str) -> str:
+    lower = path.lower()
+    for suffix in (".safetensors", ".npz"):
+        if lower.endswith(suffix):
+            return suffix
+    raise CliError(
+        "unknown_format", f"{safe_text(path)}: name the file .safetensors or .npz"
+    )
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .safetensors_io import to_safetensors
+    from .tensor_dict import to_npz, to_numpy_dict
+
+    suffix = _suffix(args.output)
+    ckpt = _load(args.input, _load_model(args.model))
+    if suffix == ".safetensors":
+        to_safetensors(ckpt, args.output)
+    else:
+        to_npz(ckpt, args.output)
+    count = len(to_numpy_dict(ckpt))
+    print(f"wrote {safe_text(args.output)}: {count} arrays")
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from .safetensors_io import from_safetensors
+    from .tensor_dict import from_npz
+
+    suffix = _suffix(args.input)
+    model = _load_model(args.model)
+    options: dict[str, Any] = {}
+    if model is not None:
+        options["entries"] = _model_entries(model, args.dialect or "onert")
+    reader = from_safetensors if suffix == ".safetensors" else from_npz
+    ckpt = reader(args.input, **options)
+    if model is not None and ckpt.num_entries is None:
+        from .initial import trainable_tensors
+
+        ckpt.num_entries, _ = trainable_tensors(model, args.dialect or "onert")
+        ckpt.dialect = args.dialect or "onert"
+    save_options: dict[str, Any] = {}
+    if args.revision is not None:
+        save_options["revision"] = args.revision
+    if args.dialect is not None:
+        save_options["dialect"] = args.dialect
+    _save(ckpt, args.output, size_hint=os.path.getsize(args.input), progress=True, **save_options)
+    out = load(args.output)
+    print(f"wrote {safe_text(args.output)}: {out.revision}, {len(out)} tensors")
+    return EXIT_OK
+
+
+def _model_entries(model: Any, dialect: str) -> dict[str, int]:
+    """Tensor name -> entry index, for arrays named after the model's tensors."""
+    from .initial import trainable_tensors
+
+    _, saved = trainable_tensors(model, dialect)
+    if dialect == "onert":
+        return {model.tensors[t].name: i for i, t in enumerate(saved)}
+    return {model.tensors[t].name: t for t in saved}
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from .initial import new_checkpoint
+
+    model = _load_model(args.model)
+    ckpt = new_checkpoint(model, optimizer=args.optimizer, dialect=args.dialect)
+    _save(ckpt, args.output, size_hint=0, progress=False)
+    out = load(args.output)
+    print(
+        f"wrote {safe_text(args.output)}: {out.revision} {args.dialect}, {args.optimizer}, "
+        f"{len(out)} tensors, {human_size(out.file_size)}"
+    )
+    return EXIT_OK
+
+
+# completion ---------------------------------------------------------------------------------
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    try:
+        import shtab
+    except ImportError:
+        raise CliError(
+            "missing_dependency", "shell completion needs shtab: pip install shtab"
+        ) from None
+    print(shtab.complete(build_parser(), shell=args.shell))
+    return EXIT_OK
+
+
+# The parser ---------------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with usage errors as one line on stderr (exit 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_USAGE, f"{self.prog}: error: usage: {message} (see --help)\n")
+
+
+_EXAMPLES = {
+    "info": [
+        "onert-ckpt info tests/data/real-onert/fc2-adam-step8.ckpt",
+        "onert-ckpt info --model fc2.circle fc2-adam-step8.ckpt",
+        "onert-ckpt info --json fc2-adam-step8.ckpt | jq .state",
+    ],
+    "validate": [
+        "onert-ckpt validate *.ckpt",
+        "onert-ckpt validate --strict --json old.ckpt",
+    ],
+    "dump": [
+        "onert-ckpt dump fc2-adam-step8.ckpt --tensor 0",
+        "onert-ckpt dump --model fc2.circle fc2-adam-step8.ckpt --tensor w0 --slot m",
+        "onert-ckpt dump --layout fc2-adam-step8.ckpt",
+    ],
+    "diff": [
+        "onert-ckpt diff before.ckpt after.ckpt",
+        "onert-ckpt diff --rtol 1e-6 --model fc2.circle onert.ckpt micro.ckpt",
+    ],
+    "convert": [
+        "onert-ckpt convert old.ckpt new.ckpt --to v2",
+        "onert-ckpt convert onert.ckpt micro.ckpt --to v1 --dialect onert-micro --model m.circle",
+    ],
+    "export": [
+        "onert-ckpt export fc2-adam-step8.ckpt fc2.safetensors --model fc2.circle",
+        "onert-ckpt export fc2-adam-step8.ckpt fc2.npz",
+    ],
+    "import": [
+        "onert-ckpt import fc2.safetensors fc2.ckpt",
+        "onert-ckpt import weights.safetensors fc2.ckpt --model fc2.circle --dialect onert",
+    ],
+    "new": [
+        "onert-ckpt new --model fc2.circle --optimizer adam fc2-start.ckpt",
+        "onert-ckpt new --model fc2.circle --optimizer sgd --dialect onert-micro micro.ckpt",
+    ],
+    "completion": [
+        "onert-ckpt completion bash > /etc/bash_completion.d/onert-ckpt",
+        "onert-ckpt completion zsh > ~/.zfunc/_onert-ckpt",
+    ],
+}
+
+
+def _epilog(name: str, extra: str = "") -> str:
+    text = "examples:\n" + "\n".join(f"  {e}" for e in _EXAMPLES[name])
+    return text + (f"\n\n{extra}" if extra else "")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="onert-ckpt",
-        description="Inspect and validate onert / onert-micro training checkpoints.",
+        description="Inspect, validate, compare, convert and create onert / onert-micro "
+        "training checkpoints.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="examples:\n  onert-ckpt info model.ckpt\n  onert-ckpt info --json model.ckpt\n  onert-ckpt validate *.ckpt",
+        epilog="examples:\n  onert-ckpt info model.ckpt\n  onert-ckpt validate *.ckpt\n"
+        "  onert-ckpt COMMAND --help\n\n"
+        "exit status: 0 success, 1 invalid or different, 2 usage or I/O error",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show a traceback on unexpected errors")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.add_argument("--debug", action="store_true", help="show a traceback on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    p = sub.add_parser("info", help="describe a checkpoint", description="Describe a checkpoint: revision, dialect, entries, optimizer, state.",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       epilog="examples:\n  onert-ckpt info fc2-adam-step8.ckpt\n  onert-ckpt info --json fc2-adam-step8.ckpt | jq .state")
-    p.add_argument("file")
-    p.add_argument("--json", action="store_true", help="print the JSON description (a stable contract)")
-    p.set_defaults(func=cmd_info)
+    def command(name: str, help: str, description: str, func: Callable[..., int],
+                extra: str = "") -> argparse.ArgumentParser:
+        p = sub.add_parser(
+            name, help=help, description=description, epilog=_epilog(name, extra),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                       help="show a traceback on errors")
+        p.set_defaults(func=func)
+        return p
 
-    p = sub.add_parser("validate", help="check files against the specification", description="Check each file against every rule of the specification; one line per file.",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       epilog="exit status: 0 all valid, 1 any invalid, 2 usage or I/O error\nexample:\n  onert-ckpt validate a.ckpt b.ckpt")
+    def model_option(p: argparse.ArgumentParser, what: str) -> None:
+        p.add_argument("--model", metavar="MODEL.circle", help=what)
+
+    p = command("info", "describe a checkpoint",
+                "Describe a checkpoint: revision, dialect, size, optimizer, training state, "
+                "and one row per entry.", cmd_info)
+    p.add_argument("file", metavar="FILE")
+    model_option(p, "circle model: adds names, dtypes and shapes")
+    p.add_argument("--json", action="store_true", help="print the JSON description")
+
+    p = command("validate", "check files against the specification",
+                "Check each file against every rule of the specification; one line per file.",
+                cmd_validate, "exit status: 0 all valid, 1 any invalid, 2 usage or I/O error")
     p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--strict", action="store_true",
+                   help="also fail on known producer quirks (e.g. a footer-less file)")
+    model_option(p, "circle model the files must fit")
     p.add_argument("--json", action="store_true", help="one JSON object per file")
-    p.set_defaults(func=cmd_validate)
+
+    p = command("dump", "print tensor values or the file's layout",
+                "Print entry values as NumPy prints them, or (--layout) an annotated map of "
+                "every field of the file: offset, size, name, value.", cmd_dump)
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--tensor", metavar="I|NAME", help="entry index or tensor name (default all)")
+    p.add_argument("--slot", metavar="SLOT", help="optimizer slot to print (m, v)")
+    p.add_argument("--dtype", help="element type (default: the model's, else float32)")
+    p.add_argument("--limit", type=int, metavar="N", help="print at most N values per entry")
+    p.add_argument("--threshold", type=int, default=1000, metavar="N",
+                   help="NumPy summarizes arrays of more than N values with '...' (1000)")
+    p.add_argument("--layout", action="store_true", help="print the annotated file map")
+    p.add_argument("--json", action="store_true", help="with --layout: the map as JSON")
+    model_option(p, "circle model: names, dtypes and shapes")
+
+    p = command("diff", "compare two checkpoints",
+                "Compare two checkpoints per entry and optimizer slot (max absolute and "
+                "relative difference) and their training state. Entries pair by name when both "
+                "are named (--model), else by entry index.", cmd_diff,
+                "exit status: 0 equal within tolerance, 1 different, 2 usage or I/O error")
+    p.add_argument("a", metavar="A")
+    p.add_argument("b", metavar="B")
+    p.add_argument("--atol", type=float, default=0.0, help="absolute tolerance (0)")
+    p.add_argument("--rtol", type=float, default=0.0, help="relative tolerance (0)")
+    model_option(p, "circle model of both files: pair entries by tensor name")
+    p.add_argument("--json", action="store_true", help="the comparison as JSON")
+
+    p = command("convert", "rewrite a checkpoint in another revision or dialect",
+                "Rewrite a checkpoint in another revision or dialect. Refuses to drop content "
+                "unless --allow-lossy.", cmd_convert)
+    p.add_argument("input", metavar="IN")
+    p.add_argument("output", metavar="OUT")
+    p.add_argument("--to", required=True, choices=("v1", "v2", "wof"), help="target revision")
+    p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
+    model_option(p, "circle model (needed to move between dialects)")
+    p.add_argument("--allow-lossy", action="store_true", help="permit dropping content")
+    p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+
+    p = command("export", "write weights and optimizer slots as safetensors or npz",
+                "Write the weights (<name>) and optimizer slots (<name>.m, <name>.v) as named "
+                "tensors; the state and layout facts go into the metadata, so that `import` "
+                "gives back the same file. Names are entry indices unless --model names them.",
+                cmd_export)
+    p.add_argument("input", metavar="IN")
+    p.add_argument("output", metavar="OUT.safetensors|OUT.npz")
+    model_option(p, "circle model: tensor names, dtypes and shapes")
+
+    p = command("import", "build a checkpoint from safetensors or npz",
+                "Build a checkpoint from a file written by `export` (lossless), or from any "
+                "safetensors/npz of arrays named after the model's tensors (with --model).",
+                cmd_import)
+    p.add_argument("input", metavar="IN.safetensors|IN.npz")
+    p.add_argument("output", metavar="OUT")
+    model_option(p, "circle model: place arrays named after its tensors")
+    p.add_argument("--revision", choices=("v1", "v2", "wof"), help="revision to write")
+    p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
+
+    p = command("new", "a fresh checkpoint from a model's initial weights",
+                "Write a checkpoint holding the model's initial weights, zero optimizer state "
+                "and step 0, with the entries in the dialect's order.", cmd_new)
+    p.add_argument("output", metavar="OUT")
+    p.add_argument("--model", metavar="MODEL.circle", required=True, help="circle model")
+    p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam", help="(adam)")
+    p.add_argument("--dialect", choices=("onert", "onert-micro"), default="onert",
+                   help="(onert)")
+
+    p = command("completion", "print a shell completion script",
+                "Print a completion script for bash, zsh or tcsh.", cmd_completion)
+    p.add_argument("shell", choices=("bash", "zsh", "tcsh"))
     return parser
 
 
@@ -143,16 +626,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         return int(args.func(args))
-    except OSError as err:
+    except CliError as err:
         if args.debug:
-            raise
-        print(f"onert-ckpt: error: {safe_text(str(err))}", file=sys.stderr)
-        return EXIT_USAGE
+            traceback.print_exc()
+        print(f"onert-ckpt: error: {err.code}: {safe_text(str(err))}", file=sys.stderr)
+        return err.status
     except CheckpointError as err:
         if args.debug:
-            raise
-        print(f"onert-ckpt: error: {err.code}: {safe_text(err.message)}", file=sys.stderr)
+            traceback.print_exc()
+        print(f"onert-ckpt: error: {err.code}{_where(err)}: {safe_text(err.message)}",
+              file=sys.stderr)
         return EXIT_INVALID
+    except OSError as err:
+        if args.debug:
+            traceback.print_exc()
+        name = f": {err.filename}" if err.filename else ""
+        msg = f"{err.strerror or err}{name}"
+        print(f"onert-ckpt: error: io_error: {safe_text(msg)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("onert-ckpt: error: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # the promise: one line, never a traceback unless --debug
+        if args.debug:
+            traceback.print_exc()
+        hint = "" if args.debug else " (--debug shows the traceback)"
+        print(f"onert-ckpt: error: {type(err).__name__}: {safe_text(str(err))}{hint}",
+              file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ def describe_entry(entry: Buffer) -> dict[str, Any]:
         "nbytes": entry.nbytes,
         "crc32": entry.crc32(),
     }
-    if isinstance(entry, Tensor) and entry.model_index is not None:
+    if isinstance(entry, Tensor) and any(
+        v is not None for v in (entry.model_index, entry.name, entry.dtype, entry.shape)
+    ):  # bound to a model, or a schema-2 record that names its tensor
         out["name"] = entry.name
         out["dtype"] = entry.dtype
         out["shape"] = list(entry.shape) if entry.shape is not None else None

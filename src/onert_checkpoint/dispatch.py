@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from .errors import CheckpointError, error_for
 from .model import Checkpoint
-from .revisions import v1, wof
+from .revisions import v1, v2, wof
 from .source import Source, open_source
 
 __all__ = ["MAGIC", "READERS", "SUPPORTED_VERSIONS", "load", "read_view"]
@@ -32,6 +32,7 @@ def _read_version_1(view: memoryview) -> Checkpoint:
 
 
 READERS[1] = _read_version_1
+READERS[2] = v2.read
 SUPPORTED_VERSIONS = tuple(sorted(READERS))
 
 

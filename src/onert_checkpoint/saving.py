@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from .model import Checkpoint
-from .revisions import v1_write, wof_write
+from .revisions import v1_write, v2_write, wof_write
 
 __all__ = ["KEEP", "chunks", "save", "to_bytes"]
 
@@ -43,7 +43,12 @@ def _wof_chunks(
     return wof_write.chunks(wof_write.plan(ckpt, allow_lossy=bool(options.get("allow_lossy"))))
 
 
+def _v2_chunks(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Iterator[bytes | memoryview]:
+    return v2_write.chunks(v2_write.plan(ckpt))
+
+
 WRITERS["v1"] = _v1_chunks
+WRITERS["v2"] = _v2_chunks
 WRITERS["wof"] = _wof_chunks
 
 

@@ -78,16 +78,15 @@ def _check_content(ckpt: Checkpoint) -> str:
     if len({t.index for t in ckpt.tensors}) != len(ckpt.tensors):
         _fail("two tensors share an entry index")
     if kind == "adam":
-        present = {t.index for t in ckpt.tensors}
+        # Sizes by index, looked up once: ckpt[i] scans the tensors (quadratic at 100,000).
+        present = {t.index: t.nbytes for t in ckpt.tensors}
         assert ckpt.optimizer is not None
         for slot in ("m", "v"):
             for i, entry in ckpt.optimizer.slots.get(slot, {}).items():
                 if i not in present:
                     _fail(f"{slot} entry {i} has no weight entry")
-                if entry.nbytes not in (0, ckpt[i].nbytes):
-                    _fail(
-                        f"{slot} entry {i} is {entry.nbytes} bytes; its weight is {ckpt[i].nbytes}"
-                    )
+                if entry.nbytes not in (0, present[i]):
+                    _fail(f"{slot} entry {i} is {entry.nbytes} bytes; its weight is {present[i]}")
         m, v = ckpt.optimizer.slots.get("m", {}), ckpt.optimizer.slots.get("v", {})
         for i in sorted(set(m) | set(v)):
             if (m[i].nbytes if i in m else 0) != (v[i].nbytes if i in v else 0):

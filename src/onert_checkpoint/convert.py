@@ -1,0 +1,192 @@
+"""Upgrades and downgrades between the revisions (spec/SPEC-v2.md, "Upgrade and downgrade").
+
+``upgrade`` turns a schema-1 checkpoint (either dialect) or a WOF file into schema 2 without
+losing anything: the schema-1 facts that schema 2 does not model (dialect, table length N, the
+footer-less quirk) go into schema 2's optional origin section, and the data keep their storage
+order, so ``downgrade`` can write the original file back byte for byte. ``downgrade`` refuses,
+with a :class:`~onert_checkpoint.errors.NotRepresentableError` that lists everything that would
+be lost, whatever schema 1 cannot hold, unless ``allow_lossy=True``.
+
+Both return new :class:`~onert_checkpoint.model.Checkpoint` objects sharing the data arrays of
+their input (no tensor byte is copied).
+"""
+
+from __future__ import annotations
+
+import os
+
+from .errors import error_for
+from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from .revisions import v1_write, v2
+from .revisions.v2_write import origin_of
+
+__all__ = ["convert", "downgrade", "upgrade"]
+
+#: What schema 1's footer holds; every other state key is lost in a downgrade.
+V1_STATE_KEYS = ("step", "epoch")
+V1_OPTIMIZERS = ("sgd", "adam")
+U32_MAX = 0xFFFF_FFFF
+
+
+def _copy_tensor(t: Tensor, *, keep_meta: bool) -> Tensor:
+    if keep_meta:
+        return Tensor(index=t.index, data=t.data, offset=t.offset, name=t.name, dtype=t.dtype,
+                      shape=t.shape, model_index=t.model_index)
+    return Tensor(index=t.index, data=t.raw, offset=t.offset)
+
+
+def _copy_optimizer(opt: Optimizer | None) -> Optimizer | None:
+    if opt is None:
+        return None
+    return Optimizer(opt.kind, {name: dict(entries) for name, entries in opt.slots.items()})
+
+
+def _bind(ckpt: Checkpoint, model: object) -> None:
+    """Name, type and shape the tensors of ``ckpt`` (a schema-1 or WOF view) from ``model``.
+
+    A tensor whose bytes disagree with its circle shape and type (onert-micro writes 4 bytes per
+    element whatever the type, FORMAT-FACTS section 2) keeps its name but stays raw bytes.
+    """
+    from .binding import bind
+
+    bind(ckpt, model)  # type: ignore[arg-type]
+    for t in ckpt.tensors:
+        if t.dtype is not None and t.shape is not None:
+            count = 1
+            for d in t.shape:
+                count *= d
+            size = v2.DTYPES.get(v2.DTYPE_CODES.get(t.dtype, 99), ("", None))[1]
+            if size is None or size * count != t.nbytes:
+                t.dtype, t.shape = None, None
+                t.data = t.raw
+
+
+def upgrade(ckpt: Checkpoint, model: str | os.PathLike | bytes | object | None = None) -> Checkpoint:
+    """Schema 1 (either dialect) or WOF to schema 2, losslessly.
+
+    With ``model`` (a circle model: path, bytes or :class:`~.circle_model.CircleModel`) every
+    tensor record gets the circle tensor's index, name, dtype and shape; without it the tensors
+    are raw bytes. A schema-2 checkpoint is returned as a copy (bound to ``model`` if given).
+    """
+    if ckpt.revision not in ("v1", "wof", "v2"):
+        raise ValueError(f"cannot upgrade revision {ckpt.revision!r}")
+    tensors = [_copy_tensor(t, keep_meta=True) for t in ckpt.tensors]
+    if model is not None:
+        view = Checkpoint(tensors=tensors, revision=ckpt.revision, dialect=ckpt.dialect,
+                          num_entries=ckpt.num_entries)
+        if ckpt.revision == "v2" and ckpt.origin:
+            view.revision = str(ckpt.origin["revision"])
+            view.dialect = ckpt.origin["dialect"]  # type: ignore[assignment]
+            view.num_entries = int(ckpt.origin["num_entries"])  # type: ignore[call-overload]
+        _bind(view, model)
+    return Checkpoint(
+        tensors=tensors,
+        optimizer=_copy_optimizer(ckpt.optimizer),
+        state=TrainingState(ckpt.state),
+        revision="v2",
+        origin=origin_of(ckpt),
+        sections=list(ckpt.sections),
+    )
+
+
+def _lost(ckpt: Checkpoint, target: str, dialect: str | None) -> list[str]:
+    """Everything of ``ckpt`` that the target revision cannot hold."""
+    lost: list[str] = []
+    meta = [
+        (what, [t.index for t in ckpt.tensors if getattr(t, attr) is not None])
+        for what, attr in (("names", "name"), ("dtypes", "dtype"), ("shapes", "shape"),
+                           ("circle indices", "model_index"))
+    ]
+    for what, which in meta:
+        if which:
+            lost.append(f"the tensor {what} of entries {_short(which)}")
+    opt = ckpt.optimizer
+    if target == "wof":
+        if opt is not None and any(opt.slots.values()):
+            lost.append(f"the {opt.kind} optimizer state")
+        if ckpt.state:
+            lost.append(f"the training state ({', '.join(ckpt.state)})")
+    else:
+        if opt is not None and opt.kind not in V1_OPTIMIZERS:
+            lost.append(f"the {opt.kind} optimizer state (schema 1 has SGD and Adam only)")
+        extra = [k for k in ckpt.state if k not in V1_STATE_KEYS]
+        if extra:
+            lost.append(f"the state keys {', '.join(map(repr, extra))} (schema 1 keeps step and epoch)")
+        for key in V1_STATE_KEYS:
+            value = ckpt.state.get(key)
+            if value is not None and (not isinstance(value, int) or not 0 <= value <= U32_MAX):
+                lost.append(f"the {key} value {value!r} (schema 1 stores a u32)")
+    if ckpt.sections:
+        lost.append(f"the unknown sections of kinds {[s.kind for s in ckpt.sections]}")
+    return lost
+
+
+def _short(items: list[int]) -> str:
+    return ", ".join(map(str, items[:8])) + (", ..." if len(items) > 8 else "")
+
+
+def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = False,
+              *, to: str = "v1") -> Checkpoint:
+    """Schema 2 to schema 1 (``dialect`` "onert", "onert-micro", or None for the dialect the
+    content came from, else one that holds it), or to WOF with ``to="wof"``.
+
+    Raises :class:`~onert_checkpoint.errors.NotRepresentableError` (code ``not_representable``)
+    listing what would be lost, unless ``allow_lossy`` is true; what schema 1 cannot lay out at
+    all (an Adam slot whose size differs from its weight, say) is refused either way.
+    """
+    if to not in ("v1", "wof"):
+        raise ValueError(f"downgrade targets v1 or wof, not {to!r}")
+    origin = origin_of(ckpt) or {}
+    if dialect is None and to == "v1" and origin.get("revision") == "v1":
+        dialect = origin.get("dialect")  # type: ignore[assignment]
+    if dialect is not None and dialect not in v1_write.DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(v1_write.DIALECTS)}")
+    lost = _lost(ckpt, to, dialect)
+    if lost and not allow_lossy:
+        raise error_for(
+            "not_representable", None, None,
+            f"writing {to}" + (f" ({dialect})" if dialect else "") + " would lose "
+            + "; ".join(lost) + " (pass allow_lossy=True to drop them)",
+        )
+    tensors = [_copy_tensor(t, keep_meta=False) for t in ckpt.tensors]
+    top = max((t.index for t in tensors), default=-1) + 1
+    num_entries = origin.get("num_entries")
+    if not isinstance(num_entries, int) or num_entries < top:
+        num_entries = top
+    if to == "wof":
+        return Checkpoint(tensors=tensors, optimizer=None, revision="wof", num_entries=num_entries)
+
+    opt = ckpt.optimizer
+    optimizer = Optimizer("sgd")
+    if opt is not None and opt.kind in V1_OPTIMIZERS:
+        optimizer = Optimizer(opt.kind, {
+            name: {i: Buffer(index=b.index, data=b.raw, offset=b.offset) for i, b in entries.items()}
+            for name, entries in opt.slots.items()
+        })
+    state = TrainingState({
+        k: ckpt.state[k] for k in V1_STATE_KEYS
+        if isinstance(ckpt.state.get(k), int) and 0 <= ckpt.state[k] <= U32_MAX  # type: ignore[operator]
+    })
+    footerless = bool(origin.get("footerless")) and not state and dialect in ("onert", None)
+    out = Checkpoint(
+        tensors=tensors, optimizer=optimizer, state=state, revision="v1", dialect=dialect,
+        num_entries=num_entries, quirks=("footerless",) if footerless else (),
+    )
+    v1_write.plan(out, dialect)  # refuse now what schema 1 cannot lay out
+    return out
+
+
+def convert(ckpt: Checkpoint, to: str = "v2", dialect: str | None = None, allow_lossy: bool = False,
+            model: object = None) -> Checkpoint:
+    """The content of ``ckpt`` as revision ``to`` ("v1", "v2" or "wof"), ready to :func:`save`.
+
+    ``to="v2"`` is :func:`upgrade` (``model`` names the tensors); ``"v1"`` and ``"wof"`` are
+    :func:`downgrade`. A schema-1 checkpoint converted to v1 in another dialect goes through
+    the same checks (nothing is silently dropped).
+    """
+    if to == "v2":
+        return upgrade(ckpt, model)
+    if to in ("v1", "wof"):
+        source = ckpt if ckpt.revision == "v2" else upgrade(ckpt)
+        return downgrade(source, dialect, allow_lossy, to=to)
+    raise ValueError(f"unknown revision {to!r}; choose from v1, v2, wof")

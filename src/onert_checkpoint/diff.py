@@ -1,0 +1,143 @@
+"""Comparing two checkpoints value by value, across revisions and dialects.
+
+Entries are paired by name when both checkpoints have named entries (a model was bound) and by
+entry index otherwise. Values are compared as the tensor's dtype when known, else as float32
+when the size allows it, else byte for byte; "equal within tolerance" is NumPy's ``isclose``
+(``|a - b| <= atol + rtol * |b|``, NaN equal to NaN).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .model import Buffer, Checkpoint
+from .typed import typed_view
+
+__all__ = ["CheckpointDiff", "EntryDiff", "diff"]
+
+
+@dataclass(frozen=True)
+class EntryDiff:
+    """One weight or slot entry: ``status`` is ``equal``, ``close``, ``differs``, ``size``
+    (different sizes), ``only_a`` or ``only_b``."""
+
+    key: str
+    slot: str  # "weights", "m", "v", ...
+    status: str
+    nbytes_a: int | None
+    nbytes_b: int | None
+    max_abs: float | None = None
+    max_rel: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("equal", "close")
+
+
+@dataclass
+class CheckpointDiff:
+    """The result of :func:`diff`: per-entry rows, and what else differs (state, facts)."""
+
+    entries: list[EntryDiff] = field(default_factory=list)
+    #: key -> (value in a, value in b), for training state and optimizer kind
+    state: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    #: informational: revision, dialect, table length (files may differ here and still be equal)
+    facts: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    paired_by: str = "index"
+
+    @property
+    def equal(self) -> bool:
+        return not self.state and all(e.ok for e in self.entries)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "equal": self.equal,
+            "paired_by": self.paired_by,
+            "entries": [e.__dict__ for e in self.entries],
+            "state": {k: list(v) for k, v in self.state.items()},
+            "facts": {k: list(v) for k, v in self.facts.items()},
+        }
+
+
+def _values(entry: Buffer, dtype: str | None) -> np.ndarray:
+    if dtype is None and entry.nbytes % 4 == 0:
+        dtype = "float32"
+    return typed_view(entry.raw, dtype, None).reshape(-1)
+
+
+def _compare(
+    key: str, slot: str, a: Buffer | None, b: Buffer | None, dtype: str | None,
+    atol: float, rtol: float,
+) -> EntryDiff:
+    if a is None or b is None:
+        status = "only_b" if a is None else "only_a"
+        return EntryDiff(key, slot, status, a and a.nbytes, b and b.nbytes)
+    if a.nbytes != b.nbytes:
+        return EntryDiff(key, slot, "size", a.nbytes, b.nbytes)
+    if np.array_equal(a.raw, b.raw):
+        return EntryDiff(key, slot, "equal", a.nbytes, b.nbytes, 0.0, 0.0)
+    va, vb = _values(a, dtype), _values(b, dtype)
+    if va.dtype.kind in "fc" or va.dtype.kind in "iu":
+        xa, xb = va.astype(np.float64), vb.astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            both_nan = np.isnan(xa) & np.isnan(xb)
+            delta = np.where(both_nan, 0.0, np.abs(xa - xb))
+            rel = np.where(delta == 0, 0.0, delta / np.maximum(np.abs(xb), np.finfo(float).tiny))
+        max_abs = float(np.nanmax(delta)) if delta.size else 0.0
+        max_rel = float(np.nanmax(rel)) if rel.size else 0.0
+        close = bool(np.all(np.isclose(xa, xb, rtol=rtol, atol=atol, equal_nan=True)))
+        return EntryDiff(key, slot, "close" if close else "differs", a.nbytes, b.nbytes,
+                         max_abs, max_rel)
+    return EntryDiff(key, slot, "differs", a.nbytes, b.nbytes)
+
+
+def diff(a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0) -> CheckpointDiff:
+    """Compare ``a`` and ``b`` entry by entry and slot by slot.
+
+    >>> import onert_checkpoint as oc
+    >>> a = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
+    >>> b = oc.load("tests/data/real-onert/fc2-sgd-step8.ckpt")
+    >>> d = oc.diff(a, b)
+    >>> d.equal, d.state
+    (False, {'optimizer': ('adam', 'sgd')})
+    >>> [(e.key, e.slot, e.status) for e in d.entries][:3]
+    [('0', 'weights', 'differs'), ('0', 'm', 'only_a'), ('0', 'v', 'only_a')]
+    """
+    named = all(t.name for t in a.tensors) and all(t.name for t in b.tensors)
+    out = CheckpointDiff(paired_by="name" if named else "index")
+
+    def keyed(ckpt: Checkpoint) -> dict[str, int]:
+        return {(str(t.name) if named else str(t.index)): t.index for t in ckpt.tensors}
+
+    ka, kb = keyed(a), keyed(b)
+    order = list(ka) + [k for k in kb if k not in ka]
+    slots_a = a.optimizer.slots if a.optimizer is not None else {}
+    slots_b = b.optimizer.slots if b.optimizer is not None else {}
+    slot_names = list(slots_a) + [s for s in slots_b if s not in slots_a]
+    for key in order:
+        ta = a[ka[key]] if key in ka else None
+        tb = b[kb[key]] if key in kb else None
+        dtype = (ta.dtype if ta is not None else None) or (tb.dtype if tb is not None else None)
+        out.entries.append(_compare(key, "weights", ta, tb, dtype, atol, rtol))
+        for slot in slot_names:
+            ea = slots_a.get(slot, {}).get(ka[key]) if key in ka else None
+            eb = slots_b.get(slot, {}).get(kb[key]) if key in kb else None
+            if ea is None and eb is None:
+                continue
+            out.entries.append(_compare(key, slot, ea, eb, dtype, atol, rtol))
+    kind_a = a.optimizer.kind if a.optimizer is not None else None
+    kind_b = b.optimizer.kind if b.optimizer is not None else None
+    if kind_a != kind_b:
+        out.state["optimizer"] = (kind_a, kind_b)
+    for key in list(a.state) + [k for k in b.state if k not in a.state]:
+        va, vb = a.state.get(key), b.state.get(key)
+        if va != vb:
+            out.state[key] = (va, vb)
+    for fact in ("revision", "dialect", "table_length"):
+        fa, fb = getattr(a, fact), getattr(b, fact)
+        if fa != fb:
+            out.facts[fact] = (fa, fb)
+    return out

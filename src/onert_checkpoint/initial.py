@@ -1,0 +1,145 @@
+"""Building a checkpoint from a circle model: its initial weights, or weights given as arrays.
+
+The entries follow the dialect's conventions (FORMAT-FACTS section 2): for onert, one entry per
+trainable tensor in the runtime's order (:mod:`onert_checkpoint.onert_order`); for
+onert-micro, one entry per model tensor, present for the constant inputs of FULLY_CONNECTED and
+CONV_2D operators, with the data in the saver's order (last operator first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from .circle_model import CircleModel
+from .errors import error_for
+from .model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from .revisions.v1 import HEADER_SIZE
+
+__all__ = ["checkpoint_from_arrays", "new_checkpoint", "onert_entry_order", "trainable_tensors"]
+
+
+def onert_entry_order(model: CircleModel) -> list[int]:
+    """The circle tensor index of each entry of an onert checkpoint of ``model``."""
+    try:
+        return list(model.onert_trainable_indices())
+    except NotImplementedError:
+        from .onert_order import probe_onert_order
+
+        order = probe_onert_order(model.source)
+        if order is None:
+            raise error_for(
+                "model_mismatch", "model", None,
+                "onert's entry order cannot be predicted for this model here "
+                "(install the onert package to ask the runtime)",
+            ) from None
+        return order
+
+def trainable_tensors(model: CircleModel, dialect: str = "onert") -> tuple[int, list[int]]:
+    """``(num_entries, [circle tensor index of each saved entry, in storage order])``."""
+    if dialect == "onert":
+        order = onert_entry_order(model)
+        return len(order), order
+    if dialect == "onert-micro":
+        return len(model.tensors), model.micro_saved_indices()
+    raise ValueError(f"unknown dialect {dialect!r}; choose from onert, onert-micro")
+
+
+def _raw(arr: object) -> np.ndarray:
+    a = np.ascontiguousarray(np.asarray(arr))
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("<"))
+    return a.reshape(-1).view(np.uint8)
+
+
+def checkpoint_from_arrays(
+    model: CircleModel,
+    weights: Mapping[int, object],
+    *,
+    optimizer: str = "adam",
+    slots: Mapping[str, Mapping[int, object]] | None = None,
+    state: Mapping[str, object] | None = None,
+    dialect: str = "onert",
+) -> Checkpoint:
+    """A schema-1 checkpoint of ``model`` whose weights are ``weights[circle tensor index]``.
+
+    Every trainable tensor of the dialect must be given, at its model size. Optimizer slots
+    missing from ``slots`` are zero (a fresh optimizer); the state defaults to step 0, epoch 0.
+    """
+    if optimizer not in ("adam", "sgd"):
+        raise ValueError(f"unknown optimizer {optimizer!r}; choose from adam, sgd")
+    num_entries, saved = trainable_tensors(model, dialect)
+    if dialect == "onert":
+        entry_of = {t: i for i, t in enumerate(saved)}
+    else:
+        entry_of = {t: t for t in saved}
+    missing = [model.tensors[t].name or str(t) for t in saved if t not in weights]
+    if missing:
+        raise error_for("model_mismatch", "model", None, "no value for " + ", ".join(missing))
+    given_slots = slots or {}
+    slot_names = OPTIMIZER_SLOTS[optimizer]
+    opt = Optimizer(optimizer)
+    tensors = []
+    # The data's positions, so onert-micro's saver order is kept when the file is written.
+    pos = HEADER_SIZE + 4 * num_entries
+    for t in saved:
+        ct = model.tensors[t]
+        raw = _raw(weights[t])
+        if ct.nbytes and raw.nbytes != ct.nbytes:
+            raise error_for(
+                "model_mismatch", "model", None,
+                f"tensor {ct.name!r} has {ct.nbytes} bytes in the model; {raw.nbytes} given",
+            )
+        i = entry_of[t]
+        tensors.append(Tensor(i, raw, pos, ct.name, ct.dtype, ct.shape, t))
+        pos += raw.nbytes
+    for slot in slot_names:
+        pos += 4 * num_entries
+        entries = {}
+        for tensor in tensors:
+            value = given_slots.get(slot, {}).get(int(tensor.model_index))  # type: ignore[arg-type]
+            raw = np.zeros(tensor.nbytes, np.uint8) if value is None else _raw(value)
+            if raw.nbytes != tensor.nbytes:
+                raise error_for(
+                    "model_mismatch", "model", None,
+                    f"{slot} of {tensor.name!r} has {raw.nbytes} bytes; the weight has "
+                    f"{tensor.nbytes}",
+                )
+            entries[tensor.index] = Buffer(tensor.index, raw, pos)
+            pos += raw.nbytes
+        opt.slots[slot] = entries
+    return Checkpoint(
+        tensors=tensors,
+        optimizer=opt,
+        state=TrainingState(state if state is not None else {"step": 0, "epoch": 0}),
+        revision="v1",
+        dialect=dialect,
+        num_entries=num_entries,
+    )
+
+
+def new_checkpoint(
+    model: CircleModel, *, optimizer: str = "adam", dialect: str = "onert"
+) -> Checkpoint:
+    """A fresh checkpoint: the model's initial weights, zero optimizer state, step 0.
+
+    >>> from onert_checkpoint.circle_model import CircleModel
+    >>> model = CircleModel.load("tests/data/real-onert/fc2.circle")
+    >>> ckpt = new_checkpoint(model, optimizer="adam")
+    >>> [(t.index, t.name, t.shape) for t in ckpt.tensors]
+    [(0, 'w0', (8, 4)), (1, 'b0', (8,)), (2, 'w1', (3, 8)), (3, 'b1', (3,))]
+    >>> ckpt.step, float(abs(ckpt.optimizer.slots["m"][0].data).max())
+    (0, 0.0)
+    """
+    _, saved = trainable_tensors(model, dialect)
+    weights = {}
+    for t in saved:
+        data = model.initial_data(t)
+        if data is None:
+            raise error_for(
+                "model_mismatch", "model", None,
+                f"trainable tensor {model.tensors[t].name!r} has no initial data in the model",
+            )
+        weights[t] = data
+    return checkpoint_from_arrays(model, weights, optimizer=optimizer, dialect=dialect)

@@ -1,0 +1,282 @@
+"""An annotated map of a file: every field's offset, size, name and value, in file order.
+
+This is what ``onert-ckpt dump --layout`` prints (like ``ksdump`` or ``readelf -h``): the first
+thing to look at when two readers disagree. It works on invalid files too: the fields that can
+be read are mapped, and the first rule that fails is reported with them.
+
+One mapper per revision, keyed by the version byte (:data:`MAPPERS`); a revision module may
+offer ``layout_fields(view) -> list[LayoutField]``, which is used for its version byte.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .dispatch import MAGIC, read_view
+from .errors import CheckpointError
+from .revisions import v1, wof
+from .revisions.blocks import Block
+from .source import open_source
+
+__all__ = ["MAPPERS", "LayoutField", "LayoutMap", "layout_map"]
+
+
+@dataclass(frozen=True)
+class LayoutField:
+    """One field or byte range: ``value`` is what it holds, ``note`` what it means."""
+
+    offset: int
+    size: int
+    name: str
+    value: str = ""
+    note: str = ""
+
+
+@dataclass
+class LayoutMap:
+    revision: str | None
+    file_size: int
+    fields: list[LayoutField] = field(default_factory=list)
+    #: the first rule the file breaks (None for a valid file)
+    error: CheckpointError | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "revision": self.revision,
+            "file_size": self.file_size,
+            "fields": [f.__dict__ for f in self.fields],
+            "error": None if self.error is None else self.error.to_dict(),
+        }
+
+
+def _u(view: memoryview, at: int, size: int) -> int | None:
+    if at + size > len(view):
+        return None
+    return int.from_bytes(view[at : at + size], "little")
+
+
+def _int_fields(view: memoryview, specs: list[tuple[int, int, str, str]]) -> list[LayoutField]:
+    out = []
+    for at, size, name, note in specs:
+        value = _u(view, at, size)
+        if value is None:
+            avail = max(0, len(view) - at)
+            if avail:
+                out.append(LayoutField(at, avail, name, bytes(view[at:]).hex(" "), "truncated"))
+            break
+        shown = f"{value:#010x}" if name.endswith("crc") else str(value)
+        out.append(LayoutField(at, size, name, shown, note))
+    return out
+
+
+def _magic_field(view: memoryview) -> list[LayoutField]:
+    if len(view) < 2:
+        return []
+    magic = _u(view, 0, 2)
+    note = f"bytes {bytes(view[:2]).hex(' ')}" + ("" if magic == MAGIC else f", not {MAGIC}")
+    return [LayoutField(0, 2, "magic", str(magic), note)]
+
+
+def _block_fields(view: memoryview, block: Block, label: str) -> list[LayoutField]:
+    n = len(block.offsets)
+    out = [LayoutField(block.start, 4 * n, f"{label} table", "", f"{n} u32 offsets")]
+    for i in range(n):
+        o, size = int(block.offsets[i]), int(block.sizes[i])
+        note = "absent" if o == 0 else f"data [{o}, {o + size}), {size} bytes"
+        out.append(LayoutField(block.start + 4 * i, 4, f"{label}[{i}]", str(o), note))
+    present = [i for i in range(n) if block.offsets[i] != 0]
+    present.sort(key=lambda i: (int(block.offsets[i]), i))
+    for i in present:
+        o, size = int(block.offsets[i]), int(block.sizes[i])
+        crc = zlib.crc32(view[o : o + size]) & 0xFFFFFFFF
+        out.append(LayoutField(o, size, f"{label}[{i}] data", "", f"crc32 {crc:08x}"))
+    return out
+
+
+_V1_HEADER = [
+    (2, 1, "version", "schema version"),
+    (3, 1, "reserved", "must be 0"),
+    (4, 4, "ofs_opt1", "opt1_offset (onert) / m_offset (onert-micro)"),
+    (8, 4, "ofs_opt2", "opt2_offset (onert) / v_offset (onert-micro)"),
+    (12, 4, "ofs_other", "other_offset: start of the 8-byte footer"),
+    (16, 4, "num_entries", "length / n_buffers: entries of every offset table"),
+]
+
+
+def _v1_header(view: memoryview) -> list[LayoutField]:
+    fields = _magic_field(view) + _int_fields(view, _V1_HEADER)
+    notes = {f.name: f for f in fields}
+    other = notes.get("ofs_other")
+    if other is not None and other.value == "0":
+        fields[fields.index(other)] = LayoutField(12, 4, "ofs_other", "0", "0: no footer")
+    return fields
+
+
+def _v1_map(view: memoryview) -> LayoutMap:
+    layout = v1.read_layout(view)
+    fields = _v1_header(view)
+    labels = {"weights": "weights", "m": "m", "v": "v"}
+    if layout.kind == "sgd":
+        sgd_notes = {"ofs_opt1": "SGD: no m block", "ofs_opt2": "SGD: no v block"}
+        fields = [
+            LayoutField(f.offset, f.size, f.name, f.value, sgd_notes[f.name])
+            if f.name in sgd_notes else f
+            for f in fields
+        ]
+    for name, block in layout.blocks.items():
+        fields += _block_fields(view, block, labels.get(name, name))
+    if layout.has_footer:
+        other = layout.header.ofs_other
+        fields += _int_fields(
+            view,
+            [(other, 4, "footer.step", "current step"),
+             (other + 4, 4, "footer.epoch", "current epoch (onert always writes 0)")],
+        )
+    return LayoutMap("v1", len(view), fields)
+
+
+def _wof_map(view: memoryview) -> LayoutMap:
+    _, block = wof.read_layout(view)
+    fields = _wof_header(view) + _block_fields(view, block, "tensors")
+    return LayoutMap("wof", len(view), fields)
+
+
+def _wof_header(view: memoryview) -> list[LayoutField]:
+    return _magic_field(view) + _int_fields(
+        view,
+        [(2, 1, "version", "schema version (shared with schema-1 checkpoints)"),
+         (3, 1, "reserved", "must be 0"),
+         (4, 4, "num_entries", "number of circle tensors")],
+    )
+
+
+def _version_1(view: memoryview) -> LayoutMap:
+    try:
+        return _v1_map(view)
+    except CheckpointError as checkpoint_error:
+        try:
+            return _wof_map(view)
+        except CheckpointError as wof_error:
+            if wof.is_wof_shaped(view):
+                return LayoutMap("wof", len(view), _wof_header(view), wof_error)
+            return LayoutMap("v1", len(view), _v1_header(view), checkpoint_error)
+
+
+_V2_HEADER = [
+    (2, 1, "version", "schema version"),
+    (3, 1, "reserved0", "must be 0"),
+    (4, 4, "header_crc", "CRC-32C of the 64-byte header, this field as 0"),
+    (8, 8, "len_file", "file size"),
+    (16, 8, "ofs_section_table", "section table start (64)"),
+    (24, 4, "num_sections", "entries of the section table"),
+    (28, 4, "section_table_crc", "CRC-32C of the section table"),
+]
+_V2_SECTION = [(0, 4, "kind"), (4, 4, "flags"), (8, 8, "ofs_body"), (16, 8, "len_body"),
+               (24, 4, "crc"), (28, 4, "reserved")]
+
+
+def _v2_header(view: memoryview) -> list[LayoutField]:
+    fields = _magic_field(view) + _int_fields(view, _V2_HEADER)
+    if len(view) >= 64:
+        fields.append(LayoutField(32, 32, "reserved1", "", "32 bytes, must be 0"))
+    return fields
+
+
+def _v2_map(view: memoryview) -> LayoutMap:
+    """Schema 2: header, section table, each section's body, each tensor's and slot's data."""
+    from .revisions import v2
+
+    ckpt = v2.read(view)  # validates first: the ranges below are then known to be sane
+    fields = _v2_header(view)
+    n = _u(view, 24, 4) or 0
+    kinds = {code: name for name, code in v2.SECTION_KINDS.items()}
+    bodies = []
+    for i in range(n):
+        at = 64 + 32 * i
+        for rel, size, name in _V2_SECTION:
+            value = _u(view, at + rel, size) or 0
+            note = kinds.get(value, "unknown kind") if name == "kind" else ""
+            shown = f"{value:#010x}" if name == "crc" else str(value)
+            fields.append(LayoutField(at + rel, size, f"sections[{i}].{name}", shown, note))
+        kind, start, length = _u(view, at, 4), _u(view, at + 8, 8), _u(view, at + 16, 8)
+        bodies.append((start, length, kinds.get(kind, f"kind {kind}")))
+    for start, length, name in bodies:
+        if name != "data":
+            fields.append(LayoutField(start, length, f"{name} section", "", f"{length} bytes"))
+    ranges = []
+    for t in ckpt.tensors:
+        label = f"tensors[{t.index}]" + (f" {t.name}" if t.name else "")
+        ranges.append((t.offset, t.nbytes, f"{label} data"))
+    if ckpt.optimizer is not None:
+        for slot, entries in ckpt.optimizer.slots.items():
+            for i, b in entries.items():
+                ranges.append((b.offset, b.nbytes, f"{slot}[{i}] data"))
+    for start, length, label in sorted((r for r in ranges if r[0] is not None),
+                                       key=lambda r: r[0]):
+        crc = zlib.crc32(view[start : start + length]) & 0xFFFFFFFF
+        fields.append(LayoutField(start, length, label, "", f"crc32 {crc:08x}"))
+    fields.sort(key=lambda f: (f.offset, -f.size))
+    return LayoutMap("v2", len(view), fields)
+
+
+def _version_2(view: memoryview) -> LayoutMap:
+    try:
+        return _v2_map(view)
+    except CheckpointError as err:
+        return LayoutMap("v2", len(view), _v2_header(view), err)
+
+
+def _from_revision_module(version: int) -> Callable[[memoryview], LayoutMap] | None:
+    try:
+        module = importlib.import_module(f"{__package__}.revisions.v{version}")
+    except ImportError:
+        return None
+    fields_of = getattr(module, "layout_fields", None)
+    if fields_of is None:
+        return None
+
+    def mapper(view: memoryview) -> LayoutMap:
+        try:
+            return LayoutMap(f"v{version}", len(view), list(fields_of(view)))
+        except CheckpointError as err:
+            head = _magic_field(view) + _int_fields(view, [(2, 1, "version", "schema version")])
+            return LayoutMap(f"v{version}", len(view), head, err)
+
+    return mapper
+
+
+#: version byte -> mapper of the bytes
+MAPPERS: dict[int, Callable[[memoryview], LayoutMap]] = {1: _version_1, 2: _version_2}
+
+
+def layout_map(source: str | os.PathLike[str] | bytes | memoryview) -> LayoutMap:
+    """Map every field of ``source`` (a path or bytes), valid or not.
+
+    >>> m = layout_map("tests/data/real-onert/fc2-sgd-step8.ckpt")
+    >>> [(f.offset, f.size, f.name, f.value) for f in m.fields[:3]]
+    [(0, 2, 'magic', '429'), (2, 1, 'version', '1'), (3, 1, 'reserved', '0')]
+    >>> m.fields[-1].name, m.fields[-1].value, m.error
+    ('footer.epoch', '0', None)
+    """
+    view = open_source(source)
+    size = len(view)
+    head = _magic_field(view)
+    if size < 3 or _u(view, 0, 2) != MAGIC:
+        try:
+            read_view(view)  # reports truncated_header or bad_magic
+        except CheckpointError as err:
+            return LayoutMap(None, size, head, err)
+    version = view[2]
+    mapper = MAPPERS.get(version) or _from_revision_module(version)
+    if mapper is not None:
+        return mapper(view)
+    fields = head + _int_fields(view, [(2, 1, "version", "schema version")])
+    try:
+        read_view(view)  # reports unsupported_version
+    except CheckpointError as err:
+        return LayoutMap(None, size, fields, err)
+    return LayoutMap(None, size, fields)

@@ -1,0 +1,398 @@
+"""Writing schema-2 checkpoints (spec/SPEC-v2.md).
+
+:func:`plan` checks the content, lays out every section and every data range, and computes all
+CRC-32C values (one pass over the tensor data, no copy); :func:`chunks` then yields the file in
+order. Nothing the plan computes depends on a byte the stream has not yet produced, so the
+header and the section table come first and tensor data are streamed last.
+
+Sections are written in the order tensors, optimizer, state, origin, the kept unknown sections,
+data. Tensor records follow the entry index; data ranges follow each entry's storage order (the
+offset it was read from, so an upgraded onert-micro file keeps its data order), tensors first,
+then each slot.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import error_for
+from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint
+from ..schemas import v2 as schema
+from .layout_plan import storage_order
+from .v2 import (
+    DTYPE_CODES,
+    DTYPES,
+    FLAG_REQUIRED,
+    FOOTERLESS,
+    HAS_DTYPE,
+    HAS_MODEL_INDEX,
+    HAS_NAME,
+    HAS_SHAPE,
+    HEADER_SIZE,
+    MAX_KEY_LEN,
+    MAX_NAME_LEN,
+    MAX_RANK,
+    MAX_SECTIONS,
+    MAX_SLOTS,
+    MAX_STATE_ENTRIES,
+    MAX_TENSORS,
+    MAX_VALUE_LEN,
+    NO_STATE,
+    OPTIMIZER_CODES,
+    OPTIMIZER_HEAD_SIZE,
+    ORIGIN_DIALECTS,
+    ORIGIN_REVISIONS,
+    SECTION_ENTRY_SIZE,
+    SECTION_HEAD_SIZE,
+    SECTION_KINDS,
+    SLOT_DESCRIPTOR_SIZE,
+    SLOT_ENTRY_SIZE,
+    STATE_ENTRY_SIZE,
+    TENSOR_RECORD_SIZE,
+    VALUE_TYPES,
+    WELL_KNOWN_KEYS,
+    align,
+    crc,
+    header_crc,
+)
+
+__all__ = ["Plan", "chunks", "origin_of", "plan"]
+
+U32_MAX = 0xFFFF_FFFF
+
+
+def _fail(message: str):
+    raise error_for("not_representable", None, None, message)
+
+
+@dataclass(frozen=True)
+class _Section:
+    kind: int
+    flags: int
+    offset: int
+    body: bytes | None  # None: the data section, streamed
+    length: int
+    crc: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    header: bytes
+    table: bytes
+    sections: list[_Section]
+    #: data ranges in file order: (offset, buffer)
+    data: list[tuple[int, Buffer]]
+    file_size: int
+
+
+def origin_of(ckpt: Checkpoint) -> dict[str, object] | None:
+    """What a schema-2 file keeps of ``ckpt``'s schema-1 or WOF origin (None for schema 2)."""
+    if ckpt.revision == "v2":
+        return ckpt.origin
+    if ckpt.revision in ("v1", "wof"):
+        return {
+            "revision": ckpt.revision,
+            "dialect": ckpt.dialect if ckpt.revision == "v1" else None,
+            "num_entries": ckpt.table_length,
+            "footerless": "footerless" in ckpt.quirks,
+        }
+    return None
+
+
+def _utf8(text: object, what: str, limit: int) -> bytes:
+    if not isinstance(text, str):
+        _fail(f"{what} must be a string, not {type(text).__name__}")
+    if not _encodable(text):
+        _fail(f"{what} {text!r} is not encodable as UTF-8")
+    raw = text.encode("utf-8")
+    if not 1 <= len(raw) <= limit:
+        _fail(f"{what} {text!r} must have 1..{limit} UTF-8 bytes")
+    return raw
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _tensor_records(ckpt: Checkpoint):
+    tensors = sorted(ckpt.tensors, key=lambda t: t.index)
+    if len(tensors) > MAX_TENSORS:
+        _fail(f"schema 2 holds at most {MAX_TENSORS} tensors")
+    rec = np.zeros(len(tensors), schema.TENSOR_RECORD_DTYPE)
+    names: list[bytes] = []
+    seen_index: set[int] = set()
+    seen_model: set[int] = set()
+    seen_name: set[bytes] = set()
+    for k, t in enumerate(tensors):
+        if not 0 <= t.index <= U32_MAX or t.index in seen_index:
+            _fail(f"tensor index {t.index} is out of 0..2**32-1 or used twice")
+        seen_index.add(t.index)
+        flags = 0
+        rec["index"][k] = t.index
+        if t.model_index is not None:
+            if not 0 <= t.model_index <= U32_MAX or t.model_index in seen_model:
+                _fail(f"model index {t.model_index} is out of range or used twice")
+            seen_model.add(t.model_index)
+            flags |= HAS_MODEL_INDEX
+            rec["model_index"][k] = t.model_index
+        if t.dtype is not None:
+            code = DTYPE_CODES.get(str(t.dtype))
+            if code is None:
+                _fail(f"tensor {t.index}: dtype {t.dtype!r} is not a circle TensorType")
+            flags |= HAS_DTYPE
+            rec["dtype"][k] = code
+        if t.shape is not None:
+            shape = tuple(int(d) for d in t.shape)
+            if len(shape) > MAX_RANK or any(not 0 <= d <= U32_MAX for d in shape):
+                _fail(f"tensor {t.index}: shape {shape} exceeds rank {MAX_RANK} or u32 dims")
+            flags |= HAS_SHAPE
+            rec["rank"][k] = len(shape)
+            rec["dims"][k, : len(shape)] = shape
+            elem = DTYPES[DTYPE_CODES[str(t.dtype)]][1] if t.dtype is not None else None
+            if elem is not None and int(np.prod(shape, dtype=object)) * elem != t.nbytes:
+                _fail(f"tensor {t.index}: shape {shape} of {t.dtype} disagrees with its {t.nbytes} bytes")
+        if t.name is not None:
+            raw = _utf8(t.name, f"tensor {t.index}'s name", MAX_NAME_LEN)
+            if raw in seen_name:
+                _fail(f"two tensors are named {t.name!r}")
+            seen_name.add(raw)
+            flags |= HAS_NAME
+            rec["len_name"][k] = len(raw)
+            names.append(raw)
+        rec["flags"][k] = flags
+        rec["len_data"][k] = t.nbytes
+    return tensors, rec, names
+
+
+def _optimizer_parts(ckpt: Checkpoint, tensors) -> tuple[int, list[bytes], list[str]]:
+    opt = ckpt.optimizer
+    assert opt is not None
+    if opt.kind in OPTIMIZER_CODES:
+        code = OPTIMIZER_CODES[opt.kind]
+        slot_names = list(OPTIMIZER_SLOTS[opt.kind])
+        if set(opt.slots) != set(slot_names):
+            _fail(f"{opt.kind} has the slots {slot_names}, not {list(opt.slots)}")
+    else:
+        m = re.fullmatch(r"optimizer_(\d+)", opt.kind)
+        if m is None or int(m.group(1)) > U32_MAX:
+            _fail(f"optimizer kind {opt.kind!r} has no schema-2 code")
+        code = int(m.group(1))
+        slot_names = list(opt.slots)
+    if len(slot_names) > MAX_SLOTS:
+        _fail(f"schema 2 holds at most {MAX_SLOTS} optimizer slots")
+    raw = [_utf8(n, "slot name", MAX_NAME_LEN) for n in slot_names]
+    if len(set(raw)) != len(raw):
+        _fail("two optimizer slots have the same name")
+    present = {t.index for t in tensors}
+    for name in slot_names:
+        orphans = sorted(set(opt.slots[name]) - present)
+        if orphans:
+            _fail(f"slot {name!r} has state for entries {orphans} that have no tensor")
+    return code, raw, slot_names
+
+
+def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
+    if len(ckpt.state) > MAX_STATE_ENTRIES:
+        _fail(f"schema 2 holds at most {MAX_STATE_ENTRIES} state entries")
+    ent = np.zeros(len(ckpt.state), schema.STATE_ENTRY_DTYPE)
+    blobs: list[bytes] = []
+    for k, (key, value) in enumerate(ckpt.state.items()):
+        raw_key = _utf8(key, "state key", MAX_KEY_LEN)
+        payload: bytes | None = None
+        if isinstance(value, (bool, np.bool_)):
+            _fail(f"state {key!r}: booleans have no schema-2 type (store 0 or 1)")
+        if isinstance(value, (int, np.integer)):
+            v = int(value)
+            if not -(1 << 63) <= v < 1 << 63:
+                _fail(f"state {key!r}: {v} does not fit in int64")
+            vt, bits = "int", v & 0xFFFF_FFFF_FFFF_FFFF
+        elif isinstance(value, (float, np.floating)):
+            vt, bits = "float", int.from_bytes(struct.pack("<d", float(value)), "little")
+        elif isinstance(value, str):
+            vt, bits = "string", 0
+            if not _encodable(value):
+                _fail(f"state {key!r}: the string is not encodable as UTF-8")
+            payload = value.encode("utf-8")
+        elif isinstance(value, (bytes, bytearray, memoryview)):
+            vt, bits, payload = "bytes", 0, bytes(value)
+        else:
+            _fail(f"state {key!r}: {type(value).__name__} is not int, float, str or bytes")
+        want = WELL_KNOWN_KEYS.get(key)
+        if want is not None and (want != vt or (vt == "int" and int(value) < 0)):  # type: ignore[call-overload]
+            _fail(f"state {key!r} is a well-known key of type {want}" + (" (non-negative)" if want == "int" else ""))
+        if payload is not None and len(payload) > MAX_VALUE_LEN:
+            _fail(f"state {key!r}: values have at most {MAX_VALUE_LEN} bytes")
+        ent["len_key"][k] = len(raw_key)
+        ent["value_type"][k] = VALUE_TYPES[vt]
+        ent["value"][k] = bits
+        ent["len_value"][k] = 0 if payload is None else len(payload)
+        blobs.append(raw_key)
+        if payload is not None:
+            blobs.append(payload)
+    return ent, blobs
+
+
+def plan(ckpt: Checkpoint) -> Plan:
+    """Check ``ckpt`` against schema 2 and compute every offset and checksum of its file."""
+    tensors, rec, names = _tensor_records(ckpt)
+    n = len(tensors)
+    opt_parts = _optimizer_parts(ckpt, tensors) if ckpt.optimizer is not None else None
+    state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
+    origin = origin_of(ckpt)
+    extra = list(ckpt.sections)
+    for s in extra:
+        if s.kind in SECTION_KINDS.values() or not 0 <= s.kind <= U32_MAX:
+            _fail(f"section kind {s.kind} is reserved by the specification or out of range")
+
+    # Data ranges in storage order: tensors, then each slot.
+    ranges: list[tuple[str, int, Buffer]] = [("t", k, t) for k, t in enumerate(storage_order(tensors))]
+    rank = {t.index: k for k, t in enumerate(tensors)}
+    if opt_parts is not None:
+        assert ckpt.optimizer is not None
+        for j, name in enumerate(opt_parts[2]):
+            for b in storage_order(ckpt.optimizer.slots[name].values()):
+                ranges.append(("s", j, b))
+
+    # Section sizes, known before any offset.
+    bodies: list[tuple[int, int, int]] = []  # (kind, flags, length)
+    tensors_len = SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n + sum(map(len, names))
+    bodies.append((SECTION_KINDS["tensors"], FLAG_REQUIRED, tensors_len))
+    if opt_parts is not None:
+        k = len(opt_parts[1])
+        opt_len = OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_ENTRY_SIZE * k * n + sum(map(len, opt_parts[1]))
+        bodies.append((SECTION_KINDS["optimizer"], FLAG_REQUIRED, opt_len))
+    if state_ent is not None:
+        bodies.append((SECTION_KINDS["state"], FLAG_REQUIRED, SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))))
+    if origin is not None:
+        bodies.append((SECTION_KINDS["origin"], 0, 24))
+    for s in extra:
+        bodies.append((s.kind, FLAG_REQUIRED if s.required else 0, len(s.data)))
+    has_data = bool(ranges)
+    num_sections = len(bodies) + has_data
+    if num_sections > MAX_SECTIONS:
+        _fail(f"schema 2 holds at most {MAX_SECTIONS} sections")
+    pos = HEADER_SIZE + SECTION_ENTRY_SIZE * num_sections
+    offsets = []
+    for _, _, length in bodies:
+        pos = align(pos)
+        offsets.append(pos)
+        pos += length
+    data_start = align(pos) if has_data else pos
+    placed: list[tuple[int, Buffer]] = []
+    dpos = data_start
+    tensor_ofs: dict[int, int] = {}
+    slot_ofs: dict[tuple[int, int], int] = {}
+    for what, j, b in ranges:
+        dpos = align(dpos)
+        if what == "t":
+            tensor_ofs[b.index] = dpos
+        else:
+            slot_ofs[(j, b.index)] = dpos
+        placed.append((dpos, b))
+        dpos += b.nbytes
+    data_len = dpos - data_start
+
+    # Section bodies (metadata only; small).
+    rec["ofs_data"] = [tensor_ofs[t.index] for t in tensors]
+    body_bytes: list[bytes] = []
+    tpos = offsets[0] + SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n
+    named = np.flatnonzero(rec["flags"] & HAS_NAME)
+    for k, raw in zip(named.tolist(), names):
+        rec["ofs_name"][k] = tpos
+        tpos += len(raw)
+    body_bytes.append(schema.TENSORS_HEAD.build({"num_tensors": n}) + rec.tobytes() + b"".join(names))
+    si = 1
+    if opt_parts is not None:
+        code, raw_names, slot_names = opt_parts
+        k = len(raw_names)
+        start = offsets[si]
+        desc = np.zeros(k, schema.SLOT_DESCRIPTOR_DTYPE)
+        npos = start + OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_ENTRY_SIZE * k * n
+        for j, raw in enumerate(raw_names):
+            desc["ofs_name"][j] = npos
+            desc["len_name"][j] = len(raw)
+            npos += len(raw)
+        ent = np.zeros((k, n), schema.SLOT_ENTRY_DTYPE)
+        ent["ofs_data"] = NO_STATE
+        assert ckpt.optimizer is not None
+        for j, name in enumerate(slot_names):
+            for idx, b in ckpt.optimizer.slots[name].items():
+                ent["ofs_data"][j, rank[idx]] = slot_ofs[(j, idx)]
+                ent["len_data"][j, rank[idx]] = b.nbytes
+        body_bytes.append(
+            schema.OPTIMIZER_HEAD.build({"kind": code, "num_slots": k, "num_tensors": n})
+            + desc.tobytes() + ent.tobytes() + b"".join(raw_names)
+        )
+        si += 1
+    if state_ent is not None:
+        spos = offsets[si] + SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent)
+        for k in range(len(state_ent)):
+            state_ent["ofs_key"][k] = spos
+            spos += int(state_ent["len_key"][k])
+            if state_ent["value_type"][k] >= VALUE_TYPES["string"]:
+                state_ent["value"][k] = spos
+                spos += int(state_ent["len_value"][k])
+        body_bytes.append(schema.STATE_HEAD.build({"num_entries": len(state_ent)}) + state_ent.tobytes() + b"".join(state_blobs))
+        si += 1
+    if origin is not None:
+        if origin.get("revision") not in ORIGIN_REVISIONS or origin.get("dialect") not in ORIGIN_DIALECTS:
+            _fail(f"origin {origin!r} names an unknown revision or dialect")
+        body_bytes.append(schema.ORIGIN.build({
+            "revision": ORIGIN_REVISIONS[str(origin["revision"])],
+            "dialect": ORIGIN_DIALECTS[origin["dialect"]],  # type: ignore[index]
+            "flags": FOOTERLESS if origin.get("footerless") else 0,
+            "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
+        }))
+    body_bytes += [bytes(s.data) for s in extra]
+
+    sections = [
+        _Section(kind, flags, ofs, body, length, crc(body))
+        for (kind, flags, length), ofs, body in zip(bodies, offsets, body_bytes)
+    ]
+    if has_data:
+        value, p = 0, data_start
+        for ofs, b in placed:
+            value = crc(bytes(ofs - p), value)
+            value = crc(b.raw, value)
+            p = ofs + b.nbytes
+        sections.append(_Section(SECTION_KINDS["data"], FLAG_REQUIRED, data_start, None, data_len, value))
+    file_size = data_start + data_len if has_data else pos
+    table = np.zeros(len(sections), schema.SECTION_DTYPE)
+    for i, s in enumerate(sections):
+        table[i] = (s.kind, s.flags, s.offset, s.length, s.crc, 0)
+    table_bytes = table.tobytes()
+    header = bytearray(schema.HEADER.build({
+        "header_crc": 0, "len_file": file_size, "num_sections": len(sections),
+        "section_table_crc": crc(table_bytes),
+    }))
+    header[4:8] = header_crc(header).to_bytes(4, "little")
+    return Plan(bytes(header), table_bytes, sections, placed, file_size)
+
+
+def chunks(p: Plan) -> Iterator[bytes | memoryview]:
+    """The file's bytes in order: header, section table, each section, data ranges last."""
+    yield p.header
+    yield p.table
+    pos = HEADER_SIZE + len(p.table)
+    for s in p.sections:
+        if s.offset > pos:
+            yield bytes(s.offset - pos)
+        if s.body is not None:
+            yield s.body
+            pos = s.offset + s.length
+            continue
+        pos = s.offset
+        for ofs, b in p.data:
+            if ofs > pos:
+                yield bytes(ofs - pos)
+            yield memoryview(b.raw)
+            pos = ofs + b.nbytes

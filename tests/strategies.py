@@ -1,0 +1,273 @@
+"""Shared hypothesis strategies for checkpoints, their files, and mutations of those files.
+
+Import from any test (tests/ is on ``sys.path`` under pytest)::
+
+    from tests.strategies import checkpoints, checkpoint_files, mutated_files
+
+* :func:`checkpoints` builds in-memory :class:`onert_checkpoint.Checkpoint` objects in either
+  dialect of schema 1: 0..many entries including zero-length ones, SGD or Adam, onert-micro's
+  absent entries and shuffled storage order, step/epoch anywhere in 0..2**32-1 (the edges
+  included), and onert's footer-less files. Every drawn checkpoint is *canonical*: writing it
+  and loading the file back gives a checkpoint with ``content_equal`` content.
+* :func:`wof_checkpoints` does the same for the weight-only format.
+* :func:`checkpoint_files` draws a :class:`SampleFile`: the bytes of a drawn checkpoint written
+  by the library's writer, or one of the real files exported by onert (tests/data/real-onert).
+* :func:`mutated_files` mutates such files at field boundaries (see :data:`MUTATIONS`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from hypothesis import strategies as st
+
+import onert_checkpoint as oc
+from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from tests.fuzz.structure import U32_MAX, boundaries, field_map, u32_at
+
+__all__ = [
+    "MUTATIONS",
+    "REAL_FILES",
+    "SampleFile",
+    "checkpoint_files",
+    "checkpoints",
+    "counters",
+    "entry_data",
+    "interesting_u32",
+    "mutated_files",
+    "wof_checkpoints",
+]
+
+REAL_FILES = sorted((Path(__file__).parent / "data" / "real-onert").glob("*.ckpt"))
+
+DIALECTS = ("onert", "onert-micro")
+OPTIMIZERS = ("sgd", "adam")
+
+#: u32 values at the edges: 0, 1, 2**31 and 2**32-1, more often than uniform draws would give.
+counters = st.one_of(st.sampled_from([0, 1, 2**31 - 1, 2**31, U32_MAX - 1, U32_MAX]),
+                     st.integers(0, U32_MAX))
+
+
+def entry_data(max_bytes: int = 48) -> st.SearchStrategy[np.ndarray]:
+    """An entry's data: zero-length often, else raw bytes, sometimes viewed as float32."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> np.ndarray:
+        raw = draw(st.one_of(st.just(b""), st.binary(min_size=1, max_size=max_bytes)))
+        arr = np.frombuffer(raw, dtype=np.uint8).copy()
+        if raw and len(raw) % 4 == 0 and draw(st.booleans()):
+            return arr.view(np.float32)
+        return arr
+
+    return build()
+
+
+def _same_size(draw: st.DrawFn, nbytes: int) -> np.ndarray:
+    return np.frombuffer(draw(st.binary(min_size=nbytes, max_size=nbytes)), dtype=np.uint8).copy()
+
+
+@st.composite
+def checkpoints(
+    draw: st.DrawFn,
+    *,
+    dialect: str | None = None,
+    optimizer: str | None = None,
+    min_entries: int = 0,
+    max_entries: int = 8,
+    max_bytes: int = 48,
+    footerless: bool | None = None,
+) -> Checkpoint:
+    """A schema-1 checkpoint that the library's writer holds in ``dialect`` (drawn if None).
+
+    onert: entries 0..N-1 all present, data in table order; with Adam each slot entry is either
+    as long as its weight or empty (m and v alike); optionally footer-less (no state).
+    onert-micro: N table entries of which any subset is present, data stored in a shuffled
+    order (expressed through the entries' ``offset``, which the writer's storage order follows);
+    with Adam m and v exist for every present entry, each block in its own shuffled order.
+    """
+    dialect = dialect or draw(st.sampled_from(DIALECTS))
+    kind = optimizer or draw(st.sampled_from(OPTIMIZERS))
+    n = draw(st.integers(min_entries, max_entries))
+    data = entry_data(max_bytes)
+    if dialect == "onert":
+        present = list(range(n))
+    else:
+        mask = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+        present = [i for i in range(n) if mask[i]]
+
+    def placed(cls: type[Buffer], items: dict[int, np.ndarray]) -> list[Buffer]:
+        # onert stores in table order; onert-micro in a drawn order, recorded as fake offsets.
+        order = list(items)
+        if dialect == "onert-micro":
+            order = draw(st.permutations(order))
+        rank = {index: k for k, index in enumerate(order)}
+        offset = (lambda i: rank[i]) if dialect == "onert-micro" else (lambda i: None)
+        return [cls(index=i, data=arr, offset=offset(i)) for i, arr in items.items()]
+
+    weights = {i: draw(data) for i in present}
+    tensors = placed(Tensor, weights)
+    opt = Optimizer(kind)
+    if kind == "adam":
+        filled = {i: (dialect == "onert-micro" or draw(st.booleans())) for i in present}
+        for slot in ("m", "v"):
+            items = {i: _same_size(draw, weights[i].nbytes if filled[i] else 0) for i in present}
+            opt.slots[slot] = {b.index: b for b in placed(Buffer, items)}
+    no_footer = dialect == "onert" and (
+        footerless if footerless is not None else draw(st.integers(0, 7)) == 0
+    )
+    state = TrainingState()
+    if not no_footer:
+        state = TrainingState(step=draw(counters), epoch=draw(counters))
+    return Checkpoint(
+        tensors=tensors,
+        optimizer=opt,
+        state=state,
+        revision="v1",
+        dialect=dialect,
+        num_entries=n,
+        quirks=("footerless",) if no_footer else (),
+    )
+
+
+@st.composite
+def wof_checkpoints(draw: st.DrawFn, *, max_entries: int = 8, max_bytes: int = 48) -> Checkpoint:
+    """A weight-only (WOF) checkpoint: N entries, any subset present, shuffled storage order."""
+    n = draw(st.integers(0, max_entries))
+    mask = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    present = [i for i in range(n) if mask[i]]
+    order = draw(st.permutations(present))
+    rank = {index: k for k, index in enumerate(order)}
+    data = entry_data(max_bytes)
+    tensors = [Tensor(index=i, data=draw(data), offset=rank[i]) for i in present]
+    return Checkpoint(tensors=tensors, optimizer=None, revision="wof", num_entries=n)
+
+
+@dataclass(frozen=True)
+class SampleFile:
+    """A valid file and where it came from (``ckpt`` is None for real files)."""
+
+    data: bytes
+    revision: str
+    dialect: str | None
+    origin: str
+    ckpt: Checkpoint | None = None
+
+    def __repr__(self) -> str:  # hypothesis prints this on failure: keep it reproducible
+        return f"SampleFile({self.origin}, {self.revision}/{self.dialect}, data={self.data!r})"
+
+
+def _written(ckpt: Checkpoint) -> SampleFile:
+    return SampleFile(oc.to_bytes(ckpt), ckpt.revision, ckpt.dialect, "writer", ckpt)
+
+
+def _real(path: Path) -> SampleFile:
+    data = path.read_bytes()
+    ckpt = oc.load(data)
+    return SampleFile(data, ckpt.revision, ckpt.dialect, f"real:{path.name}")
+
+
+def checkpoint_files(*, max_entries: int = 8, max_bytes: int = 48,
+                     real: bool = True) -> st.SearchStrategy[SampleFile]:
+    """A valid file of every revision and dialect: written by the library, or a real export."""
+    written = st.one_of(
+        checkpoints(max_entries=max_entries, max_bytes=max_bytes),
+        wof_checkpoints(max_entries=max_entries, max_bytes=max_bytes),
+    ).map(_written)
+    if real and REAL_FILES:
+        return st.one_of(st.sampled_from(REAL_FILES).map(_real), written)
+    return written
+
+
+def interesting_u32(data: bytes, at: int) -> list[int]:
+    """Values a u32 field at ``at`` is set to: edges, the file size around, self-pointing."""
+    size = len(data)
+    return sorted({0, 1, 4, 8, 19, 20, 21, max(size - 8, 0), max(size - 1, 0), size, size + 1,
+                   size + 8, 2**31 - 1, 2**31, U32_MAX - 3, U32_MAX, at, at + 4})
+
+
+#: The mutation operators of :func:`mutated_files`.
+MUTATIONS = ("set", "nudge", "copy", "swap", "reverse", "truncate", "append", "insert",
+             "delete", "flip", "byte")
+
+
+@st.composite
+def _mutate_once(draw: st.DrawFn, data: bytes, revision: str) -> tuple[bytes, str]:
+    op = draw(st.sampled_from(MUTATIONS))
+    size = len(data)
+    u32_fields = [f for f in field_map(data, revision) if f.size == 4]
+    if op in ("set", "nudge", "copy", "swap") and not u32_fields:
+        op = "truncate"
+    if op == "set":
+        f = draw(st.sampled_from(u32_fields))
+        value = draw(st.sampled_from(interesting_u32(data, f.at)))
+        return _put(data, f.at, value), f"set {f.name}={value}"
+    if op == "nudge":
+        f = draw(st.sampled_from(u32_fields))
+        delta = draw(st.sampled_from([-8, -4, -1, 1, 4, 8]))
+        value = (u32_at(data, f.at) + delta) & U32_MAX
+        return _put(data, f.at, value), f"nudge {f.name}{delta:+d}"
+    if op == "copy":  # overlapping entries: one field takes another's value
+        f, g = draw(st.sampled_from(u32_fields)), draw(st.sampled_from(u32_fields))
+        return _put(data, f.at, u32_at(data, g.at)), f"copy {g.name}->{f.name}"
+    if op == "swap":  # descending order: exchange two fields' values
+        f, g = draw(st.sampled_from(u32_fields)), draw(st.sampled_from(u32_fields))
+        a, b = u32_at(data, f.at), u32_at(data, g.at)
+        return _put(_put(data, f.at, b), g.at, a), f"swap {f.name}<->{g.name}"
+    if op == "reverse":  # a whole table in descending order
+        tables: dict[str, list[int]] = {}
+        for f in u32_fields:
+            if f.kind == "entry":
+                tables.setdefault(f.name.split("[")[0], []).append(f.at)
+        if not tables:
+            return data + b"\0", "append 00"
+        name = draw(st.sampled_from(sorted(tables)))
+        ats = tables[name]
+        values = [u32_at(data, at) for at in ats][::-1]
+        out = data
+        for at, v in zip(ats, values):
+            out = _put(out, at, v)
+        return out, f"reverse {name}"
+    if op == "truncate":
+        cut = draw(st.sampled_from(boundaries(data, revision)))
+        cut = max(0, min(size, cut + draw(st.sampled_from([-1, 0, 0, 1]))))
+        return data[:cut], f"truncate {cut}"
+    if op == "append":
+        junk = draw(st.one_of(st.binary(min_size=1, max_size=32),
+                              st.sampled_from([b"\0" * 8, b"\xff" * 4, data[:20]])))
+        return data + junk, f"append {len(junk)}"
+    if op in ("insert", "delete"):
+        at = draw(st.sampled_from(boundaries(data, revision)))
+        k = draw(st.sampled_from([1, 4, 8]))
+        if op == "insert":
+            return data[:at] + b"\0" * k + data[at:], f"insert {k}@{at}"
+        return data[:at] + data[at + k :], f"delete {k}@{at}"
+    if not data:
+        return b"\xad", "byte"
+    if op == "flip":
+        at = draw(st.integers(0, size - 1))
+        bit = draw(st.integers(0, 7))
+        return data[:at] + bytes([data[at] ^ (1 << bit)]) + data[at + 1 :], f"flip {at}.{bit}"
+    at = draw(st.integers(0, size - 1))
+    value = draw(st.sampled_from([0, 1, 0x7F, 0x80, 0xFF]))
+    return data[:at] + bytes([value]) + data[at + 1 :], f"byte {at}={value}"
+
+
+def _put(data: bytes, at: int, value: int) -> bytes:
+    if at + 4 > len(data):
+        return data
+    return data[:at] + (value & U32_MAX).to_bytes(4, "little") + data[at + 4 :]
+
+
+@st.composite
+def mutated_files(
+    draw: st.DrawFn, base: st.SearchStrategy[SampleFile] | None = None, max_ops: int = 3
+) -> tuple[bytes, tuple[str, ...]]:
+    """A valid file mutated 1..``max_ops`` times; returns the bytes and what was done."""
+    sample = draw(base if base is not None else checkpoint_files())
+    data, ops = sample.data, []
+    for _ in range(draw(st.integers(1, max_ops))):
+        data, what = draw(_mutate_once(data, sample.revision))
+        ops.append(what)
+    return data, tuple(ops)

@@ -1,0 +1,417 @@
+"""Schema 2 (spec/SPEC-v2.md): round trips, integrity, one test per validation rule, and the
+agreement of the generated Kaitai parser, the Construct schema and ``load``."""
+
+from __future__ import annotations
+
+import struct
+
+import crc32c
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kaitaistruct import KaitaiStream
+from onert_checkpoint_generated.onert_checkpoint_v2 import OnertCheckpointV2
+
+import onert_checkpoint as oc
+from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.model import Section
+from onert_checkpoint.revisions import v2
+from onert_checkpoint.schemas import v2 as schema
+from onert_checkpoint.source import BufferReader
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# Strategies ---------------------------------------------------------------------------------
+
+NUMERIC = ["float32", "float16", "int32", "uint8", "int64", "int8", "float64", "int16", "bool"]
+names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12)
+int64 = st.integers(-(1 << 63), (1 << 63) - 1)
+floats = st.floats(allow_nan=False)
+counters = st.integers(0, (1 << 63) - 1)
+
+
+@st.composite
+def tensor_data(draw) -> tuple[np.ndarray, str | None, tuple[int, ...] | None]:
+    if draw(st.booleans()):
+        raw = draw(st.binary(max_size=70))
+        return np.frombuffer(raw, dtype=np.uint8).copy(), None, None
+    dtype = np.dtype(draw(st.sampled_from(NUMERIC)))
+    shape = tuple(draw(st.lists(st.integers(0, 4), max_size=3)))
+    count = int(np.prod(shape, dtype=np.int64))
+    raw = draw(st.binary(min_size=count * dtype.itemsize, max_size=count * dtype.itemsize))
+    arr = np.frombuffer(raw, dtype=np.uint8).copy().view(dtype).reshape(shape)
+    return arr, dtype.name, (shape if draw(st.booleans()) else None)
+
+
+@st.composite
+def v2_checkpoints(draw, max_tensors: int = 5) -> Checkpoint:
+    indices = draw(st.lists(st.integers(0, 40), unique=True, max_size=max_tensors))
+    tensor_names = draw(st.lists(names, unique=True, min_size=len(indices), max_size=len(indices)))
+    model_indices = draw(st.lists(st.integers(0, 99), unique=True, min_size=len(indices), max_size=len(indices)))
+    tensors = []
+    for k, i in enumerate(indices):
+        data, dtype, shape = draw(tensor_data())
+        tensors.append(Tensor(
+            index=i, data=data, dtype=dtype, shape=shape,
+            name=tensor_names[k] if draw(st.booleans()) else None,
+            model_index=model_indices[k] if draw(st.booleans()) else None,
+        ))
+    kind = draw(st.sampled_from([None, "sgd", "sgd_momentum", "adam", "optimizer_7"]))
+    optimizer = None
+    if kind is not None:
+        slots = None
+        if kind == "optimizer_7":
+            slots = {n: {} for n in draw(st.lists(names, unique=True, max_size=3))}
+        optimizer = Optimizer(kind, slots or {})
+        for entries in optimizer.slots.values():
+            for t in tensors:
+                if draw(st.booleans()):
+                    like = draw(st.booleans())
+                    data = np.zeros_like(t.data) if like else np.frombuffer(draw(st.binary(max_size=20)), np.uint8)
+                    entries[t.index] = Buffer(index=t.index, data=data)
+    state = TrainingState()
+    for key, typ in draw(st.lists(st.sampled_from(sorted(v2.WELL_KNOWN_KEYS.items())), unique=True)):
+        state[key] = draw({"int": counters, "float": floats, "string": st.text(max_size=10)}[typ])
+    for key in draw(st.lists(names.filter(lambda k: k not in v2.WELL_KNOWN_KEYS), unique=True, max_size=4)):
+        state[key] = draw(st.one_of(int64, floats, st.text(max_size=8), st.binary(max_size=8)))
+    sections = [
+        Section(kind=100 + k, data=draw(st.binary(max_size=40)))
+        for k in range(draw(st.integers(0, 2)))
+    ]
+    origin = draw(st.one_of(st.none(), st.fixed_dictionaries({
+        "revision": st.sampled_from(["v1", "wof"]),
+        "dialect": st.sampled_from([None, "onert", "onert-micro"]),
+        "num_entries": st.integers(0, 1 << 40),
+        "footerless": st.booleans(),
+    })))
+    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state, origin=origin, sections=sections)
+
+
+def small_file() -> bytes:
+    """A small file that has every kind of section, for the exhaustive integrity tests."""
+    ckpt = Checkpoint(
+        tensors=[
+            Tensor(index=0, data=np.arange(3, dtype=np.float32), name="w", dtype="float32", shape=(3,)),
+            Tensor(index=2, data=np.arange(5, dtype=np.uint8), model_index=4),
+        ],
+        optimizer=Optimizer("adam"),
+        state=TrainingState(step=3, learning_rate=0.5, log_dir="r", x=b"\x01"),
+        origin={"revision": "v1", "dialect": "onert-micro", "num_entries": 3, "footerless": False},
+        sections=[Section(kind=77, data=b"opt")],
+    )
+    ckpt.optimizer.slots["m"][0] = Buffer(0, np.ones(3, np.float32))
+    return oc.to_bytes(ckpt)
+
+
+# Helpers --------------------------------------------------------------------------------------
+
+def table(data: bytes) -> np.ndarray:
+    n = struct.unpack_from("<I", data, 24)[0]
+    return np.frombuffer(data, dtype=schema.SECTION_DTYPE, count=n, offset=64).copy()
+
+
+def section(data: bytes, kind: int) -> tuple[int, int]:
+    t = table(data)
+    k = int(np.flatnonzero(t["kind"] == kind)[0])
+    return int(t["ofs_body"][k]), int(t["len_body"][k])
+
+
+def refresh(data: bytes | bytearray) -> bytes:
+    """Recompute every checksum, so that a patched file fails on its patch, not on a CRC."""
+    buf = bytearray(data)
+    t = table(bytes(buf))
+    for k in range(len(t)):
+        start, length = int(t["ofs_body"][k]), int(t["len_body"][k])
+        if start + length <= len(buf):
+            t["crc"][k] = crc32c.crc32c(bytes(buf[start:start + length]))
+    buf[64:64 + t.nbytes] = t.tobytes()
+    buf[28:32] = struct.pack("<I", crc32c.crc32c(bytes(buf[64:64 + t.nbytes])))
+    buf[4:8] = struct.pack("<I", v2.header_crc(bytes(buf)))
+    return bytes(buf)
+
+
+def patch(data: bytes, at: int, fmt: str, value) -> bytes:
+    buf = bytearray(data)
+    struct.pack_into(fmt, buf, at, value)
+    return refresh(buf)
+
+
+def code_of(data: bytes) -> str:
+    with pytest.raises(oc.CheckpointError) as info:
+        oc.load(data)
+    return info.value.code
+
+
+def assert_same(a: Checkpoint, b: Checkpoint) -> None:
+    assert a.content_equal(b)
+    for x, y in zip(a.tensors, b.tensors):
+        assert (x.name, x.dtype, x.model_index) == (y.name, y.dtype, y.model_index)
+        assert (x.shape is None) == (y.shape is None) and (x.shape is None or tuple(x.shape) == tuple(y.shape))
+    assert a.origin == b.origin
+    assert [(s.kind, bytes(s.data)) for s in a.sections] == [(s.kind, bytes(s.data)) for s in b.sections]
+
+
+# Round trips ---------------------------------------------------------------------------------
+
+@FAST
+@given(v2_checkpoints())
+def test_round_trip(ckpt: Checkpoint) -> None:
+    data = oc.to_bytes(ckpt)
+    back = oc.load(data)
+    assert back.revision == "v2" and back.file_size == len(data)
+    assert_same(ckpt, back)
+    assert oc.to_bytes(back) == data
+    for t in back.tensors:  # zero-copy, aligned, typed when the record says how
+        assert t.offset % v2.ALIGNMENT == 0 and not t.data.flags.writeable
+        if t.dtype is not None and t.shape is not None:
+            assert t.data.dtype == np.dtype(t.dtype) and t.data.shape == tuple(t.shape)
+
+
+def test_empty_checkpoint() -> None:
+    data = oc.to_bytes(Checkpoint())
+    back = oc.load(data)
+    assert back.revision == "v2" and len(back) == 0 and back.optimizer is None and not back.state
+    assert data[:3] == b"\xad\x01\x02"
+
+
+def test_zero_length_tensors_share_an_offset() -> None:
+    ckpt = Checkpoint(tensors=[Tensor(index=i, data=np.zeros(0, np.uint8)) for i in range(3)])
+    back = oc.load(oc.to_bytes(ckpt))
+    assert [t.nbytes for t in back.tensors] == [0, 0, 0]
+
+
+def test_default_revision_is_v2_and_loaded_v1_saves_as_v1() -> None:
+    assert Checkpoint().revision == "v2"
+    path = "tests/data/real-onert/fc2-adam-step8.ckpt"
+    with open(path, "rb") as f:
+        raw = f.read()
+    assert oc.to_bytes(oc.load(path)) == raw
+
+
+def test_crc32c_check_value() -> None:
+    assert v2.crc(b"123456789") == 0xE3069283
+
+
+def test_describe() -> None:
+    d = oc.describe(oc.load(small_file()))
+    assert d["revision"] == "v2"
+    assert d["tensors"][0]["name"] == "w" and d["tensors"][0]["shape"] == [3]
+    assert d["optimizer"]["kind"] == "adam" and len(d["optimizer"]["slots"]["m"]) == 1
+    assert d["state"] == {"step": 3, "learning_rate": 0.5, "log_dir": "r", "x": {"bytes": "01"}}
+
+
+# Integrity -----------------------------------------------------------------------------------
+
+def test_every_bit_flip_is_detected() -> None:
+    data = small_file()
+    assert len(data) < 1200
+    buf = bytearray(data)
+    for bit in range(8 * len(data)):
+        buf[bit // 8] ^= 1 << (bit % 8)
+        with pytest.raises(oc.CheckpointError):
+            oc.load(bytes(buf))
+        buf[bit // 8] ^= 1 << (bit % 8)
+
+
+def test_every_truncation_is_detected() -> None:
+    data = small_file()
+    for n in range(len(data)):
+        with pytest.raises(oc.CheckpointError):
+            oc.load(data[:n])
+
+
+def test_unknown_optional_section_is_kept() -> None:
+    back = oc.load(small_file())
+    assert [(s.kind, s.data) for s in back.sections] == [(77, b"opt")]
+
+
+def test_unknown_required_section() -> None:
+    data = small_file()
+    k = int(np.flatnonzero(table(data)["kind"] == 77)[0])
+    assert code_of(patch(data, 64 + 32 * k + 4, "<I", 1)) == "unknown_required_section"
+
+
+# One test per rule ---------------------------------------------------------------------------
+
+def test_truncated_header() -> None:
+    assert code_of(small_file()[:63]) == "truncated_header"
+
+
+def test_header_checksum() -> None:
+    buf = bytearray(small_file())
+    buf[40] = 1
+    assert code_of(bytes(buf)) == "header_checksum"
+
+
+def test_reserved_nonzero() -> None:
+    assert code_of(patch(small_file(), 40, "<B", 1)) == "reserved_nonzero"
+
+
+def test_truncated_file_and_trailing_bytes() -> None:
+    data = small_file()
+    assert code_of(patch(data, 8, "<Q", len(data) + 1)) == "truncated_file"
+    assert code_of(refresh(data + b"\0")) == "trailing_bytes"
+
+
+def test_section_table_checksum() -> None:
+    buf = bytearray(small_file())
+    buf[64 + 16] ^= 1
+    assert code_of(bytes(buf)) == "section_table_checksum"
+
+
+def test_section_checksum() -> None:
+    data = small_file()
+    start, _ = section(data, 4)
+    buf = bytearray(data)
+    buf[start] ^= 1
+    assert code_of(bytes(buf)) == "section_checksum"
+
+
+def test_limit_exceeded() -> None:
+    assert code_of(patch(small_file(), 24, "<I", v2.MAX_SECTIONS + 1)) == "limit_exceeded"
+
+
+def test_count_exceeds_file() -> None:
+    data = small_file()
+    start, _ = section(data, 1)
+    assert code_of(patch(data, start, "<I", 1000)) == "count_exceeds_file"
+
+
+def test_misaligned() -> None:
+    data = small_file()
+    assert code_of(patch(data, 64 + 8, "<Q", table(data)["ofs_body"][0] + 8)) == "misaligned"
+
+
+def test_overlap_and_gap() -> None:
+    data = small_file()
+    t = table(data)
+    assert code_of(patch(data, 64 + 32 + 8, "<Q", int(t["ofs_body"][0]))) == "overlap"
+    start, _ = section(data, 1)  # move tensor 1's data one alignment unit later
+    assert code_of(patch(data, start + 8 + 72 + 24, "<Q", int(struct.unpack_from("<Q", data, start + 8 + 72 + 24)[0]) + 64)) in ("gap", "offset_out_of_bounds")
+    assert code_of(patch(data, start + 8 + 72 + 24, "<Q", int(struct.unpack_from("<Q", data, start + 8 + 24)[0]))) == "overlap"
+
+
+def test_nonzero_padding() -> None:
+    data = small_file()
+    start, length = section(data, 1)
+    assert (start + length) % 64
+    assert code_of(patch(data, start + length, "<B", 1)) == "nonzero_padding"
+
+
+def test_duplicate_section() -> None:
+    data = small_file()
+    k = int(np.flatnonzero(table(data)["kind"] == 77)[0])
+    assert code_of(patch(data, 64 + 32 * k, "<I", 5)) == "duplicate_section"
+
+
+def test_duplicate_tensor_index() -> None:
+    data = small_file()
+    start, _ = section(data, 1)
+    assert code_of(patch(data, start + 8 + 72, "<I", 0)) == "duplicate_tensor_index"
+
+
+def _named(**state) -> bytes:
+    return oc.to_bytes(Checkpoint(
+        tensors=[Tensor(index=0, data=np.zeros(1, np.uint8), name="a"),
+                 Tensor(index=1, data=np.zeros(1, np.uint8), name="b")],
+        optimizer=Optimizer("optimizer_9", {"p": {}, "q": {}}),
+        state=TrainingState(state or {"k1": 1, "k2": 2}),
+    ))
+
+
+def test_duplicate_tensor_name() -> None:
+    data = _named()
+    start, length = section(data, 1)
+    assert code_of(patch(data, start + length - 1, "<B", ord("a"))) == "duplicate_tensor_name"
+
+
+def test_bad_utf8() -> None:
+    data = _named()
+    start, length = section(data, 1)
+    assert code_of(patch(data, start + length - 1, "<B", 0xFF)) == "bad_utf8"
+
+
+def test_duplicate_slot_name() -> None:
+    data = _named()
+    start, length = section(data, 2)
+    assert code_of(patch(data, start + length - 1, "<B", ord("p"))) == "duplicate_slot_name"
+
+
+def test_duplicate_state_key() -> None:
+    data = _named()
+    start, length = section(data, 3)
+    assert code_of(patch(data, start + length - 1, "<B", ord("1"))) == "duplicate_state_key"
+
+
+def test_bad_state_type() -> None:
+    data = _named(step=1)
+    start, _ = section(data, 3)
+    assert code_of(patch(data, start + 8 + 12, "<B", 1)) == "bad_state_type"  # step as float
+    assert code_of(patch(data, start + 8 + 12, "<B", 9)) == "bad_state_type"
+
+
+def test_bad_dtype_and_shape_mismatch() -> None:
+    data = small_file()
+    start, _ = section(data, 1)
+    assert code_of(patch(data, start + 8 + 10, "<b", 99)) == "bad_dtype"
+    assert code_of(patch(data, start + 8 + 40, "<I", 4)) == "shape_mismatch"
+
+
+def test_bad_optimizer() -> None:
+    data = small_file()
+    start, _ = section(data, 2)
+    assert code_of(patch(data, start, "<I", 1)) == "bad_optimizer"  # sgd_momentum with m, v
+
+
+def test_bad_slot_entry() -> None:
+    data = small_file()
+    start, _ = section(data, 2)
+    entry_v1 = start + 16 + 2 * 16 + 16 * 3  # slot v, tensor record 1: NO_STATE
+    assert code_of(patch(data, entry_v1 + 8, "<Q", 4)) == "bad_slot_entry"
+
+
+def test_bad_origin() -> None:
+    data = small_file()
+    start, _ = section(data, 5)
+    assert code_of(patch(data, start, "<I", 7)) == "bad_origin"
+
+
+def test_offset_out_of_bounds() -> None:
+    data = small_file()
+    start, _ = section(data, 1)
+    assert code_of(patch(data, start + 8 + 24, "<Q", len(data) + 64 * 10)) == "offset_out_of_bounds"
+
+
+# Agreement of the three readers --------------------------------------------------------------
+
+@FAST
+@given(v2_checkpoints())
+def test_kaitai_construct_and_load_agree(ckpt: Checkpoint) -> None:
+    data = oc.to_bytes(ckpt)
+    loaded = oc.load(data)
+    ks = OnertCheckpointV2(KaitaiStream(BufferReader(memoryview(data))))
+    cs = schema.CHECKPOINT.parse(data)
+    assert ks.len_file == cs.header.len_file == len(data)
+    assert ks.num_sections == cs.header.num_sections == len(cs.sections)
+    records = []
+    for ke, ce in zip(ks.section_table, cs.sections):
+        assert (int(ke.kind), ke.ofs_body, ke.len_body, ke.crc) == (ce.kind, ce.ofs_body, ce.len_body, ce.crc)
+        if ce.kind == 1:
+            rec = ce.body.records
+            assert [r.index for r in ke.body.records] == rec["index"].tolist()
+            assert [r.name if r.has_name else None for r in ke.body.records] == [t.name for t in loaded.tensors]
+            assert [(r.ofs_data, r.len_data) for r in ke.body.records] == list(zip(rec["ofs_data"].tolist(), rec["len_data"].tolist()))
+            records = rec
+        if ce.kind == 2:
+            assert int(ke.body.kind) == ce.body.head.kind
+            assert [s.name for s in ke.body.slots] == list(loaded.optimizer.slots)
+            assert [e.has_state for e in ke.body.entries] == (ce.body.entries["ofs_data"] != v2.NO_STATE).tolist()
+        if ce.kind == 3:
+            assert [e.key for e in ke.body.entries] == list(loaded.state)
+            assert ce.body.entries["value_type"].tolist() == [int(e.value_type) for e in ke.body.entries]
+        if ce.kind == 5:
+            assert ke.body.num_entries == ce.body.num_entries == loaded.origin["num_entries"]
+    assert [(t.index, t.offset, t.nbytes) for t in loaded.tensors] == [
+        (int(r["index"]), int(r["ofs_data"]), int(r["len_data"])) for r in records
+    ]
