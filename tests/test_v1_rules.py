@@ -168,9 +168,9 @@ def test_unreferenced_bytes():
 
 def test_slot_without_weight():
     data = make("adam", "onert-micro", absent=(1,))
-    opt1 = u32(data, 4)
-    m_start = opt1 + 4 * 3
-    expect(put32(data, opt1 + 4, m_start), "slot_without_weight", "m[1]", opt1 + 4)
+    opt1, opt2 = u32(data, 4), u32(data, 8)
+    # An empty m entry at the end of the m block, for a tensor that has no weight entry.
+    expect(put32(data, opt1 + 4, opt2), "slot_without_weight", "m[1]", opt1 + 4)
 
 
 def test_slot_size_mismatch():

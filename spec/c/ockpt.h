@@ -101,7 +101,9 @@ typedef struct ockpt_file {
 } ockpt_file;
 
 /* Revision detection as SPEC.md "Reading a file" says: magic, version byte, then for version 1
- * schema-1 checkpoint first, WOF second, and the WOF-shaped rule to choose the error reported. */
+ * schema-1 checkpoint first, WOF second, and the WOF-shaped rule to choose the error reported.
+ * `out` may be NULL (validate only); on failure *out is zeroed (revision OCKPT_REV_NONE).
+ * A NULL `buf` reads as an empty file. */
 ockpt_result ockpt_read(const void *buf, size_t len, ockpt_file *out);
 
 /* Validate as one revision only (no detection beyond magic and version byte). */

@@ -5,9 +5,15 @@ onert-micro (Samsung ONE's on-device training runtimes).
 >>> ckpt = oc.load("tests/data/real-onert/fc2-sgd-step8.ckpt")
 >>> ckpt.optimizer.kind, len(ckpt), ckpt[0].nbytes
 ('sgd', 4, 128)
+>>> with oc.open("tests/data/real-onert/fc2-adam-step8.ckpt") as ckpt:
+...     ckpt.step, ckpt.slot("m", 3).nbytes
+(8, 12)
 """
 
+from .binding import bind
+from .convert import convert, downgrade, upgrade
 from .describe import describe
+from .diff import diff
 from .dispatch import SUPPORTED_VERSIONS, load
 from .errors import (
     CheckpointError,
@@ -16,8 +22,13 @@ from .errors import (
     NotRepresentableError,
     UnsupportedFormatError,
 )
+from .initial import checkpoint_from_arrays, new_checkpoint
 from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from .opener import open
+from .safetensors_io import from_safetensors, to_safetensors
 from .saving import save, to_bytes
+from .tensor_dict import from_npz, from_numpy_dict, to_npz, to_numpy_dict
+from .torch_bridge import from_torch, to_torch
 
 __version__ = "0.1.0"
 
@@ -34,8 +45,24 @@ __all__ = [
     "TrainingState",
     "UnsupportedFormatError",
     "__version__",
+    "bind",
+    "checkpoint_from_arrays",
+    "convert",
     "describe",
+    "diff",
+    "downgrade",
+    "from_npz",
+    "from_numpy_dict",
+    "from_safetensors",
+    "from_torch",
     "load",
+    "new_checkpoint",
+    "open",
     "save",
     "to_bytes",
+    "to_npz",
+    "to_numpy_dict",
+    "to_safetensors",
+    "to_torch",
+    "upgrade",
 ]

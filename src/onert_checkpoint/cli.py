@@ -142,10 +142,11 @@ def render_info(desc: dict[str, Any], quirks: Sequence[str] = ()) -> str:
             row.append("-" if e is None else f"{e['offset']}+{e['nbytes']}")
         if has_names:
             shape = t.get("shape")
+            dtype, name = t.get("dtype"), t.get("name")
             row += [
-                safe_text(str(t.get("dtype"))),
-                "?" if shape is None else "[" + ", ".join(map(str, shape)) + "]",
-                safe_text(str(t.get("name"))),
+                "-" if dtype is None else safe_text(str(dtype)),
+                "-" if shape is None else "[" + ", ".join(map(str, shape)) + "]",
+                "-" if name is None else safe_text(str(name)),
             ]
         rows.append(row)
     n = len(header)
@@ -268,7 +269,9 @@ def _dump_layout(args: argparse.Namespace) -> int:
     print(f"{safe_text(args.file)}: {lmap.revision or 'unknown revision'}, {lmap.file_size} bytes")
     rows = [["offset", "size", "field", "value", "note"]]
     for f in lmap.fields:
-        rows.append([str(f.offset), str(f.size), f.name, safe_text(f.value), safe_text(f.note)])
+        rows.append(
+            [str(f.offset), str(f.size), safe_text(f.name), safe_text(f.value), safe_text(f.note)]
+        )
     print("\n".join(_table(rows, left=(2, 4))))
     if lmap.error is not None:
         print(_error_line(args.file, lmap.error))
@@ -453,7 +456,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse with usage errors as one line on stderr (exit 2)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: usage: {message} (see --help)\n")
+        self.exit(
+            EXIT_USAGE, f"onert-ckpt: error: usage_error: {message} (see {self.prog} --help)\n"
+        )
 
 
 _EXAMPLES = {

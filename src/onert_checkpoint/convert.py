@@ -30,8 +30,15 @@ U32_MAX = 0xFFFF_FFFF
 
 def _copy_tensor(t: Tensor, *, keep_meta: bool) -> Tensor:
     if keep_meta:
-        return Tensor(index=t.index, data=t.data, offset=t.offset, name=t.name, dtype=t.dtype,
-                      shape=t.shape, model_index=t.model_index)
+        return Tensor(
+            index=t.index,
+            data=t.data,
+            offset=t.offset,
+            name=t.name,
+            dtype=t.dtype,
+            shape=t.shape,
+            model_index=t.model_index,
+        )
     return Tensor(index=t.index, data=t.raw, offset=t.offset)
 
 
@@ -61,7 +68,9 @@ def _bind(ckpt: Checkpoint, model: object) -> None:
                 t.data = t.raw
 
 
-def upgrade(ckpt: Checkpoint, model: str | os.PathLike | bytes | object | None = None) -> Checkpoint:
+def upgrade(
+    ckpt: Checkpoint, model: str | os.PathLike | bytes | object | None = None
+) -> Checkpoint:
     """Schema 1 (either dialect) or WOF to schema 2, losslessly.
 
     With ``model`` (a circle model: path, bytes or :class:`~.circle_model.CircleModel`) every
@@ -72,8 +81,12 @@ def upgrade(ckpt: Checkpoint, model: str | os.PathLike | bytes | object | None =
         raise ValueError(f"cannot upgrade revision {ckpt.revision!r}")
     tensors = [_copy_tensor(t, keep_meta=True) for t in ckpt.tensors]
     if model is not None:
-        view = Checkpoint(tensors=tensors, revision=ckpt.revision, dialect=ckpt.dialect,
-                          num_entries=ckpt.num_entries)
+        view = Checkpoint(
+            tensors=tensors,
+            revision=ckpt.revision,
+            dialect=ckpt.dialect,
+            num_entries=ckpt.num_entries,
+        )
         if ckpt.revision == "v2" and ckpt.origin:
             view.revision = str(ckpt.origin["revision"])
             view.dialect = ckpt.origin["dialect"]  # type: ignore[assignment]
@@ -94,8 +107,12 @@ def _lost(ckpt: Checkpoint, target: str, dialect: str | None) -> list[str]:
     lost: list[str] = []
     meta = [
         (what, [t.index for t in ckpt.tensors if getattr(t, attr) is not None])
-        for what, attr in (("names", "name"), ("dtypes", "dtype"), ("shapes", "shape"),
-                           ("circle indices", "model_index"))
+        for what, attr in (
+            ("names", "name"),
+            ("dtypes", "dtype"),
+            ("shapes", "shape"),
+            ("circle indices", "model_index"),
+        )
     ]
     for what, which in meta:
         if which:
@@ -111,7 +128,9 @@ def _lost(ckpt: Checkpoint, target: str, dialect: str | None) -> list[str]:
             lost.append(f"the {opt.kind} optimizer state (schema 1 has SGD and Adam only)")
         extra = [k for k in ckpt.state if k not in V1_STATE_KEYS]
         if extra:
-            lost.append(f"the state keys {', '.join(map(repr, extra))} (schema 1 keeps step and epoch)")
+            lost.append(
+                f"the state keys {', '.join(map(repr, extra))} (schema 1 keeps step and epoch)"
+            )
         for key in V1_STATE_KEYS:
             value = ckpt.state.get(key)
             if value is not None and (not isinstance(value, int) or not 0 <= value <= U32_MAX):
@@ -125,8 +144,9 @@ def _short(items: list[int]) -> str:
     return ", ".join(map(str, items[:8])) + (", ..." if len(items) > 8 else "")
 
 
-def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = False,
-              *, to: str = "v1") -> Checkpoint:
+def downgrade(
+    ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = False, *, to: str = "v1"
+) -> Checkpoint:
     """Schema 2 to schema 1 (``dialect`` "onert", "onert-micro", or None for the dialect the
     content came from, else one that holds it), or to WOF with ``to="wof"``.
 
@@ -144,9 +164,14 @@ def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = 
     lost = _lost(ckpt, to, dialect)
     if lost and not allow_lossy:
         raise error_for(
-            "not_representable", None, None,
-            f"writing {to}" + (f" ({dialect})" if dialect else "") + " would lose "
-            + "; ".join(lost) + " (pass allow_lossy=True to drop them)",
+            "not_representable",
+            None,
+            None,
+            f"writing {to}"
+            + (f" ({dialect})" if dialect else "")
+            + " would lose "
+            + "; ".join(lost)
+            + " (pass allow_lossy=True to drop them)",
         )
     tensors = [_copy_tensor(t, keep_meta=False) for t in ckpt.tensors]
     top = max((t.index for t in tensors), default=-1) + 1
@@ -159,25 +184,44 @@ def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = 
     opt = ckpt.optimizer
     optimizer = Optimizer("sgd")
     if opt is not None and opt.kind in V1_OPTIMIZERS:
-        optimizer = Optimizer(opt.kind, {
-            name: {i: Buffer(index=b.index, data=b.raw, offset=b.offset) for i, b in entries.items()}
-            for name, entries in opt.slots.items()
-        })
-    state = TrainingState({
-        k: ckpt.state[k] for k in V1_STATE_KEYS
-        if isinstance(ckpt.state.get(k), int) and 0 <= ckpt.state[k] <= U32_MAX  # type: ignore[operator]
-    })
+        optimizer = Optimizer(
+            opt.kind,
+            {
+                name: {
+                    i: Buffer(index=b.index, data=b.raw, offset=b.offset)
+                    for i, b in entries.items()
+                }
+                for name, entries in opt.slots.items()
+            },
+        )
+    state = TrainingState(
+        {
+            k: ckpt.state[k]
+            for k in V1_STATE_KEYS
+            if isinstance(ckpt.state.get(k), int) and 0 <= ckpt.state[k] <= U32_MAX  # type: ignore[operator]
+        }
+    )
     footerless = bool(origin.get("footerless")) and not state and dialect in ("onert", None)
     out = Checkpoint(
-        tensors=tensors, optimizer=optimizer, state=state, revision="v1", dialect=dialect,
-        num_entries=num_entries, quirks=("footerless",) if footerless else (),
+        tensors=tensors,
+        optimizer=optimizer,
+        state=state,
+        revision="v1",
+        dialect=dialect,
+        num_entries=num_entries,
+        quirks=("footerless",) if footerless else (),
     )
     v1_write.plan(out, dialect)  # refuse now what schema 1 cannot lay out
     return out
 
 
-def convert(ckpt: Checkpoint, to: str = "v2", dialect: str | None = None, allow_lossy: bool = False,
-            model: object = None) -> Checkpoint:
+def convert(
+    ckpt: Checkpoint,
+    to: str = "v2",
+    dialect: str | None = None,
+    allow_lossy: bool = False,
+    model: object = None,
+) -> Checkpoint:
     """The content of ``ckpt`` as revision ``to`` ("v1", "v2" or "wof"), ready to :func:`save`.
 
     ``to="v2"`` is :func:`upgrade` (``model`` names the tensors); ``"v1"`` and ``"wof"`` are

@@ -43,7 +43,9 @@ def _wof_chunks(
     return wof_write.chunks(wof_write.plan(ckpt, allow_lossy=bool(options.get("allow_lossy"))))
 
 
-def _v2_chunks(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Iterator[bytes | memoryview]:
+def _v2_chunks(
+    ckpt: Checkpoint, dialect: str | None, **options: Any
+) -> Iterator[bytes | memoryview]:
     return v2_write.chunks(v2_write.plan(ckpt))
 
 

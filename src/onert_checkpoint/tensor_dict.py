@@ -5,7 +5,8 @@ Names: a weight is ``<name>``, its optimizer slots ``<name>.m`` and ``<name>.v``
 the circle tensor name when the entries are named (a model was bound) and the entry index
 otherwise. The metadata (all strings, as safetensors requires) carries what the arrays cannot:
 revision, dialect, table length, optimizer kind, training state, and where each entry's data
-sat in the file, so that ``from_numpy_dict(*to_numpy_dict(ckpt, metadata=True))`` writes the
+sat in the file, and (schema 2) each tensor's name, dtype, shape and model index and the
+content's origin, so that ``from_numpy_dict(*to_numpy_dict(ckpt, metadata=True))`` writes the
 original file back byte for byte.
 """
 
@@ -92,8 +93,21 @@ def checkpoint_metadata(ckpt: Checkpoint) -> dict[str, str]:
         "entries": json.dumps({keys[t.index]: t.index for t in ckpt.tensors}),
         "offsets": json.dumps(offsets),
     }
+    described = {
+        keys[t.index]: {
+            "name": t.name, "dtype": t.dtype,
+            "shape": None if t.shape is None else list(t.shape), "model_index": t.model_index,
+        }
+        for t in ckpt.tensors
+        if (t.name, t.dtype, t.shape, t.model_index) != (None, None, None, None)
+    }
+    if described:
+        meta["tensors"] = json.dumps(described)
     if ckpt.dialect is not None:
         meta["dialect"] = ckpt.dialect
+    origin = getattr(ckpt, "origin", None)
+    if origin is not None:
+        meta["origin"] = json.dumps(origin)
     if ckpt.quirks:
         meta["quirks"] = json.dumps(list(ckpt.quirks))
     return meta
@@ -179,6 +193,7 @@ def from_numpy_dict(
                 )
             index_of[base] = int(base)
     offsets = {k: int(v) for k, v in json.loads(meta.get("offsets", "{}")).items()}
+    described = json.loads(meta.get("tensors", "{}"))
     tensors: list[Tensor] = []
     optimizer = None if kind == "none" else Optimizer(kind)
     for name, value in arrays.items():
@@ -189,22 +204,25 @@ def from_numpy_dict(
         arr = np.asarray(value)
         raw = _raw(arr)
         if slot is None:
-            named = base != str(index)
-            typed = arr.dtype != np.uint8
-            tensors.append(
-                Tensor(
-                    index=index, data=raw, offset=offsets.get(name),
-                    name=base if named else None,
-                    dtype=str(arr.dtype.newbyteorder("=")) if typed else None,
-                    shape=tuple(arr.shape) if typed else None,
-                )
-            )
+            tensor = Tensor(index=index, data=raw, offset=offsets.get(name))
+            if base in described:
+                info = described[base]
+                tensor.name, tensor.dtype = info.get("name"), info.get("dtype")
+                shape = info.get("shape")
+                tensor.shape = None if shape is None else tuple(shape)
+                tensor.model_index = info.get("model_index")
+            elif arr.dtype != np.uint8:
+                tensor.name = base if base != str(index) else None
+                tensor.dtype, tensor.shape = str(arr.dtype.newbyteorder("=")), tuple(arr.shape)
+            elif base != str(index):
+                tensor.name = base
+            tensors.append(tensor)
         else:
             if optimizer is None:
                 raise _fail(f"array {name!r} is optimizer state, but the optimizer is none")
             optimizer.slots.setdefault(slot, {})[index] = Buffer(index, raw, offsets.get(name))
     num_entries = int(meta["num_entries"]) if "num_entries" in meta else None
-    return Checkpoint(
+    ckpt = Checkpoint(
         tensors=tensors,
         optimizer=optimizer,
         state=_state_from_json(json.loads(meta.get("state", "{}"))),
@@ -213,6 +231,9 @@ def from_numpy_dict(
         num_entries=num_entries,
         quirks=tuple(json.loads(meta.get("quirks", "[]"))),
     )
+    if "origin" in meta:
+        ckpt.origin = json.loads(meta["origin"])
+    return ckpt
 
 
 def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:

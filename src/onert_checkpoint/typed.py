@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 __all__ = ["typed_view"]
@@ -12,7 +14,9 @@ def typed_view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None
     if dtype is None:
         return raw
     try:
-        dt = np.dtype(dtype).newbyteorder("<")
+        dt = np.dtype(dtype)
+        if sys.byteorder != "little" or dt.byteorder == ">":
+            dt = dt.newbyteorder("<")  # files are little-endian
     except TypeError:
         return raw
     if dt.itemsize == 0 or raw.nbytes % dt.itemsize:

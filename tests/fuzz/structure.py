@@ -145,12 +145,13 @@ def raw_wof(
     return struct.pack("<HBBI", 429, 1, reserved, n & U32_MAX) + _u32s(entries) + data
 
 
-def check_load(data: bytes, *, roundtrip: bool = True) -> dict:
+def check_load(data: bytes, *, roundtrip: bool = True, model: object = None) -> dict:
     """Load ``data`` and check the fuzz properties; return the outcome as a manifest dict.
 
     * A refused file raises a CheckpointError whose code is in the spec's table, whose class
       is the one its category names, whose field is a non-empty string and whose offset lies in
-      ``[0, len(data)]``. Any other exception propagates (the caller's test fails).
+      ``[0, len(data)]`` (None only for a model error: it is not located in the file). Any
+      other exception propagates (the caller's test fails).
     * An accepted file saves back to the same bytes, loads again to the same content, and its
       description is JSON; every entry lies inside the file.
     """
@@ -158,12 +159,15 @@ def check_load(data: bytes, *, roundtrip: bool = True) -> dict:
     from onert_checkpoint.errors import ERROR_CODES, error_for
 
     try:
-        ckpt = oc.load(data)
+        ckpt = oc.load(data) if model is None else oc.load(data, model=model)
     except oc.CheckpointError as err:
         assert err.code in ERROR_CODES, err.code
         assert type(err) is type(error_for(err.code, None, None, "")), (type(err), err.code)
         assert isinstance(err.field, str) and err.field, err.field
-        assert isinstance(err.offset, int) and 0 <= err.offset <= len(data), err.offset
+        if err.offset is None:
+            assert ERROR_CODES[err.code]["category"] == "model", err
+        else:
+            assert isinstance(err.offset, int) and 0 <= err.offset <= len(data), err.offset
         assert isinstance(err.message, str)
         return {"error": err.code, "field": err.field, "offset": err.offset}
     size = len(data)
@@ -178,7 +182,7 @@ def check_load(data: bytes, *, roundtrip: bool = True) -> dict:
     if roundtrip:
         out = oc.to_bytes(ckpt)
         assert out == data, f"to_bytes(load(b)) differs from b ({len(out)} vs {len(data)} bytes)"
-        again = oc.load(out)
+        again = oc.load(out) if model is None else oc.load(out, model=model)
         assert again.content_equal(ckpt)
         assert (again.revision, again.dialect) == (ckpt.revision, ckpt.dialect)
     return {"valid": True, "revision": ckpt.revision, "dialect": ckpt.dialect}

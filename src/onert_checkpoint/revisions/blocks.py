@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import error_for
 from ..model import Buffer
 
-__all__ = ["Block", "block_buffers", "read_block", "read_table"]
+__all__ = ["Block", "block_buffers", "check_entries", "derive_sizes", "read_blocks", "read_table"]
 
 U32 = np.dtype("<u4")
 
@@ -54,40 +54,46 @@ class Block:
         return self.start + 4 * index
 
 
-def read_block(
+def check_entries(
     view: memoryview, name: str, start: int, count: int, end: int, file_size: int
-) -> Block:
-    """Read and validate one block whose table starts at ``start`` and whose data ends at ``end``.
+) -> np.ndarray:
+    """Rule 8: read one block's table (at ``start``, data ending at ``end``) and check that every
+    present entry lies in the file and in the block's data area; return the offsets.
 
-    The caller has checked ``start + 4 * count <= end <= file_size``.
+    Entries are judged one at a time in table order: the first entry that breaks either test is
+    reported. The caller has checked ``start + 4 * count <= end <= file_size``.
     """
     data_start = start + 4 * count
     offsets = read_table(view, start, count)
     present = offsets != 0
-    block = Block(name, start, data_start, end, offsets, np.zeros(count, dtype=np.int64))
-
-    beyond = np.flatnonzero(present & (offsets > file_size))
-    if beyond.size:
-        i = int(beyond[0])
-        raise error_for(
-            "offset_out_of_bounds",
-            block.entry_field(i),
-            block.entry_offset(i),
-            f"entry {i} of the {name} table points to {int(offsets[i])}, past the end of the "
-            f"{file_size}-byte file",
-        )
-    outside = np.flatnonzero(present & ((offsets < data_start) | (offsets > end)))
-    if outside.size:
-        i = int(outside[0])
+    beyond = present & (offsets > file_size)
+    bad = np.flatnonzero(beyond | (present & ((offsets < data_start) | (offsets > end))))
+    if bad.size:
+        i = int(bad[0])
+        if beyond[i]:
+            raise error_for(
+                "offset_out_of_bounds",
+                f"{name}[{i}]",
+                start + 4 * i,
+                f"entry {i} of the {name} table points to {int(offsets[i])}, past the end of "
+                f"the {file_size}-byte file",
+            )
         raise error_for(
             "entry_out_of_block",
-            block.entry_field(i),
-            block.entry_offset(i),
+            f"{name}[{i}]",
+            start + 4 * i,
             f"entry {i} of the {name} table points to {int(offsets[i])}, outside the block's "
             f"data area [{data_start}, {end}]",
         )
+    return offsets
 
-    index = np.flatnonzero(present)
+
+def derive_sizes(name: str, start: int, end: int, offsets: np.ndarray) -> Block:
+    """Rule 9: each present entry's size from the (offset, index) order; no unreferenced bytes."""
+    count = len(offsets)
+    data_start = start + 4 * count
+    block = Block(name, start, data_start, end, offsets, np.zeros(count, dtype=np.int64))
+    index = np.flatnonzero(offsets)
     if index.size == 0:
         if data_start != end:
             raise error_for(
@@ -111,6 +117,20 @@ def read_block(
     sizes[-1] = end - sorted_offsets[-1]
     block.sizes[order] = sizes
     return block
+
+
+def read_blocks(
+    view: memoryview, spans: list[tuple[str, int, int]], count: int, file_size: int
+) -> dict[str, Block]:
+    """Rules 8 then 9 over ``spans`` (name, table start, data end) in file order: every block's
+    entries are checked before any block's sizes are derived."""
+    offsets = [
+        check_entries(view, name, start, count, end, file_size) for name, start, end in spans
+    ]
+    return {
+        name: derive_sizes(name, start, end, offs)
+        for (name, start, end), offs in zip(spans, offsets)
+    }
 
 
 def block_buffers(view: memoryview, block: Block, cls: type[Buffer]) -> list:

@@ -17,7 +17,7 @@ from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
 from ..errors import error_for
 from ..model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..source import BufferReader
-from .blocks import Block, block_buffers, read_block
+from .blocks import Block, block_buffers, read_blocks
 
 __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
 
@@ -118,10 +118,11 @@ def read_layout(view: memoryview) -> Layout:
                 f"the {next_name} starts at {next_start}, inside the {name} block's "
                 f"{4 * n}-byte table at {start}",
             )
-    blocks = {
-        name: read_block(view, name, start, n, next_start, size)
+    spans = [
+        (name, start, next_start)
         for (name, start, _, _), (_, next_start, _, _) in itertools.pairwise(bounds)
-    }
+    ]
+    blocks = read_blocks(view, spans, n, size)
     if kind == "adam":
         _check_slots(blocks)
     dialect = _dialect(blocks, kind, opt1, end, has_footer)
@@ -129,32 +130,31 @@ def read_layout(view: memoryview) -> Layout:
 
 
 def _check_slots(blocks: dict[str, Block]) -> None:
-    weights = blocks["weights"]
-    for slot in ("m", "v"):
-        block = blocks[slot]
-        orphan = np.flatnonzero(block.present & ~weights.present)
-        if orphan.size:
-            i = int(orphan[0])
-            raise error_for(
-                "slot_without_weight",
-                block.entry_field(i),
-                block.entry_offset(i),
-                f"{slot} entry {i} is present but weight entry {i} is absent",
-            )
-        bad = block.present & (block.sizes != 0) & (block.sizes != weights.sizes)
-        if slot == "v":
-            bad |= blocks["m"].sizes != block.sizes
-        wrong = np.flatnonzero(bad)
-        if wrong.size:
-            i = int(wrong[0])
-            raise error_for(
-                "slot_size_mismatch",
-                block.entry_field(i),
-                block.entry_offset(i),
-                f"{slot} entry {i} has {int(block.sizes[i])} bytes; the weight entry has "
-                f"{int(weights.sizes[i])}"
-                + (f" and m has {int(blocks['m'].sizes[i])}" if slot == "v" else ""),
-            )
+    """Rule 10, index by index; for one index the tests (a)..(e) of the spec, in order."""
+    w, m, v = blocks["weights"], blocks["m"], blocks["v"]
+    both = m.present & v.present
+    tests = [
+        ("slot_without_weight", m, m.present & ~w.present),
+        ("slot_without_weight", v, v.present & ~w.present),
+        ("slot_size_mismatch", m, m.present & (m.sizes != 0) & (m.sizes != w.sizes)),
+        ("slot_size_mismatch", v, v.present & (v.sizes != 0) & (v.sizes != w.sizes)),
+        ("slot_size_mismatch", v, both & (m.sizes != v.sizes)),
+    ]
+    failing = np.stack([mask for _, _, mask in tests]) if tests[0][2].size else None
+    if failing is None or not failing.any():
+        return
+    i = int(np.flatnonzero(failing.any(axis=0))[0])
+    k = int(np.flatnonzero(failing[:, i])[0])
+    code, block, _ = tests[k]
+    slot = block.name
+    if code == "slot_without_weight":
+        message = f"{slot} entry {i} is present but weight entry {i} is absent"
+    else:
+        message = (
+            f"{slot} entry {i} has {int(block.sizes[i])} bytes; the weight entry has "
+            f"{int(w.sizes[i])}" + (f" and m has {int(m.sizes[i])}" if k == 4 else "")
+        )
+    raise error_for(code, block.entry_field(i), block.entry_offset(i), message)
 
 
 def _dialect(

@@ -8,6 +8,7 @@ the first failing rule is reported for the first record that breaks it, in the s
 
 from __future__ import annotations
 
+import math
 import struct
 from dataclasses import dataclass
 
@@ -28,9 +29,25 @@ from ..schemas.v2 import (
 from ..source import BufferReader
 
 __all__ = [
-    "ALIGNMENT", "DTYPES", "HEADER_SIZE", "MAX_KEY_LEN", "MAX_NAME_LEN", "MAX_RANK",
-    "MAX_SECTIONS", "MAX_SLOTS", "MAX_STATE_ENTRIES", "MAX_TENSORS", "MAX_VALUE_LEN", "NO_STATE",
-    "OPTIMIZER_CODES", "SECTION_KINDS", "VALUE_TYPES", "WELL_KNOWN_KEYS", "align", "crc", "read",
+    "ALIGNMENT",
+    "DTYPES",
+    "HEADER_SIZE",
+    "MAX_KEY_LEN",
+    "MAX_NAME_LEN",
+    "MAX_RANK",
+    "MAX_SECTIONS",
+    "MAX_SLOTS",
+    "MAX_STATE_ENTRIES",
+    "MAX_TENSORS",
+    "MAX_VALUE_LEN",
+    "NO_STATE",
+    "OPTIMIZER_CODES",
+    "SECTION_KINDS",
+    "VALUE_TYPES",
+    "WELL_KNOWN_KEYS",
+    "align",
+    "crc",
+    "read",
 ]
 
 # Sizes and limits (spec/SPEC-v2.md, "Limits") ------------------------------------------------
@@ -69,19 +86,42 @@ FOOTERLESS = 1
 #: circle TensorType code -> (dtype name, bytes per element or None when not whole bytes).
 #: Names are NumPy's where NumPy has the type, else circle's name lowercased.
 DTYPES: dict[int, tuple[str, int | None]] = {
-    -5: ("ggml_q8_1", None), -4: ("ggml_q8_0", None), -3: ("ggml_q4_1", None),
-    -2: ("ggml_q4_0", None), -1: ("uint4", None), 0: ("float32", 4), 1: ("float16", 2),
-    2: ("int32", 4), 3: ("uint8", 1), 4: ("int64", 8), 5: ("string", None), 6: ("bool", 1),
-    7: ("int16", 2), 8: ("complex64", 8), 9: ("int8", 1), 10: ("float64", 8),
-    11: ("complex128", 16), 12: ("uint64", 8), 13: ("resource", None), 14: ("variant", None),
-    15: ("uint32", 4), 16: ("uint16", 2), 17: ("int4", None),
+    -5: ("ggml_q8_1", None),
+    -4: ("ggml_q8_0", None),
+    -3: ("ggml_q4_1", None),
+    -2: ("ggml_q4_0", None),
+    -1: ("uint4", None),
+    0: ("float32", 4),
+    1: ("float16", 2),
+    2: ("int32", 4),
+    3: ("uint8", 1),
+    4: ("int64", 8),
+    5: ("string", None),
+    6: ("bool", 1),
+    7: ("int16", 2),
+    8: ("complex64", 8),
+    9: ("int8", 1),
+    10: ("float64", 8),
+    11: ("complex128", 16),
+    12: ("uint64", 8),
+    13: ("resource", None),
+    14: ("variant", None),
+    15: ("uint32", 4),
+    16: ("uint16", 2),
+    17: ("int4", None),
 }
 DTYPE_CODES = {name: code for code, (name, _) in DTYPES.items()}
 
 #: Well-known state keys and their value types; int keys are non-negative.
 WELL_KNOWN_KEYS = {
-    "step": "int", "epoch": "int", "iteration": "int", "batch_size": "int",
-    "learning_rate": "float", "best_metric": "float", "loss_type": "string", "log_dir": "string",
+    "step": "int",
+    "epoch": "int",
+    "iteration": "int",
+    "batch_size": "int",
+    "learning_rate": "float",
+    "best_metric": "float",
+    "loss_type": "string",
+    "log_dir": "string",
 }
 
 _KIND_NAMES = {v: k for k, v in SECTION_KINDS.items()}
@@ -123,27 +163,47 @@ def _check_padding(view: memoryview, start: int, end: int) -> None:
         pad = np.frombuffer(view, dtype=np.uint8, count=end - start, offset=start)
         nz = _first(pad != 0)
         if nz is not None:
-            _fail("nonzero_padding", "padding", start + nz,
-                  f"alignment padding byte at {start + nz} is {int(pad[nz])}, not 0")
+            _fail(
+                "nonzero_padding",
+                "padding",
+                start + nz,
+                f"alignment padding byte at {start + nz} is {int(pad[nz])}, not 0",
+            )
 
 
 def _check_pool(
-    starts: np.ndarray, lengths: np.ndarray, fields: list[str], field_offsets: np.ndarray,
-    pool_start: int, pool_end: int, what: str,
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    fields: list[str],
+    field_offsets: np.ndarray,
+    pool_start: int,
+    pool_end: int,
+    what: str,
 ) -> None:
     """Names, keys and values: stored back to back from ``pool_start`` in record order, and
     exactly filling the section up to ``pool_end``."""
-    expected = pool_start + np.concatenate(([0], np.cumsum(lengths, dtype=np.uint64)[:-1])).astype(
-        np.uint64
-    ) if lengths.size else np.zeros(0, np.uint64)
+    expected = (
+        pool_start
+        + np.concatenate(([0], np.cumsum(lengths, dtype=np.uint64)[:-1])).astype(np.uint64)
+        if lengths.size
+        else np.zeros(0, np.uint64)
+    )
     for i in range(starts.size):
         s, n, e = int(starts[i]), int(lengths[i]), int(expected[i])
         if s != e:
-            _fail("overlap" if s < e else "gap", fields[i], int(field_offsets[i]),
-                  f"{what} {fields[i]} is at {s}; it must follow the previous one at {e}")
+            _fail(
+                "overlap" if s < e else "gap",
+                fields[i],
+                int(field_offsets[i]),
+                f"{what} {fields[i]} is at {s}; it must follow the previous one at {e}",
+            )
         if s + n > pool_end:
-            _fail("offset_out_of_bounds", fields[i], int(field_offsets[i]),
-                  f"{what} {fields[i]} ends at {s + n}, past its section's end at {pool_end}")
+            _fail(
+                "offset_out_of_bounds",
+                fields[i],
+                int(field_offsets[i]),
+                f"{what} {fields[i]} ends at {s + n}, past its section's end at {pool_end}",
+            )
     end = pool_start + int(lengths.sum(dtype=np.uint64)) if lengths.size else pool_start
     if end != pool_end:
         _fail("gap", what, end, f"bytes {end}..{pool_end} of the section belong to nothing")
@@ -151,7 +211,7 @@ def _check_pool(
 
 def _decode(view: memoryview, start: int, length: int, field: str, at: int) -> str:
     try:
-        return bytes(view[start:start + length]).decode("utf-8")
+        return bytes(view[start : start + length]).decode("utf-8")
     except UnicodeDecodeError:
         _fail("bad_utf8", field, at, f"{field} is not valid UTF-8")
         raise  # unreachable
@@ -174,13 +234,21 @@ class SectionInfo:
 def _read_header(view: memoryview) -> OnertCheckpointV2:
     size = len(view)
     if size < HEADER_SIZE:
-        _fail("truncated_header", "header", 0,
-              f"a schema-2 checkpoint has a {HEADER_SIZE}-byte header; the file has {size} bytes")
+        _fail(
+            "truncated_header",
+            "header",
+            0,
+            f"a schema-2 checkpoint has a {HEADER_SIZE}-byte header; the file has {size} bytes",
+        )
     stored = int.from_bytes(view[4:8], "little")
     computed = header_crc(view)
     if stored != computed:
-        _fail("header_checksum", "header_crc", 4,
-              f"header CRC-32C is {computed:#010x}; the header records {stored:#010x}")
+        _fail(
+            "header_checksum",
+            "header_crc",
+            4,
+            f"header CRC-32C is {computed:#010x}; the header records {stored:#010x}",
+        )
     if view[3] != 0:
         _fail("reserved_nonzero", "reserved0", 3, f"reserved byte is {view[3]}, not 0")
     reserved = np.frombuffer(view, dtype=np.uint8, count=32, offset=32)
@@ -189,14 +257,27 @@ def _read_header(view: memoryview) -> OnertCheckpointV2:
         _fail("reserved_nonzero", "reserved1", 32 + nz, f"reserved header byte {32 + nz} is not 0")
     len_file, ofs_table = struct.unpack_from("<QQ", view, 8)
     if size < len_file:
-        _fail("truncated_file", "len_file", 8, f"the header records {len_file} bytes; the file has {size}")
+        _fail(
+            "truncated_file",
+            "len_file",
+            8,
+            f"the header records {len_file} bytes; the file has {size}",
+        )
     if size > len_file:
-        _fail("trailing_bytes", "file", len_file,
-              f"{size - len_file} bytes follow the {len_file} bytes the header records")
+        _fail(
+            "trailing_bytes",
+            "file",
+            len_file,
+            f"{size - len_file} bytes follow the {len_file} bytes the header records",
+        )
     if ofs_table != HEADER_SIZE:
-        _fail("overlap" if ofs_table < HEADER_SIZE else "gap", "ofs_section_table", 16,
-              f"the section table must start at {HEADER_SIZE}, right after the header; "
-              f"ofs_section_table is {ofs_table}")
+        _fail(
+            "overlap" if ofs_table < HEADER_SIZE else "gap",
+            "ofs_section_table",
+            16,
+            f"the section table must start at {HEADER_SIZE}, right after the header; "
+            f"ofs_section_table is {ofs_table}",
+        )
     # Magic, version and the fixed fields are checked again by the generated parser.
     return OnertCheckpointV2(KaitaiStream(BufferReader(view)))
 
@@ -205,16 +286,29 @@ def _read_sections(view: memoryview, hdr: OnertCheckpointV2) -> list[SectionInfo
     size = len(view)
     n = hdr.num_sections
     if n > MAX_SECTIONS:
-        _fail("limit_exceeded", "num_sections", 24, f"{n} sections; at most {MAX_SECTIONS} are allowed")
+        _fail(
+            "limit_exceeded",
+            "num_sections",
+            24,
+            f"{n} sections; at most {MAX_SECTIONS} are allowed",
+        )
     table_end = HEADER_SIZE + SECTION_ENTRY_SIZE * n
     if table_end > size:
-        _fail("count_exceeds_file", "num_sections", 24,
-              f"{n} sections need a {SECTION_ENTRY_SIZE * n}-byte table; the file has {size} bytes")
+        _fail(
+            "count_exceeds_file",
+            "num_sections",
+            24,
+            f"{n} sections need a {SECTION_ENTRY_SIZE * n}-byte table; the file has {size} bytes",
+        )
     computed = crc(view[HEADER_SIZE:table_end])
     if computed != hdr.section_table_crc:
-        _fail("section_table_checksum", "section_table_crc", 28,
-              f"section table CRC-32C is {computed:#010x}; the header records "
-              f"{hdr.section_table_crc:#010x}")
+        _fail(
+            "section_table_checksum",
+            "section_table_crc",
+            28,
+            f"section table CRC-32C is {computed:#010x}; the header records "
+            f"{hdr.section_table_crc:#010x}",
+        )
     table = np.frombuffer(view, dtype=SECTION_DTYPE, count=n, offset=HEADER_SIZE)
     out: list[SectionInfo] = []
     seen: set[int] = set()
@@ -229,24 +323,57 @@ def _read_sections(view: memoryview, hdr: OnertCheckpointV2) -> list[SectionInfo
         if table["reserved"][i]:
             _fail("reserved_nonzero", f"{f}.reserved", e + 28, "reserved field is not 0")
         if start % ALIGNMENT:
-            _fail("misaligned", f"{f}.ofs_body", e + 8, f"section starts at {start}, not a multiple of {ALIGNMENT}")
+            _fail(
+                "misaligned",
+                f"{f}.ofs_body",
+                e + 8,
+                f"section starts at {start}, not a multiple of {ALIGNMENT}",
+            )
         if start > size:
-            _fail("offset_out_of_bounds", f"{f}.ofs_body", e + 8, f"section starts at {start}, past the end ({size})")
+            _fail(
+                "offset_out_of_bounds",
+                f"{f}.ofs_body",
+                e + 8,
+                f"section starts at {start}, past the end ({size})",
+            )
         if length > size - start:
-            _fail("offset_out_of_bounds", f"{f}.len_body", e + 16,
-                  f"section of {length} bytes at {start} ends past the end of the {size}-byte file")
+            _fail(
+                "offset_out_of_bounds",
+                f"{f}.len_body",
+                e + 16,
+                f"section of {length} bytes at {start} ends past the end of the {size}-byte file",
+            )
         if start < pos:
-            _fail("overlap", f"{f}.ofs_body", e + 8, f"section starts at {start}, before the end of the previous structure at {pos}")
+            _fail(
+                "overlap",
+                f"{f}.ofs_body",
+                e + 8,
+                f"section starts at {start}, before the end of the previous structure at {pos}",
+            )
         if start > align(pos):
-            _fail("gap", f"{f}.ofs_body", e + 8, f"section starts at {start}; the previous structure ends at {pos}")
+            _fail(
+                "gap",
+                f"{f}.ofs_body",
+                e + 8,
+                f"section starts at {start}; the previous structure ends at {pos}",
+            )
         _check_padding(view, pos, start)
-        computed = crc(view[start:start + length])
+        computed = crc(view[start : start + length])
         if computed != int(table["crc"][i]):
-            _fail("section_checksum", f"{f}.crc", e + 24,
-                  f"CRC-32C of section {i} is {computed:#010x}; the table records {int(table['crc'][i]):#010x}")
+            _fail(
+                "section_checksum",
+                f"{f}.crc",
+                e + 24,
+                f"CRC-32C of section {i} is {computed:#010x}; "
+                f"the table records {int(table['crc'][i]):#010x}",
+            )
         if kind not in _KIND_NAMES and flags & FLAG_REQUIRED:
-            _fail("unknown_required_section", f"{f}.kind", e,
-                  f"section {i} has unknown kind {kind} and the must-understand flag")
+            _fail(
+                "unknown_required_section",
+                f"{f}.kind",
+                e,
+                f"section {i} has unknown kind {kind} and the must-understand flag",
+            )
         if kind in _KIND_NAMES:
             if kind in seen:
                 _fail("duplicate_section", f"{f}.kind", e, f"a second {_KIND_NAMES[kind]} section")
@@ -260,20 +387,48 @@ def _read_sections(view: memoryview, hdr: OnertCheckpointV2) -> list[SectionInfo
 
 def _head(view: memoryview, sec: SectionInfo, head_size: int, name: str, count_field: str) -> None:
     if sec.length < head_size:
-        _fail("count_exceeds_file", f"{name}.{count_field}", sec.start,
-              f"the {name} section has {sec.length} bytes, less than its {head_size}-byte head")
-    if int.from_bytes(view[sec.start + head_size - 4:sec.start + head_size], "little"):
-        _fail("reserved_nonzero", f"{name}.reserved", sec.start + head_size - 4, "reserved field is not 0")
+        _fail(
+            "count_exceeds_file",
+            f"{name}.{count_field}",
+            sec.start,
+            f"the {name} section has {sec.length} bytes, less than its {head_size}-byte head",
+        )
+    if int.from_bytes(view[sec.start + head_size - 4 : sec.start + head_size], "little"):
+        _fail(
+            "reserved_nonzero",
+            f"{name}.reserved",
+            sec.start + head_size - 4,
+            "reserved field is not 0",
+        )
 
 
-def _records(view, sec: SectionInfo, head_size: int, count: int, limit: int, dtype: np.dtype,
-             name: str, count_field: str, count_at: int, extra: int = 0) -> np.ndarray:
+def _records(
+    view,
+    sec: SectionInfo,
+    head_size: int,
+    count: int,
+    limit: int,
+    dtype: np.dtype,
+    name: str,
+    count_field: str,
+    count_at: int,
+    extra: int = 0,
+) -> np.ndarray:
     if count > limit:
-        _fail("limit_exceeded", f"{name}.{count_field}", count_at, f"{count} exceeds the limit {limit}")
+        _fail(
+            "limit_exceeded",
+            f"{name}.{count_field}",
+            count_at,
+            f"{count} exceeds the limit {limit}",
+        )
     need = head_size + dtype.itemsize * count + extra
     if need > sec.length:
-        _fail("count_exceeds_file", f"{name}.{count_field}", count_at,
-              f"{count} records need {need} bytes; the {name} section has {sec.length}")
+        _fail(
+            "count_exceeds_file",
+            f"{name}.{count_field}",
+            count_at,
+            f"{count} records need {need} bytes; the {name} section has {sec.length}",
+        )
     return np.frombuffer(view, dtype=dtype, count=count, offset=sec.start + head_size)
 
 
@@ -285,18 +440,34 @@ class _Range:
     length: int
 
 
-def _read_tensors(view: memoryview, sec: SectionInfo) -> tuple[np.ndarray, list[str | None], list[_Range]]:
+def _read_tensors(
+    view: memoryview, sec: SectionInfo
+) -> tuple[np.ndarray, list[str | None], list[_Range]]:
     _head(view, sec, SECTION_HEAD_SIZE, "tensors", "num_tensors")
-    n = int.from_bytes(view[sec.start:sec.start + 4], "little")
-    rec = _records(view, sec, SECTION_HEAD_SIZE, n, MAX_TENSORS, TENSOR_RECORD_DTYPE, "tensors",
-                   "num_tensors", sec.start)
+    n = int.from_bytes(view[sec.start : sec.start + 4], "little")
+    rec = _records(
+        view,
+        sec,
+        SECTION_HEAD_SIZE,
+        n,
+        MAX_TENSORS,
+        TENSOR_RECORD_DTYPE,
+        "tensors",
+        "num_tensors",
+        sec.start,
+    )
     base = sec.start + SECTION_HEAD_SIZE
     at = base + TENSOR_RECORD_SIZE * np.arange(n, dtype=np.int64)
     flags = rec["flags"].astype(np.int64)
     fld = "tensors[{}].{}".format
     i = _first((flags & ~0xF) != 0)
     if i is not None:
-        _fail("reserved_nonzero", fld(i, "flags"), int(at[i]) + 8, f"reserved flag bits {int(flags[i]):#x}")
+        _fail(
+            "reserved_nonzero",
+            fld(i, "flags"),
+            int(at[i]) + 8,
+            f"reserved flag bits {int(flags[i]):#x}",
+        )
     for mask, name, off in (
         (((flags & HAS_MODEL_INDEX) == 0) & (rec["model_index"] != 0), "model_index", 4),
         (((flags & HAS_DTYPE) == 0) & (rec["dtype"] != 0), "dtype", 10),
@@ -306,43 +477,86 @@ def _read_tensors(view: memoryview, sec: SectionInfo) -> tuple[np.ndarray, list[
     ):
         i = _first(mask)
         if i is not None:
-            _fail("reserved_nonzero", fld(i, name), int(at[i]) + off, f"{name} must be 0 when its flag is clear")
+            _fail(
+                "reserved_nonzero",
+                fld(i, name),
+                int(at[i]) + off,
+                f"{name} must be 0 when its flag is clear",
+            )
     rank = rec["rank"].astype(np.int64)
     i = _first(rank > MAX_RANK)
     if i is not None:
-        _fail("limit_exceeded", fld(i, "rank"), int(at[i]) + 11, f"rank {int(rank[i])} exceeds {MAX_RANK}")
+        _fail(
+            "limit_exceeded",
+            fld(i, "rank"),
+            int(at[i]) + 11,
+            f"rank {int(rank[i])} exceeds {MAX_RANK}",
+        )
     dims = rec["dims"].reshape(n, MAX_RANK)
     beyond = (np.arange(MAX_RANK)[None, :] >= rank[:, None]) & (dims != 0)
     i = _first(beyond.any(axis=1))
     if i is not None:
         j = int(np.flatnonzero(beyond[i])[0])
-        _fail("reserved_nonzero", fld(i, f"dims[{j}]"), int(at[i]) + 40 + 4 * j, "a dim beyond the rank is not 0")
+        _fail(
+            "reserved_nonzero",
+            fld(i, f"dims[{j}]"),
+            int(at[i]) + 40 + 4 * j,
+            "a dim beyond the rank is not 0",
+        )
     has_dtype = (flags & HAS_DTYPE) != 0
     known = np.isin(rec["dtype"], np.array(list(DTYPES), dtype=np.int8))
     i = _first(has_dtype & ~known)
     if i is not None:
-        _fail("bad_dtype", fld(i, "dtype"), int(at[i]) + 10, f"{int(rec['dtype'][i])} is not a circle TensorType")
+        _fail(
+            "bad_dtype",
+            fld(i, "dtype"),
+            int(at[i]) + 10,
+            f"{int(rec['dtype'][i])} is not a circle TensorType",
+        )
     has_name = (flags & HAS_NAME) != 0
     len_name = rec["len_name"].astype(np.int64)
     i = _first(has_name & ((len_name == 0) | (len_name > MAX_NAME_LEN)))
     if i is not None:
-        _fail("limit_exceeded", fld(i, "len_name"), int(at[i]) + 12,
-              f"a name has 1..{MAX_NAME_LEN} bytes, not {int(len_name[i])}")
+        _fail(
+            "limit_exceeded",
+            fld(i, "len_name"),
+            int(at[i]) + 12,
+            f"a name has 1..{MAX_NAME_LEN} bytes, not {int(len_name[i])}",
+        )
     named = np.flatnonzero(has_name)
-    _check_pool(rec["ofs_name"][named], rec["len_name"][named].astype(np.uint64),
-                [fld(int(k), "ofs_name") for k in named], at[named] + 16,
-                base + TENSOR_RECORD_SIZE * n, sec.end, "tensor name")
+    _check_pool(
+        rec["ofs_name"][named],
+        rec["len_name"][named].astype(np.uint64),
+        [fld(int(k), "ofs_name") for k in named],
+        at[named] + 16,
+        base + TENSOR_RECORD_SIZE * n,
+        sec.end,
+        "tensor name",
+    )
     index = rec["index"]
     _check_unique(index, np.ones(n, bool), at, 0, "duplicate_tensor_index", "index", "tensors")
-    _check_unique(rec["model_index"], (flags & HAS_MODEL_INDEX) != 0, at, 4,
-                  "duplicate_tensor_index", "model_index", "tensors")
+    _check_unique(
+        rec["model_index"],
+        (flags & HAS_MODEL_INDEX) != 0,
+        at,
+        4,
+        "duplicate_tensor_index",
+        "model_index",
+        "tensors",
+    )
     names: list[str | None] = [None] * n
     seen: dict[str, int] = {}
     for k in named.tolist():
-        s = _decode(view, int(rec["ofs_name"][k]), int(len_name[k]), fld(k, "name"), int(rec["ofs_name"][k]))
+        s = _decode(
+            view, int(rec["ofs_name"][k]), int(len_name[k]), fld(k, "name"), int(rec["ofs_name"][k])
+        )
         if s in seen:
-            _fail("duplicate_tensor_name", fld(k, "name"), int(rec["ofs_name"][k]),
-                  f"tensors {seen[s]} and {k} are both named {s!r}")
+            _fail(
+                "duplicate_tensor_name",
+                fld(k, "name"),
+                int(rec["ofs_name"][k]),
+                f"tensors {seen[s]} and {k} are both named {s!r}",
+            )
         seen[s] = k
         names[k] = s
     sized = np.flatnonzero(has_dtype & ((flags & HAS_SHAPE) != 0))
@@ -354,18 +568,25 @@ def _read_tensors(view: memoryview, sec: SectionInfo) -> tuple[np.ndarray, list[
         for d in dims[k, : int(rank[k])].tolist():
             count *= d
         if count * elem != int(rec["len_data"][k]):
-            _fail("shape_mismatch", fld(k, "len_data"), int(at[k]) + 32,
-                  f"shape {dims[k, : int(rank[k])].tolist()} of {DTYPES[int(rec['dtype'][k])][0]} "
-                  f"needs {count * elem} bytes; the record has {int(rec['len_data'][k])}")
+            _fail(
+                "shape_mismatch",
+                fld(k, "len_data"),
+                int(at[k]) + 32,
+                f"shape {dims[k, : int(rank[k])].tolist()} of {DTYPES[int(rec['dtype'][k])][0]} "
+                f"needs {count * elem} bytes; the record has {int(rec['len_data'][k])}",
+            )
     ranges = [
-        _Range(fld(k, "ofs_data"), int(at[k]) + 24, int(rec["ofs_data"][k]), int(rec["len_data"][k]))
+        _Range(
+            fld(k, "ofs_data"), int(at[k]) + 24, int(rec["ofs_data"][k]), int(rec["len_data"][k])
+        )
         for k in range(n)
     ]
     return rec, names, ranges
 
 
-def _check_unique(values: np.ndarray, mask: np.ndarray, at: np.ndarray, off: int, code: str,
-                  name: str, what: str) -> None:
+def _check_unique(
+    values: np.ndarray, mask: np.ndarray, at: np.ndarray, off: int, code: str, name: str, what: str
+) -> None:
     idx = np.flatnonzero(mask)
     if idx.size < 2:
         return
@@ -375,73 +596,149 @@ def _check_unique(values: np.ndarray, mask: np.ndarray, at: np.ndarray, off: int
     if dup.size:
         # report the later record of the first duplicated pair in record order
         later = sorted(int(idx[order[d + 1]]) for d in dup)[0]
-        _fail(code, f"{what}[{later}].{name}", int(at[later]) + off,
-              f"{name} {int(values[later])} appears twice")
+        _fail(
+            code,
+            f"{what}[{later}].{name}",
+            int(at[later]) + off,
+            f"{name} {int(values[later])} appears twice",
+        )
 
 
 def _read_optimizer(view: memoryview, sec: SectionInfo, num_tensors: int):
     _head(view, sec, OPTIMIZER_HEAD_SIZE, "optimizer", "num_slots")
     kind, k, t = struct.unpack_from("<III", view, sec.start)
     if k > MAX_SLOTS:
-        _fail("limit_exceeded", "optimizer.num_slots", sec.start + 4, f"{k} slots exceed {MAX_SLOTS}")
+        _fail(
+            "limit_exceeded", "optimizer.num_slots", sec.start + 4, f"{k} slots exceed {MAX_SLOTS}"
+        )
     if t != num_tensors:
-        _fail("bad_optimizer", "optimizer.num_tensors", sec.start + 8,
-              f"the optimizer section covers {t} tensors; the tensors section has {num_tensors}")
+        _fail(
+            "bad_optimizer",
+            "optimizer.num_tensors",
+            sec.start + 8,
+            f"the optimizer section covers {t} tensors; the tensors section has {num_tensors}",
+        )
     need = OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_ENTRY_SIZE * k * t
     if need > sec.length:
-        _fail("count_exceeds_file", "optimizer.num_slots", sec.start + 4,
-              f"{k} slots for {t} tensors need {need} bytes; the section has {sec.length}")
+        _fail(
+            "count_exceeds_file",
+            "optimizer.num_slots",
+            sec.start + 4,
+            f"{k} slots for {t} tensors need {need} bytes; the section has {sec.length}",
+        )
     kind_name = optimizer_name(kind)
     from ..model import OPTIMIZER_SLOTS
 
     expected = OPTIMIZER_SLOTS.get(kind_name) if kind in _OPTIMIZER_NAMES else None
     if expected is not None and len(expected) != k:
-        _fail("bad_optimizer", "optimizer.num_slots", sec.start + 4,
-              f"{kind_name} has {len(expected)} slots, not {k}")
+        _fail(
+            "bad_optimizer",
+            "optimizer.num_slots",
+            sec.start + 4,
+            f"{kind_name} has {len(expected)} slots, not {k}",
+        )
     desc_at = sec.start + OPTIMIZER_HEAD_SIZE
     desc = np.frombuffer(view, dtype=SLOT_DESCRIPTOR_DTYPE, count=k, offset=desc_at)
     at = desc_at + SLOT_DESCRIPTOR_SIZE * np.arange(k, dtype=np.int64)
     i = _first(desc["reserved"] != 0)
     if i is not None:
-        _fail("reserved_nonzero", f"optimizer.slots[{i}].reserved", int(at[i]) + 12, "reserved field is not 0")
+        _fail(
+            "reserved_nonzero",
+            f"optimizer.slots[{i}].reserved",
+            int(at[i]) + 12,
+            "reserved field is not 0",
+        )
     ln = desc["len_name"].astype(np.int64)
     i = _first((ln == 0) | (ln > MAX_NAME_LEN))
     if i is not None:
-        _fail("limit_exceeded", f"optimizer.slots[{i}].len_name", int(at[i]) + 8,
-              f"a slot name has 1..{MAX_NAME_LEN} bytes, not {int(ln[i])}")
+        _fail(
+            "limit_exceeded",
+            f"optimizer.slots[{i}].len_name",
+            int(at[i]) + 8,
+            f"a slot name has 1..{MAX_NAME_LEN} bytes, not {int(ln[i])}",
+        )
     entries_at = desc_at + SLOT_DESCRIPTOR_SIZE * k
     pool = entries_at + SLOT_ENTRY_SIZE * k * t
-    _check_pool(desc["ofs_name"], desc["len_name"].astype(np.uint64),
-                [f"optimizer.slots[{j}].ofs_name" for j in range(k)], at, pool, sec.end, "slot name")
+    _check_pool(
+        desc["ofs_name"],
+        desc["len_name"].astype(np.uint64),
+        [f"optimizer.slots[{j}].ofs_name" for j in range(k)],
+        at,
+        pool,
+        sec.end,
+        "slot name",
+    )
     names: list[str] = []
     for j in range(k):
-        s = _decode(view, int(desc["ofs_name"][j]), int(ln[j]), f"optimizer.slots[{j}].name", int(desc["ofs_name"][j]))
+        s = _decode(
+            view,
+            int(desc["ofs_name"][j]),
+            int(ln[j]),
+            f"optimizer.slots[{j}].name",
+            int(desc["ofs_name"][j]),
+        )
         if s in names:
-            _fail("duplicate_slot_name", f"optimizer.slots[{j}].name", int(desc["ofs_name"][j]), f"slot {s!r} appears twice")
+            _fail(
+                "duplicate_slot_name",
+                f"optimizer.slots[{j}].name",
+                int(desc["ofs_name"][j]),
+                f"slot {s!r} appears twice",
+            )
         names.append(s)
     if expected is not None and tuple(names) != expected:
-        _fail("bad_optimizer", "optimizer.slots", desc_at, f"{kind_name}'s slots are {expected}, not {tuple(names)}")
-    entries = np.frombuffer(view, dtype=SLOT_ENTRY_DTYPE, count=k * t, offset=entries_at).reshape(k, t) \
-        if k * t else np.zeros((k, t), SLOT_ENTRY_DTYPE)
+        _fail(
+            "bad_optimizer",
+            "optimizer.slots",
+            desc_at,
+            f"{kind_name}'s slots are {expected}, not {tuple(names)}",
+        )
+    entries = (
+        np.frombuffer(view, dtype=SLOT_ENTRY_DTYPE, count=k * t, offset=entries_at).reshape(k, t)
+        if k * t
+        else np.zeros((k, t), SLOT_ENTRY_DTYPE)
+    )
     bad = (entries["ofs_data"] == NO_STATE) & (entries["len_data"] != 0)
     i = _first(bad.reshape(-1))
     if i is not None:
-        _fail("bad_slot_entry", f"optimizer.slots[{i // t}][{i % t}].len_data", entries_at + SLOT_ENTRY_SIZE * i + 8,
-              "an entry marked NO_STATE must have size 0")
+        _fail(
+            "bad_slot_entry",
+            f"optimizer.slots[{i // t}][{i % t}].len_data",
+            entries_at + SLOT_ENTRY_SIZE * i + 8,
+            "an entry marked NO_STATE must have size 0",
+        )
     ranges: list[tuple[int, int, _Range]] = []
     for j in range(k):
         for r in np.flatnonzero(entries["ofs_data"][j] != NO_STATE).tolist():
             e = entries_at + SLOT_ENTRY_SIZE * (j * t + r)
-            ranges.append((j, r, _Range(f"optimizer.slots[{j}][{r}].ofs_data", e,
-                                        int(entries["ofs_data"][j, r]), int(entries["len_data"][j, r]))))
+            ranges.append(
+                (
+                    j,
+                    r,
+                    _Range(
+                        f"optimizer.slots[{j}][{r}].ofs_data",
+                        e,
+                        int(entries["ofs_data"][j, r]),
+                        int(entries["len_data"][j, r]),
+                    ),
+                )
+            )
     return kind_name, names, ranges
 
 
 def _read_state(view: memoryview, sec: SectionInfo) -> TrainingState:
     _head(view, sec, SECTION_HEAD_SIZE, "state", "num_entries")
-    n = int.from_bytes(view[sec.start:sec.start + 4], "little")
-    ent = _records(view, sec, SECTION_HEAD_SIZE, n, MAX_STATE_ENTRIES, STATE_ENTRY_DTYPE, "state",
-                   "num_entries", sec.start)
+    n = int.from_bytes(view[sec.start : sec.start + 4], "little")
+    ent = _records(
+        view,
+        sec,
+        SECTION_HEAD_SIZE,
+        n,
+        MAX_STATE_ENTRIES,
+        STATE_ENTRY_DTYPE,
+        "state",
+        "num_entries",
+        sec.start,
+    )
     base = sec.start + SECTION_HEAD_SIZE
     at = base + STATE_ENTRY_SIZE * np.arange(n, dtype=np.int64)
     fld = "state[{}].{}".format
@@ -451,18 +748,38 @@ def _read_state(view: memoryview, sec: SectionInfo) -> TrainingState:
     vt = ent["value_type"].astype(np.int64)
     i = _first(vt > 3)
     if i is not None:
-        _fail("bad_state_type", fld(i, "value_type"), int(at[i]) + 12, f"unknown value type {int(vt[i])}")
+        _fail(
+            "bad_state_type",
+            fld(i, "value_type"),
+            int(at[i]) + 12,
+            f"unknown value type {int(vt[i])}",
+        )
     lk = ent["len_key"].astype(np.int64)
     i = _first((lk == 0) | (lk > MAX_KEY_LEN))
     if i is not None:
-        _fail("limit_exceeded", fld(i, "len_key"), int(at[i]) + 8, f"a key has 1..{MAX_KEY_LEN} bytes, not {int(lk[i])}")
+        _fail(
+            "limit_exceeded",
+            fld(i, "len_key"),
+            int(at[i]) + 8,
+            f"a key has 1..{MAX_KEY_LEN} bytes, not {int(lk[i])}",
+        )
     scalar = vt <= 1
     i = _first(scalar & (ent["len_value"] != 0))
     if i is not None:
-        _fail("bad_state_type", fld(i, "len_value"), int(at[i]) + 24, "an int or float value has len_value 0")
+        _fail(
+            "bad_state_type",
+            fld(i, "len_value"),
+            int(at[i]) + 24,
+            "an int or float value has len_value 0",
+        )
     i = _first(~scalar & (ent["len_value"] > MAX_VALUE_LEN))
     if i is not None:
-        _fail("limit_exceeded", fld(i, "len_value"), int(at[i]) + 24, f"a value has at most {MAX_VALUE_LEN} bytes")
+        _fail(
+            "limit_exceeded",
+            fld(i, "len_value"),
+            int(at[i]) + 24,
+            f"a value has at most {MAX_VALUE_LEN} bytes",
+        )
     # Keys and string/bytes values, interleaved in entry order: key 0, value 0, key 1, ...
     starts, lengths, fields, offs = [], [], [], []
     for k in range(n):
@@ -475,8 +792,15 @@ def _read_state(view: memoryview, sec: SectionInfo) -> TrainingState:
             lengths.append(int(ent["len_value"][k]))
             fields.append(fld(k, "value"))
             offs.append(int(at[k]) + 16)
-    _check_pool(np.array(starts, np.uint64), np.array(lengths, np.uint64), fields, np.array(offs),
-                base + STATE_ENTRY_SIZE * n, sec.end, "state key or value")
+    _check_pool(
+        np.array(starts, np.uint64),
+        np.array(lengths, np.uint64),
+        fields,
+        np.array(offs),
+        base + STATE_ENTRY_SIZE * n,
+        sec.end,
+        "state key or value",
+    )
     state = TrainingState()
     for k in range(n):
         ko = int(ent["ofs_key"][k])
@@ -493,20 +817,35 @@ def _read_state(view: memoryview, sec: SectionInfo) -> TrainingState:
         elif t == 2:
             value = _decode(view, raw, int(ent["len_value"][k]), fld(k, "value"), raw)
         else:
-            value = bytes(view[raw:raw + int(ent["len_value"][k])])
+            value = bytes(view[raw : raw + int(ent["len_value"][k])])
         want = WELL_KNOWN_KEYS.get(key)
         if want is not None and (VALUE_TYPES[want] != t or (t == 0 and value < 0)):  # type: ignore[operator]
-            _fail("bad_state_type", fld(k, "value_type"), int(at[k]) + 12,
-                  f"{key!r} is a well-known key of type {want}" + (" (non-negative)" if want == "int" else ""))
+            _fail(
+                "bad_state_type",
+                fld(k, "value_type"),
+                int(at[k]) + 12,
+                f"{key!r} is a well-known key of type {want}"
+                + (" (non-negative)" if want == "int" else ""),
+            )
         state[key] = value
     return state
 
 
 def _read_origin(view: memoryview, sec: SectionInfo) -> dict[str, object]:
     if sec.length < ORIGIN_SIZE:
-        _fail("count_exceeds_file", "origin", sec.start, f"the origin section has {sec.length} bytes, not {ORIGIN_SIZE}")
+        _fail(
+            "count_exceeds_file",
+            "origin",
+            sec.start,
+            f"the origin section has {sec.length} bytes, not {ORIGIN_SIZE}",
+        )
     if sec.length > ORIGIN_SIZE:
-        _fail("gap", "origin", sec.start + ORIGIN_SIZE, f"the origin section has {sec.length} bytes, not {ORIGIN_SIZE}")
+        _fail(
+            "gap",
+            "origin",
+            sec.start + ORIGIN_SIZE,
+            f"the origin section has {sec.length} bytes, not {ORIGIN_SIZE}",
+        )
     rev, dialect, flags, reserved, n = struct.unpack_from("<IIIIQ", view, sec.start)
     if flags & ~FOOTERLESS:
         _fail("reserved_nonzero", "origin.flags", sec.start + 8, f"reserved flag bits {flags:#x}")
@@ -525,41 +864,91 @@ def _read_origin(view: memoryview, sec: SectionInfo) -> dict[str, object]:
 
 
 def _check_ranges(view: memoryview, ranges: list[_Range], data: SectionInfo | None) -> None:
-    """Every data range is aligned, inside DATA, and together they tile DATA (spec rule D)."""
-    for r in ranges:
-        if r.start % ALIGNMENT:
-            _fail("misaligned", r.field, r.at, f"data at {r.start} is not a multiple of {ALIGNMENT}")
-        if data is None or r.start < data.start or r.start > data.end or r.length > data.end - r.start:
-            where = "there is no data section" if data is None else f"the data section is [{data.start}, {data.end})"
-            _fail("offset_out_of_bounds", r.field, r.at, f"{r.length} bytes at {r.start}: {where}")
+    """Every data range is aligned, inside DATA, and together they tile DATA (rules D1, D2).
+
+    Vectorised: the sequential rules of the spec, evaluated for all ranges at once; the first
+    range (in the spec's order) that breaks a rule is reported.
+    """
+    n = len(ranges)
+    starts = np.fromiter((r.start for r in ranges), np.uint64, n)
+    lengths = np.fromiter((r.length for r in ranges), np.uint64, n)
+    misaligned = starts % ALIGNMENT != 0
+    if data is None:
+        outside = np.ones(n, bool)
+    else:
+        lo, hi = np.uint64(data.start), np.uint64(data.end)
+        outside = (starts < lo) | (starts > hi) | (lengths > hi - np.minimum(starts, hi))
+    i = _first(misaligned | outside)
+    if i is not None:
+        r = ranges[i]
+        if misaligned[i]:
+            _fail(
+                "misaligned", r.field, r.at, f"data at {r.start} is not a multiple of {ALIGNMENT}"
+            )
+        where = (
+            "there is no data section"
+            if data is None
+            else f"the data section is [{data.start}, {data.end})"
+        )
+        _fail("offset_out_of_bounds", r.field, r.at, f"{r.length} bytes at {r.start}: {where}")
     if data is None:
         return
-    pos = data.start
-    for k in sorted(range(len(ranges)), key=lambda k: (ranges[k].start, k)):
-        r = ranges[k]
-        expected = align(pos)
-        if r.start < expected:
-            _fail("overlap", r.field, r.at, f"data at {r.start} overlaps the previous range, which ends at {pos}")
-        if r.start > expected:
+    order = np.lexsort((np.arange(n), starts))
+    s = starts[order].astype(np.int64)
+    e = s + lengths[order].astype(np.int64)
+    prev = np.concatenate(([data.start], e[:-1])).astype(np.int64)
+    expected = -(-prev // ALIGNMENT) * ALIGNMENT
+    pad_len = np.clip(s - prev, 0, ALIGNMENT - 1)
+    owner = np.repeat(np.arange(n), pad_len)
+    within = np.arange(int(pad_len.sum())) - np.repeat(np.cumsum(pad_len) - pad_len, pad_len)
+    where = np.repeat(prev, pad_len) + within
+    whole = np.frombuffer(view, dtype=np.uint8)
+    nonzero = np.flatnonzero(whole[where] != 0) if where.size else np.zeros(0, np.int64)
+    dirty = np.zeros(n, bool)
+    dirty[owner[nonzero]] = True
+    k = _first((s != expected) | dirty)
+    if k is not None:
+        r = ranges[int(order[k])]
+        pos = int(prev[k])
+        if r.start < int(expected[k]):
+            _fail(
+                "overlap",
+                r.field,
+                r.at,
+                f"data at {r.start} overlaps the previous range, which ends at {pos}",
+            )
+        if r.start > int(expected[k]):
             _fail("gap", r.field, r.at, f"data at {r.start}; the previous range ends at {pos}")
         _check_padding(view, pos, r.start)
-        pos = r.start + r.length
-    if pos != data.end:
-        _fail("gap", "data", pos, f"bytes {pos}..{data.end} of the data section belong to no tensor or slot")
+    end = int(e[-1]) if n else data.start
+    if end != data.end:
+        _fail(
+            "gap",
+            "data",
+            end,
+            f"bytes {end}..{data.end} of the data section belong to no tensor or slot",
+        )
 
 
-def _typed(view: memoryview, start: int, length: int, dtype: str | None, shape) -> np.ndarray:
-    raw = np.frombuffer(view, dtype=np.uint8, count=length, offset=start)
-    if dtype is None:
-        return raw
-    try:
-        np_dtype = np.dtype(dtype)
-    except TypeError:
-        return raw
-    if np_dtype.itemsize == 0 or length % np_dtype.itemsize:
+_NP_DTYPES: dict[str, np.dtype | None] = {}
+
+
+def _np_dtype(name: str) -> np.dtype | None:
+    if name not in _NP_DTYPES:
+        try:
+            _NP_DTYPES[name] = np.dtype(name).newbyteorder("<")
+        except TypeError:
+            _NP_DTYPES[name] = None
+    return _NP_DTYPES[name]
+
+
+def _typed(whole: np.ndarray, start: int, length: int, dtype: str | None, shape) -> np.ndarray:
+    raw = whole[start : start + length]
+    np_dtype = _np_dtype(dtype) if dtype is not None else None
+    if np_dtype is None or np_dtype.itemsize == 0 or length % np_dtype.itemsize:
         return raw
     arr = raw.view(np_dtype)
-    if shape is not None and int(np.prod(shape, dtype=np.int64)) == arr.size:
+    if shape is not None and math.prod(shape) == arr.size:
         arr = arr.reshape(shape)
     return arr
 
@@ -584,6 +973,7 @@ def read(view: memoryview) -> Checkpoint:
     origin = _read_origin(view, by_kind[5]) if 5 in by_kind else None
     _check_ranges(view, ranges, by_kind.get(4))
 
+    whole = np.frombuffer(view, dtype=np.uint8)
     tensors: list[Tensor] = []
     for k in range(len(rec)):
         r = rec[k]
@@ -591,11 +981,17 @@ def read(view: memoryview) -> Checkpoint:
         dtype = DTYPES[int(r["dtype"])][0] if flags & HAS_DTYPE else None
         shape = tuple(int(d) for d in r["dims"][: int(r["rank"])]) if flags & HAS_SHAPE else None
         start, length = int(r["ofs_data"]), int(r["len_data"])
-        tensors.append(Tensor(
-            index=int(r["index"]), data=_typed(view, start, length, dtype, shape), offset=start,
-            name=names[k], dtype=dtype, shape=shape,
-            model_index=int(r["model_index"]) if flags & HAS_MODEL_INDEX else None,
-        ))
+        tensors.append(
+            Tensor(
+                index=int(r["index"]),
+                data=_typed(whole, start, length, dtype, shape),
+                offset=start,
+                name=names[k],
+                dtype=dtype,
+                shape=shape,
+                model_index=int(r["model_index"]) if flags & HAS_MODEL_INDEX else None,
+            )
+        )
     optimizer = None
     if optimizer_info is not None:
         kind, slot_names, slot_ranges = optimizer_info
@@ -603,9 +999,16 @@ def read(view: memoryview) -> Checkpoint:
         for j, t, rg in slot_ranges:
             owner = tensors[t]
             like = rg.length == owner.nbytes
-            data = _typed(view, rg.start, rg.length, owner.dtype if like else None,
-                          owner.shape if like else None)
-            optimizer.slots[slot_names[j]][owner.index] = Buffer(index=owner.index, data=data, offset=rg.start)
+            data = _typed(
+                whole,
+                rg.start,
+                rg.length,
+                owner.dtype if like else None,
+                owner.shape if like else None,
+            )
+            optimizer.slots[slot_names[j]][owner.index] = Buffer(
+                index=owner.index, data=data, offset=rg.start
+            )
     return Checkpoint(
         tensors=tensors,
         optimizer=optimizer,
@@ -617,7 +1020,7 @@ def read(view: memoryview) -> Checkpoint:
         source=view,
         origin=origin,
         sections=[
-            Section(kind=s.kind, data=bytes(view[s.start:s.end]), required=False, offset=s.start)
+            Section(kind=s.kind, data=bytes(view[s.start : s.end]), required=False, offset=s.start)
             for s in unknown
         ],
     )

@@ -159,7 +159,10 @@ def _tensor_records(ckpt: Checkpoint):
             rec["dims"][k, : len(shape)] = shape
             elem = DTYPES[DTYPE_CODES[str(t.dtype)]][1] if t.dtype is not None else None
             if elem is not None and int(np.prod(shape, dtype=object)) * elem != t.nbytes:
-                _fail(f"tensor {t.index}: shape {shape} of {t.dtype} disagrees with its {t.nbytes} bytes")
+                _fail(
+                    f"tensor {t.index}: shape {shape} of {t.dtype} disagrees with its "
+                    f"{t.nbytes} bytes"
+                )
         if t.name is not None:
             raw = _utf8(t.name, f"tensor {t.index}'s name", MAX_NAME_LEN)
             if raw in seen_name:
@@ -228,7 +231,10 @@ def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
             _fail(f"state {key!r}: {type(value).__name__} is not int, float, str or bytes")
         want = WELL_KNOWN_KEYS.get(key)
         if want is not None and (want != vt or (vt == "int" and int(value) < 0)):  # type: ignore[call-overload]
-            _fail(f"state {key!r} is a well-known key of type {want}" + (" (non-negative)" if want == "int" else ""))
+            _fail(
+                f"state {key!r} is a well-known key of type {want}"
+                + (" (non-negative)" if want == "int" else "")
+            )
         if payload is not None and len(payload) > MAX_VALUE_LEN:
             _fail(f"state {key!r}: values have at most {MAX_VALUE_LEN} bytes")
         ent["len_key"][k] = len(raw_key)
@@ -254,7 +260,9 @@ def plan(ckpt: Checkpoint) -> Plan:
             _fail(f"section kind {s.kind} is reserved by the specification or out of range")
 
     # Data ranges in storage order: tensors, then each slot.
-    ranges: list[tuple[str, int, Buffer]] = [("t", k, t) for k, t in enumerate(storage_order(tensors))]
+    ranges: list[tuple[str, int, Buffer]] = [
+        ("t", k, t) for k, t in enumerate(storage_order(tensors))
+    ]
     rank = {t.index: k for k, t in enumerate(tensors)}
     if opt_parts is not None:
         assert ckpt.optimizer is not None
@@ -268,10 +276,21 @@ def plan(ckpt: Checkpoint) -> Plan:
     bodies.append((SECTION_KINDS["tensors"], FLAG_REQUIRED, tensors_len))
     if opt_parts is not None:
         k = len(opt_parts[1])
-        opt_len = OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_ENTRY_SIZE * k * n + sum(map(len, opt_parts[1]))
+        opt_len = (
+            OPTIMIZER_HEAD_SIZE
+            + SLOT_DESCRIPTOR_SIZE * k
+            + SLOT_ENTRY_SIZE * k * n
+            + sum(map(len, opt_parts[1]))
+        )
         bodies.append((SECTION_KINDS["optimizer"], FLAG_REQUIRED, opt_len))
     if state_ent is not None:
-        bodies.append((SECTION_KINDS["state"], FLAG_REQUIRED, SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))))
+        bodies.append(
+            (
+                SECTION_KINDS["state"],
+                FLAG_REQUIRED,
+                SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs)),
+            )
+        )
     if origin is not None:
         bodies.append((SECTION_KINDS["origin"], 0, 24))
     for s in extra:
@@ -309,7 +328,9 @@ def plan(ckpt: Checkpoint) -> Plan:
     for k, raw in zip(named.tolist(), names):
         rec["ofs_name"][k] = tpos
         tpos += len(raw)
-    body_bytes.append(schema.TENSORS_HEAD.build({"num_tensors": n}) + rec.tobytes() + b"".join(names))
+    body_bytes.append(
+        schema.TENSORS_HEAD.build({"num_tensors": n}) + rec.tobytes() + b"".join(names)
+    )
     si = 1
     if opt_parts is not None:
         code, raw_names, slot_names = opt_parts
@@ -330,7 +351,9 @@ def plan(ckpt: Checkpoint) -> Plan:
                 ent["len_data"][j, rank[idx]] = b.nbytes
         body_bytes.append(
             schema.OPTIMIZER_HEAD.build({"kind": code, "num_slots": k, "num_tensors": n})
-            + desc.tobytes() + ent.tobytes() + b"".join(raw_names)
+            + desc.tobytes()
+            + ent.tobytes()
+            + b"".join(raw_names)
         )
         si += 1
     if state_ent is not None:
@@ -341,17 +364,28 @@ def plan(ckpt: Checkpoint) -> Plan:
             if state_ent["value_type"][k] >= VALUE_TYPES["string"]:
                 state_ent["value"][k] = spos
                 spos += int(state_ent["len_value"][k])
-        body_bytes.append(schema.STATE_HEAD.build({"num_entries": len(state_ent)}) + state_ent.tobytes() + b"".join(state_blobs))
+        body_bytes.append(
+            schema.STATE_HEAD.build({"num_entries": len(state_ent)})
+            + state_ent.tobytes()
+            + b"".join(state_blobs)
+        )
         si += 1
     if origin is not None:
-        if origin.get("revision") not in ORIGIN_REVISIONS or origin.get("dialect") not in ORIGIN_DIALECTS:
+        if (
+            origin.get("revision") not in ORIGIN_REVISIONS
+            or origin.get("dialect") not in ORIGIN_DIALECTS
+        ):
             _fail(f"origin {origin!r} names an unknown revision or dialect")
-        body_bytes.append(schema.ORIGIN.build({
-            "revision": ORIGIN_REVISIONS[str(origin["revision"])],
-            "dialect": ORIGIN_DIALECTS[origin["dialect"]],  # type: ignore[index]
-            "flags": FOOTERLESS if origin.get("footerless") else 0,
-            "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
-        }))
+        body_bytes.append(
+            schema.ORIGIN.build(
+                {
+                    "revision": ORIGIN_REVISIONS[str(origin["revision"])],
+                    "dialect": ORIGIN_DIALECTS[origin["dialect"]],  # type: ignore[index]
+                    "flags": FOOTERLESS if origin.get("footerless") else 0,
+                    "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
+                }
+            )
+        )
     body_bytes += [bytes(s.data) for s in extra]
 
     sections = [
@@ -364,16 +398,24 @@ def plan(ckpt: Checkpoint) -> Plan:
             value = crc(bytes(ofs - p), value)
             value = crc(b.raw, value)
             p = ofs + b.nbytes
-        sections.append(_Section(SECTION_KINDS["data"], FLAG_REQUIRED, data_start, None, data_len, value))
+        sections.append(
+            _Section(SECTION_KINDS["data"], FLAG_REQUIRED, data_start, None, data_len, value)
+        )
     file_size = data_start + data_len if has_data else pos
     table = np.zeros(len(sections), schema.SECTION_DTYPE)
     for i, s in enumerate(sections):
         table[i] = (s.kind, s.flags, s.offset, s.length, s.crc, 0)
     table_bytes = table.tobytes()
-    header = bytearray(schema.HEADER.build({
-        "header_crc": 0, "len_file": file_size, "num_sections": len(sections),
-        "section_table_crc": crc(table_bytes),
-    }))
+    header = bytearray(
+        schema.HEADER.build(
+            {
+                "header_crc": 0,
+                "len_file": file_size,
+                "num_sections": len(sections),
+                "section_table_crc": crc(table_bytes),
+            }
+        )
+    )
     header[4:8] = header_crc(header).to_bytes(4, "little")
     return Plan(bytes(header), table_bytes, sections, placed, file_size)
 

@@ -11,7 +11,7 @@ from onert_checkpoint_generated.onert_wof import OnertWof
 from ..errors import error_for
 from ..model import Checkpoint, Tensor, TrainingState
 from ..source import BufferReader
-from .blocks import Block, block_buffers, read_block
+from .blocks import Block, block_buffers, read_blocks
 
 __all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
 
@@ -38,7 +38,7 @@ def read_layout(view: memoryview) -> tuple[OnertWof, Block]:
             4,
             f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes",
         )
-    return hdr, read_block(view, "tensors", HEADER_SIZE, n, size, size)
+    return hdr, read_blocks(view, [("tensors", HEADER_SIZE, size)], n, size)["tensors"]
 
 
 def is_wof_shaped(view: memoryview) -> bool:

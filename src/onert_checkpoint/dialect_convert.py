@@ -1,0 +1,217 @@
+"""Converting a schema-1 checkpoint between onert's and onert-micro's conventions.
+
+The two runtimes write the same header, tables and footer, but index their entries differently
+(spec/SPEC.md, "Schema 1", and FORMAT-FACTS section 2):
+
+* onert: N = the model's trainable tensors, entry k is the k-th tensor of the runtime's internal
+  iteration order (:func:`~onert_checkpoint.onert_order.predict_onert_order`), every entry
+  present, data in table order;
+* onert-micro: N = every tensor of the model, entry i is circle tensor i, 0 for a tensor without
+  data, data in the saver's order (operators from the last to the first,
+  :meth:`~onert_checkpoint.circle_model.CircleModel.micro_saved_indices`).
+
+Only the circle model can say which tensor an onert entry is, so :func:`to_dialect` takes one.
+The data arrays are shared with the input, never copied. Converting onert -> onert-micro ->
+onert gives back the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from .binding import entry_tensors
+from .circle_model import CircleModel
+from .errors import error_for
+from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from .onert_order import predict_onert_order
+
+__all__ = ["DIALECTS", "to_dialect"]
+
+DIALECTS = ("onert", "onert-micro")
+
+#: onert-micro sizes every element as 4 bytes (sizeof its dtype enum; FORMAT-FACTS section 2).
+MICRO_ELEMENT_SIZE = 4
+
+
+def _not_representable(field: str | None, message: str) -> Exception:
+    return error_for("not_representable", field, None, message)
+
+
+def _describe(model: CircleModel, indices: Sequence[int]) -> str:
+    return ", ".join(
+        f"{i} ({model.tensors[i].name!r})" if model.tensors[i].name else str(i) for i in indices
+    )
+
+
+def _count(model: CircleModel, index: int) -> int:
+    shape = model.tensors[index].shape
+    return int(np.prod(shape, dtype=np.int64)) if shape else 1
+
+
+def _by_tensor(
+    ckpt: Checkpoint, model: CircleModel, order: str, model_source: object
+) -> tuple[dict[int, Tensor], dict[str, dict[int, Buffer]]]:
+    """Every present entry (and optimizer slot entry) keyed by its circle tensor index."""
+    indices, _ = entry_tensors(ckpt, model, order=order, model_source=model_source)
+    tensors: dict[int, Tensor] = {}
+    slots: dict[str, dict[int, Buffer]] = {}
+    if ckpt.optimizer is not None:
+        slots = {name: {} for name in ckpt.optimizer.slots}
+    for tensor, index in zip(ckpt.tensors, indices):
+        if not 0 <= index < len(model.tensors):
+            raise error_for(
+                "model_mismatch", f"weights[{tensor.index}]", None,
+                f"entry {tensor.index} names tensor {index}; the model has "
+                f"{len(model.tensors)} tensors",
+            )
+        if index in tensors:
+            raise error_for(
+                "model_mismatch", f"weights[{tensor.index}]", None,
+                f"entries {tensors[index].index} and {tensor.index} both hold tensor {index}",
+            )
+        t = model.tensors[index]
+        if tensor.nbytes not in (t.nbytes, MICRO_ELEMENT_SIZE * _count(model, index)):
+            raise error_for(
+                "model_mismatch", f"weights[{tensor.index}]", None,
+                f"entry {tensor.index} has {tensor.nbytes} bytes; tensor {index} ({t.name!r}, "
+                f"{t.dtype}{list(t.shape)}) needs {t.nbytes}",
+            )
+        tensors[index] = tensor
+        if ckpt.optimizer is not None:
+            for name, entries in ckpt.optimizer.slots.items():
+                if tensor.index in entries:
+                    slots[name][index] = entries[tensor.index]
+    return tensors, slots
+
+
+def _tensor(source: Tensor, index: int, model_index: int, model: CircleModel, rank: int | None):
+    t = model.tensors[model_index]
+    return Tensor(
+        index=index,
+        data=source.data,
+        offset=rank,
+        name=t.name,
+        dtype=source.dtype,
+        shape=source.shape,
+        model_index=model_index,
+    )
+
+
+def _buffer(source: Buffer, index: int, rank: int | None) -> Buffer:
+    return Buffer(index=index, data=source.data, offset=rank)
+
+
+def _to_micro(
+    model: CircleModel, tensors: dict[int, Tensor], slots: dict[str, dict[int, Buffer]]
+) -> tuple[list[Tensor], dict[str, dict[int, Buffer]], int]:
+    saved = model.micro_saved_indices()
+    extra = sorted(set(tensors) - set(saved))
+    if extra:
+        raise _not_representable(
+            "weights",
+            f"tensors {_describe(model, extra)} are not constants of a FULLY_CONNECTED or "
+            "CONV_2D operator: onert-micro neither saves nor loads them",
+        )
+    wrong = [
+        i for i in tensors if tensors[i].nbytes != MICRO_ELEMENT_SIZE * _count(model, i)
+    ]
+    if wrong:
+        raise _not_representable(
+            "weights",
+            f"tensors {_describe(model, wrong)} are not 4 bytes per element: onert-micro's "
+            "saver and loader size every element as 4 bytes (spec/SPEC.md)",
+        )
+    # Buffer.offset = rank in the saver's order, so that storage_order lays the data out as
+    # OMCheckpointSaver does (operators from the last to the first).
+    rank = {index: k for k, index in enumerate(saved)}
+    out = [_tensor(tensors[i], i, i, model, rank[i]) for i in sorted(tensors)]
+    out_slots = {
+        name: {i: _buffer(b, i, rank[i]) for i, b in sorted(entries.items())}
+        for name, entries in slots.items()
+    }
+    return out, out_slots, len(model.tensors)
+
+
+def _to_onert(
+    model: CircleModel,
+    tensors: dict[int, Tensor],
+    slots: dict[str, dict[int, Buffer]],
+    order: Sequence[int],
+) -> tuple[list[Tensor], dict[str, dict[int, Buffer]], int]:
+    missing = [i for i in order if i not in tensors]
+    if missing:
+        raise _not_representable(
+            "weights",
+            f"onert exports every trainable tensor; the checkpoint has no data for tensors "
+            f"{_describe(model, missing)}",
+        )
+    extra = sorted(set(tensors) - set(order))
+    if extra:
+        raise _not_representable(
+            "weights",
+            f"tensors {_describe(model, extra)} are not trainable tensors of onert for this model",
+        )
+    wrong = [i for i in order if tensors[i].nbytes != model.tensors[i].nbytes]
+    if wrong:
+        raise _not_representable(
+            "weights",
+            f"tensors {_describe(model, wrong)} hold onert-micro's 4-bytes-per-element data, "
+            "not the tensor's own size",
+        )
+    out = [_tensor(tensors[i], k, i, model, None) for k, i in enumerate(order)]
+    out_slots = {
+        name: {k: _buffer(entries[i], k, None) for k, i in enumerate(order) if i in entries}
+        for name, entries in slots.items()
+    }
+    return out, out_slots, len(order)
+
+
+def to_dialect(
+    ckpt: Checkpoint,
+    dialect: str,
+    model: CircleModel | str | os.PathLike[str] | bytes,
+    *,
+    order: str = "auto",
+    onert_order: Sequence[int] | None = None,
+) -> Checkpoint:
+    """``ckpt`` re-indexed for ``dialect`` ("onert" or "onert-micro"), as a schema-1 checkpoint.
+
+    ``model`` (a circle model: path, bytes or :class:`CircleModel`) says which tensor each entry
+    of ``ckpt`` is (``order`` says how an onert file's entry order is found, as in
+    :func:`~onert_checkpoint.load`) and, for an onert target, the order of the new entries
+    (:func:`~onert_checkpoint.onert_order.predict_onert_order`, unless ``onert_order`` gives
+    the circle tensor index of each entry).
+
+    To onert-micro: N = the model's tensor count, entry i = circle tensor i, absent entries for
+    tensors without data, data (and Adam's m and v) in the saver's order. To onert: entries
+    0..N-1 in the runtime's order, data in table order. Step and epoch are kept.
+
+    Raises :class:`~onert_checkpoint.errors.ModelMismatchError` when ``ckpt`` does not fit the
+    model and :class:`~onert_checkpoint.errors.NotRepresentableError` naming the tensors the
+    target runtime cannot hold (or, to onert, that the checkpoint lacks).
+    """
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")
+    source = model
+    if not isinstance(model, CircleModel):
+        model = CircleModel.load(model)  # type: ignore[arg-type]
+    tensors, slots = _by_tensor(ckpt, model, order, source)
+    if dialect == "onert-micro":
+        out, out_slots, n = _to_micro(model, tensors, slots)
+    else:
+        entries = list(onert_order) if onert_order is not None else predict_onert_order(model)
+        out, out_slots, n = _to_onert(model, tensors, slots, entries)
+    optimizer = None
+    if ckpt.optimizer is not None:
+        optimizer = Optimizer(ckpt.optimizer.kind, out_slots)
+    return Checkpoint(
+        tensors=out,
+        optimizer=optimizer,
+        state=TrainingState(ckpt.state),
+        revision="v1",
+        dialect=dialect,
+        num_entries=n,
+    )

@@ -1,0 +1,241 @@
+"""PyTorch bridge (the ``[torch]`` extra): checkpoints from and to ``state_dict`` objects.
+
+A ``torch.nn.Module``'s parameters and a ``torch.optim.Adam`` (or ``SGD``) state become a
+checkpoint of the circle model that names the tensors: Adam's ``exp_avg`` is the ``m`` slot,
+``exp_avg_sq`` the ``v`` slot, and its ``step`` the training state's step.
+
+Pairing: a parameter goes to the circle tensor of the same name, or to the one ``names`` maps it
+to; otherwise parameters and the model's trainable tensors are paired in order (the constant
+inputs of FULLY_CONNECTED and CONV_2D operators, operator by operator, which is the order of
+``Module.parameters()`` for a network built layer by layer). Layouts: circle FULLY_CONNECTED
+weights are ``[out, in]`` like ``torch.nn.Linear``; circle CONV_2D weights are ``[O, H, W, I]``
+where ``torch.nn.Conv2d`` has ``[O, I, H, W]``, so those are permuted both ways.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .circle_model import MICRO_TRAINABLE_OPCODES, CircleModel
+from .errors import error_for
+from .model import Checkpoint
+
+__all__ = ["from_torch", "to_torch", "trainable_in_operator_order"]
+
+#: torch.optim.Adam state names -> checkpoint slot names
+ADAM_SLOTS = {"exp_avg": "m", "exp_avg_sq": "v"}
+
+ModelLike = CircleModel | str | os.PathLike | bytes
+
+
+def _torch() -> Any:
+    try:
+        import torch
+    except ImportError as exc:
+        raise ImportError(
+            "the PyTorch bridge needs torch: pip install 'onert-checkpoint[torch]'"
+        ) from exc
+    return torch
+
+
+def _model(model: ModelLike) -> CircleModel:
+    return model if isinstance(model, CircleModel) else CircleModel.load(model)
+
+
+def _mismatch(message: str) -> Exception:
+    return error_for("model_mismatch", "model", None, message)
+
+
+def trainable_in_operator_order(model: CircleModel) -> list[int]:
+    """The constant inputs of FULLY_CONNECTED and CONV_2D operators, operator by operator."""
+    out: list[int] = []
+    for op in model.operators:
+        if op.opcode in MICRO_TRAINABLE_OPCODES:
+            for i in op.inputs:
+                if i >= 0 and model.tensors[i].is_constant and i not in out:
+                    out.append(i)
+    return out
+
+
+def _pair(
+    params: Sequence[str], model: CircleModel, names: Mapping[str, str] | None
+) -> dict[str, int]:
+    """torch parameter name -> circle tensor index."""
+    by_name = {t.name: t.index for t in model.tensors if t.name}
+    names = dict(names or {})
+    if names or all(p in by_name for p in params):
+        out = {}
+        for p in params:
+            target = names.get(p, p)
+            if target not in by_name:
+                raise _mismatch(f"parameter {p!r}: the model has no tensor {target!r}")
+            out[p] = by_name[target]
+        return out
+    order = trainable_in_operator_order(model)
+    if len(order) != len(params):
+        raise _mismatch(
+            f"{len(params)} parameters but {len(order)} trainable tensors in the model; "
+            "pass names={parameter: circle tensor name}"
+        )
+    return dict(zip(params, order))
+
+
+def _to_circle(value: np.ndarray, shape: tuple[int, ...], what: str) -> np.ndarray:
+    if value.shape == shape:
+        return value
+    if value.ndim == 4 and tuple(np.transpose(value, (0, 2, 3, 1)).shape) == shape:
+        return np.ascontiguousarray(np.transpose(value, (0, 2, 3, 1)))  # OIHW -> OHWI
+    if value.size == int(np.prod(shape)) and value.ndim <= 1:
+        return value.reshape(shape)
+    raise _mismatch(f"{what} has shape {list(value.shape)}; the circle tensor has {list(shape)}")
+
+
+def _from_circle(value: np.ndarray, torch_shape: tuple[int, ...] | None) -> np.ndarray:
+    if torch_shape is None or value.shape == torch_shape:
+        return value
+    if value.ndim == 4 and tuple(np.transpose(value, (0, 3, 1, 2)).shape) == torch_shape:
+        return np.transpose(value, (0, 3, 1, 2))  # OHWI -> OIHW
+    return value.reshape(torch_shape)
+
+
+def _numpy(tensor: Any) -> np.ndarray:
+    return tensor.detach().cpu().contiguous().numpy()
+
+
+def _parameters(module_or_state: Any) -> dict[str, Any]:
+    if hasattr(module_or_state, "named_parameters"):
+        return dict(module_or_state.named_parameters())
+    return dict(module_or_state)
+
+
+def from_torch(
+    model_state: Any,
+    optim_state: Mapping[str, Any] | None,
+    circle_model: ModelLike,
+    *,
+    names: Mapping[str, str] | None = None,
+    dialect: str = "onert",
+    epoch: int = 0,
+) -> Checkpoint:
+    """A checkpoint of ``circle_model`` from PyTorch parameters and optimizer state.
+
+    ``model_state`` is a ``torch.nn.Module`` (its parameters, in order) or a mapping of
+    parameter name to tensor (a ``state_dict`` holding only parameters). ``optim_state`` is
+    ``optimizer.state_dict()`` of ``torch.optim.Adam`` or ``SGD`` over those parameters in the
+    same order, or None (SGD). ``names`` maps a parameter name to a circle tensor name.
+    """
+    from .initial import checkpoint_from_arrays
+
+    model = _model(circle_model)
+    params = _parameters(model_state)
+    pairs = _pair(list(params), model, names)
+    weights = {}
+    for p, index in pairs.items():
+        weights[index] = _to_circle(_numpy(params[p]), model.tensors[index].shape, p)
+    kind, slots, state = "sgd", {}, {"step": 0, "epoch": epoch}
+    if optim_state is not None:
+        groups = optim_state.get("param_groups", [])
+        ids = [i for g in groups for i in g["params"]]
+        per_param = optim_state.get("state", {})
+        if any("betas" in g for g in groups):
+            kind = "adam"
+        if any("momentum_buffer" in s and s["momentum_buffer"] is not None
+               for s in per_param.values()):
+            raise error_for(
+                "not_representable", None, None,
+                "SGD momentum buffers have no place in a checkpoint of this family",
+            )
+        if len(ids) != len(params):
+            raise _mismatch(f"the optimizer has {len(ids)} parameters; the model {len(params)}")
+        steps = []
+        if kind == "adam":
+            slots = {slot: {} for slot in ADAM_SLOTS.values()}
+            for pid, p in zip(ids, params):
+                s = per_param.get(pid, {})
+                for torch_name, slot in ADAM_SLOTS.items():
+                    if torch_name in s:
+                        slots[slot][pairs[p]] = _to_circle(
+                            _numpy(s[torch_name]), model.tensors[pairs[p]].shape, p
+                        )
+                if "step" in s:
+                    steps.append(int(float(s["step"])))
+        if steps:
+            state["step"] = max(steps)
+    return checkpoint_from_arrays(
+        model, weights, optimizer=kind, slots=slots, state=state, dialect=dialect
+    )
+
+
+def to_torch(
+    ckpt: Checkpoint,
+    circle_model: ModelLike,
+    *,
+    names: Mapping[str, str] | None = None,
+    param_groups: Sequence[Mapping[str, Any]] | None = None,
+    shapes: Mapping[str, Sequence[int]] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(model_state_dict, optim_state_dict)`` for ``module.load_state_dict`` and
+    ``optimizer.load_state_dict``.
+
+    Parameters come in the model's trainable order, named after the circle tensors or as
+    ``names`` maps them (circle name -> parameter name). ``param_groups`` gives the optimizer's
+    hyper-parameters (e.g. ``optimizer.state_dict()["param_groups"]``; its ``params`` are
+    replaced); ``shapes`` the torch shapes where they differ beyond CONV_2D's layout.
+    """
+    torch = _torch()
+    from .binding import bind
+
+    model = _model(circle_model)
+    if not all(t.model_index is not None for t in ckpt.tensors):
+        bind(ckpt, model.source)
+    by_model = {t.model_index: t for t in ckpt.tensors}
+    order = [i for i in trainable_in_operator_order(model) if i in by_model]
+    missing = [model.tensors[i].name for i in by_model if i not in order]
+    if missing:
+        raise _mismatch(f"tensors {missing} are not inputs of trainable operators")
+    names = dict(names or {})
+    shapes = dict(shapes or {})
+    model_state: dict[str, Any] = {}
+    optim: dict[int, dict[str, Any]] = {}
+    kind = ckpt.optimizer.kind if ckpt.optimizer is not None else "sgd"
+    step = ckpt.step or 0
+    for k, index in enumerate(order):
+        entry = by_model[index]
+        ct = model.tensors[index]
+        name = names.get(ct.name, ct.name)
+        torch_shape = tuple(shapes[name]) if name in shapes else None
+        if torch_shape is None and len(ct.shape) == 4:
+            o, h, w, i = ct.shape
+            torch_shape = (o, i, h, w)
+
+        def tensor(raw: np.ndarray, ct: Any = ct, torch_shape: Any = torch_shape) -> Any:
+            arr = raw.view(np.dtype(ct.dtype).newbyteorder("<")).reshape(ct.shape)
+            return torch.from_numpy(np.array(_from_circle(arr, torch_shape), copy=True))
+
+        model_state[name] = tensor(entry.raw)
+        if kind == "adam" and ckpt.optimizer is not None:
+            s: dict[str, Any] = {"step": torch.tensor(float(step))}
+            for torch_name, slot in ADAM_SLOTS.items():
+                buf = ckpt.optimizer.slots.get(slot, {}).get(entry.index)
+                if buf is not None and buf.nbytes == entry.nbytes:
+                    s[torch_name] = tensor(buf.raw)
+            optim[k] = s
+    groups = [dict(g) for g in (param_groups or [_default_group(kind)])]
+    if len(groups) != 1:
+        raise ValueError("to_torch builds one parameter group; pass one in param_groups")
+    groups[0]["params"] = list(range(len(order)))
+    return model_state, {"state": optim, "param_groups": groups}
+
+
+def _default_group(kind: str) -> dict[str, Any]:
+    if kind == "adam":
+        return {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0,
+                "amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+                "differentiable": False, "fused": None}
+    return {"lr": 1e-3, "momentum": 0.0, "dampening": 0.0, "weight_decay": 0.0,
+            "nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
+            "fused": None}

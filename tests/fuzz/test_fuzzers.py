@@ -1,0 +1,48 @@
+"""Time-boxed coverage-guided fuzzing in every test run (issue 5).
+
+The atheris target (tests/fuzz/fuzz_load.py) and, where clang is installed, the libFuzzer
+harness of the C reference reader, each run for ``ONERT_CKPT_FUZZ_SECONDS`` (default 60 for
+Python, half of it for C), seeded from tests/corpus/files. ``ONERT_CKPT_FUZZ_SECONDS=0`` skips
+them. For long runs use the runner directly: ``python tests/fuzz/run.py --seconds 3600``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+SECONDS = int(os.environ.get("ONERT_CKPT_FUZZ_SECONDS", "60"))
+
+
+def _run(target: str, seconds: int, tmp_path: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(HERE / "run.py"), "--target", target, "--seconds", str(seconds),
+         "--work", str(tmp_path)],
+        capture_output=True, text=True, timeout=seconds + 300,
+    )
+
+
+@pytest.mark.skipif(SECONDS <= 0, reason="ONERT_CKPT_FUZZ_SECONDS=0")
+@pytest.mark.skipif(importlib.util.find_spec("atheris") is None,
+                    reason="atheris is not installed (pip install atheris)")
+def test_atheris_load(tmp_path):
+    res = _run("python", SECONDS, tmp_path)
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-4000:]
+    assert "Done" in res.stderr
+
+
+@pytest.mark.skipif(SECONDS <= 0, reason="ONERT_CKPT_FUZZ_SECONDS=0")
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang is not installed")
+@pytest.mark.skipif(not (HERE.parents[1] / "spec" / "c" / "fuzz_ockpt.c").exists(),
+                    reason="no C harness")
+def test_libfuzzer_c_reader(tmp_path):
+    res = _run("c", max(1, SECONDS // 2), tmp_path)
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-4000:]
+    assert "Done" in res.stderr or "skipped" in res.stdout

@@ -1,0 +1,320 @@
+"""Saving under faults (issue 5): ``save`` never leaves a damaged file where a good one was.
+
+* an OSError injected at every step of a save (mkstemp's file, fchmod, every write, fsync,
+  close, replace, the folder's fsync): afterwards the target is the complete old checkpoint (or,
+  past the rename, the complete new one), it loads, and no temporary file is left;
+* short writes (the kernel taking a few bytes per call) still give the exact file;
+* EFBIG for real: a child process under RLIMIT_FSIZE (SIGXFSZ ignored); ENOSPC for real on a
+  tiny tmpfs when this machine lets us mount one;
+* a writer process SIGKILLed at random points of large saves: the target is the complete old or
+  the complete new checkpoint, and both load;
+* a reader holding the old file (loaded, so memory-mapped) keeps reading the old data while the
+  file is replaced, and concurrent loads see one complete version or the other.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import onert_checkpoint as oc
+from onert_checkpoint import saving
+
+ROOT = Path(__file__).parents[1]
+
+
+def make_ckpt(seed: int, n: int = 6, nbytes: int = 64, kind: str = "adam") -> oc.Checkpoint:
+    rng = np.random.default_rng(seed)
+    tensors = [oc.Tensor(index=i, data=rng.integers(0, 256, nbytes + i, dtype=np.uint8))
+               for i in range(n)]
+    opt = oc.Optimizer(kind)
+    if kind == "adam":
+        for slot in ("m", "v"):
+            opt.slots[slot] = {i: oc.Buffer(index=i, data=rng.integers(0, 256, nbytes + i,
+                                                                        dtype=np.uint8))
+                               for i in range(n)}
+    return oc.Checkpoint(tensors=tensors, optimizer=opt,
+                         state=oc.TrainingState(step=seed, epoch=0), dialect="onert")
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+class FaultyOS:
+    """Stands in for the ``os`` module inside onert_checkpoint.saving: records each call to
+    the I/O steps and raises OSError at the ``fail_at``-th one (counting from 0)."""
+
+    STEPS = ("write", "fsync", "close", "replace", "fchmod", "open", "stat", "unlink")
+
+    def __init__(self, fail_at: int | None = None, err: int = errno.EIO,
+                 max_write: int | None = None) -> None:
+        self.calls: list[str] = []
+        self.fail_at = fail_at
+        self.err = err
+        self.max_write = max_write
+
+    def __getattr__(self, name: str):
+        real = getattr(os, name)
+        if name not in self.STEPS:
+            return real
+
+        def step(*args, **kwargs):
+            k = len(self.calls)
+            self.calls.append(name)
+            if k == self.fail_at:
+                raise OSError(self.err, f"injected {os.strerror(self.err)} in os.{name}")
+            if name == "write" and self.max_write:
+                fd, view = args
+                return real(fd, memoryview(view)[: self.max_write])
+            return real(*args, **kwargs)
+
+        return step
+
+
+def _steps_of_a_save(ckpt: oc.Checkpoint, tmp_path: Path, monkeypatch) -> list[str]:
+    probe = FaultyOS()
+    monkeypatch.setattr(saving, "os", probe)
+    oc.save(ckpt, tmp_path / "probe.ckpt")
+    monkeypatch.setattr(saving, "os", os)
+    (tmp_path / "probe.ckpt").unlink()
+    return probe.calls
+
+
+@pytest.mark.parametrize("err", [errno.EIO, errno.ENOSPC, errno.EDQUOT, errno.EFBIG])
+@pytest.mark.parametrize("existing", [True, False], ids=["replace", "create"])
+def test_oserror_at_every_step(tmp_path, monkeypatch, err, existing):
+    old, new = make_ckpt(1), make_ckpt(2, n=9, nbytes=200)
+    steps = _steps_of_a_save(new, tmp_path, monkeypatch)
+    assert {"write", "fsync", "replace"} <= set(steps), steps
+    old_bytes, new_bytes = oc.to_bytes(old), oc.to_bytes(new)
+    replaced_at = steps.index("replace")
+    for k, name in enumerate(steps):
+        target = tmp_path / f"ckpt-{k}.ckpt"
+        if existing:
+            target.write_bytes(old_bytes)
+        before = listing(tmp_path)
+        if not existing:
+            before = sorted([*before, target.name]) if k > replaced_at else before
+        monkeypatch.setattr(saving, "os", FaultyOS(fail_at=k, err=err))
+        try:
+            oc.save(new, target)
+        except OSError as exc:
+            # Past the rename the new file is in place; only closing the folder's descriptor
+            # can still raise (its fsync error is ignored): the target is the new file then.
+            assert exc.errno == err, (k, name, exc)
+            assert k <= replaced_at or name == "close", f"step {k} (os.{name}) failed the save"
+        finally:
+            monkeypatch.setattr(saving, "os", os)
+        assert listing(tmp_path) == before, f"litter after a fault in step {k} (os.{name})"
+        if k > replaced_at:
+            assert target.read_bytes() == new_bytes
+        elif existing:
+            assert target.read_bytes() == old_bytes, f"old file damaged by a fault in os.{name}"
+            assert oc.load(target).content_equal(old)
+        else:
+            assert not target.exists()
+        if target.exists():
+            target.unlink()
+
+
+def test_a_failing_chunk_source_leaves_the_old_file(tmp_path, monkeypatch):
+    """An error while producing the data (not only while writing it) cleans up too."""
+    target = tmp_path / "t.ckpt"
+    old_bytes = oc.to_bytes(make_ckpt(1))
+    target.write_bytes(old_bytes)
+
+    def chunks(*args, **kwargs):
+        yield b"\xad\x01\x01\x00"
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(saving, "chunks", chunks)
+    with pytest.raises(KeyboardInterrupt):
+        oc.save(make_ckpt(2), target)
+    assert target.read_bytes() == old_bytes
+    assert listing(tmp_path) == ["t.ckpt"]
+
+
+@pytest.mark.parametrize("max_write", [1, 7, 4096])
+def test_short_writes_give_the_exact_file(tmp_path, monkeypatch, max_write):
+    ckpt = make_ckpt(3, n=3, nbytes=100)
+    monkeypatch.setattr(saving, "os", FaultyOS(max_write=max_write))
+    oc.save(ckpt, tmp_path / "t.ckpt")
+    monkeypatch.setattr(saving, "os", os)
+    assert (tmp_path / "t.ckpt").read_bytes() == oc.to_bytes(ckpt)
+
+
+def test_mode_of_the_replaced_file_is_kept(tmp_path):
+    target = tmp_path / "t.ckpt"
+    target.write_bytes(oc.to_bytes(make_ckpt(1)))
+    target.chmod(0o640)
+    oc.save(make_ckpt(2), target)
+    assert target.stat().st_mode & 0o777 == 0o640
+
+
+# --- real resource exhaustion in a child process -------------------------------------------
+
+CHILD_SAVE = textwrap.dedent("""
+    import resource, signal, sys
+    sys.path.insert(0, {root!r})
+    from tests.test_save_faults import make_ckpt
+    import onert_checkpoint as oc
+    new = make_ckpt(2, n=16, nbytes=1 << 16)
+    {limit}
+    try:
+        oc.save(new, sys.argv[1])
+    except OSError as exc:
+        print("errno", exc.errno)
+    else:
+        print("saved")
+""")
+
+
+def test_efbig_for_real_under_rlimit_fsize(tmp_path):
+    target = tmp_path / "t.ckpt"
+    old_bytes = oc.to_bytes(make_ckpt(1))
+    target.write_bytes(old_bytes)
+    limit = ("signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+             "resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))")
+    script = CHILD_SAVE.format(root=str(ROOT), limit=limit)
+    res = subprocess.run([sys.executable, "-c", script, str(target)], capture_output=True,
+                         text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == ["errno", str(errno.EFBIG)], res.stdout + res.stderr
+    assert target.read_bytes() == old_bytes
+    assert oc.load(target).content_equal(make_ckpt(1))
+    assert listing(tmp_path) == ["t.ckpt"]
+
+
+@pytest.fixture
+def tiny_tmpfs(tmp_path):
+    mnt = tmp_path / "tiny"
+    mnt.mkdir()
+    res = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {res.stderr.strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+def test_enospc_for_real_on_a_full_filesystem(tiny_tmpfs):
+    target = tiny_tmpfs / "t.ckpt"
+    old_bytes = oc.to_bytes(make_ckpt(1))
+    target.write_bytes(old_bytes)
+    script = CHILD_SAVE.format(root=str(ROOT), limit="")
+    res = subprocess.run([sys.executable, "-c", script, str(target)], capture_output=True,
+                         text=True, timeout=120)
+    assert res.stdout.split() == ["errno", str(errno.ENOSPC)], res.stdout + res.stderr
+    assert target.read_bytes() == old_bytes
+    assert listing(tiny_tmpfs) == ["t.ckpt"]
+
+
+# --- SIGKILL during large saves -------------------------------------------------------------
+
+CHILD_LOOP = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {root!r})
+    from tests.test_save_faults import make_ckpt
+    import onert_checkpoint as oc
+    a, b = make_ckpt(10, n=24, nbytes={nbytes}), make_ckpt(11, n=24, nbytes={nbytes})
+    oc.save(a, sys.argv[1])
+    print("ready", flush=True)
+    while True:
+        oc.save(b, sys.argv[1])
+        oc.save(a, sys.argv[1])
+""")
+
+KILL_NBYTES = 1 << 17  # 24 entries x 3 blocks x 128 KiB: a 9 MiB file
+
+
+def test_sigkill_during_saves_leaves_old_or_new(tmp_path):
+    target = tmp_path / "t.ckpt"
+    versions = {oc.to_bytes(make_ckpt(s, n=24, nbytes=KILL_NBYTES)): s for s in (10, 11)}
+    rng = random.Random(5)  # fixed points, the same in every run
+    script = CHILD_LOOP.format(root=str(ROOT), nbytes=KILL_NBYTES)
+    seen = set()
+    for _ in range(6):
+        child = subprocess.Popen([sys.executable, "-c", script, str(target)],
+                                 stdout=subprocess.PIPE, text=True)
+        try:
+            assert child.stdout.readline().strip() == "ready"
+            time.sleep(rng.uniform(0.0, 0.4))
+        finally:
+            child.send_signal(signal.SIGKILL)
+            child.wait()
+            child.stdout.close()
+        data = target.read_bytes()
+        assert data in versions, f"damaged target after SIGKILL ({len(data)} bytes)"
+        seen.add(versions[data])
+        assert oc.load(target).content_equal(make_ckpt(versions[data], n=24, nbytes=KILL_NBYTES))
+        # A killed writer cannot remove its temporary file; whatever is left is hidden
+        # (".t.ckpt.*.tmp") and never takes the target's name.
+        litter = [n for n in listing(tmp_path) if n != "t.ckpt"]
+        assert all(n.startswith(".t.ckpt.") and n.endswith(".tmp") for n in litter), litter
+        for n in litter:
+            (tmp_path / n).unlink()
+    assert seen, "no save finished"
+
+
+# --- readers during a replace ---------------------------------------------------------------
+
+def test_reader_of_the_old_file_keeps_old_data(tmp_path):
+    target = tmp_path / "t.ckpt"
+    old, new = make_ckpt(1, nbytes=4096), make_ckpt(2, nbytes=4096)
+    oc.save(old, target)
+    held = oc.load(target)  # memory-mapped
+    with open(target, "rb") as f:
+        expect = oc.describe(held)
+        oc.save(new, target)
+        assert oc.describe(held) == expect
+        assert held.content_equal(old)
+        assert f.read() == oc.to_bytes(old)
+    assert oc.load(target).content_equal(new)
+
+
+def test_concurrent_loads_see_one_complete_version(tmp_path):
+    target = tmp_path / "t.ckpt"
+    a, b = make_ckpt(1, nbytes=20_000), make_ckpt(2, nbytes=20_000)
+    oc.save(a, target)
+    stop = threading.Event()
+    bad: list[str] = []
+    loads = [0]
+
+    def reader():
+        while not stop.is_set():
+            try:
+                got = oc.load(target)
+            except Exception as exc:  # any error at all is a failure here
+                bad.append(repr(exc))
+                return
+            if not (got.content_equal(a) or got.content_equal(b)):
+                bad.append("a mixed or partial checkpoint")
+                return
+            loads[0] += 1
+
+    threads = [threading.Thread(target=reader) for _ in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        for k in range(40):
+            oc.save(b if k % 2 == 0 else a, target)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert not bad, bad[:3]
+    assert loads[0] > 0
