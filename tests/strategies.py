@@ -25,9 +25,10 @@ from hypothesis import strategies as st
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from tests.fuzz.structure import U32_MAX, boundaries, field_map, u32_at
+from tests.fuzz.structure import U32_MAX, boundaries, field_map, reseal_v2
 
 __all__ = [
+    "HAS_V2",
     "MUTATIONS",
     "REAL_FILES",
     "SampleFile",
@@ -162,6 +163,14 @@ def _written(ckpt: Checkpoint) -> SampleFile:
     return SampleFile(oc.to_bytes(ckpt), ckpt.revision, ckpt.dialect, "writer", ckpt)
 
 
+#: True once the library reads and writes schema 2 (version byte 2).
+HAS_V2 = 2 in oc.SUPPORTED_VERSIONS and "v2" in getattr(oc.saving, "WRITERS", {})
+
+
+def _written_v2(ckpt: Checkpoint) -> SampleFile:
+    return SampleFile(oc.to_bytes(ckpt, revision="v2"), "v2", None, "writer-v2", ckpt)
+
+
 def _real(path: Path) -> SampleFile:
     data = path.read_bytes()
     ckpt = oc.load(data)
@@ -170,21 +179,29 @@ def _real(path: Path) -> SampleFile:
 
 def checkpoint_files(*, max_entries: int = 8, max_bytes: int = 48,
                      real: bool = True) -> st.SearchStrategy[SampleFile]:
-    """A valid file of every revision and dialect: written by the library, or a real export."""
-    written = st.one_of(
+    """A valid file of every revision and dialect: written by the library (schema 1 in both
+    dialects, WOF, and schema 2 once the library has it), or a real export."""
+    content = st.one_of(
         checkpoints(max_entries=max_entries, max_bytes=max_bytes),
         wof_checkpoints(max_entries=max_entries, max_bytes=max_bytes),
-    ).map(_written)
+    )
+    options = [content.map(_written)]
+    if HAS_V2:
+        options.append(content.map(_written_v2))
     if real and REAL_FILES:
-        return st.one_of(st.sampled_from(REAL_FILES).map(_real), written)
-    return written
+        options.insert(0, st.sampled_from(REAL_FILES).map(_real))
+    return st.one_of(*options)
 
 
-def interesting_u32(data: bytes, at: int) -> list[int]:
-    """Values a u32 field at ``at`` is set to: edges, the file size around, self-pointing."""
+def interesting_u32(data: bytes, at: int, width: int = 4) -> list[int]:
+    """Values a u32 (or u64) field at ``at`` is set to: edges, around the file size, and
+    self-pointing."""
     size = len(data)
-    return sorted({0, 1, 4, 8, 19, 20, 21, max(size - 8, 0), max(size - 1, 0), size, size + 1,
-                   size + 8, 2**31 - 1, 2**31, U32_MAX - 3, U32_MAX, at, at + 4})
+    values = {0, 1, 4, 8, 19, 20, 21, 64, max(size - 8, 0), max(size - 1, 0), size, size + 1,
+              size + 8, 2**31 - 1, 2**31, U32_MAX - 3, U32_MAX, at, at + 4}
+    if width == 8:
+        values |= {2**32, 2**63 - 1, 2**63, 2**64 - 64, 2**64 - 1}
+    return sorted(values)
 
 
 #: The mutation operators of :func:`mutated_files`.
@@ -196,25 +213,25 @@ MUTATIONS = ("set", "nudge", "copy", "swap", "reverse", "truncate", "append", "i
 def _mutate_once(draw: st.DrawFn, data: bytes, revision: str) -> tuple[bytes, str]:
     op = draw(st.sampled_from(MUTATIONS))
     size = len(data)
-    u32_fields = [f for f in field_map(data, revision) if f.size == 4]
+    u32_fields = [f for f in field_map(data, revision) if f.size in (4, 8)]
     if op in ("set", "nudge", "copy", "swap") and not u32_fields:
         op = "truncate"
     if op == "set":
         f = draw(st.sampled_from(u32_fields))
-        value = draw(st.sampled_from(interesting_u32(data, f.at)))
-        return _put(data, f.at, value), f"set {f.name}={value}"
+        value = draw(st.sampled_from(interesting_u32(data, f.at, f.size)))
+        return _put(data, f.at, value, f.size), f"set {f.name}={value}"
     if op == "nudge":
         f = draw(st.sampled_from(u32_fields))
         delta = draw(st.sampled_from([-8, -4, -1, 1, 4, 8]))
-        value = (u32_at(data, f.at) + delta) & U32_MAX
-        return _put(data, f.at, value), f"nudge {f.name}{delta:+d}"
+        value = _get(data, f.at, f.size) + delta
+        return _put(data, f.at, value, f.size), f"nudge {f.name}{delta:+d}"
     if op == "copy":  # overlapping entries: one field takes another's value
         f, g = draw(st.sampled_from(u32_fields)), draw(st.sampled_from(u32_fields))
-        return _put(data, f.at, u32_at(data, g.at)), f"copy {g.name}->{f.name}"
+        return _put(data, f.at, _get(data, g.at, g.size), f.size), f"copy {g.name}->{f.name}"
     if op == "swap":  # descending order: exchange two fields' values
         f, g = draw(st.sampled_from(u32_fields)), draw(st.sampled_from(u32_fields))
-        a, b = u32_at(data, f.at), u32_at(data, g.at)
-        return _put(_put(data, f.at, b), g.at, a), f"swap {f.name}<->{g.name}"
+        a, b = _get(data, f.at, f.size), _get(data, g.at, g.size)
+        return _put(_put(data, f.at, b, f.size), g.at, a, g.size), f"swap {f.name}<->{g.name}"
     if op == "reverse":  # a whole table in descending order
         tables: dict[str, list[int]] = {}
         for f in u32_fields:
@@ -224,7 +241,7 @@ def _mutate_once(draw: st.DrawFn, data: bytes, revision: str) -> tuple[bytes, st
             return data + b"\0", "append 00"
         name = draw(st.sampled_from(sorted(tables)))
         ats = tables[name]
-        values = [u32_at(data, at) for at in ats][::-1]
+        values = [_get(data, at, 4) for at in ats][::-1]
         out = data
         for at, v in zip(ats, values):
             out = _put(out, at, v)
@@ -254,20 +271,30 @@ def _mutate_once(draw: st.DrawFn, data: bytes, revision: str) -> tuple[bytes, st
     return data[:at] + bytes([value]) + data[at + 1 :], f"byte {at}={value}"
 
 
-def _put(data: bytes, at: int, value: int) -> bytes:
-    if at + 4 > len(data):
+def _get(data: bytes, at: int, width: int) -> int:
+    return int.from_bytes(data[at : at + width], "little")
+
+
+def _put(data: bytes, at: int, value: int, width: int = 4) -> bytes:
+    if at + width > len(data):
         return data
-    return data[:at] + (value & U32_MAX).to_bytes(4, "little") + data[at + 4 :]
+    value &= (1 << (8 * width)) - 1
+    return data[:at] + value.to_bytes(width, "little") + data[at + width :]
 
 
 @st.composite
 def mutated_files(
     draw: st.DrawFn, base: st.SearchStrategy[SampleFile] | None = None, max_ops: int = 3
 ) -> tuple[bytes, tuple[str, ...]]:
-    """A valid file mutated 1..``max_ops`` times; returns the bytes and what was done."""
+    """A valid file mutated 1..``max_ops`` times; returns the bytes and what was done.
+
+    Schema-2 files are usually resealed after each mutation (every CRC-32C recomputed), so the
+    mutations reach the rules behind the checksums; sometimes they are left broken."""
     sample = draw(base if base is not None else checkpoint_files())
     data, ops = sample.data, []
     for _ in range(draw(st.integers(1, max_ops))):
         data, what = draw(_mutate_once(data, sample.revision))
+        if sample.revision == "v2" and draw(st.integers(0, 3)) > 0:
+            data, what = reseal_v2(data), what + " (resealed)"
         ops.append(what)
     return data, tuple(ops)

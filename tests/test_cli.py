@@ -153,9 +153,14 @@ def test_info_table_and_summary() -> None:
 def test_info_with_model_names_dtypes_shapes() -> None:
     result = run("info", "--model", MODEL, ADAM)
     assert result.returncode == 0, result.stderr
-    rows = [line.split() for line in result.stdout.splitlines() if line.startswith("    ")]
-    assert [(r[-3], r[-1]) for r in rows] == [("float32", n) for n in ("w0", "b0", "w1", "b1")]
-    assert "[8, 4]" in result.stdout and "[3, 8]" in result.stdout
+    rows = [line.split("  ") for line in result.stdout.splitlines() if line.startswith("    ")]
+    cells = [[c.strip() for c in r if c.strip()][-3:] for r in rows]
+    assert cells == [
+        ["float32", "[8, 4]", "w0"],
+        ["float32", "[8]", "b0"],
+        ["float32", "[3, 8]", "w1"],
+        ["float32", "[3]", "b1"],
+    ]
 
 
 def test_info_json() -> None:
@@ -419,7 +424,7 @@ def test_convert_lossy_needs_permission(tmp_path: Path) -> None:
     out = tmp_path / "w.wof"
     refused = run("convert", ADAM, out, "--to", "wof")
     assert refused.returncode == 1
-    one_error_line(refused, "not_representable")
+    assert "--allow-lossy" in one_error_line(refused, "not_representable")
     assert not out.exists()
     allowed = run("convert", ADAM, out, "--to", "wof", "--allow-lossy")
     assert allowed.returncode == 0
@@ -562,3 +567,33 @@ def test_hostile_names_in_json_are_escaped(hostile: Path) -> None:
     result = run("info", "--json", hostile)
     assert "\x1b" not in result.stdout
     assert json.loads(result.stdout)["tensors"][0]["name"] == HOSTILE
+
+
+# Progress -----------------------------------------------------------------------------------
+
+
+def test_progress_bar_for_big_files_on_a_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over 64 MiB and on a terminal, every written chunk advances a tqdm bar."""
+    pytest.importorskip("tqdm")
+    from onert_checkpoint import cli, saving
+
+    calls: list[int] = []
+
+    def fake_save(ckpt: object, path: object, *, progress: object = None, **kw: object) -> None:
+        assert callable(progress)
+        for chunk in saving.chunks(ckpt, **kw):  # type: ignore[arg-type]
+            progress(len(memoryview(chunk).cast("B")))
+            calls.append(len(memoryview(chunk).cast("B")))
+
+    monkeypatch.setattr(saving, "save", fake_save)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    ckpt = oc.load(ADAM)
+    cli._save(ckpt, str(tmp_path / "x.ckpt"), size_hint=cli.PROGRESS_THRESHOLD + 1, progress=True)
+    assert sum(calls) == 880
+    calls.clear()
+    # Small files, or no terminal: no bar, the plain save.
+    monkeypatch.setattr(saving, "save", lambda ckpt, path, **kw: calls.append(-1))
+    cli._save(ckpt, str(tmp_path / "y.ckpt"), size_hint=100, progress=True)
+    assert calls == [-1]

@@ -31,15 +31,8 @@ NAMES = sorted(p.stem for p in VECTORS.glob("*.ckpt"))
 #: is removed here.
 PYTHON_DISAGREEMENTS: dict[str, str] = {}
 
-#: Vectors on which the C reader is known to disagree (spec/c/ is written in parallel).
-_OLD_WOF_SHAPE = "ockpt.c still applies the earlier WOF-shaped test (entries checked), SPEC.md 5.3"
-C_DISAGREEMENTS: dict[str, str] = {
-    "invalid-v1-opt1-in-header-wof-shaped": _OLD_WOF_SHAPE,
-    "invalid-wof-entry-into-header": _OLD_WOF_SHAPE,
-    "invalid-wof-entry-into-table": _OLD_WOF_SHAPE,
-    "invalid-wof-entry-past-end": _OLD_WOF_SHAPE,
-    "invalid-wof-short-entry-into-header": _OLD_WOF_SHAPE,
-}
+#: Vectors on which the C reader is known to disagree (none: disagreements are fixed at source).
+C_DISAGREEMENTS: dict[str, str] = {}
 
 
 def expected(name: str) -> dict:

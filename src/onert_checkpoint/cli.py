@@ -304,6 +304,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for key, (va, vb) in result.state.items():
         print(f"state {safe_text(key)}: {safe_text(repr(va))} != {safe_text(repr(vb))}")
     for key, (va, vb) in result.facts.items():
+        if key == "dialect":
+            va, vb = va or "either", vb or "either"
         print(f"note: {key} {va} != {vb} (not a difference of content)")
     verdict = "equal" if result.equal else "different"
     print(f"{verdict} (atol={args.atol:g}, rtol={args.rtol:g})")
@@ -639,9 +641,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CheckpointError as err:
         if args.debug:
             traceback.print_exc()
-        print(f"onert-ckpt: error: {err.code}{_where(err)}: {safe_text(err.message)}",
+        # The library's advice names its keyword; the command line's is the flag.
+        message = err.message.replace("pass allow_lossy=True", "pass --allow-lossy")
+        print(f"onert-ckpt: error: {err.code}{_where(err)}: {safe_text(message)}",
               file=sys.stderr)
         return EXIT_INVALID
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as cat and grep do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
     except OSError as err:
         if args.debug:
             traceback.print_exc()

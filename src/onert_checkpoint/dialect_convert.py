@@ -195,9 +195,9 @@ def to_dialect(
     """
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")
-    source = model
     if not isinstance(model, CircleModel):
         model = CircleModel.load(model)  # type: ignore[arg-type]
+    source = model.source  # the bytes, for the runtime probe (order="auto" or "probe")
     tensors, slots = _by_tensor(ckpt, model, order, source)
     if dialect == "onert-micro":
         out, out_slots, n = _to_micro(model, tensors, slots)

@@ -170,6 +170,35 @@ def seeds() -> list[dict]:
          "expect": err("model_mismatch", "num_entries", None),
          "why": "0 entries for a model with 4 trainable tensors", "origin": "seed"},
     ]
+    out += v2_seeds(adam, sgd)
+    return out
+
+
+def v2_seeds(adam: bytes, sgd: bytes) -> list[dict]:
+    """Schema-2 cases (spec/SPEC-v2.md), written by the library's v2 writer from the real files.
+
+    Skipped while the library has no schema 2."""
+    import onert_checkpoint as oc
+    from tests.fuzz.structure import reseal_v2
+
+    if 2 not in oc.SUPPORTED_VERSIONS:
+        return []
+    v2a = oc.to_bytes(oc.load(adam), revision="v2")
+    v2s = oc.to_bytes(oc.load(sgd), revision="v2")
+    size = len(v2a)
+    cases = [
+        ("v2-real-adam", v2a, ok("v2", None), "real Adam export converted to schema 2"),
+        ("v2-real-sgd", v2s, ok("v2", None), "real SGD export converted to schema 2"),
+        ("v2-header-63", v2a[:63], err("truncated_header", "header", 0), "H1: 63 bytes"),
+        ("v2-header-crc", put32(v2a, 4, 0), err("header_checksum", "header_crc", 4),
+         "H2: header CRC-32C zeroed"),
+        ("v2-reserved0", reseal_v2(put8(v2a, 3, 1)), err("reserved_nonzero", "reserved0", 3),
+         "H3: resealed, reserved0 = 1"),
+        ("v2-cut", v2a[:-1], err("truncated_file", "len_file", 8), "H4: last byte missing"),
+        ("v2-trailing", reseal_v2(v2a + b"\0"), err("trailing_bytes", "file", size),
+         "H4: one byte after len_file, resealed"),
+    ]
+    out = [{"name": n, "data": d, "expect": e, "why": w, "origin": "seed"} for n, d, e, w in cases]
     return out
 
 
@@ -209,6 +238,8 @@ def write_case(manifest: dict, case: dict) -> None:
     (FILES / file).write_bytes(case["data"])
     entry = {"name": case["name"], "file": file, "expect": case["expect"], "why": case["why"],
              "origin": case["origin"]}
+    if case.get("known_bug"):
+        entry["known_bug"] = case["known_bug"]
     if case.get("model"):
         entry["model"] = case["model"]
     manifest["cases"] = [c for c in manifest["cases"] if c["name"] != case["name"]] + [entry]

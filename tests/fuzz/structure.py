@@ -63,9 +63,81 @@ def guess_revision(data: bytes) -> str:
     return "wof" if 8 + 4 * n <= len(data) else "v1"
 
 
+V2_HEADER, V2_SECTION, V2_RECORD = 64, 32, 72
+V2_TENSORS = 1
+
+
+def u64_at(data: bytes, at: int) -> int:
+    return int.from_bytes(data[at : at + 8], "little")
+
+
+def _v2_fields(data: bytes) -> list[Field]:
+    """Schema 2 (spec/SPEC-v2.md): header, section table, section counts, tensor records."""
+    size = len(data)
+    fields = [Field("magic", 0, 2, "magic"), Field("version", 2, 1, "version"),
+              Field("reserved0", 3, 1, "reserved")]
+    if size < V2_HEADER:
+        return fields
+    fields += [Field("header_crc", 4, 4, "crc"), Field("len_file", 8, 8, "offset"),
+               Field("ofs_section_table", 16, 8, "offset"), Field("num_sections", 24, 4, "count"),
+               Field("section_table_crc", 28, 4, "crc")]
+    table = u64_at(data, 16)
+    for i in range(min(u32_at(data, 24), 64)):
+        e = table + V2_SECTION * i
+        if e + V2_SECTION > size:
+            break
+        fields += [Field(f"sections[{i}].kind", e, 4, "count"),
+                   Field(f"sections[{i}].flags", e + 4, 4, "count"),
+                   Field(f"sections[{i}].ofs_body", e + 8, 8, "offset"),
+                   Field(f"sections[{i}].len_body", e + 16, 8, "offset")]
+        body = u64_at(data, e + 8)
+        if body + 8 > size:
+            continue
+        fields.append(Field(f"sections[{i}].count", body, 4, "count"))
+        if u32_at(data, e) != V2_TENSORS:
+            continue
+        for k in range(min(u32_at(data, body), 64)):
+            r = body + 8 + V2_RECORD * k
+            if r + V2_RECORD > size:
+                break
+            fields += [Field(f"tensors[{k}].index", r, 4, "entry"),
+                       Field(f"tensors[{k}].len_name", r + 12, 4, "count"),
+                       Field(f"tensors[{k}].ofs_name", r + 16, 8, "offset"),
+                       Field(f"tensors[{k}].ofs_data", r + 24, 8, "offset"),
+                       Field(f"tensors[{k}].len_data", r + 32, 8, "offset"),
+                       Field(f"tensors[{k}].rank", r + 11, 1, "count")]
+    return fields
+
+
+def reseal_v2(data: bytes) -> bytes:
+    """Recompute every CRC-32C of a (mutated) schema-2 file that its own fields let us find,
+    so mutations reach the rules behind the checksums."""
+    import crc32c
+
+    size = len(data)
+    if size < V2_HEADER or data[2] != 2:
+        return data
+    buf = bytearray(data)
+    table, n = u64_at(buf, 16), u32_at(buf, 24)
+    if n <= 4096 and table + V2_SECTION * n <= size:
+        for i in range(n):
+            e = table + V2_SECTION * i
+            body, length = u64_at(buf, e + 8), u64_at(buf, e + 16)
+            if body + length <= size:
+                buf[e + 24 : e + 28] = crc32c.crc32c(bytes(buf[body : body + length])).to_bytes(
+                    4, "little")
+        buf[28:32] = crc32c.crc32c(bytes(buf[table : table + V2_SECTION * n])).to_bytes(
+            4, "little")
+    buf[4:8] = b"\0\0\0\0"
+    buf[4:8] = crc32c.crc32c(bytes(buf[:V2_HEADER])).to_bytes(4, "little")
+    return bytes(buf)
+
+
 def field_map(data: bytes, revision: str | None = None) -> list[Field]:
     """Every header field and table entry of ``data`` (a valid or nearly valid file)."""
     size = len(data)
+    if revision == "v2" or (revision is None and len(data) >= 3 and data[2] == 2):
+        return _v2_fields(data)
     revision = revision or guess_revision(data)
     fields = [Field("magic", 0, 2, "magic"), Field("version", 2, 1, "version"),
               Field("reserved", 3, 1, "reserved")]
@@ -95,8 +167,8 @@ def boundaries(data: bytes, revision: str | None = None) -> list[int]:
     points = {0, 1, 2, 3, size}
     for f in field_map(data, revision):
         points.update((f.at, f.at + f.size))
-        if f.kind in ("entry", "offset") and f.size == 4:
-            value = u32_at(data, f.at)
+        if f.kind in ("entry", "offset") and f.size in (4, 8):
+            value = int.from_bytes(data[f.at : f.at + f.size], "little")
             if 0 < value <= size:
                 points.add(value)
     return sorted(p for p in points if 0 <= p <= size)

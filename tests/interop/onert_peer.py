@@ -44,7 +44,9 @@ __all__ = [
 
 #: pytest.importorskip's reason when the wheel is missing (it exists for CPython < 3.13 on
 #: x86-64 Linux only).
-ONERT_MISSING = "the onert wheel (pip install onert==0.1.0; x86-64 Linux, CPython < 3.13) is missing"
+ONERT_MISSING = (
+    "the onert wheel is missing (pip install onert==0.1.0: x86-64 Linux, CPython < 3.13 only)"
+)
 
 #: Address-space limit of the child that imports malformed files: far above what a session
 #: needs, far below the 16 GiB a count of 2**32-1 asks for.

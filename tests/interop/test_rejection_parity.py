@@ -11,55 +11,66 @@ the same, one line per file). The test asserts the table, and that every file on
 are valid in themselves, refused by onert because the session was compiled for the other
 optimizer, and ``load`` reports that kind.
 
-=========================  =====================================  ========================
-variant (base file)        onert 0.1.0                            onert_checkpoint.load
-                                                                  (no model / model)
-=========================  =====================================  ========================
-intact (sgd, adam)         accepts                                ok / ok
-step_epoch_rewritten       accepts                                ok / ok
-truncated_by_1             refuses: footer data                   truncated_file
-truncated_to_19            refuses: file data                     truncated_header
-header_only                refuses: tensor data                   count_exceeds_file
-trailing_byte              refuses: footer data                   trailing_bytes
-bad_magic                  refuses: MAGIC NUMBER                  bad_magic
-schema_2                   refuses: SCHEMA VERSION                (v2 reader error)
-reserved_nonzero           ACCEPTS                                reserved_nonzero
-count_0                    CRASHES (SIGSEGV)                      (structure error)
-count_3, count_5           refuses: number of tensors             (structure error)
-count_max (2**32-1)        refuses: std::bad_alloc under the      count_exceeds_file
-                           limit (killed for memory without one)
-fewer_entries_valid        refuses: number of tensors             ok / model_mismatch
-other_offset_minus_4       refuses: footer data                   (structure error)
-weight_past_end            ACCEPTS (reads nothing)                offset_out_of_bounds
-weight_into_header         ACCEPTS                                (structure error)
-weight_into_table          ACCEPTS                                (structure error)
-weight_into_footer         ACCEPTS                                (structure error)
-weights_descending         ACCEPTS                                (structure error)
-weight_sizes_shifted       ACCEPTS (no size check in release)     ok / model_mismatch
-session_kind (sgd<->adam)  refuses: optimizer type                ok (reports the kind)
-sgd: opt1_zero             accepts                                ok / ok
-sgd: opt1_past_end         ACCEPTS                                optimizer_layout
-sgd: opt1_inside_weights   ACCEPTS                                optimizer_layout
-sgd: opt2_set              refuses: optimizer type (reads Adam)   (structure error)
-adam: opt1_zero            refuses: optimizer type (reads SGD)    optimizer_layout
-adam: opt1_past_end        ACCEPTS                                offset_out_of_bounds
-adam: opt2_past_end        ACCEPTS                                offset_out_of_bounds
-adam: opt_blocks_swapped   ACCEPTS                                (structure error)
-adam: m_entry_past_end     ACCEPTS                                (structure error)
-adam: m_entry_into_header  ACCEPTS                                (structure error)
-adam: v_entries_swapped    ACCEPTS                                (structure error)
-=========================  =====================================  ========================
+=========================  ==========================================  =====================
+variant (base)             onert 0.1.0 (its message)                   load: file / +model
+=========================  ==========================================  =====================
+intact (both)              accepts                                     ok / ok
+step_epoch_rewritten       accepts                                     ok / ok
+truncated_by_1             refuses: "Invalid checkpoint file footer"   truncated_file
+truncated_to_19            refuses: "Invalid checkpoint file data"     truncated_header
+header_only                refuses: "Failed to load tensor data"       count_exceeds_file
+trailing_byte              refuses: "... footer data"                  trailing_bytes
+bad_magic                  refuses: "Invalid MAGIC NUMBER"             bad_magic
+schema_2                   refuses: "Invalid SCHEMA VERSION"           header_checksum (v2)
+reserved_nonzero           ACCEPTS                                     reserved_nonzero
+count_0                    CRASHES: SIGSEGV                            unreferenced_bytes
+count_3                    refuses: "Invalid number of tensors"        unreferenced_bytes
+count_5                    refuses: "Invalid number of tensors"        entry_out_of_block
+count_max (2**32-1)        refuses: std::bad_alloc (under the 4 GiB    count_exceeds_file
+                           limit; killed for memory without one)
+fewer_entries_valid        refuses: "Invalid number of tensors"        ok / model_mismatch
+other_offset_minus_4       refuses: "... footer data"                  trailing_bytes
+weight_past_end            ACCEPTS                                     offset_out_of_bounds
+weight_into_header         ACCEPTS                                     unreferenced_bytes
+weight_into_table          ACCEPTS                                     entry_out_of_block
+weight_into_footer (sgd)   ACCEPTS                                     ok / model_mismatch
+weight_into_footer (adam)  ACCEPTS                                     entry_out_of_block
+weights_descending (sgd)   ACCEPTS                                     dialect_conflict
+weights_descending (adam)  ACCEPTS                                     slot_size_mismatch
+weight_sizes_shifted (sgd) ACCEPTS (sizes are only assert()ed)         ok / model_mismatch
+weight_sizes_shifted(adam) ACCEPTS                                     slot_size_mismatch
+session_kind (both)        refuses: "Not compatible optimizer type"    ok (reports the kind)
+opt1_zero (sgd)            accepts (and keeps the step, see            ok / MODEL_MISMATCH
+                           test_runtime_roundtrip)
+opt1_past_end (sgd)        ACCEPTS                                     optimizer_layout
+opt1_inside_weights (sgd)  ACCEPTS                                     optimizer_layout
+opt2_set (sgd)             refuses: optimizer type (it reads Adam)     block_order
+opt1_zero (adam)           refuses: optimizer type (it reads SGD)      optimizer_layout
+opt1_past_end (adam)       ACCEPTS                                     offset_out_of_bounds
+opt2_past_end (adam)       ACCEPTS                                     offset_out_of_bounds
+opt_blocks_swapped (adam)  ACCEPTS                                     block_order
+m_entry_past_end (adam)    ACCEPTS                                     offset_out_of_bounds
+m_entry_into_header (adam) ACCEPTS                                     slot_size_mismatch
+v_entries_swapped (adam)   ACCEPTS                                     slot_size_mismatch
+=========================  ==========================================  =====================
 
-The exact codes are in ``VARIANTS`` below (``ours``); "(structure error)" rows carry the code
-of the first rule the file breaks, as spec/SPEC.md orders them. Rows in capitals are the
-findings: onert imports whatever its offsets point at (its per-entry size checks are
-``assert``s, compiled out), does not check the reserved byte, and crashes on a count of 0
-(``calculateSize`` loops to ``size() - 1`` of an empty vector). A file onert accepts is no
-proof of validity.
+One code alone holds for both ``load(file)`` and ``load(file, model=...)``; the codes are
+those of the first rule of spec/SPEC.md the file breaks (``VARIANTS`` below holds them). Rows
+in capitals are the findings: onert imports whatever its offsets point at (its per-entry size
+checks are ``assert``s, compiled out), does not check the reserved byte, and crashes on a count
+of 0 (``calculateSize`` loops to ``size() - 1`` of an empty vector). A file onert accepts is no
+proof of validity. Every file onert refuses or crashes on, we refuse.
+
+One file onert accepts is refused by us *only because of the model*: an onert SGD file whose
+``opt1_offset`` was set to 0 (MODEL_MISMATCH above). Read alone it is valid and detected as the
+onert-micro dialect (opt1 = 0 is onert-micro's SGD convention); with the model, its N (4)
+is not the model's tensor count (7), so the binding refuses it instead of falling back to
+onert's entry order, which N fits.
 """
 
 from __future__ import annotations
 
+import json
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -237,3 +248,92 @@ def table() -> list[tuple[str, str, str, str]]:
         (v.id, f"{o.status} {o.detail}", _our_code(raw), _our_code(raw, MODEL))
         for v, (_, raw), o in zip(VARIANTS, files, outcomes)
     ]
+
+
+#: Files onert 0.1.0 imports that ``load(file, model=...)`` refuses (for spec/SPEC.md).
+ACCEPTED_BY_ONERT_REFUSED_BY_US = sorted(
+    v.id for v in VARIANTS if v.onert == "accepts" and v.ours_with_model != "ok"
+)
+
+
+# our side: needs no runtime --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=IDS)
+def test_what_load_says(variant: Variant) -> None:
+    raw = _file(variant)
+    assert (_our_code(raw), _our_code(raw, MODEL)) == (variant.ours, variant.ours_with_model)
+
+
+def test_refusals_documented_for_onert_are_ours_too() -> None:
+    for v in VARIANTS:
+        if v.onert == "accepts":
+            continue
+        if v.session is not None:  # a valid file, for the other optimizer: we report its kind
+            assert v.ours_with_model == "ok"
+            assert oc.load(_file(v)).optimizer.kind == v.base != v.session_kind
+        else:
+            assert v.ours_with_model != "ok", v.id
+
+
+@pytest.mark.parametrize("with_model", [False, True], ids=["file", "model"])
+def test_validate_says_the_same(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                with_model: bool) -> None:
+    paths = []
+    for v in VARIANTS:
+        path = tmp_path / f"{v.id}.ckpt"
+        path.write_bytes(_file(v))
+        paths.append(str(path))
+    argv = ["validate", "--json", *(["--model", str(MODEL)] if with_model else []), *paths]
+    status = cli_main(argv)
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line]
+    assert [line["file"] for line in lines] == paths
+    said = [line["error"]["code"] if not line["valid"] else "ok" for line in lines]
+    expected = [v.ours_with_model if with_model else v.ours for v in VARIANTS]
+    assert said == expected
+    assert status == (1 if any(code != "ok" for code in expected) else 0)
+
+
+# the runtime's side ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def onert_outcomes() -> dict[str, object]:
+    from onert_peer import ONERT_MISSING, import_in_subprocess
+
+    pytest.importorskip("onert", reason=ONERT_MISSING)
+
+    files = [(v.session_kind, _file(v)) for v in VARIANTS]
+    return dict(zip(IDS, import_in_subprocess(MODEL.read_bytes(), files)))
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=IDS)
+def test_what_onert_does(variant: Variant, onert_outcomes: dict[str, object]) -> None:
+    outcome = onert_outcomes[variant.id]
+    assert outcome.status == variant.onert, outcome  # type: ignore[attr-defined]
+
+
+def test_every_file_onert_refuses_is_refused_by_us(onert_outcomes: dict[str, object]) -> None:
+    missed = []
+    for v in VARIANTS:
+        if onert_outcomes[v.id].status == "accepts":  # type: ignore[attr-defined]
+            continue
+        raw = _file(v)
+        if v.session is not None:
+            if oc.load(raw, model=MODEL).optimizer.kind == v.session_kind:
+                missed.append(v.id)
+        elif _our_code(raw, MODEL) == "ok":
+            missed.append(v.id)
+    assert missed == []
+
+
+def test_files_onert_accepts_and_we_refuse_are_documented(
+    onert_outcomes: dict[str, object],
+) -> None:
+    found = sorted(
+        v.id
+        for v in VARIANTS
+        if onert_outcomes[v.id].status == "accepts"  # type: ignore[attr-defined]
+        and _our_code(_file(v), MODEL) != "ok"
+    )
+    assert found == ACCEPTED_BY_ONERT_REFUSED_BY_US

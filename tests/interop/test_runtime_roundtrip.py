@@ -45,15 +45,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from circle_builder import build_fc_model
+from onert_peer import ONERT_MISSING, TrainPeer, fc_forward
 
-pytest.importorskip("onert", reason="the onert wheel (x86-64 Linux, CPython < 3.13) is missing")
+import onert_checkpoint as oc
+from onert_checkpoint.circle_model import CircleModel
+from onert_checkpoint.model import Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.onert_order import predict_onert_order
 
-from onert_peer import TrainPeer, fc_forward  # noqa: E402
-
-import onert_checkpoint as oc  # noqa: E402
-from onert_checkpoint.circle_model import CircleModel  # noqa: E402
-from onert_checkpoint.model import Checkpoint, Optimizer, Tensor, TrainingState  # noqa: E402
-from onert_checkpoint.onert_order import predict_onert_order  # noqa: E402
+pytest.importorskip("onert", reason=ONERT_MISSING)
 
 #: name -> (widths, seed); 1, 2 and 3 layers of different widths, and one of equal sizes.
 MODELS = {

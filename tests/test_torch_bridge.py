@@ -1,0 +1,136 @@
+"""The PyTorch bridge: Adam/SGD state to a checkpoint of the circle model and back.
+
+Runs with the CPU build of torch (the ``[torch]`` extra); skipped, visibly, without it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import onert_checkpoint as oc
+from onert_checkpoint.circle_model import CircleModel
+from onert_checkpoint.torch_bridge import _from_circle, _to_circle, trainable_in_operator_order
+
+torch = pytest.importorskip("torch", reason="torch is not installed (pip install '.[torch]')")
+
+ROOT = Path(__file__).resolve().parent.parent
+MODEL = ROOT / "tests" / "data" / "real-onert" / "fc2.circle"
+sys.path.insert(0, str(ROOT / "tests" / "interop"))
+from circle_builder import build_fc_model  # noqa: E402
+
+NAMES = {"w0": "0.weight", "b0": "0.bias", "w1": "1.weight", "b1": "1.bias"}
+
+
+def trained(widths: list[int], optimizer: str = "adam", steps: int = 3):
+    torch.manual_seed(0)
+    layers = [torch.nn.Linear(a, b) for a, b in itertools.pairwise(widths)]
+    net = torch.nn.Sequential(*layers)
+    if optimizer == "adam":
+        opt = torch.optim.Adam(net.parameters(), lr=0.01)
+    else:
+        opt = torch.optim.SGD(net.parameters(), lr=0.01)
+    for _ in range(steps):
+        opt.zero_grad()
+        net(torch.randn(2, widths[0])).pow(2).mean().backward()
+        opt.step()
+    return net, opt
+
+
+def test_linear_weights_are_out_in_in_circle_and_torch() -> None:
+    model = CircleModel.load(MODEL)
+    assert model.tensors[1].shape == (8, 4)  # FULLY_CONNECTED 4 -> 8
+    assert tuple(torch.nn.Linear(4, 8).weight.shape) == (8, 4)
+
+
+def test_from_torch_adam() -> None:
+    net, opt = trained([4, 8, 3])
+    ckpt = oc.from_torch(net, opt.state_dict(), MODEL)
+    assert ckpt.optimizer.kind == "adam" and ckpt.step == 3 and ckpt.epoch == 0
+    back = oc.bind(oc.load(oc.to_bytes(ckpt)), MODEL)
+    params = dict(net.named_parameters())
+    state = opt.state_dict()["state"]
+    for k, (circle, name) in enumerate(NAMES.items()):
+        t = back[circle]
+        np.testing.assert_array_equal(np.asarray(t.data), params[name].detach().numpy())
+        m = back.slot("m", circle).raw.view("<f4").reshape(t.shape)
+        v = back.slot("v", circle).raw.view("<f4").reshape(t.shape)
+        np.testing.assert_array_equal(m, state[k]["exp_avg"].numpy())
+        np.testing.assert_array_equal(v, state[k]["exp_avg_sq"].numpy())
+
+
+def test_from_torch_sgd_has_no_slots() -> None:
+    net, opt = trained([4, 8, 3], "sgd")
+    ckpt = oc.from_torch(net, opt.state_dict(), MODEL)
+    assert ckpt.optimizer.kind == "sgd"
+    assert oc.load(oc.to_bytes(ckpt)).dialect == "onert"
+
+
+def test_round_trip_through_torch() -> None:
+    net, opt = trained([4, 8, 3])
+    ckpt = oc.load(oc.to_bytes(oc.from_torch(net, opt.state_dict(), MODEL)))
+    model_state, optim_state = oc.to_torch(
+        ckpt, MODEL, names=NAMES, param_groups=opt.state_dict()["param_groups"]
+    )
+    net2 = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Linear(8, 3))
+    net2.load_state_dict(model_state)
+    opt2 = torch.optim.Adam(net2.parameters(), lr=0.01)
+    opt2.load_state_dict(optim_state)
+    for a, b in zip(net.parameters(), net2.parameters()):
+        assert torch.equal(a, b)
+    s1, s2 = opt.state_dict()["state"], opt2.state_dict()["state"]
+    for k in s1:
+        for key in ("exp_avg", "exp_avg_sq", "step"):
+            assert torch.equal(s1[k][key], s2[k][key]), (k, key)
+
+
+def test_onert_entry_order_of_a_deeper_model(tmp_path: Path) -> None:
+    """Three layers: onert's entries are not in tensor order, and the bridge follows it."""
+    path = tmp_path / "fc3.circle"
+    path.write_bytes(build_fc_model([4, 8, 8, 3]))
+    model = CircleModel.load(path)
+    net, opt = trained([4, 8, 8, 3])
+    ckpt = oc.from_torch(net, opt.state_dict(), model)
+    order = [t.model_index for t in ckpt.tensors]
+    assert order == model.onert_trainable_indices()
+    params = list(net.parameters())
+    position = {t: k for k, t in enumerate(trainable_in_operator_order(model))}
+    for t in ckpt.tensors:
+        expected = params[position[t.model_index]].detach().numpy()
+        np.testing.assert_array_equal(t.raw.view("<f4").reshape(expected.shape), expected)
+
+
+def test_micro_dialect() -> None:
+    net, opt = trained([4, 8, 3])
+    ckpt = oc.from_torch(net, opt.state_dict(), MODEL, dialect="onert-micro")
+    back = oc.load(oc.to_bytes(ckpt))
+    assert back.dialect == "onert-micro" and back.table_length == 7
+    assert sorted(t.index for t in back.tensors) == [1, 2, 4, 5]
+
+
+def test_conv2d_layout_is_permuted_both_ways() -> None:
+    torch_weight = np.arange(2 * 3 * 5 * 7, dtype=np.float32).reshape(2, 3, 5, 7)  # O I H W
+    circle = _to_circle(torch_weight, (2, 5, 7, 3), "conv.weight")  # O H W I
+    assert circle.shape == (2, 5, 7, 3)
+    assert circle[1, 4, 6, 2] == torch_weight[1, 2, 4, 6]
+    np.testing.assert_array_equal(_from_circle(circle, (2, 3, 5, 7)), torch_weight)
+
+
+def test_shape_mismatch_is_model_mismatch() -> None:
+    net, opt = trained([4, 6, 3])
+    with pytest.raises(oc.ModelMismatchError):
+        oc.from_torch(net, opt.state_dict(), MODEL)
+
+
+def test_momentum_is_not_representable() -> None:
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Linear(8, 3))
+    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    net(torch.randn(1, 4)).sum().backward()
+    opt.step()
+    with pytest.raises(oc.NotRepresentableError):
+        oc.from_torch(net, opt.state_dict(), MODEL)
