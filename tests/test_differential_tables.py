@@ -148,7 +148,8 @@ def check_wof(data: bytes) -> bool:
     if k is not None:
         assert c == k
         view = memoryview(data)
-        assert read_table(view, wof.HEADER_SIZE, k["header"]["num_entries"]).tolist() == k["tensors"]
+        table = read_table(view, wof.HEADER_SIZE, k["header"]["num_entries"])
+        assert table.tolist() == k["tensors"]
     if not data.startswith(VERSION_1):
         return False
     try:

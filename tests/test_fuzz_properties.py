@@ -109,11 +109,17 @@ def known_roundtrip_bug(data: bytes) -> bool:
 
     * v2 tensor records not in ascending index order load, but the model sorts tensors by index
       and the writer emits them sorted (corpus: v2-records-descending-index).
+    * a v2 section of kind 1..4 without the REQUIRED flag loads, but the writer sets the flag
+      (corpus: v2-data-section-not-required).
     """
     if len(data) < 3 or data[2] != 2:
         return False
-    indices = [u32_at(data, f.at) for f in field_map(data, "v2") if f.name.endswith("].index")]
-    return indices != sorted(indices)
+    fields = field_map(data, "v2")
+    indices = [u32_at(data, f.at) for f in fields if f.name.endswith("].index")]
+    kinds = [u32_at(data, f.at) for f in fields if f.name.endswith("].kind")]
+    flags = [u32_at(data, f.at) for f in fields if f.name.endswith("].flags")]
+    unflagged = any(k in (1, 2, 3, 4) and not fl & 1 for k, fl in zip(kinds, flags))
+    return indices != sorted(indices) or unflagged
 
 
 @budget(600)

@@ -48,7 +48,9 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
     ambiguous = [k for k, n in enumerate(sizes) if sizes.count(n) > 1]
     if ambiguous:
         raise error_for(
-            "ambiguous_entries", "weights", None,
+            "ambiguous_entries",
+            "weights",
+            None,
             f"entries {ambiguous} share a size, and the runtime's entry order is neither known "
             "nor predictable here; give the order explicitly (order='probe' with onert "
             "installed, or order='predict')",
@@ -58,7 +60,9 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
         match = [i for i, m in wanted.items() if m == n]
         if len(match) != 1:
             raise error_for(
-                "ambiguous_entries" if match else "model_mismatch", f"weights[{k}]", None,
+                "ambiguous_entries" if match else "model_mismatch",
+                f"weights[{k}]",
+                None,
                 f"entry {k} ({n} bytes) matches {len(match)} of the model's trainable tensors",
             )
         out.append(match[0])
@@ -118,11 +122,13 @@ def entry_tensors(
                 "tensors (onert-micro and WOF files have one entry per tensor)",
             )
         return [t.index for t in ckpt.tensors], True
-    return _onert_order(ckpt, model, order, model_source if model_source is not None else model.source), False
+    return _onert_order(
+        ckpt, model, order, model_source if model_source is not None else model.source
+    ), False
 
 
 def _typed(buffer: Buffer, t: CircleTensor) -> np.ndarray | None:
-    if buffer.nbytes != t.nbytes or t.nbytes == 0 and _count(t) != 0:
+    if buffer.nbytes != t.nbytes or (t.nbytes == 0 and _count(t) != 0):
         return None
     try:
         dtype = np.dtype(t.dtype).newbyteorder("<")
@@ -142,7 +148,7 @@ def bind(
     Raises ModelMismatchError when the file does not fit the model (a different count, a size
     that disagrees with a tensor's shape and type), naming the entry.
     """
-    source = model
+    source = model.source if isinstance(model, CircleModel) else model
     if not isinstance(model, CircleModel):
         model = CircleModel.load(model)  # type: ignore[arg-type]
     indices, by_index = entry_tensors(ckpt, model, order=order, model_source=source)
@@ -151,7 +157,9 @@ def bind(
     slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
     for tensor, model_index in zip(ckpt.tensors, indices):
         if not 0 <= model_index < len(model.tensors):
-            raise _mismatch(f"weights[{tensor.index}]", f"tensor index {model_index} is not in the model")
+            raise _mismatch(
+                f"weights[{tensor.index}]", f"tensor index {model_index} is not in the model"
+            )
         t = model.tensors[model_index]
         if not _fits(t, tensor.nbytes, micro):
             raise _mismatch(
@@ -159,7 +167,12 @@ def bind(
                 f"entry {tensor.index} has {tensor.nbytes} bytes; tensor {model_index} "
                 f"({t.name!r}, {t.dtype}{list(t.shape)}) needs {t.nbytes}",
             )
-        tensor.name, tensor.dtype, tensor.shape, tensor.model_index = t.name, t.dtype, t.shape, model_index
+        tensor.name, tensor.dtype, tensor.shape, tensor.model_index = (
+            t.name,
+            t.dtype,
+            t.shape,
+            model_index,
+        )
         typed = _typed(tensor, t)
         if typed is None:
             quirks.add("micro_element_size")  # kept as bytes: the file holds 4 bytes per element

@@ -8,7 +8,6 @@ line on stderr, ``onert-ckpt: error: <code>: <message>``; ``--debug`` adds the t
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
@@ -24,6 +23,7 @@ from .dispatch import load
 from .errors import CheckpointError
 from .model import Checkpoint
 from .render import human_size, safe_text
+from .saving import save
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -317,20 +317,15 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **options: Any) -> None:
     """``save`` with a tqdm bar per written chunk for big files on a terminal."""
-    from . import saving
+    if not (progress and size_hint > PROGRESS_THRESHOLD and sys.stderr.isatty()):
+        save(ckpt, out, **options)
+        return
+    from tqdm import tqdm
 
-    want_bar = progress and size_hint > PROGRESS_THRESHOLD and sys.stderr.isatty()
-    if want_bar and "progress" in inspect.signature(saving.save).parameters:
-        try:
-            from tqdm import tqdm
-        except ImportError:
-            want_bar = False
-        else:
-            with tqdm(total=size_hint, unit="B", unit_scale=True, desc="writing",
-                      file=sys.stderr, leave=False) as bar:
-                saving.save(ckpt, out, progress=bar.update, **options)
-            return
-    saving.save(ckpt, out, **options)
+    with tqdm(
+        total=size_hint, unit="B", unit_scale=True, desc="writing", file=sys.stderr, leave=False
+    ) as bar:
+        save(ckpt, out, progress=bar.update, **options)
 
 
 def _convert_function() -> Callable[..., Checkpoint] | None:

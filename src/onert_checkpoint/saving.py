@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .model import Checkpoint
@@ -105,15 +105,33 @@ def _write_all(fd: int, data: Iterable[bytes | memoryview]) -> None:
         _write_view(fd, memoryview(pending))
 
 
-def save(ckpt: Checkpoint, path: str | os.PathLike, **kwargs: Any) -> None:
+def _reporting(
+    data: Iterable[bytes | memoryview], progress: Callable[[int], object]
+) -> Iterator[bytes | memoryview]:
+    for chunk in data:
+        yield chunk
+        progress(memoryview(chunk).nbytes)
+
+
+def save(
+    ckpt: Checkpoint,
+    path: str | os.PathLike,
+    *,
+    progress: Callable[[int], object] | None = None,
+    **kwargs: Any,
+) -> None:
     """Write ``ckpt`` to ``path`` atomically.
 
     With no options it writes the revision and dialect the checkpoint was loaded from, so
     ``save(load(p), q)`` reproduces ``p`` byte for byte. ``revision`` ("v1", "wof") and
     ``dialect`` ("onert", "onert-micro", or None to pick one that holds the content) choose
     another layout; ``allow_lossy=True`` permits dropping what the target cannot hold.
+    ``progress``, if given, is called with the byte count of every chunk as it is written
+    (the command line feeds a progress bar with it).
     """
     data = chunks(ckpt, **kwargs)  # plans the layout: errors come before any file is touched
+    if progress is not None:
+        data = _reporting(data, progress)
     target = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(target))
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)

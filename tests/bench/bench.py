@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib.util
+import itertools
 import json
 import mmap
 import os
@@ -107,7 +108,9 @@ def write_v1(ds: DataSet, path: str, pattern: np.ndarray) -> None:
     tensors = [oc.Tensor(i, _entry_data(pattern, ds, i, 0)) for i in range(ds.n)]
     optimizer = oc.Optimizer(ds.kind)
     for s, slot in enumerate(ds.slots, start=1):
-        optimizer.slots[slot] = {i: oc.Buffer(i, _entry_data(pattern, ds, i, s)) for i in range(ds.n)}
+        optimizer.slots[slot] = {
+            i: oc.Buffer(i, _entry_data(pattern, ds, i, s)) for i in range(ds.n)
+        }
     ckpt = oc.Checkpoint(
         tensors, optimizer, oc.TrainingState(step=100, epoch=1), revision="v1", dialect="onert",
         num_entries=ds.n,
@@ -121,7 +124,9 @@ def write_safetensors(ds: DataSet, path: str, pattern: np.ndarray) -> None:
     header: dict[str, Any] = {}
     pos = 0
     for name, _, _, data in _entries(ds, pattern):
-        header[name] = {"dtype": "U8", "shape": [data.nbytes], "data_offsets": [pos, pos + data.nbytes]}
+        header[name] = {
+            "dtype": "U8", "shape": [data.nbytes], "data_offsets": [pos, pos + data.nbytes]
+        }
         pos += data.nbytes
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)
@@ -267,7 +272,7 @@ def _floor_tables(view: memoryview, ds: DataSet):
     n, ofs_opt1, ofs_opt2, ofs_other = int(head[4]), int(head[1]), int(head[2]), int(head[3])
     starts = [20, ofs_opt1, ofs_opt2, ofs_other] if ds.kind == "adam" else [20, ofs_other]
     tables = []
-    for start, end in zip(starts, starts[1:]):
+    for start, end in itertools.pairwise(starts):
         offsets = np.frombuffer(view, dtype="<u4", count=n, offset=start).astype(np.int64)
         sizes = np.diff(offsets, append=end)
         tables.append((offsets, sizes))
@@ -418,8 +423,9 @@ def st_read_all(ctx):
 
 
 def st_save(ctx, fsync: bool = False):
-    import onert_checkpoint as oc
     from safetensors.numpy import save_file
+
+    import onert_checkpoint as oc
 
     ckpt = oc.load(ctx["path"])
     tensors = {f"weights.{t.index}": t.data for t in ckpt.tensors}
@@ -586,7 +592,8 @@ def report(cases: list[Case], results: dict[str, list[dict]], sets: dict[str, Da
     anon = {k: (max(r["anon"] for r in v) if v[0]["anon"] is not None else None)
             for k, v in results.items()}
     lines = [
-        "| case | data | impl | median | ratio ours/impl | throughput | peak RSS Δ MiB | peak anon Δ MiB |",
+        "| case | data | impl | median | ratio ours/impl | throughput | peak RSS Δ MiB "
+        "| peak anon Δ MiB |",
         "|---|---|---|---:|---:|---:|---:|---:|",
     ]
     for c in cases:
@@ -597,9 +604,11 @@ def report(cases: list[Case], results: dict[str, list[dict]], sets: dict[str, Da
         ratio = f"{ours / med[c.key]:.2f}" if ours and c.label != "ours" else ""
         moved = c.moved_bytes(ds)
         thr = f"{moved / med[c.key] / 1e9:.2f} GB/s" if moved else ""
-        desc = f"{c.data} ({ds.n:,}×{ds.nbytes:,} B ×{1 + len(ds.slots)})"
-        lines.append(f"| {c.group} | {desc} | {c.label} | {_fmt_time(med[c.key]).strip()} | {ratio} "
-                     f"| {thr} | {_fmt_mib(rss[c.key])} | {_fmt_mib(anon[c.key])} |")
+        desc = f"{c.data} ({ds.n:,}x{ds.nbytes:,} B x{1 + len(ds.slots)})"
+        lines.append(
+            f"| {c.group} | {desc} | {c.label} | {_fmt_time(med[c.key]).strip()} | {ratio} "
+            f"| {thr} | {_fmt_mib(rss[c.key])} | {_fmt_mib(anon[c.key])} |"
+        )
     lines.append("")
     lines.extend(targets(med, rss, anon, sets))
     return "\n".join(lines)
@@ -637,7 +646,8 @@ def targets(med: dict, rss: dict, anon: dict, sets: dict[str, DataSet]) -> list[
         for label in ("v1->v2", "v2->v1"):
             key = f"convert|{big}|{label}"
             if key in rss:
-                row(f"{kind}: convert {label} peak RSS Δ (≤ 64 MiB)", rss[key] / MIB, 64, "{:.1f} MiB")
+                row(f"{kind}: convert {label} peak RSS Δ (≤ 64 MiB)", rss[key] / MIB, 64,
+                    "{:.1f} MiB")
                 row(f"{kind}: convert {label} peak anon Δ (≤ 64 MiB)",
                     anon[key] / MIB if anon[key] is not None else None, 64, "{:.1f} MiB")
         row(f"{kind}: v2 open {size} / open 1 MiB, same N (≤ 1.2)",
@@ -685,18 +695,21 @@ def main(argv: list[str] | None = None) -> int:
         results: dict[str, list[dict]] = {}
         for r in range(repeat):
             for c in cases:  # round-robin: the cases of a group run side by side
-                cmd = [sys.executable, os.path.abspath(__file__), "--worker", c.key, "--dir", folder,
-                       "--inner", str(args.inner)] + (["--quick"] if args.quick else [])
+                cmd = [sys.executable, os.path.abspath(__file__), "--worker", c.key,
+                       "--dir", folder, "--inner", str(args.inner)]
+                cmd += ["--quick"] if args.quick else []
                 done = subprocess.run(cmd, capture_output=True, text=True)
                 if done.returncode != 0:
                     print(f"FAILED {c.key}:\n{done.stderr}", file=sys.stderr)
                     continue
-                results.setdefault(c.key, []).append(json.loads(done.stdout.strip().splitlines()[-1]))
+                last = done.stdout.strip().splitlines()[-1]
+                results.setdefault(c.key, []).append(json.loads(last))
             print(f"  repeat {r + 1}/{repeat} done", file=sys.stderr)
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(results, f, indent=1)
-        print(f"schema 2 cases: {'yes' if HAS_V2 else 'no (onert_checkpoint.convert not present)'}; "
+        v2 = "yes" if HAS_V2 else "no (onert_checkpoint.convert not present)"
+        print(f"schema 2 cases: {v2}; "
               f"medians of {repeat} fresh-interpreter runs"
               f" (cheap cases: median of {args.inner} runs each, after a warm-up)\n")
         print(report(cases, results, sets))
