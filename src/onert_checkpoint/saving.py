@@ -161,6 +161,8 @@ def save(
 
 
 def _fsync_folder(folder: str) -> None:
+    """Make the rename durable. Best effort: by now the new file is complete and in place, so a
+    folder that cannot be synced (some file systems refuse) is no reason to report a failure."""
     try:
         dfd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -170,4 +172,7 @@ def _fsync_folder(folder: str) -> None:
     except OSError:
         pass
     finally:
-        os.close(dfd)
+        try:
+            os.close(dfd)
+        except OSError:
+            pass

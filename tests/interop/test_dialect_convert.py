@@ -119,6 +119,22 @@ def test_real_export_round_trips_through_micro(model_name: str, filename: str) -
     assert back == raw
 
 
+@pytest.mark.parametrize("order", ["auto", "predict"])
+def test_committed_fc3_exports_bind_in_onerts_scrambled_order(order: str) -> None:
+    for filename in ("fc3-sgd-step12.ckpt", "fc3-adam-step12.ckpt", "fc3sq-adam-step12.ckpt"):
+        model = "fc3sq" if filename.startswith("fc3sq") else "fc3"
+        ckpt = oc.load(DATA / filename, model=DATA / f"{model}.circle", order=order)
+        assert [t.model_index for t in ckpt.tensors] == [8, 7, 5, 4, 2, 1]
+        assert [t.name for t in ckpt.tensors] == ["b2", "w2", "b1", "w1", "b0", "w0"]
+        assert (ckpt.step, ckpt.epoch) == (12, 0)
+
+
+def test_fc3sq_sizes_alone_cannot_tell_the_entries_apart() -> None:
+    with pytest.raises(oc.CheckpointError) as info:
+        oc.load(DATA / "fc3sq-adam-step12.ckpt", model=DATA / "fc3sq.circle", order="size")
+    assert info.value.code == "ambiguous_entries"
+
+
 def test_converted_data_are_views_not_copies() -> None:
     ckpt = oc.load(DATA / "fc3-adam-step12.ckpt")
     micro = to_dialect(ckpt, "onert-micro", DATA / "fc3.circle")
