@@ -107,8 +107,9 @@ def entry_tensors(
     if order not in ORDER_SOURCES:
         raise ValueError(f"order must be one of {', '.join(ORDER_SOURCES)}, not {order!r}")
     by_index = ckpt.revision == "wof" or ckpt.dialect == "onert-micro"
-    if ckpt.dialect is None and ckpt.revision == "v1":
-        # Fits both runtimes' conventions: the entry count says which one wrote it.
+    if ckpt.revision == "v1" and ckpt.dialect != "onert":
+        # Fits both runtimes' conventions, or onert-micro's only by its SGD header (opt1 = 0),
+        # which onert reads too: the entry count says which runtime's indexing it has.
         by_index = ckpt.table_length == len(model.tensors) and ckpt.table_length != len(
             model.onert_trainable_indices()
         )

@@ -328,28 +328,15 @@ def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **optio
         save(ckpt, out, progress=bar.update, **options)
 
 
-def _convert_function() -> Callable[..., Checkpoint] | None:
-    try:
-        from . import convert
-    except ImportError:
-        return None
-    return getattr(convert, "convert", None)
-
-
 def cmd_convert(args: argparse.Namespace) -> int:
+    from .convert import convert
+
     ckpt = load(args.input)
-    options: dict[str, Any] = {}
-    convert = _convert_function()
-    if convert is not None:
-        result = convert(ckpt, args.to, dialect=args.dialect, allow_lossy=args.allow_lossy,
-                         model=args.model)
-    else:
-        if args.model is not None:
-            _load_model(args.model)
-        result = ckpt
-        options = {"revision": args.to, "dialect": args.dialect, "allow_lossy": args.allow_lossy}
+    result = convert(
+        ckpt, args.to, dialect=args.dialect, allow_lossy=args.allow_lossy, model=args.model
+    )
     size = os.path.getsize(args.input)
-    _save(result, args.output, size_hint=size, progress=not args.no_progress, **options)
+    _save(result, args.output, size_hint=size, progress=not args.no_progress)
     out = load(args.output)
     dialect = f" {out.dialect}" if out.dialect else ""
     print(f"wrote {safe_text(args.output)}: {out.revision}{dialect}, {human_size(out.file_size)}")

@@ -226,10 +226,16 @@ def convert(
 
     ``to="v2"`` is :func:`upgrade` (``model`` names the tensors); ``"v1"`` and ``"wof"`` are
     :func:`downgrade`. A schema-1 checkpoint converted to v1 in another dialect goes through
-    the same checks (nothing is silently dropped).
+    the same checks (nothing is silently dropped); given ``model`` too, it is re-indexed for
+    the other runtime (:func:`onert_checkpoint.dialect_convert.to_dialect`).
     """
     if to == "v2":
         return upgrade(ckpt, model)
+    if to == "v1" and dialect is not None and model is not None and ckpt.revision == "v1":
+        # Between the runtimes: the model says which circle tensor each onert entry is.
+        from .dialect_convert import to_dialect
+
+        return to_dialect(ckpt, dialect, model)
     if to in ("v1", "wof"):
         source = ckpt if ckpt.revision == "v2" else upgrade(ckpt)
         return downgrade(source, dialect, allow_lossy, to=to)
