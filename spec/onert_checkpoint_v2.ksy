@@ -29,7 +29,10 @@ doc: |
   A section-table entry carries a kind and flags. Bit 0 of the flags (REQUIRED, "must
   understand") tells a reader what to do with a kind it does not know: skip the section when the
   bit is clear, refuse the file when it is set. New optional or required sections therefore need
-  no new version byte.
+  no new version byte. The flag of the kinds defined here is fixed (set for tensors, optimizer,
+  state and data; clear for origin), and the sections are in the order tensors, optimizer,
+  state, origin, other kinds by ascending kind, data last; a section with nothing in it (no
+  tensor record, no state entry, no data range) is omitted.
 
   Tensor data, and optimizer-slot data, are ranges of the DATA section, each starting at a
   multiple of 64 bytes so that a mapped file can hand them out zero-copy. The ranges,
@@ -39,10 +42,10 @@ doc: |
   Names, keys and string values are UTF-8 without a terminator, stored after the fixed-size
   records of their section, in record order, back to back.
 
-  The specification document (spec/SPEC-v2.md) gives the complete validation rules, the limits
-  and the error code of each rule.
+  The specification document (spec/SPEC.md, section 6) gives the complete validation rules,
+  the limits and the error code of each rule.
 doc-ref:
-  - spec/SPEC-v2.md
+  - spec/SPEC.md
   - https://github.com/Samsung/ONE/discussions/13037
   - https://github.com/Samsung/ONE/blob/master/nnpackage/schema/circle_schema.fbs
 seq:
@@ -139,7 +142,7 @@ types:
         type: tensor_record
         repeat: expr
         repeat-expr: num_tensors
-        doc: The tensor records; the writer orders them by entry index.
+        doc: The tensor records, in strictly ascending entry index order.
   tensor_record:
     doc: A checkpoint tensor (72 bytes).
     seq:

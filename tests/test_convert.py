@@ -1,4 +1,4 @@
-"""Upgrades and downgrades (spec/SPEC-v2.md, "Upgrade and downgrade")."""
+"""Upgrades and downgrades (spec/SPEC.md, section 11)."""
 
 from __future__ import annotations
 

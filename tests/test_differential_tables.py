@@ -196,7 +196,7 @@ def test_the_valid_files_are_compared_in_full():
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
-@given(checkpoint_files(max_entries=12))
+@given(checkpoint_files(max_entries=12).filter(lambda s: s.revision in ("v1", "wof")))
 def test_written_files_read_the_same(sample):
     assert check(sample.data), "a file the library wrote does not validate"
 

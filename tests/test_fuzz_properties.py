@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import onert_checkpoint as oc
-from tests.fuzz.structure import boundaries, check_load, field_map, raw_v1, raw_wof, u32_at
+from tests.fuzz.structure import boundaries, check_load, raw_v1, raw_wof, u32_at
 from tests.strategies import (
     REAL_FILES,
     checkpoint_files,
@@ -100,26 +100,7 @@ def test_state_edges_and_wof_to_bytes_load(ckpt):
 @example((b"\xad\x01\x01\x00\xff\xff\xff\xff", ("wof count 2**32-1",)))
 def test_mutated_files_keep_the_contract(case):
     data, _ops = case
-    check_load(data, roundtrip=not known_roundtrip_bug(data))
-
-
-def known_roundtrip_bug(data: bytes) -> bool:
-    """Open bugs that break only the byte-exact round trip; each has a corpus case marked
-    ``known_bug`` (xfail, strict). Remove the predicate when the corpus case passes.
-
-    * v2 tensor records not in ascending index order load, but the model sorts tensors by index
-      and the writer emits them sorted (corpus: v2-records-descending-index).
-    * a v2 section of kind 1..4 without the REQUIRED flag loads, but the writer sets the flag
-      (corpus: v2-data-section-not-required).
-    """
-    if len(data) < 3 or data[2] != 2:
-        return False
-    fields = field_map(data, "v2")
-    indices = [u32_at(data, f.at) for f in fields if f.name.endswith("].index")]
-    kinds = [u32_at(data, f.at) for f in fields if f.name.endswith("].kind")]
-    flags = [u32_at(data, f.at) for f in fields if f.name.endswith("].flags")]
-    unflagged = any(k in (1, 2, 3, 4) and not fl & 1 for k, fl in zip(kinds, flags))
-    return indices != sorted(indices) or unflagged
+    check_load(data)
 
 
 @budget(600)

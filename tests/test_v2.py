@@ -1,4 +1,4 @@
-"""Schema 2 (spec/SPEC-v2.md): round trips, integrity, one test per validation rule, and the
+"""Schema 2 (spec/SPEC.md, section 6): round trips, integrity, one test per validation rule, and the
 agreement of the generated Kaitai parser, the Construct schema and ``load``."""
 
 from __future__ import annotations
@@ -432,6 +432,176 @@ def test_offset_out_of_bounds() -> None:
         code_of(patch(data, start + 8 + 24, "<Q", v2.align(len(data)) + 640))
         == "offset_out_of_bounds"
     )
+
+
+def raw_file(sections: list[tuple[int, int, bytes]]) -> bytes:
+    """A schema-2 file of the given (kind, flags, body) sections, laid out and sealed as the
+    spec says, in the order given (whatever the order rules say)."""
+    n = len(sections)
+    pos = 64 + 32 * n
+    placed = []
+    for kind, flags, body in sections:
+        pos = v2.align(pos)
+        placed.append((kind, flags, pos, body))
+        pos += len(body)
+    buf = bytearray(pos)
+    for i, (kind, flags, ofs, body) in enumerate(placed):
+        struct.pack_into("<IIQQII", buf, 64 + 32 * i, kind, flags, ofs, len(body), 0, 0)
+        buf[ofs : ofs + len(body)] = body
+    struct.pack_into("<HBB", buf, 0, 429, 2, 0)
+    struct.pack_into("<QQI", buf, 8, pos, 64, n)
+    return refresh(buf)
+
+
+ORIGIN_BODY = struct.pack("<IIIIQ", 1, 0, 0, 0, 4)
+
+
+def test_tensor_order() -> None:
+    """Rule R9: records in strictly ascending index order; equal: duplicate, smaller: order."""
+    data = small_file()
+    start, _ = section(data, 1)
+    at = start + 8 + 72  # record 1 (index 2)
+    with pytest.raises(oc.CheckpointError) as info:
+        oc.load(patch(data, start + 8, "<I", 3))  # record 0 gets index 3 > 2
+    assert (info.value.code, info.value.field, info.value.offset) == (
+        "tensor_order",
+        "tensors[1].index",
+        at,
+    )
+    with pytest.raises(oc.CheckpointError) as info:
+        oc.load(patch(data, at, "<I", 0))
+    assert (info.value.code, info.value.field) == ("duplicate_tensor_index", "tensors[1].index")
+
+
+@pytest.mark.parametrize("kind", [1, 2, 3, 4, 5])
+def test_bad_section_flags(kind: int) -> None:
+    """Rule T4h: the REQUIRED flag of kinds 1..5 is fixed (set for 1..4, clear for 5)."""
+    data = small_file()
+    k = int(np.flatnonzero(table(data)["kind"] == kind)[0])
+    with pytest.raises(oc.CheckpointError) as info:
+        oc.load(patch(data, 64 + 32 * k + 4, "<I", 0 if kind != 5 else 1))
+    assert (info.value.code, info.value.field, info.value.offset) == (
+        "bad_section_flags",
+        f"sections[{k}].flags",
+        64 + 32 * k + 4,
+    )
+
+
+def test_section_order() -> None:
+    """Rule T4i: tensors, optimizer, state, origin, other kinds ascending, data last."""
+    data = small_file()
+    kinds = table(data)["kind"].tolist()
+    assert kinds == [1, 2, 3, 5, 77, 4]
+    k = kinds.index(5)
+    with pytest.raises(oc.CheckpointError) as info:  # origin -> kind 78 > 77
+        oc.load(patch(data, 64 + 32 * k, "<I", 78))
+    assert (info.value.code, info.value.field, info.value.offset) == (
+        "section_order",
+        "sections[4].kind",
+        64 + 32 * 4,
+    )
+    with pytest.raises(oc.CheckpointError) as info:  # state after origin
+        oc.load(raw_file([(5, 0, ORIGIN_BODY), (3, 1, struct.pack("<II", 0, 0))]))
+    assert (info.value.code, info.value.field, info.value.offset) == (
+        "section_order",
+        "sections[1].kind",
+        96,
+    )
+    with pytest.raises(oc.CheckpointError) as info:
+        oc.load(raw_file([(5, 0, ORIGIN_BODY), (9, 0, b"x"), (6, 0, b"y")]))
+    assert (info.value.code, info.value.field) == ("section_order", "sections[2].kind")
+    with pytest.raises(oc.CheckpointError) as info:
+        oc.load(raw_file([(9, 0, b"x"), (9, 0, b"y")]))
+    assert (info.value.code, info.value.field) == ("duplicate_section", "sections[1].kind")
+    back = oc.load(raw_file([(5, 0, ORIGIN_BODY), (6, 0, b"y"), (9, 0, b"x")]))
+    assert [s.kind for s in back.sections] == [6, 9]
+
+
+def test_empty_sections() -> None:
+    """Rules R1, V2, D0: empty tensors, state and data sections are omitted."""
+    empty = struct.pack("<II", 0, 0)
+    for sections, want in (
+        ([(1, 1, empty)], ("empty_section", "tensors.num_tensors", 128)),
+        ([(3, 1, empty)], ("empty_section", "state.num_entries", 128)),
+        ([(4, 1, b"")], ("empty_section", "data", 128)),
+        # the shape of corpus case v2-check-ranges-valueerror, in section order: no tensor
+        # and an empty data section used to raise a bare ValueError from numpy
+        ([(5, 0, ORIGIN_BODY), (0, 0, bytes(152)), (4, 1, b"")], ("empty_section", "data", 448)),
+    ):
+        with pytest.raises(oc.CheckpointError) as info:
+            oc.load(raw_file(sections))
+        assert (info.value.code, info.value.field, info.value.offset) == want
+    assert len(oc.to_bytes(Checkpoint())) == 64  # no section at all
+    assert oc.load(raw_file([])).tensors == []
+
+
+def test_writer_sorts_kept_sections_and_refuses_two_of_a_kind() -> None:
+    ckpt = Checkpoint(sections=[Section(kind=9, data=b"x"), Section(kind=6, data=b"y")])
+    back = oc.load(oc.to_bytes(ckpt))
+    assert [(s.kind, s.data) for s in back.sections] == [(6, b"y"), (9, b"x")]
+    with pytest.raises(oc.NotRepresentableError):
+        oc.to_bytes(Checkpoint(sections=[Section(kind=9, data=b"x"), Section(kind=9, data=b"")]))
+
+
+def test_data_order_is_kept_across_tensors_and_slots() -> None:
+    """A file whose slot data precede tensor data saves back byte for byte (the writer keeps
+    the order of the offsets the data were read from)."""
+    data = bytearray(small_file())
+    tstart, _ = section(data, 1)
+    ostart, _ = section(data, 2)
+    t0 = tstart + 8 + 24  # tensors[0].ofs_data (12 bytes)
+    m0 = ostart + 16 + 16 * 2  # optimizer.slots[0][0].ofs_data (12 bytes, K = 2)
+    a, b = struct.unpack_from("<Q", data, t0)[0], struct.unpack_from("<Q", data, m0)[0]
+    struct.pack_into("<Q", data, t0, b)
+    struct.pack_into("<Q", data, m0, a)
+    dstart, dlen = section(data, 4)
+    body = bytearray(data[dstart : dstart + dlen])
+    ta, ma = a - dstart, b - dstart
+    body[ta : ta + 12], body[ma : ma + 12] = bytes(body[ma : ma + 12]), bytes(body[ta : ta + 12])
+    data[dstart : dstart + dlen] = body
+    swapped = refresh(data)
+    back = oc.load(swapped)
+    assert back[0].offset > back.optimizer.slots["m"][0].offset
+    assert oc.to_bytes(back) == swapped
+
+
+def test_empty_range_stays_valid_when_a_tensor_is_added() -> None:
+    """A 0-byte range may share an offset only with a later range of the range order."""
+    ckpt = Checkpoint(
+        tensors=[
+            Tensor(index=1, data=np.ones(4, np.uint8)),
+            Tensor(index=3, data=np.zeros(0, np.uint8)),
+        ]
+    )
+    back = oc.load(oc.to_bytes(ckpt))
+    back.tensors.append(Tensor(index=2, data=np.ones(8, np.uint8)))
+    back.tensors.append(Tensor(index=0, data=np.ones(0, np.uint8)))
+    back.tensors.sort(key=lambda t: t.index)
+    again = oc.load(oc.to_bytes(back))
+    assert [t.nbytes for t in again.tensors] == [0, 4, 8, 0]
+
+
+def test_describe_non_finite_floats() -> None:
+    """Section 9: non-finite floats are {"float": "nan" | "inf" | "-inf"}; the JSON is strict."""
+    import json
+
+    nan_bits = struct.unpack("<d", struct.pack("<Q", 0xFFF8_0000_0000_0001))[0]
+    ckpt = Checkpoint(
+        state=TrainingState(
+            learning_rate=float("inf"), best_metric=float("-inf"), a=nan_bits, b=-0.0, c=1.5
+        )
+    )
+    data = oc.to_bytes(ckpt)
+    back = oc.load(data)
+    assert oc.to_bytes(back) == data  # the NaN payload is kept
+    state = json.loads(json.dumps(oc.describe(back), allow_nan=False))["state"]
+    assert state == {
+        "learning_rate": {"float": "inf"},
+        "best_metric": {"float": "-inf"},
+        "a": {"float": "nan"},
+        "b": -0.0,
+        "c": 1.5,
+    }
 
 
 # Agreement of the three readers --------------------------------------------------------------

@@ -6,7 +6,11 @@
  *   - the single-revision readers agree with the dispatcher;
  *   - every present entry lies inside the file and inside its block's data area, and the sizes
  *     of a block's present entries add up to its data area exactly (rule 9: no hole, no overlap);
- *   - an error's field is a non-empty string and its offset is inside the file (or 0).
+ *   - an error's field is a non-empty string and its offset is inside the file (or 0);
+ *   - schema 2: ockpt_read_v2() agrees with the dispatcher; every tensor and slot data range lies
+ *     inside the data section, and together with their alignment padding they cover it exactly;
+ *     names, keys and string values lie inside the file; the scratch path (sorted) and the
+ *     allocation-free path (O(n^2)) give the same result.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,17 +56,127 @@ static void walk(const ockpt_file *f, const ockpt_file *g) {
   check(ockpt_entry(f, f->num_blocks, 0, NULL, NULL) == -1);
 }
 
+static uint64_t align64(uint64_t x) { return (x + 63u) / 64u * 64u; }
+
+static void walk_v2(const ockpt_file *f, size_t size) {
+  const ockpt_v2_info *v = &f->v2;
+  uint64_t covered = 0, ranges = 0;
+  uint32_t k, j;
+  check(f->revision == OCKPT_REV_V2 && f->num_blocks == 0);
+  check(!v->data.present || v->data.length <= size - v->data.offset);
+  for (k = 0; k < v->num_tensors; k++) {
+    ockpt_v2_tensor_info t;
+    check(ockpt_v2_tensor(f, k, &t) == 1);
+    if (k > 0) {
+      ockpt_v2_tensor_info prev;
+      check(ockpt_v2_tensor(f, k - 1, &prev) == 1 && prev.index < t.index);
+    }
+    check(v->data.present && t.offset >= v->data.offset &&
+          t.nbytes <= v->data.offset + v->data.length - t.offset && t.offset % 64 == 0);
+    if (t.name != NULL) {
+      check(t.name >= f->buf && (uint64_t)(t.name - f->buf) + t.name_len <= size);
+      check(ockpt_v2_dtype_name(t.dtype) != NULL || !(t.flags & OCKPT_V2_HAS_DTYPE));
+    }
+    covered += align64(t.nbytes);
+    ranges++;
+    sink ^= ockpt_crc32(0, f->buf + t.offset, (size_t)t.nbytes);
+  }
+  check(ockpt_v2_tensor(f, v->num_tensors, NULL) == -1);
+  for (j = 0; j < v->num_slots; j++) {
+    const uint8_t *name;
+    uint32_t len;
+    check(ockpt_v2_slot(f, j, &name, &len) == 1);
+    check((uint64_t)(name - f->buf) + len <= size);
+    for (k = 0; k < v->num_tensors; k++) {
+      uint64_t o = 0, n = 0;
+      int p = ockpt_v2_slot_entry(f, j, k, &o, &n);
+      check(p == 0 || p == 1);
+      if (p != 1) continue;
+      check(o >= v->data.offset && n <= v->data.offset + v->data.length - o && o % 64 == 0);
+      covered += align64(n);
+      ranges++;
+    }
+  }
+  /* the ranges tile the data section: their aligned sizes add up to it (the last range's
+   * padding may lie past its end) */
+  if (ranges > 0) check(covered >= v->data.length && covered - v->data.length < 64);
+  for (k = 0; k < v->num_state; k++) {
+    ockpt_v2_state_info e;
+    check(ockpt_v2_state(f, k, &e) == 1);
+    check((uint64_t)(e.key - f->buf) + e.key_len <= size && e.type <= 3);
+    if (e.type >= 2) check((uint64_t)(e.value - f->buf) + e.len <= size);
+  }
+  for (k = 0; k < v->num_sections; k++) check(ockpt_v2_section(f, k, NULL, NULL, NULL, NULL) == 1);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* Schema 2 checksums stop almost every random mutation at H2 or T3: a copy with every CRC-32C
+ * recomputed (where the fields let us find the bytes) reaches the rules behind them. */
+#define RESEAL_MAX (1u << 20)
+static uint8_t resealed[RESEAL_MAX];
+
+static void put32(uint8_t *b, uint64_t k, uint32_t v) {
+  b[k] = (uint8_t)v;
+  b[k + 1] = (uint8_t)(v >> 8);
+  b[k + 2] = (uint8_t)(v >> 16);
+  b[k + 3] = (uint8_t)(v >> 24);
+}
+
+static uint64_t get64(const uint8_t *b, uint64_t k) {
+  uint64_t v = 0;
+  int i;
+  for (i = 7; i >= 0; i--) v = (v << 8) | b[k + (uint64_t)i];
+  return v;
+}
+
+static void reseal(uint8_t *b, size_t size) {
+  uint64_t n, i;
+  if (size < 64) return;
+  n = (uint64_t)b[24] | ((uint64_t)b[25] << 8) | ((uint64_t)b[26] << 16) | ((uint64_t)b[27] << 24);
+  if (n <= 64 && 64 + 32 * n <= size) {
+    for (i = 0; i < n; i++) {
+      uint64_t e = 64 + 32 * i, o = get64(b, e + 8), l = get64(b, e + 16);
+      if (o <= size && l <= size - o) put32(b, e + 24, ockpt_crc32c(0, b + o, (size_t)l));
+    }
+    put32(b, 28, ockpt_crc32c(0, b + 64, (size_t)(32 * n)));
+  }
+  put32(b, 4, 0);
+  put32(b, 4, ockpt_crc32c(0, b, 64));
+}
+
+static int one_input(const uint8_t *data, size_t size);
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  one_input(data, size);
+  if (size >= 3 && data[2] == OCKPT_VERSION_2 && size <= RESEAL_MAX) {
+    memcpy(resealed, data, size);
+    reseal(resealed, size);
+    one_input(resealed, size);
+  }
+  return 0;
+}
+
+static int one_input(const uint8_t *data, size_t size) {
   ockpt_file f, g, h;
   ockpt_result r = ockpt_read(data, size, &f);
   size_t need = ockpt_scratch_count(data, size);
   ockpt_result rs = ockpt_read_scratch(data, size, &g, scratch, need <= SCRATCH_MAX ? need : 0);
   same_result(&r, &rs);
+  if (size >= 3 && data[2] == OCKPT_VERSION_2) {
+    ockpt_result r2 = ockpt_read_v2(data, size, &h);
+    same_result(&r, &r2);
+  }
   if (r.code != OCKPT_OK) {
     check(r.field[0] != '\0' && r.offset <= size && r.message != NULL);
     check(f.revision == OCKPT_REV_NONE);
+    return 0;
+  }
+  if (f.revision == OCKPT_REV_V2) {
+    check(g.revision == OCKPT_REV_V2);
+    check(ockpt_read_v2(data, size, &h).code == OCKPT_OK);
+    check(ockpt_read_v1(data, size, &h).code != OCKPT_OK);
+    walk_v2(&f, size);
     return 0;
   }
   walk(&f, &g);

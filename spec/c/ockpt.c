@@ -4,7 +4,7 @@
  * to uint64_t before it is added to anything, and every sum is at most a few times 2^32 + S, so
  * no expression below can overflow 64 bits. A byte is read only at an offset already shown to be
  * inside the buffer. */
-#include "ockpt.h"
+#include "ockpt_internal.h"
 
 /* ---- little helpers ---------------------------------------------------------------------- */
 
@@ -370,21 +370,11 @@ static int wof_shaped(const uint8_t *buf, uint64_t S) {
   return n != 0 && OCKPT_WOF_HEADER_SIZE + 4u * n <= S;
 }
 
-/* ---- schema 2 hook ------------------------------------------------------------------------- */
+/* ---- schema 2 (SPEC.md section 6): ockpt_v2.c ---------------------------------------------- */
 
-/* Schema 2 (version byte 2, SPEC.md "Schema 2") is being designed. Until its validator lands,
- * a version-2 file is refused like any version this reader does not implement. To add it:
- * write validate_v2() next to validate_v1(), call it here, set OCKPT_REV_V2, and declare
- * ockpt_read_v2() in ockpt.h. */
 static ockpt_result read_v2(const uint8_t *buf, uint64_t S, ockpt_file *f, uint64_t *scratch,
                             size_t scratch_count) {
-  (void)buf;
-  (void)S;
-  (void)f;
-  (void)scratch;
-  (void)scratch_count;
-  return fail(OCKPT_E_UNSUPPORTED_VERSION, "version", 2,
-              "schema 2 is not implemented by this reader");
+  return ockpt_v2_validate(buf, S, f, scratch, scratch_count);
 }
 
 /* ---- revision detection (SPEC.md "Reading a file") ----------------------------------------- */
@@ -461,9 +451,23 @@ ockpt_result ockpt_read_wof(const void *buf, size_t len, ockpt_file *out) {
   return finish(r, out);
 }
 
+ockpt_result ockpt_read_v2(const void *buf, size_t len, ockpt_file *out) {
+  const uint8_t *b = (const uint8_t *)buf;
+  uint64_t S = b == NULL ? 0 : (uint64_t)len;
+  unsigned version = 0;
+  ockpt_file ignored;
+  ockpt_result r = preamble(b, S, &version);
+  if (out == NULL) out = &ignored;
+  if (r.code == OCKPT_OK && version != OCKPT_VERSION_2)
+    r = fail(OCKPT_E_UNSUPPORTED_VERSION, "version", 2, "not the schema-2 version byte");
+  if (r.code == OCKPT_OK) r = read_v2(b, S, out, NULL, 0);
+  return finish(r, out);
+}
+
 size_t ockpt_scratch_count(const void *buf, size_t len) {
   const uint8_t *b = (const uint8_t *)buf;
   uint64_t S = b == NULL ? 0 : (uint64_t)len, need = 0, n;
+  if (S >= 3 && b[2] == OCKPT_VERSION_2) return (size_t)ockpt_v2_scratch_count(S);
   if (S >= OCKPT_WOF_HEADER_SIZE) {
     n = rd_u32(b, 4);
     if (OCKPT_WOF_HEADER_SIZE + 4u * n <= S) need = 2u * n; /* keys + one block */

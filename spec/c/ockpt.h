@@ -1,7 +1,7 @@
 /* ockpt: the reference C reader of the onert training-checkpoint format family.
  *
- * Reads schema-1 checkpoints (onert and onert-micro dialects) and the weight-only format (WOF)
- * from a caller's buffer, exactly as spec/SPEC.md says: the same rules, in the same order, with
+ * Reads schema-1 checkpoints (onert and onert-micro dialects), the weight-only format (WOF) and
+ * schema 2 from a caller's buffer, exactly as spec/SPEC.md says: the same rules, in the same order, with
  * the same error code, field and byte offset.
  *
  * Guarantees (see README.md):
@@ -11,7 +11,10 @@
  *   - the caller's buffer is never written and must outlive the ockpt_file that points into it;
  *   - time: O(N) for blocks whose present offsets do not decrease in table order (every onert
  *     file), O(N^2) in the worst case (onert-micro files store data out of table order) unless
- *     the caller lends scratch memory to ockpt_read_scratch(), which makes it O(N log N).
+ *     the caller lends scratch memory to ockpt_read_scratch(), which makes it O(N log N);
+ *   - schema 2: O(size) except the uniqueness of model indices and the data-range tiling walk,
+ *     O(n^2) without scratch and O(n log n) with it, and the uniqueness of names and keys,
+ *     pairwise (O(n^2) comparisons) in both cases (README.md, "Guarantees").
  */
 #ifndef OCKPT_H
 #define OCKPT_H
@@ -28,19 +31,56 @@ extern "C" {
 /* SPEC.md, "Reading a file" and the header tables. */
 #define OCKPT_MAGIC 429u             /* u16 at offset 0, bytes ad 01 */
 #define OCKPT_VERSION_1 1u           /* schema-1 checkpoint, and WOF */
-#define OCKPT_VERSION_2 2u           /* schema 2: not implemented yet (see ockpt.c) */
+#define OCKPT_VERSION_2 2u           /* schema 2 (ockpt_v2.c) */
 #define OCKPT_V1_HEADER_SIZE 20u     /* magic, version, reserved, ofs_opt1/2, ofs_other, N */
 #define OCKPT_WOF_HEADER_SIZE 8u     /* magic, version, reserved, N */
 #define OCKPT_FOOTER_SIZE 8u         /* u32 step, u32 epoch */
 #define OCKPT_MAX_BLOCKS 3u          /* weights, m, v */
-#define OCKPT_FIELD_MAX 32u          /* "weights[4294967295]" and the like fit */
+#define OCKPT_FIELD_MAX 48u /* "optimizer.slots[15][4294967295].len_data" and the like fit */
+
+/* Schema 2 (SPEC.md section 6): sizes, limits and codes. */
+#define OCKPT_V2_HEADER_SIZE 64u
+#define OCKPT_V2_SECTION_ENTRY_SIZE 32u
+#define OCKPT_V2_TENSOR_RECORD_SIZE 72u
+#define OCKPT_V2_SLOT_DESCRIPTOR_SIZE 16u
+#define OCKPT_V2_SLOT_ENTRY_SIZE 16u
+#define OCKPT_V2_STATE_ENTRY_SIZE 32u
+#define OCKPT_V2_ORIGIN_SIZE 24u
+#define OCKPT_V2_ALIGNMENT 64u
+#define OCKPT_V2_MAX_SECTIONS 64u
+#define OCKPT_V2_MAX_TENSORS (1u << 24)
+#define OCKPT_V2_MAX_RANK 8u
+#define OCKPT_V2_MAX_NAME_LEN 1024u
+#define OCKPT_V2_MAX_SLOTS 16u
+#define OCKPT_V2_MAX_STATE_ENTRIES 1024u
+#define OCKPT_V2_MAX_KEY_LEN 255u
+#define OCKPT_V2_MAX_VALUE_LEN (1u << 20)
+#define OCKPT_V2_NO_STATE UINT64_MAX /* ofs_data of a slot entry without state */
+#define OCKPT_V2_KIND_TENSORS 1u
+#define OCKPT_V2_KIND_OPTIMIZER 2u
+#define OCKPT_V2_KIND_STATE 3u
+#define OCKPT_V2_KIND_DATA 4u
+#define OCKPT_V2_KIND_ORIGIN 5u
+#define OCKPT_V2_FLAG_REQUIRED 1u
+#define OCKPT_V2_HAS_DTYPE 1u
+#define OCKPT_V2_HAS_SHAPE 2u
+#define OCKPT_V2_HAS_NAME 4u
+#define OCKPT_V2_HAS_MODEL_INDEX 8u
+#define OCKPT_V2_OPT_SGD 0u
+#define OCKPT_V2_OPT_SGD_MOMENTUM 1u
+#define OCKPT_V2_OPT_ADAM 2u
+#define OCKPT_V2_VALUE_INT 0u
+#define OCKPT_V2_VALUE_FLOAT 1u
+#define OCKPT_V2_VALUE_STRING 2u
+#define OCKPT_V2_VALUE_BYTES 3u
+#define OCKPT_V2_ORIGIN_FOOTERLESS 1u
 
 /* Which member of the family a buffer holds. */
 typedef enum ockpt_revision {
   OCKPT_REV_NONE = 0, /* not read (error) */
   OCKPT_REV_V1 = 1,   /* schema-1 checkpoint */
   OCKPT_REV_WOF = 2,  /* weight-only format */
-  OCKPT_REV_V2 = 3    /* reserved for schema 2 */
+  OCKPT_REV_V2 = 3    /* schema 2 */
 } ockpt_revision;
 
 /* Schema-1 dialect (SPEC.md rule 11). NULL: WOF, or a checkpoint that fits both runtimes. */
@@ -81,6 +121,26 @@ typedef struct ockpt_block {
   const uint64_t *sizes; /* per-index sizes in the caller's scratch memory, or NULL */
 } ockpt_block;
 
+/* Schema 2: where a section of a defined kind is (present == 0: the file has none). */
+typedef struct ockpt_v2_span {
+  int present;
+  uint32_t table_index; /* position in the section table */
+  uint64_t offset;      /* ofs_body */
+  uint64_t length;      /* len_body */
+} ockpt_v2_span;
+
+/* Schema 2: what the reader found; records are read on demand with the ockpt_v2_* functions. */
+typedef struct ockpt_v2_info {
+  uint32_t num_sections;
+  ockpt_v2_span tensors, optimizer, state, data, origin;
+  uint32_t num_tensors;    /* tensor records (0 without a tensors section) */
+  uint32_t optimizer_kind; /* when optimizer.present */
+  uint32_t num_slots;      /* K */
+  uint32_t num_state;      /* state entries */
+  uint32_t origin_revision, origin_dialect, origin_flags; /* when origin.present */
+  uint64_t origin_num_entries;
+} ockpt_v2_info;
+
 /* A parsed file: a view of the caller's buffer, nothing allocated. Valid only after a read
  * returned OCKPT_OK, and only while the buffer (and any scratch memory) is alive. */
 typedef struct ockpt_file {
@@ -98,7 +158,35 @@ typedef struct ockpt_file {
   uint32_t epoch;
   unsigned num_blocks;        /* 1 (WOF, SGD) or 3 (Adam) */
   ockpt_block blocks[OCKPT_MAX_BLOCKS];
+  ockpt_v2_info v2;           /* schema 2 only (revision OCKPT_REV_V2) */
 } ockpt_file;
+
+/* One schema-2 tensor record (SPEC.md section 6), as ockpt_v2_tensor() returns it. Fields whose
+ * flag is clear are 0 (name: NULL). `name` points into the buffer: UTF-8, not NUL-terminated. */
+typedef struct ockpt_v2_tensor_info {
+  uint32_t index;
+  uint32_t model_index;
+  uint16_t flags; /* OCKPT_V2_HAS_* */
+  int8_t dtype;   /* circle TensorType */
+  uint8_t rank;
+  uint32_t dims[OCKPT_V2_MAX_RANK];
+  const uint8_t *name;
+  uint32_t name_len;
+  uint64_t offset; /* ofs_data */
+  uint64_t nbytes; /* len_data */
+} ockpt_v2_tensor_info;
+
+/* One schema-2 training-state entry. int: `i`; float: `f`; string and bytes: `value`/`len`.
+ * `key` and `value` point into the buffer (UTF-8 for keys and strings, not NUL-terminated). */
+typedef struct ockpt_v2_state_info {
+  const uint8_t *key;
+  uint32_t key_len;
+  uint8_t type; /* OCKPT_V2_VALUE_* */
+  int64_t i;
+  double f;
+  const uint8_t *value;
+  uint64_t len;
+} ockpt_v2_state_info;
 
 /* Revision detection as SPEC.md "Reading a file" says: magic, version byte, then for version 1
  * schema-1 checkpoint first, WOF second, and the WOF-shaped rule to choose the error reported.
@@ -109,6 +197,7 @@ ockpt_result ockpt_read(const void *buf, size_t len, ockpt_file *out);
 /* Validate as one revision only (no detection beyond magic and version byte). */
 ockpt_result ockpt_read_v1(const void *buf, size_t len, ockpt_file *out);
 ockpt_result ockpt_read_wof(const void *buf, size_t len, ockpt_file *out);
+ockpt_result ockpt_read_v2(const void *buf, size_t len, ockpt_file *out);
 
 /* As ockpt_read(), with caller-lent scratch memory that makes size computation O(N log N)
  * instead of O(N^2) for blocks stored out of table order, and entry lookups O(1) afterwards.
@@ -135,6 +224,36 @@ uint64_t ockpt_table_position(const ockpt_file *f, unsigned block, uint32_t i);
 /* zlib-compatible CRC-32 (reflected polynomial 0xEDB88320): crc = ockpt_crc32(0, p, n) gives
  * zlib's crc32(0, p, n); pass the previous value to continue over more bytes. */
 uint32_t ockpt_crc32(uint32_t crc, const void *data, size_t len);
+
+/* CRC-32C (Castagnoli, reflected polynomial 0x82F63B78), the checksum of schema 2:
+ * ockpt_crc32c(0, "123456789", 9) == 0xE3069283; pass the previous value to continue. */
+uint32_t ockpt_crc32c(uint32_t crc, const void *data, size_t len);
+
+/* ---- schema 2 access, after a successful read (revision OCKPT_REV_V2) ----------------------
+ * Each returns 1 on success and -1 for an index out of range (or a file that is not schema 2);
+ * ockpt_v2_slot_entry() returns 0 for an entry marked NO_STATE. All are O(1). */
+
+/* Tensor record k, 0 <= k < f->v2.num_tensors, in record (= ascending index) order. */
+int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t);
+
+/* Name of optimizer slot j, 0 <= j < f->v2.num_slots (UTF-8, not NUL-terminated). */
+int ockpt_v2_slot(const ockpt_file *f, uint32_t j, const uint8_t **name, uint32_t *name_len);
+
+/* Slot j's entry for the tensor of record k: 1 with its data range, 0 when NO_STATE. */
+int ockpt_v2_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
+                        uint64_t *nbytes);
+
+/* Training-state entry k, 0 <= k < f->v2.num_state, in file order. */
+int ockpt_v2_state(const ockpt_file *f, uint32_t k, ockpt_v2_state_info *e);
+
+/* Section-table entry i, 0 <= i < f->v2.num_sections (also the kinds the reader skipped). */
+int ockpt_v2_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *flags,
+                     uint64_t *offset, uint64_t *length);
+
+/* The library's name of a circle TensorType code ("float32", "int4", ...), NULL if unknown;
+ * its element size in bytes, 0 when it has no whole-byte size (or is unknown). */
+const char *ockpt_v2_dtype_name(int dtype);
+unsigned ockpt_v2_dtype_size(int dtype);
 
 /* The spec's name of a block: "weights", "m", "v", or "tensors" for WOF. */
 const char *ockpt_block_name(const ockpt_file *f, unsigned block);

@@ -82,6 +82,14 @@ typedef enum ockpt_error {
   OCKPT_E_BAD_SLOT_ENTRY = 38,
   /* The origin section names an unknown revision or dialect. */
   OCKPT_E_BAD_ORIGIN = 39,
+  /* A schema-2 tensor record's entry index is smaller than the previous record's (records are in strictly ascending index order). */
+  OCKPT_E_TENSOR_ORDER = 40,
+  /* A section of a kind the specification defines has its REQUIRED flag set where the specification says clear, or clear where it says set. */
+  OCKPT_E_BAD_SECTION_FLAGS = 41,
+  /* The sections are not in the specified order (tensors, optimizer, state, origin, other kinds in ascending kind order, data last). */
+  OCKPT_E_SECTION_ORDER = 42,
+  /* A section that must be omitted when it holds nothing is present: a tensors section without records, a state section without entries, or a data section without any data range. */
+  OCKPT_E_EMPTY_SECTION = 43,
 } ockpt_error;
 
 /* The stable snake_case name of an error code. */
@@ -127,6 +135,10 @@ static inline const char *ockpt_error_name(ockpt_error e) {
   case OCKPT_E_BAD_OPTIMIZER: return "bad_optimizer";
   case OCKPT_E_BAD_SLOT_ENTRY: return "bad_slot_entry";
   case OCKPT_E_BAD_ORIGIN: return "bad_origin";
+  case OCKPT_E_TENSOR_ORDER: return "tensor_order";
+  case OCKPT_E_BAD_SECTION_FLAGS: return "bad_section_flags";
+  case OCKPT_E_SECTION_ORDER: return "section_order";
+  case OCKPT_E_EMPTY_SECTION: return "empty_section";
   }
   return "unknown";
 }

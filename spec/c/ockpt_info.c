@@ -3,11 +3,195 @@
  * is printed), 2 on usage or I/O errors. The tool, unlike the library, allocates: the file
  * buffer and the scratch memory lent to ockpt_read_scratch(). --no-scratch reads with the
  * allocation-free path instead (both must print the same thing). */
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ockpt.h"
+
+/* A UTF-8 string (already validated by the reader) as Python's json.dumps(ensure_ascii=True)
+ * writes it: \" \\ \b \f \n \r \t, every other byte outside ' '..'~' as \uxxxx
+ * (lower-case hex), code points above U+FFFF as a surrogate pair. */
+static void print_utf8(const uint8_t *p, uint64_t n) {
+  uint64_t k = 0;
+  putchar('"');
+  while (k < n) {
+    unsigned long cp = p[k];
+    unsigned more = 0, m;
+    if (cp >= 0xF0) {
+      cp &= 0x07;
+      more = 3;
+    } else if (cp >= 0xE0) {
+      cp &= 0x0F;
+      more = 2;
+    } else if (cp >= 0xC0) {
+      cp &= 0x1F;
+      more = 1;
+    }
+    for (m = 1; m <= more && k + m < n; m++) cp = (cp << 6) | (p[k + m] & 0x3Fu);
+    k += more + 1;
+    switch (cp) {
+    case '"': printf("\\\""); break;
+    case '\\': printf("\\\\"); break;
+    case '\b': printf("\\b"); break;
+    case '\f': printf("\\f"); break;
+    case '\n': printf("\\n"); break;
+    case '\r': printf("\\r"); break;
+    case '\t': printf("\\t"); break;
+    default:
+      if (cp >= 0x20 && cp <= 0x7E) {
+        putchar((int)cp);
+      } else if (cp < 0x10000) {
+        printf("\\u%04lx", cp);
+      } else {
+        cp -= 0x10000;
+        printf("\\u%04lx\\u%04lx", 0xD800 + (cp >> 10), 0xDC00 + (cp & 0x3FF));
+      }
+    }
+  }
+  putchar('"');
+}
+
+/* A double as Python's repr() (and so json.dumps) writes it: the shortest digits that read back
+ * to the same value, in fixed notation when the decimal exponent is in -4 .. 15 (with ".0" when
+ * integral), else d.ddde+XX. Non-finite values as SPEC.md section 9 says: {"float": "nan"},
+ * {"float": "inf"}, {"float": "-inf"}. */
+static void print_float(double x) {
+  char buf[40], digits[20];
+  int p, nd = 0, exp10, decpt, k;
+  const char *q;
+  if (x != x) { /* SPEC.md section 9: JSON has no number for it */
+    printf("{\"float\": \"nan\"}");
+    return;
+  }
+  if (x > DBL_MAX || x < -DBL_MAX) {
+    printf(x > 0 ? "{\"float\": \"inf\"}" : "{\"float\": \"-inf\"}");
+    return;
+  }
+  for (p = 1; p <= 17; p++) {
+    snprintf(buf, sizeof buf, "%.*e", p - 1, x);
+    if (strtod(buf, NULL) == x) break;
+  }
+  q = buf;
+  if (*q == '-') {
+    putchar('-');
+    q++;
+  }
+  for (; *q != 'e'; q++)
+    if (*q >= '0' && *q <= '9') digits[nd++] = *q;
+  exp10 = atoi(q + 1);
+  while (nd > 1 && digits[nd - 1] == '0') nd--;
+  digits[nd] = '\0';
+  decpt = exp10 + 1;
+  if (decpt <= -4 || decpt > 16) {
+    putchar(digits[0]);
+    if (nd > 1) printf(".%s", digits + 1);
+    printf("e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
+  } else if (decpt <= 0) {
+    printf("0.");
+    for (k = 0; k < -decpt; k++) putchar('0');
+    printf("%s", digits);
+  } else if (decpt >= nd) {
+    printf("%s", digits);
+    for (k = nd; k < decpt; k++) putchar('0');
+    printf(".0");
+  } else {
+    for (k = 0; k < decpt; k++) putchar(digits[k]);
+    printf(".%s", digits + decpt);
+  }
+}
+
+static void print_entry(uint32_t index, const ockpt_file *f, uint64_t o, uint64_t n) {
+  printf("{\"index\": %lu, \"offset\": %llu, \"nbytes\": %llu, \"crc32\": %lu", (unsigned long)index,
+         (unsigned long long)o, (unsigned long long)n,
+         (unsigned long)ockpt_crc32(0, f->buf + o, (size_t)n));
+}
+
+static void print_v2(const ockpt_file *f) {
+  uint32_t k, j;
+  printf("{\"revision\": \"v2\", \"dialect\": null, \"file_size\": %llu, \"tensors\": [",
+         (unsigned long long)f->file_size);
+  for (k = 0; k < f->v2.num_tensors; k++) {
+    ockpt_v2_tensor_info t;
+    ockpt_v2_tensor(f, k, &t);
+    if (k > 0) printf(", ");
+    print_entry(t.index, f, t.offset, t.nbytes);
+    /* SPEC.md section 9: "name", "dtype" and "shape" when the record has any of them (the
+     * model index alone is not printed) */
+    if (t.flags & (OCKPT_V2_HAS_NAME | OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE)) {
+      printf(", \"name\": ");
+      if (t.name != NULL)
+        print_utf8(t.name, t.name_len);
+      else
+        printf("null");
+      printf(", \"dtype\": ");
+      if (t.flags & OCKPT_V2_HAS_DTYPE)
+        printf("\"%s\"", ockpt_v2_dtype_name(t.dtype));
+      else
+        printf("null");
+      printf(", \"shape\": ");
+      if (t.flags & OCKPT_V2_HAS_SHAPE) {
+        putchar('[');
+        for (j = 0; j < t.rank; j++) printf("%s%lu", j ? ", " : "", (unsigned long)t.dims[j]);
+        putchar(']');
+      } else {
+        printf("null");
+      }
+    }
+    putchar('}');
+  }
+  printf("], \"optimizer\": ");
+  if (!f->v2.optimizer.present) {
+    printf("null");
+  } else {
+    static const char *const kinds[] = {"sgd", "sgd_momentum", "adam"};
+    if (f->v2.optimizer_kind <= 2)
+      printf("{\"kind\": \"%s\", \"slots\": {", kinds[f->v2.optimizer_kind]);
+    else
+      printf("{\"kind\": \"optimizer_%lu\", \"slots\": {", (unsigned long)f->v2.optimizer_kind);
+    for (j = 0; j < f->v2.num_slots; j++) {
+      const uint8_t *name;
+      uint32_t len;
+      int first = 1;
+      ockpt_v2_slot(f, j, &name, &len);
+      if (j > 0) printf(", ");
+      print_utf8(name, len);
+      printf(": [");
+      for (k = 0; k < f->v2.num_tensors; k++) {
+        uint64_t o, n;
+        ockpt_v2_tensor_info t;
+        if (ockpt_v2_slot_entry(f, j, k, &o, &n) != 1) continue;
+        ockpt_v2_tensor(f, k, &t);
+        if (!first) printf(", ");
+        print_entry(t.index, f, o, n);
+        putchar('}');
+        first = 0;
+      }
+      putchar(']');
+    }
+    printf("}}");
+  }
+  printf(", \"state\": {");
+  for (k = 0; k < f->v2.num_state; k++) {
+    ockpt_v2_state_info e;
+    uint64_t b;
+    ockpt_v2_state(f, k, &e);
+    if (k > 0) printf(", ");
+    print_utf8(e.key, e.key_len);
+    printf(": ");
+    switch (e.type) {
+    case OCKPT_V2_VALUE_INT: printf("%lld", (long long)e.i); break;
+    case OCKPT_V2_VALUE_FLOAT: print_float(e.f); break;
+    case OCKPT_V2_VALUE_STRING: print_utf8(e.value, e.len); break;
+    default:
+      printf("{\"bytes\": \"");
+      for (b = 0; b < e.len; b++) printf("%02x", e.value[b]);
+      printf("\"}");
+    }
+  }
+  printf("}}\n");
+}
 
 static void print_json_string(const char *s) {
   putchar('"');
@@ -139,7 +323,10 @@ int main(int argc, char **argv) {
     }
   }
   r = ockpt_read_scratch(buf, len, &f, scratch, count);
-  if (r.code == OCKPT_OK) {
+  if (r.code == OCKPT_OK && f.revision == OCKPT_REV_V2) {
+    print_v2(&f);
+    rc = 0;
+  } else if (r.code == OCKPT_OK) {
     print_file(&f);
     rc = 0;
   } else {

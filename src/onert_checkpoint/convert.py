@@ -1,4 +1,4 @@
-"""Upgrades and downgrades between the revisions (spec/SPEC-v2.md, "Upgrade and downgrade").
+"""Upgrades and downgrades between the revisions (spec/SPEC.md, section 11).
 
 ``upgrade`` turns a schema-1 checkpoint (either dialect) or a WOF file into schema 2 without
 losing anything: the schema-1 facts that schema 2 does not model (dialect, table length N, the

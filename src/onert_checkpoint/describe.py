@@ -6,7 +6,10 @@ The conformance vectors and the reference C reader produce exactly this object (
 
 from __future__ import annotations
 
+import math
 from typing import Any
+
+import numpy as np
 
 from .model import Buffer, Checkpoint, Tensor
 
@@ -30,8 +33,12 @@ def describe_entry(entry: Buffer) -> dict[str, Any]:
 
 
 def _state_value(value: object) -> object:
-    if isinstance(value, bytes):
-        return {"bytes": value.hex()}
+    """A state value as JSON (spec/SPEC.md section 9): bytes as ``{"bytes": hex}``, a
+    non-finite float as ``{"float": "nan" | "inf" | "-inf"}``, which JSON has no number for."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"bytes": bytes(value).hex()}
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
     return value
 
 

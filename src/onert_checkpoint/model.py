@@ -97,7 +97,7 @@ class Optimizer:
 
 @dataclass(eq=False)
 class Section:
-    """A schema-2 section this library does not interpret, kept as it was (spec/SPEC-v2.md).
+    """A schema-2 section this library does not interpret, kept as it was (spec/SPEC.md, section 6).
 
     ``required`` is the must-understand flag; ``offset`` is where it was read from.
     """

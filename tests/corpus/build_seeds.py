@@ -175,7 +175,8 @@ def seeds() -> list[dict]:
 
 
 def v2_seeds(adam: bytes, sgd: bytes) -> list[dict]:
-    """Schema-2 cases (spec/SPEC-v2.md), written by the library's v2 writer from the real files.
+    """Schema-2 cases (spec/SPEC.md, section 6), written by the library's v2 writer from the
+    real files.
 
     Skipped while the library has no schema 2."""
     import onert_checkpoint as oc

@@ -45,9 +45,7 @@ U32_MAX = 2**32 - 1
 #: Open crash bugs, as (exception type, function where it is raised): ignored here so the
 #: time-boxed CI run keeps looking for new ones. Each has an xfail case in tests/corpus.
 #: Remove an entry when its corpus case passes.
-KNOWN_CRASHES = {
-    (ValueError, "_check_ranges"),  # corpus: v2-check-ranges-valueerror
-}
+KNOWN_CRASHES: set[tuple[type[BaseException], str]] = set()
 
 
 def _is_known_crash(exc: BaseException) -> bool:
@@ -61,17 +59,10 @@ def _is_known_crash(exc: BaseException) -> bool:
 
 def test_one_input(data: bytes) -> None:
     try:
-        check_load(data, roundtrip=not _known_roundtrip_bug(data))
+        check_load(data)
     except Exception as exc:
         if not _is_known_crash(exc):
             raise
-
-
-def _known_roundtrip_bug(data: bytes) -> bool:
-    """Open bugs that break only the round trip (see tests/test_fuzz_properties.py)."""
-    from tests.test_fuzz_properties import known_roundtrip_bug
-
-    return known_roundtrip_bug(data)
 
 
 def _edges(data: bytes, at: int) -> list[int]:

@@ -72,7 +72,7 @@ def u64_at(data: bytes, at: int) -> int:
 
 
 def _v2_fields(data: bytes) -> list[Field]:
-    """Schema 2 (spec/SPEC-v2.md): header, section table, section counts, tensor records."""
+    """Schema 2 (spec/SPEC.md, section 6): header, section table, section counts, tensor records."""
     size = len(data)
     fields = [Field("magic", 0, 2, "magic"), Field("version", 2, 1, "version"),
               Field("reserved0", 3, 1, "reserved")]

@@ -196,4 +196,26 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
  'bad_origin': {'number': 39,
                 'category': 'format',
                 'applies': ['v2'],
-                'summary': 'The origin section names an unknown revision or dialect.'}}
+                'summary': 'The origin section names an unknown revision or dialect.'},
+ 'tensor_order': {'number': 40,
+                  'category': 'format',
+                  'applies': ['v2'],
+                  'summary': "A schema-2 tensor record's entry index is smaller than the previous "
+                             "record's (records are in strictly ascending index order)."},
+ 'bad_section_flags': {'number': 41,
+                       'category': 'format',
+                       'applies': ['v2'],
+                       'summary': 'A section of a kind the specification defines has its REQUIRED '
+                                  'flag set where the specification says clear, or clear where it '
+                                  'says set.'},
+ 'section_order': {'number': 42,
+                   'category': 'format',
+                   'applies': ['v2'],
+                   'summary': 'The sections are not in the specified order (tensors, optimizer, '
+                              'state, origin, other kinds in ascending kind order, data last).'},
+ 'empty_section': {'number': 43,
+                   'category': 'format',
+                   'applies': ['v2'],
+                   'summary': 'A section that must be omitted when it holds nothing is present: a '
+                              'tensors section without records, a state section without entries, '
+                              'or a data section without any data range.'}}

@@ -27,7 +27,10 @@ class OnertCheckpointV2(KaitaiStruct):
     A section-table entry carries a kind and flags. Bit 0 of the flags (REQUIRED, "must
     understand") tells a reader what to do with a kind it does not know: skip the section when the
     bit is clear, refuse the file when it is set. New optional or required sections therefore need
-    no new version byte.
+    no new version byte. The flag of the kinds defined here is fixed (set for tensors, optimizer,
+    state and data; clear for origin), and the sections are in the order tensors, optimizer,
+    state, origin, other kinds by ascending kind, data last; a section with nothing in it (no
+    tensor record, no state entry, no data range) is omitted.
     
     Tensor data, and optimizer-slot data, are ranges of the DATA section, each starting at a
     multiple of 64 bytes so that a mapped file can hand them out zero-copy. The ranges,
@@ -37,11 +40,11 @@ class OnertCheckpointV2(KaitaiStruct):
     Names, keys and string values are UTF-8 without a terminator, stored after the fixed-size
     records of their section, in record order, back to back.
     
-    The specification document (spec/SPEC-v2.md) gives the complete validation rules, the limits
-    and the error code of each rule.
+    The specification document (spec/SPEC.md, section 6) gives the complete validation rules,
+    the limits and the error code of each rule.
     
     .. seealso::
-       spec/SPEC-v2.md
+       spec/SPEC.md
     
     
     .. seealso::

@@ -8,7 +8,9 @@ with NumPy so that a table of 100,000 entries costs a few array operations, not 
 
 from __future__ import annotations
 
+import contextlib
 import gc
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -141,15 +143,22 @@ def block_buffers(view: memoryview, block: Block, cls: type[Buffer]) -> list:
     # them (tests/bench/bench.py).
     present = np.flatnonzero(block.present)
     whole = np.frombuffer(view, dtype=np.uint8)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with paused_collector():
         return [
             cls(i, whole[off : off + n], off)
             for i, off, n in zip(
                 present.tolist(), block.offsets[present].tolist(), block.sizes[present].tolist()
             )
         ]
+
+
+@contextlib.contextmanager
+def paused_collector() -> Iterator[None]:
+    """Pause the cyclic garbage collector while acyclic model objects are made in bulk."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
     finally:
         if collecting:
             gc.enable()

@@ -1,4 +1,4 @@
-"""Schema 2 checkpoints: constants, reading and validation (spec/SPEC-v2.md).
+"""Schema 2 checkpoints: constants, reading and validation (spec/SPEC.md, section 6).
 
 The header is read by the parser generated from spec/onert_checkpoint_v2.ksy once the raw checks
 that must precede it (checksum, reserved bytes) have passed; the section table and every record
@@ -50,7 +50,7 @@ __all__ = [
     "read",
 ]
 
-# Sizes and limits (spec/SPEC-v2.md, "Limits") ------------------------------------------------
+# Sizes and limits (spec/SPEC.md, 6.2) ---------------------------------------------------------
 HEADER_SIZE = 64
 SECTION_ENTRY_SIZE = 32
 TENSOR_RECORD_SIZE = 72
@@ -76,6 +76,8 @@ NO_STATE = 0xFFFF_FFFF_FFFF_FFFF
 # Codes -------------------------------------------------------------------------------------
 SECTION_KINDS = {"tensors": 1, "optimizer": 2, "state": 3, "data": 4, "origin": 5}
 FLAG_REQUIRED = 1
+#: The REQUIRED flag each kind defined by the specification must have (rule T4h).
+KIND_FLAGS = {1: FLAG_REQUIRED, 2: FLAG_REQUIRED, 3: FLAG_REQUIRED, 4: FLAG_REQUIRED, 5: 0}
 HAS_DTYPE, HAS_SHAPE, HAS_NAME, HAS_MODEL_INDEX = 1, 2, 4, 8
 OPTIMIZER_CODES = {"sgd": 0, "sgd_momentum": 1, "adam": 2}
 VALUE_TYPES = {"int": 0, "float": 1, "string": 2, "bytes": 3}
@@ -217,6 +219,13 @@ def _decode(view: memoryview, start: int, length: int, field: str, at: int) -> s
         raise  # unreachable
 
 
+def section_order_key(kind: int) -> tuple[int, int]:
+    """Sections are in ascending order of this key (rule T4i): tensors, optimizer, state,
+    origin, other kinds by kind, data last."""
+    known = {1: 1, 2: 2, 3: 3, 5: 4, 4: 6}
+    return (known[kind], 0) if kind in known else (5, kind)
+
+
 @dataclass(frozen=True)
 class SectionInfo:
     index: int
@@ -311,7 +320,6 @@ def _read_sections(view: memoryview, hdr: OnertCheckpointV2) -> list[SectionInfo
         )
     table = np.frombuffer(view, dtype=SECTION_DTYPE, count=n, offset=HEADER_SIZE)
     out: list[SectionInfo] = []
-    seen: set[int] = set()
     pos = table_end
     for i in range(n):
         e = HEADER_SIZE + SECTION_ENTRY_SIZE * i
@@ -374,10 +382,26 @@ def _read_sections(view: memoryview, hdr: OnertCheckpointV2) -> list[SectionInfo
                 e,
                 f"section {i} has unknown kind {kind} and the must-understand flag",
             )
-        if kind in _KIND_NAMES:
-            if kind in seen:
-                _fail("duplicate_section", f"{f}.kind", e, f"a second {_KIND_NAMES[kind]} section")
-            seen.add(kind)
+        if kind in KIND_FLAGS and flags & FLAG_REQUIRED != KIND_FLAGS[kind]:
+            _fail(
+                "bad_section_flags",
+                f"{f}.flags",
+                e + 4,
+                f"the {_KIND_NAMES[kind]} section must have the REQUIRED flag "
+                + ("set" if KIND_FLAGS[kind] else "clear"),
+            )
+        if out:
+            key, prev = section_order_key(kind), section_order_key(out[-1].kind)
+            if key == prev:
+                _fail("duplicate_section", f"{f}.kind", e, f"a second section of kind {kind}")
+            if key < prev:
+                _fail(
+                    "section_order",
+                    f"{f}.kind",
+                    e,
+                    f"a section of kind {kind} after one of kind {out[-1].kind}: the order is "
+                    "tensors, optimizer, state, origin, other kinds ascending, data",
+                )
         out.append(SectionInfo(i, kind, flags, start, length, e))
         pos = start + length
     if pos != size:
@@ -445,6 +469,10 @@ def _read_tensors(
 ) -> tuple[np.ndarray, list[str | None], list[_Range]]:
     _head(view, sec, SECTION_HEAD_SIZE, "tensors", "num_tensors")
     n = int.from_bytes(view[sec.start : sec.start + 4], "little")
+    if n == 0:
+        _fail(
+            "empty_section", "tensors.num_tensors", sec.start, "a tensors section without records"
+        )
     rec = _records(
         view,
         sec,
@@ -533,8 +561,17 @@ def _read_tensors(
         sec.end,
         "tensor name",
     )
-    index = rec["index"]
-    _check_unique(index, np.ones(n, bool), at, 0, "duplicate_tensor_index", "index", "tensors")
+    index = rec["index"].astype(np.int64)
+    i = _first(index[1:] <= index[:-1])
+    if i is not None:
+        k = i + 1
+        _fail(
+            "duplicate_tensor_index" if index[k] == index[i] else "tensor_order",
+            fld(k, "index"),
+            int(at[k]),
+            f"record {k} has index {int(index[k])}; the previous record has {int(index[i])} "
+            "(records are in strictly ascending index order)",
+        )
     _check_unique(
         rec["model_index"],
         (flags & HAS_MODEL_INDEX) != 0,
@@ -728,6 +765,8 @@ def _read_optimizer(view: memoryview, sec: SectionInfo, num_tensors: int):
 def _read_state(view: memoryview, sec: SectionInfo) -> TrainingState:
     _head(view, sec, SECTION_HEAD_SIZE, "state", "num_entries")
     n = int.from_bytes(view[sec.start : sec.start + 4], "little")
+    if n == 0:
+        _fail("empty_section", "state.num_entries", sec.start, "a state section without entries")
     ent = _records(
         view,
         sec,
@@ -870,6 +909,8 @@ def _check_ranges(view: memoryview, ranges: list[_Range], data: SectionInfo | No
     range (in the spec's order) that breaks a rule is reported.
     """
     n = len(ranges)
+    if data is not None and n == 0:
+        _fail("empty_section", "data", data.start, "a data section, but no data range")
     starts = np.fromiter((r.start for r in ranges), np.uint64, n)
     lengths = np.fromiter((r.length for r in ranges), np.uint64, n)
     misaligned = starts % ALIGNMENT != 0

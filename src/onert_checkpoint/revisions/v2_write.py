@@ -1,18 +1,21 @@
-"""Writing schema-2 checkpoints (spec/SPEC-v2.md).
+"""Writing schema-2 checkpoints (spec/SPEC.md, section 6).
 
 :func:`plan` checks the content, lays out every section and every data range, and computes all
 CRC-32C values (one pass over the tensor data, no copy); :func:`chunks` then yields the file in
 order. Nothing the plan computes depends on a byte the stream has not yet produced, so the
 header and the section table come first and tensor data are streamed last.
 
-Sections are written in the order tensors, optimizer, state, origin, the kept unknown sections,
-data. Tensor records follow the entry index; data ranges follow each entry's storage order (the
-offset it was read from, so an upgraded onert-micro file keeps its data order), tensors first,
-then each slot.
+The file is the canonical encoding of spec/SPEC.md 6.1: sections in the order tensors,
+optimizer, state, origin, the kept unknown sections by kind, data; no empty tensors, state or
+data section. Tensor records follow the entry index; data ranges, tensors and slot entries
+together, follow the offsets they were read from (so a loaded file is written back byte for
+byte and an upgraded onert-micro file keeps its data order), and ranges built in memory come
+after them, tensors first, then each slot.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import struct
 from collections.abc import Iterator
@@ -23,7 +26,6 @@ import numpy as np
 from ..errors import error_for
 from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint
 from ..schemas import v2 as schema
-from .layout_plan import storage_order
 from .v2 import (
     DTYPE_CODES,
     DTYPES,
@@ -247,6 +249,33 @@ def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
     return ent, blobs
 
 
+def _data_order(ranges: list[tuple[str, int, Buffer]]) -> list[tuple[str, int, Buffer]]:
+    """The data ranges (given in range order) in the order the writer places them.
+
+    Ranges read from a file keep their (offset, range order) order, the order rule D2 sorts
+    them in, so a loaded file is written back as it was; ranges built in memory follow, in range
+    order. A 0-byte range lands at the offset of the range placed after it, and D2 sorts equal
+    offsets by range order, so a 0-byte range may stay before a range only if it precedes it in
+    range order; the others move to the end of the section, where every range is empty.
+    """
+    ordered = sorted(
+        enumerate(ranges), key=lambda p: (p[1][2].offset is None, p[1][2].offset or 0, p[0])
+    )
+    out: list[tuple[int, tuple[str, int, Buffer]]] = []
+    moved: list[tuple[int, tuple[str, int, Buffer]]] = []
+    pending: list[tuple[int, tuple[str, int, Buffer]]] = []
+    for item in ordered:
+        if item[1][2].nbytes == 0:
+            pending.append(item)
+            continue
+        out += sorted((e for e in pending if e[0] < item[0]), key=lambda e: e[0])
+        moved += [e for e in pending if e[0] > item[0]]
+        pending = []
+        out.append(item)
+    out += sorted(pending + moved, key=lambda e: e[0])
+    return [r for _, r in out]
+
+
 def plan(ckpt: Checkpoint) -> Plan:
     """Check ``ckpt`` against schema 2 and compute every offset and checksum of its file."""
     tensors, rec, names = _tensor_records(ckpt)
@@ -254,26 +283,31 @@ def plan(ckpt: Checkpoint) -> Plan:
     opt_parts = _optimizer_parts(ckpt, tensors) if ckpt.optimizer is not None else None
     state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
     origin = origin_of(ckpt)
-    extra = list(ckpt.sections)
+    extra = sorted(ckpt.sections, key=lambda s: s.kind)
     for s in extra:
         if s.kind in SECTION_KINDS.values() or not 0 <= s.kind <= U32_MAX:
             _fail(f"section kind {s.kind} is reserved by the specification or out of range")
+    for a, b in itertools.pairwise(extra):
+        if a.kind == b.kind:
+            _fail(f"two sections of kind {a.kind}: schema 2 holds at most one of each kind")
 
-    # Data ranges in storage order: tensors, then each slot.
-    ranges: list[tuple[str, int, Buffer]] = [
-        ("t", k, t) for k, t in enumerate(storage_order(tensors))
-    ]
+    # Data ranges: those with a known offset in (offset, range order) order, as rule D2 sorts
+    # them, so that a loaded file keeps its layout; then the others in range order (tensors in
+    # record order, then each slot's entries in record order).
     rank = {t.index: k for k, t in enumerate(tensors)}
+    ranges: list[tuple[str, int, Buffer]] = [("t", 0, t) for t in tensors]
     if opt_parts is not None:
         assert ckpt.optimizer is not None
         for j, name in enumerate(opt_parts[2]):
-            for b in storage_order(ckpt.optimizer.slots[name].values()):
-                ranges.append(("s", j, b))
+            slot = ckpt.optimizer.slots[name]
+            ranges += [("s", j, slot[i]) for i in sorted(slot, key=rank.__getitem__)]
+    ranges = _data_order(ranges)
 
     # Section sizes, known before any offset.
     bodies: list[tuple[int, int, int]] = []  # (kind, flags, length)
-    tensors_len = SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n + sum(map(len, names))
-    bodies.append((SECTION_KINDS["tensors"], FLAG_REQUIRED, tensors_len))
+    if n:
+        tensors_len = SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n + sum(map(len, names))
+        bodies.append((SECTION_KINDS["tensors"], FLAG_REQUIRED, tensors_len))
     if opt_parts is not None:
         k = len(opt_parts[1])
         opt_len = (
@@ -323,15 +357,17 @@ def plan(ckpt: Checkpoint) -> Plan:
     # Section bodies (metadata only; small).
     rec["ofs_data"] = [tensor_ofs[t.index] for t in tensors]
     body_bytes: list[bytes] = []
-    tpos = offsets[0] + SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n
-    named = np.flatnonzero(rec["flags"] & HAS_NAME)
-    for k, raw in zip(named.tolist(), names):
-        rec["ofs_name"][k] = tpos
-        tpos += len(raw)
-    body_bytes.append(
-        schema.TENSORS_HEAD.build({"num_tensors": n}) + rec.tobytes() + b"".join(names)
-    )
-    si = 1
+    si = 0
+    if n:
+        tpos = offsets[0] + SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n
+        named = np.flatnonzero(rec["flags"] & HAS_NAME)
+        for k, raw in zip(named.tolist(), names):
+            rec["ofs_name"][k] = tpos
+            tpos += len(raw)
+        body_bytes.append(
+            schema.TENSORS_HEAD.build({"num_tensors": n}) + rec.tobytes() + b"".join(names)
+        )
+        si = 1
     if opt_parts is not None:
         code, raw_names, slot_names = opt_parts
         k = len(raw_names)

@@ -1,4 +1,5 @@
-"""Construct schema of the schema-2 checkpoint (spec/onert_checkpoint_v2.ksy, spec/SPEC-v2.md).
+"""Construct schema of the schema-2 checkpoint (spec/onert_checkpoint_v2.ksy; spec/SPEC.md,
+section 6).
 
 Fixed-size records are NumPy structured dtypes read and built by :class:`RecordArray` in one
 step (the idiom of :class:`~.common.OffsetTable`): a 2**24-record tensor table costs one

@@ -1,0 +1,1044 @@
+/* Schema 2 in the reference C reader: SPEC.md section 6, rule by rule, in the spec's order.
+ *
+ * Arithmetic discipline: every offset and size in schema 2 is a u64 read from the file. Before
+ * any addition, an offset is compared with the file size S (or with the end of its section,
+ * itself <= S), and a length is compared with `end - offset`, never `offset + length` with
+ * `end`; record counts are checked against their limits (at most 2^24) before they are
+ * multiplied by record sizes, so every product and sum below is far from 2^64.
+ *
+ * No allocation. The rules that compare records with each other (unique model indices, unique
+ * names, slot names and keys, the data ranges tiling the data section in offset order) are
+ * O(n^2) without scratch memory; with the caller's scratch (ockpt_read_scratch) the model-index
+ * check and the data-range walk sort in it and are O(n log n). Names and keys are compared
+ * pairwise in both cases (O(n^2) comparisons of at most 1 KiB each; in a real file n is the
+ * number of named tensors). */
+#include "ockpt_internal.h"
+
+/* ---- reading little-endian integers (at offsets already checked against S) ---------------- */
+
+static uint32_t rd32(const uint8_t *b, uint64_t k) {
+  return (uint32_t)b[k] | ((uint32_t)b[k + 1] << 8) | ((uint32_t)b[k + 2] << 16) |
+         ((uint32_t)b[k + 3] << 24);
+}
+
+static uint16_t rd16(const uint8_t *b, uint64_t k) {
+  return (uint16_t)((unsigned)b[k] | ((unsigned)b[k + 1] << 8));
+}
+
+static uint64_t rd64(const uint8_t *b, uint64_t k) {
+  return (uint64_t)rd32(b, k) | ((uint64_t)rd32(b, k + 4) << 32);
+}
+
+/* x rounded up to a multiple of 64; saturates (never wraps) for x near 2^64. */
+static uint64_t align64(uint64_t x) {
+  uint64_t r = x % OCKPT_V2_ALIGNMENT;
+  if (r == 0) return x;
+  if (x > UINT64_MAX - OCKPT_V2_ALIGNMENT) return UINT64_MAX;
+  return x + (OCKPT_V2_ALIGNMENT - r);
+}
+
+/* ---- errors: the field is built from up to three names and two indices -------------------- */
+
+typedef struct fname {
+  const char *a; /* e.g. "tensors" */
+  int64_t i;     /* [i] after a, when >= 0 */
+  const char *b; /* e.g. ".dims" */
+  int64_t j;     /* [j] after b, when >= 0 */
+  const char *c; /* e.g. ".len_data" */
+} fname;
+
+static fname F0(const char *a) {
+  fname f;
+  f.a = a;
+  f.i = -1;
+  f.b = "";
+  f.j = -1;
+  f.c = "";
+  return f;
+}
+
+static fname F1(const char *a, int64_t i, const char *b) {
+  fname f = F0(a);
+  f.i = i;
+  f.b = b;
+  return f;
+}
+
+static fname F2(const char *a, int64_t i, const char *b, int64_t j, const char *c) {
+  fname f = F1(a, i, b);
+  f.j = j;
+  f.c = c;
+  return f;
+}
+
+static void put_str(ockpt_result *r, size_t *n, const char *s) {
+  for (; *s != '\0' && *n < OCKPT_FIELD_MAX - 1u; s++) r->field[(*n)++] = *s;
+}
+
+static void put_index(ockpt_result *r, size_t *n, int64_t v) {
+  char digits[24];
+  int d = 0;
+  uint64_t u = (uint64_t)v;
+  if (v < 0) return;
+  do {
+    digits[d++] = (char)('0' + (int)(u % 10u));
+    u /= 10u;
+  } while (u != 0);
+  if (*n < OCKPT_FIELD_MAX - 1u) r->field[(*n)++] = '[';
+  while (d > 0 && *n < OCKPT_FIELD_MAX - 1u) r->field[(*n)++] = digits[--d];
+  if (*n < OCKPT_FIELD_MAX - 1u) r->field[(*n)++] = ']';
+}
+
+static ockpt_result ok(void) {
+  ockpt_result r;
+  size_t k;
+  r.code = OCKPT_OK;
+  for (k = 0; k < OCKPT_FIELD_MAX; k++) r.field[k] = '\0';
+  r.offset = 0;
+  r.message = "ok";
+  return r;
+}
+
+static ockpt_result err(ockpt_error code, fname f, uint64_t offset, const char *message) {
+  ockpt_result r = ok();
+  size_t n = 0;
+  r.code = code;
+  r.offset = offset;
+  r.message = message;
+  put_str(&r, &n, f.a);
+  put_index(&r, &n, f.i);
+  put_str(&r, &n, f.b);
+  put_index(&r, &n, f.j);
+  put_str(&r, &n, f.c);
+  r.field[n] = '\0';
+  return r;
+}
+
+#define CHECK(expr)                        \
+  do {                                     \
+    ockpt_result check_r_ = (expr);        \
+    if (check_r_.code != OCKPT_OK) return check_r_; \
+  } while (0)
+
+/* ---- UTF-8 (RFC 3629 / Unicode table 3-7: no overlongs, no surrogates, <= U+10FFFF) -------- */
+
+static int utf8_valid(const uint8_t *p, uint64_t n) {
+  uint64_t k = 0;
+  while (k < n) {
+    unsigned c = p[k], more, lo = 0x80, hi = 0xBF, m;
+    if (c < 0x80) {
+      k++;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+      more = 1;
+    } else if (c == 0xE0) {
+      more = 2;
+      lo = 0xA0;
+    } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+      more = 2;
+    } else if (c == 0xED) {
+      more = 2;
+      hi = 0x9F;
+    } else if (c == 0xF0) {
+      more = 3;
+      lo = 0x90;
+    } else if (c >= 0xF1 && c <= 0xF3) {
+      more = 3;
+    } else if (c == 0xF4) {
+      more = 3;
+      hi = 0x8F;
+    } else {
+      return 0;
+    }
+    if (more > n - k - 1) return 0;
+    for (m = 1; m <= more; m++) {
+      unsigned d = p[k + m];
+      if (d < lo || d > hi) return 0;
+      lo = 0x80;
+      hi = 0xBF;
+    }
+    k += more + 1;
+  }
+  return 1;
+}
+
+static int same_bytes(const uint8_t *a, const uint8_t *b, uint64_t n) {
+  uint64_t k;
+  for (k = 0; k < n; k++)
+    if (a[k] != b[k]) return 0;
+  return 1;
+}
+
+/* ---- dtypes (circle TensorType) ------------------------------------------------------------ */
+
+static const struct {
+  const char *name;
+  unsigned size;
+} dtypes[23] = {{"ggml_q8_1", 0}, {"ggml_q8_0", 0}, {"ggml_q4_1", 0}, {"ggml_q4_0", 0},
+                {"uint4", 0},     {"float32", 4},   {"float16", 2},   {"int32", 4},
+                {"uint8", 1},     {"int64", 8},     {"string", 0},    {"bool", 1},
+                {"int16", 2},     {"complex64", 8}, {"int8", 1},      {"float64", 8},
+                {"complex128", 16}, {"uint64", 8},  {"resource", 0},  {"variant", 0},
+                {"uint32", 4},    {"uint16", 2},    {"int4", 0}}; /* codes -5 .. 17 */
+
+const char *ockpt_v2_dtype_name(int dtype) {
+  if (dtype < -5 || dtype > 17) return NULL;
+  return dtypes[dtype + 5].name;
+}
+
+unsigned ockpt_v2_dtype_size(int dtype) {
+  if (dtype < -5 || dtype > 17) return 0;
+  return dtypes[dtype + 5].size;
+}
+
+/* ---- the padding between structures -------------------------------------------------------- */
+
+static ockpt_result check_padding(const uint8_t *buf, uint64_t from, uint64_t to) {
+  uint64_t k;
+  for (k = from; k < to; k++)
+    if (buf[k] != 0)
+      return err(OCKPT_E_NONZERO_PADDING, F0("padding"), k, "alignment padding byte is not 0");
+  return ok();
+}
+
+/* ---- a pool of names / keys / values: back to back from its start, filling its section ---- */
+
+typedef struct pool {
+  uint64_t expected; /* where the next item must start */
+  uint64_t end;      /* the section's end */
+} pool;
+
+static ockpt_result pool_item(pool *p, uint64_t start, uint64_t len, fname field, uint64_t at,
+                              const char *what) {
+  (void)what;
+  if (start < p->expected)
+    return err(OCKPT_E_OVERLAP, field, at, "a name, key or value overlaps the previous one");
+  if (start > p->expected)
+    return err(OCKPT_E_GAP, field, at, "a name, key or value does not follow the previous one");
+  /* start == expected <= end: the previous items ended inside the section */
+  if (len > p->end - start)
+    return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, field, at,
+               "a name, key or value ends past the end of its section");
+  p->expected = start + len;
+  return ok();
+}
+
+static ockpt_result pool_end(const pool *p, const char *what) {
+  if (p->expected != p->end)
+    return err(OCKPT_E_GAP, F0(what), p->expected,
+               "bytes at the end of the section belong to nothing");
+  return ok();
+}
+
+/* ---- heapsort of u64 keys with a caller-supplied order -------------------------------------- */
+
+typedef int (*less_fn)(const void *ctx, uint64_t a, uint64_t b);
+
+static void sift(uint64_t *a, size_t root, size_t n, less_fn less, const void *ctx) {
+  for (;;) {
+    size_t child = 2 * root + 1;
+    uint64_t t;
+    if (child >= n) return;
+    if (child + 1 < n && less(ctx, a[child], a[child + 1])) child++;
+    if (!less(ctx, a[root], a[child])) return;
+    t = a[root];
+    a[root] = a[child];
+    a[child] = t;
+    root = child;
+  }
+}
+
+static void heapsort_by(uint64_t *a, size_t n, less_fn less, const void *ctx) {
+  size_t k;
+  uint64_t t;
+  if (n < 2) return;
+  for (k = n / 2; k > 0; k--) sift(a, k - 1, n, less, ctx);
+  for (k = n - 1; k > 0; k--) {
+    t = a[0];
+    a[0] = a[k];
+    a[k] = t;
+    sift(a, 0, k, less, ctx);
+  }
+}
+
+static int less_u64(const void *ctx, uint64_t a, uint64_t b) {
+  (void)ctx;
+  return a < b;
+}
+
+/* ---- the reader's state ----------------------------------------------------------------------- */
+
+typedef struct v2 {
+  const uint8_t *buf;
+  uint64_t S;
+  uint64_t *scratch;
+  size_t scratch_count;
+  ockpt_v2_info *info;
+} v2;
+
+/* ---- header (H1-H5) ---------------------------------------------------------------------------- */
+
+static ockpt_result check_header(const v2 *c) {
+  const uint8_t *buf = c->buf;
+  static const uint8_t zero4[4] = {0, 0, 0, 0};
+  uint32_t crc;
+  uint64_t len_file, ofs_table, k;
+  if (c->S < OCKPT_V2_HEADER_SIZE)
+    return err(OCKPT_E_TRUNCATED_HEADER, F0("header"), 0,
+               "file shorter than the 64-byte schema-2 header");
+  crc = ockpt_crc32c(0, buf, 4);
+  crc = ockpt_crc32c(crc, zero4, 4);
+  crc = ockpt_crc32c(crc, buf + 8, OCKPT_V2_HEADER_SIZE - 8u);
+  if (crc != rd32(buf, 4))
+    return err(OCKPT_E_HEADER_CHECKSUM, F0("header_crc"), 4, "header CRC-32C differs");
+  if (buf[3] != 0) return err(OCKPT_E_RESERVED_NONZERO, F0("reserved0"), 3, "reserved0 is not 0");
+  for (k = 32; k < OCKPT_V2_HEADER_SIZE; k++)
+    if (buf[k] != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F0("reserved1"), k, "reserved header byte is not 0");
+  len_file = rd64(buf, 8);
+  ofs_table = rd64(buf, 16);
+  if (c->S < len_file)
+    return err(OCKPT_E_TRUNCATED_FILE, F0("len_file"), 8, "the file is shorter than len_file");
+  if (c->S > len_file)
+    return err(OCKPT_E_TRAILING_BYTES, F0("file"), len_file, "bytes follow len_file bytes");
+  if (ofs_table < OCKPT_V2_HEADER_SIZE)
+    return err(OCKPT_E_OVERLAP, F0("ofs_section_table"), 16,
+               "the section table overlaps the header");
+  if (ofs_table > OCKPT_V2_HEADER_SIZE)
+    return err(OCKPT_E_GAP, F0("ofs_section_table"), 16,
+               "the section table does not start right after the header");
+  return ok();
+}
+
+/* ---- section table (T1-T5) ------------------------------------------------------------------- */
+
+static int known_kind(uint32_t kind) {
+  return kind >= OCKPT_V2_KIND_TENSORS && kind <= OCKPT_V2_KIND_ORIGIN;
+}
+
+/* Rule T4i: the order key of a kind is tensors 1, optimizer 2, state 3, origin 4, any other
+ * kind k (5, k), data 6. Returns <0, 0, >0 as key(a) is below, equal to, above key(b). */
+static int order_cmp(uint32_t a, uint32_t b) {
+  static const unsigned rank[6] = {0, 1, 2, 3, 6, 4};
+  unsigned ra = known_kind(a) ? rank[a] : 5, rb = known_kind(b) ? rank[b] : 5;
+  if (ra != rb) return ra < rb ? -1 : 1;
+  if (ra != 5 || a == b) return 0;
+  return a < b ? -1 : 1;
+}
+
+static ockpt_result check_sections(const v2 *c) {
+  const uint8_t *buf = c->buf;
+  uint64_t S = c->S, n, table_end, pos;
+  uint32_t i, prev_kind = 0;
+  n = rd32(buf, 24);
+  if (n > OCKPT_V2_MAX_SECTIONS)
+    return err(OCKPT_E_LIMIT_EXCEEDED, F0("num_sections"), 24, "more than 64 sections");
+  table_end = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * n;
+  if (table_end > S)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("num_sections"), 24,
+               "the section table does not fit in the file");
+  if (ockpt_crc32c(0, buf + OCKPT_V2_HEADER_SIZE, (size_t)(table_end - OCKPT_V2_HEADER_SIZE)) !=
+      rd32(buf, 28))
+    return err(OCKPT_E_SECTION_TABLE_CHECKSUM, F0("section_table_crc"), 28,
+               "section table CRC-32C differs");
+  c->info->num_sections = (uint32_t)n;
+  pos = table_end;
+  for (i = 0; i < n; i++) {
+    uint64_t e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
+    uint32_t kind = rd32(buf, e), flags = rd32(buf, e + 4);
+    uint64_t start = rd64(buf, e + 8), length = rd64(buf, e + 16);
+    ockpt_v2_span *span = NULL;
+    if (flags & ~OCKPT_V2_FLAG_REQUIRED)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("sections", i, ".flags"), e + 4,
+                 "reserved section flag bits are set");
+    if (rd32(buf, e + 28) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("sections", i, ".reserved"), e + 28,
+                 "reserved field is not 0");
+    if (start % OCKPT_V2_ALIGNMENT != 0)
+      return err(OCKPT_E_MISALIGNED, F1("sections", i, ".ofs_body"), e + 8,
+                 "section does not start at a multiple of 64");
+    if (start > S)
+      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F1("sections", i, ".ofs_body"), e + 8,
+                 "section starts past the end of the file");
+    if (length > S - start)
+      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F1("sections", i, ".len_body"), e + 16,
+                 "section ends past the end of the file");
+    if (start < pos)
+      return err(OCKPT_E_OVERLAP, F1("sections", i, ".ofs_body"), e + 8,
+                 "section starts before the end of the previous structure");
+    if (start > align64(pos))
+      return err(OCKPT_E_GAP, F1("sections", i, ".ofs_body"), e + 8,
+                 "section starts after the alignment padding that follows the previous one");
+    CHECK(check_padding(buf, pos, start));
+    if (ockpt_crc32c(0, buf + start, (size_t)length) != rd32(buf, e + 24))
+      return err(OCKPT_E_SECTION_CHECKSUM, F1("sections", i, ".crc"), e + 24,
+                 "section CRC-32C differs");
+    /* g */
+    if (!known_kind(kind) && (flags & OCKPT_V2_FLAG_REQUIRED))
+      return err(OCKPT_E_UNKNOWN_REQUIRED_SECTION, F1("sections", i, ".kind"), e,
+                 "a section of unknown kind has the must-understand flag");
+    /* h: REQUIRED set on kinds 1-4, clear on kind 5 */
+    if (known_kind(kind) &&
+        (flags & OCKPT_V2_FLAG_REQUIRED) != (kind == OCKPT_V2_KIND_ORIGIN ? 0u : 1u))
+      return err(OCKPT_E_BAD_SECTION_FLAGS, F1("sections", i, ".flags"), e + 4,
+                 "the REQUIRED flag of a defined kind differs from the specification");
+    /* i: order keys strictly ascending */
+    if (i > 0) {
+      int cmp = order_cmp(kind, prev_kind);
+      if (cmp == 0)
+        return err(OCKPT_E_DUPLICATE_SECTION, F1("sections", i, ".kind"), e,
+                   "two sections of the same kind");
+      if (cmp < 0)
+        return err(OCKPT_E_SECTION_ORDER, F1("sections", i, ".kind"), e,
+                   "sections are not in the order tensors, optimizer, state, origin, "
+                   "other kinds ascending, data");
+    }
+    if (known_kind(kind)) {
+      switch (kind) {
+      case OCKPT_V2_KIND_TENSORS: span = &c->info->tensors; break;
+      case OCKPT_V2_KIND_OPTIMIZER: span = &c->info->optimizer; break;
+      case OCKPT_V2_KIND_STATE: span = &c->info->state; break;
+      case OCKPT_V2_KIND_DATA: span = &c->info->data; break;
+      default: span = &c->info->origin; break;
+      }
+      span->present = 1;
+      span->table_index = i;
+      span->offset = start;
+      span->length = length;
+    }
+    prev_kind = kind;
+    pos = start + length;
+  }
+  if (pos != S) return err(OCKPT_E_TRAILING_BYTES, F0("file"), pos, "bytes follow the last section");
+  return ok();
+}
+
+/* ---- uniqueness of u32 values among records: the first record that repeats an earlier one --- */
+
+/* Record k's value: `at(k) + off`; only records whose flags (u16 at at(k) + 8) have `mask`
+ * (mask 0: every record). O(n^2) comparisons, or O(n log n) with scratch. Returns the record index, or -1 when all values differ. */
+static int64_t first_repeat(const v2 *c, uint64_t base, uint32_t n, uint64_t off, unsigned mask) {
+  const uint8_t *buf = c->buf;
+  uint32_t k, j;
+  if (c->scratch != NULL && c->scratch_count >= n) {
+    /* keys value << 32 | k, sorted: in each run of equal values the second key has the
+     * smallest record index that repeats an earlier record's value. */
+    uint64_t *keys = c->scratch;
+    size_t p = 0, q;
+    int64_t best = -1;
+    for (k = 0; k < n; k++) {
+      uint64_t r = base + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
+      if (mask != 0 && !(rd16(buf, r + 8) & mask)) continue;
+      keys[p++] = ((uint64_t)rd32(buf, r + off) << 32) | k;
+    }
+    heapsort_by(keys, p, less_u64, NULL);
+    for (q = 1; q < p; q++)
+      if (keys[q] >> 32 == keys[q - 1] >> 32 && (q < 2 || keys[q - 1] >> 32 != keys[q - 2] >> 32)) {
+        int64_t rec = (int64_t)(keys[q] & 0xFFFFFFFFu);
+        if (best < 0 || rec < best) best = rec;
+      }
+    return best;
+  }
+  for (k = 1; k < n; k++) {
+    uint64_t r = base + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
+    uint32_t v;
+    if (mask != 0 && !(rd16(buf, r + 8) & mask)) continue;
+    v = rd32(buf, r + off);
+    for (j = 0; j < k; j++) {
+      uint64_t q = base + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)j;
+      if (mask != 0 && !(rd16(buf, q + 8) & mask)) continue;
+      if (rd32(buf, q + off) == v) return k;
+    }
+  }
+  return -1;
+}
+
+/* ---- tensors section (R0-R11) ------------------------------------------------------------- */
+
+static ockpt_result check_tensors(const v2 *c) {
+  const uint8_t *buf = c->buf;
+  const ockpt_v2_span *sec = &c->info->tensors;
+  uint64_t s = sec->offset, L = sec->length, base, n;
+  uint32_t k, j;
+  int64_t rep;
+  pool p;
+  if (L < 8)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.num_tensors"), s,
+               "the tensors section is shorter than its 8-byte head");
+  if (rd32(buf, s + 4) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("tensors.reserved"), s + 4, "reserved field is not 0");
+  n = rd32(buf, s);
+  if (n == 0)
+    return err(OCKPT_E_EMPTY_SECTION, F0("tensors.num_tensors"), s,
+               "a tensors section without records");
+  if (n > OCKPT_V2_MAX_TENSORS)
+    return err(OCKPT_E_LIMIT_EXCEEDED, F0("tensors.num_tensors"), s, "more than 2^24 tensors");
+  if (8u + OCKPT_V2_TENSOR_RECORD_SIZE * n > L)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.num_tensors"), s,
+               "the tensor records do not fit in the tensors section");
+  base = s + 8u;
+#define REC(k) (base + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)(k))
+  /* R2 */
+  for (k = 0; k < n; k++)
+    if (rd16(buf, REC(k) + 8) & ~0xFu)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".flags"), REC(k) + 8,
+                 "reserved tensor flag bits are set");
+  /* R3: field by field, each over all records */
+  for (k = 0; k < n; k++)
+    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_MODEL_INDEX) && rd32(buf, REC(k) + 4) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".model_index"), REC(k) + 4,
+                 "model_index must be 0 when its flag is clear");
+  for (k = 0; k < n; k++)
+    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_DTYPE) && buf[REC(k) + 10] != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".dtype"), REC(k) + 10,
+                 "dtype must be 0 when its flag is clear");
+  for (k = 0; k < n; k++)
+    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_SHAPE) && buf[REC(k) + 11] != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".rank"), REC(k) + 11,
+                 "rank must be 0 when its flag is clear");
+  for (k = 0; k < n; k++)
+    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME) && rd32(buf, REC(k) + 12) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".len_name"), REC(k) + 12,
+                 "len_name must be 0 when its flag is clear");
+  for (k = 0; k < n; k++)
+    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME) && rd64(buf, REC(k) + 16) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".ofs_name"), REC(k) + 16,
+                 "ofs_name must be 0 when its flag is clear");
+  /* R4 */
+  for (k = 0; k < n; k++)
+    if (buf[REC(k) + 11] > OCKPT_V2_MAX_RANK)
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", k, ".rank"), REC(k) + 11,
+                 "rank exceeds 8");
+  /* R5 */
+  for (k = 0; k < n; k++)
+    for (j = buf[REC(k) + 11]; j < OCKPT_V2_MAX_RANK; j++)
+      if (rd32(buf, REC(k) + 40 + 4u * j) != 0)
+        return err(OCKPT_E_RESERVED_NONZERO, F2("tensors", k, ".dims", j, ""),
+                   REC(k) + 40 + 4u * j, "a dim beyond the rank is not 0");
+  /* R6 */
+  for (k = 0; k < n; k++)
+    if ((rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_DTYPE) &&
+        ockpt_v2_dtype_name((int8_t)buf[REC(k) + 10]) == NULL)
+      return err(OCKPT_E_BAD_DTYPE, F1("tensors", k, ".dtype"), REC(k) + 10,
+                 "dtype is not a circle TensorType");
+  /* R7 */
+  for (k = 0; k < n; k++) {
+    uint32_t ln = rd32(buf, REC(k) + 12);
+    if ((rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME) && (ln == 0 || ln > OCKPT_V2_MAX_NAME_LEN))
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", k, ".len_name"), REC(k) + 12,
+                 "a name has 1..1024 bytes");
+  }
+  /* R8 */
+  p.expected = REC(n);
+  p.end = s + L;
+  for (k = 0; k < n; k++)
+    if (rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME)
+      CHECK(pool_item(&p, rd64(buf, REC(k) + 16), rd32(buf, REC(k) + 12),
+                      F1("tensors", k, ".ofs_name"), REC(k) + 16, "tensor name"));
+  CHECK(pool_end(&p, "tensor name"));
+  /* R9 */
+  for (k = 1; k < n; k++) {
+    uint32_t here = rd32(buf, REC(k)), before = rd32(buf, REC(k - 1));
+    if (here == before)
+      return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", k, ".index"), REC(k),
+                 "two tensor records have the same index");
+    if (here < before)
+      return err(OCKPT_E_TENSOR_ORDER, F1("tensors", k, ".index"), REC(k),
+                 "tensor records are not in ascending index order");
+  }
+  rep = first_repeat(c, base, (uint32_t)n, 4, OCKPT_V2_HAS_MODEL_INDEX);
+  if (rep >= 0)
+    return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", rep, ".model_index"), REC(rep) + 4,
+               "two tensor records have the same model index");
+  /* R10 */
+  for (k = 0; k < n; k++) {
+    uint64_t o = rd64(buf, REC(k) + 16);
+    uint32_t ln = rd32(buf, REC(k) + 12);
+    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME)) continue;
+    if (!utf8_valid(buf + o, ln))
+      return err(OCKPT_E_BAD_UTF8, F1("tensors", k, ".name"), o, "a name is not UTF-8");
+    for (j = 0; j < k; j++) {
+      if (!(rd16(buf, REC(j) + 8) & OCKPT_V2_HAS_NAME) || rd32(buf, REC(j) + 12) != ln) continue;
+      if (same_bytes(buf + rd64(buf, REC(j) + 16), buf + o, ln))
+        return err(OCKPT_E_DUPLICATE_TENSOR_NAME, F1("tensors", k, ".name"), o,
+                   "two tensors have the same name");
+    }
+  }
+  /* R11: product(dims) * size == len_data, without overflow */
+  for (k = 0; k < n; k++) {
+    unsigned fl = rd16(buf, REC(k) + 8), elem, rank = buf[REC(k) + 11];
+    uint64_t len = rd64(buf, REC(k) + 32), prod;
+    int zero = 0, over = 0;
+    if ((fl & (OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE)) !=
+        (OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE))
+      continue;
+    elem = ockpt_v2_dtype_size((int8_t)buf[REC(k) + 10]);
+    if (elem == 0) continue;
+    for (j = 0; j < rank; j++)
+      if (rd32(buf, REC(k) + 40 + 4u * j) == 0) zero = 1;
+    prod = elem;
+    if (!zero)
+      for (j = 0; j < rank && !over; j++) {
+        uint64_t d = rd32(buf, REC(k) + 40 + 4u * j);
+        if (prod > len / d) over = 1; /* prod * d > len (d >= 1) */
+        else prod *= d;
+      }
+    if (zero ? len != 0 : (over || prod != len))
+      return err(OCKPT_E_SHAPE_MISMATCH, F1("tensors", k, ".len_data"), REC(k) + 32,
+                 "len_data differs from the product of the dims times the element size");
+  }
+#undef REC
+  c->info->num_tensors = (uint32_t)n;
+  return ok();
+}
+
+/* ---- optimizer section (O1-O10) ---------------------------------------------------------- */
+
+static const char *const known_slots[3][2] = {{"", ""}, {"momentum", ""}, {"m", "v"}};
+static const uint32_t known_k[3] = {0, 1, 2};
+
+static int is_cstr(const uint8_t *p, uint64_t n, const char *s) {
+  uint64_t k;
+  for (k = 0; k < n; k++)
+    if (s[k] == '\0' || (uint8_t)s[k] != p[k]) return 0;
+  return s[n] == '\0';
+}
+
+static ockpt_result check_optimizer(const v2 *c) {
+  const uint8_t *buf = c->buf;
+  const ockpt_v2_span *sec = &c->info->optimizer;
+  uint64_t s = sec->offset, L = sec->length, K, T, desc, entries, namepool, need;
+  uint32_t kind, j, t;
+  pool p;
+  if (L < 16)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s,
+               "the optimizer section is shorter than its 16-byte head");
+  if (rd32(buf, s + 12) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("optimizer.reserved"), s + 12,
+               "reserved field is not 0");
+  kind = rd32(buf, s);
+  K = rd32(buf, s + 4);
+  T = rd32(buf, s + 8);
+  if (K > OCKPT_V2_MAX_SLOTS)
+    return err(OCKPT_E_LIMIT_EXCEEDED, F0("optimizer.num_slots"), s + 4, "more than 16 slots");
+  if (T != c->info->num_tensors)
+    return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_tensors"), s + 8,
+               "num_tensors differs from the tensors section's");
+  /* K <= 16 and T <= 2^24: need < 2^33 */
+  need = 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * K + OCKPT_V2_SLOT_ENTRY_SIZE * K * T;
+  if (need > L)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + 4,
+               "the slot descriptors and entries do not fit in the optimizer section");
+  if (kind <= OCKPT_V2_OPT_ADAM && known_k[kind] != K)
+    return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_slots"), s + 4,
+               "a known optimizer kind with another number of slots");
+  desc = s + 16u;
+  entries = desc + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * K;
+  namepool = entries + OCKPT_V2_SLOT_ENTRY_SIZE * K * T;
+#define DESC(j) (desc + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)(j))
+  for (j = 0; j < K; j++)
+    if (rd32(buf, DESC(j) + 12) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("optimizer.slots", j, ".reserved"), DESC(j) + 12,
+                 "reserved field is not 0");
+  for (j = 0; j < K; j++) {
+    uint32_t ln = rd32(buf, DESC(j) + 8);
+    if (ln == 0 || ln > OCKPT_V2_MAX_NAME_LEN)
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("optimizer.slots", j, ".len_name"), DESC(j) + 8,
+                 "a slot name has 1..1024 bytes");
+  }
+  p.expected = namepool;
+  p.end = s + L;
+  for (j = 0; j < K; j++)
+    CHECK(pool_item(&p, rd64(buf, DESC(j)), rd32(buf, DESC(j) + 8),
+                    F1("optimizer.slots", j, ".ofs_name"), DESC(j), "slot name"));
+  CHECK(pool_end(&p, "slot name"));
+  for (j = 0; j < K; j++) {
+    uint64_t o = rd64(buf, DESC(j));
+    uint32_t ln = rd32(buf, DESC(j) + 8), q;
+    if (!utf8_valid(buf + o, ln))
+      return err(OCKPT_E_BAD_UTF8, F1("optimizer.slots", j, ".name"), o,
+                 "a slot name is not UTF-8");
+    for (q = 0; q < j; q++)
+      if (rd32(buf, DESC(q) + 8) == ln && same_bytes(buf + rd64(buf, DESC(q)), buf + o, ln))
+        return err(OCKPT_E_DUPLICATE_SLOT_NAME, F1("optimizer.slots", j, ".name"), o,
+                   "two slots have the same name");
+  }
+  if (kind <= OCKPT_V2_OPT_ADAM)
+    for (j = 0; j < K; j++)
+      if (!is_cstr(buf + rd64(buf, DESC(j)), rd32(buf, DESC(j) + 8), known_slots[kind][j]))
+        return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.slots"), desc,
+                   "a known optimizer kind with other slot names");
+#undef DESC
+  for (j = 0; j < K; j++)
+    for (t = 0; t < T; t++) {
+      uint64_t e = entries + OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * T + t);
+      if (rd64(buf, e) == OCKPT_V2_NO_STATE && rd64(buf, e + 8) != 0)
+        return err(OCKPT_E_BAD_SLOT_ENTRY, F2("optimizer.slots", j, "", t, ".len_data"), e + 8,
+                   "an entry marked NO_STATE has a non-zero size");
+    }
+  c->info->optimizer_kind = kind;
+  c->info->num_slots = (uint32_t)K;
+  return ok();
+}
+
+/* ---- state section (V1-V9) --------------------------------------------------------------- */
+
+static const struct {
+  const char *key;
+  uint8_t type;
+} well_known[8] = {{"step", 0},          {"epoch", 0},       {"iteration", 0},
+                   {"batch_size", 0},    {"learning_rate", 1}, {"best_metric", 1},
+                   {"loss_type", 2},     {"log_dir", 2}};
+
+static ockpt_result check_state(const v2 *c) {
+  const uint8_t *buf = c->buf;
+  const ockpt_v2_span *sec = &c->info->state;
+  uint64_t s = sec->offset, L = sec->length, base, n;
+  uint32_t k, q;
+  pool p;
+  if (L < 8)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("state.num_entries"), s,
+               "the state section is shorter than its 8-byte head");
+  if (rd32(buf, s + 4) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("state.reserved"), s + 4, "reserved field is not 0");
+  n = rd32(buf, s);
+  if (n == 0)
+    return err(OCKPT_E_EMPTY_SECTION, F0("state.num_entries"), s,
+               "a state section without entries");
+  if (n > OCKPT_V2_MAX_STATE_ENTRIES)
+    return err(OCKPT_E_LIMIT_EXCEEDED, F0("state.num_entries"), s, "more than 1024 entries");
+  if (8u + OCKPT_V2_STATE_ENTRY_SIZE * n > L)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("state.num_entries"), s,
+               "the state entries do not fit in the state section");
+  base = s + 8u;
+#define ENT(k) (base + OCKPT_V2_STATE_ENTRY_SIZE * (uint64_t)(k))
+  for (k = 0; k < n; k++)
+    if (buf[ENT(k) + 13] | buf[ENT(k) + 14] | buf[ENT(k) + 15])
+      return err(OCKPT_E_RESERVED_NONZERO, F1("state", k, ".reserved"), ENT(k) + 13,
+                 "reserved bytes are not 0");
+  for (k = 0; k < n; k++)
+    if (buf[ENT(k) + 12] > OCKPT_V2_VALUE_BYTES)
+      return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + 12,
+                 "unknown value type");
+  for (k = 0; k < n; k++) {
+    uint32_t lk = rd32(buf, ENT(k) + 8);
+    if (lk == 0 || lk > OCKPT_V2_MAX_KEY_LEN)
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_key"), ENT(k) + 8,
+                 "a key has 1..255 bytes");
+  }
+  for (k = 0; k < n; k++)
+    if (buf[ENT(k) + 12] <= OCKPT_V2_VALUE_FLOAT && rd64(buf, ENT(k) + 24) != 0)
+      return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".len_value"), ENT(k) + 24,
+                 "an int or float value has len_value 0");
+  for (k = 0; k < n; k++)
+    if (buf[ENT(k) + 12] >= OCKPT_V2_VALUE_STRING &&
+        rd64(buf, ENT(k) + 24) > OCKPT_V2_MAX_VALUE_LEN)
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_value"), ENT(k) + 24,
+                 "a value has at most 1 MiB");
+  p.expected = ENT(n);
+  p.end = s + L;
+  for (k = 0; k < n; k++) {
+    CHECK(pool_item(&p, rd64(buf, ENT(k)), rd32(buf, ENT(k) + 8), F1("state", k, ".ofs_key"),
+                    ENT(k), "state key or value"));
+    if (buf[ENT(k) + 12] >= OCKPT_V2_VALUE_STRING)
+      CHECK(pool_item(&p, rd64(buf, ENT(k) + 16), rd64(buf, ENT(k) + 24),
+                      F1("state", k, ".value"), ENT(k) + 16, "state key or value"));
+  }
+  CHECK(pool_end(&p, "state key or value"));
+  for (k = 0; k < n; k++) {
+    uint64_t ko = rd64(buf, ENT(k)), value = rd64(buf, ENT(k) + 16);
+    uint32_t lk = rd32(buf, ENT(k) + 8);
+    uint8_t type = buf[ENT(k) + 12];
+    unsigned w;
+    if (!utf8_valid(buf + ko, lk))
+      return err(OCKPT_E_BAD_UTF8, F1("state", k, ".key"), ko, "a key is not UTF-8");
+    for (q = 0; q < k; q++)
+      if (rd32(buf, ENT(q) + 8) == lk && same_bytes(buf + rd64(buf, ENT(q)), buf + ko, lk))
+        return err(OCKPT_E_DUPLICATE_STATE_KEY, F1("state", k, ".key"), ko,
+                   "two state entries have the same key");
+    if (type == OCKPT_V2_VALUE_STRING && !utf8_valid(buf + value, rd64(buf, ENT(k) + 24)))
+      return err(OCKPT_E_BAD_UTF8, F1("state", k, ".value"), value, "a string is not UTF-8");
+    for (w = 0; w < 8; w++)
+      if (is_cstr(buf + ko, lk, well_known[w].key) &&
+          (type != well_known[w].type || (type == OCKPT_V2_VALUE_INT && (value >> 63) != 0)))
+        return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + 12,
+                   "a well-known key with another type (or a negative int)");
+  }
+#undef ENT
+  c->info->num_state = (uint32_t)n;
+  return ok();
+}
+
+/* ---- origin section (G1-G3) -------------------------------------------------------------- */
+
+static ockpt_result check_origin(const v2 *c) {
+  const uint8_t *buf = c->buf;
+  const ockpt_v2_span *sec = &c->info->origin;
+  uint64_t s = sec->offset;
+  uint32_t rev, dialect, flags;
+  if (sec->length < OCKPT_V2_ORIGIN_SIZE)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("origin"), s,
+               "the origin section is shorter than 24 bytes");
+  if (sec->length > OCKPT_V2_ORIGIN_SIZE)
+    return err(OCKPT_E_GAP, F0("origin"), s + OCKPT_V2_ORIGIN_SIZE,
+               "the origin section is longer than 24 bytes");
+  rev = rd32(buf, s);
+  dialect = rd32(buf, s + 4);
+  flags = rd32(buf, s + 8);
+  if (flags & ~OCKPT_V2_ORIGIN_FOOTERLESS)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("origin.flags"), s + 8,
+               "reserved origin flag bits are set");
+  if (rd32(buf, s + 12) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("origin.reserved"), s + 12, "reserved field is not 0");
+  if (rev != 1 && rev != 2)
+    return err(OCKPT_E_BAD_ORIGIN, F0("origin.revision"), s, "unknown origin revision");
+  if (dialect > 2)
+    return err(OCKPT_E_BAD_ORIGIN, F0("origin.dialect"), s + 4, "unknown origin dialect");
+  c->info->origin_revision = rev;
+  c->info->origin_dialect = dialect;
+  c->info->origin_flags = flags;
+  c->info->origin_num_entries = rd64(buf, s + 16);
+  return ok();
+}
+
+/* ---- data ranges (D1, D2) ------------------------------------------------------------------ */
+
+/* Ranges are numbered p = 0 .. n + K*n - 1: the tensor records, then slot j's entry for record
+ * t at n + j*n + t (NO_STATE entries are no range and are skipped), which is the spec's order. */
+typedef struct ranges {
+  const v2 *c;
+  uint64_t rec_base;  /* first tensor record */
+  uint64_t ent_base;  /* first slot entry */
+  uint64_t n, count;  /* records; n + K*n */
+} ranges;
+
+/* Range p: 1 with its start, length and the position of its ofs_data field; 0 for NO_STATE. */
+static int get_range(const ranges *R, uint64_t p, uint64_t *start, uint64_t *len, uint64_t *at) {
+  const uint8_t *buf = R->c->buf;
+  if (p < R->n) {
+    *at = R->rec_base + OCKPT_V2_TENSOR_RECORD_SIZE * p + 24;
+    *start = rd64(buf, *at);
+    *len = rd64(buf, *at + 8);
+    return 1;
+  }
+  *at = R->ent_base + OCKPT_V2_SLOT_ENTRY_SIZE * (p - R->n);
+  *start = rd64(buf, *at);
+  *len = rd64(buf, *at + 8);
+  return *start != OCKPT_V2_NO_STATE;
+}
+
+static fname range_field(const ranges *R, uint64_t p) {
+  if (p < R->n) return F1("tensors", (int64_t)p, ".ofs_data");
+  return F2("optimizer.slots", (int64_t)((p - R->n) / R->n), "", (int64_t)((p - R->n) % R->n),
+            ".ofs_data");
+}
+
+static int less_range(const void *ctx, uint64_t a, uint64_t b) {
+  const ranges *R = (const ranges *)ctx;
+  uint64_t sa, la, aa, sb, lb, ab;
+  get_range(R, a, &sa, &la, &aa);
+  get_range(R, b, &sb, &lb, &ab);
+  return sa < sb || (sa == sb && a < b);
+}
+
+/* One step of D2 for range p (start, len): against pos, the end of the previous range. */
+static ockpt_result d2_step(const ranges *R, uint64_t p, uint64_t start, uint64_t at,
+                            uint64_t pos) {
+  uint64_t expected = align64(pos);
+  if (start < expected)
+    return err(OCKPT_E_OVERLAP, range_field(R, p), at, "a data range overlaps the previous one");
+  if (start > expected)
+    return err(OCKPT_E_GAP, range_field(R, p), at,
+               "a data range does not follow the previous one's alignment padding");
+  return check_padding(R->c->buf, pos, start);
+}
+
+static ockpt_result check_ranges(const v2 *c) {
+  const ockpt_v2_info *info = c->info;
+  ranges R;
+  uint64_t p, start, len, at, lo, hi, pos;
+  R.c = c;
+  R.n = info->num_tensors;
+  R.rec_base = info->tensors.offset + 8u;
+  R.ent_base = info->optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * info->num_slots;
+  R.count = R.n + (uint64_t)info->num_slots * R.n;
+  lo = info->data.offset;
+  hi = info->data.offset + info->data.length;
+  /* D0 */
+  if (info->data.present) {
+    int any = 0;
+    for (p = 0; p < R.count && !any; p++) any = get_range(&R, p, &start, &len, &at);
+    if (!any) return err(OCKPT_E_EMPTY_SECTION, F0("data"), lo, "a data section, but no data range");
+  }
+  /* D1 */
+  for (p = 0; p < R.count; p++) {
+    if (!get_range(&R, p, &start, &len, &at)) continue;
+    if (start % OCKPT_V2_ALIGNMENT != 0)
+      return err(OCKPT_E_MISALIGNED, range_field(&R, p), at,
+                 "a data range does not start at a multiple of 64");
+    if (!info->data.present || start < lo || start > hi || len > hi - start)
+      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, range_field(&R, p), at,
+                 "a data range is not inside the data section");
+  }
+  if (!info->data.present) return ok();
+  /* D2, in (start, p) order; every range is now inside [lo, hi] */
+  pos = lo;
+  if (c->scratch != NULL && c->scratch_count >= R.count) {
+    uint64_t *order = c->scratch;
+    size_t m = 0, q;
+    for (p = 0; p < R.count; p++)
+      if (get_range(&R, p, &start, &len, &at)) order[m++] = p;
+    heapsort_by(order, m, less_range, &R);
+    for (q = 0; q < m; q++) {
+      get_range(&R, order[q], &start, &len, &at);
+      CHECK(d2_step(&R, order[q], start, at, pos));
+      pos = start + len;
+    }
+  } else {
+    /* without scratch: repeatedly the smallest (start, p) after the previous one, O(R^2) */
+    uint64_t cs = 0, cp = 0;
+    int first = 1;
+    for (;;) {
+      uint64_t bs = 0, bp = 0, bl = 0, ba = 0;
+      int found = 0;
+      for (p = 0; p < R.count; p++) {
+        if (!get_range(&R, p, &start, &len, &at)) continue;
+        if (!first && (start < cs || (start == cs && p <= cp))) continue;
+        if (!found || start < bs || (start == bs && p < bp)) {
+          found = 1;
+          bs = start;
+          bp = p;
+          bl = len;
+          ba = at;
+        }
+      }
+      if (!found) break;
+      CHECK(d2_step(&R, bp, bs, ba, pos));
+      pos = bs + bl;
+      cs = bs;
+      cp = bp;
+      first = 0;
+    }
+  }
+  if (pos != hi)
+    return err(OCKPT_E_GAP, F0("data"), pos,
+               "bytes at the end of the data section belong to no tensor or slot");
+  return ok();
+}
+
+/* ---- the whole file -------------------------------------------------------------------------- */
+
+uint64_t ockpt_v2_scratch_count(uint64_t S) {
+  /* every range needs a 16-byte slot entry or a 72-byte tensor record in the file */
+  return S / 16u + 1u;
+}
+
+ockpt_result ockpt_v2_validate(const uint8_t *buf, uint64_t S, ockpt_file *f, uint64_t *scratch,
+                               size_t scratch_count) {
+  static const ockpt_file zero_file;
+  v2 c;
+  *f = zero_file;
+  f->buf = buf;
+  f->file_size = S;
+  c.buf = buf;
+  c.S = S;
+  c.scratch = scratch;
+  c.scratch_count = scratch != NULL ? scratch_count : 0;
+  c.info = &f->v2;
+  CHECK(check_header(&c));
+  CHECK(check_sections(&c));
+  if (f->v2.tensors.present) CHECK(check_tensors(&c));
+  if (f->v2.optimizer.present) CHECK(check_optimizer(&c));
+  if (f->v2.state.present) CHECK(check_state(&c));
+  if (f->v2.origin.present) CHECK(check_origin(&c));
+  CHECK(check_ranges(&c));
+  f->revision = OCKPT_REV_V2;
+  f->dialect = OCKPT_DIALECT_NULL;
+  f->optimizer = OCKPT_OPT_NONE;
+  return ok();
+}
+
+/* ---- access --------------------------------------------------------------------------------- */
+
+static int is_v2(const ockpt_file *f) { return f != NULL && f->revision == OCKPT_REV_V2; }
+
+int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
+  uint64_t r;
+  unsigned j;
+  if (!is_v2(f) || k >= f->v2.num_tensors || t == NULL) return -1;
+  r = f->v2.tensors.offset + 8u + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
+  t->index = rd32(f->buf, r);
+  t->model_index = rd32(f->buf, r + 4);
+  t->flags = rd16(f->buf, r + 8);
+  t->dtype = (int8_t)f->buf[r + 10];
+  t->rank = f->buf[r + 11];
+  t->name_len = rd32(f->buf, r + 12);
+  t->name = (t->flags & OCKPT_V2_HAS_NAME) ? f->buf + rd64(f->buf, r + 16) : NULL;
+  t->offset = rd64(f->buf, r + 24);
+  t->nbytes = rd64(f->buf, r + 32);
+  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = rd32(f->buf, r + 40 + 4u * j);
+  return 1;
+}
+
+int ockpt_v2_slot(const ockpt_file *f, uint32_t j, const uint8_t **name, uint32_t *name_len) {
+  uint64_t d;
+  if (!is_v2(f) || j >= f->v2.num_slots) return -1;
+  d = f->v2.optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)j;
+  if (name != NULL) *name = f->buf + rd64(f->buf, d);
+  if (name_len != NULL) *name_len = rd32(f->buf, d + 8);
+  return 1;
+}
+
+int ockpt_v2_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
+                        uint64_t *nbytes) {
+  uint64_t e, o;
+  if (!is_v2(f) || j >= f->v2.num_slots || k >= f->v2.num_tensors) return -1;
+  e = f->v2.optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)f->v2.num_slots +
+      OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * f->v2.num_tensors + k);
+  o = rd64(f->buf, e);
+  if (o == OCKPT_V2_NO_STATE) return 0;
+  if (offset != NULL) *offset = o;
+  if (nbytes != NULL) *nbytes = rd64(f->buf, e + 8);
+  return 1;
+}
+
+int ockpt_v2_state(const ockpt_file *f, uint32_t k, ockpt_v2_state_info *e) {
+  uint64_t r, v;
+  union {
+    uint64_t u;
+    double d;
+  } bits;
+  if (!is_v2(f) || k >= f->v2.num_state || e == NULL) return -1;
+  r = f->v2.state.offset + 8u + OCKPT_V2_STATE_ENTRY_SIZE * (uint64_t)k;
+  v = rd64(f->buf, r + 16);
+  e->key = f->buf + rd64(f->buf, r);
+  e->key_len = rd32(f->buf, r + 8);
+  e->type = f->buf[r + 12];
+  e->i = 0;
+  e->f = 0.0;
+  e->value = NULL;
+  e->len = 0;
+  if (e->type == OCKPT_V2_VALUE_INT) {
+    e->i = v >> 63 ? -(int64_t)(~v) - 1 : (int64_t)v;
+  } else if (e->type == OCKPT_V2_VALUE_FLOAT) {
+    bits.u = v;
+    e->f = bits.d;
+  } else {
+    e->value = f->buf + v;
+    e->len = rd64(f->buf, r + 24);
+  }
+  return 1;
+}
+
+int ockpt_v2_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *flags,
+                     uint64_t *offset, uint64_t *length) {
+  uint64_t e;
+  if (!is_v2(f) || i >= f->v2.num_sections) return -1;
+  e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
+  if (kind != NULL) *kind = rd32(f->buf, e);
+  if (flags != NULL) *flags = rd32(f->buf, e + 4);
+  if (offset != NULL) *offset = rd64(f->buf, e + 8);
+  if (length != NULL) *length = rd64(f->buf, e + 16);
+  return 1;
+}
