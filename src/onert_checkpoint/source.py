@@ -52,6 +52,13 @@ class BufferReader(io.RawIOBase):
         self._pos = max(0, base + offset)
         return self._pos
 
+    def close(self) -> None:
+        # Generated parsers refer to themselves (``_root``), so they live until the cyclic
+        # collector runs; dropping the view here lets a mapped file go as soon as the
+        # checkpoint does.
+        self._view = memoryview(b"")
+        super().close()
+
     def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
         chunk = self._view[self._pos : self._pos + len(buffer)]
         n = len(chunk)

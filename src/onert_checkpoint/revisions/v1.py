@@ -200,6 +200,7 @@ def read(view: memoryview) -> Checkpoint:
         footer = layout.header.footer
         state["step"] = footer.step
         state["epoch"] = footer.epoch
+    layout.header._io.close()  # everything is read: release the buffer (see BufferReader)
     return Checkpoint(
         tensors=block_buffers(view, layout.blocks["weights"], Tensor),
         optimizer=optimizer,

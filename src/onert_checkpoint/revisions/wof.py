@@ -54,6 +54,7 @@ def is_wof_shaped(view: memoryview) -> bool:
 
 def read(view: memoryview) -> Checkpoint:
     hdr, block = read_layout(view)
+    hdr._io.close()  # everything is read: release the buffer (see BufferReader)
     return Checkpoint(
         tensors=block_buffers(view, block, Tensor),
         optimizer=None,
