@@ -24,8 +24,8 @@ def describe_entry(entry: Buffer) -> dict[str, Any]:
         "crc32": entry.crc32(),
     }
     if isinstance(entry, Tensor) and any(
-        v is not None for v in (entry.model_index, entry.name, entry.dtype, entry.shape)
-    ):  # bound to a model, or a schema-2 record that names its tensor
+        v is not None for v in (entry.name, entry.dtype, entry.shape)
+    ):  # bound to a model (which sets all three), or a schema-2 record with any of them
         out["name"] = entry.name
         out["dtype"] = entry.dtype
         out["shape"] = list(entry.shape) if entry.shape is not None else None

@@ -8,6 +8,7 @@ file they are read-only views on the mapped file, never copies.
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -216,7 +217,18 @@ class Checkpoint(Mapping[object, Tensor]):
                     return False
                 if any(not _same_bytes(entries[i], theirs[i]) for i in entries):
                     return False
-        return dict(self.state) == dict(other.state)
+        mine, theirs_state = dict(self.state), dict(other.state)
+        return mine.keys() == theirs_state.keys() and all(
+            _same_value(v, theirs_state[k]) for k, v in mine.items()
+        )
+
+
+def _same_value(a: object, b: object) -> bool:
+    """State values are equal when ``==`` says so, and two NaNs are equal (a NaN is a value a
+    checkpoint can hold, e.g. a diverged loss)."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return bool(a == b)
 
 
 def _same_bytes(a: Buffer, b: Buffer) -> bool:

@@ -199,8 +199,39 @@ def v2_seeds(adam: bytes, sgd: bytes) -> list[dict]:
         ("v2-trailing", reseal_v2(v2a + b"\0"), err("trailing_bytes", "file", size),
          "H4: one byte after len_file, resealed"),
     ]
+    nan = oc.to_bytes(oc.Checkpoint(state=oc.TrainingState(step=3, learning_rate=float("nan"))))
+    cases += [
+        ("v2-state-nan", nan, ok("v2", None),
+         "a NaN learning rate (found by a mutation run: the round trip compared NaN != NaN)"),
+        ("v2-empty-data-section", _v2_raw([(5, 0, struct.pack("<IIIIQ", 1, 0, 0, 0, 4)),
+                                           (0, 0, bytes(152)), (4, 1, b"")]),
+         err("empty_section", "data", 448),
+         "D0: no tensor and an empty data section (the shape of v2-check-ranges-valueerror in "
+         "section order; it used to raise a bare ValueError from numpy)"),
+    ]
     out = [{"name": n, "data": d, "expect": e, "why": w, "origin": "seed"} for n, d, e, w in cases]
     return out
+
+
+def _v2_raw(sections: list[tuple[int, int, bytes]]) -> bytes:
+    """A sealed schema-2 file of (kind, flags, body) sections laid out in the order given."""
+    from tests.fuzz.structure import reseal_v2
+
+    pos = 64 + 32 * len(sections)
+    buf = bytearray()
+    table = b""
+    bodies = []
+    for kind, flags, body in sections:
+        pos = -(-pos // 64) * 64
+        table += struct.pack("<IIQQII", kind, flags, pos, len(body), 0, 0)
+        bodies.append((pos, body))
+        pos += len(body)
+    buf = bytearray(pos)
+    struct.pack_into("<HBBIQQII", buf, 0, 429, 2, 0, 0, pos, 64, len(sections), 0)
+    buf[64 : 64 + len(table)] = table
+    for at, body in bodies:
+        buf[at : at + len(body)] = body
+    return reseal_v2(bytes(buf))
 
 
 def _micro_adam() -> bytes:

@@ -990,7 +990,10 @@ def _typed(whole: np.ndarray, start: int, length: int, dtype: str | None, shape)
         return raw
     arr = raw.view(np_dtype)
     if shape is not None and math.prod(shape) == arr.size:
-        arr = arr.reshape(shape)
+        try:
+            arr = arr.reshape(shape)
+        except ValueError:  # an empty shape whose other dims NumPy cannot index: kept flat
+            pass
     return arr
 
 
