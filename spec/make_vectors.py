@@ -1436,7 +1436,12 @@ def make_valid_v2() -> None:
     )
     v(
         "storage-order",
-        write_v2([Tensor(index=i, data=f32(n, i), offset=o) for i, n, o in ((0, 2, 3), (1, 5, 1), (2, 1, 2))]),
+        write_v2(
+            [
+                Tensor(index=i, data=f32(n, i), offset=o)
+                for i, n, o in ((0, 2, 3), (1, 5, 1), (2, 1, 2))
+            ]
+        ),
         "data ranges in another order than the records (a writer chooses it)",
     )
     v(
@@ -1481,8 +1486,11 @@ def make_valid_v2() -> None:
     v(
         "unicode-names",
         write_v2(
-            [typed(0, f32(1, 0), name="é/ü"), typed(1, f32(1, 1), name="😀\"\\"),
-             typed(2, f32(1, 2), name="x" * 1024)],
+            [
+                typed(0, f32(1, 0), name="é/ü"),
+                typed(1, f32(1, 1), name='😀"\\'),
+                typed(2, f32(1, 2), name="x" * 1024),
+            ],
             Optimizer("optimizer_4", slots={"ß": {}}),
         ),
         "non-ASCII tensor and slot names (2-, 4-byte UTF-8), quotes, a 1024-byte name",
@@ -1506,7 +1514,9 @@ def make_valid_v2() -> None:
     )
     v(
         "upgraded-onert-empty-slots",
-        upgraded(write(tensors(ONERT_COUNTS), adam(tensors(ONERT_COUNTS), empty=(1,)), dialect="onert")),
+        upgraded(
+            write(tensors(ONERT_COUNTS), adam(tensors(ONERT_COUNTS), empty=(1,)), dialect="onert")
+        ),
         "onert Adam with zero-length m and v entries upgraded: 0-byte slot ranges",
     )
     v("upgraded-wof", upgraded(WOF), "WOF upgraded: origin wof, N = 5, no optimizer, no state")
@@ -1526,8 +1536,8 @@ def make_invalid_v2() -> None:
     full, f = V2_FULL, V2(V2_FULL)
     S = len(full)
     ts, tl = f.sec(1)
-    os_, ol = f.sec(2)
-    ss, sl = f.sec(3)
+    os_, _ol = f.sec(2)
+    ss, _sl = f.sec(3)
     ds, dl = f.sec(4)
     table_end = 64 + 32 * f.num_sections
 
@@ -1537,233 +1547,752 @@ def make_invalid_v2() -> None:
     # Detection and header
     x("magic", put8(full, 0, 0xAE), "detection 2 on a schema-2 file", "bad_magic", "magic", 0)
     x("header-63", full[:63], "H1: 63 bytes", "truncated_header", "header", 0)
-    x("header-crc", put8(full, 40, 1), "H2: a reserved1 byte changed, CRC not resealed",
-      "header_checksum", "header_crc", 4)
+    x(
+        "header-crc",
+        put8(full, 40, 1),
+        "H2: a reserved1 byte changed, CRC not resealed",
+        "header_checksum",
+        "header_crc",
+        4,
+    )
     x("reserved0", reseal(put8(full, 3, 1)), "H3: reserved0", "reserved_nonzero", "reserved0", 3)
-    x("reserved1", reseal(put8(full, 63, 9)), "H3: last reserved1 byte", "reserved_nonzero",
-      "reserved1", 63)
-    x("len-file-cut", full[:-1], "H4: the last byte missing (S < len_file)", "truncated_file",
-      "len_file", 8)
+    x(
+        "reserved1",
+        reseal(put8(full, 63, 9)),
+        "H3: last reserved1 byte",
+        "reserved_nonzero",
+        "reserved1",
+        63,
+    )
+    x(
+        "len-file-cut",
+        full[:-1],
+        "H4: the last byte missing (S < len_file)",
+        "truncated_file",
+        "len_file",
+        8,
+    )
     x("trailing-byte", full + b"\0", "H4: one byte after len_file", "trailing_bytes", "file", S)
-    x("table-at-32", reseal(put64(full, 16, 32)), "H5: ofs_section_table < 64", "overlap",
-      "ofs_section_table", 16)
-    x("table-at-128", reseal(put64(full, 16, 128)), "H5: ofs_section_table > 64", "gap",
-      "ofs_section_table", 16)
+    x(
+        "table-at-32",
+        reseal(put64(full, 16, 32)),
+        "H5: ofs_section_table < 64",
+        "overlap",
+        "ofs_section_table",
+        16,
+    )
+    x(
+        "table-at-128",
+        reseal(put64(full, 16, 128)),
+        "H5: ofs_section_table > 64",
+        "gap",
+        "ofs_section_table",
+        16,
+    )
     # Section table
-    x("sections-65", reseal(put(full, 24, 65)), "T1: num_sections > 64", "limit_exceeded",
-      "num_sections", 24)
+    x(
+        "sections-65",
+        reseal(put(full, 24, 65)),
+        "T1: num_sections > 64",
+        "limit_exceeded",
+        "num_sections",
+        24,
+    )
     empty = write_v2([])
-    x("sections-past-end", reseal(put(empty, 24, 1)), "T2: a 1-entry table in a 64-byte file",
-      "count_exceeds_file", "num_sections", 24)
-    x("table-crc", reseal_header_only(put8(full, f.entry(0) + 16, 0xFF)),
-      "T3: a section-table byte changed, header resealed", "section_table_checksum",
-      "section_table_crc", 28)
+    x(
+        "sections-past-end",
+        reseal(put(empty, 24, 1)),
+        "T2: a 1-entry table in a 64-byte file",
+        "count_exceeds_file",
+        "num_sections",
+        24,
+    )
+    x(
+        "table-crc",
+        reseal_header_only(put8(full, f.entry(0) + 16, 0xFF)),
+        "T3: a section-table byte changed, header resealed",
+        "section_table_checksum",
+        "section_table_crc",
+        28,
+    )
     e1 = f.entry(1)
-    x("section-flag-bit", reseal(put(full, e1 + 4, 3)), "T4a: flag bit 1", "reserved_nonzero",
-      "sections[1].flags", e1 + 4)
-    x("section-reserved", reseal(put(full, e1 + 28, 1)), "T4a: entry reserved", "reserved_nonzero",
-      "sections[1].reserved", e1 + 28)
-    x("section-misaligned", reseal(put64(full, e1 + 8, os_ + 8)), "T4b: ofs_body % 64 == 8",
-      "misaligned", "sections[1].ofs_body", e1 + 8)
-    x("section-past-end", reseal(put64(full, e1 + 8, (S + 64) // 64 * 64)), "T4c: ofs_body > S",
-      "offset_out_of_bounds", "sections[1].ofs_body", e1 + 8)
-    x("section-len-max", reseal(put64(full, e1 + 16, 2**64 - 1)),
-      "T4c: len_body = 2**64-1 (no overflow in ofs + len)", "offset_out_of_bounds",
-      "sections[1].len_body", e1 + 16)
-    x("section-overlap", reseal(put64(full, e1 + 8, ts)), "T4d: section 1 at section 0's start",
-      "overlap", "sections[1].ofs_body", e1 + 8)
+    x(
+        "section-flag-bit",
+        reseal(put(full, e1 + 4, 3)),
+        "T4a: flag bit 1",
+        "reserved_nonzero",
+        "sections[1].flags",
+        e1 + 4,
+    )
+    x(
+        "section-reserved",
+        reseal(put(full, e1 + 28, 1)),
+        "T4a: entry reserved",
+        "reserved_nonzero",
+        "sections[1].reserved",
+        e1 + 28,
+    )
+    x(
+        "section-misaligned",
+        reseal(put64(full, e1 + 8, os_ + 8)),
+        "T4b: ofs_body % 64 == 8",
+        "misaligned",
+        "sections[1].ofs_body",
+        e1 + 8,
+    )
+    x(
+        "section-past-end",
+        reseal(put64(full, e1 + 8, (S + 64) // 64 * 64)),
+        "T4c: ofs_body > S",
+        "offset_out_of_bounds",
+        "sections[1].ofs_body",
+        e1 + 8,
+    )
+    x(
+        "section-len-max",
+        reseal(put64(full, e1 + 16, 2**64 - 1)),
+        "T4c: len_body = 2**64-1 (no overflow in ofs + len)",
+        "offset_out_of_bounds",
+        "sections[1].len_body",
+        e1 + 16,
+    )
+    x(
+        "section-overlap",
+        reseal(put64(full, e1 + 8, ts)),
+        "T4d: section 1 at section 0's start",
+        "overlap",
+        "sections[1].ofs_body",
+        e1 + 8,
+    )
     ed = f.entry(f.index_of(4))
-    x("data-section-gap", reseal(put64(put64(full, ed + 8, ds + 64), ed + 16, dl - 64)),
-      "T4d: the data section 64 bytes after the padding", "gap",
-      f"sections[{f.index_of(4)}].ofs_body", ed + 8)
-    x("table-padding", reseal(put8(full, table_end + 1, 1)), "T4e: a padding byte after the table",
-      "nonzero_padding", "padding", table_end + 1)
-    x("section-crc", put8(full, ds, full[ds] ^ 1), "T4f: a data byte changed", "section_checksum",
-      f"sections[{f.index_of(4)}].crc", ed + 24)
-    x("unknown-required", write_v2(tensors({0: 1}), sections=[Section(kind=7, data=b"x", required=True)]),
-      "T4g: an unknown kind with REQUIRED", "unknown_required_section", "sections[1].kind",
-      64 + 32)
+    x(
+        "data-section-gap",
+        reseal(put64(put64(full, ed + 8, ds + 64), ed + 16, dl - 64)),
+        "T4d: the data section 64 bytes after the padding",
+        "gap",
+        f"sections[{f.index_of(4)}].ofs_body",
+        ed + 8,
+    )
+    x(
+        "table-padding",
+        reseal(put8(full, table_end + 1, 1)),
+        "T4e: a padding byte after the table",
+        "nonzero_padding",
+        "padding",
+        table_end + 1,
+    )
+    x(
+        "section-crc",
+        put8(full, ds, full[ds] ^ 1),
+        "T4f: a data byte changed",
+        "section_checksum",
+        f"sections[{f.index_of(4)}].crc",
+        ed + 24,
+    )
+    x(
+        "unknown-required",
+        write_v2(tensors({0: 1}), sections=[Section(kind=7, data=b"x", required=True)]),
+        "T4g: an unknown kind with REQUIRED",
+        "unknown_required_section",
+        "sections[1].kind",
+        64 + 32,
+    )
     e0 = f.entry(0)
-    x("tensors-not-required", reseal(put(full, e0 + 4, 0)), "T4h: tensors without REQUIRED",
-      "bad_section_flags", "sections[0].flags", e0 + 4)
+    x(
+        "tensors-not-required",
+        reseal(put(full, e0 + 4, 0)),
+        "T4h: tensors without REQUIRED",
+        "bad_section_flags",
+        "sections[0].flags",
+        e0 + 4,
+    )
     up = upgraded(MICRO_ADAM)
     u = V2(up)
     eo = u.entry(u.index_of(5))
-    x("origin-required", reseal(put(up, eo + 4, 1)), "T4h: origin with REQUIRED",
-      "bad_section_flags", f"sections[{u.index_of(5)}].flags", eo + 4)
-    x("section-order", reseal(put(put(full, e0, 2), e1, 1)),
-      "T4i: optimizer listed before tensors", "section_order", "sections[1].kind", e1)
+    x(
+        "origin-required",
+        reseal(put(up, eo + 4, 1)),
+        "T4h: origin with REQUIRED",
+        "bad_section_flags",
+        f"sections[{u.index_of(5)}].flags",
+        eo + 4,
+    )
+    x(
+        "section-order",
+        reseal(put(put(full, e0, 2), e1, 1)),
+        "T4i: optimizer listed before tensors",
+        "section_order",
+        "sections[1].kind",
+        e1,
+    )
     e2 = f.entry(2)
-    x("duplicate-section", reseal(put(full, e2, 2)), "T4i: state relabelled optimizer",
-      "duplicate_section", "sections[2].kind", e2)
-    x("trailing-after-sections", reseal(put64(full + bytes(64), 8, S + 64)),
-      "T5: len_file covers 64 bytes after the last section", "trailing_bytes", "file", S)
+    x(
+        "duplicate-section",
+        reseal(put(full, e2, 2)),
+        "T4i: state relabelled optimizer",
+        "duplicate_section",
+        "sections[2].kind",
+        e2,
+    )
+    x(
+        "trailing-after-sections",
+        reseal(put64(full + bytes(64), 8, S + 64)),
+        "T5: len_file covers 64 bytes after the last section",
+        "trailing_bytes",
+        "file",
+        S,
+    )
     # Tensors
-    x("tensors-reserved", reseal(put(full, ts + 4, 1)), "R0", "reserved_nonzero",
-      "tensors.reserved", ts + 4)
-    x("tensors-empty", reseal(put(full, ts, 0)), "R1: a tensors section with no record",
-      "empty_section", "tensors.num_tensors", ts)
-    x("tensors-limit", reseal(put(full, ts, 2**24 + 1)), "R1: num_tensors > 2**24",
-      "limit_exceeded", "tensors.num_tensors", ts)
-    x("tensors-count", reseal(put(full, ts, 5)), "R1: 5 records do not fit the section",
-      "count_exceeds_file", "tensors.num_tensors", ts)
+    x(
+        "tensors-reserved",
+        reseal(put(full, ts + 4, 1)),
+        "R0",
+        "reserved_nonzero",
+        "tensors.reserved",
+        ts + 4,
+    )
+    x(
+        "tensors-empty",
+        reseal(put(full, ts, 0)),
+        "R1: a tensors section with no record",
+        "empty_section",
+        "tensors.num_tensors",
+        ts,
+    )
+    x(
+        "tensors-limit",
+        reseal(put(full, ts, 2**24 + 1)),
+        "R1: num_tensors > 2**24",
+        "limit_exceeded",
+        "tensors.num_tensors",
+        ts,
+    )
+    x(
+        "tensors-count",
+        reseal(put(full, ts, 5)),
+        "R1: 5 records do not fit the section",
+        "count_exceeds_file",
+        "tensors.num_tensors",
+        ts,
+    )
     r = f.rec
-    x("tensor-flag-bit", reseal(put16(full, r(3) + 8, 0x10)), "R2: flag bit 4", "reserved_nonzero",
-      "tensors[3].flags", r(3) + 8)
-    x("tensor-model-index-without-flag", reseal(put(full, r(2) + 4, 1)), "R3: model_index set",
-      "reserved_nonzero", "tensors[2].model_index", r(2) + 4)
-    x("tensor-dtype-without-flag", reseal(put8(full, r(3) + 10, 3)), "R3: dtype set",
-      "reserved_nonzero", "tensors[3].dtype", r(3) + 10)
-    x("tensor-rank", reseal(put8(full, r(2) + 11, 9)), "R4: rank 9", "limit_exceeded",
-      "tensors[2].rank", r(2) + 11)
-    x("tensor-dim-beyond-rank", reseal(put(full, r(1) + 40 + 4 * 3, 1)), "R5: dims[3] of rank 1",
-      "reserved_nonzero", "tensors[1].dims[3]", r(1) + 40 + 12)
-    x("tensor-dtype-18", reseal(put8(full, r(2) + 10, 18)), "R6: dtype 18", "bad_dtype",
-      "tensors[2].dtype", r(2) + 10)
-    x("tensor-dtype--6", reseal(put8(full, r(2) + 10, 0xFA)), "R6: dtype -6", "bad_dtype",
-      "tensors[2].dtype", r(2) + 10)
-    x("tensor-name-len-0", reseal(put(full, r(0) + 12, 0)), "R7: HAS_NAME with len_name 0",
-      "limit_exceeded", "tensors[0].len_name", r(0) + 12)
+    x(
+        "tensor-flag-bit",
+        reseal(put16(full, r(3) + 8, 0x10)),
+        "R2: flag bit 4",
+        "reserved_nonzero",
+        "tensors[3].flags",
+        r(3) + 8,
+    )
+    x(
+        "tensor-model-index-without-flag",
+        reseal(put(full, r(2) + 4, 1)),
+        "R3: model_index set",
+        "reserved_nonzero",
+        "tensors[2].model_index",
+        r(2) + 4,
+    )
+    x(
+        "tensor-dtype-without-flag",
+        reseal(put8(full, r(3) + 10, 3)),
+        "R3: dtype set",
+        "reserved_nonzero",
+        "tensors[3].dtype",
+        r(3) + 10,
+    )
+    x(
+        "tensor-rank",
+        reseal(put8(full, r(2) + 11, 9)),
+        "R4: rank 9",
+        "limit_exceeded",
+        "tensors[2].rank",
+        r(2) + 11,
+    )
+    x(
+        "tensor-dim-beyond-rank",
+        reseal(put(full, r(1) + 40 + 4 * 3, 1)),
+        "R5: dims[3] of rank 1",
+        "reserved_nonzero",
+        "tensors[1].dims[3]",
+        r(1) + 40 + 12,
+    )
+    x(
+        "tensor-dtype-18",
+        reseal(put8(full, r(2) + 10, 18)),
+        "R6: dtype 18",
+        "bad_dtype",
+        "tensors[2].dtype",
+        r(2) + 10,
+    )
+    x(
+        "tensor-dtype--6",
+        reseal(put8(full, r(2) + 10, 0xFA)),
+        "R6: dtype -6",
+        "bad_dtype",
+        "tensors[2].dtype",
+        r(2) + 10,
+    )
+    x(
+        "tensor-name-len-0",
+        reseal(put(full, r(0) + 12, 0)),
+        "R7: HAS_NAME with len_name 0",
+        "limit_exceeded",
+        "tensors[0].len_name",
+        r(0) + 12,
+    )
     name0 = u64(full, r(0) + 16)
-    x("tensor-name-gap", reseal(put64(full, r(1) + 16, u64(full, r(1) + 16) + 1)),
-      "R8: the second name one byte late", "gap", "tensors[1].ofs_name", r(1) + 16)
-    x("tensor-name-overlap", reseal(put64(full, r(1) + 16, name0)),
-      "R8: the second name at the first's place", "overlap", "tensors[1].ofs_name", r(1) + 16)
-    x("tensor-name-past-section", reseal(put(full, r(1) + 12, 200)),
-      "R8: the last name ends past its section", "offset_out_of_bounds", "tensors[1].ofs_name",
-      r(1) + 16)
-    x("tensor-name-short", reseal(put(full, r(1) + 12, 4)),
-      "R8: the names end a byte before the section", "gap", "tensor name", ts + tl - 1)
-    x("tensor-index-equal", reseal(put(full, r(2), 2)), "R9: record 2 repeats index 2",
-      "duplicate_tensor_index", "tensors[2].index", r(2))
-    x("tensor-index-order", reseal(put(full, r(1), 0)), "R9: record 1's index below record 0's",
-      "tensor_order", "tensors[1].index", r(1))
-    x("tensor-model-index-repeat", reseal(put(full, r(1) + 4, 3)), "R9: model index 3 twice",
-      "duplicate_tensor_index", "tensors[1].model_index", r(1) + 4)
+    x(
+        "tensor-name-gap",
+        reseal(put64(full, r(1) + 16, u64(full, r(1) + 16) + 1)),
+        "R8: the second name one byte late",
+        "gap",
+        "tensors[1].ofs_name",
+        r(1) + 16,
+    )
+    x(
+        "tensor-name-overlap",
+        reseal(put64(full, r(1) + 16, name0)),
+        "R8: the second name at the first's place",
+        "overlap",
+        "tensors[1].ofs_name",
+        r(1) + 16,
+    )
+    x(
+        "tensor-name-past-section",
+        reseal(put(full, r(1) + 12, 200)),
+        "R8: the last name ends past its section",
+        "offset_out_of_bounds",
+        "tensors[1].ofs_name",
+        r(1) + 16,
+    )
+    x(
+        "tensor-name-short",
+        reseal(put(full, r(1) + 12, 4)),
+        "R8: the names end a byte before the section",
+        "gap",
+        "tensor name",
+        ts + tl - 1,
+    )
+    x(
+        "tensor-index-equal",
+        reseal(put(full, r(2), 2)),
+        "R9: record 2 repeats index 2",
+        "duplicate_tensor_index",
+        "tensors[2].index",
+        r(2),
+    )
+    x(
+        "tensor-index-order",
+        reseal(put(full, r(1), 0)),
+        "R9: record 1's index below record 0's",
+        "tensor_order",
+        "tensors[1].index",
+        r(1),
+    )
+    x(
+        "tensor-model-index-repeat",
+        reseal(put(full, r(1) + 4, 3)),
+        "R9: model index 3 twice",
+        "duplicate_tensor_index",
+        "tensors[1].model_index",
+        r(1) + 4,
+    )
     name1 = u64(full, r(1) + 16)
-    x("tensor-name-utf8", reseal(put8(full, name1 + 2, 0xC0)), "R10: an overlong UTF-8 lead byte",
-      "bad_utf8", "tensors[1].name", name1)
-    x("tensor-name-surrogate", reseal(put_bytes(full, name1, b"\xed\xa0\x80")),
-      "R10: an encoded surrogate", "bad_utf8", "tensors[1].name", name1)
-    x("tensor-name-repeat", reseal(put_bytes(full, name1, b"fc1/w")), "R10: two records fc1/w",
-      "duplicate_tensor_name", "tensors[1].name", name1)
-    x("tensor-shape", reseal(put(full, r(2) + 40, 24)), "R11: 25 floats declared as 24",
-      "shape_mismatch", "tensors[2].len_data", r(2) + 32)
-    x("tensor-shape-overflow",
-      reseal(put(put(put8(full, r(2) + 11, 3), r(2) + 44, 0xFFFFFFFF), r(2) + 48, 0xFFFFFFFF)),
-      "R11: dims 25 x 2**32-1 x 2**32-1 (product beyond 64 bits)", "shape_mismatch",
-      "tensors[2].len_data", r(2) + 32)
+    x(
+        "tensor-name-utf8",
+        reseal(put8(full, name1 + 2, 0xC0)),
+        "R10: an overlong UTF-8 lead byte",
+        "bad_utf8",
+        "tensors[1].name",
+        name1,
+    )
+    x(
+        "tensor-name-surrogate",
+        reseal(put_bytes(full, name1, b"\xed\xa0\x80")),
+        "R10: an encoded surrogate",
+        "bad_utf8",
+        "tensors[1].name",
+        name1,
+    )
+    x(
+        "tensor-name-repeat",
+        reseal(put_bytes(full, name1, b"fc1/w")),
+        "R10: two records fc1/w",
+        "duplicate_tensor_name",
+        "tensors[1].name",
+        name1,
+    )
+    x(
+        "tensor-shape",
+        reseal(put(full, r(2) + 40, 24)),
+        "R11: 25 floats declared as 24",
+        "shape_mismatch",
+        "tensors[2].len_data",
+        r(2) + 32,
+    )
+    x(
+        "tensor-shape-overflow",
+        reseal(put(put(put8(full, r(2) + 11, 3), r(2) + 44, 0xFFFFFFFF), r(2) + 48, 0xFFFFFFFF)),
+        "R11: dims 25 x 2**32-1 x 2**32-1 (product beyond 64 bits)",
+        "shape_mismatch",
+        "tensors[2].len_data",
+        r(2) + 32,
+    )
     # Optimizer
-    x("optimizer-reserved", reseal(put(full, os_ + 12, 1)), "O1", "reserved_nonzero",
-      "optimizer.reserved", os_ + 12)
-    x("optimizer-slots-17", reseal(put(full, os_ + 4, 17)), "O2: K = 17", "limit_exceeded",
-      "optimizer.num_slots", os_ + 4)
-    x("optimizer-tensors", reseal(put(full, os_ + 8, 3)), "O3: T differs from num_tensors",
-      "bad_optimizer", "optimizer.num_tensors", os_ + 8)
-    x("optimizer-count", reseal(put(full, os_ + 4, 16)), "O4: 16 slots do not fit",
-      "count_exceeds_file", "optimizer.num_slots", os_ + 4)
+    x(
+        "optimizer-reserved",
+        reseal(put(full, os_ + 12, 1)),
+        "O1",
+        "reserved_nonzero",
+        "optimizer.reserved",
+        os_ + 12,
+    )
+    x(
+        "optimizer-slots-17",
+        reseal(put(full, os_ + 4, 17)),
+        "O2: K = 17",
+        "limit_exceeded",
+        "optimizer.num_slots",
+        os_ + 4,
+    )
+    x(
+        "optimizer-tensors",
+        reseal(put(full, os_ + 8, 3)),
+        "O3: T differs from num_tensors",
+        "bad_optimizer",
+        "optimizer.num_tensors",
+        os_ + 8,
+    )
+    x(
+        "optimizer-count",
+        reseal(put(full, os_ + 4, 16)),
+        "O4: 16 slots do not fit",
+        "count_exceeds_file",
+        "optimizer.num_slots",
+        os_ + 4,
+    )
     mm = V2(V2_MOMENTUM)
     mo = mm.sec(2)[0]
-    x("optimizer-known-k", reseal(put(V2_MOMENTUM, mo, 2)), "O5: sgd_momentum's one slot as adam",
-      "bad_optimizer", "optimizer.num_slots", mo + 4)
-    x("slot-reserved", reseal(put(full, f.slot_desc(1) + 12, 1)), "O6", "reserved_nonzero",
-      "optimizer.slots[1].reserved", f.slot_desc(1) + 12)
-    x("slot-name-len", reseal(put(full, f.slot_desc(0) + 8, 1025)), "O6: len_name 1025",
-      "limit_exceeded", "optimizer.slots[0].len_name", f.slot_desc(0) + 8)
-    x("slot-name-gap", reseal(put64(full, f.slot_desc(1), u64(full, f.slot_desc(1)) + 1)),
-      "O7: slot name v a byte late", "gap", "optimizer.slots[1].ofs_name", f.slot_desc(1))
+    x(
+        "optimizer-known-k",
+        reseal(put(V2_MOMENTUM, mo, 2)),
+        "O5: sgd_momentum's one slot as adam",
+        "bad_optimizer",
+        "optimizer.num_slots",
+        mo + 4,
+    )
+    x(
+        "slot-reserved",
+        reseal(put(full, f.slot_desc(1) + 12, 1)),
+        "O6",
+        "reserved_nonzero",
+        "optimizer.slots[1].reserved",
+        f.slot_desc(1) + 12,
+    )
+    x(
+        "slot-name-len",
+        reseal(put(full, f.slot_desc(0) + 8, 1025)),
+        "O6: len_name 1025",
+        "limit_exceeded",
+        "optimizer.slots[0].len_name",
+        f.slot_desc(0) + 8,
+    )
+    x(
+        "slot-name-gap",
+        reseal(put64(full, f.slot_desc(1), u64(full, f.slot_desc(1)) + 1)),
+        "O7: slot name v a byte late",
+        "gap",
+        "optimizer.slots[1].ofs_name",
+        f.slot_desc(1),
+    )
     c = V2(V2_CUSTOM)
     cn = u64(V2_CUSTOM, c.slot_desc(1))
-    x("slot-name-repeat", reseal(put_bytes(V2_CUSTOM, cn, b"aa")), "O8: slots aa, aa",
-      "duplicate_slot_name", "optimizer.slots[1].name", cn)
-    x("slot-name-utf8", reseal(put8(V2_CUSTOM, cn, 0x80)), "O8: a continuation byte first",
-      "bad_utf8", "optimizer.slots[1].name", cn)
+    x(
+        "slot-name-repeat",
+        reseal(put_bytes(V2_CUSTOM, cn, b"aa")),
+        "O8: slots aa, aa",
+        "duplicate_slot_name",
+        "optimizer.slots[1].name",
+        cn,
+    )
+    x(
+        "slot-name-utf8",
+        reseal(put8(V2_CUSTOM, cn, 0x80)),
+        "O8: a continuation byte first",
+        "bad_utf8",
+        "optimizer.slots[1].name",
+        cn,
+    )
     mn = u64(full, f.slot_desc(0))
-    x("optimizer-adam-names", reseal(put_bytes(full, mn, b"x")), "O9: adam with slots x, v",
-      "bad_optimizer", "optimizer.slots", os_ + 16)
+    x(
+        "optimizer-adam-names",
+        reseal(put_bytes(full, mn, b"x")),
+        "O9: adam with slots x, v",
+        "bad_optimizer",
+        "optimizer.slots",
+        os_ + 16,
+    )
     nos = next(t for t in range(4) if u64(full, f.slot_entry(0, t)) == NO_STATE)
-    x("slot-no-state-size", reseal(put64(full, f.slot_entry(0, nos) + 8, 4)),
-      "O10: a NO_STATE entry of 4 bytes", "bad_slot_entry",
-      f"optimizer.slots[0][{nos}].len_data", f.slot_entry(0, nos) + 8)
+    x(
+        "slot-no-state-size",
+        reseal(put64(full, f.slot_entry(0, nos) + 8, 4)),
+        "O10: a NO_STATE entry of 4 bytes",
+        "bad_slot_entry",
+        f"optimizer.slots[0][{nos}].len_data",
+        f.slot_entry(0, nos) + 8,
+    )
     # State
     st = f.state_entry
-    x("state-reserved", reseal(put(full, ss + 4, 1)), "V1", "reserved_nonzero", "state.reserved",
-      ss + 4)
-    x("state-empty", reseal(put(full, ss, 0)), "V2: a state section with no entry",
-      "empty_section", "state.num_entries", ss)
-    x("state-limit", reseal(put(full, ss, 1025)), "V2: 1025 entries", "limit_exceeded",
-      "state.num_entries", ss)
-    x("state-entry-reserved", reseal(put8(full, st(1) + 15, 1)), "V3", "reserved_nonzero",
-      "state[1].reserved", st(1) + 13)
-    x("state-type-4", reseal(put8(full, st(3) + 12, 4)), "V4: value_type 4", "bad_state_type",
-      "state[3].value_type", st(3) + 12)
-    x("state-key-len", reseal(put(full, st(0) + 8, 256)), "V5: len_key 256", "limit_exceeded",
-      "state[0].len_key", st(0) + 8)
-    x("state-int-len", reseal(put64(full, st(3) + 24, 8)), "V6: an int with len_value 8",
-      "bad_state_type", "state[3].len_value", st(3) + 24)
-    x("state-value-len", reseal(put64(full, st(4) + 24, 2**20 + 1)), "V7: a 1 MiB + 1 string",
-      "limit_exceeded", "state[4].len_value", st(4) + 24)
-    x("state-key-gap", reseal(put64(full, st(1), u64(full, st(1)) + 1)), "V8: key 1 a byte late",
-      "gap", "state[1].ofs_key", st(1))
-    x("state-value-overlap", reseal(put64(full, st(4) + 16, u64(full, st(4)))),
-      "V8: a string value at its key's place", "overlap", "state[4].value", st(4) + 16)
+    x(
+        "state-reserved",
+        reseal(put(full, ss + 4, 1)),
+        "V1",
+        "reserved_nonzero",
+        "state.reserved",
+        ss + 4,
+    )
+    x(
+        "state-empty",
+        reseal(put(full, ss, 0)),
+        "V2: a state section with no entry",
+        "empty_section",
+        "state.num_entries",
+        ss,
+    )
+    x(
+        "state-limit",
+        reseal(put(full, ss, 1025)),
+        "V2: 1025 entries",
+        "limit_exceeded",
+        "state.num_entries",
+        ss,
+    )
+    x(
+        "state-entry-reserved",
+        reseal(put8(full, st(1) + 15, 1)),
+        "V3",
+        "reserved_nonzero",
+        "state[1].reserved",
+        st(1) + 13,
+    )
+    x(
+        "state-type-4",
+        reseal(put8(full, st(3) + 12, 4)),
+        "V4: value_type 4",
+        "bad_state_type",
+        "state[3].value_type",
+        st(3) + 12,
+    )
+    x(
+        "state-key-len",
+        reseal(put(full, st(0) + 8, 256)),
+        "V5: len_key 256",
+        "limit_exceeded",
+        "state[0].len_key",
+        st(0) + 8,
+    )
+    x(
+        "state-int-len",
+        reseal(put64(full, st(3) + 24, 8)),
+        "V6: an int with len_value 8",
+        "bad_state_type",
+        "state[3].len_value",
+        st(3) + 24,
+    )
+    x(
+        "state-value-len",
+        reseal(put64(full, st(4) + 24, 2**20 + 1)),
+        "V7: a 1 MiB + 1 string",
+        "limit_exceeded",
+        "state[4].len_value",
+        st(4) + 24,
+    )
+    x(
+        "state-key-gap",
+        reseal(put64(full, st(1), u64(full, st(1)) + 1)),
+        "V8: key 1 a byte late",
+        "gap",
+        "state[1].ofs_key",
+        st(1),
+    )
+    x(
+        "state-value-overlap",
+        reseal(put64(full, st(4) + 16, u64(full, st(4)))),
+        "V8: a string value at its key's place",
+        "overlap",
+        "state[4].value",
+        st(4) + 16,
+    )
     k2 = u64(full, st(4))
-    x("state-key-repeat", reseal(put_bytes(full, k2, b"k1")), "V9: keys k1, k1",
-      "duplicate_state_key", "state[4].key", k2)
-    x("state-key-utf8", reseal(put8(full, k2, 0xFF)), "V9: byte 0xff in a key", "bad_utf8",
-      "state[4].key", k2)
+    x(
+        "state-key-repeat",
+        reseal(put_bytes(full, k2, b"k1")),
+        "V9: keys k1, k1",
+        "duplicate_state_key",
+        "state[4].key",
+        k2,
+    )
+    x(
+        "state-key-utf8",
+        reseal(put8(full, k2, 0xFF)),
+        "V9: byte 0xff in a key",
+        "bad_utf8",
+        "state[4].key",
+        k2,
+    )
     sv = u64(full, st(4) + 16)
-    x("state-string-utf8", reseal(put8(full, sv, 0xF5)), "V9: lead byte 0xf5 in a string",
-      "bad_utf8", "state[4].value", sv)
-    x("state-step-negative", reseal(put64(full, st(0) + 16, 2**64 - 1)), "V9: step = -1",
-      "bad_state_type", "state[0].value_type", st(0) + 12)
-    x("state-lr-int", reseal(put8(full, st(2) + 12, 0)), "V9: learning_rate as an int",
-      "bad_state_type", "state[2].value_type", st(2) + 12)
+    x(
+        "state-string-utf8",
+        reseal(put8(full, sv, 0xF5)),
+        "V9: lead byte 0xf5 in a string",
+        "bad_utf8",
+        "state[4].value",
+        sv,
+    )
+    x(
+        "state-step-negative",
+        reseal(put64(full, st(0) + 16, 2**64 - 1)),
+        "V9: step = -1",
+        "bad_state_type",
+        "state[0].value_type",
+        st(0) + 12,
+    )
+    x(
+        "state-lr-int",
+        reseal(put8(full, st(2) + 12, 0)),
+        "V9: learning_rate as an int",
+        "bad_state_type",
+        "state[2].value_type",
+        st(2) + 12,
+    )
     # Origin
     o = V2(up).sec(5)[0]
-    x("origin-reserved", reseal(put(up, o + 12, 1)), "G2", "reserved_nonzero", "origin.reserved",
-      o + 12)
-    x("origin-flags", reseal(put(up, o + 8, 2)), "G2: flag bit 1", "reserved_nonzero",
-      "origin.flags", o + 8)
-    x("origin-revision", reseal(put(up, o, 3)), "G3: revision 3", "bad_origin", "origin.revision",
-      o)
-    x("origin-dialect", reseal(put(up, o + 4, 3)), "G3: dialect 3", "bad_origin", "origin.dialect",
-      o + 4)
+    x(
+        "origin-reserved",
+        reseal(put(up, o + 12, 1)),
+        "G2",
+        "reserved_nonzero",
+        "origin.reserved",
+        o + 12,
+    )
+    x(
+        "origin-flags",
+        reseal(put(up, o + 8, 2)),
+        "G2: flag bit 1",
+        "reserved_nonzero",
+        "origin.flags",
+        o + 8,
+    )
+    x(
+        "origin-revision",
+        reseal(put(up, o, 3)),
+        "G3: revision 3",
+        "bad_origin",
+        "origin.revision",
+        o,
+    )
+    x(
+        "origin-dialect",
+        reseal(put(up, o + 4, 3)),
+        "G3: dialect 3",
+        "bad_origin",
+        "origin.dialect",
+        o + 4,
+    )
     ui = u.index_of(5)
-    x("origin-short", reseal(put64(put64(up, o + 16, 0), u.entry(ui) + 16, 16)),
-      "G1: a 16-byte origin section (its num_entries, zeroed, becomes padding)",
-      "count_exceeds_file", "origin", o)
-    x("origin-long", reseal(put64(up, u.entry(ui) + 16, 32)),
-      "G1: a 32-byte origin section (8 bytes of its padding counted in)", "gap", "origin",
-      o + 24)
+    x(
+        "origin-short",
+        reseal(put64(put64(up, o + 16, 0), u.entry(ui) + 16, 16)),
+        "G1: a 16-byte origin section (its num_entries, zeroed, becomes padding)",
+        "count_exceeds_file",
+        "origin",
+        o,
+    )
+    x(
+        "origin-long",
+        reseal(put64(up, u.entry(ui) + 16, 32)),
+        "G1: a 32-byte origin section (8 bytes of its padding counted in)",
+        "gap",
+        "origin",
+        o + 24,
+    )
     # Data ranges
     one = write_v2(tensors({0: 1}))
     w = V2(one)
-    x("data-without-ranges", reseal(put(put(one, w.entry(0), 0x80000000), w.entry(0) + 4, 0)),
-      "D0: the tensors section relabelled a private kind: a data section, no range",
-      "empty_section", "data", w.sec(4)[0])
-    x("data-misaligned", reseal(put64(full, r(0) + 24, u64(full, r(0) + 24) + 4)),
-      "D1: ofs_data % 64 == 4", "misaligned", "tensors[0].ofs_data", r(0) + 24)
-    x("data-outside", reseal(put64(full, r(3) + 24, 0)), "D1: ofs_data 0, before the data section",
-      "offset_out_of_bounds", "tensors[3].ofs_data", r(3) + 24)
+    x(
+        "data-without-ranges",
+        reseal(put(put(one, w.entry(0), 0x80000000), w.entry(0) + 4, 0)),
+        "D0: the tensors section relabelled a private kind: a data section, no range",
+        "empty_section",
+        "data",
+        w.sec(4)[0],
+    )
+    x(
+        "data-misaligned",
+        reseal(put64(full, r(0) + 24, u64(full, r(0) + 24) + 4)),
+        "D1: ofs_data % 64 == 4",
+        "misaligned",
+        "tensors[0].ofs_data",
+        r(0) + 24,
+    )
+    x(
+        "data-outside",
+        reseal(put64(full, r(3) + 24, 0)),
+        "D1: ofs_data 0, before the data section",
+        "offset_out_of_bounds",
+        "tensors[3].ofs_data",
+        r(3) + 24,
+    )
     se = f.slot_entry(1, 3)
-    x("data-slot-too-long", reseal(put64(full, se + 8, dl)),
-      "D1: a slot entry longer than what remains of the data section", "offset_out_of_bounds",
-      "optimizer.slots[1][3].ofs_data", se)
-    x("data-overlap", reseal(put64(full, r(3) + 24, u64(full, r(0) + 24))),
-      "D2: tensor 3's range at tensor 0's", "overlap", "tensors[3].ofs_data", r(3) + 24)
+    x(
+        "data-slot-too-long",
+        reseal(put64(full, se + 8, dl)),
+        "D1: a slot entry longer than what remains of the data section",
+        "offset_out_of_bounds",
+        "optimizer.slots[1][3].ofs_data",
+        se,
+    )
+    x(
+        "data-overlap",
+        reseal(put64(full, r(3) + 24, u64(full, r(0) + 24))),
+        "D2: tensor 3's range at tensor 0's",
+        "overlap",
+        "tensors[3].ofs_data",
+        r(3) + 24,
+    )
     big = u64(full, r(2) + 24)  # the 100-byte tensor, followed by 28 bytes of padding
-    x("data-gap", reseal(put64(full, r(2) + 24, big + 64)),
-      "D2: the 100-byte range moved 64 bytes later, into its own padding", "gap",
-      "tensors[2].ofs_data", r(2) + 24)
-    x("data-padding", reseal(put8(full, ds + 16 + 5, 1)),
-      "D3: a padding byte after the first 16-byte range", "nonzero_padding", "padding", ds + 21)
-    last = max(((u64(full, f.slot_entry(j, t)), j, t) for j in range(2) for t in range(4)
-                if u64(full, f.slot_entry(j, t)) != NO_STATE))
+    x(
+        "data-gap",
+        reseal(put64(full, r(2) + 24, big + 64)),
+        "D2: the 100-byte range moved 64 bytes later, into its own padding",
+        "gap",
+        "tensors[2].ofs_data",
+        r(2) + 24,
+    )
+    x(
+        "data-padding",
+        reseal(put8(full, ds + 16 + 5, 1)),
+        "D3: a padding byte after the first 16-byte range",
+        "nonzero_padding",
+        "padding",
+        ds + 21,
+    )
+    last = max(
+        (u64(full, f.slot_entry(j, t)), j, t)
+        for j in range(2)
+        for t in range(4)
+        if u64(full, f.slot_entry(j, t)) != NO_STATE
+    )
     _, lj, lt = last
     le = f.slot_entry(lj, lt)
-    x("data-end-gap", reseal(put64(full, le + 8, u64(full, le + 8) - 4)),
-      "D4: the last range 4 bytes shorter", "gap", "data", ds + dl - 4)
+    x(
+        "data-end-gap",
+        reseal(put64(full, le + 8, u64(full, le + 8) - 4)),
+        "D4: the last range 4 bytes shorter",
+        "gap",
+        "data",
+        ds + dl - 4,
+    )
 
 
 def reseal_header_only(data: bytes) -> bytes:

@@ -650,3 +650,21 @@ def test_kaitai_construct_and_load_agree(ckpt: Checkpoint) -> None:
     assert [(t.index, t.offset, t.nbytes) for t in loaded.tensors] == [
         (int(r["index"]), int(r["ofs_data"]), int(r["len_data"])) for r in records
     ]
+
+
+def test_verify_data_false_skips_only_the_data_checksum():
+    import numpy as np
+
+    import onert_checkpoint as oc
+
+    ckpt = oc.Checkpoint([oc.Tensor(0, np.arange(64, dtype=np.uint8))], oc.Optimizer("sgd"))
+    data = bytearray(oc.to_bytes(ckpt))
+    body = oc.load(bytes(data)).tensors[0].offset
+    data[body] ^= 1  # a flipped bit in the tensor data
+    with pytest.raises(oc.CheckpointError) as err:
+        oc.load(bytes(data))
+    assert err.value.code == "section_checksum"
+    assert oc.load(bytes(data), verify_data=False).tensors[0].raw[0] == 1
+    data[3] = 1  # a structural fault is still found
+    with pytest.raises(oc.CheckpointError):
+        oc.load(bytes(data), verify_data=False)

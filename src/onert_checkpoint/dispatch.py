@@ -17,11 +17,13 @@ __all__ = ["MAGIC", "READERS", "SUPPORTED_VERSIONS", "load", "read_view"]
 
 MAGIC = 429
 
-#: version byte -> reader of the bytes (version 1 is further split by structure).
-READERS: dict[int, Callable[[memoryview], Checkpoint]] = {}
+#: version byte -> reader of the bytes (version 1 is further split by structure). Readers take
+#: ``verify_data``: whether to check the checksums of tensor data (schema 2 has them).
+READERS: dict[int, Callable[..., Checkpoint]] = {}
 
 
-def _read_version_1(view: memoryview) -> Checkpoint:
+def _read_version_1(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+    # Schema 1 and WOF carry no checksums: every rule is structural and always applied.
     try:
         return v1.read(view)
     except CheckpointError as checkpoint_error:
@@ -36,7 +38,7 @@ READERS[2] = v2.read
 SUPPORTED_VERSIONS = tuple(sorted(READERS))
 
 
-def read_view(view: memoryview) -> Checkpoint:
+def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
     """Detect the revision of the bytes in ``view`` and read them."""
     size = len(view)
     if size < 2:
@@ -58,16 +60,23 @@ def read_view(view: memoryview) -> Checkpoint:
             f"schema version {version} is not supported (this reader implements "
             f"{', '.join(map(str, SUPPORTED_VERSIONS))})",
         )
-    return reader(view)
+    return reader(view, verify_data=verify_data)
 
 
-def load(source: Source, model: object = None, *, order: str = "auto") -> Checkpoint:
+def load(
+    source: Source, model: object = None, *, order: str = "auto", verify_data: bool = True
+) -> Checkpoint:
     """Read a checkpoint of any supported revision from a path, bytes or any buffer.
 
     Tensor data are read-only NumPy views on the (memory-mapped) source, never copies; they are
     bytes (uint8) unless ``model`` (a circle model: path, bytes or ``CircleModel``) says which
     tensor each entry is, in which case they come out typed and shaped, with names
     (:func:`onert_checkpoint.binding.bind`; ``order`` says how onert's entry order is found).
+
+    Every rule of the specification is checked. ``verify_data=False`` skips only the checksum
+    of schema 2's tensor data, whose cost grows with the data size: opening a large checkpoint
+    to read one tensor then costs what its structure costs (``onert-ckpt validate`` always
+    checks everything).
 
     >>> ckpt = load("tests/data/real-onert/fc2-adam-step8.ckpt")
     >>> ckpt.revision, ckpt.dialect, ckpt.optimizer.kind, ckpt.step, ckpt.epoch
@@ -79,7 +88,7 @@ def load(source: Source, model: object = None, *, order: str = "auto") -> Checkp
         view = open_source(source)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"cannot read a checkpoint from {type(source).__name__}: {exc}") from None
-    ckpt = read_view(view)
+    ckpt = read_view(view, verify_data=verify_data)
     if model is not None:
         from .binding import bind
 
