@@ -114,13 +114,21 @@ def cmd_info(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _dialect_text(desc: dict) -> str:
+    if desc["dialect"]:
+        return str(desc["dialect"])
+    if desc["revision"] == "v1":
+        return "either (fits onert and onert-micro)"
+    return "none (dialects are a schema-1 matter)"
+
+
 def render_info(desc: dict[str, Any], quirks: Sequence[str] = ()) -> str:
     """The human-readable summary and table of ``info``."""
     opt = desc["optimizer"]
     state = ", ".join(f"{safe_text(str(k))}={safe_text(str(v))}" for k, v in desc["state"].items())
     lines = [
         f"revision   {desc['revision']}",
-        f"dialect    {desc['dialect'] or 'either (fits onert and onert-micro)'}",
+        f"dialect    {_dialect_text(desc)}",
         f"file size  {desc['file_size']} bytes ({human_size(desc['file_size'])})",
         f"optimizer  {opt['kind'] if opt else 'none (weights only)'}",
         f"state      {state or 'none'}",

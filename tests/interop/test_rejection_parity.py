@@ -61,11 +61,10 @@ checks are ``assert``s, compiled out), does not check the reserved byte, and cra
 of 0 (``calculateSize`` loops to ``size() - 1`` of an empty vector). A file onert accepts is no
 proof of validity. Every file onert refuses or crashes on, we refuse.
 
-One file onert accepts is refused by us *only because of the model*: an onert SGD file whose
-``opt1_offset`` was set to 0 (MODEL_MISMATCH above). Read alone it is valid and detected as the
-onert-micro dialect (opt1 = 0 is onert-micro's SGD convention); with the model, its N (4)
-is not the model's tensor count (7), so the binding refuses it instead of falling back to
-onert's entry order, which N fits.
+An onert SGD file whose ``opt1_offset`` was set to 0 reads alone as the onert-micro dialect
+(opt1 = 0 is onert-micro's SGD convention); with the model, its N (4) fits onert's
+trainable-tensor count rather than the model's tensor count (7), so the binding reads it in
+onert's entry order, as onert itself does.
 """
 
 from __future__ import annotations
