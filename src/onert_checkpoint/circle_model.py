@@ -16,37 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .dtypes import DTYPES
 from .errors import error_for
 
 __all__ = ["CircleModel", "CircleOperator", "CircleTensor"]
 
-#: circle TensorType code -> (numpy dtype name or lowercased circle name, bytes per element).
-#: Sub-byte and block-quantized types have no whole-byte element size (None).
-_TENSOR_TYPES: dict[int, tuple[str, int | None]] = {
-    -5: ("ggml_q8_1", None),
-    -4: ("ggml_q8_0", None),
-    -3: ("ggml_q4_1", None),
-    -2: ("ggml_q4_0", None),
-    -1: ("uint4", None),
-    0: ("float32", 4),
-    1: ("float16", 2),
-    2: ("int32", 4),
-    3: ("uint8", 1),
-    4: ("int64", 8),
-    5: ("string", None),
-    6: ("bool", 1),
-    7: ("int16", 2),
-    8: ("complex64", 8),
-    9: ("int8", 1),
-    10: ("float64", 8),
-    11: ("complex128", 16),
-    12: ("uint64", 8),
-    13: ("resource", None),
-    14: ("variant", None),
-    15: ("uint32", 4),
-    16: ("uint16", 2),
-    17: ("int4", None),
-}
 
 #: Operators whose constant inputs onert-micro trains and saves (OMCheckpointSaver.cpp).
 MICRO_TRAINABLE_OPCODES = ("FULLY_CONNECTED", "CONV_2D")
@@ -155,7 +129,7 @@ class CircleModel:
         for i in range(subgraph.TensorsLength()):
             t = subgraph.Tensors(i)
             code = int(t.Type())
-            dtype, size = _TENSOR_TYPES.get(code, (f"type{code}", None))
+            dtype, size = DTYPES.get(code, (f"type{code}", None))
             shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
             count = int(np.prod(shape, dtype=np.int64)) if shape else 1
             buf_index = int(t.Buffer())

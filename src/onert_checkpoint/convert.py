@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 
+from .dtypes import DTYPE_CODES, DTYPES
 from .errors import error_for
 from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from .revisions import v1_write, v2
+from .revisions import v1_write
 from .revisions.v2_write import origin_of
 
 __all__ = ["convert", "downgrade", "upgrade"]
@@ -62,7 +63,7 @@ def _bind(ckpt: Checkpoint, model: object) -> None:
             count = 1
             for d in t.shape:
                 count *= d
-            size = v2.DTYPES.get(v2.DTYPE_CODES.get(t.dtype, 99), ("", None))[1]
+            size = DTYPES.get(DTYPE_CODES.get(t.dtype, 99), ("", None))[1]
             if size is None or size * count != t.nbytes:
                 t.dtype, t.shape = None, None
                 t.data = t.raw

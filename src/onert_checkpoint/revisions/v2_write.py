@@ -23,12 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..dtypes import DTYPE_CODES, DTYPES
 from ..errors import error_for
 from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint
 from ..schemas import v2 as schema
 from .v2 import (
-    DTYPE_CODES,
-    DTYPES,
     FLAG_REQUIRED,
     FOOTERLESS,
     HAS_DTYPE,
