@@ -652,7 +652,7 @@ def test_kaitai_construct_and_load_agree(ckpt: Checkpoint) -> None:
     ]
 
 
-def test_verify_data_false_skips_only_the_data_checksum():
+def test_verify_data_false_skips_only_the_data_section_content_checks():
     import numpy as np
 
     import onert_checkpoint as oc

@@ -18,7 +18,7 @@ __all__ = ["MAGIC", "READERS", "SUPPORTED_VERSIONS", "load", "read_view"]
 MAGIC = 429
 
 #: version byte -> reader of the bytes (version 1 is further split by structure). Readers take
-#: ``verify_data``: whether to check the checksums of tensor data (schema 2 has them).
+#: ``verify_data``: whether to check the content of schema 2's data section (CRC, padding).
 READERS: dict[int, Callable[..., Checkpoint]] = {}
 
 
@@ -73,10 +73,10 @@ def load(
     tensor each entry is, in which case they come out typed and shaped, with names
     (:func:`onert_checkpoint.binding.bind`; ``order`` says how onert's entry order is found).
 
-    Every rule of the specification is checked. ``verify_data=False`` skips only the checksum
-    of schema 2's tensor data, whose cost grows with the data size: opening a large checkpoint
-    to read one tensor then costs what its structure costs (``onert-ckpt validate`` always
-    checks everything).
+    Every rule of the specification is checked. ``verify_data=False`` skips only the checks of
+    schema 2's tensor data section (its CRC-32C and its zero padding), which read the data
+    itself: opening a large checkpoint to read one tensor then costs what its structure costs
+    (``onert-ckpt validate`` always checks everything).
 
     >>> ckpt = load("tests/data/real-onert/fc2-adam-step8.ckpt")
     >>> ckpt.revision, ckpt.dialect, ckpt.optimizer.kind, ckpt.step, ckpt.epoch
