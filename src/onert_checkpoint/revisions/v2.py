@@ -28,6 +28,7 @@ from ..schemas.v2 import (
     TENSOR_RECORD_DTYPE,
 )
 from ..source import BufferReader
+from .blocks import paused_collector
 
 __all__ = [
     "ALIGNMENT",
@@ -722,20 +723,12 @@ def _read_optimizer(view: memoryview, sec: SectionInfo, num_tensors: int):
         )
     ranges: list[tuple[int, int, _Range]] = []
     for j in range(k):
-        for r in np.flatnonzero(entries["ofs_data"][j] != NO_STATE).tolist():
+        present = np.flatnonzero(entries["ofs_data"][j] != NO_STATE)
+        offsets = entries["ofs_data"][j][present].tolist()
+        lengths = entries["len_data"][j][present].tolist()
+        for r, start, length in zip(present.tolist(), offsets, lengths):
             e = entries_at + SLOT_ENTRY_SIZE * (j * t + r)
-            ranges.append(
-                (
-                    j,
-                    r,
-                    _Range(
-                        f"optimizer.slots[{j}][{r}].ofs_data",
-                        e,
-                        int(entries["ofs_data"][j, r]),
-                        int(entries["len_data"][j, r]),
-                    ),
-                )
-            )
+            ranges.append((j, r, _Range(f"optimizer.slots[{j}][{r}].ofs_data", e, start, length)))
     return kind_name, names, ranges
 
 
@@ -986,83 +979,88 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
     Every rule of the spec is applied; ``verify_data=False`` skips only the CRC-32C and the
     zero-padding check of the data section (the checks that read the tensor bytes).
     """
-    hdr = _read_header(view)
-    sections = _read_sections(view, hdr, verify_data)
-    hdr._io.close()  # everything is read: release the buffer (see BufferReader)
-    by_kind = {s.kind: s for s in sections if s.kind in _KIND_NAMES}
-    unknown = [s for s in sections if s.kind not in _KIND_NAMES]
+    # Thousands of acyclic model objects are made below: the cyclic collector would only
+    # slow that down (see blocks.paused_collector).
+    with paused_collector():
+        hdr = _read_header(view)
+        sections = _read_sections(view, hdr, verify_data)
+        hdr._io.close()  # everything is read: release the buffer (see BufferReader)
+        by_kind = {s.kind: s for s in sections if s.kind in _KIND_NAMES}
+        unknown = [s for s in sections if s.kind not in _KIND_NAMES]
 
-    rec = np.zeros(0, TENSOR_RECORD_DTYPE)
-    names: list[str | None] = []
-    ranges: list[_Range] = []
-    if (sec := by_kind.get(1)) is not None:
-        rec, names, ranges = _read_tensors(view, sec)
-    optimizer_info = None
-    if (sec := by_kind.get(2)) is not None:
-        optimizer_info = _read_optimizer(view, sec, len(rec))
-        ranges += [r for _, _, r in optimizer_info[2]]
-    state = _read_state(view, by_kind[3]) if 3 in by_kind else TrainingState()
-    origin = _read_origin(view, by_kind[5]) if 5 in by_kind else None
-    _check_ranges(view, ranges, by_kind.get(4), verify_data)
+        rec = np.zeros(0, TENSOR_RECORD_DTYPE)
+        names: list[str | None] = []
+        ranges: list[_Range] = []
+        if (sec := by_kind.get(1)) is not None:
+            rec, names, ranges = _read_tensors(view, sec)
+        optimizer_info = None
+        if (sec := by_kind.get(2)) is not None:
+            optimizer_info = _read_optimizer(view, sec, len(rec))
+            ranges += [r for _, _, r in optimizer_info[2]]
+        state = _read_state(view, by_kind[3]) if 3 in by_kind else TrainingState()
+        origin = _read_origin(view, by_kind[5]) if 5 in by_kind else None
+        _check_ranges(view, ranges, by_kind.get(4), verify_data)
 
-    whole = np.frombuffer(view, dtype=np.uint8)
-    tensors: list[Tensor] = []
-    # Columns as Python lists: one conversion per column instead of NumPy scalar indexing per
-    # field and record.
-    columns = zip(
-        rec["index"].tolist(),
-        rec["model_index"].tolist(),
-        rec["flags"].tolist(),
-        rec["dtype"].tolist(),
-        rec["rank"].tolist(),
-        rec["dims"].tolist(),
-        rec["ofs_data"].tolist(),
-        rec["len_data"].tolist(),
-        names,
-    )
-    for index, model_index, flags, code, rank, dims, start, length, name in columns:
-        dtype = DTYPES[code][0] if flags & HAS_DTYPE else None
-        shape = tuple(dims[:rank]) if flags & HAS_SHAPE else None
-        tensors.append(
-            Tensor(
-                index=index,
-                data=_typed(whole, start, length, dtype, shape),
-                offset=start,
-                name=name,
-                dtype=dtype,
-                shape=shape,
-                model_index=model_index if flags & HAS_MODEL_INDEX else None,
-            )
+        whole = np.frombuffer(view, dtype=np.uint8)
+        tensors: list[Tensor] = []
+        # Columns as Python lists: one conversion per column instead of NumPy scalar indexing per
+        # field and record.
+        columns = zip(
+            rec["index"].tolist(),
+            rec["model_index"].tolist(),
+            rec["flags"].tolist(),
+            rec["dtype"].tolist(),
+            rec["rank"].tolist(),
+            rec["dims"].tolist(),
+            rec["ofs_data"].tolist(),
+            rec["len_data"].tolist(),
+            names,
         )
-    optimizer = None
-    if optimizer_info is not None:
-        kind, slot_names, slot_ranges = optimizer_info
-        optimizer = Optimizer(kind, {name: {} for name in slot_names})
-        for j, t, rg in slot_ranges:
-            owner = tensors[t]
-            like = rg.length == owner.nbytes
-            data = _typed(
-                whole,
-                rg.start,
-                rg.length,
-                owner.dtype if like else None,
-                owner.shape if like else None,
+        for index, model_index, flags, code, rank, dims, start, length, name in columns:
+            dtype = DTYPES[code][0] if flags & HAS_DTYPE else None
+            shape = tuple(dims[:rank]) if flags & HAS_SHAPE else None
+            tensors.append(
+                Tensor(
+                    index=index,
+                    data=_typed(whole, start, length, dtype, shape),
+                    offset=start,
+                    name=name,
+                    dtype=dtype,
+                    shape=shape,
+                    model_index=model_index if flags & HAS_MODEL_INDEX else None,
+                )
             )
-            optimizer.slots[slot_names[j]][owner.index] = Buffer(
-                index=owner.index, data=data, offset=rg.start
-            )
-    return Checkpoint(
-        tensors=tensors,
-        optimizer=optimizer,
-        state=state,
-        revision="v2",
-        dialect=None,
-        num_entries=None,
-        file_size=len(view),
-        source=view,
-        origin=origin,
-        sections=[
-            Section(kind=s.kind, data=bytes(view[s.start : s.end]), required=False, offset=s.start)
-            for s in unknown
-        ],
-    )
+        optimizer = None
+        if optimizer_info is not None:
+            kind, slot_names, slot_ranges = optimizer_info
+            optimizer = Optimizer(kind, {name: {} for name in slot_names})
+            for j, t, rg in slot_ranges:
+                owner = tensors[t]
+                like = rg.length == owner.nbytes
+                data = _typed(
+                    whole,
+                    rg.start,
+                    rg.length,
+                    owner.dtype if like else None,
+                    owner.shape if like else None,
+                )
+                optimizer.slots[slot_names[j]][owner.index] = Buffer(
+                    index=owner.index, data=data, offset=rg.start
+                )
+        return Checkpoint(
+            tensors=tensors,
+            optimizer=optimizer,
+            state=state,
+            revision="v2",
+            dialect=None,
+            num_entries=None,
+            file_size=len(view),
+            source=view,
+            origin=origin,
+            sections=[
+                Section(
+                    kind=s.kind, data=bytes(view[s.start : s.end]), required=False, offset=s.start
+                )
+                for s in unknown
+            ],
+        )
