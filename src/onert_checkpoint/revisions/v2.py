@@ -591,10 +591,10 @@ def _read_tensors(
                 f"needs {count * elem} bytes; the record has {int(rec['len_data'][k])}",
             )
     ranges = [
-        _Range(
-            fld(k, "ofs_data"), int(at[k]) + 24, int(rec["ofs_data"][k]), int(rec["len_data"][k])
+        _Range(fld(k, "ofs_data"), a + 24, start, length)
+        for k, (a, start, length) in enumerate(
+            zip(at.tolist(), rec["ofs_data"].tolist(), rec["len_data"].tolist())
         )
-        for k in range(n)
     ]
     return rec, names, ranges
 
