@@ -1,0 +1,103 @@
+"""spec/c/ockpt_layout.h declares the same layouts as the library's schemas.
+
+A small C program prints the size and every field offset of each packed struct; they must equal
+the Construct structs' and the NumPy record types' (the library's executable schemas).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from construct import Struct
+
+from onert_checkpoint.schemas import v1, v2, wof
+
+C_DIR = Path(__file__).resolve().parents[1] / "spec" / "c"
+
+#: C struct -> the library's schema of the same bytes.
+LAYOUTS: dict[str, object] = {
+    "ockpt_v1_header": v1.HEADER,
+    "ockpt_v1_footer": v1.FOOTER,
+    "ockpt_wof_header": wof.HEADER,
+    "ockpt_v2_header": v2.HEADER,
+    "ockpt_v2_section": v2.SECTION_DTYPE,
+    "ockpt_v2_tensors_head": v2.TENSORS_HEAD,
+    "ockpt_v2_tensor_record": v2.TENSOR_RECORD_DTYPE,
+    "ockpt_v2_optimizer_head": v2.OPTIMIZER_HEAD,
+    "ockpt_v2_slot_descriptor": v2.SLOT_DESCRIPTOR_DTYPE,
+    "ockpt_v2_slot_entry": v2.SLOT_ENTRY_DTYPE,
+    "ockpt_v2_state_head": v2.STATE_HEAD,
+    "ockpt_v2_state_entry": v2.STATE_ENTRY_DTYPE,
+    "ockpt_v2_origin": v2.ORIGIN,
+}
+
+
+def schema_layout(schema: object) -> tuple[int, dict[str, int]]:
+    """Size and named field offsets of a fixed-size Construct Struct or NumPy record type."""
+    if isinstance(schema, np.dtype):
+        return schema.itemsize, {name: spec[1] for name, spec in schema.fields.items()}
+    assert isinstance(schema, Struct)
+    offsets: dict[str, int] = {}
+    pos = 0
+    for sub in schema.subcons:
+        if sub.name is not None:
+            offsets[sub.name] = pos
+        pos += sub.sizeof()
+    return pos, offsets
+
+
+def c_program() -> str:
+    lines = [
+        "#include <stddef.h>",
+        "#include <stdio.h>",
+        '#include "ockpt_layout.h"',
+        "int main(void) {",
+        '  printf("{");',
+    ]
+    for k, (struct, schema) in enumerate(LAYOUTS.items()):
+        _, fields = schema_layout(schema)
+        sep = "," if k else ""
+        lines.append(f'  printf("{sep}\\"{struct}\\": {{\\"size\\": %zu", sizeof({struct}));')
+        for name in fields:
+            if name.startswith("reserved"):
+                continue
+            lines.append(f'  printf(", \\"{name}\\": %zu", offsetof({struct}, {name}));')
+        lines.append('  printf("}");')
+    lines += ['  printf("}\\n");', "  return 0;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed (.ci/run installs it)")
+def test_packed_structs_match_the_schemas(tmp_path):
+    source = tmp_path / "layout.c"
+    source.write_text(c_program())
+    exe = tmp_path / "layout"
+    build = subprocess.run(
+        [
+            "gcc",
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            f"-I{C_DIR}",
+            "-o",
+            str(exe),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert build.returncode == 0, build.stderr
+    measured = json.loads(subprocess.run([str(exe)], capture_output=True, text=True).stdout)
+    for struct, schema in LAYOUTS.items():
+        size, fields = schema_layout(schema)
+        got = measured[struct]
+        assert got.pop("size") == size, struct
+        expected = {n: o for n, o in fields.items() if not n.startswith("reserved")}
+        assert got == expected, struct
