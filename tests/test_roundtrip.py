@@ -6,13 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import onert_checkpoint as oc
-from tests.checkpoint_strategies import checkpoints_v1, checkpoints_wof
+from tests.strategies import checkpoints, wof_checkpoints
 
 EXAMPLES = settings(max_examples=150, deadline=None)
 
 
 @EXAMPLES
-@given(checkpoints_v1())
+@given(checkpoints())
 def test_v1_save_then_load_gives_the_same_content(ckpt):
     data = oc.to_bytes(ckpt)
     back = oc.load(data)
@@ -23,14 +23,14 @@ def test_v1_save_then_load_gives_the_same_content(ckpt):
 
 
 @EXAMPLES
-@given(checkpoints_v1())
+@given(checkpoints())
 def test_v1_load_then_save_gives_the_same_bytes(ckpt):
     data = oc.to_bytes(ckpt)
     assert oc.to_bytes(oc.load(data)) == data
 
 
 @EXAMPLES
-@given(checkpoints_v1(), st.sampled_from(["onert", "onert-micro"]))
+@given(checkpoints(), st.sampled_from(["onert", "onert-micro"]))
 def test_v1_converts_between_dialects_without_loss(ckpt, target):
     try:
         data = oc.to_bytes(ckpt, dialect=target)
@@ -45,7 +45,7 @@ def test_v1_converts_between_dialects_without_loss(ckpt, target):
 
 
 @EXAMPLES
-@given(checkpoints_wof())
+@given(wof_checkpoints())
 def test_wof_round_trips(ckpt):
     data = oc.to_bytes(ckpt)
     back = oc.load(data)
@@ -55,7 +55,7 @@ def test_wof_round_trips(ckpt):
 
 
 @EXAMPLES
-@given(checkpoints_v1(dialect="onert"))
+@given(checkpoints(dialect="onert"))
 def test_footerless_onert_files_round_trip(ckpt):
     ckpt.quirks = ("footerless",)
     ckpt.state.clear()
