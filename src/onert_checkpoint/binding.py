@@ -19,6 +19,7 @@ import numpy as np
 from .circle_model import CircleModel, CircleTensor
 from .errors import error_for
 from .model import Buffer, Checkpoint
+from .typed import typed_view
 
 __all__ = ["ORDER_SOURCES", "bind", "entry_tensors"]
 
@@ -129,13 +130,11 @@ def entry_tensors(
 
 
 def _typed(buffer: Buffer, t: CircleTensor) -> np.ndarray | None:
+    """The entry as its tensor's dtype and shape, or None when its size is not the tensor's."""
     if buffer.nbytes != t.nbytes or (t.nbytes == 0 and _count(t) != 0):
         return None
-    try:
-        dtype = np.dtype(t.dtype).newbyteorder("<")
-    except TypeError:
-        return None
-    return buffer.raw.view(dtype).reshape(t.shape)
+    arr = typed_view(buffer.raw, t.dtype, t.shape)
+    return None if arr.dtype == np.uint8 and t.dtype != "uint8" and t.nbytes else arr
 
 
 def bind(
@@ -175,8 +174,9 @@ def bind(
             model_index,
         )
         typed = _typed(tensor, t)
-        if typed is None:
-            quirks.add("micro_element_size")  # kept as bytes: the file holds 4 bytes per element
+        if typed is None:  # kept as bytes
+            if tensor.nbytes != t.nbytes:
+                quirks.add("micro_element_size")  # the file holds 4 bytes per element
             continue
         tensor.data = typed
         for entries in slots.values():

@@ -1,27 +1,38 @@
-"""An entry's bytes as the typed array they encode."""
+"""An entry's bytes as the typed array they encode (files are little-endian)."""
 
 from __future__ import annotations
 
-import sys
+import math
 
 import numpy as np
 
 __all__ = ["typed_view"]
 
+_DTYPES: dict[str, np.dtype | None] = {}
+
+
+def _little_endian(name: str) -> np.dtype | None:
+    """NumPy's little-endian dtype of that name, or None (circle types NumPy lacks: int4...)."""
+    if name not in _DTYPES:
+        try:
+            _DTYPES[name] = np.dtype(name).newbyteorder("<")
+        except TypeError:
+            _DTYPES[name] = None
+    return _DTYPES[name]
+
 
 def typed_view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None) -> np.ndarray:
-    """``raw`` (flat uint8) as ``dtype`` and ``shape`` when the sizes allow it, else as bytes."""
-    if dtype is None:
-        return raw
-    try:
-        dt = np.dtype(dtype)
-        if sys.byteorder != "little" or dt.byteorder == ">":
-            dt = dt.newbyteorder("<")  # files are little-endian
-    except TypeError:
-        return raw
-    if dt.itemsize == 0 or raw.nbytes % dt.itemsize:
+    """``raw`` (flat uint8) as ``dtype`` and ``shape`` when the sizes allow it, else as bytes.
+
+    A view, never a copy. A shape whose element count differs from the data's is not applied.
+    """
+    dt = _little_endian(dtype) if dtype is not None else None
+    if dt is None or dt.itemsize == 0 or raw.nbytes % dt.itemsize:
         return raw
     arr = raw.view(dt)
-    if shape is not None and int(np.prod(shape, dtype=np.int64)) == arr.size:
-        arr = arr.reshape(shape)
+    if shape is not None and math.prod(shape) == arr.size:
+        try:
+            arr = arr.reshape(shape)
+        except ValueError:  # an empty shape with dims NumPy cannot index: kept flat
+            pass
     return arr

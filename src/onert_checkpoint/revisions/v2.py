@@ -8,7 +8,6 @@ the first failing rule is reported for the first record that breaks it, in the s
 
 from __future__ import annotations
 
-import math
 import struct
 from dataclasses import dataclass
 
@@ -28,6 +27,7 @@ from ..schemas.v2 import (
     TENSOR_RECORD_DTYPE,
 )
 from ..source import BufferReader
+from ..typed import typed_view
 from .blocks import paused_collector
 
 __all__ = [
@@ -947,30 +947,8 @@ def _check_ranges(
         )
 
 
-_NP_DTYPES: dict[str, np.dtype | None] = {}
-
-
-def _np_dtype(name: str) -> np.dtype | None:
-    if name not in _NP_DTYPES:
-        try:
-            _NP_DTYPES[name] = np.dtype(name).newbyteorder("<")
-        except TypeError:
-            _NP_DTYPES[name] = None
-    return _NP_DTYPES[name]
-
-
 def _typed(whole: np.ndarray, start: int, length: int, dtype: str | None, shape) -> np.ndarray:
-    raw = whole[start : start + length]
-    np_dtype = _np_dtype(dtype) if dtype is not None else None
-    if np_dtype is None or np_dtype.itemsize == 0 or length % np_dtype.itemsize:
-        return raw
-    arr = raw.view(np_dtype)
-    if shape is not None and math.prod(shape) == arr.size:
-        try:
-            arr = arr.reshape(shape)
-        except ValueError:  # an empty shape whose other dims NumPy cannot index: kept flat
-            pass
-    return arr
+    return typed_view(whole[start : start + length], dtype, shape)
 
 
 def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
