@@ -23,12 +23,11 @@ READERS: dict[int, Callable[..., Checkpoint]] = {}
 
 
 def _read_version_1(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
-    # Schema 1 and WOF carry no checksums: every rule is structural and always applied.
     try:
-        return v1.read(view)
+        return v1.read(view, verify_data=verify_data)
     except CheckpointError as checkpoint_error:
         try:
-            return wof.read(view)
+            return wof.read(view, verify_data=verify_data)
         except CheckpointError as wof_error:
             raise (wof_error if wof.is_wof_shaped(view) else checkpoint_error) from None
 

@@ -9,6 +9,7 @@ file they are read-only views on the mapped file, never copies.
 from __future__ import annotations
 
 import math
+import operator
 import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,9 @@ OPTIMIZER_SLOTS: dict[str, tuple[str, ...]] = {
     "sgd_momentum": ("momentum",),
     "adam": ("m", "v"),
 }
+
+
+_BY_INDEX = operator.attrgetter("index")
 
 
 def as_bytes_array(data: object) -> np.ndarray:
@@ -151,7 +155,7 @@ class Checkpoint(Mapping[object, Tensor]):
     sections: list[Section] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.tensors.sort(key=lambda t: t.index)
+        self.tensors.sort(key=_BY_INDEX)
         if not isinstance(self.state, TrainingState):
             self.state = TrainingState(self.state)
 

@@ -136,25 +136,27 @@ def read_blocks(
 
 
 def block_buffers(view: memoryview, block: Block, cls: type[Buffer]) -> list:
-    """The present entries of ``block`` as model objects whose data are views on ``view``."""
+    """The present entries of ``block`` as model objects whose data are views on ``view``.
+
+    Callers making many (a whole file's worth) do so inside :func:`paused_collector`.
+    """
     # One array over the whole view, sliced per entry: a slice costs a fraction of a
-    # ``frombuffer`` call. The collector is paused while the entries are made: they hold no
-    # cycles, and at 100,000 entries its passes over the growing heap cost more than making
-    # them (tests/bench/bench.py).
+    # ``frombuffer`` call.
     present = np.flatnonzero(block.present)
     whole = np.frombuffer(view, dtype=np.uint8)
-    with paused_collector():
-        return [
-            cls(i, whole[off : off + n], off)
-            for i, off, n in zip(
-                present.tolist(), block.offsets[present].tolist(), block.sizes[present].tolist()
-            )
-        ]
+    return [
+        cls(i, whole[off : off + n], off)
+        for i, off, n in zip(
+            present.tolist(), block.offsets[present].tolist(), block.sizes[present].tolist()
+        )
+    ]
 
 
 @contextlib.contextmanager
 def paused_collector() -> Iterator[None]:
-    """Pause the cyclic garbage collector while acyclic model objects are made in bulk."""
+    """Pause the cyclic garbage collector while acyclic model objects are made in bulk: they
+    hold no cycles, and at 100,000 entries its passes over the growing heap cost more than
+    making them (tests/bench/bench.py)."""
     collecting = gc.isenabled()
     gc.disable()
     try:

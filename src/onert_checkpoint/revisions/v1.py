@@ -8,6 +8,7 @@ NumPy (tests/test_differential.py proves both agree).
 from __future__ import annotations
 
 import itertools
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -17,12 +18,13 @@ from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
 from ..errors import error_for
 from ..model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..source import BufferReader
-from .blocks import Block, block_buffers, read_blocks
+from .blocks import Block, block_buffers, paused_collector, read_blocks
 
 __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
 
 HEADER_SIZE = 20
 FOOTER_SIZE = 8
+_INDEX = operator.attrgetter("index")
 SLOT_FIELDS = (("m", "ofs_opt1", 4), ("v", "ofs_opt2", 8))
 
 
@@ -186,23 +188,27 @@ def _dialect(
     )
 
 
-def read(view: memoryview) -> Checkpoint:
-    """Validate a schema-1 checkpoint and wrap it in model objects (data are views on ``view``)."""
+def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+    """Validate a schema-1 checkpoint and wrap it in model objects (data are views on ``view``).
+
+    Schema 1 has no checksums: ``verify_data`` changes nothing, every rule is structural.
+    """
     layout = read_layout(view)
     optimizer = Optimizer(layout.kind)
-    if layout.kind == "adam":
-        for slot in ("m", "v"):
-            optimizer.slots[slot] = {
-                b.index: b for b in block_buffers(view, layout.blocks[slot], Buffer)
-            }
     state = TrainingState()
     if layout.has_footer:
         footer = layout.header.footer
         state["step"] = footer.step
         state["epoch"] = footer.epoch
     layout.header._io.close()  # everything is read: release the buffer (see BufferReader)
+    with paused_collector():
+        if layout.kind == "adam":
+            for slot in ("m", "v"):
+                entries = block_buffers(view, layout.blocks[slot], Buffer)
+                optimizer.slots[slot] = dict(zip(map(_INDEX, entries), entries))
+        tensors = block_buffers(view, layout.blocks["weights"], Tensor)
     return Checkpoint(
-        tensors=block_buffers(view, layout.blocks["weights"], Tensor),
+        tensors=tensors,
         optimizer=optimizer,
         state=state,
         revision="v1",

@@ -11,7 +11,7 @@ from onert_checkpoint_generated.onert_wof import OnertWof
 from ..errors import error_for
 from ..model import Checkpoint, Tensor, TrainingState
 from ..source import BufferReader
-from .blocks import Block, block_buffers, read_blocks
+from .blocks import Block, block_buffers, paused_collector, read_blocks
 
 __all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
 
@@ -52,11 +52,14 @@ def is_wof_shaped(view: memoryview) -> bool:
     return n != 0 and HEADER_SIZE + 4 * n <= size
 
 
-def read(view: memoryview) -> Checkpoint:
+def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+    """Validate a WOF file (no checksums: ``verify_data`` changes nothing)."""
     hdr, block = read_layout(view)
     hdr._io.close()  # everything is read: release the buffer (see BufferReader)
+    with paused_collector():
+        tensors = block_buffers(view, block, Tensor)
     return Checkpoint(
-        tensors=block_buffers(view, block, Tensor),
+        tensors=tensors,
         optimizer=None,
         state=TrainingState(),
         revision="wof",
