@@ -72,7 +72,7 @@ class Buffer:
         return zlib.crc32(self.raw) & 0xFFFFFFFF
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, init=False)
 class Tensor(Buffer):
     """A weight entry, with what the circle model says of it when a model was given."""
 
@@ -80,6 +80,30 @@ class Tensor(Buffer):
     dtype: str | None = None
     shape: tuple[int, ...] | None = None
     model_index: int | None = None
+
+    def __init__(
+        self,
+        index: int,
+        data: np.ndarray,
+        offset: int | None = None,
+        name: str | None = None,
+        dtype: str | None = None,
+        shape: tuple[int, ...] | None = None,
+        model_index: int | None = None,
+    ) -> None:
+        # Loaders make one per entry (100,000 for large files): fields left at their default
+        # are read from the class, not stored per instance.
+        self.index = index
+        self.data = data
+        self.offset = offset
+        if name is not None:
+            self.name = name
+        if dtype is not None:
+            self.dtype = dtype
+        if shape is not None:
+            self.shape = shape
+        if model_index is not None:
+            self.model_index = model_index
 
 
 @dataclass(eq=False)
