@@ -15,9 +15,13 @@ def _little_endian(name: str) -> np.dtype | None:
     """NumPy's little-endian dtype of that name, or None (circle types NumPy lacks: int4...)."""
     if name not in _DTYPES:
         try:
-            _DTYPES[name] = np.dtype(name).newbyteorder("<")
+            dt = np.dtype(name)
         except TypeError:
             _DTYPES[name] = None
+        else:
+            # On a little-endian machine the native dtype already reads the file's bytes (and
+            # prints as "float32"); elsewhere the explicit little-endian one does.
+            _DTYPES[name] = dt if np.little_endian or dt.itemsize == 1 else dt.newbyteorder("<")
     return _DTYPES[name]
 
 
