@@ -1,13 +1,14 @@
 """Saving under faults (issue 5): ``save`` never leaves a damaged file where a good one was.
 
-* an OSError injected at every step of a save (mkstemp's file, fchmod, every write, fsync,
-  close, replace, the folder's fsync): afterwards the target is the complete old checkpoint (or,
+* an OSError injected at every step of a save (the unnamed O_TMPFILE file, or mkstemp's file
+  where there is none, fchmod, every write, fsync, the link that names it, close, replace, the
+  folder's fsync): afterwards the target is the complete old checkpoint (or,
   past the rename, the complete new one), it loads, and no temporary file is left;
 * short writes (the kernel taking a few bytes per call) still give the exact file;
 * EFBIG for real: a child process under RLIMIT_FSIZE (SIGXFSZ ignored); ENOSPC for real on a
   tiny tmpfs when this machine lets us mount one;
 * a writer process SIGKILLed at random points of large saves: the target is the complete old or
-  the complete new checkpoint, and both load;
+  the complete new checkpoint, both load, and no temporary file is left;
 * a reader holding the old file (loaded, so memory-mapped) keeps reading the old data while the
   file is replaced, and concurrent loads see one complete version or the other.
 """
@@ -56,7 +57,7 @@ class FaultyOS:
     """Stands in for the ``os`` module inside onert_checkpoint.saving: records each call to
     the I/O steps and raises OSError at the ``fail_at``-th one (counting from 0)."""
 
-    STEPS = ("write", "fsync", "close", "replace", "fchmod", "open", "stat", "unlink")
+    STEPS = ("write", "fsync", "close", "replace", "fchmod", "open", "stat", "unlink", "link")
 
     def __init__(self, fail_at: int | None = None, err: int = errno.EIO,
                  max_write: int | None = None) -> None:
@@ -261,12 +262,9 @@ def test_sigkill_during_saves_leaves_old_or_new(tmp_path):
         assert data in versions, f"damaged target after SIGKILL ({len(data)} bytes)"
         seen.add(versions[data])
         assert oc.load(target).content_equal(make_ckpt(versions[data], n=24, nbytes=KILL_NBYTES))
-        # A killed writer cannot remove its temporary file; whatever is left is hidden
-        # (".t.ckpt.*.tmp") and never takes the target's name.
-        litter = [n for n in listing(tmp_path) if n != "t.ckpt"]
-        assert all(n.startswith(".t.ckpt.") and n.endswith(".tmp") for n in litter), litter
-        for n in litter:
-            (tmp_path / n).unlink()
+        # The writer's temporary is an unnamed file (O_TMPFILE) until the instant before the
+        # rename: a killed writer leaves nothing behind.
+        assert listing(tmp_path) == ["t.ckpt"]
     assert seen, "no save finished"
 
 
@@ -318,3 +316,25 @@ def test_concurrent_loads_see_one_complete_version(tmp_path):
             t.join()
     assert not bad, bad[:3]
     assert loads[0] > 0
+
+
+@pytest.mark.parametrize("err", [errno.EIO, errno.ENOSPC])
+def test_named_temporary_where_there_is_no_unnamed_file(tmp_path, monkeypatch, err):
+    """Without O_TMPFILE (other systems, some file systems) the temporary is a hidden named
+    file: the same guarantees at every step, except that a killed writer may leave it."""
+    monkeypatch.setattr(saving, "_open_unnamed", lambda folder: None)
+    old, new = make_ckpt(1), make_ckpt(2, n=9, nbytes=200)
+    target = tmp_path / "t.ckpt"
+    oc.save(old, target)
+    steps = _steps_of_a_save(new, tmp_path, monkeypatch)
+    assert "link" not in steps and "replace" in steps
+    for k in range(steps.index("replace") + 1):
+        oc.save(old, target)
+        monkeypatch.setattr(saving, "os", FaultyOS(fail_at=k, err=err))
+        with pytest.raises(OSError):
+            oc.save(new, target)
+        monkeypatch.setattr(saving, "os", os)
+        assert listing(tmp_path) == ["t.ckpt"]
+        assert target.read_bytes() == oc.to_bytes(old)
+    oc.save(new, target)
+    assert listing(tmp_path) == ["t.ckpt"] and target.read_bytes() == oc.to_bytes(new)

@@ -1,14 +1,17 @@
 """Saving: choosing the revision's writer, and replacing the target file atomically.
 
-A save writes a temporary file in the target's folder, flushes and fsyncs it, renames it over
-the target and fsyncs the folder, so the target is always either the complete old file or the
-complete new one (safetensors and SQLite do the same); on any failure the temporary is removed.
+A save writes a temporary file in the target's folder, fsyncs it, renames it over the target and
+fsyncs the folder, so the target is always either the complete old file or the complete new one;
+on any failure the temporary is removed. On Linux the temporary is an unnamed file (O_TMPFILE),
+named only for the rename, so even a writer killed mid-save leaves nothing behind.
 """
 
 from __future__ import annotations
 
+import errno
 import io
 import os
+import secrets
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -134,7 +137,15 @@ def save(
         data = _reporting(data, progress)
     target = os.fspath(path)
     folder = os.path.dirname(os.path.abspath(target))
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder)
+    # Linux: an unnamed file (O_TMPFILE) that vanishes by itself if the writer dies; it gets a
+    # name only to be renamed over the target. Elsewhere: a hidden named temporary file.
+    fd = _open_unnamed(folder)
+    tmp: str | None = None
+    dfd = -1
+    if fd is None:
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder
+        )
     try:
         try:
             mode = os.stat(target).st_mode & 0o7777
@@ -145,6 +156,9 @@ def save(
         os.fchmod(fd, mode)
         _write_all(fd, data)
         os.fsync(fd)
+        if tmp is None:
+            dfd = os.open(folder, os.O_RDONLY)
+            tmp = _name_unnamed(fd, dfd, folder, target)
         os.close(fd)
         fd = -1
         os.replace(tmp, target)
@@ -158,6 +172,37 @@ def save(
                 os.unlink(tmp)
             except FileNotFoundError:
                 pass
+        if dfd >= 0:
+            os.close(dfd)
+
+
+def _open_unnamed(folder: str) -> int | None:
+    """An unnamed writable file in ``folder`` (Linux O_TMPFILE), or None where there is none."""
+    flag = getattr(os, "O_TMPFILE", None)
+    if flag is None or not os.path.isdir("/proc/self/fd"):
+        return None
+    try:
+        return os.open(folder, flag | os.O_WRONLY, 0o600)
+    except OSError as exc:
+        # File systems without O_TMPFILE support say so in one of these ways.
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+            return None
+        raise
+
+
+def _name_unnamed(fd: int, dfd: int, folder: str, target: str) -> str:
+    """Give the unnamed file a hidden name beside the target (in the folder open as ``dfd``),
+    for the atomic rename."""
+    # linkat(AT_SYMLINK_FOLLOW) on /proc/self/fd/N links the file itself; os.link uses linkat
+    # (not link, which would link the /proc symlink) only when given a directory descriptor.
+    for _ in range(100):
+        name = f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp"
+        try:
+            os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dfd, follow_symlinks=True)
+        except FileExistsError:
+            continue
+        return os.path.join(folder, name)
+    raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
 
 def _fsync_folder(folder: str) -> None:
