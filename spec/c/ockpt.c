@@ -425,43 +425,33 @@ ockpt_result ockpt_read(const void *buf, size_t len, ockpt_file *out) {
   return ockpt_read_scratch(buf, len, out, NULL, 0);
 }
 
-ockpt_result ockpt_read_v1(const void *buf, size_t len, ockpt_file *out) {
+typedef ockpt_result (*revision_reader)(const uint8_t *buf, uint64_t S, ockpt_file *f,
+                                        uint64_t *scratch, size_t scratch_count);
+
+/* One revision's reader, called directly: the preamble, then the version byte it expects. */
+static ockpt_result read_revision(const void *buf, size_t len, ockpt_file *out, unsigned want,
+                                  const char *why, revision_reader read) {
   const uint8_t *b = (const uint8_t *)buf;
   uint64_t S = b == NULL ? 0 : (uint64_t)len;
   unsigned version = 0;
   ockpt_file ignored;
   ockpt_result r = preamble(b, S, &version);
   if (out == NULL) out = &ignored;
-  if (r.code == OCKPT_OK && version != OCKPT_VERSION_1)
-    r = fail(OCKPT_E_UNSUPPORTED_VERSION, "version", 2, "not a schema-1 version byte");
-  if (r.code == OCKPT_OK) r = validate_v1(b, S, out, NULL, 0);
+  if (r.code == OCKPT_OK && version != want) r = fail(OCKPT_E_UNSUPPORTED_VERSION, "version", 2, why);
+  if (r.code == OCKPT_OK) r = read(b, S, out, NULL, 0);
   return finish(r, out);
+}
+
+ockpt_result ockpt_read_v1(const void *buf, size_t len, ockpt_file *out) {
+  return read_revision(buf, len, out, OCKPT_VERSION_1, "not a schema-1 version byte", validate_v1);
 }
 
 ockpt_result ockpt_read_wof(const void *buf, size_t len, ockpt_file *out) {
-  const uint8_t *b = (const uint8_t *)buf;
-  uint64_t S = b == NULL ? 0 : (uint64_t)len;
-  unsigned version = 0;
-  ockpt_file ignored;
-  ockpt_result r = preamble(b, S, &version);
-  if (out == NULL) out = &ignored;
-  if (r.code == OCKPT_OK && version != OCKPT_VERSION_1)
-    r = fail(OCKPT_E_UNSUPPORTED_VERSION, "version", 2, "WOF has version byte 1");
-  if (r.code == OCKPT_OK) r = validate_wof(b, S, out, NULL, 0);
-  return finish(r, out);
+  return read_revision(buf, len, out, OCKPT_VERSION_1, "WOF has version byte 1", validate_wof);
 }
 
 ockpt_result ockpt_read_v2(const void *buf, size_t len, ockpt_file *out) {
-  const uint8_t *b = (const uint8_t *)buf;
-  uint64_t S = b == NULL ? 0 : (uint64_t)len;
-  unsigned version = 0;
-  ockpt_file ignored;
-  ockpt_result r = preamble(b, S, &version);
-  if (out == NULL) out = &ignored;
-  if (r.code == OCKPT_OK && version != OCKPT_VERSION_2)
-    r = fail(OCKPT_E_UNSUPPORTED_VERSION, "version", 2, "not the schema-2 version byte");
-  if (r.code == OCKPT_OK) r = read_v2(b, S, out, NULL, 0);
-  return finish(r, out);
+  return read_revision(buf, len, out, OCKPT_VERSION_2, "not the schema-2 version byte", read_v2);
 }
 
 size_t ockpt_scratch_count(const void *buf, size_t len) {
