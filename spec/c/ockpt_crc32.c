@@ -8,16 +8,23 @@ static const uint32_t crc_nibble[16] = {
     0x4DB26158u, 0x5005713Cu, 0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
     0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu};
 
-uint32_t ockpt_crc32(uint32_t crc, const void *data, size_t len) {
+/* Both CRCs of the format family are reflected, with initial value and final xor 0xFFFFFFFF:
+ * they differ only in the table. */
+static uint32_t crc_reflected(const uint32_t table[16], uint32_t crc, const void *data,
+                              size_t len) {
   const uint8_t *p = (const uint8_t *)data;
   size_t k;
   crc = ~crc;
   for (k = 0; k < len; k++) {
     crc ^= p[k];
-    crc = (crc >> 4) ^ crc_nibble[crc & 15u];
-    crc = (crc >> 4) ^ crc_nibble[crc & 15u];
+    crc = (crc >> 4) ^ table[crc & 15u];
+    crc = (crc >> 4) ^ table[crc & 15u];
   }
   return ~crc;
+}
+
+uint32_t ockpt_crc32(uint32_t crc, const void *data, size_t len) {
+  return crc_reflected(crc_nibble, crc, data, len);
 }
 
 /* CRC-32C (Castagnoli): reflected polynomial 0x82F63B78, initial value and final xor
@@ -29,13 +36,5 @@ static const uint32_t crc32c_nibble[16] = {
     0xC38D26C4u, 0xD3D3E1ABu, 0xE330A81Au, 0xF36E6F75u};
 
 uint32_t ockpt_crc32c(uint32_t crc, const void *data, size_t len) {
-  const uint8_t *p = (const uint8_t *)data;
-  size_t k;
-  crc = ~crc;
-  for (k = 0; k < len; k++) {
-    crc ^= p[k];
-    crc = (crc >> 4) ^ crc32c_nibble[crc & 15u];
-    crc = (crc >> 4) ^ crc32c_nibble[crc & 15u];
-  }
-  return ~crc;
+  return crc_reflected(crc32c_nibble, crc, data, len);
 }

@@ -184,9 +184,6 @@ class Checkpoint(Mapping[object, Tensor]):
             self.state = TrainingState(self.state)
 
     # Mapping protocol -------------------------------------------------------------------
-    def _by_index(self) -> dict[int, Tensor]:
-        return {t.index: t for t in self.tensors}
-
     def __getitem__(self, key: object) -> Tensor:
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
             for tensor in self.tensors:

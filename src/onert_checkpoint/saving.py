@@ -163,7 +163,7 @@ def save(
         fd = -1
         os.replace(tmp, target)
         tmp = None
-        _fsync_folder(folder)
+        _fsync_folder(folder, dfd)
     finally:
         if fd >= 0:
             os.close(fd)
@@ -205,19 +205,23 @@ def _name_unnamed(fd: int, dfd: int, folder: str, target: str) -> str:
     raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
 
-def _fsync_folder(folder: str) -> None:
-    """Make the rename durable. Best effort: by now the new file is complete and in place, so a
-    folder that cannot be synced (some file systems refuse) is no reason to report a failure."""
-    try:
-        dfd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
+def _fsync_folder(folder: str, dfd: int = -1) -> None:
+    """Make the rename durable, through ``dfd`` when the folder is already open. Best effort: by
+    now the new file is complete and in place, so a folder that cannot be synced (some file
+    systems refuse) is no reason to report a failure."""
+    own = dfd < 0
+    if own:
+        try:
+            dfd = os.open(folder, os.O_RDONLY)
+        except OSError:
+            return
     try:
         os.fsync(dfd)
     except OSError:
         pass
     finally:
-        try:
-            os.close(dfd)
-        except OSError:
-            pass
+        if own:
+            try:
+                os.close(dfd)
+            except OSError:
+                pass
