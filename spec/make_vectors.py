@@ -1198,7 +1198,7 @@ def make_invalid() -> None:
 
 import crc32c  # noqa: E402  (the library's own dependency)
 
-from onert_checkpoint.model import Section  # noqa: E402
+from onert_checkpoint.format.model import Section  # noqa: E402
 
 NO_STATE = 0xFFFF_FFFF_FFFF_FFFF
 

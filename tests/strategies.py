@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format import saving
 from tests.fuzz.structure import U32_MAX, boundaries, field_map, reseal_v2
 
 __all__ = [
@@ -164,7 +165,7 @@ def _written(ckpt: Checkpoint) -> SampleFile:
 
 
 #: True once the library reads and writes schema 2 (version byte 2).
-HAS_V2 = 2 in oc.SUPPORTED_VERSIONS and "v2" in getattr(oc.saving, "WRITERS", {})
+HAS_V2 = 2 in oc.SUPPORTED_VERSIONS and "v2" in saving.WRITERS
 
 
 def _written_v2(ckpt: Checkpoint) -> SampleFile:

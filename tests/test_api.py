@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.circle_model import CircleModel
-from onert_checkpoint.layout_map import layout_map
+from onert_checkpoint.circle.model import CircleModel
+from onert_checkpoint.tools.layout_map import layout_map
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "data" / "real-onert"

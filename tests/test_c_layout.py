@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from construct import Struct
 
-from onert_checkpoint.schemas import v1, v2, wof
+from onert_checkpoint.format.schemas import v1, v2, wof
 
 C_DIR = Path(__file__).resolve().parents[1] / "spec" / "c"
 

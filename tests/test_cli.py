@@ -30,7 +30,7 @@ HOSTILE = "\x1b[31mevil"
 def run(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONIOENCODING="utf-8", COLUMNS="100")
     return subprocess.run(
-        [sys.executable, "-m", "onert_checkpoint.cli", *map(str, args)],
+        [sys.executable, "-m", "onert_checkpoint", *map(str, args)],
         capture_output=True, text=True, cwd=cwd or ROOT, env=env, timeout=120,
     )
 
@@ -397,10 +397,10 @@ def test_diff_across_revisions_and_dialects(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout
     assert "note: revision v1 != v2" in result.stdout
     micro = tmp_path / "micro.ckpt"
-    oc.save(oc.new_checkpoint(oc.circle_model.CircleModel.load(MODEL), dialect="onert-micro"),
+    oc.save(oc.new_checkpoint(oc.CircleModel.load(MODEL), dialect="onert-micro"),
             micro)
     onert = tmp_path / "onert.ckpt"
-    oc.save(oc.new_checkpoint(oc.circle_model.CircleModel.load(MODEL)), onert)
+    oc.save(oc.new_checkpoint(oc.CircleModel.load(MODEL)), onert)
     named = run("diff", "--model", MODEL, onert, micro)
     assert named.returncode == 0, named.stdout
     assert "entries paired by name" in named.stdout
@@ -576,7 +576,7 @@ def test_progress_bar_for_big_files_on_a_terminal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Over 64 MiB and on a terminal, every written chunk advances a tqdm bar."""
-    from onert_checkpoint import cli
+    from onert_checkpoint.tools import cli
 
     ckpt = oc.load(ADAM)
     seen: list[int] = []

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from onert_checkpoint.convert import convert, downgrade, upgrade
+from onert_checkpoint.format.convert import convert, downgrade, upgrade
 from tests.strategies import checkpoints, wof_checkpoints
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

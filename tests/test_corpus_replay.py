@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import onert_checkpoint as oc
+from onert_checkpoint.format.errors import ERROR_CODES
 from tests.fuzz.structure import check_load
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -36,7 +37,7 @@ def test_manifest_and_folder_agree():
     on_disk = sorted(p.name for p in (CORPUS / "files").iterdir())
     assert on_disk == sorted(names), "files without a manifest entry, or entries without a file"
     codes = {c["expect"].get("error") for c in CASES} - {None}
-    assert codes <= set(oc.errors.ERROR_CODES)
+    assert codes <= set(ERROR_CODES)
 
 
 def _marked(cases):

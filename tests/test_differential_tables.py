@@ -24,10 +24,10 @@ from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
 from onert_checkpoint_generated.onert_wof import OnertWof
 
 from onert_checkpoint import CheckpointError
-from onert_checkpoint.revisions import v1, wof
-from onert_checkpoint.revisions.blocks import read_table
-from onert_checkpoint.schemas import v1 as v1_schema
-from onert_checkpoint.schemas import wof as wof_schema
+from onert_checkpoint.format.revisions import v1, wof
+from onert_checkpoint.format.revisions.blocks import read_table
+from onert_checkpoint.format.schemas import v1 as v1_schema
+from onert_checkpoint.format.schemas import wof as wof_schema
 from tests.strategies import checkpoint_files, mutated_files
 
 ROOT = Path(__file__).resolve().parent.parent

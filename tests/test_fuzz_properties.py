@@ -249,7 +249,7 @@ def test_time_linear_in_entries(what):
 # --- 4. the command line on a sample --------------------------------------------------------
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "onert_checkpoint.cli", *args],
+    return subprocess.run([sys.executable, "-m", "onert_checkpoint", *args],
                           capture_output=True, text=True, timeout=60)
 
 

@@ -39,7 +39,7 @@ def test_the_compiler_version_is_pinned_exactly():
 def test_every_error_code_is_documented_once():
     import tomllib
 
-    from onert_checkpoint.errors import ERROR_CODES
+    from onert_checkpoint.format.errors import ERROR_CODES
 
     with open(ROOT / "spec" / "error-codes.toml", "rb") as f:
         table = tomllib.load(f)["error"]

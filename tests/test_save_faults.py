@@ -30,7 +30,7 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint import saving
+from onert_checkpoint.format import saving
 
 ROOT = Path(__file__).parents[1]
 
@@ -54,7 +54,7 @@ def listing(folder: Path) -> list[str]:
 
 
 class FaultyOS:
-    """Stands in for the ``os`` module inside onert_checkpoint.saving: records each call to
+    """Stands in for the ``os`` module inside onert_checkpoint.format.saving: records each call to
     the I/O steps and raises OSError at the ``fail_at``-th one (counting from 0)."""
 
     STEPS = ("write", "fsync", "close", "replace", "fchmod", "open", "stat", "unlink", "link")

@@ -13,8 +13,13 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.circle_model import CircleModel
-from onert_checkpoint.torch_bridge import _from_circle, _to_circle, trainable_in_operator_order
+from onert_checkpoint.circle.model import CircleModel
+from onert_checkpoint.circle.onert_order import predict_onert_order
+from onert_checkpoint.interchange.torch_bridge import (
+    _from_circle,
+    _to_circle,
+    trainable_in_operator_order,
+)
 
 torch = pytest.importorskip("torch", reason="torch is not installed (pip install '.[torch]')")
 
@@ -96,7 +101,7 @@ def test_onert_entry_order_of_a_deeper_model(tmp_path: Path) -> None:
     net, opt = trained([4, 8, 8, 3])
     ckpt = oc.from_torch(net, opt.state_dict(), model)
     order = [t.model_index for t in ckpt.tensors]
-    assert order == model.onert_trainable_indices()
+    assert order == predict_onert_order(model)
     params = list(net.parameters())
     position = {t: k for k, t in enumerate(trainable_in_operator_order(model))}
     for t in ckpt.tensors:

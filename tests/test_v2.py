@@ -15,10 +15,10 @@ from onert_checkpoint_generated.onert_checkpoint_v2 import OnertCheckpointV2
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from onert_checkpoint.model import Section
-from onert_checkpoint.revisions import v2
-from onert_checkpoint.schemas import v2 as schema
-from onert_checkpoint.source import BufferReader
+from onert_checkpoint.format.model import Section
+from onert_checkpoint.format.revisions import v2
+from onert_checkpoint.format.schemas import v2 as schema
+from onert_checkpoint.format.source import BufferReader
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -10,25 +10,26 @@ onert-micro (Samsung ONE's on-device training runtimes).
 (8, 12)
 """
 
-from .binding import bind
-from .convert import convert, downgrade, upgrade
-from .describe import describe
-from .diff import diff
-from .dispatch import SUPPORTED_VERSIONS, load
-from .errors import (
+from .circle.binding import bind
+from .circle.initial import checkpoint_from_arrays, new_checkpoint
+from .circle.model import CircleModel
+from .format.convert import convert, downgrade, upgrade
+from .format.dispatch import SUPPORTED_VERSIONS, load
+from .format.errors import (
     CheckpointError,
     FormatError,
     ModelMismatchError,
     NotRepresentableError,
     UnsupportedFormatError,
 )
-from .initial import checkpoint_from_arrays, new_checkpoint
-from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from .opener import open
-from .safetensors_io import from_safetensors, to_safetensors
-from .saving import save, to_bytes
-from .tensor_dict import from_npz, from_numpy_dict, to_npz, to_numpy_dict
-from .torch_bridge import from_torch, to_torch
+from .format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from .format.opener import open
+from .format.saving import save, to_bytes
+from .interchange.safetensors_io import from_safetensors, to_safetensors
+from .interchange.tensor_dict import from_npz, from_numpy_dict, to_npz, to_numpy_dict
+from .interchange.torch_bridge import from_torch, to_torch
+from .tools.describe import describe
+from .tools.diff import diff
 
 __version__ = "0.1.0"
 
@@ -37,6 +38,7 @@ __all__ = [
     "Buffer",
     "Checkpoint",
     "CheckpointError",
+    "CircleModel",
     "FormatError",
     "ModelMismatchError",
     "NotRepresentableError",

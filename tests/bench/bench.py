@@ -40,7 +40,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 MIB = 1 << 20
 PATTERN_BYTES = 4 * MIB
-HAS_V2 = importlib.util.find_spec("onert_checkpoint.convert") is not None
+HAS_V2 = importlib.util.find_spec("onert_checkpoint.format.convert") is not None
 
 
 # --------------------------------------------------------------------------------------------
@@ -139,7 +139,7 @@ def write_safetensors(ds: DataSet, path: str, pattern: np.ndarray) -> None:
 
 def write_v2(ds: DataSet, folder: str) -> None:
     import onert_checkpoint as oc
-    from onert_checkpoint.convert import upgrade
+    from onert_checkpoint.format.convert import upgrade
 
     oc.save(upgrade(oc.load(ds.path(folder, "v1"))), ds.path(folder, "v2"))
 
@@ -236,7 +236,7 @@ def ours_save(ctx, fsync: bool = True):
 def ours_convert(ctx, revision: str):
     """load + convert + save: schema 1 to 2 (upgrade) or 2 to 1 (downgrade), streamed."""
     import onert_checkpoint as oc
-    from onert_checkpoint.convert import convert
+    from onert_checkpoint.format.convert import convert
 
     src, out = ctx["path"], ctx["out"]
 
@@ -716,7 +716,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(results, f, indent=1)
-        v2 = "yes" if HAS_V2 else "no (onert_checkpoint.convert not present)"
+        v2 = "yes" if HAS_V2 else "no (onert_checkpoint.format.convert not present)"
         print(f"schema 2 cases: {v2}; "
               f"medians of {repeat} fresh-interpreter runs"
               f" (cheap cases: median of {args.inner} runs each, after a warm-up)\n")

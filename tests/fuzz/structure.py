@@ -228,7 +228,7 @@ def check_load(data: bytes, *, roundtrip: bool = True, model: object = None) -> 
       description is JSON; every entry lies inside the file.
     """
     import onert_checkpoint as oc
-    from onert_checkpoint.errors import ERROR_CODES, error_for
+    from onert_checkpoint.format.errors import ERROR_CODES, error_for
 
     try:
         ckpt = oc.load(data) if model is None else oc.load(data, model=model)

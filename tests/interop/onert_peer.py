@@ -204,7 +204,7 @@ def fc_forward(model: bytes, weights: Mapping[int, np.ndarray], x: np.ndarray) -
     ``weights`` maps a circle tensor index to its value (weights ``[out, in]``, bias ``[out]``);
     each operator computes ``act(x @ W.T + b)`` with its fused activation.
     """
-    from onert_checkpoint.circle_model import CircleModel
+    from onert_checkpoint.circle.model import CircleModel
 
     circle = CircleModel.load(model)
     values: dict[int, np.ndarray] = {circle.inputs[0]: np.asarray(x, dtype=np.float32)}

@@ -1,5 +1,5 @@
 """Converting schema-1 checkpoints between onert's and onert-micro's conventions
-(:func:`onert_checkpoint.dialect_convert.to_dialect`).
+(:func:`onert_checkpoint.circle.dialect_convert.to_dialect`).
 
 The round trip onert -> onert-micro -> onert gives back the same bytes, for files exported by the
 real runtime (tests/data/real-onert/) and for generated ones on random FC models; onert-micro
@@ -20,11 +20,11 @@ import pytest
 from circle_builder import OpSpec, TensorSpec, build_fc_model, build_model
 
 import onert_checkpoint as oc
-from onert_checkpoint.circle_model import CircleModel
-from onert_checkpoint.dialect_convert import to_dialect
-from onert_checkpoint.errors import ModelMismatchError, NotRepresentableError
-from onert_checkpoint.model import Checkpoint, Optimizer, Tensor, TrainingState
-from onert_checkpoint.onert_order import predict_onert_order
+from onert_checkpoint.circle.dialect_convert import to_dialect
+from onert_checkpoint.circle.model import CircleModel
+from onert_checkpoint.circle.onert_order import predict_onert_order
+from onert_checkpoint.format.errors import ModelMismatchError, NotRepresentableError
+from onert_checkpoint.format.model import Checkpoint, Optimizer, Tensor, TrainingState
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "real-onert"
 REAL = [

@@ -12,7 +12,8 @@ from circle_builder import OpSpec, TensorSpec, build_fc_model, build_model
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from onert_checkpoint.circle_model import CircleModel
+from onert_checkpoint.circle.model import CircleModel
+from onert_checkpoint.circle.onert_order import predict_onert_order
 
 
 def int8_model() -> bytes:
@@ -76,7 +77,7 @@ def test_validate_strict_fails_on_the_element_size_quirk(tmp_path):
     model.write_bytes(int8_model())
     ckpt = tmp_path / "c.ckpt"
     ckpt.write_bytes(micro_file(model.read_bytes(), {"w": 4, "b": 4}))
-    cmd = [sys.executable, "-m", "onert_checkpoint.cli", "validate", "--model", str(model)]
+    cmd = [sys.executable, "-m", "onert_checkpoint", "validate", "--model", str(model)]
     assert subprocess.run([*cmd, str(ckpt)], capture_output=True).returncode == 0
     strict = subprocess.run([*cmd, "--strict", str(ckpt)], capture_output=True, text=True)
     assert strict.returncode == 1, strict.stdout + strict.stderr
@@ -103,7 +104,7 @@ def test_a_count_that_is_not_the_models_is_a_model_mismatch():
 def test_sizes_alone_never_guess_between_equal_sizes():
     model = build_fc_model([3, 3, 3], seed=2)  # two 3x3 weights, two 3-element biases
     cm = CircleModel.load(model)
-    order = cm.onert_trainable_indices()
+    order = predict_onert_order(cm)
     tensors = [Tensor(k, np.zeros(cm.tensors[i].nbytes, np.uint8)) for k, i in enumerate(order)]
     raw = oc.to_bytes(
         Checkpoint(
@@ -124,7 +125,7 @@ def test_sizes_alone_never_guess_between_equal_sizes():
 def test_onert_adam_empty_slots_bind():
     model = build_fc_model([4, 3], seed=3)
     cm = CircleModel.load(model)
-    order = cm.onert_trainable_indices()
+    order = predict_onert_order(cm)
     tensors = [Tensor(k, np.ones(cm.tensors[i].nbytes, np.uint8)) for k, i in enumerate(order)]
     opt = Optimizer("adam")
     for slot in ("m", "v"):

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.circle_model import CircleModel
-from onert_checkpoint.onert_order import predict_onert_order, probe_onert_order
+from onert_checkpoint.circle.model import CircleModel
+from onert_checkpoint.circle.onert_order import predict_onert_order, probe_onert_order
 
 pytest.importorskip("onert", reason="the onert wheel (x86-64 Linux, CPython <= 3.12) is needed")
 

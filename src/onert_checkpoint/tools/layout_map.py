@@ -16,11 +16,11 @@ import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .dispatch import MAGIC, read_view
-from .errors import CheckpointError
-from .revisions import v1, wof
-from .revisions.blocks import Block
-from .source import open_source
+from ..format.dispatch import MAGIC, read_view
+from ..format.errors import CheckpointError
+from ..format.revisions import v1, wof
+from ..format.revisions.blocks import Block
+from ..format.source import open_source
 
 __all__ = ["MAPPERS", "LayoutField", "LayoutMap", "layout_map"]
 
@@ -188,7 +188,7 @@ def _v2_header(view: memoryview) -> list[LayoutField]:
 
 def _v2_map(view: memoryview) -> LayoutMap:
     """Schema 2: header, section table, each section's body, each tensor's and slot's data."""
-    from .revisions import v2
+    from ..format.revisions import v2
 
     ckpt = v2.read(view)  # validates first: the ranges below are then known to be sane
     fields = _v2_header(view)
@@ -232,7 +232,7 @@ def _version_2(view: memoryview) -> LayoutMap:
 
 def _from_revision_module(version: int) -> Callable[[memoryview], LayoutMap] | None:
     try:
-        module = importlib.import_module(f"{__package__}.revisions.v{version}")
+        module = importlib.import_module(f"onert_checkpoint.format.revisions.v{version}")
     except ImportError:
         return None
     fields_of = getattr(module, "layout_fields", None)

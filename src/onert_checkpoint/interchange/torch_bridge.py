@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from .circle_model import MICRO_TRAINABLE_OPCODES, CircleModel
-from .errors import error_for
-from .model import Checkpoint
+from ..circle.model import MICRO_TRAINABLE_OPCODES, CircleModel
+from ..format.errors import error_for
+from ..format.model import Checkpoint
 
 __all__ = ["from_torch", "to_torch", "trainable_in_operator_order"]
 
@@ -128,7 +128,7 @@ def from_torch(
     ``optimizer.state_dict()`` of ``torch.optim.Adam`` or ``SGD`` over those parameters in the
     same order, or None (SGD). ``names`` maps a parameter name to a circle tensor name.
     """
-    from .initial import checkpoint_from_arrays
+    from ..circle.initial import checkpoint_from_arrays
 
     model = _model(circle_model)
     params = _parameters(model_state)
@@ -187,7 +187,7 @@ def to_torch(
     replaced); ``shapes`` the torch shapes where they differ beyond CONV_2D's layout.
     """
     torch = _torch()
-    from .binding import bind
+    from ..circle.binding import bind
 
     model = _model(circle_model)
     if not all(t.model_index is not None for t in ckpt.tensors):

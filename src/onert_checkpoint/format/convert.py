@@ -4,10 +4,10 @@
 losing anything: the schema-1 facts that schema 2 does not model (dialect, table length N, the
 footer-less quirk) go into schema 2's optional origin section, and the data keep their storage
 order, so ``downgrade`` can write the original file back byte for byte. ``downgrade`` refuses,
-with a :class:`~onert_checkpoint.errors.NotRepresentableError` that lists everything that would
+with a :class:`~onert_checkpoint.NotRepresentableError` that lists everything that would
 be lost, whatever schema 1 cannot hold, unless ``allow_lossy=True``.
 
-Both return new :class:`~onert_checkpoint.model.Checkpoint` objects sharing the data arrays of
+Both return new :class:`~onert_checkpoint.Checkpoint` objects sharing the data arrays of
 their input (no tensor byte is copied).
 """
 
@@ -55,7 +55,7 @@ def _bind(ckpt: Checkpoint, model: object) -> None:
     A tensor whose bytes disagree with its circle shape and type (onert-micro writes 4 bytes per
     element whatever the type, FORMAT-FACTS section 2) keeps its name but stays raw bytes.
     """
-    from .binding import bind
+    from ..circle.binding import bind
 
     bind(ckpt, model)  # type: ignore[arg-type]
     for t in ckpt.tensors:
@@ -151,7 +151,7 @@ def downgrade(
     """Schema 2 to schema 1 (``dialect`` "onert", "onert-micro", or None for the dialect the
     content came from, else one that holds it), or to WOF with ``to="wof"``.
 
-    Raises :class:`~onert_checkpoint.errors.NotRepresentableError` (code ``not_representable``)
+    Raises :class:`~onert_checkpoint.NotRepresentableError` (code ``not_representable``)
     listing what would be lost, unless ``allow_lossy`` is true; what schema 1 cannot lay out at
     all (an Adam slot whose size differs from its weight, say) is refused either way.
     """
@@ -228,13 +228,13 @@ def convert(
     ``to="v2"`` is :func:`upgrade` (``model`` names the tensors); ``"v1"`` and ``"wof"`` are
     :func:`downgrade`. A schema-1 checkpoint converted to v1 in another dialect goes through
     the same checks (nothing is silently dropped); given ``model`` too, it is re-indexed for
-    the other runtime (:func:`onert_checkpoint.dialect_convert.to_dialect`).
+    the other runtime (:func:`onert_checkpoint.circle.dialect_convert.to_dialect`).
     """
     if to == "v2":
         return upgrade(ckpt, model)
     if to == "v1" and dialect is not None and model is not None and ckpt.revision == "v1":
         # Between the runtimes: the model says which circle tensor each onert entry is.
-        from .dialect_convert import to_dialect
+        from ..circle.dialect_convert import to_dialect
 
         return to_dialect(ckpt, dialect, model)
     if to in ("v1", "wof"):

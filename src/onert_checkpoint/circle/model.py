@@ -5,8 +5,8 @@ the generated bindings of the ``circle-schema`` package. Only the first subgraph
 onert's training compiler and onert-micro's trainer take a single subgraph.
 
 onert's checkpoint entries follow the runtime's own iteration order (see
-:mod:`onert_checkpoint.onert_order`); onert-micro's follow the model's tensor indices, and only
-some tensors carry data (FORMAT-FACTS section 2, OMCheckpointSaver.cpp).
+:mod:`onert_checkpoint.circle.onert_order`); onert-micro's follow the model's tensor indices,
+and only some tensors carry data (FORMAT-FACTS section 2, OMCheckpointSaver.cpp).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dtypes import DTYPES
-from .errors import error_for
+from ..format.dtypes import DTYPES
+from ..format.errors import error_for
 
 __all__ = ["CircleModel", "CircleOperator", "CircleTensor"]
 
@@ -93,7 +93,7 @@ class CircleModel:
     def load(cls, source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> CircleModel:
         """Read a circle model from a path or from its bytes.
 
-        Raises :class:`~onert_checkpoint.errors.ModelMismatchError` (code ``model_mismatch``,
+        Raises :class:`~onert_checkpoint.ModelMismatchError` (code ``model_mismatch``,
         field ``model``) when the input is not a readable circle model.
         """
         if isinstance(source, (bytes, bytearray, memoryview)):
@@ -208,12 +208,6 @@ class CircleModel:
         if tensor.nbytes == len(blob):
             arr = arr.reshape(tensor.shape)
         return arr
-
-    def onert_trainable_indices(self) -> list[int]:
-        """The tensors onert exports, in onert's checkpoint entry order."""
-        from .onert_order import predict_onert_order
-
-        return predict_onert_order(self)
 
     def micro_saved_indices(self, num_train_layers: int = 0) -> list[int]:
         """The tensors onert-micro saves, in the order their data follow each other.

@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import error_for
-from .model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from .typed import typed_view
+from ..format.errors import error_for
+from ..format.model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ..format.typed import typed_view
 
 __all__ = [
     "FORMAT_NAME",
@@ -117,7 +117,7 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
     """The weights and optimizer slots of ``ckpt`` as ``{name: array}``.
 
     Arrays are typed and shaped when the entries are named after a model (see
-    :func:`~onert_checkpoint.modelmap.bind_model`), flat uint8 otherwise; they are views on the
+    :func:`~onert_checkpoint.bind`), flat uint8 otherwise; they are views on the
     checkpoint's data. With ``metadata=True`` returns ``(arrays, metadata)``.
 
     >>> import onert_checkpoint as oc

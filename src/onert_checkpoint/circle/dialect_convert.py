@@ -4,11 +4,11 @@ The two runtimes write the same header, tables and footer, but index their entri
 (spec/SPEC.md, "Schema 1", and FORMAT-FACTS section 2):
 
 * onert: N = the model's trainable tensors, entry k is the k-th tensor of the runtime's internal
-  iteration order (:func:`~onert_checkpoint.onert_order.predict_onert_order`), every entry
+  iteration order (:func:`~onert_checkpoint.circle.onert_order.predict_onert_order`), every entry
   present, data in table order;
 * onert-micro: N = every tensor of the model, entry i is circle tensor i, 0 for a tensor without
   data, data in the saver's order (operators from the last to the first,
-  :meth:`~onert_checkpoint.circle_model.CircleModel.micro_saved_indices`).
+  :meth:`~onert_checkpoint.circle.model.CircleModel.micro_saved_indices`).
 
 Only the circle model can say which tensor an onert entry is, so :func:`to_dialect` takes one.
 The data arrays are shared with the input, never copied. Converting onert -> onert-micro ->
@@ -22,10 +22,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..format.errors import error_for
+from ..format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from .binding import entry_tensors
-from .circle_model import CircleModel
-from .errors import error_for
-from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from .model import CircleModel
 from .onert_order import predict_onert_order
 
 __all__ = ["DIALECTS", "to_dialect"]
@@ -182,15 +182,15 @@ def to_dialect(
     ``model`` (a circle model: path, bytes or :class:`CircleModel`) says which tensor each entry
     of ``ckpt`` is (``order`` says how an onert file's entry order is found, as in
     :func:`~onert_checkpoint.load`) and, for an onert target, the order of the new entries
-    (:func:`~onert_checkpoint.onert_order.predict_onert_order`, unless ``onert_order`` gives
+    (:func:`~onert_checkpoint.circle.onert_order.predict_onert_order`, unless ``onert_order`` gives
     the circle tensor index of each entry).
 
     To onert-micro: N = the model's tensor count, entry i = circle tensor i, absent entries for
     tensors without data, data (and Adam's m and v) in the saver's order. To onert: entries
     0..N-1 in the runtime's order, data in table order. Step and epoch are kept.
 
-    Raises :class:`~onert_checkpoint.errors.ModelMismatchError` when ``ckpt`` does not fit the
-    model and :class:`~onert_checkpoint.errors.NotRepresentableError` naming the tensors the
+    Raises :class:`~onert_checkpoint.ModelMismatchError` when ``ckpt`` does not fit the
+    model and :class:`~onert_checkpoint.NotRepresentableError` naming the tensors the
     target runtime cannot hold (or, to onert, that the checkpoint lacks).
     """
     if dialect not in DIALECTS:

@@ -2,11 +2,11 @@
 
 onert-micro (and WOF) files index their tables by circle tensor index. onert files do not: their
 entries follow the runtime's internal iteration order (a hash map keyed by operand index; see
-:mod:`onert_checkpoint.onert_order` and spec/SPEC.md, "onert's entry order"), which the file does
-not record. The order is taken, in this preference, from the runtime itself (a probe export,
-when the ``onert`` package is installed), from the prediction of that order from the model, and
-only when every size is distinct from the sizes alone. Anything else is an error that names the
-ambiguous entries: this module never guesses.
+:mod:`onert_checkpoint.circle.onert_order` and spec/SPEC.md, "onert's entry order"), which the
+file does not record. The order is taken, in this preference, from the runtime itself (a probe
+export, when the ``onert`` package is installed), from the prediction of that order from the
+model, and only when every size is distinct from the sizes alone. Anything else is an error that
+names the ambiguous entries: this module never guesses.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .circle_model import CircleModel, CircleTensor
-from .errors import error_for
-from .model import Buffer, Checkpoint
-from .typed import typed_view
+from ..format.errors import error_for
+from ..format.model import Buffer, Checkpoint
+from ..format.typed import typed_view
+from . import onert_order
+from .model import CircleModel, CircleTensor
+from .onert_order import predict_onert_order
 
 __all__ = ["ORDER_SOURCES", "bind", "entry_tensors"]
 
@@ -73,9 +75,8 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
 def _onert_order(
     ckpt: Checkpoint, model: CircleModel, order: str, model_source: object
 ) -> list[int]:
-    from . import onert_order
 
-    trainable = model.onert_trainable_indices()
+    trainable = predict_onert_order(model)
     if len(ckpt.tensors) != len(trainable):
         raise _mismatch(
             "num_entries",
@@ -112,7 +113,7 @@ def entry_tensors(
         # Fits both runtimes' conventions, or onert-micro's only by its SGD header (opt1 = 0),
         # which onert reads too: the entry count says which runtime's indexing it has.
         by_index = ckpt.table_length == len(model.tensors) and ckpt.table_length != len(
-            model.onert_trainable_indices()
+            predict_onert_order(model)
         )
     if ckpt.revision == "v2":
         return [t.model_index if t.model_index is not None else t.index for t in ckpt.tensors], True

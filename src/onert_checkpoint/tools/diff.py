@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .model import Buffer, Checkpoint
-from .typed import typed_view
+from ..format.model import Buffer, Checkpoint
+from ..format.typed import typed_view
 
 __all__ = ["CheckpointDiff", "EntryDiff", "diff"]
 

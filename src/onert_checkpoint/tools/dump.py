@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import Buffer, Checkpoint
-from .typed import typed_view
+from ..format.model import Buffer, Checkpoint
+from ..format.typed import typed_view
 
 __all__ = ["entry_key", "values"]
 

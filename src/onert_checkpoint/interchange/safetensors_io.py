@@ -1,7 +1,7 @@
 """safetensors files: weights and optimizer slots as named tensors, the rest as metadata.
 
 The file is an ordinary safetensors file (any safetensors reader opens it); the names and the
-metadata keys are those of :mod:`onert_checkpoint.tensor_dict`.
+metadata keys are those of :mod:`onert_checkpoint.interchange.tensor_dict`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .model import Checkpoint
+from ..format.model import Checkpoint
 from .tensor_dict import from_numpy_dict, to_numpy_dict
 
 __all__ = ["from_safetensors", "to_safetensors"]

@@ -70,7 +70,7 @@ def load(
     Tensor data are read-only NumPy views on the (memory-mapped) source, never copies; they are
     bytes (uint8) unless ``model`` (a circle model: path, bytes or ``CircleModel``) says which
     tensor each entry is, in which case they come out typed and shaped, with names
-    (:func:`onert_checkpoint.binding.bind`; ``order`` says how onert's entry order is found).
+    (:func:`onert_checkpoint.circle.binding.bind`; ``order`` says how onert's entry order is found).
 
     Every rule of the specification is checked. ``verify_data=False`` skips only the checks of
     schema 2's tensor data section (its CRC-32C and its zero padding), which read the data
@@ -89,7 +89,7 @@ def load(
         raise TypeError(f"cannot read a checkpoint from {type(source).__name__}: {exc}") from None
     ckpt = read_view(view, verify_data=verify_data)
     if model is not None:
-        from .binding import bind
+        from ..circle.binding import bind
 
         bind(ckpt, model, order=order)  # type: ignore[arg-type]
     return ckpt

@@ -20,7 +20,7 @@ import tempfile
 
 import numpy as np
 
-from .circle_model import CircleModel
+from .model import CircleModel
 
 __all__ = [
     "LibstdcxxUnorderedMap",

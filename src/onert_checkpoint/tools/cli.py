@@ -17,13 +17,13 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from . import __version__
+from .. import __version__
+from ..format.dispatch import load
+from ..format.errors import CheckpointError
+from ..format.model import Checkpoint
+from ..format.saving import save
 from .describe import describe
-from .dispatch import load
-from .errors import CheckpointError
-from .model import Checkpoint
 from .render import human_size, safe_text
-from .saving import save
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -63,7 +63,7 @@ def _error_line(path: str, err: CheckpointError) -> str:
 def _load_model(path: str | None) -> Any:
     if path is None:
         return None
-    from .circle_model import CircleModel
+    from ..circle.model import CircleModel
 
     return CircleModel.load(path)
 
@@ -72,7 +72,7 @@ def _load(path: str, model: Any = None) -> Checkpoint:
     """Read ``path``; with a circle model, name, type and shape its entries."""
     ckpt = load(path)
     if model is not None:
-        from .binding import bind
+        from ..circle.binding import bind
 
         # bind() takes the model's bytes so that the runtime probe can be handed them too.
         bind(ckpt, model.source)
@@ -337,7 +337,7 @@ def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **optio
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from .convert import convert
+    from ..format.convert import convert
 
     ckpt = load(args.input)
     result = convert(
@@ -362,8 +362,8 @@ def _suffix(path: str) -> str:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .safetensors_io import to_safetensors
-    from .tensor_dict import to_npz, to_numpy_dict
+    from ..interchange.safetensors_io import to_safetensors
+    from ..interchange.tensor_dict import to_npz, to_numpy_dict
 
     suffix = _suffix(args.output)
     ckpt = _load(args.input, _load_model(args.model))
@@ -377,8 +377,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from .safetensors_io import from_safetensors
-    from .tensor_dict import from_npz
+    from ..interchange.safetensors_io import from_safetensors
+    from ..interchange.tensor_dict import from_npz
 
     suffix = _suffix(args.input)
     model = _load_model(args.model)
@@ -388,7 +388,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     reader = from_safetensors if suffix == ".safetensors" else from_npz
     ckpt = reader(args.input, **options)
     if model is not None and ckpt.num_entries is None:
-        from .initial import trainable_tensors
+        from ..circle.initial import trainable_tensors
 
         ckpt.num_entries, _ = trainable_tensors(model, args.dialect or "onert")
         ckpt.dialect = args.dialect or "onert"
@@ -405,7 +405,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 def _model_entries(model: Any, dialect: str) -> dict[str, int]:
     """Tensor name -> entry index, for arrays named after the model's tensors."""
-    from .initial import trainable_tensors
+    from ..circle.initial import trainable_tensors
 
     _, saved = trainable_tensors(model, dialect)
     if dialect == "onert":
@@ -414,7 +414,7 @@ def _model_entries(model: Any, dialect: str) -> dict[str, int]:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from .initial import new_checkpoint
+    from ..circle.initial import new_checkpoint
 
     model = _load_model(args.model)
     ckpt = new_checkpoint(model, optimizer=args.optimizer, dialect=args.dialect)

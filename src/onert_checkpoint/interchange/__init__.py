@@ -1,0 +1,1 @@
+"""Other tensor containers: safetensors, npz and dicts of NumPy arrays, PyTorch state dicts."""
