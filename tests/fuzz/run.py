@@ -8,12 +8,15 @@
     python tests/fuzz/run.py --add                    # crashes go into tests/corpus (pending)
 
 Targets: ``python`` is tests/fuzz/fuzz_load.py (atheris); ``c`` is the libFuzzer harness of the
-reference C reader, built here with clang and ASan/UBSan from spec/c/*.c. The seed corpus is
+reference C reader, built here with clang and ASan/UBSan from the sources spec/c/Makefile lists
+(``make -C spec/c print-fuzz-sources``). Each run prints one line ``TARGET: executions N,
+coverage C`` from libFuzzer's final statistics. The seed corpus is
 tests/corpus/files (read only); new coverage goes to the work folder (a temporary one unless
 ``--work`` is given). Exit status 0 when no input crashed, 1 when one did (its path is printed;
 with ``--add`` it is also copied into tests/corpus/files with a manifest entry marked
 ``"pending": true``, which the replay test checks for the properties only, until someone writes
-the expected outcome in).
+the expected outcome in), 2 when the C harness does not build. The C target is skipped (status
+0, "skipped" printed) only where clang or make is not installed.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,21 +41,47 @@ C_DIR = ROOT / "spec" / "c"
 DEFAULT_SECONDS = int(os.environ.get("ONERT_CKPT_FUZZ_SECONDS", "60"))
 
 
-def build_c(out_dir: Path) -> Path | None:
-    """Build the C reader's libFuzzer harness with clang; None when that is not possible."""
-    clang = shutil.which("clang")
-    harness = C_DIR / "fuzz_ockpt.c"
-    if clang is None or not harness.exists():
-        return None
-    sources = [str(C_DIR / n) for n in ("ockpt.c", "ockpt_crc32.c")] + [str(harness)]
+class BuildError(RuntimeError):
+    """The C harness could not be built although clang and make are installed."""
+
+
+def c_sources() -> list[Path]:
+    """The harness's sources, as spec/c/Makefile lists them (`make print-fuzz-sources`), so the
+    runner links exactly what `make fuzz` links and the two lists cannot drift apart."""
+    res = subprocess.run(["make", "-s", "--no-print-directory", "-C", str(C_DIR),
+                          "print-fuzz-sources"], capture_output=True, text=True)
+    if res.returncode != 0 or not res.stdout.split():
+        raise BuildError(f"make print-fuzz-sources failed:\n{res.stdout}{res.stderr}")
+    return [C_DIR / name for name in res.stdout.split()]
+
+
+def c_missing_tools() -> str | None:
+    """Why the C target cannot run here (None when it can)."""
+    missing = [tool for tool in ("clang", "make") if shutil.which(tool) is None]
+    return f"{' and '.join(missing)} not installed" if missing else None
+
+
+def build_c(out_dir: Path) -> Path:
+    """Build the C reader's libFuzzer harness with clang, ASan and UBSan; BuildError if the
+    compiler refuses (a harness that does not link must fail the run, not skip it)."""
     exe = out_dir / "fuzz_ockpt"
-    cmd = [clang, "-std=c99", "-g", "-O1", "-fsanitize=fuzzer,address,undefined",
-           "-fno-sanitize-recover=all", "-I", str(C_DIR), "-o", str(exe), *sources]
+    cmd = ["clang", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-g", "-O1",
+           "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all",
+           "-I", str(C_DIR), "-o", str(exe), *map(str, c_sources())]
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
-        print(f"cannot build the C harness:\n{res.stderr}", file=sys.stderr)
-        return None
+        raise BuildError(f"cannot build the C harness:\n$ {' '.join(cmd)}\n{res.stderr}")
     return exe
+
+
+def fuzz_stats(log: str) -> tuple[int | None, int | None]:
+    """(executions, coverage) from libFuzzer's output: `stat::number_of_executed_units` of the
+    final stats (or the last `#N` status line) and the last `cov:` figure."""
+    execs = re.findall(r"stat::number_of_executed_units:\s*(\d+)", log)
+    if not execs:
+        execs = re.findall(r"^#(\d+)\s", log, re.MULTILINE)
+    cov = re.findall(r"\bcov: (\d+)", log)
+    return (int(execs[-1]) if execs else None, int(cov[-1]) if cov else None)
 
 
 def fuzz_command(target: str, exe: Path | None, work: Path, seconds: int, jobs: int,
@@ -91,16 +121,29 @@ def run(target: str, seconds: int, jobs: int, work: Path, add: bool, extra: list
     (work / "artifacts").mkdir(parents=True, exist_ok=True)
     exe = None
     if target == "c":
-        exe = build_c(work)
-        if exe is None:
-            print("the C target needs clang and spec/c/fuzz_ockpt.c; skipped")
+        why = c_missing_tools()
+        if why is not None:
+            print(f"the C target needs clang and make ({why}); skipped")
             return 0
+        try:
+            exe = build_c(work)
+        except BuildError as err:
+            print(err, file=sys.stderr)
+            return 2
     cmd = fuzz_command(target, exe, work, seconds, jobs, extra)
     print("$", " ".join(cmd), flush=True)
     path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
     env = dict(os.environ, PYTHONPATH=path)
     env.setdefault("ASAN_OPTIONS", "detect_leaks=1:allocator_may_return_null=1")
-    res = subprocess.run(cmd, cwd=work, env=env)
+    # libFuzzer reports on stderr: keep it in a log to read the figures back, and pass it on.
+    log_path = work / "fuzz.log"
+    with log_path.open("w") as log:
+        res = subprocess.run(cmd, cwd=work, env=env, stderr=log)
+    log_text = log_path.read_text(errors="replace")
+    sys.stderr.write(log_text[-8000:])
+    execs, cov = fuzz_stats(log_text)
+    print(f"{target}: executions {execs if execs is not None else 'unknown'}, "
+          f"coverage {cov if cov is not None else 'unknown'} (cov: edges), {seconds} s", flush=True)
     crashes = sorted(p for p in (work / "artifacts").iterdir()
                      if p.name.startswith(("crash-", "leak-", "timeout-", "oom-")))
     for p in crashes:
