@@ -8,6 +8,7 @@ The prediction (:func:`predict_onert_order`) replays libstdc++'s unordered_map; 
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,6 +21,9 @@ from onert_checkpoint.circle.onert_order import (
     probe_onert_order,
 )
 from onert_checkpoint.format.errors import ModelMismatchError
+
+#: onert 0.1.0's own two-layer model (tests/data/real-onert/regenerate.py says where it is from)
+REAL_FC2 = Path(__file__).resolve().parents[1] / "data" / "real-onert" / "fc2.circle"
 
 # FORMAT-FACTS section 2: onert 0.1.0 on chains of L FC layers, constants at 1,2, 4,5, ...
 OBSERVED = {
@@ -78,7 +82,7 @@ def test_prediction_reproduces_format_facts(layers: int) -> None:
 
 
 def test_prediction_of_real_model() -> None:
-    model = CircleModel.load("/work/shared/reference/real-onert/fc2.circle")
+    model = CircleModel.load(REAL_FC2)
     assert predict_onert_order(model) == [1, 2, 4, 5]
 
 
@@ -146,7 +150,7 @@ def test_initial_data_is_a_typed_view() -> None:
 
 
 def test_circle_model_reads_real_model() -> None:
-    model = CircleModel.load("/work/shared/reference/real-onert/fc2.circle")
+    model = CircleModel.load(REAL_FC2)
     assert [t.nbytes for t in model.tensors if t.is_constant] == [128, 32, 96, 12]
 
 

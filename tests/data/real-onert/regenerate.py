@@ -7,8 +7,9 @@ Every file is deterministic: the model is built by tests/interop/circle_builder.
 seed, the training data come from a fixed numpy seed, and the learning rate, batch size and
 epoch count are fixed. Each checkpoint sits next to the ``.circle`` model it was trained from.
 
-fc2.circle, fc2-sgd-step8.ckpt and fc2-adam-step8.ckpt come from /work/shared/reference/ (made
-by hand with the same runtime: 2 epochs of 4 steps); this script does not produce them.
+fc2.circle, fc2-sgd-step8.ckpt and fc2-adam-step8.ckpt come from the shared reference folder
+(../shared/reference/ next to the repository; made by hand with the same runtime: 2 epochs of 4
+steps); this script does not produce them.
 
 Weights and Adam's m and v are results of float32 arithmetic in the runtime's kernels; another
 CPU may round a last bit differently, so ``--check`` compares the layout (header, tables,
