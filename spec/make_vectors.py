@@ -686,6 +686,23 @@ def make_invalid() -> None:
         msgd.size,
     )
     invalid(
+        "v1-adam-appended-zeros",
+        ONERT_ADAM + bytes(1000),
+        "section 3 step 5.3: a valid Adam checkpoint with 1000 zero bytes appended is WOF-shaped "
+        "(n = ofs_opt1 fits), yet reports its own trailing_bytes, not a WOF error",
+        "trailing_bytes",
+        "footer",
+        oadam.size,
+    )
+    invalid(
+        "v1-sgd-appended-zeros",
+        ONERT_SGD + bytes(4 * osgd.size),
+        "section 3 step 5.3: the same for onert's SGD (ofs_opt1 = ofs_other)",
+        "trailing_bytes",
+        "footer",
+        osgd.size,
+    )
+    invalid(
         "v1-other-early",
         put(ONERT_ADAM, 12, oadam.other - 4),
         "rule 4: ofs_other 4 bytes early",
@@ -722,6 +739,15 @@ def make_invalid() -> None:
         "v1-footerless-sgd-opt1",
         put(write(tensors(ONERT_COUNTS), dialect="onert", footerless=True), 4, 32),
         "rule 5: footer-less SGD whose ofs_opt1 is not the end of the file",
+        "optimizer_layout",
+        "ofs_opt1",
+        4,
+    )
+    fsgd = write(tensors(ONERT_COUNTS), dialect="onert", footerless=True)
+    invalid(
+        "v1-footerless-sgd-opt1-s-minus-8",
+        put(fsgd, 4, len(fsgd) - 8),
+        "rule 5: footer-less SGD: end is S (there is no footer offset), so S - 8 is refused",
         "optimizer_layout",
         "ofs_opt1",
         4,
@@ -1411,10 +1437,12 @@ def make_valid_v2() -> None:
                         "name": None,
                         "dtype": "float32",
                         "shape": [2**32 - 1, 2**32 - 1, 0],
+                        "model_index": None,
                     }
                 ],
                 "optimizer": None,
                 "state": {},
+                "origin": None,
             },
         )
     )
@@ -1428,6 +1456,18 @@ def make_valid_v2() -> None:
         "zero-length-tensors",
         write_v2([typed(0, f32(0, 0)), typed(3, f32(0, 0), name="e")]),
         "0-byte tensors: every range at the data section's start, a 0-byte data section",
+    )
+    v(
+        "utf8-edges",
+        write_v2(
+            [
+                typed(0, f32(1, 0), name="\x00"),
+                typed(1, f32(1, 1), name="\uffff\U0010ffff"),
+                typed(2, f32(1, 2), model_index=0),
+            ]
+        ),
+        "names RFC 3629 accepts: U+0000, the noncharacter U+FFFF, U+10FFFF; a record with only "
+        "a model index",
     )
     v(
         "zero-length-last",
@@ -1870,7 +1910,7 @@ def make_invalid_v2() -> None:
         reseal(put(full, r(1) + 12, 4)),
         "R8: the names end a byte before the section",
         "gap",
-        "tensor name",
+        "tensors.names",
         ts + tl - 1,
     )
     x(
@@ -2073,7 +2113,7 @@ def make_invalid_v2() -> None:
         "V3",
         "reserved_nonzero",
         "state[1].reserved",
-        st(1) + 13,
+        st(1) + 15,
     )
     x(
         "state-type-4",
@@ -2293,6 +2333,89 @@ def make_invalid_v2() -> None:
         "data",
         ds + dl - 4,
     )
+    make_invalid_v2_spec_fixes()
+
+
+def make_invalid_v2_spec_fixes() -> None:
+    """The cases named by the spec fixes of document revision 3 (SPEC.md 2.2)."""
+    full, f = V2_FULL, V2(V2_FULL)
+
+    def x(name: str, data: bytes, rule: str, code: str, field: str, offset: int) -> None:
+        invalid(f"v2-{name}", data, rule, code, field, offset)
+
+    # O1: a 16-byte SGD head cut to 12 bytes (the 4 bytes after it are then zero padding)
+    sgd = write_v2([], Optimizer("sgd"), {"step": 1})
+    g = V2(sgd)
+    e = g.entry(g.index_of(2))
+    x(
+        "optimizer-short",
+        reseal(put64(sgd, e + 16, 12)),
+        "O1: a 12-byte optimizer section; the field is num_slots, at s + 4",
+        "count_exceeds_file",
+        "optimizer.num_slots",
+        g.sec(2)[0] + 4,
+    )
+    # T4i: two sections of the same unknown kind
+    two = write_v2(
+        tensors({0: 1}), sections=[Section(kind=6, data=b"first"), Section(kind=7, data=b"next")]
+    )
+    t = V2(two)
+    e7 = t.entry(t.index_of(7))
+    x(
+        "duplicate-unknown-section",
+        reseal(put(two, e7, 6)),
+        "T4i: kind 6 twice (an unknown kind repeated is a duplicate too)",
+        "duplicate_section",
+        f"sections[{t.index_of(7)}].kind",
+        e7,
+    )
+    # O7 / V8: the final gap of a pool names the pool
+    c = V2(V2_CUSTOM)
+    d1 = c.slot_desc(1)
+    x(
+        "slot-names-short",
+        reseal(put(V2_CUSTOM, d1 + 8, 1)),
+        "O7: the slot names end a byte before the section",
+        "gap",
+        "optimizer.names",
+        u64(V2_CUSTOM, d1) + 1,
+    )
+    kb = f.state_entry(5)
+    x(
+        "state-pool-short",
+        reseal(put64(full, kb + 24, 0)),
+        "V8: the last value 1 byte shorter, so the pool ends a byte before the section",
+        "gap",
+        "state.pool",
+        u64(full, kb + 16),
+    )
+    # V3: the offset of the first non-zero reserved byte (SPEC.md 9, error offsets)
+    st1 = f.state_entry(1)
+    x(
+        "state-entry-reserved-middle",
+        reseal(put8(put8(full, st1 + 15, 1), st1 + 14, 2)),
+        "V3: reserved bytes 14 and 15 set: the offset is the first non-zero byte's",
+        "reserved_nonzero",
+        "state[1].reserved",
+        st1 + 14,
+    )
+    # R10: what RFC 3629 rejects, one vector per kind not covered above
+    name1 = u64(full, f.rec(1) + 16)  # "fc1/b", 5 bytes
+    for label, raw, why in [
+        ("overlong-3", b"\xe0\x80\xaf", "an overlong 3-byte form (E0 followed by 80..9F)"),
+        ("overlong-4", b"\xf0\x8f\xbf\xbf", "an overlong 4-byte form (F0 followed by 80..8F)"),
+        ("above-10ffff", b"\xf4\x90\x80\x80", "U+110000 (F4 followed by 90..BF)"),
+        ("lead-c1", b"\xc1\xbf", "lead byte C1 (always overlong)"),
+        ("cut-at-end", b"fc1\xe2\x82", "a 3-byte sequence cut by the end of the name"),
+    ]:
+        x(
+            f"tensor-name-utf8-{label}",
+            reseal(put_bytes(full, name1 + 5 - len(raw), raw)),
+            f"R10: {why}",
+            "bad_utf8",
+            "tensors[1].name",
+            name1,
+        )
 
 
 def reseal_header_only(data: bytes) -> bytes:
@@ -2362,23 +2485,7 @@ def expected(v: Vector) -> dict:
             f"{v.name}: built as {v.revision}/{v.dialect} but reads as "
             f"{desc['revision']}/{desc['dialect']}"
         )
-    if v.revision == "v2":
-        desc = spec_v2_description(desc)
     return desc
-
-
-def spec_v2_description(desc: dict) -> dict:
-    """SPEC.md section 9 for schema 2: a tensor has "name", "dtype" and "shape" only when its
-    record has any of them. A record with HAS_MODEL_INDEX alone has none of them (the model
-    index is not part of the description), so the three keys are dropped when all are null."""
-    out = dict(desc)
-    out["tensors"] = [
-        {k: t[k] for k in t if k not in ("name", "dtype", "shape")}
-        if all(t.get(k) is None for k in ("name", "dtype", "shape"))
-        else t
-        for t in desc["tensors"]
-    ]
-    return out
 
 
 def python_output(data: bytes) -> dict:

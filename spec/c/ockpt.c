@@ -361,8 +361,9 @@ static ockpt_result validate_wof(const uint8_t *buf, uint64_t S, ockpt_file *f, 
   return ok_result();
 }
 
-/* SPEC.md section 3, step 5.3: a file is WOF-shaped when S >= 8, n = u32@4 != 0 and
- * 8 + 4n <= S. (In a checkpoint u32@4 is ofs_opt1: 0, or at least a quarter of the file.) */
+/* SPEC.md section 3, step 5.4: a file is WOF-shaped when S >= 8, n = u32@4 != 0 and
+ * 8 + 4n <= S. (In a checkpoint that ends at its footer u32@4 is ofs_opt1: 0, or more than a
+ * quarter of the file; appended bytes are caught by step 5.3 first.) */
 static int wof_shaped(const uint8_t *buf, uint64_t S) {
   uint64_t n;
   if (S < OCKPT_WOF_HEADER_SIZE) return 0;
@@ -417,7 +418,13 @@ ockpt_result ockpt_read_scratch(const void *buf, size_t len, ockpt_file *out, ui
     *out = wof;
     return rwof;
   }
-  /* 5.3 which error to report */
+  /* 5.3 a valid checkpoint with bytes appended: its own trailing_bytes error */
+  if (rv1.code == OCKPT_E_TRAILING_BYTES) {
+    uint64_t cut = (uint64_t)rd_u32(b, 12) + OCKPT_FOOTER_SIZE; /* rule 4 failed: cut < S */
+    ockpt_file prefix;
+    if (validate_v1(b, cut, &prefix, NULL, 0).code == OCKPT_OK) return finish(rv1, out);
+  }
+  /* 5.4 which error to report */
   return finish(wof_shaped(b, S) ? rwof : rv1, out);
 }
 

@@ -117,9 +117,10 @@ static void print_v2(const ockpt_file *f) {
     ockpt_v2_tensor(f, k, &t);
     if (k > 0) printf(", ");
     print_entry(t.index, f, t.offset, t.nbytes);
-    /* SPEC.md section 9: "name", "dtype" and "shape" when the record has any of them (the
-     * model index alone is not printed) */
-    if (t.flags & (OCKPT_V2_HAS_NAME | OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE)) {
+    /* SPEC.md section 9: "name", "dtype", "shape" and "model_index" when the record has any
+     * of them, each null when its flag is clear */
+    if (t.flags & (OCKPT_V2_HAS_NAME | OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE |
+                   OCKPT_V2_HAS_MODEL_INDEX)) {
       printf(", \"name\": ");
       if (t.name != NULL)
         print_utf8(t.name, t.name_len);
@@ -138,6 +139,10 @@ static void print_v2(const ockpt_file *f) {
       } else {
         printf("null");
       }
+      if (t.flags & OCKPT_V2_HAS_MODEL_INDEX)
+        printf(", \"model_index\": %lu", (unsigned long)t.model_index);
+      else
+        printf(", \"model_index\": null");
     }
     putchar('}');
   }
@@ -190,7 +195,18 @@ static void print_v2(const ockpt_file *f) {
       printf("\"}");
     }
   }
-  printf("}}\n");
+  printf("}, \"origin\": ");
+  if (!f->v2.origin.present) {
+    printf("null");
+  } else { /* SPEC.md section 9 and 6.4.6 */
+    static const char *const revisions[] = {"", "\"v1\"", "\"wof\""};
+    static const char *const dialects[] = {"null", "\"onert\"", "\"onert-micro\""};
+    printf("{\"revision\": %s, \"dialect\": %s, \"num_entries\": %llu, \"footerless\": %s}",
+           revisions[f->v2.origin_revision], dialects[f->v2.origin_dialect],
+           (unsigned long long)f->v2.origin_num_entries,
+           (f->v2.origin_flags & OCKPT_V2_ORIGIN_FOOTERLESS) ? "true" : "false");
+  }
+  printf("}\n");
 }
 
 static void print_json_string(const char *s) {
@@ -241,10 +257,11 @@ static void print_file(const ockpt_file *f) {
     printf("}}");
   }
   if (f->has_footer)
-    printf(", \"state\": {\"step\": %lu, \"epoch\": %lu}}\n", (unsigned long)f->step,
+    printf(", \"state\": {\"step\": %lu, \"epoch\": %lu}", (unsigned long)f->step,
            (unsigned long)f->epoch);
   else
-    printf(", \"state\": {}}\n");
+    printf(", \"state\": {}");
+  printf(", \"origin\": null}\n"); /* only schema 2 has an origin section */
 }
 
 static void print_error(const ockpt_result *r) {

@@ -536,7 +536,7 @@ static ockpt_result check_tensors(const v2 *c) {
     if (rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME)
       CHECK(pool_item(&p, rd64(buf, REC(k) + 16), rd32(buf, REC(k) + 12),
                       F1("tensors", k, ".ofs_name"), REC(k) + 16, "tensor name"));
-  CHECK(pool_end(&p, "tensor name"));
+  CHECK(pool_end(&p, "tensors.names"));
   /* R9 */
   for (k = 1; k < n; k++) {
     uint32_t here = rd32(buf, REC(k)), before = rd32(buf, REC(k - 1));
@@ -612,7 +612,7 @@ static ockpt_result check_optimizer(const v2 *c) {
   uint32_t kind, j, t;
   pool p;
   if (L < 16)
-    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s,
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + 4,
                "the optimizer section is shorter than its 16-byte head");
   if (rd32(buf, s + 12) != 0)
     return err(OCKPT_E_RESERVED_NONZERO, F0("optimizer.reserved"), s + 12,
@@ -652,7 +652,7 @@ static ockpt_result check_optimizer(const v2 *c) {
   for (j = 0; j < K; j++)
     CHECK(pool_item(&p, rd64(buf, DESC(j)), rd32(buf, DESC(j) + 8),
                     F1("optimizer.slots", j, ".ofs_name"), DESC(j), "slot name"));
-  CHECK(pool_end(&p, "slot name"));
+  CHECK(pool_end(&p, "optimizer.names"));
   for (j = 0; j < K; j++) {
     uint64_t o = rd64(buf, DESC(j));
     uint32_t ln = rd32(buf, DESC(j) + 8), q;
@@ -713,10 +713,13 @@ static ockpt_result check_state(const v2 *c) {
                "the state entries do not fit in the state section");
   base = s + 8u;
 #define ENT(k) (base + OCKPT_V2_STATE_ENTRY_SIZE * (uint64_t)(k))
-  for (k = 0; k < n; k++)
-    if (buf[ENT(k) + 13] | buf[ENT(k) + 14] | buf[ENT(k) + 15])
-      return err(OCKPT_E_RESERVED_NONZERO, F1("state", k, ".reserved"), ENT(k) + 13,
-                 "reserved bytes are not 0");
+  for (k = 0; k < n; k++) {
+    unsigned b; /* the offset of the first non-zero byte (SPEC section 9, error offsets) */
+    for (b = 13; b < 16; b++)
+      if (buf[ENT(k) + b] != 0)
+        return err(OCKPT_E_RESERVED_NONZERO, F1("state", k, ".reserved"), ENT(k) + b,
+                   "reserved byte is not 0");
+  }
   for (k = 0; k < n; k++)
     if (buf[ENT(k) + 12] > OCKPT_V2_VALUE_BYTES)
       return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + 12,
@@ -745,7 +748,7 @@ static ockpt_result check_state(const v2 *c) {
       CHECK(pool_item(&p, rd64(buf, ENT(k) + 16), rd64(buf, ENT(k) + 24),
                       F1("state", k, ".value"), ENT(k) + 16, "state key or value"));
   }
-  CHECK(pool_end(&p, "state key or value"));
+  CHECK(pool_end(&p, "state.pool"));
   for (k = 0; k < n; k++) {
     uint64_t ko = rd64(buf, ENT(k)), value = rd64(buf, ENT(k) + 16);
     uint32_t lk = rd32(buf, ENT(k) + 8);

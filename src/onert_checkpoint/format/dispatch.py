@@ -23,13 +23,31 @@ READERS: dict[int, Callable[..., Checkpoint]] = {}
 
 
 def _read_version_1(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+    """SPEC section 3, step 5: checkpoint (5.1), else WOF (5.2), else which error (5.3, 5.4)."""
     try:
         return v1.read(view, verify_data=verify_data)
     except CheckpointError as checkpoint_error:
         try:
             return wof.read(view, verify_data=verify_data)
         except CheckpointError as wof_error:
+            if _is_checkpoint_with_appended_bytes(view, checkpoint_error):
+                raise checkpoint_error from None
             raise (wof_error if wof.is_wof_shaped(view) else checkpoint_error) from None
+
+
+def _is_checkpoint_with_appended_bytes(view: memoryview, error: CheckpointError) -> bool:
+    """Step 5.3: the checkpoint error is rule 4's ``trailing_bytes`` and the file cut after its
+    footer (``ofs_other + 8`` bytes) is a valid checkpoint. Appended bytes can make a checkpoint
+    WOF-shaped, and its WOF error would hide the helpful one."""
+    if error.code != "trailing_bytes":
+        return False
+    cut = int.from_bytes(view[12:16], "little") + v1.FOOTER_SIZE  # rule 4 failed: cut < S
+    try:
+        layout = v1.read_layout(view[:cut])
+    except CheckpointError:
+        return False
+    layout.header._io.close()  # release the buffer (see BufferReader)
+    return True
 
 
 READERS[1] = _read_version_1

@@ -24,11 +24,12 @@ def describe_entry(entry: Buffer) -> dict[str, Any]:
         "crc32": entry.crc32(),
     }
     if isinstance(entry, Tensor) and any(
-        v is not None for v in (entry.name, entry.dtype, entry.shape)
-    ):  # bound to a model (which sets all three), or a schema-2 record with any of them
+        v is not None for v in (entry.name, entry.dtype, entry.shape, entry.model_index)
+    ):  # bound to a model (which sets all four), or a schema-2 record with any of them
         out["name"] = entry.name
         out["dtype"] = entry.dtype
         out["shape"] = list(entry.shape) if entry.shape is not None else None
+        out["model_index"] = entry.model_index
     return out
 
 
@@ -42,8 +43,21 @@ def _state_value(value: object) -> object:
     return value
 
 
+def _origin(origin: dict[str, object] | None) -> dict[str, object] | None:
+    """Schema 2's origin section (SPEC 6.4.6) as ``{"revision", "dialect", "num_entries",
+    "footerless"}``; null without one (and always for schema 1 and WOF)."""
+    if origin is None:
+        return None
+    return {
+        "revision": origin["revision"],
+        "dialect": origin["dialect"],
+        "num_entries": origin["num_entries"],
+        "footerless": origin["footerless"],
+    }
+
+
 def describe(ckpt: Checkpoint) -> dict[str, Any]:
-    """``{"revision", "dialect", "file_size", "tensors", "optimizer", "state"}``."""
+    """``{"revision", "dialect", "file_size", "tensors", "optimizer", "state", "origin"}``."""
     optimizer = None
     if ckpt.optimizer is not None:
         optimizer = {
@@ -60,4 +74,5 @@ def describe(ckpt: Checkpoint) -> dict[str, Any]:
         "tensors": [describe_entry(t) for t in ckpt.tensors],
         "optimizer": optimizer,
         "state": {k: _state_value(v) for k, v in ckpt.state.items()},
+        "origin": _origin(ckpt.origin if ckpt.revision == "v2" else None),
     }

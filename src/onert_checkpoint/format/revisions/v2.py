@@ -387,12 +387,21 @@ def _read_sections(
     return out
 
 
-def _head(view: memoryview, sec: SectionInfo, head_size: int, name: str, count_field: str) -> None:
+def _head(
+    view: memoryview,
+    sec: SectionInfo,
+    head_size: int,
+    name: str,
+    count_field: str,
+    count_at: int = 0,
+) -> None:
+    """Rules R0, O1, V1: the section holds its head (the error names the count field, at its own
+    offset ``count_at`` within the head), and the head's reserved u32 is 0."""
     if sec.length < head_size:
         _fail(
             "count_exceeds_file",
             f"{name}.{count_field}",
-            sec.start,
+            sec.start + count_at,
             f"the {name} section has {sec.length} bytes, less than its {head_size}-byte head",
         )
     if int.from_bytes(view[sec.start + head_size - 4 : sec.start + head_size], "little"):
@@ -537,7 +546,7 @@ def _read_tensors(
         at[named] + 16,
         base + TENSOR_RECORD_SIZE * n,
         sec.end,
-        "tensor name",
+        "tensors.names",
     )
     index = rec["index"].astype(np.int64)
     i = _first(index[1:] <= index[:-1])
@@ -620,7 +629,7 @@ def _check_unique(
 
 
 def _read_optimizer(view: memoryview, sec: SectionInfo, num_tensors: int):
-    _head(view, sec, OPTIMIZER_HEAD_SIZE, "optimizer", "num_slots")
+    _head(view, sec, OPTIMIZER_HEAD_SIZE, "optimizer", "num_slots", 4)
     kind, k, t = struct.unpack_from("<III", view, sec.start)
     if k > MAX_SLOTS:
         _fail(
@@ -681,7 +690,7 @@ def _read_optimizer(view: memoryview, sec: SectionInfo, num_tensors: int):
         at,
         pool,
         sec.end,
-        "slot name",
+        "optimizer.names",
     )
     names: list[str] = []
     for j in range(k):
@@ -751,9 +760,11 @@ def _read_state(view: memoryview, sec: SectionInfo) -> TrainingState:
     base = sec.start + SECTION_HEAD_SIZE
     at = base + STATE_ENTRY_SIZE * np.arange(n, dtype=np.int64)
     fld = "state[{}].{}".format
-    i = _first(ent["reserved"].reshape(n, 3).any(axis=1))
-    if i is not None:
-        _fail("reserved_nonzero", fld(i, "reserved"), int(at[i]) + 13, "reserved bytes are not 0")
+    reserved = ent["reserved"].reshape(n, 3)
+    i = _first(reserved.any(axis=1))
+    if i is not None:  # the offset of the first non-zero byte (SPEC section 9, error offsets)
+        j = int(np.flatnonzero(reserved[i])[0])
+        _fail("reserved_nonzero", fld(i, "reserved"), int(at[i]) + 13 + j, "reserved byte is not 0")
     vt = ent["value_type"].astype(np.int64)
     i = _first(vt > 3)
     if i is not None:
@@ -808,7 +819,7 @@ def _read_state(view: memoryview, sec: SectionInfo) -> TrainingState:
         np.array(offs),
         base + STATE_ENTRY_SIZE * n,
         sec.end,
-        "state key or value",
+        "state.pool",
     )
     state = TrainingState()
     for k in range(n):
