@@ -19,6 +19,7 @@ from onert_checkpoint.circle.onert_order import (
     LibstdcxxUnorderedMap,
     predict_onert_order,
     probe_onert_order,
+    trainable_indices,
 )
 from onert_checkpoint.format.errors import ModelMismatchError
 
@@ -110,6 +111,56 @@ def test_prediction_matches_runtime(onert_runtime: object, batch: int) -> None:
         if predict_onert_order(model) != probed:
             mismatches.append((len(model.tensors), probed))
     assert mismatches == []
+
+
+def _deep_models() -> list[tuple[str, bytes]]:
+    """FC chains of 9 to 128 layers in every layout (issue 12, item 4).
+
+    The unordered_map simulation goes wrong at different depths when it is broken: a missing
+    head-bucket update in the rehash from 9 layers, a bucket pointer moved to a node threaded
+    into a non-empty bucket during the rehash from 21 to 30 layers (depending on the layout).
+    Most models give every layer the same width, so every weight has the same size as every
+    other and only the probe's markers tell the entries apart; the rest draw widths 1..8.
+    """
+    rng = random.Random(12)
+    models = []
+    depths = (9, 16, 21, 23, 30, 40, 47, 64, 96, 128)
+    for k, layers in enumerate(depths):
+        for layout in ("chain", "consts_first", "shuffled"):
+            if (k + len(layout)) % 3 == 0:
+                widths = [rng.randint(1, 8) for _ in range(layers + 1)]
+                kind = "varied"
+            else:
+                widths = [(2, 3, 4)[k % 3]] * (layers + 1)
+                kind = f"equal{widths[0]}"
+            seed = rng.randrange(1 << 30)
+            raw = build_fc_model(widths, seed, layout=layout)
+            models.append((f"{layers}-{layout}-{kind}", raw))
+    return models
+
+
+DEEP_MODELS = _deep_models()
+
+
+@pytest.mark.parametrize("name,raw", DEEP_MODELS, ids=[name for name, _ in DEEP_MODELS])
+def test_prediction_matches_runtime_on_deep_models(
+    onert_runtime: object, name: str, raw: bytes
+) -> None:
+    model = CircleModel.load(raw)
+    probed = probe_onert_order(raw)
+    assert probed is not None and -1 not in probed
+    assert sorted(probed) == sorted(trainable_indices(model))
+    assert predict_onert_order(model) == probed
+
+
+def test_deep_models_reach_past_the_rehashes() -> None:
+    """The deep models grow the operand maps through several rehashes (13, 29, 59, 127, 257,
+    541 buckets for 1 + 3 * 128 + 4 operands) and hold only equal-size constants in most."""
+    assert max(len(CircleModel.load(raw).tensors) for _, raw in DEEP_MODELS) > 257
+    assert min(int(name.split("-")[0]) for name, _ in DEEP_MODELS if "equal" in name) <= 9
+    assert sum(int(name.split("-")[0]) >= 40 and "equal" in name for name, _ in DEEP_MODELS) >= 6
+    table = LibstdcxxUnorderedMap(range(1 + 3 * 128 + 4))
+    assert table.bucket_count == 541
 
 
 def test_probe_is_cached(onert_runtime: object) -> None:
