@@ -12,12 +12,13 @@ names the ambiguous entries: this module never guesses.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from ..format.errors import error_for
-from ..format.model import Buffer, Checkpoint
+from ..format.model import Buffer, Checkpoint, Tensor
 from ..format.typed import typed_view
 from . import onert_order
 from .model import CircleModel, CircleTensor
@@ -45,10 +46,26 @@ def _fits(t: CircleTensor, nbytes: int, micro: bool) -> bool:
     return nbytes == t.nbytes or (micro and nbytes == MICRO_ELEMENT_SIZE * _count(t))
 
 
+def _sizes(sizes: Iterable[int]) -> str:
+    items = sorted(sizes)
+    return ", ".join(map(str, items[:8])) + (", ..." if len(items) > 8 else "")
+
+
 def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) -> list[int]:
     sizes = [t.nbytes for t in ckpt.tensors]
     wanted = {i: model.tensors[i].nbytes for i in candidates}
-    ambiguous = [k for k, n in enumerate(sizes) if sizes.count(n) > 1]
+    if sorted(sizes) != sorted(wanted.values()):
+        # Sizes that no order can match mean another model, not an unknown order: that
+        # (model_mismatch) is the cause to report, before any talk of ambiguity.
+        extra = sorted(set(sizes) - set(wanted.values()))
+        raise _mismatch(
+            "weights",
+            "the entry sizes do not match the sizes of the model's trainable tensors in any "
+            f"order (entry sizes {_sizes(sizes)}; tensor sizes {_sizes(wanted.values())}"
+            + (f"; no tensor has {extra[0]} bytes" if extra else "") + ")",
+        )
+    counts = Counter(sizes)
+    ambiguous = [k for k, n in enumerate(sizes) if counts[n] > 1]
     if ambiguous:
         raise error_for(
             "ambiguous_entries",
@@ -184,5 +201,40 @@ def bind(
             slot = entries.get(tensor.index)
             if slot is not None and slot.nbytes == t.nbytes:
                 slot.data = slot.raw.view(typed.dtype).reshape(t.shape)
+    if not by_index and len(set(indices)) < len(indices):
+        quirks |= _name_shared_copies(ckpt, model, indices)
     ckpt.quirks = tuple(sorted(quirks))
     return ckpt
+
+
+def _name_shared_copies(ckpt: Checkpoint, model: CircleModel, indices: list[int]) -> set[str]:
+    """Name the entries of a tensor that onert split between its readers (SPEC 7.9).
+
+    The entry of the operand onert kept keeps the tensor's name and model index; each copy onert
+    made for another reader is named ``<name>@op<reader>`` and has no model index (schema 2
+    allows each model index once). Returns ``{"shared_copies_differ"}`` when the entries of one
+    tensor do not hold the same bytes (onert trains each copy with its reader alone).
+    """
+    predicted = onert_order.predict_onert_entries(model)
+    prefix = "@op"
+    if [e.tensor for e in predicted] != indices:  # the order came from elsewhere: number them
+        seen: Counter[int] = Counter()
+        predicted, prefix = [], "@"
+        for i in indices:
+            seen[i] += 1
+            predicted.append(onert_order.OnertEntry(i, (seen[i] - 1,), seen[i] > 1))
+    counts = Counter(indices)
+    kept: dict[int, Tensor] = {}
+    for tensor, entry in zip(ckpt.tensors, predicted):
+        if counts[entry.tensor] < 2:
+            continue
+        if entry.copy:
+            name = model.tensors[entry.tensor].name or str(entry.tensor)
+            tensor.name, tensor.model_index = f"{name}{prefix}{entry.readers[0]}", None
+        else:
+            kept[entry.tensor] = tensor
+    differ = any(
+        counts[i] > 1 and i in kept and not np.array_equal(tensor.raw, kept[i].raw)
+        for tensor, i in zip(ckpt.tensors, indices)
+    )
+    return {"shared_copies_differ"} if differ else set()
