@@ -1,0 +1,51 @@
+"""Fixtures of the interop tests."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def micro_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This project's onert-micro driver (tests/interop/micro/driver.cpp) linked with the real
+    onert-micro training runtime, built once per session into a temporary folder from
+    ``../shared/reference/onert-micro`` (or ``ONERT_MICRO_DIR``); skips with the reason where
+    the sources, g++ or the flatbuffers headers are missing. ``ONERT_MICRO_DRIVER`` names a
+    driver built before (from the same driver.cpp) instead."""
+    from micro.peer import build_peer, find_sources, missing_prerequisite
+
+    prebuilt = os.environ.get("ONERT_MICRO_DRIVER")
+    if prebuilt:
+        return Path(prebuilt)
+
+    folder = find_sources(REPO_ROOT)
+    reason = missing_prerequisite(folder)
+    if reason is not None:
+        pytest.skip(reason)
+    assert folder is not None
+    return build_peer(folder, tmp_path_factory.mktemp("onert-micro-build"))
+
+
+@pytest.fixture
+def micro(micro_driver: Path, tmp_path: Path):  # noqa: ANN201 (MicroPeer: imported lazily)
+    """The driver working in this test's temporary folder."""
+    from micro.peer import MicroPeer
+
+    return MicroPeer(micro_driver, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def micro_sources() -> Path:
+    """The onert-micro folder (its real-files/ hold what the runtime wrote); skips without it."""
+    from micro.peer import find_sources
+
+    folder = find_sources(REPO_ROOT)
+    if folder is None:
+        pytest.skip("the onert-micro folder is missing (../shared/reference/onert-micro next "
+                    "to the checkout, or ONERT_MICRO_DIR)")
+    return folder
