@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from micro.peer import MicroPeer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +36,7 @@ def micro_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def micro(micro_driver: Path, tmp_path: Path):  # noqa: ANN201 (MicroPeer: imported lazily)
+def micro(micro_driver: Path, tmp_path: Path) -> MicroPeer:
     """The driver working in this test's temporary folder."""
     from micro.peer import MicroPeer
 
