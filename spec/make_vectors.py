@@ -778,7 +778,7 @@ def make_invalid() -> None:
         4,
     )
     # rule 7
-    # A small ofs_opt1 makes a large file WOF-shaped (detection 5.3), so this one is small.
+    # A small ofs_opt1 makes a large file WOF-shaped (detection 5.4), so this one is small.
     tiny = {0: 1, 1: 1, 2: 1}
     tiny_adam = write(tensors(tiny), adam(tensors(tiny)), dialect="onert")
     invalid(
@@ -792,7 +792,7 @@ def make_invalid() -> None:
     invalid(
         "v1-opt1-in-header-wof-shaped",
         put(ONERT_ADAM, 4, 8),
-        "detection 5.3: ofs_opt1 = 8 makes the file WOF-shaped, so WOF's rule 8 is reported: "
+        "detection 5.4: ofs_opt1 = 8 makes the file WOF-shaped, so WOF's rule 8 is reported: "
         "its entry 2 is the checkpoint's num_entries, 3",
         "entry_out_of_block",
         "tensors[2]",
@@ -1106,7 +1106,7 @@ def make_invalid() -> None:
     )
 
     # WOF: a version-1 file that is no valid checkpoint and no valid WOF is reported as WOF when
-    # it is WOF-shaped (detection 5.3)
+    # it is WOF-shaped (detection 5.4)
     wv = WOF
     wtab, wn = 8, u32(WOF, 4)
     wdata = wtab + 4 * wn
@@ -1162,7 +1162,7 @@ def make_invalid() -> None:
     invalid(
         "wof-count-exceeds",
         put(wv, 4, len(wv)),
-        "detection 5.3: a WOF count too large is not WOF-shaped: the checkpoint error (rule 3, "
+        "detection 5.4: a WOF count too large is not WOF-shaped: the checkpoint error (rule 3, "
         "its num_entries is WOF's entry 2)",
         "count_exceeds_file",
         "num_entries",

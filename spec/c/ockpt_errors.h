@@ -18,7 +18,7 @@ typedef enum ockpt_error {
   OCKPT_E_OFFSET_OUT_OF_BOUNDS = 6,
   /* Schema-1 blocks are not in file order weights < m < v < footer, or a block is too short to hold its own offset table. */
   OCKPT_E_BLOCK_ORDER = 7,
-  /* The optimizer offsets fit no known optimizer: v present without m, or an SGD opt1_offset that is neither 0 nor the footer offset. */
+  /* The optimizer offsets fit no known optimizer: v present without m, or an SGD opt1_offset that is neither 0 nor the end of the blocks (the footer offset, or the file size in a footer-less file). */
   OCKPT_E_OPTIMIZER_LAYOUT = 8,
   /* The file ends before the end of its last structure (the 8-byte schema-1 footer, or the file size recorded in a schema-2 header). */
   OCKPT_E_TRUNCATED_FILE = 9,
@@ -48,7 +48,7 @@ typedef enum ockpt_error {
   OCKPT_E_SECTION_CHECKSUM = 21,
   /* A section of a kind this reader does not know has the must-understand (REQUIRED) flag set. */
   OCKPT_E_UNKNOWN_REQUIRED_SECTION = 22,
-  /* A section kind defined by the specification appears more than once. */
+  /* A section kind appears more than once in the section table (any kind, defined by the specification or not). */
   OCKPT_E_DUPLICATE_SECTION = 23,
   /* A count or length exceeds the limit the specification names for it (sections, tensors, rank, slots, state entries, name, key or value length), or a name or key is empty. */
   OCKPT_E_LIMIT_EXCEEDED = 24,
@@ -72,7 +72,7 @@ typedef enum ockpt_error {
   OCKPT_E_BAD_DTYPE = 33,
   /* A tensor record's byte size differs from the product of its dims times its dtype's element size. */
   OCKPT_E_SHAPE_MISMATCH = 34,
-  /* A tensor name, slot name, state key or string value is not valid UTF-8. */
+  /* A tensor name, slot name, state key or string value is not valid UTF-8 as RFC 3629 defines it (no overlong forms, no surrogates, nothing above U+10FFFF, no truncated sequence). */
   OCKPT_E_BAD_UTF8 = 35,
   /* A training-state entry has an unknown type code, a value length its type does not allow, or a well-known key with a type (or value range) other than the specified one. */
   OCKPT_E_BAD_STATE_TYPE = 36,

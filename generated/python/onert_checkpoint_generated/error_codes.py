@@ -40,8 +40,9 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                       'category': 'format',
                       'applies': ['v1'],
                       'summary': 'The optimizer offsets fit no known optimizer: v present without '
-                                 'm, or an SGD opt1_offset that is neither 0 nor the footer '
-                                 'offset.'},
+                                 'm, or an SGD opt1_offset that is neither 0 nor the end of the '
+                                 'blocks (the footer offset, or the file size in a footer-less '
+                                 'file).'},
  'truncated_file': {'number': 9,
                     'category': 'format',
                     'applies': ['v1', 'v2'],
@@ -120,8 +121,8 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
  'duplicate_section': {'number': 23,
                        'category': 'format',
                        'applies': ['v2'],
-                       'summary': 'A section kind defined by the specification appears more than '
-                                  'once.'},
+                       'summary': 'A section kind appears more than once in the section table (any '
+                                  'kind, defined by the specification or not).'},
  'limit_exceeded': {'number': 24,
                     'category': 'format',
                     'applies': ['v2'],
@@ -176,7 +177,9 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
  'bad_utf8': {'number': 35,
               'category': 'format',
               'applies': ['v2'],
-              'summary': 'A tensor name, slot name, state key or string value is not valid UTF-8.'},
+              'summary': 'A tensor name, slot name, state key or string value is not valid UTF-8 '
+                         'as RFC 3629 defines it (no overlong forms, no surrogates, nothing above '
+                         'U+10FFFF, no truncated sequence).'},
  'bad_state_type': {'number': 36,
                     'category': 'format',
                     'applies': ['v2'],
