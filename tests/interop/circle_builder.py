@@ -200,3 +200,37 @@ def build_fc_model(
     return build_model(
         [t for t in tensors if t is not None], ops, [where[0]], [where[3 * num_layers]]
     )
+
+
+def build_shared_fc_model(
+    width: int, sources: Sequence[tuple[int, int]], seed: int = 0, *, scale: float = 0.3
+) -> bytes:
+    """A chain of ``width -> width`` FULLY_CONNECTED layers that may share constants.
+
+    Layer k reads the weights of layer ``sources[k][0]`` and the bias of layer
+    ``sources[k][1]`` (each at most k; k means its own). Tensors are ``input``, then per layer
+    its own ``w{k}`` and ``b{k}`` when it has them and ``out{k}``, in that order.
+    """
+    rng = np.random.default_rng(seed)
+    tensors = [TensorSpec("input", (1, width))]
+    own_w: dict[int, int] = {}
+    own_b: dict[int, int] = {}
+    ops = []
+    prev = 0
+    for k, (ws, bs) in enumerate(sources):
+        if not (0 <= ws <= k and 0 <= bs <= k):
+            raise ValueError(f"layer {k} can only read its own or an earlier layer's constants")
+        if ws == k:
+            w = (rng.standard_normal((width, width)) * scale).astype(np.float32)
+            tensors.append(TensorSpec(f"w{k}", (width, width), data=w))
+            own_w[k] = len(tensors) - 1
+        if bs == k:
+            b = (rng.standard_normal((width,)) * scale).astype(np.float32)
+            tensors.append(TensorSpec(f"b{k}", (width,), data=b))
+            own_b[k] = len(tensors) - 1
+        if ws not in own_w or bs not in own_b:
+            raise ValueError(f"layer {k} reads a layer that shares rather than owns")
+        tensors.append(TensorSpec(f"out{k}", (1, width)))
+        ops.append(OpSpec("FULLY_CONNECTED", (prev, own_w[ws], own_b[bs]), (len(tensors) - 1,)))
+        prev = len(tensors) - 1
+    return build_model(tensors, ops, [0], [prev])

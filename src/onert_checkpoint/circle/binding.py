@@ -54,7 +54,7 @@ def _sizes(sizes: Iterable[int]) -> str:
 def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) -> list[int]:
     sizes = [t.nbytes for t in ckpt.tensors]
     wanted = {i: model.tensors[i].nbytes for i in candidates}
-    if sorted(sizes) != sorted(wanted.values()):
+    if sorted(sizes) != sorted(model.tensors[i].nbytes for i in candidates):  # shared: twice
         # Sizes that no order can match mean another model, not an unknown order: that
         # (model_mismatch) is the cause to report, before any talk of ambiguity.
         extra = sorted(set(sizes) - set(wanted.values()))
@@ -133,6 +133,19 @@ def entry_tensors(
             predict_onert_order(model)
         )
     if ckpt.revision == "v2":
+        origin = ckpt.origin or {}
+        if origin.get("dialect") != "onert-micro" and any(
+            t.model_index is None for t in ckpt.tensors
+        ):
+            # an upgraded onert file: entries without a model index (onert's copies of a
+            # shared constant, SPEC 7.9, or a file upgraded without its model) are numbered
+            # in onert's order
+            order = predict_onert_order(model)
+            if origin.get("num_entries") == len(order) != len(model.tensors):
+                return [
+                    t.model_index if t.model_index is not None else order[t.index]
+                    for t in ckpt.tensors
+                ], True
         return [t.model_index if t.model_index is not None else t.index for t in ckpt.tensors], True
     if by_index:
         if ckpt.table_length != len(model.tensors):
@@ -201,7 +214,7 @@ def bind(
             slot = entries.get(tensor.index)
             if slot is not None and slot.nbytes == t.nbytes:
                 slot.data = slot.raw.view(typed.dtype).reshape(t.shape)
-    if not by_index and len(set(indices)) < len(indices):
+    if len(set(indices)) < len(indices):
         quirks |= _name_shared_copies(ckpt, model, indices)
     ckpt.quirks = tuple(sorted(quirks))
     return ckpt

@@ -26,7 +26,7 @@ from ..format.errors import error_for
 from ..format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from .binding import entry_tensors
 from .model import CircleModel
-from .onert_order import predict_onert_order
+from .onert_order import predict_onert_entries, predict_onert_order
 
 __all__ = ["DIALECTS", "to_dialect"]
 
@@ -68,10 +68,10 @@ def _by_tensor(
                 f"{len(model.tensors)} tensors",
             )
         if index in tensors:
-            raise error_for(
-                "model_mismatch", f"weights[{tensor.index}]", None,
-                f"entries {tensors[index].index} and {tensor.index} both hold tensor {index}",
-            )
+            # onert keeps one entry per reader of a shared constant (SPEC 7.9): one tensor,
+            # which a one-entry-per-tensor target can hold only while the copies agree
+            _check_same_copies(ckpt, tensors[index], tensor, index, model, indices)
+            continue
         t = model.tensors[index]
         if tensor.nbytes not in (t.nbytes, MICRO_ELEMENT_SIZE * _count(model, index)):
             raise error_for(
@@ -85,6 +85,32 @@ def _by_tensor(
                 if tensor.index in entries:
                     slots[name][index] = entries[tensor.index]
     return tensors, slots
+
+
+def _check_same_copies(
+    ckpt: Checkpoint, first: Tensor, other: Tensor, index: int, model: CircleModel,
+    indices: Sequence[int],
+) -> None:
+    if indices.count(index) != predict_onert_order(model).count(index):
+        raise error_for(
+            "model_mismatch", f"weights[{other.index}]", None,
+            f"entries {first.index} and {other.index} both hold tensor {index}",
+        )
+    pairs = [(first, other)]
+    if ckpt.optimizer is not None:
+        pairs += [
+            (entries[first.index], entries[other.index])
+            for entries in ckpt.optimizer.slots.values()
+            if first.index in entries and other.index in entries
+        ]
+    if any(not np.array_equal(a.raw, b.raw) for a, b in pairs):
+        raise _not_representable(
+            f"weights[{other.index}]",
+            f"entries {first.index} and {other.index}, onert's copies of the shared tensor "
+            f"{_describe(model, [index])}, hold different weights or optimizer state (onert "
+            "trains each copy with its reader alone, SPEC 7.9); one entry per tensor cannot "
+            "hold both",
+        )
 
 
 def _tensor(source: Tensor, index: int, model_index: int, model: CircleModel, rank: int | None):
@@ -162,6 +188,11 @@ def _to_onert(
             "not the tensor's own size",
         )
     out = [_tensor(tensors[i], k, i, model, None) for k, i in enumerate(order)]
+    if len(set(order)) < len(order):  # copies of shared constants: named as bind names them
+        for tensor, entry in zip(out, predict_onert_entries(model)):
+            if entry.copy and list(order) == predict_onert_order(model):
+                tensor.name = f"{tensor.name}@op{entry.readers[0]}"
+                tensor.model_index = None  # the kept entry holds the model index (schema 2)
     out_slots = {
         name: {k: _buffer(entries[i], k, None) for k, i in enumerate(order) if i in entries}
         for name, entries in slots.items()

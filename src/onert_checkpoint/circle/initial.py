@@ -16,7 +16,7 @@ from ..format.errors import error_for
 from ..format.model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..format.revisions.v1 import HEADER_SIZE
 from .model import CircleModel
-from .onert_order import predict_onert_order
+from .onert_order import predict_onert_entries, predict_onert_order
 
 __all__ = ["checkpoint_from_arrays", "new_checkpoint", "onert_entry_order", "trainable_tensors"]
 
@@ -71,10 +71,17 @@ def checkpoint_from_arrays(
     if optimizer not in ("adam", "sgd"):
         raise ValueError(f"unknown optimizer {optimizer!r}; choose from adam, sgd")
     num_entries, saved = trainable_tensors(model, dialect)
+    # (entry index, circle tensor index, name); onert has one entry per reader of a shared
+    # constant, named as binding names them (SPEC 7.9)
     if dialect == "onert":
-        entry_of = {t: i for i, t in enumerate(saved)}
+        plan = [
+            (k, e.tensor, f"{model.tensors[e.tensor].name}@op{e.readers[0]}" if e.copy else None)
+            for k, e in enumerate(predict_onert_entries(model))
+        ]
+        if [t for _, t, _ in plan] != saved:  # the order came from the probe
+            plan = [(k, t, None) for k, t in enumerate(saved)]
     else:
-        entry_of = {t: t for t in saved}
+        plan = [(t, t, None) for t in saved]
     missing = [model.tensors[t].name or str(t) for t in saved if t not in weights]
     if missing:
         raise error_for("model_mismatch", "model", None, "no value for " + ", ".join(missing))
@@ -84,7 +91,7 @@ def checkpoint_from_arrays(
     tensors = []
     # The data's positions, so onert-micro's saver order is kept when the file is written.
     pos = HEADER_SIZE + 4 * num_entries
-    for t in saved:
+    for i, t, copy_name in plan:
         ct = model.tensors[t]
         raw = _raw(weights[t])
         if ct.nbytes and raw.nbytes != ct.nbytes:
@@ -92,14 +99,16 @@ def checkpoint_from_arrays(
                 "model_mismatch", "model", None,
                 f"tensor {ct.name!r} has {ct.nbytes} bytes in the model; {raw.nbytes} given",
             )
-        i = entry_of[t]
-        tensors.append(Tensor(i, raw, pos, ct.name, ct.dtype, ct.shape, t))
+        if copy_name is None:
+            tensors.append(Tensor(i, raw, pos, ct.name, ct.dtype, ct.shape, t))
+        else:  # schema 2 allows each model index once: the copy has none
+            tensors.append(Tensor(i, raw, pos, copy_name, ct.dtype, ct.shape))
         pos += raw.nbytes
     for slot in slot_names:
         pos += 4 * num_entries
         entries = {}
-        for tensor in tensors:
-            value = given_slots.get(slot, {}).get(int(tensor.model_index))  # type: ignore[arg-type]
+        for tensor, (_, t, _) in zip(tensors, plan):
+            value = given_slots.get(slot, {}).get(t)
             raw = np.zeros(tensor.nbytes, np.uint8) if value is None else _raw(value)
             if raw.nbytes != tensor.nbytes:
                 raise error_for(

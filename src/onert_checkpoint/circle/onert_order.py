@@ -17,6 +17,7 @@ import io
 import os
 import struct
 import tempfile
+from typing import NamedTuple
 
 import numpy as np
 
@@ -24,6 +25,8 @@ from .model import CircleModel
 
 __all__ = [
     "LibstdcxxUnorderedMap",
+    "OnertEntry",
+    "predict_onert_entries",
     "predict_onert_order",
     "probe_onert_order",
     "trainable_indices",
@@ -200,30 +203,93 @@ def predict_onert_order(model: CircleModel) -> list[int]:
        order);
     3. LossInsertionPass adds y_true (T) and the loss output (T+1);
     4. ``LoweredTrainableGraph`` copies the graph again;
-    5. lowering gives every graph input (the model inputs and y_true) and the model output a
-       Permute with a new operand index (T+2, T+3, ... in operand iteration order); after
+    5. a constant read by several operators is split: each reader but the first one visited
+       gets its own copy, a new operand (see :func:`predict_onert_entries`), so a shared
+       tensor has one entry per reader;
+    6. lowering gives every graph input (the model inputs and y_true) and the model output a
+       Permute with a new operand index (in operand iteration order); after
        PermutationEliminationPass the original input operands and the output's new operand
        are gone (compiler/pass/PermutationInsertionPass.cc, PermutationEliminationPass.cc);
-    6. ``createBackendContexts`` copies the operands into the backend's partial graph, and
+    7. ``createBackendContexts`` copies the operands into the backend's partial graph, and
        ``TrainableGraph(*data.graph)`` copies that;
-    7. ``genTensors`` inserts the constants into ``_trainable`` in that iteration order
+    8. ``genTensors`` inserts the constants into ``_trainable`` in that iteration order
        (backend/train/TensorBuilder.cc), and ``iterateTrainableTensors`` walks ``_trainable``.
 
-    Steps 5-6 were fitted to the runtime (150 of 150 random FC models agree with
-    :func:`probe_onert_order`), not read line by line; the probe is the authority where onert
-    is installed. Only single-subgraph models with one output are trainable by onert.
+    Steps 5-7 were fitted to the runtime (150 of 150 random FC models, and 100 of 100 models
+    with shared weights and biases, agree with :func:`probe_onert_order`), not read line by
+    line; the probe is the authority where onert is installed. Only single-subgraph models with
+    one output are trainable by onert.
+    """
+    return [entry.tensor for entry in predict_onert_entries(model)]
+
+
+class OnertEntry(NamedTuple):
+    """What one onert checkpoint entry holds."""
+
+    #: the circle tensor index
+    tensor: int
+    #: the operators (indices in the model) that read this entry's operand
+    readers: tuple[int, ...]
+    #: True for a copy onert made of a shared constant for one of its readers
+    copy: bool
+
+
+def predict_onert_entries(model: CircleModel) -> list[OnertEntry]:
+    """Each onert checkpoint entry: its circle tensor, its readers, whether it is a copy.
+
+    An entry of a tensor read by one operator lists that operator. A constant read by several
+    operators is split before training (step 5 of :func:`predict_onert_order`): the operators
+    are visited in the iteration order of the operation map (built 0..n-1, copied, the loss
+    operation added, copied again); the first one visited keeps the original operand, every
+    other reader (in the iteration order of the operand's use set) gets a copy with the next
+    free operand index. Each copy is then trained by its reader alone (onert 0.1.0 unties shared
+    weights; SPEC section 7.9), so the entries of one tensor hold different values once
+    training has run. The reader assignment was checked against the runtime's forward pass on
+    imported files whose copies differ (tests/interop/test_shared_weights.py).
     """
     trainable = trainable_indices(model)
     count = len(model.tensors)
+    num_ops = len(model.operators)
+    op_inputs = {k: list(op.inputs) for k, op in enumerate(model.operators)}
+    uses: dict[int, list[int]] = {}
+    for k, op in enumerate(model.operators):
+        for i in dict.fromkeys(op.inputs):
+            if i >= 0:
+                uses.setdefault(i, []).append(k)
+
     operands = _copy(LibstdcxxUnorderedMap(range(count)))
     y_true, loss = count, count + 1
     operands.insert(y_true)
     operands.insert(loss)
     operands = _copy(operands)
+    operations = _copy(LibstdcxxUnorderedMap(range(num_ops)))
+    operations.insert(num_ops)  # the loss operation: no constant inputs
+    operations = _copy(operations)
+
+    origin = {i: i for i in trainable}
+    readers = {i: tuple(uses.get(i, ())) for i in trainable}
+    next_index = count + 2
+    for op_index in operations.keys():
+        if op_index == num_ops:
+            continue
+        for i in dict.fromkeys(op_inputs[op_index]):
+            if i < 0 or i not in trainable or len(uses[i]) < 2:
+                continue
+            # OperationIndexSet is an unordered_set of the readers, filled in operator order
+            for reader in LibstdcxxUnorderedMap(uses[i]).keys():
+                if reader == op_index:
+                    continue
+                operands.insert(next_index)
+                origin[next_index] = origin[i]
+                readers[next_index] = (reader,)
+                op_inputs[reader] = [next_index if x == i else x for x in op_inputs[reader]]
+                next_index += 1
+            uses[i] = [op_index]
+            readers[i] = (op_index,)
+
     graph_inputs = set(model.inputs) | {y_true}
     permuted = graph_inputs | set(model.outputs)
     replaced: dict[int, int] = {}
-    next_index = count + 2
     for index in operands.keys():
         if index in permuted:
             replaced[index] = next_index
@@ -232,8 +298,8 @@ def predict_onert_order(model: CircleModel) -> list[int]:
     for index, new_index in replaced.items():
         operands.erase(index if index in graph_inputs else new_index)
     operands = _copy(_copy(operands))
-    registry = LibstdcxxUnorderedMap(i for i in operands.keys() if i in trainable)
-    return registry.keys()
+    registry = LibstdcxxUnorderedMap(i for i in operands.keys() if i in origin)
+    return [OnertEntry(origin[i], readers[i], i >= count) for i in registry.keys()]
 
 
 # Probing the runtime -------------------------------------------------------------------------
@@ -287,15 +353,18 @@ def _identify(entry: bytes, model: CircleModel, marked: dict[int, int], taken: s
             index = int(guess[0])
             if model.tensors[index].nbytes == len(entry):
                 return index
-    candidates = [
+    same = [
         t.index
         for t in model.tensors
         if t.is_constant
         and t.index not in marked
-        and t.index not in taken
         and t.nbytes == len(entry)
         and bytes(model._data[t.index]) == entry
     ]
+    # A shared constant has one entry per reader (predict_onert_entries): a tensor already
+    # taken is the answer only when no other tensor has these bytes.
+    fresh = [i for i in same if i not in taken]
+    candidates = fresh or same
     return candidates[0] if len(candidates) == 1 else -1
 
 
