@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from ..errors import error_for
 from ..model import Checkpoint
 from ..schemas import v1 as schema
-from ..schemas.common import OffsetTable
-from .layout_plan import PlannedBlock, plan_block, storage_order
+from .layout_plan import PlannedBlock, check_table_length, plan_block, storage_order
 from .v1 import FOOTER_SIZE, HEADER_SIZE
 
 __all__ = ["DIALECTS", "Plan", "chunks", "plan", "resolve_dialect"]
@@ -68,11 +67,28 @@ def resolve_dialect(ckpt: Checkpoint, dialect: str | None) -> str:
     return "onert-micro"
 
 
+def _check_size(ckpt: Checkpoint, kind: str, n: int) -> None:
+    """Refuse, before anything is allocated or written, a file whose offsets would not fit
+    in u32 (spec/SPEC.md 11.2): the size follows from N and the data sizes alone."""
+    blocks = [list(ckpt.tensors)]
+    if kind == "adam":
+        assert ckpt.optimizer is not None
+        blocks += [list(ckpt.optimizer.slots.get(s, {}).values()) for s in ("m", "v")]
+    size = HEADER_SIZE + FOOTER_SIZE
+    for entries in blocks:
+        size += 4 * n + sum(e.nbytes for e in entries)
+    if size > U32_MAX:
+        _fail(
+            f"schema 1 offsets are u32; {len(blocks)} tables of {n} entries and the data need "
+            f"{size} bytes"
+        )
+
+
 def _check_content(ckpt: Checkpoint) -> str:
     kind = "sgd" if ckpt.optimizer is None else ckpt.optimizer.kind
     if kind not in ("sgd", "adam"):
         _fail(f"schema 1 stores only SGD and Adam, not {kind}")
-    n = ckpt.table_length
+    n = check_table_length(ckpt.table_length, "schema 1")
     if any(t.index < 0 or t.index >= n for t in ckpt.tensors):
         _fail(f"entry indices must lie in 0..{n - 1}")
     if len({t.index for t in ckpt.tensors}) != len(ckpt.tensors):
@@ -98,6 +114,7 @@ def _check_content(ckpt: Checkpoint) -> str:
         value = ckpt.state.get(key, 0)
         if not isinstance(value, int) or not 0 <= value <= U32_MAX:
             _fail(f"{key} must be an integer in 0..2**32-1, not {value!r}")
+    _check_size(ckpt, kind, n)
     return kind
 
 
@@ -161,7 +178,7 @@ def chunks(p: Plan) -> Iterator[bytes | memoryview]:
     """The file's bytes in order: header, each block's table then data, footer."""
     yield schema.HEADER.build(p.header)
     for block in p.blocks:
-        yield OffsetTable(len(block.table)).build(block.table)
+        yield from block.table_chunks()
         for entry in block.data:
             yield memoryview(entry.raw)
     if p.footer is not None:

@@ -411,6 +411,13 @@ def plan(ckpt: Checkpoint) -> Plan:
             or origin.get("dialect") not in ORIGIN_DIALECTS
         ):
             _fail(f"origin {origin!r} names an unknown revision or dialect")
+        origin_n = origin.get("num_entries")
+        if (
+            isinstance(origin_n, bool)
+            or not isinstance(origin_n, (int, np.integer))
+            or not 0 <= int(origin_n) <= 0xFFFF_FFFF_FFFF_FFFF
+        ):
+            _fail(f"origin num_entries {origin_n!r} is not an integer in 0..2**64-1")
         body_bytes.append(
             schema.ORIGIN.build(
                 {

@@ -7,8 +7,7 @@ from collections.abc import Iterator
 from ..errors import error_for
 from ..model import Checkpoint
 from ..schemas import wof as schema
-from ..schemas.common import OffsetTable
-from .layout_plan import PlannedBlock, plan_block, storage_order
+from .layout_plan import U32_MAX, PlannedBlock, check_table_length, plan_block, storage_order
 from .wof import HEADER_SIZE
 
 __all__ = ["chunks", "plan"]
@@ -29,23 +28,24 @@ def plan(ckpt: Checkpoint, *, allow_lossy: bool = False) -> PlannedBlock:
             + " and ".join(lost)
             + " (pass allow_lossy=True to drop them)",
         )
-    n = ckpt.table_length
+    n = check_table_length(ckpt.table_length, "WOF")
     if len({t.index for t in ckpt.tensors}) != len(ckpt.tensors) or any(
         not 0 <= t.index < n for t in ckpt.tensors
     ):
         raise error_for(
             "not_representable", None, None, f"entry indices must be unique in 0..{n - 1}"
         )
-    block = plan_block(HEADER_SIZE, n, storage_order(ckpt.tensors))
-    if block.end > 0xFFFFFFFF:
+    size = HEADER_SIZE + 4 * n + sum(t.nbytes for t in ckpt.tensors)
+    if size > U32_MAX:  # checked before the block is planned (spec/SPEC.md 11.2)
         raise error_for(
-            "not_representable", None, None, "WOF offsets are u32; the content is too large"
+            "not_representable", None, None,
+            f"WOF offsets are u32; a table of {n} entries and the data need {size} bytes",
         )
-    return block
+    return plan_block(HEADER_SIZE, n, storage_order(ckpt.tensors))
 
 
 def chunks(block: PlannedBlock) -> Iterator[bytes | memoryview]:
-    yield schema.HEADER.build({"num_entries": len(block.table)})
-    yield OffsetTable(len(block.table)).build(block.table)
+    yield schema.HEADER.build({"num_entries": block.num_entries})
+    yield from block.table_chunks()
     for entry in block.data:
         yield memoryview(entry.raw)
