@@ -7,8 +7,10 @@ by a small multiple of the input size and time is linear in it. The command line
 promises (no traceback; exit 1 with the error JSON).
 
 Budgets are fixed (explicit ``max_examples``) so the module runs in every CI run in about a
-minute; under CI=true hypothesis' ``ci`` profile makes the draws derandomized. Inputs that ever
-failed live in tests/corpus/ (replayed by tests/test_corpus_replay.py), not in a database.
+minute. The draws change from run to run, CI included: tests/conftest.py seeds hypothesis with a
+new seed per run and prints it ("hypothesis seed: N"; OCKPT_HYPOTHESIS_SEED=N reproduces a run).
+Inputs that ever failed live in tests/corpus/ (replayed by tests/test_corpus_replay.py), not in a
+database.
 """
 
 from __future__ import annotations
