@@ -245,12 +245,24 @@ def test_validate_with_model() -> None:
 
 
 def test_dump_tensor_as_numpy_prints_it() -> None:
-    result = run("dump", ADAM, "--tensor", "3")
+    result = run("dump", ADAM, "--tensor", "3", "--dtype", "float32")
     assert result.returncode == 0
     expected = np.frombuffer(oc.load(ADAM)[3].raw, "<f4")
     title, body = result.stdout.split("\n", 1)
     assert title == "entry 3 weights float32 [3]"
     assert body.strip() == str(expected)
+
+
+def test_dump_without_a_known_dtype_prints_raw_bytes_as_export_writes_them() -> None:
+    # Typed when the type is known (model, schema-2 record, --dtype), clearly raw otherwise:
+    # the same rule as `export` (issue 17).
+    result = run("dump", ADAM, "--tensor", "3")
+    assert result.returncode == 0
+    title, body = result.stdout.split("\n", 1)
+    assert title == "entry 3 weights raw bytes (uint8; no dtype known: give --model or --dtype) [12]"
+    assert body.strip() == str(oc.load(ADAM)[3].raw)
+    arrays = oc.to_numpy_dict(oc.load(ADAM))
+    assert arrays["3"].dtype == np.uint8 and arrays["3"].shape == (12,)
 
 
 def test_dump_by_name_with_model_and_slot() -> None:

@@ -8,7 +8,6 @@ line on stderr, ``onert-ckpt: error: <code>: <message>``; ``--debug`` adds the t
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import traceback
@@ -23,7 +22,8 @@ from ..format.errors import CheckpointError
 from ..format.model import Checkpoint
 from ..format.saving import save
 from .describe import describe
-from .render import human_size, safe_text
+from .jsonout import dumps as json_dumps
+from .render import SafeStream, human_size, safe_text
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -44,7 +44,8 @@ class CliError(Exception):
 
 
 def _print_json(obj: object) -> None:
-    print(json.dumps(obj, ensure_ascii=True))
+    # Strict RFC 8259, ASCII only: non-finite floats and bytes as spec/SPEC.md section 9 says.
+    print(json_dumps(obj))
 
 
 def _where(err: CheckpointError) -> str:
@@ -130,14 +131,14 @@ def render_info(desc: dict[str, Any], quirks: Sequence[str] = ()) -> str:
         f"revision   {desc['revision']}",
         f"dialect    {_dialect_text(desc)}",
         f"file size  {desc['file_size']} bytes ({human_size(desc['file_size'])})",
-        f"optimizer  {opt['kind'] if opt else 'none (weights only)'}",
+        f"optimizer  {safe_text(str(opt['kind'])) if opt else 'none (weights only)'}",
         f"state      {state or 'none'}",
     ]
     if quirks:
         lines.append(f"quirks     {', '.join(safe_text(q) for q in quirks)}")
     lines.append("")
     slots = list(opt["slots"]) if opt else []
-    header = ["entry", "offset", "bytes", "crc32"] + [f"{s}.offset" for s in slots]
+    header = ["entry", "offset", "bytes", "crc32"] + [f"{safe_text(s)}.offset" for s in slots]
     has_names = any("name" in t for t in desc["tensors"])
     if has_names:
         header += ["dtype", "shape", "name"]
@@ -163,7 +164,8 @@ def render_info(desc: dict[str, Any], quirks: Sequence[str] = ()) -> str:
     state_bytes = sum(e["nbytes"] for s in slots for e in opt["slots"][s])
     summary = f"{len(desc['tensors'])} tensors, {human_size(weights)} of weights"
     if slots:
-        summary += f", {human_size(state_bytes)} of optimizer state ({', '.join(slots)})"
+        shown = ", ".join(safe_text(s) for s in slots)
+        summary += f", {human_size(state_bytes)} of optimizer state ({shown})"
     lines += ["", summary]
     return "\n".join(lines)
 
@@ -227,44 +229,66 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_dump(args: argparse.Namespace) -> int:
+    if args.json and not args.layout:
+        raise CliError("usage_error", "--json needs --layout (values print as NumPy prints them)")
     if args.layout:
         return _dump_layout(args)
-    from .dump import entry_key, values
+    from .dump import find_tensor, tensor_values
 
-    ckpt = _load(args.file, _load_model(args.model))
     if args.dtype is not None:
         try:
-            np.dtype(args.dtype)
+            numeric = np.dtype(args.dtype).kind in "biufc"
         except TypeError:
-            raise CliError("bad_dtype", f"{args.dtype!r} is not a NumPy dtype") from None
+            numeric = False
+        if not numeric:
+            raise CliError("bad_dtype", f"{args.dtype!r} is not a NumPy number dtype")
+    if args.limit is not None and args.limit < 0:
+        raise CliError("usage_error", f"--limit must be 0 or more, not {args.limit}")
+    ckpt = _load(args.file, _load_model(args.model))
     if args.tensor is None:
-        keys: list[Any] = [t.index for t in ckpt.tensors]
+        tensors = list(ckpt.tensors)
     else:
-        key = entry_key(ckpt, args.tensor)
-        if key not in ckpt:
-            raise CliError("no_such_tensor", f"no entry {safe_text(str(args.tensor))!r}")
-        keys = [key]
+        found = find_tensor(ckpt, args.tensor)
+        if found is None:
+            raise CliError("no_such_tensor", _no_entry_message(ckpt, args.tensor, args.model))
+        tensors = [found]
     slot = args.slot
+    slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
     if slot is not None:
-        names = ckpt.optimizer.slot_names if ckpt.optimizer is not None else ()
-        if slot not in names:
-            have = ", ".join(names) or "none"
+        if slot not in slots:
+            have = ", ".join(slots) or "none"
             raise CliError("no_such_slot", f"no {slot!r} slot (this checkpoint's slots: {have})")
+        if args.tensor is not None and tensors[0].index not in slots[slot]:
+            raise CliError("no_such_slot", f"entry {tensors[0].index} has no {slot!r} slot entry")
+        tensors = [t for t in tensors if t.index in slots[slot]]
     blocks = []
     with np.printoptions(threshold=args.threshold):
-        for key in keys:
-            tensor = ckpt[key]
-            arr = values(ckpt, key, slot=slot, dtype=args.dtype)
+        for tensor in tensors:
+            arr = tensor_values(ckpt, tensor, slot=slot, dtype=args.dtype)
             title = f"entry {tensor.index}"
             if tensor.name is not None:
-                title += f" {safe_text(tensor.name)!s}"
-            title += f" {slot or 'weights'} {arr.dtype} {list(arr.shape)}"
+                title += f" {tensor.name}"
+            kind = str(arr.dtype)
+            if args.dtype is None and tensor.dtype is None:
+                kind = "raw bytes (uint8; no dtype known: give --model or --dtype)"
+            title += f" {slot or 'weights'} {kind} {list(arr.shape)}"
             if args.limit is not None and arr.size > args.limit:
                 title += f" (first {args.limit} of {arr.size} values)"
                 arr = arr.reshape(-1)[: args.limit]
-            blocks.append(f"{title}\n{arr}")
+            blocks.append(f"{safe_text(title)}\n{arr}")
     print("\n\n".join(blocks))
     return EXIT_OK
+
+
+def _no_entry_message(ckpt: Checkpoint, key: str, model: str | None) -> str:
+    """``no entry KEY``, with what the user can do: the valid keys, and ``--model`` for names."""
+    names = [t.name for t in ckpt.tensors if t.name is not None]
+    shown = names if names else [str(t.index) for t in ckpt.tensors]
+    listed = ", ".join(safe_text(k) for k in shown[:10]) + (", ..." if len(shown) > 10 else "")
+    message = f"no entry {safe_text(key)!r} (entries: {listed or 'none'})"
+    if not names and model is None and not (key.isascii() and key.isdigit()):
+        message += "; tensor names need the model: add --model MODEL.circle"
+    return message
 
 
 def _dump_layout(args: argparse.Namespace) -> int:
@@ -302,11 +326,13 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for label, path, ckpt in (("a", args.a, a), ("b", args.b, b)):
         kind = ckpt.optimizer.kind if ckpt.optimizer is not None else "no optimizer"
         dialect = ckpt.dialect or "either"
-        print(f"{label}: {safe_text(path)} ({ckpt.revision}, {dialect}, {kind})")
+        print(safe_text(f"{label}: {path} ({ckpt.revision}, {dialect}, {kind})"))
     rows = [["entry", "slot", "status", "max_abs", "max_rel"]]
     for e in result.entries:
         shown = e.status if e.status != "size" else f"size {e.nbytes_a} != {e.nbytes_b}"
-        rows.append([safe_text(e.key), e.slot, shown, _fmt(e.max_abs), _fmt(e.max_rel)])
+        rows.append(
+            [safe_text(e.key), safe_text(e.slot), shown, _fmt(e.max_abs), _fmt(e.max_rel)]
+        )
     print(f"entries paired by {result.paired_by}")
     print("\n".join(_table(rows, left=(1, 2))))
     for key, (va, vb) in result.state.items():
@@ -314,7 +340,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for key, (va, vb) in result.facts.items():
         if key == "dialect":
             va, vb = va or "either", vb or "either"
-        print(f"note: {key} {va} != {vb} (not a difference of content)")
+        print(safe_text(f"note: {key} {va} != {vb} (not a difference of content)"))
     verdict = "equal" if result.equal else "different"
     print(f"{verdict} (atol={args.atol:g}, rtol={args.rtol:g})")
     return EXIT_OK if result.equal else EXIT_INVALID
@@ -331,7 +357,8 @@ def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **optio
     from tqdm import tqdm
 
     with tqdm(
-        total=size_hint, unit="B", unit_scale=True, desc="writing", file=sys.stderr, leave=False
+        total=size_hint, unit="B", unit_scale=True, desc="writing", leave=False,
+        file=getattr(sys.stderr, "raw", sys.stderr),  # the bar's own \r, not escaped
     ) as bar:
         save(ckpt, out, progress=bar.update, **options)
 
@@ -616,6 +643,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; stdout and stderr pass through :class:`SafeStream` meanwhile, so
+    that no control byte read from a file reaches the terminal (issue 11, item 4)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)  # type: ignore[assignment]
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

@@ -3,18 +3,25 @@
 Entries are paired by name when both checkpoints have named entries (a model was bound) and by
 entry index otherwise. Values are compared as the tensor's dtype when known, else as float32
 when the size allows it, else byte for byte; "equal within tolerance" is NumPy's ``isclose``
-(``|a - b| <= atol + rtol * |b|``, NaN equal to NaN).
+(``|a - b| <= atol + rtol * |b|``, NaN equal to NaN). Identical bytes are always equal, so a
+file equals itself whatever it holds (NaN weights included). Where exactly one side is NaN the
+difference is infinite. Training-state values are equal when they have the same type and the
+same encoding (a float compares bit for bit, so a NaN learning rate equals itself).
+
+Every step is linear in the entry count (dictionaries, never a search of the tensor list).
 """
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..format.model import Buffer, Checkpoint
+from ..format.model import Buffer, Checkpoint, Tensor
 from ..format.typed import typed_view
+from .jsonout import json_value
 
 __all__ = ["CheckpointDiff", "EntryDiff", "diff"]
 
@@ -53,19 +60,40 @@ class CheckpointDiff:
         return not self.state and all(e.ok for e in self.entries)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        """The comparison as strict JSON values (non-finite floats and bytes written as in
+        spec/SPEC.md section 9, see :mod:`onert_checkpoint.tools.jsonout`)."""
+        return json_value({
             "equal": self.equal,
             "paired_by": self.paired_by,
             "entries": [e.__dict__ for e in self.entries],
             "state": {k: list(v) for k, v in self.state.items()},
             "facts": {k: list(v) for k, v in self.facts.items()},
-        }
+        })
 
 
 def _values(entry: Buffer, dtype: str | None) -> np.ndarray:
     if dtype is None and entry.nbytes % 4 == 0:
         dtype = "float32"
     return typed_view(entry.raw, dtype, None).reshape(-1)
+
+
+def _distance(
+    va: np.ndarray, vb: np.ndarray, atol: float, rtol: float
+) -> tuple[float, float, bool]:
+    """Max absolute and relative difference, and whether every value is close."""
+    wide = np.complex128 if va.dtype.kind == "c" else np.float64
+    xa, xb = va.astype(wide), vb.astype(wide)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        same = (xa == xb) | (np.isnan(xa) & np.isnan(xb))
+        delta = np.where(same, 0.0, np.abs(xa - xb))
+        # One side NaN (or inf - inf of one sign against the other): infinitely apart.
+        delta = np.where(np.isnan(delta), np.inf, delta)
+        rel = np.where(delta == 0, 0.0, delta / np.maximum(np.abs(xb), np.finfo(float).tiny))
+        rel = np.where(np.isnan(rel), np.inf, rel)
+        close = bool(np.all(np.isclose(xa, xb, rtol=rtol, atol=atol, equal_nan=True)))
+    max_abs = float(delta.max()) if delta.size else 0.0
+    max_rel = float(rel.max()) if rel.size else 0.0
+    return max_abs, max_rel, close
 
 
 def _compare(
@@ -80,18 +108,38 @@ def _compare(
     if np.array_equal(a.raw, b.raw):
         return EntryDiff(key, slot, "equal", a.nbytes, b.nbytes, 0.0, 0.0)
     va, vb = _values(a, dtype), _values(b, dtype)
-    if va.dtype.kind in "fc" or va.dtype.kind in "iu":
-        xa, xb = va.astype(np.float64), vb.astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            both_nan = np.isnan(xa) & np.isnan(xb)
-            delta = np.where(both_nan, 0.0, np.abs(xa - xb))
-            rel = np.where(delta == 0, 0.0, delta / np.maximum(np.abs(xb), np.finfo(float).tiny))
-        max_abs = float(np.nanmax(delta)) if delta.size else 0.0
-        max_rel = float(np.nanmax(rel)) if rel.size else 0.0
-        close = bool(np.all(np.isclose(xa, xb, rtol=rtol, atol=atol, equal_nan=True)))
+    if va.dtype.kind in "fciu":
+        max_abs, max_rel, close = _distance(va, vb, atol, rtol)
         return EntryDiff(key, slot, "close" if close else "differs", a.nbytes, b.nbytes,
                          max_abs, max_rel)
     return EntryDiff(key, slot, "differs", a.nbytes, b.nbytes)
+
+
+def _encoding(value: object) -> tuple[str, object]:
+    """A state value as (type, exact encoding): floats by their IEEE-754 bits."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return "bytes", bytes(value)
+    if isinstance(value, float):
+        return "float", struct.pack("<d", value)
+    if isinstance(value, bool):
+        return "bool", value
+    if isinstance(value, int):
+        return "int", value
+    if isinstance(value, str):
+        return "string", value
+    return type(value).__name__, repr(value)
+
+
+def same_state_value(a: object, b: object) -> bool:
+    """True when two training-state values have the same type and encoding (NaN included)."""
+    return _encoding(a) == _encoding(b)
+
+
+def _uniquely_named(ckpt: Checkpoint) -> bool:
+    names = [t.name for t in ckpt.tensors]
+    return all(names) and len(set(names)) == len(names)
 
 
 def diff(a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0) -> CheckpointDiff:
@@ -106,11 +154,11 @@ def diff(a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0) 
     >>> [(e.key, e.slot, e.status) for e in d.entries][:3]
     [('0', 'weights', 'differs'), ('0', 'm', 'only_a'), ('0', 'v', 'only_a')]
     """
-    named = all(t.name for t in a.tensors) and all(t.name for t in b.tensors)
+    named = _uniquely_named(a) and _uniquely_named(b)
     out = CheckpointDiff(paired_by="name" if named else "index")
 
-    def keyed(ckpt: Checkpoint) -> dict[str, int]:
-        return {(str(t.name) if named else str(t.index)): t.index for t in ckpt.tensors}
+    def keyed(ckpt: Checkpoint) -> dict[str, Tensor]:
+        return {(str(t.name) if named else str(t.index)): t for t in ckpt.tensors}
 
     ka, kb = keyed(a), keyed(b)
     order = list(ka) + [k for k in kb if k not in ka]
@@ -118,13 +166,12 @@ def diff(a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0) 
     slots_b = b.optimizer.slots if b.optimizer is not None else {}
     slot_names = list(slots_a) + [s for s in slots_b if s not in slots_a]
     for key in order:
-        ta = a[ka[key]] if key in ka else None
-        tb = b[kb[key]] if key in kb else None
+        ta, tb = ka.get(key), kb.get(key)
         dtype = (ta.dtype if ta is not None else None) or (tb.dtype if tb is not None else None)
         out.entries.append(_compare(key, "weights", ta, tb, dtype, atol, rtol))
         for slot in slot_names:
-            ea = slots_a.get(slot, {}).get(ka[key]) if key in ka else None
-            eb = slots_b.get(slot, {}).get(kb[key]) if key in kb else None
+            ea = slots_a.get(slot, {}).get(ta.index) if ta is not None else None
+            eb = slots_b.get(slot, {}).get(tb.index) if tb is not None else None
             if ea is None and eb is None:
                 continue
             out.entries.append(_compare(key, slot, ea, eb, dtype, atol, rtol))
@@ -134,7 +181,7 @@ def diff(a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0) 
         out.state["optimizer"] = (kind_a, kind_b)
     for key in list(a.state) + [k for k in b.state if k not in a.state]:
         va, vb = a.state.get(key), b.state.get(key)
-        if va != vb:
+        if key not in a.state or key not in b.state or not same_state_value(va, vb):
             out.state[key] = (va, vb)
     for fact in ("revision", "dialect", "table_length"):
         fa, fb = getattr(a, fact), getattr(b, fact)

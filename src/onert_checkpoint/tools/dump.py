@@ -4,44 +4,69 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..format.model import Buffer, Checkpoint
+from ..format.model import Buffer, Checkpoint, Tensor
 from ..format.typed import typed_view
 
-__all__ = ["entry_key", "values"]
+__all__ = ["entry_key", "find_tensor", "tensor_values", "values"]
+
+
+def find_tensor(ckpt: Checkpoint, key: str | int) -> Tensor | None:
+    """The tensor named ``key``, else the entry whose index ``key`` is (an int or its decimal
+    text), else None. One pass over the entries."""
+    if isinstance(key, str):
+        for t in ckpt.tensors:
+            if t.name == key:
+                return t
+        if not (key.isascii() and key.isdigit()):
+            return None
+        key = int(key)
+    for t in ckpt.tensors:
+        if t.index == key:
+            return t
+    return None
 
 
 def entry_key(ckpt: Checkpoint, key: str | int) -> int | str:
     """``key`` as the checkpoint's mapping takes it: a name, or an entry index given as text."""
-    if isinstance(key, str):
-        if any(t.name == key for t in ckpt.tensors):
-            return key
-        if key.isdigit():
-            return int(key)
-    return key
+    tensor = find_tensor(ckpt, key)
+    if tensor is None:
+        return key
+    return tensor.name if isinstance(key, str) and tensor.name == key else tensor.index
+
+
+def tensor_values(
+    ckpt: Checkpoint, tensor: Tensor, *, slot: str | None = None, dtype: str | None = None
+) -> np.ndarray:
+    """The values of ``tensor`` (``slot`` None) or of one of its optimizer slots.
+
+    The dtype is ``dtype`` if given, else the tensor's (a model bound, or a schema-2 record),
+    else none is known and the values are the raw bytes (flat uint8), as ``export`` writes
+    them: typed when the type is known, clearly raw otherwise. The shape is the tensor's when
+    it fits. Constant time: no search of the entries.
+    """
+    entry: Buffer | None = tensor
+    if slot is not None:
+        slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
+        entry = slots.get(slot, {}).get(tensor.index)
+        if entry is None:
+            kind = ckpt.optimizer.kind if ckpt.optimizer else "no"
+            raise KeyError(f"entry {tensor.index} has no {slot!r} slot ({kind} optimizer)")
+    chosen = dtype or tensor.dtype or "uint8"
+    return typed_view(entry.raw, chosen, tensor.shape if dtype in (None, tensor.dtype) else None)
 
 
 def values(
     ckpt: Checkpoint, key: str | int, *, slot: str | None = None, dtype: str | None = None
 ) -> np.ndarray:
-    """The values of an entry (``slot`` None) or of one of its optimizer slots.
-
-    The dtype is ``dtype`` if given, else the tensor's (when a model named it), else float32
-    when the size is a multiple of 4, else uint8; the shape is the tensor's when it fits.
+    """The values of an entry (``slot`` None) or of one of its optimizer slots (see
+    :func:`tensor_values`).
 
     >>> import onert_checkpoint as oc
     >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
-    >>> values(ckpt, 3).dtype, values(ckpt, 3).shape, values(ckpt, 3, slot="v").shape
-    (dtype('float32'), (3,), (3,))
+    >>> values(ckpt, 3).dtype, values(ckpt, 3).shape, values(ckpt, 3, slot="v", dtype="f4").shape
+    (dtype('uint8'), (12,), (3,))
     """
-    tensor = ckpt[entry_key(ckpt, key)]
-    entry: Buffer | None = tensor
-    if slot is not None:
-        entry = ckpt.slot(slot, tensor.index)
-        if entry is None:
-            kind = ckpt.optimizer.kind if ckpt.optimizer else "no"
-            raise KeyError(f"entry {tensor.index} has no {slot!r} slot ({kind} optimizer)")
-    assert entry is not None
-    chosen = dtype or tensor.dtype
-    if chosen is None:
-        chosen = "float32" if entry.nbytes % 4 == 0 else "uint8"
-    return typed_view(entry.raw, chosen, tensor.shape if dtype in (None, tensor.dtype) else None)
+    tensor = find_tensor(ckpt, key)
+    if tensor is None:
+        raise KeyError(key)
+    return tensor_values(ckpt, tensor, slot=slot, dtype=dtype)

@@ -1,0 +1,53 @@
+"""Strict JSON (RFC 8259) for every ``--json`` output and every JSON metadata string.
+
+JSON has no number for NaN or the infinities and no bytes type, so values are written by type,
+the convention of spec/SPEC.md section 9 (the JSON description): a finite float is a JSON
+number, a non-finite float is ``{"float": "nan" | "inf" | "-inf"}`` (every NaN, whatever its
+sign and payload, is ``"nan"``), bytes are ``{"bytes": "<lower-case hex>"}``. NumPy scalars
+become the Python numbers they hold. The output is ASCII (``ensure_ascii``): a string read from
+a file can carry no control byte to a terminal, only its ``\\uXXXX`` escape.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+__all__ = ["dumps", "json_value", "non_finite"]
+
+
+def non_finite(value: float) -> dict[str, str]:
+    """The SPEC section 9 object of a non-finite float."""
+    return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+
+
+def json_value(value: Any) -> Any:
+    """``value`` (nested dicts, lists, tuples, dataclass ``__dict__``s) made writable as strict
+    JSON by the convention above. Keys are made strings, as JSON requires."""
+    if isinstance(value, (bool, type(None), str)):
+        return value
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"bytes": bytes(value).hex()}
+    if isinstance(value, float):
+        return value if math.isfinite(value) else non_finite(value)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, Mapping):
+        return {str(k): json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [json_value(v) for v in value.tolist()]
+    return str(value)
+
+
+def dumps(obj: Any) -> str:
+    """``obj`` as one line of strict, ASCII JSON (``allow_nan=False``: a non-finite float that
+    escaped :func:`json_value` is a bug, and fails loudly here rather than writing ``NaN``)."""
+    return json.dumps(json_value(obj), ensure_ascii=True, allow_nan=False)
