@@ -1,0 +1,878 @@
+/* The reference C writer (ockpt_write.h): schema 1 in both dialects, WOF and schema 2, byte for
+ * byte as the Python library writes them (src/onert_checkpoint/format/revisions/, the *_write modules).
+ *
+ * One mechanism places the data of every target. A block (schema 1, WOF) or the data section
+ * (schema 2) holds "ranges" numbered r = 0..R-1 in range order (table order; schema 2: the
+ * tensors in record order, then each slot's entries in record order). Ranges are stored in
+ * storage order: sorted by the key (built in memory?, source offset, r), so that a loaded file
+ * keeps its layout (SPEC.md 6.6, 7). A 0-byte range sits at the offset of the next non-empty
+ * range in storage order when it precedes that range in range order; otherwise (and when no
+ * non-empty range follows) at the end, where every range is empty. Readers sort ranges by
+ * (offset, range order) (rule 9, D2), so this is the only placement a reader gives back.
+ */
+#include "ockpt_write.h"
+
+#include "ockpt.h"
+
+#define NONE UINT64_MAX
+#define CHUNK ((uint64_t)1 << 30) /* largest callback/CRC call: fits any size_t >= 32 bits */
+
+/* ---- output: the same generator feeds a CRC-32C or the caller's callback ----------------- */
+
+typedef struct sink {
+  int crc_only; /* 1: only compute `crc` over the bytes */
+  uint32_t crc;
+  ockpt_write_fn write;
+  void *ctx;
+  uint64_t count;
+  int failed;
+  size_t fill;
+  uint8_t buf[256];
+} sink;
+
+static void emit(sink *s, const uint8_t *p, uint64_t n) {
+  while (n > 0) {
+    size_t k = (size_t)(n < CHUNK ? n : CHUNK);
+    if (s->crc_only)
+      s->crc = ockpt_crc32c(s->crc, p, k);
+    else if (!s->failed && s->write(s->ctx, p, k) != 0)
+      s->failed = 1;
+    p += k;
+    n -= k;
+  }
+}
+
+static void flush(sink *s) {
+  emit(s, s->buf, s->fill);
+  s->fill = 0;
+}
+
+static void put(sink *s, const void *data, uint64_t n) {
+  const uint8_t *p = (const uint8_t *)data;
+  s->count += n;
+  if (n > sizeof s->buf - s->fill) {
+    flush(s);
+    if (n >= sizeof s->buf) {
+      emit(s, p, n); /* large data goes straight through, never copied */
+      return;
+    }
+  }
+  while (n-- > 0) s->buf[s->fill++] = *p++;
+}
+
+static void put_zeros(sink *s, uint64_t n) {
+  static const uint8_t zeros[64] = {0};
+  while (n > 0) {
+    uint64_t k = n < sizeof zeros ? n : sizeof zeros;
+    put(s, zeros, k);
+    n -= k;
+  }
+}
+
+static void put_le(sink *s, uint64_t v, unsigned bytes) {
+  uint8_t b[8];
+  unsigned i;
+  for (i = 0; i < bytes; i++) b[i] = (uint8_t)(v >> (8 * i));
+  put(s, b, bytes);
+}
+#define PUT8(s, v) put_le((s), (uint64_t)(v), 1)
+#define PUT16(s, v) put_le((s), (uint64_t)(v), 2)
+#define PUT32(s, v) put_le((s), (uint64_t)(v), 4)
+#define PUT64(s, v) put_le((s), (uint64_t)(v), 8)
+
+static void sink_init(sink *s, int crc_only, ockpt_write_fn write, void *ctx) {
+  s->crc_only = crc_only;
+  s->crc = 0;
+  s->write = write;
+  s->ctx = ctx;
+  s->count = 0;
+  s->failed = 0;
+  s->fill = 0;
+}
+
+/* ---- ranges and their placement ------------------------------------------------------------ */
+
+typedef struct layout {
+  const ockpt_w_checkpoint *c;
+  int v2;           /* schema 2: every range starts on a 64-byte boundary */
+  int block;        /* schema 1 / WOF: 0 weights, 1 + j slot j; -1 schema 2 */
+  int absent_empty; /* onert: an absent slot entry is recorded like an empty one */
+  int use_src;      /* storage order follows the source offsets */
+  uint64_t num_ranges;
+  uint64_t data_start;
+  int monotonic;    /* storage order is range order: offsets are prefix sums */
+  uint64_t cur_r, cur_sum; /* cursor of the prefix sum (monotonic) */
+} layout;
+
+static uint64_t align_to(const layout *L, uint64_t x) {
+  return L->v2 ? (x + 63u) / 64u * 64u : x;
+}
+
+/* Range r's buffer, or NULL when it is no range (an absent slot entry). */
+static const ockpt_w_buffer *range_at(const layout *L, uint64_t r) {
+  const ockpt_w_checkpoint *c = L->c;
+  const ockpt_w_buffer *b;
+  uint64_t n = c->num_tensors;
+  if (L->block == 0 || (L->block < 0 && r < n)) return &c->tensors[r].buf;
+  if (L->block > 0)
+    b = &c->slots[L->block - 1].entries[r];
+  else
+    b = &c->slots[(r - n) / n].entries[(r - n) % n];
+  if (b->nbytes == OCKPT_W_ABSENT) return L->absent_empty ? b : NULL;
+  return b;
+}
+
+static uint64_t range_size(const ockpt_w_buffer *b) {
+  return b->nbytes == OCKPT_W_ABSENT ? 0 : b->nbytes;
+}
+
+/* Storage-order comparison of two ranges: (built in memory, source offset, range order). */
+static int key_less(const layout *L, uint64_t a, uint64_t b) {
+  const ockpt_w_buffer *x = range_at(L, a), *y = range_at(L, b);
+  int xn = !L->use_src || x->src_offset == OCKPT_W_NEW, yn = !L->use_src || y->src_offset == OCKPT_W_NEW;
+  if (xn != yn) return xn < yn;
+  if (!xn && x->src_offset != y->src_offset) return x->src_offset < y->src_offset;
+  return a < b;
+}
+
+static int nonempty(const layout *L, uint64_t r) {
+  const ockpt_w_buffer *b = range_at(L, r);
+  return b != NULL && range_size(b) > 0;
+}
+
+/* The first non-empty range after `after` in storage order (after == NONE: the first one). */
+static uint64_t next_nonempty(const layout *L, uint64_t after) {
+  uint64_t r, best = NONE;
+  if (L->monotonic) {
+    for (r = after == NONE ? 0 : after + 1; r < L->num_ranges; r++)
+      if (nonempty(L, r)) return r;
+    return NONE;
+  }
+  for (r = 0; r < L->num_ranges; r++)
+    if (nonempty(L, r) && (after == NONE || key_less(L, after, r)) &&
+        (best == NONE || key_less(L, r, best)))
+      best = r;
+  return best;
+}
+
+/* Sum of the (aligned) sizes of the non-empty ranges stored before range r. */
+static uint64_t stored_before(layout *L, uint64_t r) {
+  uint64_t f, sum = 0;
+  if (L->monotonic) {
+    if (r < L->cur_r) L->cur_r = 0, L->cur_sum = 0;
+    for (; L->cur_r < r; L->cur_r++)
+      if (nonempty(L, L->cur_r)) L->cur_sum += align_to(L, range_size(range_at(L, L->cur_r)));
+    return L->cur_sum;
+  }
+  for (f = 0; f < L->num_ranges; f++)
+    if (nonempty(L, f) && key_less(L, f, r)) sum += align_to(L, range_size(range_at(L, f)));
+  return sum;
+}
+
+static uint64_t stored_total(layout *L) {
+  uint64_t f, sum = 0;
+  for (f = 0; f < L->num_ranges; f++)
+    if (nonempty(L, f)) sum += align_to(L, range_size(range_at(L, f)));
+  return sum;
+}
+
+/* Where range r starts (an absolute file offset). */
+static uint64_t range_offset(layout *L, uint64_t r) {
+  uint64_t nx;
+  if (L->monotonic || nonempty(L, r)) return L->data_start + stored_before(L, r);
+  nx = next_nonempty(L, r);
+  if (nx != NONE && r < nx) return L->data_start + stored_before(L, nx);
+  return L->data_start + stored_total(L);
+}
+
+/* Whether an empty range is placed after every non-empty one (schema 2 then pads the data
+ * section to the boundary where that range starts). */
+static int empty_at_end(layout *L) {
+  uint64_t r, nx;
+  for (r = 0; r < L->num_ranges; r++) {
+    const ockpt_w_buffer *b = range_at(L, r);
+    if (b == NULL || range_size(b) > 0) continue;
+    nx = next_nonempty(L, r);
+    if (nx == NONE || nx < r) return 1;
+  }
+  return 0;
+}
+
+/* The data length: up to the end of the last stored byte, or of the last empty range. */
+static uint64_t data_length(layout *L) {
+  uint64_t total = stored_total(L), last = NONE, r;
+  if (empty_at_end(L)) return total;
+  for (r = next_nonempty(L, NONE); r != NONE; r = next_nonempty(L, r)) last = r;
+  if (last == NONE) return 0;
+  return total - align_to(L, range_size(range_at(L, last))) + range_size(range_at(L, last));
+}
+
+static void layout_init(layout *L, const ockpt_w_checkpoint *c, int v2, int block,
+                        int absent_empty, int use_src, uint64_t data_start) {
+  uint64_t r, prev = NONE;
+  L->c = c;
+  L->v2 = v2;
+  L->block = block;
+  L->absent_empty = absent_empty;
+  L->use_src = use_src;
+  L->num_ranges = v2 ? (uint64_t)c->num_tensors * (1u + c->num_slots) : c->num_tensors;
+  L->data_start = data_start;
+  L->cur_r = 0;
+  L->cur_sum = 0;
+  L->monotonic = 0;
+  for (r = 0; r < L->num_ranges; r++) {
+    if (range_at(L, r) == NULL) continue;
+    if (prev != NONE && !key_less(L, prev, r)) return;
+    prev = r;
+  }
+  L->monotonic = 1;
+}
+
+/* The stored bytes in storage order, each range at its offset (zeros between). */
+static void put_data(layout *L, sink *s) {
+  uint64_t r, pos = L->data_start, at = L->data_start;
+  for (r = next_nonempty(L, NONE); r != NONE; r = next_nonempty(L, r)) {
+    const ockpt_w_buffer *b = range_at(L, r);
+    put_zeros(s, at - pos);
+    put(s, b->data, b->nbytes);
+    pos = at + b->nbytes;
+    at += align_to(L, b->nbytes);
+  }
+  if (L->v2 && empty_at_end(L)) put_zeros(s, align_to(L, pos) - pos);
+}
+
+/* ---- content checks -------------------------------------------------------------------------- */
+
+static ockpt_w_result fail(const char *message) {
+  ockpt_w_result r;
+  r.status = OCKPT_W_NOT_REPRESENTABLE;
+  r.message = message;
+  r.file_size = 0;
+  return r;
+}
+
+static int bytes_equal(const uint8_t *a, uint32_t na, const uint8_t *b, uint32_t nb) {
+  uint32_t i;
+  if (na != nb) return 0;
+  for (i = 0; i < na; i++)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+static int is_text(const uint8_t *s, uint32_t n, const char *text) {
+  uint32_t i;
+  for (i = 0; i < n; i++)
+    if (text[i] == '\0' || (uint8_t)text[i] != s[i]) return 0;
+  return text[n] == '\0';
+}
+
+/* RFC 3629: no overlong forms, no surrogates (U+D800..DFFF), nothing above U+10FFFF. */
+static int utf8_ok(const uint8_t *p, uint64_t n) {
+  uint64_t i = 0;
+  while (i < n) {
+    uint8_t c = p[i];
+    unsigned len, k;
+    uint8_t lo = 0x80, hi = 0xBF;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) len = 3;
+    else if (c >= 0xF0 && c <= 0xF4) len = 4;
+    else return 0;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+    if (n - i < len) return 0;
+    if (p[i + 1] < lo || p[i + 1] > hi) return 0;
+    for (k = 2; k < len; k++)
+      if (p[i + k] < 0x80 || p[i + k] > 0xBF) return 0;
+    i += len;
+  }
+  return 1;
+}
+
+static int text_ok(const uint8_t *p, uint64_t n, uint64_t limit) {
+  return n >= 1 && n <= limit && p != NULL && utf8_ok(p, n);
+}
+
+/* Bytes per element of a circle TensorType (SPEC.md 6.3); 0: no whole-byte size; -1: unknown. */
+static int dtype_size(int code) {
+  static const signed char sizes[23] = {0, 0, 0, 0, 0, /* -5..-1: ggml blocks, uint4 */
+                                        4, 2, 4, 1, 8, 0, 1, 2, 8, 1, 8, 16, 8, 0, 0, 4, 2, 0};
+  if (code < -5 || code > 17) return -1;
+  return sizes[code + 5];
+}
+
+static int state_value(const ockpt_w_checkpoint *c, const char *key, int64_t *value) {
+  uint32_t k;
+  for (k = 0; k < c->num_state; k++)
+    if (is_text(c->state[k].key, c->state[k].key_len, key)) {
+      if (c->state[k].type != OCKPT_V2_VALUE_INT) return -1;
+      *value = c->state[k].i;
+      return 1;
+    }
+  *value = 0;
+  return 0;
+}
+
+static const char *check_tensor_order(const ockpt_w_checkpoint *c, uint64_t limit) {
+  uint32_t k;
+  if (c->num_tensors > 0 && c->tensors == NULL) return "no tensor array";
+  for (k = 0; k < c->num_tensors; k++) {
+    const ockpt_w_buffer *b = &c->tensors[k].buf;
+    if (k > 0 && c->tensors[k].index <= c->tensors[k - 1].index)
+      return "tensors must be given in strictly ascending index order";
+    if ((uint64_t)c->tensors[k].index >= limit) return "a tensor's index is out of range";
+    if (b->nbytes == OCKPT_W_ABSENT || (b->nbytes > 0 && b->data == NULL))
+      return "a tensor has no data";
+  }
+  return NULL;
+}
+
+static const char *check_slot_entries(const ockpt_w_checkpoint *c) {
+  uint32_t j, k;
+  if (c->num_slots > 0 && c->slots == NULL) return "no slot array";
+  for (j = 0; j < c->num_slots; j++) {
+    if (c->num_tensors > 0 && c->slots[j].entries == NULL) return "a slot has no entry array";
+    for (k = 0; k < c->num_tensors; k++) {
+      const ockpt_w_buffer *b = &c->slots[j].entries[k];
+      if (b->nbytes != OCKPT_W_ABSENT && b->nbytes > 0 && b->data == NULL)
+        return "a slot entry has no data";
+    }
+  }
+  return NULL;
+}
+
+/* ---- schema 1 (SPEC.md section 4; the runtimes' layouts: section 7) ------------------------ */
+
+static const char *onert_unfit(const ockpt_w_checkpoint *c) {
+  uint32_t k;
+  if (c->num_entries != c->num_tensors)
+    return "onert files have no absent entries (indices must be 0..N-1, all present)";
+  for (k = 0; k < c->num_tensors; k++)
+    if (c->tensors[k].index != k)
+      return "onert files have no absent entries (indices must be 0..N-1, all present)";
+  return NULL;
+}
+
+static const char *micro_unfit(const ockpt_w_checkpoint *c, uint32_t kind) {
+  uint32_t j, k;
+  if (c->footerless) return "onert-micro files always have a footer";
+  if (kind == OCKPT_V2_OPT_ADAM)
+    for (j = 0; j < 2; j++)
+      for (k = 0; k < c->num_tensors; k++)
+        if (c->slots[j].entries[k].nbytes != c->tensors[k].buf.nbytes)
+          return "onert-micro keeps Adam's m and v for every saved tensor, at its size";
+  return NULL;
+}
+
+static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dialect,
+                               ockpt_write_fn write, void *ctx) {
+  uint32_t kind = c->has_optimizer ? c->optimizer_kind : OCKPT_V2_OPT_SGD;
+  uint64_t n = c->num_entries, pos, start[3], end[3], size, other, opt1, opt2;
+  int64_t step, epoch;
+  int footer, b, nblocks, onert;
+  const char *why;
+  uint32_t k;
+  layout L[3];
+  sink s;
+  ockpt_w_result res;
+
+  if (kind != OCKPT_V2_OPT_SGD && kind != OCKPT_V2_OPT_ADAM)
+    return fail("schema 1 stores only SGD and Adam");
+  if ((why = check_tensor_order(c, n)) != NULL) return fail(why);
+  if (kind == OCKPT_V2_OPT_ADAM) {
+    if (c->num_slots != 2 || !is_text(c->slots[0].name, c->slots[0].name_len, "m") ||
+        !is_text(c->slots[1].name, c->slots[1].name_len, "v"))
+      return fail("Adam has the slots m and v");
+    if ((why = check_slot_entries(c)) != NULL) return fail(why);
+    for (k = 0; k < c->num_tensors; k++) {
+      uint64_t w = c->tensors[k].buf.nbytes, m = c->slots[0].entries[k].nbytes,
+               v = c->slots[1].entries[k].nbytes;
+      if ((m != OCKPT_W_ABSENT && m != 0 && m != w) || (v != OCKPT_W_ABSENT && v != 0 && v != w))
+        return fail("an Adam slot entry's size is neither 0 nor its weight's");
+      if ((m == OCKPT_W_ABSENT ? 0 : m) != (v == OCKPT_W_ABSENT ? 0 : v))
+        return fail("m and v entries differ in size (Adam keeps both or neither)");
+    }
+  } else if (c->num_slots != 0) {
+    return fail("SGD has no slots");
+  }
+  for (k = 0; k < c->num_state; k++)
+    if (!is_text(c->state[k].key, c->state[k].key_len, "step") &&
+        !is_text(c->state[k].key, c->state[k].key_len, "epoch"))
+      return fail("schema 1 stores only step and epoch");
+  if (state_value(c, "step", &step) < 0 || state_value(c, "epoch", &epoch) < 0 || step < 0 ||
+      epoch < 0 || step > 0xFFFFFFFF || epoch > 0xFFFFFFFF)
+    return fail("step and epoch must be integers in 0..2**32-1");
+  if (dialect == OCKPT_W_AUTO) dialect = onert_unfit(c) == NULL ? OCKPT_W_ONERT : OCKPT_W_ONERT_MICRO;
+  onert = dialect == OCKPT_W_ONERT;
+  why = onert ? onert_unfit(c) : micro_unfit(c, kind);
+  if (why != NULL) return fail(why);
+
+  /* Offsets: the header, each block's table then data, the footer (SPEC.md 4). */
+  footer = !(onert && c->footerless);
+  nblocks = kind == OCKPT_V2_OPT_ADAM ? 3 : 1;
+  pos = OCKPT_V1_HEADER_SIZE;
+  for (b = 0; b < nblocks; b++) {
+    /* onert writes data in table order (CheckpointExporter.cc); onert-micro in the order of
+     * the file it read (OMCheckpointSaver.cpp): storage order by source offset. */
+    start[b] = pos;
+    layout_init(&L[b], c, 0, b, onert && b > 0, !onert, pos + 4 * n);
+    end[b] = pos + 4 * n + stored_total(&L[b]);
+    pos = end[b];
+  }
+  if (pos > 0xFFFFFFFFu) return fail("schema 1 offsets are u32; the content is too large");
+  other = footer ? pos : 0;
+  size = pos + (footer ? OCKPT_FOOTER_SIZE : 0);
+  if (kind == OCKPT_V2_OPT_ADAM)
+    opt1 = start[1], opt2 = start[2];
+  else if (onert)
+    opt1 = pos, opt2 = 0;
+  else
+    opt1 = 0, opt2 = 0;
+
+  sink_init(&s, 0, write, ctx);
+  PUT16(&s, OCKPT_MAGIC);
+  PUT8(&s, OCKPT_VERSION_1);
+  PUT8(&s, 0);
+  PUT32(&s, opt1);
+  PUT32(&s, opt2);
+  PUT32(&s, other);
+  PUT32(&s, n);
+  for (b = 0; b < nblocks; b++) {
+    uint64_t i;
+    k = 0;
+    for (i = 0; i < n; i++) {
+      uint64_t value = 0;
+      if (k < c->num_tensors && c->tensors[k].index == i) {
+        if (range_at(&L[b], k) != NULL) value = range_offset(&L[b], k);
+        k++;
+      }
+      PUT32(&s, value);
+    }
+    put_data(&L[b], &s);
+  }
+  if (footer) {
+    PUT32(&s, step);
+    PUT32(&s, epoch);
+  }
+  flush(&s);
+  res.status = s.failed ? OCKPT_W_IO : OCKPT_W_OK;
+  res.message = s.failed ? "the write callback failed" : "ok";
+  res.file_size = s.count;
+  if (!s.failed && s.count != size) res.status = OCKPT_W_IO, res.message = "internal: size";
+  return res;
+}
+
+/* ---- weight-only format (SPEC.md section 5) -------------------------------------------------- */
+
+static ockpt_w_result write_wof(const ockpt_w_checkpoint *c, ockpt_write_fn write, void *ctx) {
+  uint32_t j, k;
+  uint64_t n = c->num_entries, i;
+  const char *why;
+  layout L;
+  sink s;
+  ockpt_w_result res;
+  if (c->has_optimizer) {
+    if ((why = check_slot_entries(c)) != NULL) return fail(why);
+    for (j = 0; j < c->num_slots; j++)
+      for (k = 0; k < c->num_tensors; k++)
+        if (c->slots[j].entries[k].nbytes != OCKPT_W_ABSENT)
+          return fail("WOF holds weights only; writing it would lose the optimizer state");
+  }
+  if (c->num_state > 0)
+    return fail("WOF holds weights only; writing it would lose the training state");
+  if ((why = check_tensor_order(c, n)) != NULL) return fail(why);
+  layout_init(&L, c, 0, 0, 0, 1, OCKPT_WOF_HEADER_SIZE + 4 * n);
+  if (L.data_start + stored_total(&L) > 0xFFFFFFFFu)
+    return fail("WOF offsets are u32; the content is too large");
+  sink_init(&s, 0, write, ctx);
+  PUT16(&s, OCKPT_MAGIC);
+  PUT8(&s, OCKPT_VERSION_1);
+  PUT8(&s, 0);
+  PUT32(&s, n);
+  for (i = 0, k = 0; i < n; i++) {
+    uint64_t value = 0;
+    if (k < c->num_tensors && c->tensors[k].index == i) value = range_offset(&L, k++);
+    PUT32(&s, value);
+  }
+  put_data(&L, &s);
+  flush(&s);
+  res.status = s.failed ? OCKPT_W_IO : OCKPT_W_OK;
+  res.message = s.failed ? "the write callback failed" : "ok";
+  res.file_size = s.count;
+  return res;
+}
+
+/* ---- schema 2 (SPEC.md section 6, 6.6 "Writing") -------------------------------------------- */
+
+#define V2_MAX_BODIES (OCKPT_V2_MAX_SECTIONS)
+
+typedef struct v2plan {
+  const ockpt_w_checkpoint *c;
+  layout L;
+  uint32_t n, K;
+  int has_data;
+  unsigned nbodies;        /* sections with a body in memory (all but data) */
+  uint32_t kind[V2_MAX_BODIES + 1], flags[V2_MAX_BODIES + 1], crc[V2_MAX_BODIES + 1];
+  uint64_t ofs[V2_MAX_BODIES + 1], len[V2_MAX_BODIES + 1];
+  int which[V2_MAX_BODIES]; /* 1 tensors, 2 optimizer, 3 state, 5 origin, 0: extra section */
+  uint32_t extra[V2_MAX_BODIES];
+  uint64_t file_size;
+} v2plan;
+
+static const char *const canonical_slots[3][2] = {{NULL, NULL}, {"momentum", NULL}, {"m", "v"}};
+
+static const struct {
+  const char *key;
+  uint8_t type;
+} well_known[] = {{"step", 0}, {"epoch", 0}, {"iteration", 0}, {"batch_size", 0},
+                  {"learning_rate", 1}, {"best_metric", 1}, {"loss_type", 2}, {"log_dir", 2}};
+
+static const char *v2_check(const ockpt_w_checkpoint *c) {
+  uint32_t k, j, q;
+  const char *why;
+  if (c->num_tensors > OCKPT_V2_MAX_TENSORS) return "schema 2 holds at most 2**24 tensors";
+  if ((why = check_tensor_order(c, (uint64_t)1 << 32)) != NULL) return why;
+  for (k = 0; k < c->num_tensors; k++) {
+    const ockpt_w_tensor *t = &c->tensors[k];
+    if (t->has & ~15u) return "unknown tensor-record flag";
+    if ((t->has & OCKPT_V2_HAS_MODEL_INDEX))
+      for (q = 0; q < k; q++)
+        if ((c->tensors[q].has & OCKPT_V2_HAS_MODEL_INDEX) && c->tensors[q].model_index == t->model_index)
+          return "a model index is used twice";
+    if ((t->has & OCKPT_V2_HAS_DTYPE) && dtype_size(t->dtype) < 0)
+      return "a dtype is not a circle TensorType";
+    if (t->has & OCKPT_V2_HAS_SHAPE) {
+      if (t->rank > OCKPT_V2_MAX_RANK) return "a shape exceeds rank 8";
+      if ((t->has & OCKPT_V2_HAS_DTYPE) && dtype_size(t->dtype) > 0) {
+        uint64_t total = (uint64_t)dtype_size(t->dtype);
+        int over = 0;
+        /* the exact product: a 0 dimension makes it 0 whatever overflowed before it */
+        for (q = 0; q < t->rank; q++) {
+          if (t->dims[q] == 0) total = 0, over = 0;
+          else if (total > UINT64_MAX / t->dims[q]) over = 1;
+          else total *= t->dims[q];
+        }
+        if (over || total != t->buf.nbytes) return "a shape disagrees with the tensor's bytes";
+      }
+    }
+    if (t->has & OCKPT_V2_HAS_NAME) {
+      if (!text_ok(t->name, t->name_len, OCKPT_V2_MAX_NAME_LEN))
+        return "a tensor name is not 1..1024 bytes of UTF-8";
+      for (q = 0; q < k; q++)
+        if ((c->tensors[q].has & OCKPT_V2_HAS_NAME) &&
+            bytes_equal(c->tensors[q].name, c->tensors[q].name_len, t->name, t->name_len))
+          return "two tensors have the same name";
+    }
+  }
+  if (c->has_optimizer) {
+    if (c->num_slots > OCKPT_V2_MAX_SLOTS) return "schema 2 holds at most 16 optimizer slots";
+    if ((why = check_slot_entries(c)) != NULL) return why;
+    if (c->optimizer_kind <= OCKPT_V2_OPT_ADAM) {
+      const char *const *names = canonical_slots[c->optimizer_kind];
+      uint32_t want = (uint32_t)(names[0] != NULL) + (uint32_t)(names[1] != NULL);
+      if (c->num_slots != want) return "a known optimizer has its own slots";
+      for (j = 0; j < want; j++)
+        if (!is_text(c->slots[j].name, c->slots[j].name_len, names[j]))
+          return "a known optimizer has its own slots, in its order";
+    }
+    for (j = 0; j < c->num_slots; j++) {
+      if (!text_ok(c->slots[j].name, c->slots[j].name_len, OCKPT_V2_MAX_NAME_LEN))
+        return "a slot name is not 1..1024 bytes of UTF-8";
+      for (q = 0; q < j; q++)
+        if (bytes_equal(c->slots[q].name, c->slots[q].name_len, c->slots[j].name,
+                        c->slots[j].name_len))
+          return "two optimizer slots have the same name";
+    }
+  } else if (c->num_slots != 0) {
+    return "slots without an optimizer";
+  }
+  if (c->num_state > OCKPT_V2_MAX_STATE_ENTRIES) return "schema 2 holds at most 1024 state entries";
+  for (k = 0; k < c->num_state; k++) {
+    const ockpt_w_state *e = &c->state[k];
+    if (!text_ok(e->key, e->key_len, OCKPT_V2_MAX_KEY_LEN))
+      return "a state key is not 1..255 bytes of UTF-8";
+    for (q = 0; q < k; q++)
+      if (bytes_equal(c->state[q].key, c->state[q].key_len, e->key, e->key_len))
+        return "two state entries have the same key";
+    if (e->type > OCKPT_V2_VALUE_BYTES) return "unknown state value type";
+    if (e->type >= OCKPT_V2_VALUE_STRING) {
+      if (e->len > OCKPT_V2_MAX_VALUE_LEN) return "state values have at most 2**20 bytes";
+      if (e->len > 0 && e->value == NULL) return "a state value has no bytes";
+      if (e->type == OCKPT_V2_VALUE_STRING && !utf8_ok((const uint8_t *)e->value, e->len))
+        return "a state string is not UTF-8";
+    }
+    for (q = 0; q < sizeof well_known / sizeof well_known[0]; q++)
+      if (is_text(e->key, e->key_len, well_known[q].key) &&
+          (e->type != well_known[q].type || (e->type == OCKPT_V2_VALUE_INT && e->i < 0)))
+        return "a well-known state key has another type (int keys are non-negative)";
+  }
+  if (c->has_origin &&
+      (c->origin_revision < 1 || c->origin_revision > 2 || c->origin_dialect > 2 ||
+       c->origin_flags > OCKPT_V2_ORIGIN_FOOTERLESS))
+    return "the origin names an unknown revision, dialect or flag";
+  if (c->num_sections > 0 && c->sections == NULL) return "no section array";
+  for (k = 0; k < c->num_sections; k++) {
+    if (c->sections[k].kind >= OCKPT_V2_KIND_TENSORS && c->sections[k].kind <= OCKPT_V2_KIND_ORIGIN)
+      return "a kept section has a kind the specification defines";
+    if (k > 0 && c->sections[k].kind <= c->sections[k - 1].kind)
+      return "kept sections must be in strictly ascending kind order (one of each kind)";
+    if (c->sections[k].len > 0 && c->sections[k].data == NULL) return "a section has no bytes";
+  }
+  return NULL;
+}
+
+static void put_body(v2plan *P, unsigned b, sink *s) {
+  const ockpt_w_checkpoint *c = P->c;
+  uint64_t base = P->ofs[b];
+  uint32_t k, j, q;
+  switch (P->which[b]) {
+  case 1: { /* tensors: head, records, names (SPEC.md 6.3) */
+    uint64_t npos = base + 8 + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P->n;
+    PUT32(s, P->n);
+    PUT32(s, 0);
+    for (k = 0; k < P->n; k++) {
+      const ockpt_w_tensor *t = &c->tensors[k];
+      int named = (t->has & OCKPT_V2_HAS_NAME) != 0, shaped = (t->has & OCKPT_V2_HAS_SHAPE) != 0;
+      PUT32(s, t->index);
+      PUT32(s, (t->has & OCKPT_V2_HAS_MODEL_INDEX) ? t->model_index : 0);
+      PUT16(s, t->has);
+      PUT8(s, (t->has & OCKPT_V2_HAS_DTYPE) ? (uint8_t)t->dtype : 0);
+      PUT8(s, shaped ? t->rank : 0);
+      PUT32(s, named ? t->name_len : 0);
+      PUT64(s, named ? npos : 0);
+      PUT64(s, range_offset(&P->L, k));
+      PUT64(s, t->buf.nbytes);
+      for (q = 0; q < OCKPT_V2_MAX_RANK; q++) PUT32(s, shaped && q < t->rank ? t->dims[q] : 0);
+      if (named) npos += t->name_len;
+    }
+    for (k = 0; k < P->n; k++)
+      if (c->tensors[k].has & OCKPT_V2_HAS_NAME) put(s, c->tensors[k].name, c->tensors[k].name_len);
+    break;
+  }
+  case 2: { /* optimizer: head, slot descriptors, slot entries, names (SPEC.md 6.4) */
+    uint64_t npos = base + 16 + 16 * (uint64_t)P->K + 16 * (uint64_t)P->K * P->n;
+    PUT32(s, c->optimizer_kind);
+    PUT32(s, P->K);
+    PUT32(s, P->n);
+    PUT32(s, 0);
+    for (j = 0; j < P->K; j++) {
+      PUT64(s, npos);
+      PUT32(s, c->slots[j].name_len);
+      PUT32(s, 0);
+      npos += c->slots[j].name_len;
+    }
+    for (j = 0; j < P->K; j++)
+      for (k = 0; k < P->n; k++) {
+        const ockpt_w_buffer *e = &c->slots[j].entries[k];
+        if (e->nbytes == OCKPT_W_ABSENT) {
+          PUT64(s, OCKPT_V2_NO_STATE);
+          PUT64(s, 0);
+        } else {
+          PUT64(s, range_offset(&P->L, (uint64_t)P->n * (1u + j) + k));
+          PUT64(s, e->nbytes);
+        }
+      }
+    for (j = 0; j < P->K; j++) put(s, c->slots[j].name, c->slots[j].name_len);
+    break;
+  }
+  case 3: { /* state: head, entries, then each key and its value (SPEC.md 6.4) */
+    uint64_t spos = base + 8 + (uint64_t)OCKPT_V2_STATE_ENTRY_SIZE * c->num_state;
+    PUT32(s, c->num_state);
+    PUT32(s, 0);
+    for (k = 0; k < c->num_state; k++) {
+      const ockpt_w_state *e = &c->state[k];
+      uint64_t value = 0;
+      PUT64(s, spos);
+      PUT32(s, e->key_len);
+      PUT8(s, e->type);
+      PUT8(s, 0);
+      PUT16(s, 0);
+      spos += e->key_len;
+      if (e->type == OCKPT_V2_VALUE_INT) {
+        value = (uint64_t)e->i;
+      } else if (e->type == OCKPT_V2_VALUE_FLOAT) {
+        const uint8_t *fb = (const uint8_t *)&e->f; /* IEEE 754 binary64, host byte order */
+        uint16_t probe = 1;
+        int little = *(const uint8_t *)&probe == 1;
+        for (q = 0; q < 8; q++) value |= (uint64_t)fb[little ? q : 7 - q] << (8 * q);
+      } else {
+        value = spos;
+        spos += e->len;
+      }
+      PUT64(s, value);
+      PUT64(s, e->type >= OCKPT_V2_VALUE_STRING ? e->len : 0);
+    }
+    for (k = 0; k < c->num_state; k++) {
+      put(s, c->state[k].key, c->state[k].key_len);
+      if (c->state[k].type >= OCKPT_V2_VALUE_STRING) put(s, c->state[k].value, c->state[k].len);
+    }
+    break;
+  }
+  case 5: /* origin (SPEC.md 6.4) */
+    PUT32(s, c->origin_revision);
+    PUT32(s, c->origin_dialect);
+    PUT32(s, c->origin_flags);
+    PUT32(s, 0);
+    PUT64(s, c->origin_num_entries);
+    break;
+  default:
+    put(s, c->sections[P->extra[b]].data, c->sections[P->extra[b]].len);
+  }
+}
+
+static void put_table(const v2plan *P, sink *s) {
+  unsigned b;
+  for (b = 0; b < P->nbodies + (unsigned)P->has_data; b++) {
+    PUT32(s, P->kind[b]);
+    PUT32(s, P->flags[b]);
+    PUT64(s, P->ofs[b]);
+    PUT64(s, P->len[b]);
+    PUT32(s, P->crc[b]);
+    PUT32(s, 0);
+  }
+}
+
+static void add_body(v2plan *P, int which, uint32_t kind, uint32_t flags, uint64_t len,
+                     uint32_t extra) {
+  P->which[P->nbodies] = which;
+  P->kind[P->nbodies] = kind;
+  P->flags[P->nbodies] = flags;
+  P->len[P->nbodies] = len;
+  P->extra[P->nbodies] = extra;
+  P->nbodies++;
+}
+
+static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, ockpt_write_fn write, void *ctx) {
+  static const v2plan zero_plan;
+  v2plan P = zero_plan;
+  uint64_t pos, sum;
+  unsigned b, nsec;
+  uint32_t k;
+  uint8_t header[OCKPT_V2_HEADER_SIZE];
+  const char *why;
+  sink s;
+  ockpt_w_result res;
+
+  if ((why = v2_check(c)) != NULL) return fail(why);
+  P.c = c;
+  P.n = c->num_tensors;
+  P.K = c->has_optimizer ? c->num_slots : 0;
+  P.has_data = P.n > 0; /* every tensor is a data range */
+  /* Sections in the canonical order (SPEC.md 6.6): tensors, optimizer, state, origin, kept
+   * sections by kind, data. */
+  if (P.n > 0) {
+    for (sum = 0, k = 0; k < P.n; k++)
+      if (c->tensors[k].has & OCKPT_V2_HAS_NAME) sum += c->tensors[k].name_len;
+    add_body(&P, 1, OCKPT_V2_KIND_TENSORS, OCKPT_V2_FLAG_REQUIRED,
+             8 + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P.n + sum, 0);
+  }
+  if (c->has_optimizer) {
+    for (sum = 0, k = 0; k < P.K; k++) sum += c->slots[k].name_len;
+    add_body(&P, 2, OCKPT_V2_KIND_OPTIMIZER, OCKPT_V2_FLAG_REQUIRED,
+             16 + 16 * (uint64_t)P.K + 16 * (uint64_t)P.K * P.n + sum, 0);
+  }
+  if (c->num_state > 0) {
+    for (sum = 0, k = 0; k < c->num_state; k++)
+      sum += c->state[k].key_len + (c->state[k].type >= OCKPT_V2_VALUE_STRING ? c->state[k].len : 0);
+    add_body(&P, 3, OCKPT_V2_KIND_STATE, OCKPT_V2_FLAG_REQUIRED,
+             8 + (uint64_t)OCKPT_V2_STATE_ENTRY_SIZE * c->num_state + sum, 0);
+  }
+  if (c->has_origin) add_body(&P, 5, OCKPT_V2_KIND_ORIGIN, 0, OCKPT_V2_ORIGIN_SIZE, 0);
+  if (c->num_sections > OCKPT_V2_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
+  for (k = 0; k < c->num_sections; k++)
+    add_body(&P, 0, c->sections[k].kind, c->sections[k].required ? OCKPT_V2_FLAG_REQUIRED : 0,
+             c->sections[k].len, k);
+  nsec = P.nbodies + (unsigned)P.has_data;
+  if (nsec > OCKPT_V2_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
+  pos = OCKPT_V2_HEADER_SIZE + (uint64_t)OCKPT_V2_SECTION_ENTRY_SIZE * nsec;
+  for (b = 0; b < P.nbodies; b++) {
+    pos = (pos + 63u) / 64u * 64u;
+    P.ofs[b] = pos;
+    pos += P.len[b];
+  }
+  layout_init(&P.L, c, 1, -1, 0, 1, P.has_data ? (pos + 63u) / 64u * 64u : pos);
+  P.file_size = pos;
+  if (P.has_data) {
+    P.kind[P.nbodies] = OCKPT_V2_KIND_DATA;
+    P.flags[P.nbodies] = OCKPT_V2_FLAG_REQUIRED;
+    P.ofs[P.nbodies] = P.L.data_start;
+    P.len[P.nbodies] = data_length(&P.L);
+    P.file_size = P.L.data_start + P.len[P.nbodies];
+  }
+
+  /* Pass 1: every checksum (each body generated once into CRC-32C). */
+  for (b = 0; b < P.nbodies; b++) {
+    sink_init(&s, 1, write, ctx);
+    put_body(&P, b, &s);
+    flush(&s);
+    if (s.count != P.len[b]) return fail("internal: a section body's size");
+    P.crc[b] = s.crc;
+  }
+  if (P.has_data) {
+    sink_init(&s, 1, write, ctx);
+    put_data(&P.L, &s);
+    flush(&s);
+    if (s.count != P.len[P.nbodies]) return fail("internal: the data section's size");
+    P.crc[P.nbodies] = s.crc;
+  }
+  sink_init(&s, 1, write, ctx);
+  put_table(&P, &s);
+  flush(&s);
+
+  /* The header (SPEC.md 6.2): header_crc is the CRC-32C of the 64 bytes with it zero. */
+  for (k = 0; k < OCKPT_V2_HEADER_SIZE; k++) header[k] = 0;
+  header[0] = (uint8_t)(OCKPT_MAGIC & 0xFF);
+  header[1] = (uint8_t)(OCKPT_MAGIC >> 8);
+  header[2] = OCKPT_VERSION_2;
+  for (k = 0; k < 8; k++) {
+    header[8 + k] = (uint8_t)(P.file_size >> (8 * k));
+    header[16 + k] = (uint8_t)((uint64_t)OCKPT_V2_HEADER_SIZE >> (8 * k));
+  }
+  for (k = 0; k < 4; k++) {
+    header[24 + k] = (uint8_t)(nsec >> (8 * k));
+    header[28 + k] = (uint8_t)(s.crc >> (8 * k));
+  }
+  sum = ockpt_crc32c(0, header, sizeof header);
+  for (k = 0; k < 4; k++) header[4 + k] = (uint8_t)(sum >> (8 * k));
+
+  /* Pass 2: the file, in order. */
+  sink_init(&s, 0, write, ctx);
+  put(&s, header, sizeof header);
+  put_table(&P, &s);
+  for (b = 0; b < P.nbodies; b++) {
+    put_zeros(&s, P.ofs[b] - s.count);
+    put_body(&P, b, &s);
+  }
+  if (P.has_data) {
+    put_zeros(&s, P.L.data_start - s.count);
+    put_data(&P.L, &s);
+  }
+  flush(&s);
+  res.status = s.failed ? OCKPT_W_IO : OCKPT_W_OK;
+  res.message = s.failed ? "the write callback failed" : "ok";
+  res.file_size = s.count;
+  if (!s.failed && s.count != P.file_size) res.status = OCKPT_W_IO, res.message = "internal: size";
+  return res;
+}
+
+ockpt_w_result ockpt_write(const ockpt_w_checkpoint *c, ockpt_w_target target,
+                           ockpt_w_dialect dialect, ockpt_write_fn write, void *ctx) {
+  if (c == NULL || write == NULL) return fail("no checkpoint or no write callback");
+  if (c->num_state > 0 && c->state == NULL) return fail("no state array");
+  switch (target) {
+  case OCKPT_W_V1:
+    if (dialect != OCKPT_W_AUTO && dialect != OCKPT_W_ONERT && dialect != OCKPT_W_ONERT_MICRO)
+      return fail("unknown dialect");
+    return write_v1(c, dialect, write, ctx);
+  case OCKPT_W_WOF:
+    return write_wof(c, write, ctx);
+  case OCKPT_W_V2:
+    return write_v2(c, write, ctx);
+  }
+  return fail("unknown target");
+}

@@ -1,0 +1,140 @@
+/* ockpt_write: the reference C writer of the onert training-checkpoint format family.
+ *
+ * Writes schema 1 (onert and onert-micro dialects, byte for byte as each runtime lays its file
+ * out: SPEC.md sections 4 and 7), the weight-only format (section 5) and schema 2 (section 6.6,
+ * "Writing") from a description of the checkpoint in the caller's memory. The output is the
+ * same file, byte for byte, as the Python library's `onert_checkpoint.save` writes for the same
+ * content (tests/test_c_writer.py checks it on every valid vector and on random checkpoints).
+ *
+ * Guarantees (README.md, "Writer"):
+ *   - no dynamic allocation, no recursion, no global mutable state, no libc calls: the file goes
+ *     out through the caller's write callback, in file order, each byte once (so it can stream
+ *     to flash or a file); the writer never seeks;
+ *   - every schema-2 checksum is computed before the header is written, by generating each
+ *     section body twice (once into CRC-32C, once into the callback) and reading tensor data
+ *     twice;
+ *   - time: O(size) when the data ranges are in their storage order already (every checkpoint
+ *     built in memory: no `src_offset`), else O(R^2) with R the number of data ranges (see
+ *     README.md); uniqueness of names, keys and model indices is checked pairwise (O(n^2)).
+ */
+#ifndef OCKPT_WRITE_H
+#define OCKPT_WRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ockpt.h" /* the format's constants (OCKPT_V2_*) and ockpt_crc32c() */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The callback gets the file's bytes in order; it returns 0 on success, anything else stops the
+ * writer (which then returns OCKPT_W_IO). `len` is never 0. */
+typedef int (*ockpt_write_fn)(void *ctx, const void *data, size_t len);
+
+#define OCKPT_W_NEW UINT64_MAX    /* src_offset of data built in memory */
+#define OCKPT_W_ABSENT UINT64_MAX /* nbytes of a slot entry the tensor does not have */
+
+/* One entry's bytes. `src_offset` is where they were read from (the writer keeps a loaded
+ * file's data order, SPEC.md 6.6 / 7), or OCKPT_W_NEW. */
+typedef struct ockpt_w_buffer {
+  const void *data; /* nbytes bytes; may be NULL when nbytes is 0 */
+  uint64_t nbytes;  /* OCKPT_W_ABSENT: no entry (slot entries only) */
+  uint64_t src_offset;
+} ockpt_w_buffer;
+
+/* One tensor (weight entry). Schema 2 writes the fields `has` names (OCKPT_V2_HAS_* of
+ * ockpt.h: 1 dtype, 2 shape, 4 name, 8 model index); schema 1 and WOF ignore them. */
+typedef struct ockpt_w_tensor {
+  uint32_t index; /* entry index: the tensors are given in strictly ascending index order */
+  ockpt_w_buffer buf;
+  uint16_t has;
+  uint32_t model_index;
+  int8_t dtype; /* circle TensorType */
+  uint8_t rank; /* 0..8 */
+  uint32_t dims[8];
+  const uint8_t *name; /* UTF-8, not NUL-terminated */
+  uint32_t name_len;
+} ockpt_w_tensor;
+
+/* An optimizer slot: its name and one entry per tensor, in the tensors' order
+ * (entries[k].nbytes == OCKPT_W_ABSENT: tensor k has no state in this slot). */
+typedef struct ockpt_w_slot {
+  const uint8_t *name;
+  uint32_t name_len;
+  const ockpt_w_buffer *entries;
+} ockpt_w_slot;
+
+/* A training-state entry. Schema 1 stores only `step` and `epoch` (ints in 0..2^32-1). */
+typedef struct ockpt_w_state {
+  const uint8_t *key;
+  uint32_t key_len;
+  uint8_t type; /* OCKPT_V2_VALUE_INT, _FLOAT, _STRING, _BYTES (0..3) */
+  int64_t i;
+  double f;
+  const void *value; /* string (UTF-8) or bytes */
+  uint64_t len;
+} ockpt_w_state;
+
+/* A schema-2 section of a kind the specification does not define (kept as read). Given in
+ * strictly ascending kind order. */
+typedef struct ockpt_w_section {
+  uint32_t kind;
+  int required;
+  const void *data;
+  uint64_t len;
+} ockpt_w_section;
+
+typedef enum ockpt_w_target {
+  OCKPT_W_V1 = 1,  /* schema 1; `dialect` chooses the layout */
+  OCKPT_W_WOF = 2, /* weight-only format */
+  OCKPT_W_V2 = 3   /* schema 2 */
+} ockpt_w_target;
+
+typedef enum ockpt_w_dialect {
+  OCKPT_W_AUTO = 0,        /* onert when its conventions hold the content, else onert-micro */
+  OCKPT_W_ONERT = 1,
+  OCKPT_W_ONERT_MICRO = 2
+} ockpt_w_dialect;
+
+typedef struct ockpt_w_checkpoint {
+  const ockpt_w_tensor *tensors;
+  uint32_t num_tensors;
+  uint32_t num_entries; /* schema 1 / WOF: N, the table length (>= highest index + 1) */
+  int footerless;       /* schema 1, onert only: write no footer (ofs_other = 0) */
+  int has_optimizer;    /* 0: none (schema 1 writes SGD) */
+  uint32_t optimizer_kind; /* OCKPT_V2_OPT_*: 0 sgd, 1 sgd_momentum, 2 adam, or another code */
+  const ockpt_w_slot *slots; /* sgd: none; sgd_momentum: "momentum"; adam: "m", "v" */
+  uint32_t num_slots;
+  const ockpt_w_state *state;
+  uint32_t num_state;
+  int has_origin; /* schema 2: the origin section (SPEC.md 6.4) */
+  uint32_t origin_revision, origin_dialect, origin_flags;
+  uint64_t origin_num_entries;
+  const ockpt_w_section *sections;
+  uint32_t num_sections;
+} ockpt_w_checkpoint;
+
+typedef enum ockpt_w_status {
+  OCKPT_W_OK = 0,
+  OCKPT_W_NOT_REPRESENTABLE = 1, /* the content breaks a rule of the target (message says) */
+  OCKPT_W_IO = 2                 /* the callback failed */
+} ockpt_w_status;
+
+typedef struct ockpt_w_result {
+  ockpt_w_status status;
+  const char *message; /* static English text; never NULL */
+  uint64_t file_size;  /* bytes written (on success: the file's size) */
+} ockpt_w_result;
+
+/* Write `c` as `target` through `write(ctx, ...)`. Nothing is written when the content is not
+ * representable (every check comes before the first byte). */
+ockpt_w_result ockpt_write(const ockpt_w_checkpoint *c, ockpt_w_target target,
+                           ockpt_w_dialect dialect, ockpt_write_fn write, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OCKPT_WRITE_H */

@@ -1,0 +1,357 @@
+"""The reference C writer (spec/c/ockpt_write.c) against the Python library's writer.
+
+For each checkpoint and each target (schema 1 as loaded, as onert, as onert-micro; WOF; schema 2)
+the C writer, built with -std=c99 -Wall -Wextra -Werror -pedantic and ASan+UBSan, must write the
+file ``onert_checkpoint.to_bytes`` writes, byte for byte, or refuse (exit 1) exactly where the
+library raises ``not_representable``. Checkpoints: every valid vector of spec/vectors and random
+ones (schema-1 and WOF strategies of tests/strategies.py; a schema-2 strategy below with names,
+dtypes, shapes, model indices, shuffled source offsets, NO_STATE slot entries, custom optimizers,
+every state type, origin and kept sections).
+
+The checkpoint goes to the C driver ``ockpt-write`` in the "OCKW" input format that
+spec/c/ockpt_write_main.c documents; :func:`encode` writes it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import onert_checkpoint as oc
+from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.dtypes import DTYPE_CODES
+from onert_checkpoint.format.model import OPTIMIZER_SLOTS, Section
+from onert_checkpoint.format.revisions import v2
+from onert_checkpoint.format.revisions.v2_write import origin_of
+from tests.strategies import checkpoints, wof_checkpoints
+
+ROOT = Path(__file__).resolve().parents[1]
+C_DIR = ROOT / "spec" / "c"
+VECTORS = ROOT / "spec" / "vectors"
+VALID = sorted(
+    p for p in VECTORS.glob("*.ckpt") if not p.name.startswith("invalid-")
+)
+
+NEW = (1 << 64) - 1  # OCKPT_W_NEW and OCKPT_W_ABSENT
+TARGETS = {"v1": 1, "wof": 2, "v2": 3}
+DIALECTS = {None: 0, "onert": 1, "onert-micro": 2}
+#: (revision, dialect) pairs written for every checkpoint; "keep" is the loaded dialect.
+WRITES = [("v1", "keep"), ("v1", "onert"), ("v1", "onert-micro"), ("wof", "keep"), ("v2", "keep")]
+
+
+class Unencodable(Exception):
+    """The checkpoint holds something the OCKW format cannot carry (never in valid content)."""
+
+
+@pytest.fixture(scope="session")
+def ockpt_write(tmp_path_factory) -> Path:
+    """spec/c's ``ockpt-write``, built by the Makefile (its sanitizer build) in a copy."""
+    if shutil.which("gcc") is None or shutil.which("make") is None:
+        pytest.skip("gcc and make are needed to build the C writer (.ci/run installs them)")
+    build = tmp_path_factory.mktemp("ockpt-write")
+    for src in C_DIR.iterdir():
+        if src.suffix in (".c", ".h") or src.name == "Makefile":
+            shutil.copy(src, build / src.name)
+    done = subprocess.run(["make", "-s", "-C", str(build), "CC=gcc", "ockpt-write"],
+                          capture_output=True, text=True)
+    exe = build / "ockpt-write"
+    if done.returncode != 0 or not exe.exists():
+        pytest.fail(f"the C writer does not build:\n{done.stdout}\n{done.stderr}")
+    return exe
+
+
+# The OCKW input format ------------------------------------------------------------------------
+
+
+def _text(value: object) -> bytes:
+    if not isinstance(value, str):
+        raise Unencodable(f"{value!r} is not a string")
+    # Lone surrogates pass through as the (invalid) bytes a C caller could hold: the writer must
+    # refuse them, as the library does.
+    return value.encode("utf-8", "surrogatepass")
+
+
+def _u(fmt: str, value: int) -> bytes:
+    try:
+        return struct.pack("<" + fmt, value)
+    except struct.error as err:
+        raise Unencodable(str(err)) from None
+
+
+def _buffer(b: Buffer) -> bytes:
+    raw = bytes(b.raw)
+    return _u("Q", NEW if b.offset is None else b.offset) + _u("Q", len(raw)) + raw
+
+
+def _slot_entry(b: Buffer) -> bytes:
+    raw = bytes(b.raw)
+    return _u("Q", len(raw)) + _u("Q", NEW if b.offset is None else b.offset) + raw
+
+
+def _slot_names(opt: Optimizer) -> list[str]:
+    known = OPTIMIZER_SLOTS.get(opt.kind)
+    if known is None:
+        return list(opt.slots)
+    return list(known) + [n for n in opt.slots if n not in known]
+
+
+def _optimizer_code(kind: str) -> int:
+    if kind in v2.OPTIMIZER_CODES:
+        return v2.OPTIMIZER_CODES[kind]
+    if kind.startswith("optimizer_") and kind[len("optimizer_"):].isdigit():
+        return int(kind[len("optimizer_"):])
+    raise Unencodable(kind)
+
+
+def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
+    """The OCKW description of ``ckpt`` to write as ``revision`` in ``dialect``."""
+    out = [b"OCKW", bytes([TARGETS[revision], DIALECTS[dialect]])]
+    out += [_u("I", ckpt.table_length), bytes([int("footerless" in ckpt.quirks)])]
+    tensors = sorted(ckpt.tensors, key=lambda t: t.index)
+    out.append(_u("I", len(tensors)))
+    for t in tensors:
+        has, dims, dtype, rank = 0, [0] * 8, 0, 0
+        if t.dtype is not None:
+            has |= v2.HAS_DTYPE
+            dtype = DTYPE_CODES.get(str(t.dtype), 127)  # 127: no TensorType, refused
+        if t.shape is not None:
+            has |= v2.HAS_SHAPE
+            rank = len(t.shape)
+            dims[: min(rank, 8)] = [int(d) for d in t.shape][:8]
+        name = b""
+        if t.name is not None:
+            has |= v2.HAS_NAME
+            name = _text(t.name)
+        model_index = 0
+        if t.model_index is not None:
+            has |= v2.HAS_MODEL_INDEX
+            model_index = t.model_index
+        out += [_u("I", t.index), _buffer(t), _u("H", has), _u("I", model_index), _u("b", dtype),
+                _u("B", rank), b"".join(_u("I", d) for d in dims), _u("I", len(name)), name]
+    opt = ckpt.optimizer
+    if opt is None:
+        out.append(b"\0" + _u("I", 0) + _u("I", 0))
+    else:
+        names = _slot_names(opt)
+        out += [b"\1", _u("I", _optimizer_code(opt.kind)), _u("I", len(names))]
+        present = {t.index for t in tensors}
+        for name in names:
+            entries = opt.slots.get(name, {})
+            if set(entries) - present:
+                raise Unencodable("a slot entry without a tensor")
+            raw = _text(name)
+            out += [_u("I", len(raw)), raw]
+            for t in tensors:
+                out.append(_slot_entry(entries[t.index]) if t.index in entries else _u("Q", NEW))
+    out.append(_u("I", len(ckpt.state)))
+    for key, value in ckpt.state.items():
+        raw = _text(key)
+        out += [_u("I", len(raw)), raw]
+        if isinstance(value, (bool, np.bool_)):
+            raise Unencodable("bool")
+        if isinstance(value, (int, np.integer)):
+            out += [b"\0", _u("q", int(value))]
+        elif isinstance(value, (float, np.floating)):
+            out += [b"\1", struct.pack("<d", float(value))]
+        elif isinstance(value, str):
+            payload = _text(value)
+            out += [b"\2", _u("Q", len(payload)), payload]
+        elif isinstance(value, (bytes, bytearray, memoryview)):
+            out += [b"\3", _u("Q", len(bytes(value))), bytes(value)]
+        else:
+            raise Unencodable(type(value).__name__)
+    origin = origin_of(ckpt) if revision == "v2" else None
+    if origin is None:
+        out.append(b"\0" + bytes(20))
+    else:
+        out += [b"\1", _u("I", v2.ORIGIN_REVISIONS.get(origin.get("revision"), 0)),  # type: ignore[arg-type]
+                _u("I", v2.ORIGIN_DIALECTS.get(origin.get("dialect"), 9)),  # type: ignore[arg-type]
+                _u("I", v2.FOOTERLESS if origin.get("footerless") else 0),
+                _u("Q", int(origin["num_entries"]))]  # type: ignore[call-overload]
+    sections = sorted(ckpt.sections, key=lambda s: s.kind)
+    out.append(_u("I", len(sections)))
+    for s in sections:
+        out += [_u("I", s.kind), bytes([int(s.required)]), _u("Q", len(s.data)), bytes(s.data)]
+    return b"".join(out)
+
+
+# The comparison ---------------------------------------------------------------------------------
+
+
+def python_file(ckpt: Checkpoint, revision: str, dialect: str) -> bytes | None:
+    """What the library writes, None where it refuses the content."""
+    kwargs = {} if dialect == "keep" else {"dialect": dialect}
+    try:
+        return oc.to_bytes(ckpt, revision=revision, **kwargs)
+    except oc.CheckpointError as err:
+        assert err.code == "not_representable", err
+        return None
+
+
+def c_file(exe: Path, ckpt: Checkpoint, revision: str, dialect: str) -> bytes | None:
+    """What the C writer writes, None where it refuses (exit 1)."""
+    if dialect == "keep":
+        dialect = ckpt.dialect if revision == ckpt.revision else None  # type: ignore[assignment]
+    res = subprocess.run([str(exe)], input=encode(ckpt, revision, dialect), capture_output=True)
+    assert res.returncode in (0, 1), res.stderr.decode(errors="replace")
+    assert b"runtime error" not in res.stderr and b"Sanitizer" not in res.stderr, res.stderr
+    return res.stdout if res.returncode == 0 else None
+
+
+def check_all_writes(exe: Path, ckpt: Checkpoint) -> int:
+    """Every target: the C file equals the library's (or both refuse). Returns files compared."""
+    compared = 0
+    for revision, dialect in WRITES:
+        want = python_file(ckpt, revision, dialect)
+        try:
+            got = c_file(exe, ckpt, revision, dialect)
+        except Unencodable:
+            assert want is None, f"{revision}/{dialect}: the library wrote unencodable content"
+            continue
+        if want is None:
+            assert got is None, f"{revision}/{dialect}: the C writer wrote what the library refuses"
+            continue
+        assert got is not None, f"{revision}/{dialect}: the C writer refused what the library wrote"
+        first = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b),
+                     min(len(got), len(want)))
+        assert got == want, (
+            f"{revision}/{dialect}: {len(got)} vs {len(want)} bytes, first difference at {first}"
+        )
+        compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("path", VALID, ids=[p.stem for p in VALID])
+def test_valid_vector(ockpt_write, path):
+    """Each valid vector, loaded and written as every target, the C file equals the library's;
+    written as it was loaded, that is the vector itself."""
+    ckpt = oc.load(path.read_bytes())
+    assert c_file(ockpt_write, ckpt, ckpt.revision, "keep") == oc.to_bytes(ckpt)
+    assert check_all_writes(ockpt_write, ckpt) >= 1
+
+
+def test_vectors_cover_every_target(ockpt_write):
+    """The vectors exercise both dialects, WOF and schema 2 through the C writer."""
+    seen = set()
+    for path in VALID:
+        ckpt = oc.load(path.read_bytes())
+        seen.add((ckpt.revision, ckpt.dialect))
+    assert {("v1", "onert"), ("v1", "onert-micro"), ("wof", None), ("v2", None)} <= seen
+
+
+# Random checkpoints -----------------------------------------------------------------------------
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+NUMERIC = ["float32", "float16", "int32", "uint8", "int64", "int8", "float64", "int16", "bool"]
+names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=8)
+
+
+@st.composite
+def _tensor_payload(draw) -> tuple[np.ndarray, str | None, tuple[int, ...] | None]:
+    if draw(st.booleans()):
+        return np.frombuffer(draw(st.binary(max_size=90)), np.uint8).copy(), None, None
+    dtype = np.dtype(draw(st.sampled_from(NUMERIC)))
+    shape = tuple(draw(st.lists(st.integers(0, 4), max_size=3)))
+    count = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = draw(st.binary(min_size=count, max_size=count))
+    arr = np.frombuffer(raw, np.uint8).copy().view(dtype).reshape(shape)
+    return arr, dtype.name, (shape if draw(st.booleans()) else None)
+
+
+@st.composite
+def v2_checkpoints(draw) -> Checkpoint:
+    """Schema-2 content with every optional part; source offsets drawn so that the writer's
+    storage order (SPEC.md 6.6) is exercised, 0-byte ranges included."""
+    indices = draw(st.lists(st.integers(0, 30), unique=True, max_size=6))
+    tensor_names = draw(st.lists(names, unique=True, min_size=len(indices), max_size=len(indices)))
+    model_indices = draw(st.lists(st.integers(0, 1 << 32 - 1), unique=True,
+                                  min_size=len(indices), max_size=len(indices)))
+    offsets = st.one_of(st.none(), st.integers(0, 12).map(lambda k: 64 * k))
+    tensors = []
+    for k, i in enumerate(indices):
+        data, dtype, shape = draw(_tensor_payload())
+        tensors.append(Tensor(index=i, data=data, dtype=dtype, shape=shape, offset=draw(offsets),
+                              name=tensor_names[k] if draw(st.booleans()) else None,
+                              model_index=model_indices[k] if draw(st.booleans()) else None))
+    kind = draw(st.sampled_from([None, "sgd", "sgd_momentum", "adam", "optimizer_9"]))
+    optimizer = None
+    if kind is not None:
+        slots = {}
+        if kind == "optimizer_9":
+            slots = {n: {} for n in draw(st.lists(names, unique=True, max_size=3))}
+        optimizer = Optimizer(kind, slots)
+        for entries in optimizer.slots.values():
+            for t in tensors:
+                if draw(st.booleans()):
+                    raw = draw(st.one_of(st.just(bytes(t.nbytes)), st.binary(max_size=20)))
+                    entries[t.index] = Buffer(t.index, np.frombuffer(raw, np.uint8).copy(),
+                                              offset=draw(offsets))
+    state = TrainingState()
+    for key, typ in draw(st.lists(st.sampled_from(sorted(v2.WELL_KNOWN_KEYS.items())),
+                                  unique=True, max_size=3)):
+        state[key] = draw({"int": st.integers(0, (1 << 63) - 1), "float": st.floats(),
+                           "string": st.text(max_size=6)}[typ])
+    for key in draw(st.lists(names.filter(lambda k: k not in v2.WELL_KNOWN_KEYS), unique=True,
+                             max_size=3)):
+        state[key] = draw(st.one_of(st.integers(-(1 << 63), (1 << 63) - 1), st.floats(),
+                                    st.text(max_size=6), st.binary(max_size=6)))
+    sections = [Section(kind=k, data=draw(st.binary(max_size=40)), required=draw(st.booleans()))
+                for k in draw(st.lists(st.integers(6, 1 << 20), unique=True, max_size=2))]
+    origin = draw(st.one_of(st.none(), st.fixed_dictionaries({
+        "revision": st.sampled_from(["v1", "wof"]),
+        "dialect": st.sampled_from([None, "onert", "onert-micro"]),
+        "num_entries": st.integers(0, 1 << 40), "footerless": st.booleans()})))
+    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state, origin=origin,
+                      sections=sections)
+
+
+@SETTINGS
+@given(ckpt=st.one_of(checkpoints(max_entries=6), wof_checkpoints(max_entries=6)))
+def test_random_schema1_and_wof(ockpt_write, ckpt):
+    assert check_all_writes(ockpt_write, ckpt) >= 1
+
+
+@SETTINGS
+@given(ckpt=v2_checkpoints())
+def test_random_schema2(ockpt_write, ckpt):
+    assert check_all_writes(ockpt_write, ckpt) >= 1
+
+
+@pytest.mark.parametrize("bad", [
+    "duplicate-name", "bad-utf8-key", "surrogate-name", "shape-mismatch", "reserved-kind",
+    "well-known-type", "micro-footerless",
+])
+def test_refusals_match(ockpt_write, bad):
+    """Content the library refuses, the C writer refuses too (before writing anything)."""
+    t0 = Tensor(0, np.arange(3, dtype=np.float32), name="a", dtype="float32", shape=(3,))
+    t1 = Tensor(1, np.zeros(2, np.uint8), name="b")
+    ckpt = Checkpoint(tensors=[t0, t1])
+    revision = "v2"
+    if bad == "duplicate-name":
+        t1.name = "a"
+    elif bad == "bad-utf8-key":
+        ckpt.state["\udcff"] = 1
+    elif bad == "surrogate-name":
+        t1.name = "x\ud800"
+    elif bad == "shape-mismatch":
+        t0.shape = (4,)
+    elif bad == "reserved-kind":
+        ckpt.sections.append(Section(kind=3, data=b"x"))
+    elif bad == "well-known-type":
+        ckpt.state["step"] = -1
+    elif bad == "micro-footerless":
+        ckpt = Checkpoint(tensors=[Tensor(1, np.zeros(2, np.uint8))], revision="v1",
+                          dialect="onert-micro", quirks=("footerless",))
+        revision = "v1"
+    assert python_file(ckpt, revision, "keep") is None
+    res = subprocess.run([str(ockpt_write)], input=encode(ckpt, revision, ckpt.dialect),
+                         capture_output=True)
+    assert res.returncode == 1 and res.stdout == b"", res.stderr
