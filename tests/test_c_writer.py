@@ -355,3 +355,38 @@ def test_refusals_match(ockpt_write, bad):
     res = subprocess.run([str(ockpt_write)], input=encode(ckpt, revision, ckpt.dialect),
                          capture_output=True)
     assert res.returncode == 1 and res.stdout == b"", res.stderr
+
+
+@pytest.mark.parametrize("layout", ["v2", "onert", "onert-micro"])
+def test_example_program(tmp_path, layout):
+    """spec/c/examples/write_checkpoint.c writes a checkpoint from arrays in memory; the library
+    reads back exactly the arrays, Adam state and training state it holds."""
+    if shutil.which("gcc") is None or shutil.which("make") is None:
+        pytest.skip("gcc and make are needed to build the example")
+    build = tmp_path / "c"
+    shutil.copytree(C_DIR, build, ignore=shutil.ignore_patterns("ockpt-info*", "ockpt-write",
+                                                               "fuzz_ockpt", "write_checkpoint"))
+    done = subprocess.run(["make", "-s", "-C", str(build), "CC=gcc", "examples"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "example.ckpt"
+    res = subprocess.run([str(build / "examples" / "write_checkpoint"), str(out), layout],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    ckpt = oc.load(out)
+    weight = np.array([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2], np.float32)
+    bias = np.array([0.01, 0.02, 0.03, 0.04], np.float32)
+    assert [t.index for t in ckpt.tensors] == [0, 1]
+    assert ckpt.tensors[0].raw.tobytes() == weight.tobytes()
+    assert ckpt.tensors[1].raw.tobytes() == bias.tobytes()
+    assert ckpt.optimizer is not None and ckpt.optimizer.kind == "adam"
+    m = ckpt.optimizer.slots["m"]
+    assert m[0].raw.tobytes() == (np.arange(12, dtype=np.float32) * np.float32(0.001)).tobytes()
+    assert ckpt.optimizer.slots["v"][1].raw.tobytes() == bytes(16)
+    assert (ckpt.step, ckpt.epoch) == (120, 3)
+    if layout == "v2":
+        assert ckpt.revision == "v2" and ckpt["fc1/weight"].shape == (4, 3)
+        assert ckpt.tensors[0].dtype == "float32" and ckpt.state["learning_rate"] == 0.001
+    else:
+        assert ckpt.revision == "v1"
+    assert oc.to_bytes(ckpt) == out.read_bytes()
