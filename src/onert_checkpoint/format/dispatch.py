@@ -7,6 +7,7 @@ then for version 1 the structure decides between a schema-1 checkpoint and WOF.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from .errors import CheckpointError, error_for
 from .model import Checkpoint
@@ -81,7 +82,12 @@ def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
 
 
 def load(
-    source: Source, model: object = None, *, order: str = "auto", verify_data: bool = True
+    source: Source,
+    model: object = None,
+    *,
+    order: str = "auto",
+    verify_data: bool = True,
+    mmap: bool | Literal["auto"] = True,
 ) -> Checkpoint:
     """Read a checkpoint of any supported revision from a path, bytes or any buffer.
 
@@ -95,6 +101,12 @@ def load(
     itself: opening a large checkpoint to read one tensor then costs what its structure costs
     (``onert-ckpt validate`` always checks everything).
 
+    ``mmap=False`` reads a path into private memory instead of mapping it: the arrays then no
+    longer change if the file is written in place, and truncating the file cannot kill the
+    process with SIGBUS (docs/saving.md, "Memory-mapped reading"); ``"auto"`` does so for files
+    smaller than 64 MiB. Only regular files are read: a directory, FIFO, socket or device is
+    refused with an ``OSError`` naming the path, before anything could block.
+
     >>> ckpt = load("tests/data/real-onert/fc2-adam-step8.ckpt")
     >>> ckpt.revision, ckpt.dialect, ckpt.optimizer.kind, ckpt.step, ckpt.epoch
     ('v1', None, 'adam', 8, 0)
@@ -102,7 +114,7 @@ def load(
     [128, 32, 96, 12]
     """
     try:
-        view = open_source(source)
+        view = open_source(source, copy="auto" if mmap == "auto" else not mmap)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"cannot read a checkpoint from {type(source).__name__}: {exc}") from None
     ckpt = read_view(view, verify_data=verify_data)

@@ -1,28 +1,116 @@
 """Turning what the caller passes (a path, bytes, any buffer) into one read-only byte buffer.
 
-Paths are memory-mapped, so tensor data handed out later are views on the page cache: opening a
-1 GiB checkpoint reads only the bytes that are looked at.
+Paths are memory-mapped by default, so tensor data handed out later are views on the page cache:
+opening a 1 GiB checkpoint reads only the bytes that are looked at. A mapping shares the
+file's fate: if another process truncates the file, touching a page past the new end kills the
+process with SIGBUS, and a write into the file changes arrays already handed out (docs/saving.md,
+spec/SPEC.md section 1). ``copy=True`` reads the file into private memory instead.
+
+Only regular files are read: a FIFO would block in ``open`` and a device may never end, so the
+path is checked (``stat``, then ``fstat`` of a descriptor opened with O_NONBLOCK, which cannot
+block) before a byte is read. A regular file that cannot be mapped (files under /sys, some
+network and FUSE file systems) is read instead.
 """
 
 from __future__ import annotations
 
+import errno
 import io
 import mmap
 import os
+import stat
 
-__all__ = ["BufferReader", "Source", "open_source"]
+__all__ = ["COPY_BELOW", "BufferReader", "Source", "open_source"]
 
 Source = str | os.PathLike | bytes | bytearray | memoryview | mmap.mmap | object
 
+#: ``copy="auto"`` reads files smaller than this into memory and maps larger ones.
+COPY_BELOW = 64 << 20
 
-def open_source(source: Source) -> memoryview:
-    """A read-only, byte-addressed view of ``source``; paths are mapped, never read whole."""
+#: What a file that reports size 0 (files under /proc) is read up to.
+_PSEUDO_FILE_LIMIT = 1 << 20
+
+_KINDS = (
+    (stat.S_ISDIR, errno.EISDIR, "a directory"),
+    (stat.S_ISFIFO, errno.EINVAL, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, errno.EINVAL, "a socket"),
+    (stat.S_ISCHR, errno.EINVAL, "a character device"),
+    (stat.S_ISBLK, errno.EINVAL, "a block device"),
+)
+
+
+def not_regular(mode: int, path: str, doing: str) -> OSError | None:
+    """The error for a file of ``mode`` that is not a regular file, or None."""
+    if stat.S_ISREG(mode):
+        return None
+    code, what = next(
+        ((code, what) for test, code, what in _KINDS if test(mode)),
+        (errno.EINVAL, "a special file"),
+    )
+    return OSError(code, f"{what}, not a regular file: refusing to {doing} it", path)
+
+
+def _open_regular(path: str) -> int:
+    """A read-only descriptor of the regular file ``path``; never blocks."""
+    bad = not_regular(os.stat(path).st_mode, path, "read")
+    if bad is not None:
+        raise bad
+    # O_NONBLOCK: if the path was replaced by a FIFO since the stat, open returns at once.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        bad = not_regular(os.fstat(fd).st_mode, path, "read")
+        if bad is not None:
+            raise bad
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _read_all(fd: int, size: int, path: str) -> memoryview:
+    """The file's bytes, read into private memory (at most ``size`` bytes, or for a file that
+    reports size 0, what it has up to 1 MiB)."""
+    limit = size if size else _PSEUDO_FILE_LIMIT
+    buf = bytearray(limit)
+    view = memoryview(buf)
+    got = 0
+    while got < limit:
+        n = os.readv(fd, [view[got:]])
+        if n == 0:
+            break
+        got += n
+    view.release()
+    if got < limit:
+        del buf[got:]
+    return memoryview(buf).toreadonly()
+
+
+def open_source(source: Source, *, copy: bool | str = False) -> memoryview:
+    """A read-only, byte-addressed view of ``source``.
+
+    Paths are mapped (``copy=False``), or read into memory (``copy=True``; ``"auto"``: files
+    under ``COPY_BELOW`` bytes); buffers are used as they are.
+    """
     if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size == 0:
-                return memoryview(b"")
-            mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        path = os.fspath(source)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        fd = _open_regular(path)
+        try:
+            size = os.fstat(fd).st_size
+            if copy == "auto":
+                copy = size < COPY_BELOW
+            if copy or size == 0:
+                return _read_all(fd, size, path)
+            try:
+                mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+            except OSError as exc:
+                # ENODEV (/sys), EINVAL, EACCES: file systems that do not map; read instead.
+                if exc.errno not in (errno.ENODEV, errno.EINVAL, errno.EACCES, errno.ENOTSUP):
+                    raise
+                return _read_all(fd, size, path)
+        finally:
+            os.close(fd)
         return memoryview(mapped)
     view = memoryview(source)  # type: ignore[arg-type]
     if view.ndim != 1 or view.itemsize != 1:
