@@ -1224,6 +1224,7 @@ def make_invalid() -> None:
 
 import crc32c  # noqa: E402  (the library's own dependency)
 
+from onert_checkpoint.format.dtypes import DTYPES  # noqa: E402
 from onert_checkpoint.format.model import Section  # noqa: E402
 
 NO_STATE = 0xFFFF_FFFF_FFFF_FFFF
@@ -1456,6 +1457,41 @@ def make_valid_v2() -> None:
         "zero-length-tensors",
         write_v2([typed(0, f32(0, 0)), typed(3, f32(0, 0), name="e")]),
         "0-byte tensors: every range at the data section's start, a 0-byte data section",
+    )
+    v(
+        "every-dtype",
+        write_v2(
+            [
+                typed(
+                    i,
+                    np.arange(2 * (size or 1), dtype="u1"),
+                    dtype=name,
+                    shape=(2,) if size else None,
+                )
+                for i, (_, (name, size)) in enumerate(sorted(DTYPES.items()))
+            ]
+        ),
+        "one record per dtype code, -5 to 17: every dtype name of SPEC.md 6.4.3 and section 9",
+    )
+    v(
+        "state-number-edges",
+        write_v2(
+            [],
+            state={
+                "sum": 0.1 + 0.2,
+                "tiny": 5e-324,
+                "negzero": -0.0,
+                "e16": 1e16,
+                "big": 1.7976931348623157e308,
+                "e-5": 1e-05,
+                "third": 1 / 3,
+                "exact": 123456789.125,
+                "one": -1.0,
+                "imin": -(2**63),
+                "imax": 2**63 - 1,
+            },
+        ),
+        "floats needing 17 digits, subnormal, -0.0, exponent forms; i64 extremes (section 9.3)",
     )
     v(
         "utf8-edges",
