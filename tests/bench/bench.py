@@ -1,731 +1,426 @@
-"""Performance benchmark of onert-checkpoint against the hardware floor, the generated parser and
-safetensors (issue 6). Not part of the test run; one command:
+"""The performance benchmark (issues 12 and 13): one command, every figure the docs quote.
 
-    python tests/bench/bench.py            # 1 GiB files, 5 repeats (about 10-15 minutes)
-    python tests/bench/bench.py --quick    # 64 MiB files, 3 repeats (about 2 minutes)
+    python tests/bench/bench.py            # 1 GiB files, 15 repetitions (about 10 minutes)
+    python tests/bench/bench.py --quick    # 64 MiB files, 5 repetitions (a smoke run)
 
-It writes its own data into a temporary folder (streamed through ``save``: nothing of the size of
-a file is built in memory), runs every case in a fresh interpreter, round-robin over the cases so
-that compared cases run side by side, and prints the median time of each case, its ratio to the
-baselines of its group, its peak RSS above the interpreter's baseline, and the targets.
+It writes its data into a temporary folder, then measures every row of the issue-13 table as a
+ratio against a baseline measured in the same process, interleaved (each repetition runs every
+case once, in turn, so that slow phases of a shared machine hit all cases alike), and takes the
+median. It writes tests/bench/results.json (machine, date, commit, every row) and, with
+``--write-docs``, the generated block of docs/performance.md (tests/test_bench_report.py checks
+that the page equals the committed results).
 
-Peak RSS: after the imports and the case's setup the worker resets the kernel's high-water mark
-(``/proc/self/clear_refs``), so ``VmHWM - VmRSS(before)`` is what the case itself added. It counts
-pages of the mapped file that the case touched (page cache, not allocated memory); for the cases
-that stream, a sampler also reports the peak of anonymous memory (``RssAnon``).
+Baselines: safetensors' ``safe_open(framework="np")`` + ``keys()`` on the same tensors (and
+``save_file`` + fsync for writes), gguf-py's ``GGUFReader`` on the same tensors, the NumPy floor
+(the file mapped, its offset tables read with ``np.frombuffer``, sizes by ``np.diff``, one slice
+per entry, no validation), a raw write of the same bytes in 1 MiB chunks + fsync, and
+``python -c "import numpy"`` for start-up.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import gc
-import importlib.util
-import itertools
 import json
 import mmap
 import os
-import re
+import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+import report  # noqa: E402
+
 MIB = 1 << 20
-PATTERN_BYTES = 4 * MIB
-HAS_V2 = importlib.util.find_spec("onert_checkpoint.format.convert") is not None
+PATTERN = np.random.default_rng(13).integers(0, 256, 4 * MIB, dtype=np.uint8)
 
 
-# --------------------------------------------------------------------------------------------
-# Data sets
-# --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class DataSet:
-    """``n`` weight entries of ``nbytes`` each (and as many m and v entries with Adam)."""
-
-    name: str
-    kind: str
-    n: int
-    nbytes: int
-
-    @property
-    def slots(self) -> tuple[str, ...]:
-        return ("m", "v") if self.kind == "adam" else ()
-
-    @property
-    def data_bytes(self) -> int:
-        return self.n * self.nbytes * (1 + len(self.slots))
-
-    def path(self, folder: str, fmt: str) -> str:
-        ext = {"v1": "ckpt", "v2": "v2.ckpt", "st": "safetensors"}[fmt]
-        return os.path.join(folder, f"{self.name}.{ext}")
+# Data ------------------------------------------------------------------------------------------
+def _piece(i: int, slot: int, nbytes: int) -> np.ndarray:
+    """A different view of a 4 MiB random pattern for each entry: a GiB of content without a
+    GiB of memory."""
+    start = ((i * 3 + slot) * 4099) % (PATTERN.size - nbytes)
+    return PATTERN[start : start + nbytes]
 
 
-def data_sets(quick: bool) -> dict[str, DataSet]:
-    # "big": 1 GiB of data in 10,000 tensors (Adam: weights, m and v are a third each);
-    # "small": the same tensor counts with 1 MiB of data; "tiny": 100,000 tensors of 16 bytes.
-    big = 64 * MIB if quick else 1024 * MIB
-    small = MIB
-    out = {}
-    for kind, blocks in (("adam", 3), ("sgd", 1)):
-        n = 10_000
-        for label, total in (("big", big), ("small", small)):
-            per = max(4, total // (blocks * n) // 4 * 4)
-            out[f"{kind}-{label}"] = DataSet(f"{kind}-{label}", kind, n, per)
-        out[f"{kind}-tiny"] = DataSet(f"{kind}-tiny", kind, 100_000, 16)
-    return out
-
-
-def _pattern() -> np.ndarray:
-    return np.random.default_rng(6).integers(0, 256, PATTERN_BYTES, dtype=np.uint8)
-
-
-def _entry_data(pattern: np.ndarray, ds: DataSet, index: int, slot: int) -> np.ndarray:
-    # A view on a 4 MiB random pattern, at a different place for each entry: 1 GiB of content
-    # without 1 GiB of memory.
-    span = PATTERN_BYTES - ds.nbytes
-    start = ((index * 3 + slot) * 4099) % span
-    return pattern[start : start + ds.nbytes]
-
-
-def _entries(ds: DataSet, pattern: np.ndarray):
-    """(name, block, index, data) in file order."""
-    for b, block in enumerate(("weights", *ds.slots)):
-        for i in range(ds.n):
-            yield f"{block}.{i}", block, i, _entry_data(pattern, ds, i, b)
-
-
-def write_v1(ds: DataSet, path: str, pattern: np.ndarray) -> None:
+def adam_checkpoint(n: int, nbytes: int, *, copy: bool = False):
+    """``n`` float32 tensors of ``nbytes`` each with Adam's m and v, step 100."""
     import onert_checkpoint as oc
 
-    tensors = [oc.Tensor(i, _entry_data(pattern, ds, i, 0)) for i in range(ds.n)]
-    optimizer = oc.Optimizer(ds.kind)
-    for s, slot in enumerate(ds.slots, start=1):
-        optimizer.slots[slot] = {
-            i: oc.Buffer(i, _entry_data(pattern, ds, i, s)) for i in range(ds.n)
-        }
-    ckpt = oc.Checkpoint(
-        tensors, optimizer, oc.TrainingState(step=100, epoch=1), revision="v1", dialect="onert",
-        num_entries=ds.n,
-    )
-    oc.save(ckpt, path, revision="v1", dialect="onert")
+    def arr(i: int, slot: int) -> np.ndarray:
+        a = _piece(i, slot, nbytes)
+        return (a.copy() if copy else a).view(np.float32)
+
+    tensors = [oc.Tensor(i, arr(i, 0), name=f"t{i}", dtype="float32", shape=(nbytes // 4,))
+               for i in range(n)]
+    opt = oc.Optimizer("adam")
+    for s, slot in enumerate(("m", "v"), start=1):
+        opt.slots[slot] = {i: oc.Buffer(i, arr(i, s)) for i in range(n)}
+    return oc.Checkpoint(tensors, opt, oc.TrainingState(step=100, epoch=1))
 
 
-def write_safetensors(ds: DataSet, path: str, pattern: np.ndarray) -> None:
-    """The same tensors (as U8 arrays) in a safetensors file, streamed: the format is an 8-byte
-    header length, a JSON header padded with spaces to 8 bytes, then the data."""
+def write_safetensors(path: Path, n: int, nbytes: int) -> None:
+    """The same tensors (weights, m, v as F32) in a safetensors file, written as a stream."""
     header: dict[str, Any] = {}
     pos = 0
-    for name, _, _, data in _entries(ds, pattern):
-        header[name] = {
-            "dtype": "U8", "shape": [data.nbytes], "data_offsets": [pos, pos + data.nbytes]
-        }
-        pos += data.nbytes
+    order = [(f"t{i}{suffix}", i, s) for s, suffix in enumerate(("", ".m", ".v"))
+             for i in range(n)]
+    for name, _, _ in order:
+        header[name] = {"dtype": "F32", "shape": [nbytes // 4],
+                        "data_offsets": [pos, pos + nbytes]}
+        pos += nbytes
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)
     with open(path, "wb") as f:
-        f.write(len(text).to_bytes(8, "little"))
-        f.write(text)
-        for _, _, _, data in _entries(ds, pattern):
-            f.write(data)
+        f.write(len(text).to_bytes(8, "little") + text)
+        for _, i, s in order:
+            f.write(_piece(i, s, nbytes))
 
 
-def write_v2(ds: DataSet, folder: str) -> None:
-    import onert_checkpoint as oc
-    from onert_checkpoint.format.convert import upgrade
+def write_gguf(path: Path, n: int, nbytes: int) -> None:
+    from gguf import GGUFWriter
 
-    oc.save(upgrade(oc.load(ds.path(folder, "v1"))), ds.path(folder, "v2"))
-
-
-def generate(folder: str, sets: dict[str, DataSet]) -> None:
-    pattern = _pattern()
-    for ds in sets.values():
-        for fmt, make in (("v1", write_v1), ("st", write_safetensors)):
-            path = ds.path(folder, fmt)
-            if not os.path.exists(path):
-                t = time.perf_counter()
-                make(ds, path, pattern)
-                print(f"  made {os.path.basename(path)} ({os.path.getsize(path) / MIB:.1f} MiB) "
-                      f"in {time.perf_counter() - t:.1f} s", file=sys.stderr)
-        if HAS_V2 and not os.path.exists(ds.path(folder, "v2")):
-            write_v2(ds, folder)
+    w = GGUFWriter(str(path), "onert")
+    for s, suffix in enumerate(("", ".m", ".v")):
+        for i in range(n):
+            w.add_tensor(f"t{i}{suffix}", _piece(i, s, nbytes).view(np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
 
 
-# --------------------------------------------------------------------------------------------
-# Cases: setup(ctx) -> state (not timed), run(state) (timed)
-# --------------------------------------------------------------------------------------------
-@dataclass
-class Case:
-    group: str
-    label: str  # "ours", "floor", "kaitai", "safetensors", "raw", ...
-    data: str  # data-set name
-    setup: Callable[[dict], Any]
-    run: Callable[[Any], object]
-    light: bool = True  # repeat inside the worker (cheap cases) after one warm-up
-    sample_anon: bool = False
-    moved_bytes: Callable[[DataSet], int] = field(default=lambda ds: 0)
-
-    @property
-    def key(self) -> str:
-        return f"{self.group}|{self.data}|{self.label}"
-
-
-def _map(path: str) -> memoryview:
-    with open(path, "rb") as f:
-        return memoryview(mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ))
-
-
-# -- the library ------------------------------------------------------------------------------
-def ours_open(ctx):
+def make_data(folder: Path, big: int) -> dict[str, Path]:
+    """big: 10,000 Adam tensors with ``big`` bytes of data in all; mid: the same count with an
+    eighth of it; tiny10k/tiny100k: tensors of 16 bytes."""
     import onert_checkpoint as oc
 
-    return lambda: len(oc.load(ctx["path"]))
+    sets = {"big": (10_000, big // 30_000 // 4 * 4), "mid": (10_000, big // 8 // 30_000 // 4 * 4),
+            "tiny10k": (10_000, 16), "tiny100k": (100_000, 16)}
+    paths: dict[str, Path] = {}
+    for name, (n, nbytes) in sets.items():
+        t = time.perf_counter()
+        ckpt = adam_checkpoint(n, nbytes)
+        for rev in ("v1", "v2"):
+            p = folder / f"{name}.{rev}"
+            oc.save(ckpt, p, revision=rev, **({"dialect": "onert"} if rev == "v1" else {}))
+            paths[f"{name}.{rev}"] = p
+        p = folder / f"{name}.safetensors"
+        write_safetensors(p, n, nbytes)
+        paths[f"{name}.st"] = p
+        if name in ("big", "tiny100k"):
+            p = folder / f"{name}.gguf"
+            write_gguf(p, n, nbytes)
+            paths[f"{name}.gguf"] = p
+        print(f"  data {name}: {n} tensors x 3 of {nbytes} B "
+              f"in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+    small = folder / "small.v1"
+    oc.save(adam_checkpoint(4, 64), small, revision="v1", dialect="onert")
+    paths["small.v1"] = small
+    return paths
 
 
-def ours_read_one(ctx):
+# Cases -----------------------------------------------------------------------------------------
+def v2_names(path: Path) -> Callable[[], object]:
     import onert_checkpoint as oc
 
-    scratch, i = ctx["scratch"], ctx["ds"].n // 2
-
-    def run():
-        data = oc.load(ctx["path"])[i].data
-        np.copyto(scratch[: data.nbytes], data)
+    def run() -> object:
+        ckpt = oc.load(path)
+        names = list(ckpt.keys())
+        del ckpt
+        return names
 
     return run
 
 
-def ours_read_all(ctx):
+def ours_open(path: Path) -> Callable[[], object]:
     import onert_checkpoint as oc
 
-    scratch = ctx["scratch"]
-
-    def run():
-        ckpt = oc.load(ctx["path"])
-        entries = list(ckpt.tensors)
-        if ckpt.optimizer is not None:
-            for slot in ckpt.optimizer.slots.values():
-                entries.extend(slot.values())
-        for e in entries:
-            np.copyto(scratch[: e.data.nbytes], e.data)
+    def run() -> object:
+        ckpt = oc.load(path)
+        n = len(ckpt)
+        del ckpt
+        return n
 
     return run
 
 
-def ours_save(ctx, fsync: bool = True):
-    import onert_checkpoint as oc
-
-    if not fsync:
-        os.fsync = lambda fd: None  # this worker only: the same save without its two fsyncs
-    ckpt = oc.load(ctx["path"])
-    out = ctx["out"]
-
-    def run():
-        oc.save(ckpt, out)
-        os.unlink(out)
-
-    return run
-
-
-def ours_convert(ctx, revision: str):
-    """load + convert + save: schema 1 to 2 (upgrade) or 2 to 1 (downgrade), streamed."""
-    import onert_checkpoint as oc
-    from onert_checkpoint.format.convert import convert
-
-    src, out = ctx["path"], ctx["out"]
-
-    def run():
-        oc.save(convert(oc.load(src), revision), out)
-        os.unlink(out)
-
-    return run
-
-
-def ours_open_v2(ctx):
-    """Schema 2 opened to read a few tensors: every structural rule and the metadata
-    checksums, not the data section's CRC (``verify_data=False``)."""
-    import onert_checkpoint as oc
-
-    return lambda: len(oc.load(ctx["path"], verify_data=False))
-
-
-def ours_verify(ctx):
-    """Schema 2's load checks the CRC-32C of the header, the section table and every section
-    (the data section included) before it returns."""
-    import onert_checkpoint as oc
-
-    return lambda: len(oc.load(ctx["path"]))
-
-
-def crc_floor(ctx):
-    """One crc32c call over the whole mapped file: the speed of the checksum itself."""
-    import crc32c
-
-    def run():
-        view = _map(ctx["path"])
-        return crc32c.crc32c(view)
-
-    return run
-
-
-# -- (a) the floor: numpy over the mapped file, no validation --------------------------------
-def _floor_tables(view: memoryview, ds: DataSet):
-    head = np.frombuffer(view, dtype="<u4", count=5)
-    n, ofs_opt1, ofs_opt2, ofs_other = int(head[4]), int(head[1]), int(head[2]), int(head[3])
-    starts = [20, ofs_opt1, ofs_opt2, ofs_other] if ds.kind == "adam" else [20, ofs_other]
-    tables = []
-    for start, end in itertools.pairwise(starts):
-        offsets = np.frombuffer(view, dtype="<u4", count=n, offset=start).astype(np.int64)
-        sizes = np.diff(offsets, append=end)
-        tables.append((offsets, sizes))
-    return tables
-
-
-def floor_tables(ctx):
-    """Tables and sizes only: no per-entry object (a lower bound no index can reach)."""
-    return lambda: _floor_tables(_map(ctx["path"]), ctx["ds"])
-
-
-def floor_open(ctx):
-    """Tables, sizes and one array view per entry in a dict per block: the cheapest index."""
-
-    def run():
-        view = _map(ctx["path"])
-        whole = np.frombuffer(view, dtype=np.uint8)
-        return [
-            {i: whole[o : o + s] for i, (o, s) in enumerate(zip(offs.tolist(), sizes.tolist()))}
-            for offs, sizes in _floor_tables(view, ctx["ds"])
-        ]
-
-    return run
-
-
-def floor_read_one(ctx):
-    scratch, i = ctx["scratch"], ctx["ds"].n // 2
-
-    def run():
-        view = _map(ctx["path"])
-        offs, sizes = _floor_tables(view, ctx["ds"])[0]
-        o, s = int(offs[i]), int(sizes[i])
-        np.copyto(scratch[:s], np.frombuffer(view, dtype=np.uint8, count=s, offset=o))
-
-    return run
-
-
-def floor_read_all(ctx):
-    scratch = ctx["scratch"]
-
-    def run():
-        view = _map(ctx["path"])
-        whole = np.frombuffer(view, dtype=np.uint8)
-        for offs, sizes in _floor_tables(view, ctx["ds"]):
-            for o, s in zip(offs.tolist(), sizes.tolist()):
-                np.copyto(scratch[:s], whole[o : o + s])
-
-    return run
-
-
-# -- (b) the generated Kaitai parser, used naively ---------------------------------------------
-def _kaitai_tables(k, ds: DataSet):
-    tables = [k.weights.ofs_entries]
-    ends = [k.ofs_opt1 if ds.kind == "adam" else k.ofs_other]
-    if ds.kind == "adam":
-        tables += [k.opt1.ofs_entries, k.opt2.ofs_entries]
-        ends += [k.ofs_opt2, k.ofs_other]
-    return tables, ends
-
-
-def kaitai_open(ctx):
-    from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
-
-    def run():
-        k = OnertCheckpointV1.from_file(ctx["path"])
-        tables, _ = _kaitai_tables(k, ctx["ds"])
-        k.close()
-        return tables
-
-    return run
-
-
-def _kaitai_entries(k, ds: DataSet):
-    tables, ends = _kaitai_tables(k, ds)
-    for offsets, end in zip(tables, ends):
-        for j, o in enumerate(offsets):
-            yield o, (offsets[j + 1] if j + 1 < len(offsets) else end) - o
-
-
-def kaitai_read_one(ctx):
-    from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
-
-    i, scratch = ctx["ds"].n // 2, ctx["scratch"]
-
-    def run():
-        k = OnertCheckpointV1.from_file(ctx["path"])
-        offsets = k.weights.ofs_entries
-        end = offsets[i + 1] if i + 1 < len(offsets) else _kaitai_tables(k, ctx["ds"])[1][0]
-        k._io.seek(offsets[i])
-        data = k._io.read_bytes(end - offsets[i])
-        scratch[: len(data)] = np.frombuffer(data, dtype=np.uint8)
-        k.close()
-
-    return run
-
-
-def kaitai_read_all(ctx):
-    from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
-
-    scratch = ctx["scratch"]
-
-    def run():
-        k = OnertCheckpointV1.from_file(ctx["path"])
-        for o, s in list(_kaitai_entries(k, ctx["ds"])):
-            k._io.seek(o)
-            scratch[:s] = np.frombuffer(k._io.read_bytes(s), dtype=np.uint8)
-        k.close()
-
-    return run
-
-
-# -- (c) safetensors ------------------------------------------------------------------------
-def st_open(ctx):
+def safetensors_open(path: Path) -> Callable[[], object]:
     from safetensors import safe_open
 
-    def run():
-        with safe_open(ctx["st"], framework="np") as f:
-            return len(f.keys())
+    def run() -> object:
+        with safe_open(str(path), framework="np") as f:
+            return list(f.keys())
 
     return run
 
 
-def st_read_one(ctx):
-    from safetensors import safe_open
+def gguf_open(path: Path) -> Callable[[], object]:
+    from gguf import GGUFReader
 
-    name, scratch = f"weights.{ctx['ds'].n // 2}", ctx["scratch"]
-
-    def run():
-        with safe_open(ctx["st"], framework="np") as f:
-            data = f.get_tensor(name)
-        np.copyto(scratch[: data.nbytes], data)
+    def run() -> object:
+        reader = GGUFReader(str(path))
+        return [t.name for t in reader.tensors]
 
     return run
 
 
-def st_read_all(ctx):
-    from safetensors import safe_open
+def numpy_floor(path: Path) -> Callable[[], object]:
+    """The cheapest index of a schema-1 file: map it, read its three offset tables, one slice
+    per entry, no validation."""
 
-    scratch = ctx["scratch"]
-
-    def run():
-        with safe_open(ctx["st"], framework="np") as f:
-            for name in f.keys():
-                data = f.get_tensor(name)
-                np.copyto(scratch[: data.nbytes], data)
+    def run() -> object:
+        with open(path, "rb") as f:
+            mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        buf = np.frombuffer(mm, np.uint8)
+        head = np.frombuffer(mm, "<u4", 4, 4)
+        n = int(head[3])
+        out = {}
+        for b, start in enumerate((20, int(head[0]), int(head[1]))):
+            table = np.frombuffer(mm, "<u4", n, start).astype(np.int64)
+            end = np.append(table[1:], (int(head[0]), int(head[1]), int(head[2]))[b])
+            for i, (lo, hi) in enumerate(zip(table.tolist(), end.tolist())):
+                out[(b, i)] = buf[lo:hi]
+        del buf, out
+        return n
 
     return run
 
 
-def st_save(ctx, fsync: bool = False):
+def interleaved(cases: dict[str, Callable[[], object]], repeats: int) -> dict[str, float]:
+    """Median seconds of each case; every repetition runs each case once, in turn."""
+    times: dict[str, list[float]] = {k: [] for k in cases}
+    for run in cases.values():  # warm-up: imports, page cache
+        run()
+    gc.collect()
+    for _ in range(repeats):
+        for key, run in cases.items():
+            t = time.perf_counter()
+            run()
+            times[key].append(time.perf_counter() - t)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def save_cases(folder: Path, n: int, nbytes: int) -> dict[str, Callable[[], object]]:
+    """Writing ~1 GiB from arrays in memory (what a user who has just trained holds), with fsync
+    of the file: ``save`` (v1 and v2), safetensors' ``save_file`` + fsync, a raw write."""
     from safetensors.numpy import save_file
 
     import onert_checkpoint as oc
 
-    ckpt = oc.load(ctx["path"])
-    tensors = {f"weights.{t.index}": t.data for t in ckpt.tensors}
-    if ckpt.optimizer is not None:
-        for slot, entries in ckpt.optimizer.slots.items():
-            tensors.update({f"{slot}.{i}": b.data for i, b in entries.items()})
-    out = ctx["out"]
+    ckpt = adam_checkpoint(n, nbytes, copy=True)
+    arrays = {t.name: t.data for t in ckpt.tensors}
+    for slot in ("m", "v"):
+        arrays.update({f"t{i}.{slot}": b.data for i, b in ckpt.optimizer.slots[slot].items()})
+    blob = b"".join(a.tobytes() for a in arrays.values())
+    out = folder / "out.bin"
 
-    def run():
-        save_file(tensors, out)
-        if fsync:
-            fd = os.open(out, os.O_RDONLY)
-            os.fsync(fd)
-            os.close(fd)
-        os.unlink(out)
+    def ours(rev: str) -> Callable[[], object]:
+        return lambda: oc.save(ckpt, out, revision=rev,
+                               **({"dialect": "onert"} if rev == "v1" else {}))
 
-    return run
-
-
-# -- (d) raw sequential write of the same bytes, one write call --------------------------------
-def raw_write(ctx, fsync: bool = True):
-    source = _map(ctx["path"])
-    out = ctx["out"]
-
-    def run():
-        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        n = os.write(fd, source)
-        assert n == len(source)
-        if fsync:
-            os.fsync(fd)
+    def st() -> None:
+        save_file(arrays, str(out))
+        fd = os.open(out, os.O_RDONLY)
+        os.fsync(fd)
         os.close(fd)
-        os.unlink(out)
 
-    return run
+    def raw() -> None:
+        view = memoryview(blob)
+        fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        for at in range(0, len(view), MIB):
+            os.write(fd, view[at : at + MIB])
+        os.fsync(fd)
+        os.close(fd)
 
-
-def build_cases(sets: dict[str, DataSet]) -> list[Case]:
-    cases: list[Case] = []
-
-    def add(group, label, data, setup, **kw):
-        cases.append(Case(group, label, data, setup, None, **kw))  # type: ignore[arg-type]
-
-    whole = lambda ds: ds.data_bytes  # noqa: E731
-    for kind in ("adam", "sgd"):
-        big, small, tiny = f"{kind}-big", f"{kind}-small", f"{kind}-tiny"
-        for data in (big, small, tiny):
-            add("open", "ours", data, ours_open)
-            add("open", "floor", data, floor_open)
-            add("open", "floor-tables", data, floor_tables)
-            if data != small:
-                add("open", "kaitai", data, kaitai_open)
-                add("open", "safetensors", data, st_open)
-        for label, setup in (("ours", ours_read_one), ("floor", floor_read_one),
-                             ("kaitai", kaitai_read_one), ("safetensors", st_read_one)):
-            add("read one", label, big, setup)
-        for data in (big, tiny):
-            for label, setup in (("ours", ours_read_all), ("floor", floor_read_all),
-                                 ("kaitai", kaitai_read_all), ("safetensors", st_read_all)):
-                add("read all", label, data, setup, light=data == tiny, moved_bytes=whole)
-        for data in (big, tiny):
-            heavy = dict(light=False, sample_anon=True, moved_bytes=whole)
-            add("write (fsync)", "ours", data, ours_save, **heavy)
-            add("write (fsync)", "raw", data, raw_write, **heavy)
-            add("write (fsync)", "safetensors", data, lambda c: st_save(c, fsync=True), **heavy)
-            add("write (no fsync)", "ours", data, lambda c: ours_save(c, fsync=False), **heavy)
-            add("write (no fsync)", "raw", data, lambda c: raw_write(c, fsync=False), **heavy)
-            add("write (no fsync)", "safetensors", data, st_save, **heavy)
-            if HAS_V2:
-                add("convert", "v1->v2", data, lambda c: ours_convert(c, "v2"), **heavy)
-                cases.append(Case("convert", "v2->v1", data, lambda c: ours_convert(c, "v1"),
-                                  None, **heavy))  # type: ignore[arg-type]
-        if HAS_V2:
-            add("verify (v2)", "ours", big, ours_verify, light=False, moved_bytes=whole)
-            add("verify (v2)", "crc32c", big, crc_floor, light=False, moved_bytes=whole)
-            for data in (big, small, tiny):
-                add("open (v2)", "ours", data, ours_open_v2)
-                if data != small:
-                    add("open (v2)", "safetensors", data, st_open)
-    return [c for c in cases if c.data in sets]
+    return {"save.v1": ours("v1"), "save.v2": ours("v2"), "save.st": st, "save.raw": raw}
 
 
-# --------------------------------------------------------------------------------------------
-# The worker: one case in a fresh interpreter
-# --------------------------------------------------------------------------------------------
-def _status(key: str) -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith(key + ":"):
-                return int(line.split()[1]) * 1024
-    return 0
+def startup(cmd: list[str], repeats: int) -> float:
+    times = []
+    for _ in range(repeats + 1):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times[1:])
 
 
-class _AnonSampler(threading.Thread):
-    def __init__(self) -> None:
-        super().__init__(daemon=True)
-        self.peak = _status("RssAnon")
-        self.stop = threading.Event()
+def crc_speed(path: Path, repeats: int) -> tuple[float, float]:
+    """GB/s of the full verification of a schema-2 file (``validate``'s work) and of the crc32c
+    library alone over the same bytes (page cache warm)."""
+    import crc32c
 
-    def run(self) -> None:
-        while not self.stop.wait(0.002):
-            self.peak = max(self.peak, _status("RssAnon"))
+    import onert_checkpoint as oc
+
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    view = memoryview(mm)
+
+    def ours() -> None:
+        ckpt = oc.load(path, verify_data=True)
+        verify = getattr(ckpt, "verify", None)
+        if callable(verify):
+            verify()
+
+    times = interleaved({"ours": ours, "lib": lambda: crc32c.crc32c(view)}, repeats)
+    view.release()
+    mm.close()
+    return size / times["ours"] / 1e9, size / times["lib"] / 1e9
 
 
-def worker(case: Case, folder: str, ds: DataSet, inner: int) -> dict:
-    ctx = {
-        "ds": ds,
-        "path": ds.path(folder, "v2" if "v2" in case.group or case.label == "v2->v1" else "v1"),
-        "st": ds.path(folder, "st"),
-        "out": os.path.join(folder, f"out-{os.getpid()}.tmp"),
-        "scratch": np.zeros(ds.nbytes + 4096, dtype=np.uint8),
-    }
-    run = case.setup(ctx)
-    if case.light:
-        run()  # warm-up: first-call costs of the interpreter, not of the case
-    gc.collect()
+# The run ---------------------------------------------------------------------------------------
+def row(measure: str, ours: float | None, baseline: float | None, baseline_name: str,
+        goal: str, limit: float | None, unit: str = "s", ratio: float | None = None) -> dict:
+    if ratio is None and ours is not None and baseline:
+        ratio = ours / baseline
+    met = None if limit is None or ratio is None else bool(ratio <= limit)
+    return {"measure": measure, "ours": ours, "baseline": baseline,
+            "baseline_name": baseline_name, "ratio": ratio, "goal": goal, "met": met,
+            "unit": unit}
+
+
+def machine() -> dict[str, Any]:
+    import safetensors
+
+    cpu = platform.processor() or platform.machine()
     try:
-        with open("/proc/self/clear_refs", "w") as f:
-            f.write("5")  # reset VmHWM to the current RSS
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
     except OSError:
         pass
-    base_rss, base_anon = _status("VmRSS"), _status("RssAnon")
-    sampler = _AnonSampler() if case.sample_anon else None
-    if sampler:
-        sampler.start()
-    times = []
-    for _ in range(inner if case.light else 1):
-        t = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - t)
-    hwm = _status("VmHWM")
-    anon = None
-    if sampler:
-        sampler.stop.set()
-        sampler.join()
-        anon = max(sampler.peak, _status("RssAnon")) - base_anon
-    return {"time": statistics.median(times), "rss": hwm - base_rss, "anon": anon}
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    try:
+        from importlib.metadata import version
+
+        gguf_version = version("gguf")
+    except Exception:
+        gguf_version = "?"
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": round(mem),
+            "python": platform.python_version(), "numpy": np.__version__,
+            "safetensors": safetensors.__version__, "gguf": gguf_version,
+            "kernel": platform.release()}
 
 
-# --------------------------------------------------------------------------------------------
-# The driver
-# --------------------------------------------------------------------------------------------
-def _fmt_time(s: float) -> str:
-    return f"{s * 1e3:9.2f} ms" if s < 10 else f"{s:9.2f} s "
+def run_all(folder: Path, *, big: int, repeats: int, quick: bool) -> dict[str, Any]:
+    paths = make_data(folder, big)
+    rows: list[dict] = []
+    context: list[str] = []
 
+    print("  open", file=sys.stderr)
+    t = interleaved({
+        "v2.big": v2_names(paths["big.v2"]), "v2.mid": v2_names(paths["mid.v2"]),
+        "st.big": safetensors_open(paths["big.st"]),
+        "v1.big": ours_open(paths["big.v1"]), "floor.big": numpy_floor(paths["big.v1"]),
+        "v2.tiny100k": v2_names(paths["tiny100k.v2"]),
+        "v1.tiny100k": ours_open(paths["tiny100k.v1"]),
+        "st.tiny100k": safetensors_open(paths["tiny100k.st"]),
+        "floor.tiny100k": numpy_floor(paths["tiny100k.v1"]),
+        "v2.tiny10k": v2_names(paths["tiny10k.v2"]),
+        "v1.tiny10k": ours_open(paths["tiny10k.v1"]),
+    }, repeats)
+    # gguf-py's reader builds Python objects per field and takes seconds here: 3 runs, not
+    # interleaved with the rest.
+    t.update(interleaved({"gguf.big": gguf_open(paths["big.gguf"]),
+                          "gguf.tiny100k": gguf_open(paths["tiny100k.gguf"])}, 3))
+    gib = paths["big.v2"].stat().st_size / 2**30
+    rows.append(row(f"v2 `load` (default) + names, 10k tensors / {gib:.2f} GiB", t["v2.big"],
+                    t["st.big"], "safetensors", "<= 0.5", 0.5))
+    rows.append(row("same, big file vs one eighth of it (same tensor count)", t["v2.big"],
+                    t["v2.mid"], "v2 mid", "<= 1.2", 1.2))
+    rows.append(row("v2 open, 100k tiny tensors", t["v2.tiny100k"], t["st.tiny100k"],
+                    "safetensors", "<= 0.5", 0.5))
+    rows.append(row("v1 open, 10k tensors (big)", t["v1.big"], t["st.big"], "safetensors",
+                    "<= 0.5", 0.5))
+    for rev in ("v1", "v2"):
+        per = (t[f"{rev}.tiny100k"] - t[f"{rev}.tiny10k"]) / 90_000 * 1e6
+        rows.append(row(f"per-tensor open cost (weights + m + v), {rev}", per, None, "",
+                        "<= 1.5 us", None, unit="us"))
+        rows[-1]["met"] = bool(per <= 1.5)
+    context.append(f"gguf-py `GGUFReader` + names: big {t['gguf.big'] * 1e3:.1f} ms, "
+                   f"100k tiny {t['gguf.tiny100k'] * 1e3:.1f} ms; NumPy floor (schema 1): big "
+                   f"{t['floor.big'] * 1e3:.2f} ms, 100k tiny {t['floor.tiny100k'] * 1e3:.1f} ms; "
+                   f"v2 big / floor = {t['v2.big'] / t['floor.big']:.2f}, "
+                   f"v2 big / gguf = {t['v2.big'] / t['gguf.big']:.3f}")
 
-def _fmt_mib(b: int | None) -> str:
-    return "" if b is None else f"{b / MIB:.1f}"
+    print("  save", file=sys.stderr)
+    save_n, save_bytes = 10_000, (big // 30_000 // 4 * 4)
+    cases = save_cases(folder, save_n, save_bytes)
+    ts = interleaved(cases, max(3, repeats // 3))
+    mib = save_n * 3 * save_bytes / MIB
+    for rev in ("v1", "v2"):
+        rows.append(row(f"`save` {rev} of {mib:.0f} MiB from in-memory arrays (fsync)",
+                        ts[f"save.{rev}"], ts["save.st"], "save_file + fsync", "<= 1.0", 1.0))
+        rows.append(row(f"`save` {rev}, same, against a raw write", ts[f"save.{rev}"],
+                        ts["save.raw"], "raw 1 MiB writes + fsync", "<= 1.1", 1.1))
+    (folder / "out.bin").unlink(missing_ok=True)
 
+    print("  start-up", file=sys.stderr)
+    exe = shutil.which("onert-ckpt", path=str(Path(sys.executable).parent)) or "onert-ckpt"
+    base = startup([sys.executable, "-c", "import numpy"], repeats)
+    version = startup([exe, "--version"], repeats)
+    info = startup([exe, "info", str(paths["small.v1"])], repeats)
+    rows.append(row("`onert-ckpt --version`", version, base, "python -c 'import numpy'",
+                    "<= 1.3", 1.3))
+    rows.append(row("`onert-ckpt info` of a small file", info, base, "python -c 'import numpy'",
+                    "<= 1.3", 1.3))
 
-BASELINES = {
-    "open": ("floor", "floor-tables", "kaitai", "safetensors"),
-    "read one": ("floor", "kaitai", "safetensors"),
-    "read all": ("floor", "kaitai", "safetensors"),
-    "write (fsync)": ("raw", "safetensors"),
-    "write (no fsync)": ("raw", "safetensors"),
-    "open (v2)": ("safetensors",),
-    "verify (v2)": ("crc32c",),
-}
+    v1size, v2size = paths["tiny100k.v1"].stat().st_size, paths["tiny100k.v2"].stat().st_size
+    rows.append(row("v2 file size, 100k tiny tensors", v2size, v1size, "v1", "<= 1.25", 1.25,
+                    unit="B"))
 
+    print("  crc", file=sys.stderr)
+    ours_gbs, lib_gbs = crc_speed(paths["big.v2"], max(3, repeats // 3))
+    r = row("full verification of a v2 file (CRC-32C)", ours_gbs, None, "", ">= 8 GB/s", None,
+            unit="GB/s")
+    r["met"] = bool(ours_gbs >= 8)
+    rows.append(r)
+    context.append(f"the crc32c library alone over the same bytes: {lib_gbs:.1f} GB/s")
 
-def report(cases: list[Case], results: dict[str, list[dict]], sets: dict[str, DataSet]) -> str:
-    med = {k: statistics.median(r["time"] for r in v) for k, v in results.items()}
-    rss = {k: max(r["rss"] for r in v) for k, v in results.items()}
-    anon = {k: (max(r["anon"] for r in v) if v[0]["anon"] is not None else None)
-            for k, v in results.items()}
-    lines = [
-        "| case | data | impl | median | ratio ours/impl | throughput | peak RSS Δ MiB "
-        "| peak anon Δ MiB |",
-        "|---|---|---|---:|---:|---:|---:|---:|",
-    ]
-    for c in cases:
-        if c.key not in med:
-            continue
-        ds = sets[c.data]
-        ours = med.get(f"{c.group}|{c.data}|ours")
-        ratio = f"{ours / med[c.key]:.2f}" if ours and c.label != "ours" else ""
-        moved = c.moved_bytes(ds)
-        thr = f"{moved / med[c.key] / 1e9:.2f} GB/s" if moved else ""
-        desc = f"{c.data} ({ds.n:,}x{ds.nbytes:,} B x{1 + len(ds.slots)})"
-        lines.append(
-            f"| {c.group} | {desc} | {c.label} | {_fmt_time(med[c.key]).strip()} | {ratio} "
-            f"| {thr} | {_fmt_mib(rss[c.key])} | {_fmt_mib(anon[c.key])} |"
-        )
-    lines.append("")
-    lines.extend(targets(med, rss, anon, sets))
-    return "\n".join(lines)
-
-
-def targets(med: dict, rss: dict, anon: dict, sets: dict[str, DataSet]) -> list[str]:
-    out = ["| target | measured | met |", "|---|---|---|"]
-
-    def row(name: str, value: float | None, limit: float, fmt: str, higher_is_better=False):
-        if value is None:
-            return
-        ok = value >= limit if higher_is_better else value <= limit
-        out.append(f"| {name} | {fmt.format(value)} | {'yes' if ok else 'NO'} |")
-
-    def ratio(a: str, b: str) -> float | None:
-        return med[a] / med[b] if a in med and b in med else None
-
-    for kind in ("adam", "sgd"):
-        big, small, tiny = f"{kind}-big", f"{kind}-small", f"{kind}-tiny"
-        size = f"{sets[big].data_bytes / MIB:.0f} MiB" if big in sets else ""
-        row(f"{kind}: open {size} / open 1 MiB, same N (≤ 1.2)",
-            ratio(f"open|{big}|ours", f"open|{small}|ours"), 1.2, "{:.2f}")
-        row(f"{kind}: open / numpy floor (≤ 2.0)",
-            ratio(f"open|{big}|ours", f"open|{big}|floor"), 2.0, "{:.2f}")
-        row(f"{kind}: open / safetensors safe_open+keys (≤ 1.0)",
-            ratio(f"open|{big}|ours", f"open|{big}|safetensors"), 1.0, "{:.2f}")
-        key = f"open|{big}|ours"
-        row(f"{kind}: peak RSS Δ of open {size} (≤ 32 MiB)",
-            rss[key] / MIB if key in rss else None, 32, "{:.1f} MiB")
-        for g in ("write (fsync)", "write (no fsync)"):
-            row(f"{kind}: {g} save / raw write (≤ 1.1)",
-                ratio(f"{g}|{big}|ours", f"{g}|{big}|raw"), 1.1, "{:.2f}")
-            row(f"{kind}: {g} save / safetensors save_file (≤ 1.0)",
-                ratio(f"{g}|{big}|ours", f"{g}|{big}|safetensors"), 1.0, "{:.2f}")
-        for label in ("v1->v2", "v2->v1"):
-            key = f"convert|{big}|{label}"
-            if key in rss:
-                row(f"{kind}: convert {label} peak RSS Δ (≤ 64 MiB)", rss[key] / MIB, 64,
-                    "{:.1f} MiB")
-                row(f"{kind}: convert {label} peak anon Δ (≤ 64 MiB)",
-                    anon[key] / MIB if anon[key] is not None else None, 64, "{:.1f} MiB")
-        row(f"{kind}: v2 open {size} / open 1 MiB, same N (≤ 1.2)",
-            ratio(f"open (v2)|{big}|ours", f"open (v2)|{small}|ours"), 1.2, "{:.2f}")
-        key = f"open (v2)|{big}|ours"
-        row(f"{kind}: v2 peak RSS Δ of open {size} (≤ 32 MiB)",
-            rss[key] / MIB if key in rss else None, 32, "{:.1f} MiB")
-        row(f"{kind}: v2 open / safetensors safe_open+keys (≤ 1.0)",
-            ratio(f"open (v2)|{big}|ours", f"open (v2)|{big}|safetensors"), 1.0, "{:.2f}")
-        key = f"verify (v2)|{big}|ours"
-        if key in med:
-            row(f"{kind}: checksum verification (≥ 2 GB/s)",
-                sets[big].data_bytes / med[key] / 1e9, 2.0, "{:.2f} GB/s", higher_is_better=True)
-        row(f"{kind}: open of 100,000 tensors / numpy floor (≤ 5.0)",
-            ratio(f"open|{tiny}|ours", f"open|{tiny}|floor"), 5.0, "{:.2f}")
-    return out
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                            capture_output=True, text=True).stdout.strip() or "?"
+    dirty = subprocess.run(["git", "status", "--porcelain", "src"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    return {"date": datetime.date.today().isoformat(), "commit": commit + ("+" if dirty else ""),
+            "quick": quick, "repeats": repeats, "machine": machine(), "rows": rows,
+            "context": context}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="64 MiB instead of 1 GiB, 3 repeats")
-    ap.add_argument("--repeat", type=int, help="fresh-interpreter runs per case (default 5)")
-    ap.add_argument("--inner", type=int, default=5, help="timed runs inside a worker, cheap cases")
-    ap.add_argument("--dir", help="keep the data in DIR (reused when present)")
-    ap.add_argument("--cases", default="", help="regular expression over 'group|data|impl'")
-    ap.add_argument("--json", help="also write the raw results to this file")
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--quick", action="store_true", help="64 MiB files, 5 repetitions")
+    ap.add_argument("--repeats", type=int, help="repetitions per case (15; quick: 5)")
+    ap.add_argument("--out", type=Path, default=report.RESULTS, help="results file")
+    ap.add_argument("--write-docs", action="store_true",
+                    help="also rewrite the generated block of docs/performance.md")
+    ap.add_argument("--work", type=Path, help="folder for the data (default: a temporary one)")
     args = ap.parse_args(argv)
-
-    sets = data_sets(args.quick)
-    if args.worker:
-        cases = {c.key: c for c in build_cases(sets)}
-        case = cases[args.worker]
-        print(json.dumps(worker(case, args.dir, sets[case.data], args.inner)))
-        return 0
-
-    repeat = args.repeat or (3 if args.quick else 5)
-    tmp = None if args.dir else tempfile.TemporaryDirectory(prefix="onert-ckpt-bench-")
-    folder = os.path.abspath(args.dir or tmp.name)  # type: ignore[union-attr]
-    os.makedirs(folder, exist_ok=True)
-    try:
-        print(f"generating data in {folder} ...", file=sys.stderr)
-        generate(folder, sets)
-        cases = [c for c in build_cases(sets) if re.search(args.cases, c.key)]
-        results: dict[str, list[dict]] = {}
-        for r in range(repeat):
-            for c in cases:  # round-robin: the cases of a group run side by side
-                cmd = [sys.executable, os.path.abspath(__file__), "--worker", c.key,
-                       "--dir", folder, "--inner", str(args.inner)]
-                cmd += ["--quick"] if args.quick else []
-                done = subprocess.run(cmd, capture_output=True, text=True)
-                if done.returncode != 0:
-                    print(f"FAILED {c.key}:\n{done.stderr}", file=sys.stderr)
-                    continue
-                last = done.stdout.strip().splitlines()[-1]
-                results.setdefault(c.key, []).append(json.loads(last))
-            print(f"  repeat {r + 1}/{repeat} done", file=sys.stderr)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(results, f, indent=1)
-        v2 = "yes" if HAS_V2 else "no (onert_checkpoint.format.convert not present)"
-        print(f"schema 2 cases: {v2}; "
-              f"medians of {repeat} fresh-interpreter runs"
-              f" (cheap cases: median of {args.inner} runs each, after a warm-up)\n")
-        print(report(cases, results, sets))
-    finally:
-        if tmp is not None:
-            tmp.cleanup()
+    big = 64 * MIB if args.quick else 1024 * MIB
+    repeats = args.repeats or (5 if args.quick else 15)
+    with tempfile.TemporaryDirectory(dir=args.work) as tmp:
+        results = run_all(Path(tmp), big=big, repeats=repeats, quick=args.quick)
+    args.out.write_text(json.dumps(results, indent=1) + "\n")
+    block = report.render(results)
+    print(block)
+    if args.write_docs:
+        page = ROOT / "docs" / "performance.md"
+        page.write_text(report.replace_block(page.read_text(), block))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())
