@@ -59,6 +59,9 @@ class OpSpec:
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     new_shape: tuple[int, ...] | None = None  # RESHAPE only
+    #: builtin options of other operators: ``(BuiltinOptions type code, options T object)``
+    #: (see :func:`operator_options`)
+    options: tuple[int, object] | None = None
 
 
 def build_model(
@@ -100,6 +103,8 @@ def build_model(
             opts.fusedActivationFunction = ActivationFunctionType.ActivationFunctionType.NONE
             op.builtinOptionsType = BuiltinOptions.BuiltinOptions.FullyConnectedOptions
             op.builtinOptions = opts
+        elif spec.options is not None:
+            op.builtinOptionsType, op.builtinOptions = spec.options
         elif spec.opcode == "RESHAPE":
             opts = ReshapeOptions.ReshapeOptionsT()
             opts.newShape = np.asarray(spec.new_shape or (), dtype=np.int32)
@@ -234,3 +239,46 @@ def build_shared_fc_model(
         ops.append(OpSpec("FULLY_CONNECTED", (prev, own_w[ws], own_b[bs]), (len(tensors) - 1,)))
         prev = len(tensors) - 1
     return build_model(tensors, ops, [0], [prev])
+
+
+def operator_options(opcode: str, **fields: object) -> tuple[int, object]:
+    """Builtin options for ``opcode`` (CONV_2D, DEPTHWISE_CONV_2D, pools, ADD, ...), defaults
+    as the circle exporters write them (stride 1, filter 1x1, VALID padding) unless ``fields``
+    say."""
+    from circle_schema.v0_9.circle import (
+        AddOptions,
+        Conv2DOptions,
+        DepthwiseConv2DOptions,
+        MulOptions,
+        Padding,
+        Pool2DOptions,
+        SubOptions,
+    )
+
+    kinds = {
+        "CONV_2D": (BuiltinOptions.BuiltinOptions.Conv2DOptions, Conv2DOptions.Conv2DOptionsT),
+        "DEPTHWISE_CONV_2D": (
+            BuiltinOptions.BuiltinOptions.DepthwiseConv2DOptions,
+            DepthwiseConv2DOptions.DepthwiseConv2DOptionsT,
+        ),
+        "MAX_POOL_2D": (BuiltinOptions.BuiltinOptions.Pool2DOptions, Pool2DOptions.Pool2DOptionsT),
+        "AVERAGE_POOL_2D": (
+            BuiltinOptions.BuiltinOptions.Pool2DOptions,
+            Pool2DOptions.Pool2DOptionsT,
+        ),
+        "ADD": (BuiltinOptions.BuiltinOptions.AddOptions, AddOptions.AddOptionsT),
+        "SUB": (BuiltinOptions.BuiltinOptions.SubOptions, SubOptions.SubOptionsT),
+        "MUL": (BuiltinOptions.BuiltinOptions.MulOptions, MulOptions.MulOptionsT),
+    }
+    code, cls = kinds[opcode]
+    obj = cls()
+    if hasattr(obj, "padding"):
+        obj.padding = Padding.Padding.VALID  # the schema's default, 0, is SAME
+    for name in ("strideW", "strideH", "depthMultiplier", "filterWidth", "filterHeight"):
+        if hasattr(obj, name):
+            setattr(obj, name, 1)
+    for name, value in fields.items():
+        if not hasattr(obj, name):
+            raise ValueError(f"{opcode} options have no field {name!r}")
+        setattr(obj, name, value)
+    return code, obj
