@@ -47,7 +47,7 @@ def spec_dtype_names() -> dict[int, str]:
     """The dtype names of SPEC.md 6.4.3, listed with "(codes -5 to 17 in this order)"."""
     text = " ".join((SPEC / "SPEC.md").read_text().split())
     match = re.search(
-        r"are also NumPy's, are (.*?) \(codes \u22125 to 17 in this order\)", text, re.S
+        r"are also NumPy's, are (.*?) \(codes \u22125 to 17 in this order[;)]", text, re.S
     )
     assert match, "SPEC.md 6.4.3 no longer lists the dtype names"
     names = re.findall(r"`([a-z0-9_]+)`", match.group(1))
