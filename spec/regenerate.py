@@ -7,6 +7,9 @@ Derived files:
   generated/python/onert_checkpoint_generated/<id>.py  Kaitai parsers (kaitai-struct-compiler,
                                                        the exact version pinned in
                                                        spec/ksc/package-lock.json)
+  generated/javascript/<Id>.js                         Kaitai parsers for the JavaScript runtime
+                                                       (npm `kaitai-struct`, pinned there too;
+                                                       tests/test_js_schemas.py runs them)
   generated/graphviz/<id>.dot, <id>.svg                layout diagrams (Debian's graphviz `dot`)
   generated/python/onert_checkpoint_generated/error_codes.py  from spec/error-codes.toml
   spec/c/ockpt_errors.h                                from spec/error-codes.toml
@@ -79,13 +82,14 @@ def write_error_codes_h(out: Path) -> None:
 
 
 def ensure_compiler() -> None:
-    if not (KSC / "node_modules" / "kaitai-struct-compiler").is_dir():
+    modules = KSC / "node_modules"
+    if not all((modules / name).is_dir() for name in ("kaitai-struct-compiler", "kaitai-struct")):
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=KSC, check=True)
 
 
 def regenerate(generated: Path, c_header: Path) -> None:
     ensure_compiler()
-    for sub in ("python/onert_checkpoint_generated", "graphviz"):
+    for sub in ("python/onert_checkpoint_generated", "javascript", "graphviz"):
         shutil.rmtree(generated / sub, ignore_errors=True)
     subprocess.run(["node", str(KSC / "compile.mjs"), str(SPEC), str(generated)], check=True)
     pkg = generated / "python" / "onert_checkpoint_generated"

@@ -1,6 +1,7 @@
 // Compiles every spec/*.ksy with the pinned kaitai-struct-compiler (see package-lock.json)
 // through its JavaScript API. Usage: node spec/ksc/compile.mjs <spec dir> <out dir>
-// Writes <out>/python/onert_checkpoint_generated/<id>.py and <out>/graphviz/<id>.dot.
+// Writes <out>/python/onert_checkpoint_generated/<id>.py, <out>/javascript/<Id>.js (needs the
+// `kaitai-struct` runtime, pinned here too) and <out>/graphviz/<id>.dot.
 // Called by spec/regenerate.py; not meant to be run on its own.
 import fs from "node:fs";
 import path from "node:path";
@@ -11,7 +12,11 @@ const compiler = require("kaitai-struct-compiler");
 const yaml = require("js-yaml");
 
 const [specDir, outDir] = process.argv.slice(2);
-const targets = { python: "python/onert_checkpoint_generated", graphviz: "graphviz" };
+const targets = {
+  python: "python/onert_checkpoint_generated",
+  javascript: "javascript",
+  graphviz: "graphviz",
+};
 
 const importer = {
   importYaml(name, mode) {
