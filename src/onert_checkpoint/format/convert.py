@@ -21,7 +21,7 @@ from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from .revisions import v1_write
 from .revisions.v2_write import origin_of
 
-__all__ = ["convert", "downgrade", "upgrade"]
+__all__ = ["content_dialect", "convert", "downgrade", "needs_model", "upgrade"]
 
 #: What schema 1's footer holds; every other state key is lost in a downgrade.
 V1_STATE_KEYS = ("step", "epoch")
@@ -216,28 +216,69 @@ def downgrade(
     return out
 
 
+def content_dialect(ckpt: Checkpoint) -> str | None:
+    """Whose entry indexing the content of ``ckpt`` follows: "onert" (the runtime's internal
+    order), "onert-micro" (circle tensor indices; WOF too), or None when the file does not say
+    (a schema-1 file that fits both runtimes, a schema-2 file made from scratch)."""
+    if ckpt.revision == "v1":
+        return ckpt.dialect
+    if ckpt.revision == "wof":
+        return "onert-micro"
+    origin = ckpt.origin or {}
+    if origin.get("revision") == "wof":
+        return "onert-micro"
+    if origin.get("revision") == "v1" and origin.get("dialect") in v1_write.DIALECTS:
+        return str(origin["dialect"])
+    return None
+
+
+def needs_model(ckpt: Checkpoint, to: str, dialect: str | None) -> bool:
+    """True when writing ``ckpt`` as revision ``to`` in ``dialect`` re-indexes its entries,
+    which only the circle model can do (spec/SPEC.md section 12): the target dialect differs
+    from the one the content is indexed by. Without the model the entry indices would be
+    written unchanged under the other runtime's meaning: a file that loads, and lies."""
+    if to != "v1" or dialect is None:
+        return False
+    current = content_dialect(ckpt)
+    return current is not None and current != dialect
+
+
 def convert(
     ckpt: Checkpoint,
-    to: str = "v2",
+    to: str | None = "v2",
     dialect: str | None = None,
     allow_lossy: bool = False,
     model: object = None,
 ) -> Checkpoint:
-    """The content of ``ckpt`` as revision ``to`` ("v1", "v2" or "wof"), ready to :func:`save`.
+    """The content of ``ckpt`` as revision ``to`` ("v1", "v2" or "wof"; None keeps the input's
+    revision), ready to :func:`save`.
 
     ``to="v2"`` is :func:`upgrade` (``model`` names the tensors); ``"v1"`` and ``"wof"`` are
-    :func:`downgrade`. A schema-1 checkpoint converted to v1 in another dialect goes through
-    the same checks (nothing is silently dropped); given ``model`` too, it is re-indexed for
-    the other runtime (:func:`onert_checkpoint.circle.dialect_convert.to_dialect`).
+    :func:`downgrade`. A checkpoint converted to v1 in another dialect than its content's
+    (:func:`content_dialect`) is re-indexed for the other runtime, which needs ``model``
+    (:func:`onert_checkpoint.circle.dialect_convert.to_dialect`); without it a
+    :class:`ValueError` names the missing model. Nothing is silently dropped.
     """
+    if to is None:
+        to = ckpt.revision
     if to == "v2":
         return upgrade(ckpt, model)
-    if to == "v1" and dialect is not None and model is not None and ckpt.revision == "v1":
-        # Between the runtimes: the model says which circle tensor each onert entry is.
+    if to not in ("v1", "wof"):
+        raise ValueError(f"unknown revision {to!r}; choose from v1, v2, wof")
+    if to == "v1" and dialect is not None and needs_model(ckpt, to, dialect) and model is None:
+        raise ValueError(
+            f"writing {content_dialect(ckpt)} content in the {dialect} dialect re-indexes its "
+            "entries, which needs the circle model: pass model= (--model on the command line)"
+        )
+    if to == "v1" and dialect is not None and model is not None:
+        # Between the runtimes: the model says which circle tensor each entry is. The content
+        # is first laid out as schema 1 in its own dialect (nothing dropped unless allowed).
         from ..circle.dialect_convert import to_dialect
 
-        return to_dialect(ckpt, dialect, model)
-    if to in ("v1", "wof"):
-        source = ckpt if ckpt.revision == "v2" else upgrade(ckpt)
-        return downgrade(source, dialect, allow_lossy, to=to)
-    raise ValueError(f"unknown revision {to!r}; choose from v1, v2, wof")
+        source = ckpt
+        if ckpt.revision != "v1":
+            base = ckpt if ckpt.revision == "v2" else upgrade(ckpt)
+            source = downgrade(base, content_dialect(ckpt), allow_lossy, to="v1")
+        return to_dialect(source, dialect, model)
+    source = ckpt if ckpt.revision == "v2" else upgrade(ckpt)
+    return downgrade(source, dialect, allow_lossy, to=to)

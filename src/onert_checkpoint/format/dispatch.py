@@ -63,8 +63,13 @@ def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
         raise error_for("truncated_header", "header", 0, f"the file has only {size} bytes")
     magic = view[0] | (view[1] << 8)
     if magic != MAGIC:
+        from .sniff import looks_like  # what the file is instead, and what to do with it
+
+        hint = looks_like(view[:16], size)
         raise error_for(
-            "bad_magic", "magic", 0, f"magic is {magic} (bytes {bytes(view[:2]).hex(' ')}), not 429"
+            "bad_magic", "magic", 0,
+            f"magic is {magic} (bytes {bytes(view[:2]).hex(' ')}), not 429"
+            + (f"; {hint}" if hint else ""),
         )
     if size < 3:
         raise error_for("truncated_header", "header", 0, "the file ends before the version byte")

@@ -2,25 +2,44 @@
 and PyTorch.
 
 Names: a weight is ``<name>``, its optimizer slots ``<name>.m`` and ``<name>.v``; ``<name>`` is
-the circle tensor name when the entries are named (a model was bound) and the entry index
-otherwise. The metadata (all strings, as safetensors requires) carries what the arrays cannot:
-revision, dialect, table length, optimizer kind, training state, and where each entry's data
-sat in the file, and (schema 2) each tensor's name, dtype, shape and model index and the
-content's origin, so that ``from_numpy_dict(*to_numpy_dict(ckpt, metadata=True))`` writes the
-original file back byte for byte.
+the circle tensor name when the entries are named (a model was bound, or schema-2 records) and
+the entry index otherwise. An array is typed and shaped when the entry's dtype is known and is
+a plain number type every safetensors reader has (float16/32/64, int8..64, uint8..64); it is
+the entry's raw bytes (flat uint8) otherwise: typed when the type is known, clearly raw
+otherwise, the same rule as ``onert-ckpt dump``.
+
+The metadata (all strings, as safetensors requires; JSON inside is strict RFC 8259) carries
+what the arrays cannot: revision, dialect, table length, optimizer kind and slot names (a
+self-described schema-2 optimizer included), training state (floats bit-exact, see
+:func:`_state_json`), where each entry's data sat in the file, which array is which entry and
+slot (``arrays``), each tensor's name, dtype, shape and model index, the content's origin, and
+the schema-2 sections this library does not interpret (``sections``, their bytes in base64).
+So ``from_numpy_dict(*to_numpy_dict(ckpt, metadata=True))`` writes the original file back
+byte for byte, for every valid file of every revision.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import math
 import os
+import struct
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from ..format.errors import error_for
-from ..format.model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ..format.model import (
+    OPTIMIZER_SLOTS,
+    Buffer,
+    Checkpoint,
+    Optimizer,
+    Section,
+    Tensor,
+    TrainingState,
+)
 from ..format.typed import typed_view
 
 __all__ = [
@@ -42,24 +61,46 @@ def _fail(message: str) -> Exception:
     return error_for("not_representable", None, None, message)
 
 
+#: dtypes exported typed: plain numbers every safetensors and NumPy reader has. Others (bool,
+#: whose bytes may be other than 0/1; complex; circle types NumPy lacks) travel as raw bytes.
+TYPED_EXPORT = frozenset(
+    ["float16", "float32", "float64", "int8", "int16", "int32", "int64",
+     "uint8", "uint16", "uint32", "uint64"]
+)
+
+
+def _slot_names(ckpt: Checkpoint) -> tuple[str, ...]:
+    return ckpt.optimizer.slot_names if ckpt.optimizer is not None else ()
+
+
 def _keys(ckpt: Checkpoint) -> dict[int, str]:
-    """Entry index -> export name: tensor names when all are present and unique, else indices."""
+    """Entry index -> export name: tensor names when every array name they give is unique,
+    printable and not the metadata prefix; else entry indices."""
     names = [t.name for t in ckpt.tensors]
-    slots = ckpt.optimizer.slot_names if ckpt.optimizer is not None else ()
-    usable = all(names) and len(set(names)) == len(names)
+    slots = _slot_names(ckpt)
+    usable = all(names) and all(
+        n.isprintable() and not n.startswith(NPZ_META_PREFIX) for n in names  # type: ignore[union-attr]
+    )
     if usable:
-        taken = set(names)
-        usable = not any(f"{n}.{s}" in taken for n in names for s in slots)  # type: ignore[str-format]
+        every = list(names) + [f"{n}.{s}" for n in names for s in slots]
+        usable = len(set(every)) == len(every)
     if usable:
         return {t.index: str(t.name) for t in ckpt.tensors}
     return {t.index: str(t.index) for t in ckpt.tensors}
 
 
-def _json_value(value: object) -> object:
-    if isinstance(value, bytes):
-        return {"bytes": value.hex()}
+def _state_json(value: object) -> object:
+    """A state value in the export metadata: int, string as themselves, bytes as
+    ``{"bytes": hex}``, a float as a JSON number when finite, else as spec/SPEC.md section 9's
+    ``{"float": "nan" | "inf" | "-inf"}`` plus ``"bits"``, its IEEE-754 bits in hex (a NaN's
+    sign and payload are content too)."""
     if isinstance(value, np.generic):
-        return value.item()
+        value = value.item()
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return {"bytes": bytes(value).hex()}
+    if isinstance(value, float) and not math.isfinite(value):
+        name = "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+        return {"float": name, "bits": struct.pack(">d", value).hex()}
     return value
 
 
@@ -68,20 +109,32 @@ def _state_from_json(obj: Mapping[str, Any]) -> TrainingState:
     for key, value in obj.items():
         if isinstance(value, dict) and set(value) == {"bytes"}:
             value = bytes.fromhex(value["bytes"])
+        elif isinstance(value, dict) and "float" in value:
+            if "bits" in value:
+                value = struct.unpack(">d", bytes.fromhex(value["bits"]))[0]
+            else:
+                value = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}[value["float"]]
         state[key] = value
     return state
+
+
+def _dumps(obj: object) -> str:
+    return json.dumps(obj, ensure_ascii=True, allow_nan=False)
 
 
 def checkpoint_metadata(ckpt: Checkpoint) -> dict[str, str]:
     """The string metadata that, with the arrays, makes an export lossless."""
     keys = _keys(ckpt)
     offsets: dict[str, int] = {}
+    arrays: dict[str, list[object]] = {}
     for t in ckpt.tensors:
+        arrays[keys[t.index]] = [t.index, None]
         if t.offset is not None:
             offsets[keys[t.index]] = t.offset
     if ckpt.optimizer is not None:
         for slot, entries in ckpt.optimizer.slots.items():
             for i, entry in entries.items():
+                arrays[f"{keys[i]}.{slot}"] = [i, slot]
                 if entry.offset is not None:
                     offsets[f"{keys[i]}.{slot}"] = entry.offset
     meta = {
@@ -89,10 +142,13 @@ def checkpoint_metadata(ckpt: Checkpoint) -> dict[str, str]:
         "revision": ckpt.revision,
         "num_entries": str(ckpt.table_length),
         "optimizer": ckpt.optimizer.kind if ckpt.optimizer is not None else "none",
-        "state": json.dumps({k: _json_value(v) for k, v in ckpt.state.items()}),
-        "entries": json.dumps({keys[t.index]: t.index for t in ckpt.tensors}),
-        "offsets": json.dumps(offsets),
+        "state": _dumps({k: _state_json(v) for k, v in ckpt.state.items()}),
+        "entries": _dumps({keys[t.index]: t.index for t in ckpt.tensors}),
+        "offsets": _dumps(offsets),
+        "arrays": _dumps(arrays),
     }
+    if ckpt.optimizer is not None:
+        meta["slots"] = _dumps(list(ckpt.optimizer.slot_names))
     described = {
         keys[t.index]: {
             "name": t.name, "dtype": t.dtype,
@@ -102,23 +158,36 @@ def checkpoint_metadata(ckpt: Checkpoint) -> dict[str, str]:
         if (t.name, t.dtype, t.shape, t.model_index) != (None, None, None, None)
     }
     if described:
-        meta["tensors"] = json.dumps(described)
+        meta["tensors"] = _dumps(described)
     if ckpt.dialect is not None:
         meta["dialect"] = ckpt.dialect
     origin = getattr(ckpt, "origin", None)
     if origin is not None:
-        meta["origin"] = json.dumps(origin)
+        meta["origin"] = _dumps(origin)
     if ckpt.quirks:
-        meta["quirks"] = json.dumps(list(ckpt.quirks))
+        meta["quirks"] = _dumps(list(ckpt.quirks))
+    if ckpt.sections:
+        meta["sections"] = _dumps(
+            [
+                {"kind": sec.kind, "required": bool(sec.required),
+                 "data": base64.b64encode(bytes(sec.data)).decode("ascii")}
+                for sec in ckpt.sections
+            ]
+        )
     return meta
+
+
+def _export_view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None) -> np.ndarray:
+    return typed_view(raw, dtype if dtype in TYPED_EXPORT else None, shape)
 
 
 def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
     """The weights and optimizer slots of ``ckpt`` as ``{name: array}``.
 
-    Arrays are typed and shaped when the entries are named after a model (see
-    :func:`~onert_checkpoint.bind`), flat uint8 otherwise; they are views on the
-    checkpoint's data. With ``metadata=True`` returns ``(arrays, metadata)``.
+    Arrays are typed and shaped when the entry's dtype is known (a model bound, see
+    :func:`~onert_checkpoint.bind`, or schema-2 records) and a plain number type, flat uint8
+    (the raw bytes) otherwise; they are views on the checkpoint's data. With
+    ``metadata=True`` returns ``(arrays, metadata)``.
 
     >>> import onert_checkpoint as oc
     >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
@@ -130,15 +199,17 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
     """
     keys = _keys(ckpt)
     arrays: dict[str, np.ndarray] = {}
+    by_index: dict[int, Tensor] = {}
     for t in ckpt.tensors:
-        arrays[keys[t.index]] = typed_view(t.raw, t.dtype, t.shape)
+        by_index[t.index] = t
+        arrays[keys[t.index]] = _export_view(t.raw, t.dtype, t.shape)
     if ckpt.optimizer is not None:
         for slot, entries in ckpt.optimizer.slots.items():
             for i, entry in sorted(entries.items()):
-                t = ckpt[i]
-                same = entry.nbytes == t.nbytes
-                arrays[f"{keys[i]}.{slot}"] = typed_view(
-                    entry.raw, t.dtype if same else None, t.shape if same else None
+                t = by_index.get(i)
+                same = t is not None and entry.nbytes == t.nbytes
+                arrays[f"{keys[i]}.{slot}"] = _export_view(
+                    entry.raw, t.dtype if same else None, t.shape if same else None  # type: ignore[union-attr]
                 )
     if metadata:
         return arrays, checkpoint_metadata(ckpt)
@@ -159,6 +230,29 @@ def _split(name: str, slots: tuple[str, ...]) -> tuple[str, str | None]:
     return name, None
 
 
+def _meta_json(meta: Mapping[str, str], key: str, default: str, kind: Any) -> Any:
+    """``meta[key]`` parsed as JSON of type ``kind``; malformed metadata is not_representable
+    naming the key (never a bare JSON or type error)."""
+    try:
+        value = json.loads(meta.get(key, default))
+    except (TypeError, ValueError) as exc:
+        raise _fail(f"metadata {key!r} is not valid JSON: {exc}") from None
+    if not isinstance(value, kind):
+        raise _fail(f"metadata {key!r} is not of the JSON type it needs")
+    return value
+
+
+def _sections(meta: Mapping[str, str]) -> list[Section]:
+    out = []
+    for item in _meta_json(meta, "sections", "[]", list):
+        try:
+            out.append(Section(int(item["kind"]), base64.b64decode(item["data"], validate=True),
+                               bool(item["required"])))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _fail(f"metadata 'sections' has a malformed entry: {exc!r}") from None
+    return out
+
+
 def from_numpy_dict(
     arrays: Mapping[str, Any],
     metadata: Mapping[str, str] | None = None,
@@ -167,10 +261,12 @@ def from_numpy_dict(
 ) -> Checkpoint:
     """Build a checkpoint from ``{name: array}`` (the inverse of :func:`to_numpy_dict`).
 
-    Entry indices come from ``metadata["entries"]``, else from ``entries`` (name -> index),
+    Which entry and slot each array is comes from ``metadata["arrays"]`` (an export of this
+    package), else entry indices from ``metadata["entries"]`` or ``entries`` (name -> index),
     else from the names themselves, which must then be entry indices ("0", "0.m", ...). Without
     metadata the optimizer is Adam when there are ``.m``/``.v`` arrays and SGD otherwise, and
     the state is empty. Any array-like works (NumPy, or PyTorch CPU tensors via ``.numpy()``).
+    Malformed metadata raises :class:`~onert_checkpoint.NotRepresentableError`.
     """
     meta = dict(metadata or {})
     if meta.get("format", FORMAT_NAME) != FORMAT_NAME:
@@ -178,35 +274,63 @@ def from_numpy_dict(
     kind = meta.get("optimizer")
     if kind is None:
         kind = "adam" if any(_split(n, ("m", "v"))[1] for n in arrays) else "sgd"
-    slot_names = OPTIMIZER_SLOTS.get(kind, ())
-    if "entries" in meta:
-        index_of: dict[str, int] = {k: int(v) for k, v in json.loads(meta["entries"]).items()}
-    elif entries is not None:
-        index_of = {k: int(v) for k, v in entries.items()}
+    slot_names = tuple(_meta_json(meta, "slots", "null", (list, type(None))) or ()) or (
+        OPTIMIZER_SLOTS.get(kind, ())
+    )
+    placed: dict[str, tuple[int, str | None]] = {}
+    if "arrays" in meta:
+        for name, where in _meta_json(meta, "arrays", "{}", dict).items():
+            try:
+                index, slot = int(where[0]), where[1]
+            except (TypeError, ValueError, IndexError, KeyError):
+                raise _fail(f"metadata 'arrays' places {name!r} nowhere") from None
+            if slot is not None and slot not in slot_names:
+                raise _fail(f"metadata 'arrays' names the slot {slot!r}, not one of {slot_names}")
+            placed[name] = (index, slot)
     else:
-        index_of = {}
+        if "entries" in meta:
+            try:
+                index_of = {
+                    k: int(v) for k, v in _meta_json(meta, "entries", "{}", dict).items()
+                }
+            except (TypeError, ValueError):
+                raise _fail("metadata 'entries' maps a name to no entry index") from None
+        elif entries is not None:
+            index_of = {k: int(v) for k, v in entries.items()}
+        else:
+            index_of = {}
+            for name in arrays:
+                base, _ = _split(name, slot_names)
+                if not base.isdigit():
+                    raise _fail(
+                        f"array {name!r} is not named by an entry index; give the model or "
+                        "entries"
+                    )
+                index_of[base] = int(base)
         for name in arrays:
-            base, _ = _split(name, slot_names)
-            if not base.isdigit():
-                raise _fail(
-                    f"array {name!r} is not named by an entry index; give the model or entries"
-                )
-            index_of[base] = int(base)
-    offsets = {k: int(v) for k, v in json.loads(meta.get("offsets", "{}")).items()}
-    described = json.loads(meta.get("tensors", "{}"))
+            base, slot = _split(name, slot_names)
+            if base not in index_of:
+                raise _fail(f"array {name!r} names no entry")
+            placed[name] = (index_of[base], slot)
+    try:
+        offsets = {k: int(v) for k, v in _meta_json(meta, "offsets", "{}", dict).items()}
+        num_entries = int(meta["num_entries"]) if "num_entries" in meta else None
+    except (TypeError, ValueError):
+        raise _fail("metadata 'offsets' or 'num_entries' is not an integer") from None
+    described = _meta_json(meta, "tensors", "{}", dict)
     tensors: list[Tensor] = []
-    optimizer = None if kind == "none" else Optimizer(kind)
+    optimizer = None if kind == "none" else Optimizer(kind, {n: {} for n in slot_names})
     for name, value in arrays.items():
-        base, slot = _split(name, slot_names)
-        if base not in index_of:
+        if name not in placed:
             raise _fail(f"array {name!r} names no entry")
-        index = index_of[base]
+        index, slot = placed[name]
         arr = np.asarray(value)
         raw = _raw(arr)
+        base = name if slot is None else name[: -len(slot) - 1]
         if slot is None:
             tensor = Tensor(index=index, data=raw, offset=offsets.get(name))
-            if base in described:
-                info = described[base]
+            info = described.get(base)
+            if isinstance(info, dict):
                 tensor.name, tensor.dtype = info.get("name"), info.get("dtype")
                 shape = info.get("shape")
                 tensor.shape = None if shape is None else tuple(shape)
@@ -221,18 +345,23 @@ def from_numpy_dict(
             if optimizer is None:
                 raise _fail(f"array {name!r} is optimizer state, but the optimizer is none")
             optimizer.slots.setdefault(slot, {})[index] = Buffer(index, raw, offsets.get(name))
-    num_entries = int(meta["num_entries"]) if "num_entries" in meta else None
+    try:
+        state = _state_from_json(_meta_json(meta, "state", "{}", dict))
+        origin = _meta_json(meta, "origin", "null", (dict, type(None)))
+    except (TypeError, ValueError, KeyError, struct.error) as exc:
+        raise _fail(f"metadata 'state' holds a malformed value: {exc!r}") from None
     ckpt = Checkpoint(
         tensors=tensors,
         optimizer=optimizer,
-        state=_state_from_json(json.loads(meta.get("state", "{}"))),
+        state=state,
         revision=meta.get("revision", "v1"),
         dialect=meta.get("dialect"),
         num_entries=num_entries,
-        quirks=tuple(json.loads(meta.get("quirks", "[]"))),
+        quirks=tuple(_meta_json(meta, "quirks", "[]", list)),
+        sections=_sections(meta),
     )
-    if "origin" in meta:
-        ckpt.origin = json.loads(meta["origin"])
+    if origin is not None:
+        ckpt.origin = origin
     return ckpt
 
 

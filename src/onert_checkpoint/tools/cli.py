@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -61,12 +62,35 @@ def _error_line(path: str, err: CheckpointError) -> str:
     return f"{safe_text(path)}: invalid: {err.code}{_where(err)}: {safe_text(err.message)}"
 
 
+def _read_file(path: str, what: str) -> bytes:
+    """The bytes of a regular file; anything else is an I/O error (exit 2) naming ``path``:
+    a missing or unreadable file, a directory, or a FIFO or device (which could block)."""
+    if path == "":
+        raise CliError("usage_error", f"the {what} path is empty")
+    st = os.stat(path)  # OSError: the one-line io_error of main(), exit 2
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
+        raise CliError("io_error", f"{path}: {kind} (the {what} must be a file)")
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def _load_model(path: str | None) -> Any:
+    """The circle model at ``path`` (None without ``--model``). A file that cannot be read is
+    an I/O error (exit 2) like a missing checkpoint; one that is not a circle model is
+    model_mismatch (exit 1)."""
     if path is None:
         return None
     from ..circle.model import CircleModel
 
-    return CircleModel.load(path)
+    return CircleModel.load(_read_file(path, "model"))
+
+
+def _output(path: str) -> str:
+    """An output path as given; the empty path is a usage error (exit 2)."""
+    if path == "":
+        raise CliError("usage_error", "the output path is empty")
+    return path
 
 
 def _load(path: str, model: Any = None) -> Checkpoint:
@@ -261,6 +285,9 @@ def cmd_dump(args: argparse.Namespace) -> int:
         if args.tensor is not None and tensors[0].index not in slots[slot]:
             raise CliError("no_such_slot", f"entry {tensors[0].index} has no {slot!r} slot entry")
         tensors = [t for t in tensors if t.index in slots[slot]]
+        if not tensors:
+            print(f"no entry holds {slot!r} state")
+            return EXIT_OK
     blocks = []
     with np.printoptions(threshold=args.threshold):
         for tensor in tensors:
@@ -364,15 +391,25 @@ def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **optio
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from ..format.convert import convert
+    from ..format.convert import content_dialect, convert, needs_model
 
+    output = _output(args.output)
     ckpt = load(args.input)
+    to = args.to or ckpt.revision  # --dialect/--model alone: same revision, other dialect
+    if args.model is None and needs_model(ckpt, to, args.dialect):
+        raise CliError(
+            "model_required",
+            f"{safe_text(args.input)} holds {content_dialect(ckpt)} entries; writing them in "
+            f"the {args.dialect} dialect re-indexes them, which needs the circle model: "
+            "add --model MODEL.circle",
+        )
     result = convert(
-        ckpt, args.to, dialect=args.dialect, allow_lossy=args.allow_lossy, model=args.model
+        ckpt, to, dialect=args.dialect, allow_lossy=args.allow_lossy,
+        model=_load_model(args.model),
     )
     size = os.path.getsize(args.input)
-    _save(result, args.output, size_hint=size, progress=not args.no_progress)
-    out = load(args.output)
+    _save(result, output, size_hint=size, progress=not args.no_progress)
+    out = load(output)
     dialect = f" {out.dialect}" if out.dialect else ""
     print(f"wrote {safe_text(args.output)}: {out.revision}{dialect}, {human_size(out.file_size)}")
     return EXIT_OK
@@ -392,7 +429,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..interchange.safetensors_io import to_safetensors
     from ..interchange.tensor_dict import to_npz, to_numpy_dict
 
-    suffix = _suffix(args.output)
+    suffix = _suffix(_output(args.output))
     ckpt = _load(args.input, _load_model(args.model))
     if suffix == ".safetensors":
         to_safetensors(ckpt, args.output)
@@ -408,6 +445,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from ..interchange.tensor_dict import from_npz
 
     suffix = _suffix(args.input)
+    _output(args.output)
     model = _load_model(args.model)
     options: dict[str, Any] = {}
     if model is not None:
@@ -443,6 +481,7 @@ def _model_entries(model: Any, dialect: str) -> dict[str, int]:
 def cmd_new(args: argparse.Namespace) -> int:
     from ..circle.initial import new_checkpoint
 
+    _output(args.output)
     model = _load_model(args.model)
     ckpt = new_checkpoint(model, optimizer=args.optimizer, dialect=args.dialect)
     _save(ckpt, args.output, size_hint=0, progress=False)
@@ -602,7 +641,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "unless --allow-lossy.", cmd_convert)
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT")
-    p.add_argument("--to", required=True, choices=("v1", "v2", "wof"), help="target revision")
+    p.add_argument("--to", choices=("v1", "v2", "wof"),
+                   help="target revision (default: the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
     model_option(p, "circle model (needed to move between dialects)")
     p.add_argument("--allow-lossy", action="store_true", help="permit dropping content")

@@ -6,12 +6,10 @@ The conformance vectors and the reference C reader produce exactly this object (
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numpy as np
-
 from ..format.model import Buffer, Checkpoint, Tensor
+from .jsonout import json_value
 
 __all__ = ["describe", "describe_entry"]
 
@@ -36,11 +34,7 @@ def describe_entry(entry: Buffer) -> dict[str, Any]:
 def _state_value(value: object) -> object:
     """A state value as JSON (spec/SPEC.md section 9): bytes as ``{"bytes": hex}``, a
     non-finite float as ``{"float": "nan" | "inf" | "-inf"}``, which JSON has no number for."""
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return {"bytes": bytes(value).hex()}
-    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
-        return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
-    return value
+    return json_value(value)  # the one convention of every JSON output (tools/jsonout.py)
 
 
 def _origin(origin: dict[str, object] | None) -> dict[str, object] | None:
