@@ -50,9 +50,12 @@ def align(n: int) -> int:
 
 
 def outcome(data: bytes) -> tuple[str, str, int] | None:
-    """None when ``load`` accepts the file, else the error's (code, field, offset)."""
+    """None when ``load`` accepts the file, else the error's (code, field, offset).
+
+    Every tensor and slot entry is read too (by writing the checkpoint back): a reader may
+    check the data section when its bytes are first handed out rather than in ``load``."""
     try:
-        oc.load(data)
+        oc.to_bytes(oc.load(data))
     except oc.CheckpointError as err:
         return err.code, err.field, err.offset
     return None
