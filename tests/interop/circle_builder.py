@@ -27,7 +27,17 @@ from circle_schema.v0_9.circle import (
     TensorType,
 )
 
-__all__ = ["FILE_IDENTIFIER", "OpSpec", "TensorSpec", "build_fc_model", "build_model", "fc_layout"]
+__all__ = [
+    "FILE_IDENTIFIER",
+    "OpSpec",
+    "TensorSpec",
+    "build_conv_chain_model",
+    "build_fc_model",
+    "build_model",
+    "build_shared_fc_model",
+    "fc_layout",
+    "operator_options",
+]
 
 FILE_IDENTIFIER = b"CIR0"
 
@@ -282,3 +292,51 @@ def operator_options(opcode: str, **fields: object) -> tuple[int, object]:
             raise ValueError(f"{opcode} options have no field {name!r}")
         setattr(obj, name, value)
     return code, obj
+
+
+def build_conv_chain_model(layers: Sequence[str], seed: int = 0, shuffle: bool = False) -> bytes:
+    """A chain on a [1, 1, 1, 2] activation: "conv" (kernel [2,1,1,2], bias [2]), "dw" (kernel
+    [1,1,1,2], bias [2]), "fc" (after a RESHAPE to [1, 2]: weights [2, 2], bias [2]); every
+    constant is 16 or 8 bytes, RESHAPE's int32 shape too, so sizes cannot tell them apart."""
+    rng = np.random.default_rng(seed)
+
+    def const(name: str, shape: tuple[int, ...]) -> TensorSpec:
+        return TensorSpec(name, shape, data=(rng.standard_normal(shape) * 0.5).astype(np.float32))
+
+    tensors: list[TensorSpec] = [TensorSpec("x", (1, 1, 1, 2))]
+    ops: list[tuple[str, list[int], int]] = []
+    prev, flat = 0, False
+    for k, kind in enumerate(layers):
+        def add(spec: TensorSpec) -> int:
+            tensors.append(spec)
+            return len(tensors) - 1
+        if kind == "fc":
+            if not flat:
+                s = add(TensorSpec(f"shape{k}", (2,), "int32", data=np.array([1, 2], np.int32)))
+                out = add(TensorSpec(f"flat{k}", (1, 2)))
+                ops.append(("RESHAPE", [prev, s], out))
+                prev, flat = out, True
+            w = add(const(f"w{k}", (2, 2)))
+            b = add(const(f"b{k}", (2,)))
+            out = add(TensorSpec(f"out{k}", (1, 2)))
+            ops.append(("FULLY_CONNECTED", [prev, w, b], out))
+        else:
+            if flat:
+                raise ValueError("conv layers come before fc layers")
+            shape = (2, 1, 1, 2) if kind == "conv" else (1, 1, 1, 2)
+            w = add(const(f"k{k}", shape))
+            b = add(const(f"b{k}", (2,)))
+            out = add(TensorSpec(f"out{k}", (1, 1, 1, 2)))
+            ops.append(("CONV_2D" if kind == "conv" else "DEPTHWISE_CONV_2D", [prev, w, b], out))
+        prev = out
+    perm = list(range(len(tensors)))
+    if shuffle:
+        np.random.default_rng(seed + 1).shuffle(perm)
+    where = {old: new for new, old in enumerate(perm)}
+    placed = [tensors[old] for old in perm]
+    specs = []
+    for opcode, ins, out in ops:
+        options = None if opcode in ("RESHAPE", "FULLY_CONNECTED") else operator_options(opcode)
+        specs.append(OpSpec(opcode, tuple(where[i] for i in ins), (where[out],),
+                            new_shape=(1, 2) if opcode == "RESHAPE" else None, options=options))
+    return build_model(placed, specs, [where[0]], [where[prev]])

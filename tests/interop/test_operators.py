@@ -26,7 +26,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from circle_builder import OpSpec, TensorSpec, build_model, operator_options
+from circle_builder import (
+    OpSpec,
+    TensorSpec,
+    build_conv_chain_model,
+    build_model,
+    operator_options,
+)
 
 ONERT_MISSING = "the onert wheel is missing (x86-64 Linux, CPython < 3.13 only)"
 
@@ -186,54 +192,6 @@ def test_what_onert_does_with_each_operator(tmp_path, name: str) -> None:
 # models that mix the trained operators, every constant the same few sizes ----------------------
 
 
-def _mixed_model(layers: list[str], seed: int, shuffle: bool) -> tuple[bytes, list[str]]:
-    """A chain on a [1, 1, 1, 2] activation: "conv" (kernel [2,1,1,2], bias [2]), "dw" (kernel
-    [1,1,1,2], bias [2]), "fc" (after a RESHAPE to [1, 2]: weights [2, 2], bias [2]); every
-    constant is 16 or 8 bytes, RESHAPE's int32 shape too, so sizes cannot tell them apart."""
-    rng = np.random.default_rng(seed)
-
-    def const(name: str, shape: tuple[int, ...]) -> TensorSpec:
-        return TensorSpec(name, shape, data=(rng.standard_normal(shape) * 0.5).astype(np.float32))
-
-    tensors: list[TensorSpec] = [TensorSpec("x", (1, 1, 1, 2))]
-    ops: list[tuple[str, list[int], int]] = []
-    prev, flat = 0, False
-    for k, kind in enumerate(layers):
-        def add(spec: TensorSpec) -> int:
-            tensors.append(spec)
-            return len(tensors) - 1
-        if kind == "fc":
-            if not flat:
-                s = add(TensorSpec(f"shape{k}", (2,), "int32", data=np.array([1, 2], np.int32)))
-                out = add(TensorSpec(f"flat{k}", (1, 2)))
-                ops.append(("RESHAPE", [prev, s], out))
-                prev, flat = out, True
-            w = add(const(f"w{k}", (2, 2)))
-            b = add(const(f"b{k}", (2,)))
-            out = add(TensorSpec(f"out{k}", (1, 2)))
-            ops.append(("FULLY_CONNECTED", [prev, w, b], out))
-        else:
-            if flat:
-                raise ValueError("conv layers come before fc layers")
-            shape = (2, 1, 1, 2) if kind == "conv" else (1, 1, 1, 2)
-            w = add(const(f"k{k}", shape))
-            b = add(const(f"b{k}", (2,)))
-            out = add(TensorSpec(f"out{k}", (1, 1, 1, 2)))
-            ops.append(("CONV_2D" if kind == "conv" else "DEPTHWISE_CONV_2D", [prev, w, b], out))
-        prev = out
-    perm = list(range(len(tensors)))
-    if shuffle:
-        random.Random(seed).shuffle(perm)
-    where = {old: new for new, old in enumerate(perm)}
-    placed = [tensors[old] for old in perm]
-    specs = []
-    for opcode, ins, out in ops:
-        options = None if opcode in ("RESHAPE", "FULLY_CONNECTED") else _conv(opcode)
-        specs.append(OpSpec(opcode, tuple(where[i] for i in ins), (where[out],),
-                            new_shape=(1, 2) if opcode == "RESHAPE" else None, options=options))
-    return build_model(placed, specs, [where[0]], [where[prev]]), layers
-
-
 def _mixed_models(count: int, seed: int) -> list[bytes]:
     rng = random.Random(seed)
     out = []
@@ -241,7 +199,7 @@ def _mixed_models(count: int, seed: int) -> list[bytes]:
         n = rng.randint(1, 6)
         convs = rng.randint(0, n)
         layers = [rng.choice(["conv", "dw"]) for _ in range(convs)] + ["fc"] * (n - convs)
-        out.append(_mixed_model(layers, seed * 100 + k, shuffle=k % 2 == 1)[0])
+        out.append(build_conv_chain_model(layers, seed * 100 + k, shuffle=k % 2 == 1))
     return out
 
 
@@ -282,7 +240,7 @@ def test_mixed_model_export_reads_through_the_model_and_imports(tmp_path, kind) 
     from onert_checkpoint.circle.model import CircleModel
     from onert_checkpoint.format.errors import CheckpointError
 
-    raw_model, _ = _mixed_model(["conv", "dw", "conv", "fc", "fc"], seed=4, shuffle=True)
+    raw_model = build_conv_chain_model(["conv", "dw", "conv", "fc", "fc"], seed=4, shuffle=True)
     model = CircleModel.load(raw_model)
     rng = np.random.default_rng(2)
     x = rng.standard_normal((1, 1, 1, 2)).astype(np.float32)
