@@ -165,8 +165,10 @@ def patch(data: bytes, at: int, fmt: str, value) -> bytes:
 
 
 def code_of(data: bytes) -> str:
+    """The error of ``data``: from ``load``, or from the data checks it leaves to the first
+    access of tensor data (``verify`` runs them now)."""
     with pytest.raises(oc.CheckpointError) as info:
-        oc.load(data)
+        oc.load(data).verify()
     return info.value.code
 
 
@@ -243,7 +245,7 @@ def test_every_bit_flip_is_detected() -> None:
     for bit in range(8 * len(data)):
         buf[bit // 8] ^= 1 << (bit % 8)
         with pytest.raises(oc.CheckpointError):
-            oc.load(bytes(buf))
+            oc.load(bytes(buf)).verify()
         buf[bit // 8] ^= 1 << (bit % 8)
 
 
@@ -652,7 +654,10 @@ def test_kaitai_construct_and_load_agree(ckpt: Checkpoint) -> None:
     ]
 
 
-def test_verify_data_false_skips_only_the_data_section_content_checks():
+def test_data_checks_run_before_any_data_is_handed_out():
+    """The data section's CRC is not read by ``load`` (a 1 GiB file opens at the cost of its
+    tables) but before the first byte of any entry is handed out; ``verify_data=False`` opts
+    out, and a structural fault is found by ``load`` either way."""
     import numpy as np
 
     import onert_checkpoint as oc
@@ -661,10 +666,32 @@ def test_verify_data_false_skips_only_the_data_section_content_checks():
     data = bytearray(oc.to_bytes(ckpt))
     body = oc.load(bytes(data)).tensors[0].offset
     data[body] ^= 1  # a flipped bit in the tensor data
-    with pytest.raises(oc.CheckpointError) as err:
-        oc.load(bytes(data))
-    assert err.value.code == "section_checksum"
+    lazy = oc.load(bytes(data))
+    assert lazy[0].nbytes == 64  # metadata: no data read
+    for access in (lambda: lazy[0].data, lambda: lazy.tensors[0].raw, lazy.verify):
+        with pytest.raises(oc.CheckpointError) as err:
+            access()
+        assert err.value.code == "section_checksum"
     assert oc.load(bytes(data), verify_data=False).tensors[0].raw[0] == 1
     data[3] = 1  # a structural fault is still found
     with pytest.raises(oc.CheckpointError):
         oc.load(bytes(data), verify_data=False)
+
+
+def test_data_checks_keep_the_spec_order_of_errors():
+    """A file with a bad data CRC and a later structural fault: ``load`` reports the CRC
+    (rule T4f comes before the tensor rules), as an eager reader does."""
+    import numpy as np
+
+    import onert_checkpoint as oc
+
+    ckpt = oc.Checkpoint([oc.Tensor(0, np.arange(64, dtype=np.uint8))], oc.Optimizer("sgd"))
+    data = oc.to_bytes(ckpt)
+    body = oc.load(data).tensors[0].offset
+    start, _ = section(data, 1)
+    flawed = bytearray(patch(data, start + 8 + 8, "<H", 0x10))  # R2: a reserved flag bit
+    assert code_of(bytes(flawed)) == "reserved_nonzero"
+    flawed[body] ^= 1  # and a flipped data bit: the data CRC (T4f) is the first rule broken
+    with pytest.raises(oc.CheckpointError) as err:
+        oc.load(bytes(flawed))
+    assert err.value.code == "section_checksum"

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .assignment import check_assignment
+from .entries import EntryTable, SlotEntries, TensorList
+
 __all__ = [
     "OPTIMIZER_SLOTS",
     "Buffer",
@@ -46,17 +49,55 @@ def as_bytes_array(data: object) -> np.ndarray:
     return np.frombuffer(memoryview(data).cast("B"), dtype=np.uint8)
 
 
-@dataclass(eq=False)
 class Buffer:
     """The bytes of one offset-table entry in one block (a weight or an optimizer slot).
 
     ``index`` is the entry's position in its offset table. ``offset`` is where the data was read
-    from (None for content built in memory).
+    from (None for content built in memory). ``data`` is a NumPy array; assigning to it is
+    checked (:meth:`_check_assignment`): the entry keeps its size, type and shape.
     """
 
-    index: int
-    data: np.ndarray
-    offset: int | None = None
+    __slots__ = ("_data", "_index", "_row", "_table", "offset")
+
+    def __init__(self, index: int, data: np.ndarray, offset: int | None = None) -> None:
+        self._index = index
+        self._data = data
+        self._table: EntryTable | None = None
+        self._row = 0
+        self.offset = offset
+
+    def _init_lazy(self, index: int, offset: int, table: EntryTable, row: int) -> None:
+        """An entry of a loaded file: its data are made from ``table`` when first asked for."""
+        self._index = index
+        self._data = None
+        self._table = table
+        self._row = row
+        self.offset = offset
+
+    @property
+    def index(self) -> int:
+        return self._index
+
+    @index.setter
+    def index(self, value: int) -> None:
+        self._index = value
+
+    @property
+    def data(self) -> np.ndarray:
+        data = self._data
+        if data is None and self._table is not None:
+            # First access: the file's pending data checks run before any byte is handed out.
+            data = self._data = self._table.data(self._row)
+        return data  # type: ignore[return-value]
+
+    @data.setter
+    def data(self, value: object) -> None:
+        self._data = check_assignment(self, value)
+
+    def _drop_data(self, empty: np.ndarray) -> None:
+        """``open``'s exit: the entry no longer refers to the file."""
+        self._data = empty
+        self._table = None
 
     @property
     def raw(self) -> np.ndarray:
@@ -65,21 +106,34 @@ class Buffer:
 
     @property
     def nbytes(self) -> int:
+        if self._data is None and self._table is not None:
+            return self._table.nbytes(self._row)  # known without reading (or checking) data
         return int(self.data.nbytes)
 
     def crc32(self) -> int:
         """zlib's CRC-32 of the entry's bytes."""
         return zlib.crc32(self.raw) & 0xFFFFFFFF
 
+    def _what(self) -> str:
+        return f"entry {self._index}"
 
-@dataclass(eq=False, init=False)
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._describe()})"
+
+    def _describe(self) -> str:
+        offset = "" if self.offset is None else f", offset={self.offset}"
+        data = self._data
+        if data is None and self._table is not None:
+            return f"index={self._index}, nbytes={self.nbytes}{offset}"
+        dtype = getattr(data, "dtype", None)
+        shape = list(getattr(data, "shape", ()))
+        return f"index={self._index}, {dtype}{shape}, nbytes={self.nbytes}{offset}"
+
+
 class Tensor(Buffer):
-    """A weight entry, with what the circle model says of it when a model was given."""
+    """A weight entry, with what the circle model (or a schema-2 record) says of it."""
 
-    name: str | None = None
-    dtype: str | None = None
-    shape: tuple[int, ...] | None = None
-    model_index: int | None = None
+    __slots__ = ("_name", "_owner", "dtype", "model_index", "shape")
 
     def __init__(
         self,
@@ -91,19 +145,57 @@ class Tensor(Buffer):
         shape: tuple[int, ...] | None = None,
         model_index: int | None = None,
     ) -> None:
-        # Loaders make one per entry (100,000 for large files): fields left at their default
-        # are read from the class, not stored per instance.
-        self.index = index
-        self.data = data
-        self.offset = offset
-        if name is not None:
-            self.name = name
-        if dtype is not None:
-            self.dtype = dtype
-        if shape is not None:
-            self.shape = shape
-        if model_index is not None:
-            self.model_index = model_index
+        super().__init__(index, data, offset)
+        self._set_meta(name, dtype, shape, model_index)
+
+    def _set_meta(
+        self,
+        name: str | None,
+        dtype: str | None,
+        shape: tuple[int, ...] | None,
+        model_index: int | None,
+    ) -> None:
+        self._name = name
+        self.dtype = dtype
+        self.shape = shape
+        self.model_index = model_index
+        self._owner: TensorList | None = None
+
+    @property
+    def index(self) -> int:
+        return self._index
+
+    @index.setter
+    def index(self, value: int) -> None:
+        old, self._index = self._index, value
+        if self._owner is not None and old != value:
+            self._owner._changed(self, "index", old, value)
+
+    @property
+    def name(self) -> str | None:
+        return self._name
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        old, self._name = self._name, value
+        if self._owner is not None and old != value:
+            self._owner._changed(self, "name", old, value)
+
+    def _what(self) -> str:
+        if self._name:
+            return f"tensor {self._name!r} (entry {self._index})"
+        return f"entry {self._index}"
+
+    def _describe(self) -> str:
+        if self.dtype is not None or self.shape is not None:
+            shape = "" if self.shape is None else str(list(self.shape))
+            name = "" if self._name is None else f", name={self._name!r}"
+            offset = "" if self.offset is None else f", offset={self.offset}"
+            return (
+                f"index={self._index}{name}, {self.dtype or 'bytes'}{shape}, "
+                f"nbytes={self.nbytes}{offset}"
+            )
+        return super()._describe()
 
 
 @dataclass(eq=False)
@@ -151,7 +243,7 @@ class TrainingState(dict[str, object]):
         return None if value is None else int(value)  # type: ignore[call-overload]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class Checkpoint(Mapping[object, Tensor]):
     """A training checkpoint: weights, optimizer state and training position.
 
@@ -163,7 +255,7 @@ class Checkpoint(Mapping[object, Tensor]):
     counts every tensor of the model, present or not.
     """
 
-    tensors: list[Tensor] = field(default_factory=list)
+    tensors: TensorList = field(default_factory=TensorList)  # a list (any sequence is taken)
     optimizer: Optimizer | None = None
     state: TrainingState = field(default_factory=TrainingState)
     revision: str = "v2"
@@ -178,28 +270,78 @@ class Checkpoint(Mapping[object, Tensor]):
     #: schema 2: sections of kinds this library does not interpret, kept for writing back
     sections: list[Section] = field(default_factory=list)
 
+    # The file's bytes and its pending data checks, for a loaded checkpoint (not a field).
+    _store = None
+
     def __post_init__(self) -> None:
-        self.tensors.sort(key=_BY_INDEX)
         if not isinstance(self.state, TrainingState):
             self.state = TrainingState(self.state)
 
+    def __setattr__(self, name: str, value: object) -> None:
+        if name == "tensors" and not isinstance(value, TensorList):
+            # a list of tensors: kept in entry-index order (the order files store them in)
+            value = TensorList(sorted(value, key=_BY_INDEX))  # type: ignore[arg-type]
+        object.__setattr__(self, name, value)
+
     # Mapping protocol -------------------------------------------------------------------
     def __getitem__(self, key: object) -> Tensor:
+        tensors = self.tensors
+        pos = None
         if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-            for tensor in self.tensors:
-                if tensor.index == key:
-                    return tensor
+            pos = tensors.position_of_index(int(key))
         elif isinstance(key, str):
-            for tensor in self.tensors:
-                if tensor.name == key:
-                    return tensor
-        raise KeyError(key)
+            pos = tensors.position_of_name(key)
+        if pos is None:
+            raise KeyError(key)
+        return tensors[pos]
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self[key]
+        except KeyError:
+            return False
+        return True
 
     def __iter__(self) -> Iterator[object]:
-        return iter([t.index for t in self.tensors])
+        return iter(self.tensors.indices())
 
     def __len__(self) -> int:
         return len(self.tensors)
+
+    def __repr__(self) -> str:
+        opt = None if self.optimizer is None else self.optimizer.kind
+        parts = [
+            f"revision={self.revision!r}",
+            f"dialect={self.dialect!r}",
+            f"optimizer={opt!r}",
+            f"entries={len(self.tensors)}",
+        ]
+        if self.num_entries is not None and self.num_entries != len(self.tensors):
+            parts.append(f"num_entries={self.num_entries}")
+        parts += [f"step={self.step}", f"epoch={self.epoch}"]
+        if self.file_size is not None:
+            parts.append(f"file_size={self.file_size}")
+        return f"Checkpoint({', '.join(parts)})"
+
+    # Data checks ------------------------------------------------------------------------
+    def verify(self) -> None:
+        """Run the data checks that ``load`` left for the first data access (schema 2's
+        data-section CRC-32C and padding) now; raise their :class:`CheckpointError`."""
+        if self._store is not None:
+            self._store.verify()
+
+    def _release_data(self) -> None:
+        """``open``'s exit: every entry emptied, the file forgotten."""
+        empty = np.zeros(0, dtype=np.uint8)
+        if self._store is not None:
+            self._store.release()
+        for tensor in self.tensors.made():
+            tensor._drop_data(empty)
+        if self.optimizer is not None:
+            for entries in self.optimizer.slots.values():
+                made = entries.made() if isinstance(entries, SlotEntries) else entries.values()
+                for entry in made:
+                    entry._drop_data(empty)
 
     # Convenience ------------------------------------------------------------------------
     @property
@@ -207,15 +349,23 @@ class Checkpoint(Mapping[object, Tensor]):
         """N: ``num_entries`` when known, else one past the highest entry index."""
         if self.num_entries is not None:
             return self.num_entries
-        return max((t.index for t in self.tensors), default=-1) + 1
+        return max(self.tensors.indices(), default=-1) + 1
 
     @property
     def step(self) -> int | None:
         return self.state.step
 
+    @step.setter
+    def step(self, value: int) -> None:
+        self.state["step"] = operator.index(value)
+
     @property
     def epoch(self) -> int | None:
         return self.state.epoch
+
+    @epoch.setter
+    def epoch(self, value: int) -> None:
+        self.state["epoch"] = operator.index(value)
 
     def slot(self, name: str, key: object) -> Buffer | None:
         """The ``name`` slot entry (``"m"``, ``"v"``) of the tensor at ``key``, if any."""
@@ -225,7 +375,7 @@ class Checkpoint(Mapping[object, Tensor]):
 
     def content_equal(self, other: Checkpoint) -> bool:
         """True when both hold the same entries, bytes, optimizer state and training state."""
-        if [t.index for t in self.tensors] != [t.index for t in other.tensors]:
+        if self.tensors.indices() != other.tensors.indices():
             return False
         if any(not _same_bytes(a, b) for a, b in zip(self.tensors, other.tensors)):
             return False

@@ -13,8 +13,6 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
 from .dispatch import load
 from .model import Checkpoint
 
@@ -47,13 +45,7 @@ def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoi
 
 def _release(ckpt: Checkpoint) -> None:
     view = ckpt.source
-    empty = np.zeros(0, dtype=np.uint8)
-    for tensor in ckpt.tensors:
-        tensor.data = empty
-    if ckpt.optimizer is not None:
-        for entries in ckpt.optimizer.slots.values():
-            for entry in entries.values():
-                entry.data = empty
+    ckpt._release_data()
     ckpt.source = None
     if not isinstance(view, memoryview):
         return

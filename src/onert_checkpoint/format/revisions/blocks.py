@@ -15,10 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..entries import DataStore, EntryTable
 from ..errors import error_for
 from ..model import Buffer
 
-__all__ = ["Block", "block_buffers", "check_entries", "derive_sizes", "read_blocks", "read_table"]
+__all__ = ["Block", "block_table", "check_entries", "derive_sizes", "read_blocks", "read_table"]
 
 U32 = np.dtype("<u4")
 
@@ -135,21 +136,11 @@ def read_blocks(
     }
 
 
-def block_buffers(view: memoryview, block: Block, cls: type[Buffer]) -> list:
-    """The present entries of ``block`` as model objects whose data are views on ``view``.
-
-    Callers making many (a whole file's worth) do so inside :func:`paused_collector`.
-    """
-    # One array over the whole view, sliced per entry: a slice costs a fraction of a
-    # ``frombuffer`` call.
+def block_table(store: DataStore, block: Block, cls: type[Buffer]) -> EntryTable:
+    """The present entries of ``block`` as columns; their model objects (of ``cls``) are made
+    when first looked at, their data are views on ``store``."""
     present = np.flatnonzero(block.present)
-    whole = np.frombuffer(view, dtype=np.uint8)
-    return [
-        cls(i, whole[off : off + n], off)
-        for i, off, n in zip(
-            present.tolist(), block.offsets[present].tolist(), block.sizes[present].tolist()
-        )
-    ]
+    return EntryTable(store, present, block.offsets[present], block.sizes[present], cls)
 
 
 @contextlib.contextmanager

@@ -8,23 +8,22 @@ NumPy (tests/test_differential.py proves both agree).
 from __future__ import annotations
 
 import itertools
-import operator
 from dataclasses import dataclass
 
 import numpy as np
 from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
 
+from ..entries import DataStore, SlotEntries, TensorList
 from ..errors import error_for
 from ..model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..source import BufferReader
-from .blocks import Block, block_buffers, paused_collector, read_blocks
+from .blocks import Block, block_table, read_blocks
 
 __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
 
 HEADER_SIZE = 20
 FOOTER_SIZE = 8
-_INDEX = operator.attrgetter("index")
 SLOT_FIELDS = (("m", "ofs_opt1", 4), ("v", "ofs_opt2", 8))
 
 
@@ -201,13 +200,13 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
         state["step"] = footer.step
         state["epoch"] = footer.epoch
     layout.header._io.close()  # everything is read: release the buffer (see BufferReader)
-    with paused_collector():
-        if layout.kind == "adam":
-            for slot in ("m", "v"):
-                entries = block_buffers(view, layout.blocks[slot], Buffer)
-                optimizer.slots[slot] = dict(zip(map(_INDEX, entries), entries))
-        tensors = block_buffers(view, layout.blocks["weights"], Tensor)
-    return Checkpoint(
+    # Columns, not objects: entries are made when first looked at (entries.py).
+    store = DataStore(np.frombuffer(view, dtype=np.uint8))
+    if layout.kind == "adam":
+        for slot in ("m", "v"):
+            optimizer.slots[slot] = SlotEntries(block_table(store, layout.blocks[slot], Buffer))
+    tensors = TensorList(table=block_table(store, layout.blocks["weights"], Tensor))
+    ckpt = Checkpoint(
         tensors=tensors,
         optimizer=optimizer,
         state=state,
@@ -218,3 +217,5 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
         file_size=layout.file_size,
         source=view,
     )
+    ckpt._store = store
+    return ckpt

@@ -5,13 +5,15 @@ The header is read by the parser generated from spec/onert_wof.ksy; the offset t
 
 from __future__ import annotations
 
+import numpy as np
 from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.onert_wof import OnertWof
 
+from ..entries import DataStore, TensorList
 from ..errors import error_for
 from ..model import Checkpoint, Tensor, TrainingState
 from ..source import BufferReader
-from .blocks import Block, block_buffers, paused_collector, read_blocks
+from .blocks import Block, block_table, read_blocks
 
 __all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
 
@@ -56,9 +58,9 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
     """Validate a WOF file (no checksums: ``verify_data`` changes nothing)."""
     hdr, block = read_layout(view)
     hdr._io.close()  # everything is read: release the buffer (see BufferReader)
-    with paused_collector():
-        tensors = block_buffers(view, block, Tensor)
-    return Checkpoint(
+    store = DataStore(np.frombuffer(view, dtype=np.uint8))
+    tensors = TensorList(table=block_table(store, block, Tensor))
+    ckpt = Checkpoint(
         tensors=tensors,
         optimizer=None,
         state=TrainingState(),
@@ -68,3 +70,5 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
         file_size=len(view),
         source=view,
     )
+    ckpt._store = store
+    return ckpt

@@ -1,0 +1,113 @@
+"""Checked assignment of an entry's data (issue 11 item 14).
+
+An entry's size is fixed by the model it belongs to, and every optimizer slot of a tensor has
+the tensor's size (SPEC rule 10, schema 2's shape rule): ``tensor.data = x`` keeps the entry's
+size, and a typed entry also its element type and shape. Values are converted only where that
+loses nothing (a list of numbers, float64 ones into a float32 tensor); anything else is a
+:class:`~.errors.CheckpointError` that names the tensor, raised at the assignment rather than
+as a confusing error at save time or a file its model no longer reads.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .errors import error_for
+
+if TYPE_CHECKING:
+    from .model import Buffer
+
+__all__ = ["check_assignment"]
+
+
+def _describe(arr: np.ndarray) -> str:
+    return f"{arr.dtype}{list(arr.shape)}"
+
+
+def _lossless(value: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
+    """``value`` as ``dtype`` when every element survives the conversion exactly, else None."""
+    if value.dtype == dtype:
+        return value
+    if value.dtype.kind not in "biufc" or dtype.kind not in "biufc":
+        return None
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        converted = value.astype(dtype)
+        back = converted.astype(value.dtype)
+    nan = value.dtype.kind in "fc" and dtype.kind in "fc"
+    return converted if np.array_equal(back, value, equal_nan=nan) else None
+
+
+def check_assignment(entry: Buffer, value: object) -> np.ndarray:
+    """``value`` as the new data of ``entry``: same size; for a typed entry, same element type
+    (converted when lossless) and shape. Raises a CheckpointError naming the entry."""
+    current = entry.data
+    what = entry._what()
+    field = f"weights[{entry.index}]"
+    if current is None or not isinstance(current, np.ndarray):
+        # an entry built in memory around something that is not an array: anything goes
+        return value if isinstance(value, np.ndarray) else np.asarray(value)
+    raw_target = current.dtype == np.uint8 and current.ndim == 1
+    if isinstance(value, np.ndarray):
+        arr = value
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        arr = np.frombuffer(memoryview(value).cast("B"), dtype=np.uint8)
+    else:
+        try:
+            arr = np.asarray(value)
+        except (ValueError, TypeError) as exc:
+            raise error_for(
+                "not_representable", field, None, f"{what}: the new data is not an array: {exc}"
+            ) from None
+        if raw_target and arr.dtype != np.uint8 and arr.dtype.kind in "biuf":
+            # numbers for a raw (bytes) entry are byte values: converted when each fits
+            converted = _lossless(arr.reshape(-1), np.dtype(np.uint8))
+            if converted is None:
+                raise error_for(
+                    "not_representable",
+                    field,
+                    None,
+                    f"{what} holds raw bytes; the new values are not all whole numbers 0..255",
+                )
+            arr = converted
+    if arr.dtype.hasobject or arr.dtype.kind not in "biufcV":
+        raise error_for(
+            "not_representable", field, None, f"{what}: cannot hold data of type {arr.dtype}"
+        )
+    # The entry's bytes, whatever the element type, are always accepted as flat uint8: that
+    # is what the file holds (and what typed entries are views of).
+    if arr.dtype == np.uint8 and arr.ndim == 1 and arr.nbytes == current.nbytes:
+        if not raw_target:
+            typed = np.ascontiguousarray(arr).view(current.dtype)
+            return typed.reshape(current.shape) if typed.size == current.size else typed
+        return arr
+    if raw_target:
+        if arr.nbytes != current.nbytes:
+            raise error_for(
+                "not_representable",
+                field,
+                None,
+                f"{what} holds {current.nbytes} bytes; the new data ({_describe(arr)}) has "
+                f"{arr.nbytes} (an entry keeps its size: its model and optimizer state fix it)",
+            )
+        return arr
+    if arr.shape != current.shape:
+        raise error_for(
+            "model_mismatch",
+            field,
+            None,
+            f"{what} is {_describe(current)}; the new data is {_describe(arr)}",
+        )
+    converted = _lossless(arr, current.dtype)
+    if converted is None:
+        raise error_for(
+            "model_mismatch",
+            field,
+            None,
+            f"{what} is {_describe(current)}; the new data ({_describe(arr)}) does not convert "
+            f"to {current.dtype} without loss",
+        )
+    return converted

@@ -1,0 +1,510 @@
+"""Entries as columns: what a reader found, kept as NumPy arrays until an entry is looked at.
+
+A loaded checkpoint does not make one Python object per entry: a 1M-entry file would cost
+hundreds of MiB of objects and most of its open time (issue 11 item 2, issue 13). The readers
+hand over an :class:`EntryTable` per block (weights, each optimizer slot): the entry indices in
+ascending order, where each entry's bytes are and how many, and for schema 2 the record columns
+(dtype, shape, name, model index). :class:`TensorList` and :class:`SlotEntries` are the list
+and the mapping the model objects expose; they make a :class:`~.model.Tensor` or
+:class:`~.model.Buffer` the first time it is asked for and keep it.
+
+The tensor bytes themselves are a :class:`DataStore`: the mapped file and the data checks that
+have not run yet (schema 2's data-section CRC-32C and padding, SPEC section 6.5). Those run the
+first time any entry's data is asked for, before a byte is handed out; a failure is raised then,
+and again on every later access.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, MutableMapping, MutableSequence
+from typing import TYPE_CHECKING, Any, overload
+
+import numpy as np
+
+from .typed import typed_view
+
+if TYPE_CHECKING:
+    from .model import Buffer, Tensor
+
+__all__ = ["DataStore", "EntryTable", "SlotEntries", "TensorList"]
+
+
+class DataStore:
+    """The file's bytes as one uint8 array, and the checks of them still to run."""
+
+    __slots__ = ("_error", "_pending", "released", "whole")
+
+    def __init__(self, whole: np.ndarray, pending: Callable[[], None] | None = None) -> None:
+        self.whole = whole
+        self._pending = pending
+        self._error: Exception | None = None
+        self.released = False
+
+    @property
+    def verified(self) -> bool:
+        """True once nothing is left to check (or nothing was to be checked)."""
+        return self._pending is None and self._error is None
+
+    def checked(self) -> np.ndarray:
+        """``whole``, after the pending checks have passed (they run once)."""
+        if self._pending is not None or self._error is not None:
+            self.verify()
+        return self.whole
+
+    def verify(self) -> None:
+        """Run the pending checks now; raise their error (every time, once it has failed)."""
+        if self._error is not None:
+            raise self._error
+        pending = self._pending
+        if pending is None:
+            return
+        try:
+            pending()
+        except Exception as exc:
+            self._error = exc
+            raise
+        self._pending = None
+
+    def release(self) -> None:
+        """Forget the file (``open``'s exit): entries made later are empty."""
+        self.whole = np.zeros(0, np.uint8)
+        self._pending = None
+        self._error = None
+        self.released = True
+
+
+class EntryTable:
+    """One block of present entries as columns, rows in ascending entry index.
+
+    ``meta`` (schema 2 tensor records) holds per row the ``flags``, ``dtype`` code, ``rank``,
+    ``dims``, ``model_index`` columns and ``names`` (bytes or None per row, or None for no
+    names). A slot table of schema 2 has ``owner`` (the tensor table) and ``owner_rows``: its
+    data are typed like the owner's when the sizes agree.
+    """
+
+    __slots__ = (
+        "_lengths_list",
+        "cls",
+        "keys",
+        "lengths",
+        "meta",
+        "offsets",
+        "owner",
+        "owner_rows",
+        "store",
+    )
+
+    def __init__(
+        self,
+        store: DataStore,
+        keys: np.ndarray,
+        offsets: np.ndarray,
+        lengths: np.ndarray,
+        cls: type[Buffer],
+        meta: dict[str, Any] | None = None,
+        owner: EntryTable | None = None,
+        owner_rows: np.ndarray | None = None,
+    ) -> None:
+        self.store = store
+        self.keys = keys
+        self.offsets = offsets
+        self.lengths = lengths
+        self.cls = cls
+        self.meta = meta
+        self.owner = owner
+        self.owner_rows = owner_rows
+        self._lengths_list: list[int] | None = None
+
+    def __len__(self) -> int:
+        return int(self.keys.size)
+
+    def row_of(self, key: int) -> int | None:
+        """The row of entry index ``key`` (binary search), or None."""
+        keys = self.keys
+        r = int(np.searchsorted(keys, key))
+        return r if r < keys.size and int(keys[r]) == key else None
+
+    # -- per-row metadata --------------------------------------------------------------------
+    def dtype_shape(self, row: int) -> tuple[str | None, tuple[int, ...] | None]:
+        meta = self.meta
+        if meta is None:
+            if self.owner is not None and self.owner_rows is not None:
+                orow = int(self.owner_rows[row])
+                if int(self.owner.lengths[orow]) == int(self.lengths[row]):
+                    return self.owner.dtype_shape(orow)
+            return None, None
+        from .dtypes import DTYPES
+
+        flags = int(meta["flags"][row])
+        dtype = DTYPES[int(meta["dtype"][row])][0] if flags & 1 else None
+        shape = tuple(meta["dims"][row, : int(meta["rank"][row])].tolist()) if flags & 2 else None
+        return dtype, shape
+
+    def name(self, row: int) -> str | None:
+        names = self.meta["names"] if self.meta is not None else None
+        if names is None:
+            return None
+        raw = names[row]
+        return None if raw is None else raw.decode("utf-8")
+
+    def model_index(self, row: int) -> int | None:
+        meta = self.meta
+        if meta is None or not int(meta["flags"][row]) & 8:
+            return None
+        return int(meta["model_index"][row])
+
+    def data(self, row: int) -> np.ndarray:
+        """The entry's bytes, typed when the record says how (after the data checks)."""
+        whole = self.store.checked()
+        start = int(self.offsets[row])
+        dtype, shape = self.dtype_shape(row)
+        return typed_view(whole[start : start + int(self.lengths[row])], dtype, shape)
+
+    def nbytes(self, row: int) -> int:
+        return 0 if self.store.released else int(self.lengths[row])
+
+    # -- making model objects ----------------------------------------------------------------
+    def make(self, row: int) -> Buffer:
+        from .model import Tensor
+
+        obj = self.cls.__new__(self.cls)
+        obj._init_lazy(int(self.keys[row]), int(self.offsets[row]), self, row)
+        if isinstance(obj, Tensor):
+            dtype, shape = self.dtype_shape(row)
+            obj._set_meta(self.name(row), dtype, shape, self.model_index(row))
+        return obj
+
+    def make_rows(self, rows: Iterable[int]) -> list[Buffer]:
+        """Model objects of many rows: the columns are read once, not per row."""
+        from .model import Tensor
+
+        rows = list(rows)
+        if not rows:
+            return []
+        idx = np.asarray(rows, dtype=np.int64)
+        keys = self.keys[idx].tolist()
+        offsets = self.offsets[idx].tolist()
+        cls = self.cls
+        new = cls.__new__
+        out: list[Buffer] = []
+        tensor = issubclass(cls, Tensor)
+        metas: Iterable[tuple[Any, ...]]
+        if tensor and self.meta is not None:
+            metas = self._bulk_meta(idx)
+        else:
+            metas = iter(())
+        if tensor and self.meta is not None:
+            for r, key, off, (name, dtype, shape, mi) in zip(rows, keys, offsets, metas):
+                obj = new(cls)
+                obj._init_lazy(key, off, self, r)
+                obj._set_meta(name, dtype, shape, mi)  # type: ignore[attr-defined]
+                out.append(obj)
+        elif tensor:
+            for r, key, off in zip(rows, keys, offsets):
+                obj = new(cls)
+                obj._init_lazy(key, off, self, r)
+                obj._set_meta(None, None, None, None)  # type: ignore[attr-defined]
+                out.append(obj)
+        else:
+            for r, key, off in zip(rows, keys, offsets):
+                obj = new(cls)
+                obj._init_lazy(key, off, self, r)
+                out.append(obj)
+        return out
+
+    def _bulk_meta(self, idx: np.ndarray) -> Iterator[tuple[Any, ...]]:
+        from .dtypes import DTYPES
+
+        meta = self.meta
+        assert meta is not None
+        flags = meta["flags"][idx].tolist()
+        codes = meta["dtype"][idx].tolist()
+        ranks = meta["rank"][idx].tolist()
+        dims = meta["dims"][idx].tolist()
+        mis = meta["model_index"][idx].tolist()
+        names = meta["names"]
+        for k, (f, code, rank, d, mi) in enumerate(zip(flags, codes, ranks, dims, mis)):
+            raw = None if names is None else names[int(idx[k])]
+            yield (
+                None if raw is None else raw.decode("utf-8"),
+                DTYPES[code][0] if f & 1 else None,
+                tuple(d[:rank]) if f & 2 else None,
+                mi if f & 8 else None,
+            )
+
+
+class TensorList(MutableSequence["Tensor"]):
+    """The weight entries of a checkpoint, in entry-index order: a list whose items are made
+    on first access (from an :class:`EntryTable`) and which finds an entry by index or by name
+    without a scan.
+
+    Any change of its structure (insert, delete, replace, sort) first makes every item, after
+    which it behaves as a plain list. Renaming or re-indexing a tensor it holds keeps its
+    lookup tables current (the tensor tells the list it belongs to).
+    """
+
+    __slots__ = ("_by_index", "_by_name", "_dups", "_items", "_renumbered", "_table")
+
+    def __init__(self, items: Iterable[Tensor] | None = None, table: EntryTable | None = None):
+        self._table = table
+        if table is not None:
+            self._items: list[Tensor | None] = [None] * len(table)
+        else:
+            self._items = list(items) if items is not None else []
+            for t in self._items:
+                t._owner = self  # type: ignore[union-attr]
+        self._by_index: dict[int, int] | None = None
+        self._by_name: dict[str, int] | None = None
+        self._dups: frozenset[str] = frozenset()
+        self._renumbered = False
+
+    # -- sequence protocol -------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, i: int) -> Tensor: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Tensor]: ...
+    def __getitem__(self, i: int | slice) -> Tensor | list[Tensor]:
+        if isinstance(i, slice):
+            return [self._at(k) for k in range(*i.indices(len(self._items)))]
+        item = self._items[i]
+        if item is None:
+            return self._at(i if i >= 0 else i + len(self._items))
+        return item
+
+    def _at(self, k: int) -> Tensor:
+        item = self._items[k]
+        if item is None:
+            assert self._table is not None
+            item = self._table.make(k)  # type: ignore[assignment]
+            item._owner = self  # type: ignore[union-attr]
+            self._items[k] = item
+        return item  # type: ignore[return-value]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._table is not None and None in self._items:
+            self.materialize()
+        return iter(self._items)  # type: ignore[arg-type]
+
+    def materialize(self) -> list[Tensor]:
+        """Make every item (in one pass over the columns); return them as a list."""
+        table = self._table
+        if table is not None:
+            items = self._items
+            missing = [k for k, t in enumerate(items) if t is None]
+            for k, obj in zip(missing, table.make_rows(missing)):
+                obj._owner = self  # type: ignore[attr-defined]
+                items[k] = obj  # type: ignore[call-overload]
+        return self._items  # type: ignore[return-value]
+
+    def made(self) -> list[Tensor]:
+        """The items made so far (none is made here)."""
+        return [t for t in self._items if t is not None]
+
+    def indices(self) -> list[int]:
+        """Every item's entry index, in list order, without making the items."""
+        table = self._table
+        if table is not None and not self._renumbered:
+            return table.keys.tolist()  # type: ignore[no-any-return]
+        return [self._key_of(pos, "index") for pos in range(len(self._items))]
+
+    def _structural(self) -> None:
+        """Before a change of structure: every item made, the columns and lookups dropped."""
+        self.materialize()
+        self._table = None
+        self._by_index = self._by_name = None
+        self._renumbered = True
+
+    def __setitem__(self, i: Any, value: Any) -> None:
+        self._structural()
+        self._items[i] = value
+        for t in value if isinstance(i, slice) else (value,):
+            t._owner = self
+
+    def __delitem__(self, i: int | slice) -> None:
+        self._structural()
+        del self._items[i]
+
+    def insert(self, i: int, value: Tensor) -> None:
+        at_end = i >= len(self._items)
+        by_index, by_name = self._by_index, self._by_name
+        self._structural()
+        self._items.insert(i, value)
+        value._owner = self
+        if at_end:  # appending keeps the lookups (building a list one by one stays linear)
+            pos = len(self._items) - 1
+            for attr, table in (("index", by_index), ("name", by_name)):
+                if table is None:
+                    continue
+                key = getattr(value, attr)
+                if key in table:
+                    self._dups = self._dups | {attr}
+                elif key is not None:
+                    table[key] = pos
+            self._by_index, self._by_name = by_index, by_name
+
+    def sort(self, *, key: Callable[[Tensor], Any] | None = None, reverse: bool = False) -> None:
+        self._structural()
+        self._items.sort(key=key, reverse=reverse)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, TensorList)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+    def __copy__(self) -> list[Tensor]:
+        return list(self)
+
+    def copy(self) -> list[Tensor]:
+        return list(self)
+
+    # -- lookups -----------------------------------------------------------------------------
+    # By index: the table's sorted keys (binary search) until a tensor is re-indexed, then a
+    # dict. By name: a dict built on the first lookup. Both are kept current when a tensor
+    # is renamed or re-indexed (one dict update), and rebuilt after a structural change.
+    def _key_of(self, pos: int, attr: str) -> Any:
+        t = self._items[pos]
+        if t is not None:
+            return getattr(t, attr)
+        table = self._table
+        assert table is not None
+        return int(table.keys[pos]) if attr == "index" else table.name(pos)
+
+    def _build(self, attr: str) -> dict[Any, int]:
+        out: dict[Any, int] = {}
+        dups = False
+        for pos in range(len(self._items)):
+            key = self._key_of(pos, attr)
+            if key is None:
+                continue
+            if key in out:
+                dups = True
+            else:
+                out[key] = pos
+        self._dups = self._dups | {attr} if dups else self._dups - {attr}
+        return out
+
+    def position_of_index(self, key: int) -> int | None:
+        """The position of the tensor whose entry index is ``key`` (O(log n) or O(1))."""
+        if self._by_index is None:
+            if self._table is not None and not self._renumbered:
+                return self._table.row_of(key)
+            self._by_index = self._build("index")
+        return self._by_index.get(key)
+
+    def position_of_name(self, name: str) -> int | None:
+        """The position of the first tensor named ``name`` (O(1) after one linear pass)."""
+        if self._by_name is None:
+            self._by_name = self._build("name")
+        return self._by_name.get(name)
+
+    def _changed(self, tensor: Tensor, attr: str, old: Any, new: Any) -> None:
+        """``tensor`` (held here) changed its index or name from ``old`` to ``new``."""
+        if attr == "index" and self._by_index is None and self._table is not None:
+            self._renumbered = True  # the columns no longer say where every index is
+            return
+        table = self._by_index if attr == "index" else self._by_name
+        if table is None:
+            return
+        pos = table.get(old) if old is not None else None
+        if pos is None or self._items[pos] is not tensor or attr in self._dups:
+            # duplicate keys, or a tensor also held elsewhere: rebuilt when next asked
+            if attr == "index":
+                self._by_index = None
+                self._renumbered = True
+            else:
+                self._by_name = None
+            return
+        del table[old]
+        if new is not None:
+            if new in table:
+                self._dups = self._dups | {attr}
+                table[new] = min(table[new], pos)
+            else:
+                table[new] = pos
+
+
+class SlotEntries(MutableMapping[int, "Buffer"]):
+    """One optimizer slot's entries by entry index, made on first access from an
+    :class:`EntryTable`; any change first makes every entry (a plain dict after that)."""
+
+    __slots__ = ("_items", "_table")
+
+    def __init__(self, table: EntryTable) -> None:
+        self._table: EntryTable | None = table
+        self._items: dict[int, Buffer] = {}
+
+    def __len__(self) -> int:
+        return len(self._table) if self._table is not None else len(self._items)
+
+    def __getitem__(self, key: int) -> Buffer:
+        item = self._items.get(key)
+        if item is not None:
+            return item
+        table = self._table
+        if table is None or isinstance(key, bool) or not isinstance(key, (int, np.integer)):
+            raise KeyError(key)
+        row = table.row_of(int(key))
+        if row is None:
+            raise KeyError(key)
+        item = table.make(row)
+        self._items[int(key)] = item
+        return item
+
+    def __contains__(self, key: object) -> bool:
+        if key in self._items:
+            return True
+        table = self._table
+        if table is None or isinstance(key, bool) or not isinstance(key, (int, np.integer)):
+            return False
+        return table.row_of(int(key)) is not None
+
+    def __iter__(self) -> Iterator[int]:
+        if self._table is not None:
+            return iter(self._table.keys.tolist())
+        return iter(self._items)
+
+    def made(self) -> list[Buffer]:
+        """The entries made so far (none is made here)."""
+        return list(self._items.values())
+
+    def materialize(self) -> dict[int, Buffer]:
+        table = self._table
+        if table is not None:
+            made = self._items
+            rows = [r for r, k in enumerate(table.keys.tolist()) if k not in made]
+            for obj in table.make_rows(rows):
+                made[obj.index] = obj
+            self._items = {k: made[k] for k in table.keys.tolist()}
+            self._table = None
+        return self._items
+
+    def values(self):  # type: ignore[override]
+        return self.materialize().values()
+
+    def items(self):  # type: ignore[override]
+        return self.materialize().items()
+
+    def __setitem__(self, key: int, value: Buffer) -> None:
+        self.materialize()[key] = value
+
+    def __delitem__(self, key: int) -> None:
+        del self.materialize()[key]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (dict, SlotEntries)):
+            return dict(self.items()) == dict(other.items())
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+

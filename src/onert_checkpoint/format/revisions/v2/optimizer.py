@@ -1,0 +1,150 @@
+"""The optimizer section of a schema-2 file: rules O1 to O10 (spec/SPEC.md, 6.4.4 and 6.5)."""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...model import OPTIMIZER_SLOTS
+from ...schemas.v2 import SLOT_DESCRIPTOR_DTYPE, SLOT_ENTRY_DTYPE
+from .constants import (
+    MAX_NAME_LEN,
+    MAX_SLOTS,
+    NO_STATE,
+    OPTIMIZER_HEAD_SIZE,
+    OPTIMIZER_NAMES,
+    SLOT_DESCRIPTOR_SIZE,
+    SLOT_ENTRY_SIZE,
+    optimizer_name,
+)
+from .rules import check_head, check_pool, decode, fail, first
+from .section_table import SectionInfo
+
+__all__ = ["SlotTable", "check_optimizer_section"]
+
+
+@dataclass
+class SlotTable:
+    """The validated optimizer section: kind, slot names and the K x T entry table (a view
+    on the file; ``ofs_data`` is NO_STATE where a tensor has no state in a slot)."""
+
+    kind: str
+    names: list[str]
+    entries: np.ndarray
+    entries_at: int
+    num_tensors: int
+
+    def entry_field(self, j: int, t: int) -> tuple[str, int]:
+        """The field and offset of slot j's entry for tensor record t (range errors)."""
+        return (
+            f"optimizer.slots[{j}][{t}].ofs_data",
+            self.entries_at + SLOT_ENTRY_SIZE * (j * self.num_tensors + t),
+        )
+
+    def present(self, j: int) -> np.ndarray:
+        return np.flatnonzero(self.entries["ofs_data"][j] != NO_STATE)
+
+
+def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int) -> SlotTable:
+    """Rules O1 to O10, in order."""
+    check_head(view, sec, OPTIMIZER_HEAD_SIZE, "optimizer", "num_slots", 4)
+    kind, k, t = struct.unpack_from("<III", view, sec.start)
+    if k > MAX_SLOTS:
+        fail(
+            "limit_exceeded", "optimizer.num_slots", sec.start + 4, f"{k} slots exceed {MAX_SLOTS}"
+        )
+    if t != num_tensors:
+        fail(
+            "bad_optimizer",
+            "optimizer.num_tensors",
+            sec.start + 8,
+            f"the optimizer section covers {t} tensors; the tensors section has {num_tensors}",
+        )
+    need = OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_ENTRY_SIZE * k * t
+    if need > sec.length:
+        fail(
+            "count_exceeds_file",
+            "optimizer.num_slots",
+            sec.start + 4,
+            f"{k} slots for {t} tensors need {need} bytes; the section has {sec.length}",
+        )
+    kind_name = optimizer_name(kind)
+    expected = OPTIMIZER_SLOTS.get(kind_name) if kind in OPTIMIZER_NAMES else None
+    if expected is not None and len(expected) != k:
+        fail(
+            "bad_optimizer",
+            "optimizer.num_slots",
+            sec.start + 4,
+            f"{kind_name} has {len(expected)} slots, not {k}",
+        )
+    desc_at = sec.start + OPTIMIZER_HEAD_SIZE
+    desc = np.frombuffer(view, dtype=SLOT_DESCRIPTOR_DTYPE, count=k, offset=desc_at)
+    at = desc_at + SLOT_DESCRIPTOR_SIZE * np.arange(k, dtype=np.int64)
+    i = first(desc["reserved"] != 0)
+    if i is not None:
+        fail(
+            "reserved_nonzero",
+            f"optimizer.slots[{i}].reserved",
+            int(at[i]) + 12,
+            "reserved field is not 0",
+        )
+    ln = desc["len_name"].astype(np.int64)
+    i = first((ln == 0) | (ln > MAX_NAME_LEN))
+    if i is not None:
+        fail(
+            "limit_exceeded",
+            f"optimizer.slots[{i}].len_name",
+            int(at[i]) + 8,
+            f"a slot name has 1..{MAX_NAME_LEN} bytes, not {int(ln[i])}",
+        )
+    entries_at = desc_at + SLOT_DESCRIPTOR_SIZE * k
+    pool = entries_at + SLOT_ENTRY_SIZE * k * t
+    check_pool(
+        desc["ofs_name"],
+        desc["len_name"],
+        lambda j: (f"optimizer.slots[{j}].ofs_name", int(at[j])),
+        pool,
+        sec.end,
+        "optimizer.names",
+    )
+    names: list[str] = []
+    for j in range(k):
+        s = decode(
+            view,
+            int(desc["ofs_name"][j]),
+            int(ln[j]),
+            f"optimizer.slots[{j}].name",
+            int(desc["ofs_name"][j]),
+        )
+        if s in names:
+            fail(
+                "duplicate_slot_name",
+                f"optimizer.slots[{j}].name",
+                int(desc["ofs_name"][j]),
+                f"slot {s!r} appears twice",
+            )
+        names.append(s)
+    if expected is not None and tuple(names) != expected:
+        fail(
+            "bad_optimizer",
+            "optimizer.slots",
+            desc_at,
+            f"{kind_name}'s slots are {expected}, not {tuple(names)}",
+        )
+    entries = (
+        np.frombuffer(view, dtype=SLOT_ENTRY_DTYPE, count=k * t, offset=entries_at).reshape(k, t)
+        if k * t
+        else np.zeros((k, t), SLOT_ENTRY_DTYPE)
+    )
+    bad = (entries["ofs_data"] == NO_STATE) & (entries["len_data"] != 0)
+    i = first(bad.reshape(-1))
+    if i is not None:
+        fail(
+            "bad_slot_entry",
+            f"optimizer.slots[{i // t}][{i % t}].len_data",
+            entries_at + SLOT_ENTRY_SIZE * i + 8,
+            "an entry marked NO_STATE must have size 0",
+        )
+    return SlotTable(kind_name, names, entries, entries_at, t)

@@ -1,0 +1,117 @@
+"""Reading a schema-2 file: the rules of spec/SPEC.md 6.5 in order, then the model objects.
+
+Entries are not made here: the checkpoint gets the validated record columns
+(:class:`~onert_checkpoint.format.entries.EntryTable`) and makes a tensor when it is looked at.
+The data section's CRC-32C and padding (the only rules that read tensor bytes) run on the
+first access of any tensor data, before a byte is handed out, unless ``verify_data=False``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...entries import DataStore, EntryTable, SlotEntries, TensorList
+from ...errors import CheckpointError
+from ...model import Buffer, Checkpoint, Optimizer, Section, Tensor, TrainingState
+from .constants import KIND_NAMES, NO_STATE
+from .data_ranges import DataRanges, check_data_ranges, data_checks
+from .header import check_header
+from .optimizer import SlotTable, check_optimizer_section
+from .origin import check_origin_section
+from .section_table import SectionInfo, check_section_table
+from .state import check_state_section
+from .tensors import TensorRecords, check_tensors_section
+
+__all__ = ["read"]
+
+
+def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+    """Validate a schema-2 checkpoint; data are read-only typed views on ``view``.
+
+    Every rule of the spec is applied. The data section's CRC-32C and zero padding are
+    checked on the first access to any entry's data (or by :meth:`Checkpoint.verify`);
+    ``verify_data=False`` skips them.
+    """
+    try:
+        return _read(view, verify_data, defer=verify_data)
+    except CheckpointError:
+        if verify_data:
+            # A deferred check may come first in the spec's order: read again with every
+            # check in place, which raises the error the spec names for this file.
+            _read(view, True, defer=False)
+        raise
+
+
+def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
+    hdr = check_header(view)
+    num_sections, table_crc = hdr.num_sections, hdr.section_table_crc
+    hdr._io.close()  # everything is read: release the buffer (see BufferReader)
+    eager = verify_data and not defer
+    sections = check_section_table(view, num_sections, table_crc, eager)
+    by_kind = {s.kind: s for s in sections if s.kind in KIND_NAMES}
+    tensors = check_tensors_section(view, by_kind[1]) if 1 in by_kind else None
+    num_tensors = 0 if tensors is None else tensors.records.size
+    slots = check_optimizer_section(view, by_kind[2], num_tensors) if 2 in by_kind else None
+    state = check_state_section(view, by_kind[3]) if 3 in by_kind else TrainingState()
+    origin = check_origin_section(view, by_kind[5]) if 5 in by_kind else None
+    data = by_kind.get(4)
+    check_data_ranges(view, DataRanges.collect(tensors, slots), data, eager)
+
+    pending = data_checks(view, data, tensors, slots) if defer and data is not None else None
+    store = DataStore(np.frombuffer(view, dtype=np.uint8), pending)
+    table = _tensor_table(store, tensors)
+    ckpt = Checkpoint(
+        tensors=TensorList(table=table),
+        optimizer=None if slots is None else _optimizer(store, slots, table),
+        state=state,
+        revision="v2",
+        dialect=None,
+        num_entries=None,
+        file_size=len(view),
+        source=view,
+        origin=origin,
+        sections=[_unknown(view, s) for s in sections if s.kind not in KIND_NAMES],
+    )
+    ckpt._store = store
+    return ckpt
+
+
+def _tensor_table(store: DataStore, tensors: TensorRecords | None) -> EntryTable:
+    if tensors is None:
+        empty = np.zeros(0, np.int64)
+        return EntryTable(store, empty, empty, empty, Tensor)
+    rec = tensors.records
+    meta = {
+        "flags": rec["flags"],
+        "dtype": rec["dtype"],
+        "rank": rec["rank"],
+        "dims": rec["dims"],
+        "model_index": rec["model_index"],
+        "names": tensors.names,
+    }
+    # The index column is copied once (binary search on a strided view would copy per call).
+    keys = rec["index"].astype(np.int64)
+    return EntryTable(store, keys, rec["ofs_data"], rec["len_data"], Tensor, meta)
+
+
+def _optimizer(store: DataStore, slots: SlotTable, tensors: EntryTable) -> Optimizer:
+    optimizer = Optimizer(slots.kind, {})
+    entries = slots.entries
+    for j, name in enumerate(slots.names):
+        ofs = entries["ofs_data"][j]
+        rows = np.flatnonzero(ofs != NO_STATE)
+        table = EntryTable(
+            store,
+            tensors.keys[rows],
+            ofs[rows],
+            entries["len_data"][j][rows],
+            Buffer,
+            owner=tensors,
+            owner_rows=rows,
+        )
+        optimizer.slots[name] = SlotEntries(table)  # type: ignore[assignment]
+    return optimizer
+
+
+def _unknown(view: memoryview, s: SectionInfo) -> Section:
+    return Section(kind=s.kind, data=bytes(view[s.start : s.end]), required=False, offset=s.start)

@@ -1,0 +1,185 @@
+"""The checks every part of a schema-2 file shares: the error, the first failing record,
+padding, string pools, section heads, record tables (spec/SPEC.md, 6.5)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn
+
+import numpy as np
+
+from ...errors import error_for
+
+if TYPE_CHECKING:
+    from .section_table import SectionInfo
+
+__all__ = [
+    "check_head",
+    "check_padding",
+    "check_pool",
+    "check_unique",
+    "decode",
+    "fail",
+    "first",
+    "read_records",
+]
+
+
+def fail(code: str, field: str | None, offset: int | None, message: str) -> NoReturn:
+    raise error_for(code, field, offset, message)
+
+
+def first(mask: np.ndarray) -> int | None:
+    """The position of the first True in ``mask``, or None."""
+    if not mask.size:
+        return None
+    i = int(np.argmax(mask))
+    return i if mask[i] else None
+
+
+def check_padding(view: memoryview, start: int, end: int) -> None:
+    """Rules T4e and D3 for one run of padding: the first non-zero byte is reported."""
+    if end > start:
+        pad = np.frombuffer(view, dtype=np.uint8, count=end - start, offset=start)
+        nz = first(pad != 0)
+        if nz is not None:
+            fail(
+                "nonzero_padding",
+                "padding",
+                start + nz,
+                f"alignment padding byte at {start + nz} is {int(pad[nz])}, not 0",
+            )
+
+
+def check_pool(
+    starts: np.ndarray,
+    lengths: np.ndarray,
+    field_of: Callable[[int], tuple[str, int]],
+    pool_start: int,
+    pool_end: int,
+    gap_field: str,
+) -> None:
+    """Rule R8 (and O7, V8): names, keys and values stored back to back from ``pool_start`` in
+    record order, exactly filling the section up to ``pool_end``. ``field_of(i)`` names the
+    i-th string's field and its offset (made only for an error).
+
+    Whole columns at once: for each string, in order, ``overlap``/``gap`` against the end of
+    the previous one, then ``offset_out_of_bounds``; the first string that fails is reported.
+    """
+    starts = starts.astype(np.uint64, copy=False)
+    lengths = lengths.astype(np.uint64, copy=False)
+    n = starts.size
+    ends = np.cumsum(lengths, dtype=np.uint64) if n else np.zeros(0, np.uint64)
+    # u64 sums wrap as the reference C reader's do; a wrapped sum is caught as a misplaced
+    # string or an end past the section
+    expected = np.empty(n, np.uint64)
+    if n:
+        expected[0] = 0
+        expected[1:] = ends[:-1]
+        expected += np.uint64(pool_start)
+    misplaced = starts != expected
+    limit = np.uint64(pool_end)
+    past = (starts > limit) | (lengths > limit - np.minimum(starts, limit))
+    i = first(misplaced | past)
+    if i is not None:
+        field, at = field_of(i)
+        s, e = int(starts[i]), int(expected[i])
+        if s != e:
+            fail(
+                "overlap" if s < e else "gap",
+                field,
+                at,
+                f"{field} is at {s}; it must follow the previous one at {e}",
+            )
+        fail(
+            "offset_out_of_bounds",
+            field,
+            at,
+            f"{field} ends at {s + int(lengths[i])}, past its section's end at {pool_end}",
+        )
+    end = pool_start + (int(ends[-1]) if n else 0)
+    if end != pool_end:
+        fail("gap", gap_field, end, f"bytes {end}..{pool_end} of the section belong to nothing")
+
+
+def decode(view: memoryview, start: int, length: int, field: str, at: int) -> str:
+    try:
+        return bytes(view[start : start + length]).decode("utf-8")
+    except UnicodeDecodeError:
+        fail("bad_utf8", field, at, f"{field} is not valid UTF-8")
+
+
+def check_head(
+    view: memoryview,
+    sec: SectionInfo,
+    head_size: int,
+    name: str,
+    count_field: str,
+    count_at: int = 0,
+) -> None:
+    """Rules R0, O1, V1: the section holds its head (the error names the count field, at its own
+    offset ``count_at`` within the head), and the head's reserved u32 is 0."""
+    if sec.length < head_size:
+        fail(
+            "count_exceeds_file",
+            f"{name}.{count_field}",
+            sec.start + count_at,
+            f"the {name} section has {sec.length} bytes, less than its {head_size}-byte head",
+        )
+    if int.from_bytes(view[sec.start + head_size - 4 : sec.start + head_size], "little"):
+        fail(
+            "reserved_nonzero",
+            f"{name}.reserved",
+            sec.start + head_size - 4,
+            "reserved field is not 0",
+        )
+
+
+def read_records(
+    view,
+    sec: SectionInfo,
+    head_size: int,
+    count: int,
+    limit: int,
+    dtype: np.dtype,
+    name: str,
+    count_field: str,
+    count_at: int,
+    extra: int = 0,
+) -> np.ndarray:
+    if count > limit:
+        fail(
+            "limit_exceeded",
+            f"{name}.{count_field}",
+            count_at,
+            f"{count} exceeds the limit {limit}",
+        )
+    need = head_size + dtype.itemsize * count + extra
+    if need > sec.length:
+        fail(
+            "count_exceeds_file",
+            f"{name}.{count_field}",
+            count_at,
+            f"{count} records need {need} bytes; the {name} section has {sec.length}",
+        )
+    return np.frombuffer(view, dtype=dtype, count=count, offset=sec.start + head_size)
+
+
+def check_unique(
+    values: np.ndarray, mask: np.ndarray, at: np.ndarray, off: int, code: str, name: str, what: str
+) -> None:
+    idx = np.flatnonzero(mask)
+    if idx.size < 2:
+        return
+    v = values[idx]
+    order = np.argsort(v, kind="stable")
+    dup = np.flatnonzero(v[order][1:] == v[order][:-1])
+    if dup.size:
+        # report the later record of the first duplicated pair in record order
+        later = sorted(int(idx[order[d + 1]]) for d in dup)[0]
+        fail(
+            code,
+            f"{what}[{later}].{name}",
+            int(at[later]) + off,
+            f"{name} {int(values[later])} appears twice",
+        )

@@ -1,0 +1,133 @@
+"""The state section of a schema-2 file: rules V1 to V9 (spec/SPEC.md, 6.4.5 and 6.5)."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+
+from ...model import TrainingState
+from ...schemas.v2 import STATE_ENTRY_DTYPE
+from .constants import (
+    MAX_KEY_LEN,
+    MAX_STATE_ENTRIES,
+    MAX_VALUE_LEN,
+    SECTION_HEAD_SIZE,
+    STATE_ENTRY_SIZE,
+    VALUE_TYPES,
+    WELL_KNOWN_KEYS,
+)
+from .rules import check_head, check_pool, decode, fail, first, read_records
+from .section_table import SectionInfo
+
+__all__ = ["check_state_section"]
+
+
+def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
+    """Rules V1 to V9, in order (at most MAX_STATE_ENTRIES entries: plain loops)."""
+    check_head(view, sec, SECTION_HEAD_SIZE, "state", "num_entries")
+    n = int.from_bytes(view[sec.start : sec.start + 4], "little")
+    if n == 0:
+        fail("empty_section", "state.num_entries", sec.start, "a state section without entries")
+    ent = read_records(
+        view,
+        sec,
+        SECTION_HEAD_SIZE,
+        n,
+        MAX_STATE_ENTRIES,
+        STATE_ENTRY_DTYPE,
+        "state",
+        "num_entries",
+        sec.start,
+    )
+    base = sec.start + SECTION_HEAD_SIZE
+    at = base + STATE_ENTRY_SIZE * np.arange(n, dtype=np.int64)
+    fld = "state[{}].{}".format
+    reserved = ent["reserved"].reshape(n, 3)
+    i = first(reserved.any(axis=1))
+    if i is not None:  # the offset of the first non-zero byte (SPEC section 9, error offsets)
+        j = int(np.flatnonzero(reserved[i])[0])
+        fail("reserved_nonzero", fld(i, "reserved"), int(at[i]) + 13 + j, "reserved byte is not 0")
+    vt = ent["value_type"].astype(np.int64)
+    i = first(vt > 3)
+    if i is not None:
+        fail(
+            "bad_state_type",
+            fld(i, "value_type"),
+            int(at[i]) + 12,
+            f"unknown value type {int(vt[i])}",
+        )
+    lk = ent["len_key"].astype(np.int64)
+    i = first((lk == 0) | (lk > MAX_KEY_LEN))
+    if i is not None:
+        fail(
+            "limit_exceeded",
+            fld(i, "len_key"),
+            int(at[i]) + 8,
+            f"a key has 1..{MAX_KEY_LEN} bytes, not {int(lk[i])}",
+        )
+    scalar = vt <= 1
+    i = first(scalar & (ent["len_value"] != 0))
+    if i is not None:
+        fail(
+            "bad_state_type",
+            fld(i, "len_value"),
+            int(at[i]) + 24,
+            "an int or float value has len_value 0",
+        )
+    i = first(~scalar & (ent["len_value"] > MAX_VALUE_LEN))
+    if i is not None:
+        fail(
+            "limit_exceeded",
+            fld(i, "len_value"),
+            int(at[i]) + 24,
+            f"a value has at most {MAX_VALUE_LEN} bytes",
+        )
+    # Keys and string/bytes values, interleaved in entry order: key 0, value 0, key 1, ...
+    starts, lengths, fields, offs = [], [], [], []
+    for k in range(n):
+        starts.append(int(ent["ofs_key"][k]))
+        lengths.append(int(lk[k]))
+        fields.append(fld(k, "ofs_key"))
+        offs.append(int(at[k]))
+        if not scalar[k]:
+            starts.append(int(ent["value"][k]))
+            lengths.append(int(ent["len_value"][k]))
+            fields.append(fld(k, "value"))
+            offs.append(int(at[k]) + 16)
+    check_pool(
+        np.array(starts, np.uint64),
+        np.array(lengths, np.uint64),
+        lambda i: (fields[i], offs[i]),
+        base + STATE_ENTRY_SIZE * n,
+        sec.end,
+        "state.pool",
+    )
+    state = TrainingState()
+    for k in range(n):
+        ko = int(ent["ofs_key"][k])
+        key = decode(view, ko, int(lk[k]), fld(k, "key"), ko)
+        if key in state:
+            fail("duplicate_state_key", fld(k, "key"), ko, f"key {key!r} appears twice")
+        t = int(vt[k])
+        raw = int(ent["value"][k])
+        value: object
+        if t == 0:
+            value = raw - (1 << 64) if raw >= 1 << 63 else raw
+        elif t == 1:
+            value = struct.unpack("<d", raw.to_bytes(8, "little"))[0]
+        elif t == 2:
+            value = decode(view, raw, int(ent["len_value"][k]), fld(k, "value"), raw)
+        else:
+            value = bytes(view[raw : raw + int(ent["len_value"][k])])
+        want = WELL_KNOWN_KEYS.get(key)
+        if want is not None and (VALUE_TYPES[want] != t or (t == 0 and value < 0)):  # type: ignore[operator]
+            fail(
+                "bad_state_type",
+                fld(k, "value_type"),
+                int(at[k]) + 12,
+                f"{key!r} is a well-known key of type {want}"
+                + (" (non-negative)" if want == "int" else ""),
+            )
+        state[key] = value
+    return state

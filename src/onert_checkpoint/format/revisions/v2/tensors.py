@@ -1,0 +1,294 @@
+"""The tensors section of a schema-2 file: rules R0 to R11 (spec/SPEC.md, 6.4.3 and 6.5).
+
+Every rule runs over whole NumPy columns of the record table (a view on the file); Python
+loops, f-strings and per-record objects appear only on the way to an error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...dtypes import DTYPES
+from ...schemas.v2 import TENSOR_RECORD_DTYPE
+from .constants import (
+    HAS_DTYPE,
+    HAS_MODEL_INDEX,
+    HAS_NAME,
+    HAS_SHAPE,
+    MAX_NAME_LEN,
+    MAX_RANK,
+    MAX_TENSORS,
+    SECTION_HEAD_SIZE,
+    TENSOR_RECORD_SIZE,
+)
+from .rules import check_head, check_pool, check_unique, decode, fail, first, read_records
+from .section_table import SectionInfo
+
+__all__ = ["TensorRecords", "check_tensors_section"]
+
+#: circle TensorType code (as the u8 of an i8) -> bytes per element, 0 when not whole bytes.
+_ELEMENT_SIZE = np.zeros(256, np.uint64)
+_KNOWN_CODE = np.zeros(256, bool)
+for _code, (_, _size) in DTYPES.items():
+    _ELEMENT_SIZE[_code & 0xFF] = _size or 0
+    _KNOWN_CODE[_code & 0xFF] = True
+
+
+@dataclass
+class TensorRecords:
+    """The validated record table: columns (views on the file) and the names' bytes."""
+
+    records: np.ndarray
+    base: int  # offset of record 0
+    names: list[bytes | None] | None  # per record, None when no record has a name
+
+    def at(self, k: int) -> int:
+        return self.base + TENSOR_RECORD_SIZE * k
+
+
+def _field(k: int, name: str) -> str:
+    return f"tensors[{k}].{name}"
+
+
+def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorRecords:
+    """Rules R0 to R11, in order."""
+    check_head(view, sec, SECTION_HEAD_SIZE, "tensors", "num_tensors")  # R0
+    n = int.from_bytes(view[sec.start : sec.start + 4], "little")
+    if n == 0:  # R1
+        fail("empty_section", "tensors.num_tensors", sec.start, "a tensors section without records")
+    rec = read_records(
+        view,
+        sec,
+        SECTION_HEAD_SIZE,
+        n,
+        MAX_TENSORS,
+        TENSOR_RECORD_DTYPE,
+        "tensors",
+        "num_tensors",
+        sec.start,
+    )
+    out = TensorRecords(rec, sec.start + SECTION_HEAD_SIZE, None)
+    flags = rec["flags"]
+    check_flags(out, flags)
+    check_rank_and_dims(out)
+    check_dtypes(out, flags)
+    named = check_name_pool(out, flags, sec)
+    check_index_order(out, flags)
+    out.names = check_names(view, out, named)
+    check_sizes(out, flags)
+    return out
+
+
+def check_flags(t: TensorRecords, flags: np.ndarray) -> None:
+    """R2 reserved flag bits, then R3: each field whose flag is clear is 0."""
+    rec = t.records
+    i = first((flags & ~np.uint16(0xF)) != 0)
+    if i is not None:
+        fail(
+            "reserved_nonzero",
+            _field(i, "flags"),
+            t.at(i) + 8,
+            f"reserved flag bits {int(flags[i]):#x}",
+        )
+    for flag, name, off in (
+        (HAS_MODEL_INDEX, "model_index", 4),
+        (HAS_DTYPE, "dtype", 10),
+        (HAS_SHAPE, "rank", 11),
+        (HAS_NAME, "len_name", 12),
+        (HAS_NAME, "ofs_name", 16),
+    ):
+        i = first(((flags & flag) == 0) & (rec[name] != 0))
+        if i is not None:
+            fail(
+                "reserved_nonzero",
+                _field(i, name),
+                t.at(i) + off,
+                f"{name} must be 0 when its flag is clear",
+            )
+
+
+def check_rank_and_dims(t: TensorRecords) -> None:
+    """R4 rank within MAX_RANK; R5 dims beyond the rank are 0."""
+    rec = t.records
+    rank = rec["rank"]
+    i = first(rank > MAX_RANK)
+    if i is not None:
+        fail(
+            "limit_exceeded",
+            _field(i, "rank"),
+            t.at(i) + 11,
+            f"rank {int(rank[i])} exceeds {MAX_RANK}",
+        )
+    dims = rec["dims"]
+    beyond = (np.arange(MAX_RANK, dtype=np.uint8)[None, :] >= rank[:, None]) & (dims != 0)
+    i = first(beyond.any(axis=1))
+    if i is not None:
+        j = int(np.flatnonzero(beyond[i])[0])
+        fail(
+            "reserved_nonzero",
+            _field(i, f"dims[{j}]"),
+            t.at(i) + 40 + 4 * j,
+            "a dim beyond the rank is not 0",
+        )
+
+
+def check_dtypes(t: TensorRecords, flags: np.ndarray) -> None:
+    """R6: a dtype, when flagged, is a circle TensorType code."""
+    code = t.records["dtype"]
+    i = first(((flags & HAS_DTYPE) != 0) & ~_KNOWN_CODE[code.view(np.uint8)])
+    if i is not None:
+        fail(
+            "bad_dtype",
+            _field(i, "dtype"),
+            t.at(i) + 10,
+            f"{int(code[i])} is not a circle TensorType",
+        )
+
+
+def check_name_pool(t: TensorRecords, flags: np.ndarray, sec: SectionInfo) -> np.ndarray:
+    """R7 name lengths, R8 the name pool; returns the named records."""
+    rec = t.records
+    has_name = (flags & HAS_NAME) != 0
+    len_name = rec["len_name"]
+    i = first(has_name & ((len_name == 0) | (len_name > MAX_NAME_LEN)))
+    if i is not None:
+        fail(
+            "limit_exceeded",
+            _field(i, "len_name"),
+            t.at(i) + 12,
+            f"a name has 1..{MAX_NAME_LEN} bytes, not {int(len_name[i])}",
+        )
+    named = np.flatnonzero(has_name) if not has_name.all() else None
+    starts = rec["ofs_name"] if named is None else rec["ofs_name"][named]
+    lengths = len_name if named is None else len_name[named]
+
+    def field_of(j: int) -> tuple[str, int]:
+        k = j if named is None else int(named[j])
+        return _field(k, "ofs_name"), t.at(k) + 16
+
+    check_pool(
+        starts,
+        lengths,
+        field_of,
+        t.base + TENSOR_RECORD_SIZE * rec.size,
+        sec.end,
+        "tensors.names",
+    )
+    return np.arange(rec.size) if named is None else named
+
+
+def check_index_order(t: TensorRecords, flags: np.ndarray) -> None:
+    """R9: indices strictly ascending; model indices (where flagged) unique."""
+    rec = t.records
+    index = rec["index"]
+    i = first(index[1:] <= index[:-1])
+    if i is not None:
+        k = i + 1
+        fail(
+            "duplicate_tensor_index" if index[k] == index[i] else "tensor_order",
+            _field(k, "index"),
+            t.at(k),
+            f"record {k} has index {int(index[k])}; the previous record has {int(index[i])} "
+            "(records are in strictly ascending index order)",
+        )
+    has_model_index = (flags & HAS_MODEL_INDEX) != 0
+    if has_model_index.any():
+        at = t.base + TENSOR_RECORD_SIZE * np.arange(rec.size, dtype=np.int64)
+        check_unique(
+            rec["model_index"],
+            has_model_index,
+            at,
+            4,
+            "duplicate_tensor_index",
+            "model_index",
+            "tensors",
+        )
+
+
+def check_names(view: memoryview, t: TensorRecords, named: np.ndarray) -> list[bytes | None] | None:
+    """R10: every name is UTF-8 and unique. Returns the names' bytes per record (decoded
+    only when a tensor is looked at), or None when no record has a name.
+
+    The pool is decoded once: it is valid UTF-8 and no name starts inside a multi-byte
+    character exactly when every name is valid UTF-8 on its own. On any doubt the records
+    are checked one by one, in order, for the spec's first failing record.
+    """
+    if not named.size:
+        return None
+    rec = t.records
+    starts = rec["ofs_name"][named].astype(np.int64)
+    lengths = rec["len_name"][named].astype(np.int64)
+    lo = int(starts[0])
+    hi = int(starts[-1] + lengths[-1])
+    pool = bytes(view[lo:hi])
+    rel = (starts - lo).tolist()
+    ends = (starts + lengths - lo).tolist()
+    raw = [pool[a:b] for a, b in zip(rel, ends)]
+    try:
+        pool.decode("utf-8")
+        heads = np.frombuffer(pool, np.uint8)[starts - lo]
+        clean = not ((heads & 0xC0) == 0x80).any() and len(set(raw)) == len(raw)
+    except UnicodeDecodeError:
+        clean = False
+    if not clean:
+        seen: dict[str, int] = {}
+        for j, k in enumerate(named.tolist()):
+            at = int(starts[j])
+            s = decode(view, at, int(lengths[j]), _field(k, "name"), at)
+            if s in seen:
+                fail(
+                    "duplicate_tensor_name",
+                    _field(k, "name"),
+                    at,
+                    f"tensors {seen[s]} and {k} are both named {s!r}",
+                )
+            seen[s] = k
+    names: list[bytes | None] = [None] * rec.size
+    if named.size == rec.size:
+        return raw  # type: ignore[return-value]
+    for k, b in zip(named.tolist(), raw):
+        names[k] = b
+    return names
+
+
+def check_sizes(t: TensorRecords, flags: np.ndarray) -> None:
+    """R11: with a dtype of whole-byte elements and a shape, ``len_data`` is their product.
+
+    The product is computed in float64 for all records at once; where it may not be exact
+    (at or above 2**52), in Python integers, record by record.
+    """
+    rec = t.records
+    elem = _ELEMENT_SIZE[rec["dtype"].view(np.uint8)]
+    sized = ((flags & HAS_DTYPE) != 0) & ((flags & HAS_SHAPE) != 0) & (elem != 0)
+    if not sized.any():
+        return
+    rank = rec["rank"]
+    dims = rec["dims"].astype(np.float64)
+    dims[np.arange(dims.shape[1])[None, :] >= rank[:, None]] = 1.0
+    approx = dims.prod(axis=1) * elem
+    length = rec["len_data"]
+    exact = approx < 2.0**52
+    wrong = sized & exact & (approx != length.astype(np.float64))
+    doubtful = np.flatnonzero(sized & ~exact)
+    bad = [int(k) for k in doubtful if _product(rec, int(k)) != int(length[k])]
+    candidates = [*np.flatnonzero(wrong)[:1].tolist(), *bad[:1]]
+    if not candidates:
+        return
+    k = min(candidates)
+    need = _product(rec, k)
+    fail(
+        "shape_mismatch",
+        _field(k, "len_data"),
+        t.at(k) + 32,
+        f"shape {rec['dims'][k, : int(rank[k])].tolist()} of "
+        f"{DTYPES[int(rec['dtype'][k])][0]} needs {need} bytes; the record has {int(length[k])}",
+    )
+
+
+def _product(rec: np.ndarray, k: int) -> int:
+    count = int(_ELEMENT_SIZE[int(rec["dtype"][k]) & 0xFF])
+    for d in rec["dims"][k, : int(rec["rank"][k])].tolist():
+        count *= d
+    return count
