@@ -10,6 +10,7 @@ onert-micro (Samsung ONE's on-device training runtimes).
 (8, 12)
 """
 
+from .circle.bake import bake
 from .circle.binding import bind
 from .circle.initial import checkpoint_from_arrays, new_checkpoint
 from .circle.model import CircleModel
@@ -30,6 +31,8 @@ from .interchange.tensor_dict import from_npz, from_numpy_dict, to_npz, to_numpy
 from .interchange.torch_bridge import from_torch, to_torch
 from .tools.describe import describe
 from .tools.diff import diff
+from .tools.edit import edit, edit_file
+from .tools.sanity import value_warnings
 
 __version__ = "0.1.0"
 
@@ -47,12 +50,15 @@ __all__ = [
     "TrainingState",
     "UnsupportedFormatError",
     "__version__",
+    "bake",
     "bind",
     "checkpoint_from_arrays",
     "convert",
     "describe",
     "diff",
     "downgrade",
+    "edit",
+    "edit_file",
     "from_npz",
     "from_numpy_dict",
     "from_safetensors",
@@ -67,4 +73,5 @@ __all__ = [
     "to_safetensors",
     "to_torch",
     "upgrade",
+    "value_warnings",
 ]

@@ -226,20 +226,26 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 print(f"{safe_text(path)}: cannot read: {safe_text(msg)}")
             continue
         failing = [q for q in ckpt.quirks if q in STRICT_QUIRKS] if args.strict else []
-        if failing:
+        from .sanity import value_warnings
+
+        warnings = value_warnings(ckpt)  # values: warnings, failures with --strict
+        if failing or (args.strict and warnings):
             status = max(status, EXIT_INVALID)
         if args.json:
             _print_json(
                 {
                     "file": path,
-                    "valid": not failing,
+                    "valid": not failing and not (args.strict and warnings),
                     "revision": ckpt.revision,
                     "dialect": ckpt.dialect,
                     "quirks": list(ckpt.quirks),
+                    "warnings": [w.to_dict() for w in warnings],
                 }
             )
             continue
-        if failing:
+        for w in warnings:
+            print(f"{safe_text(path)}: warning: {w.code} at {w.field}: {safe_text(w.message)}")
+        if failing or (args.strict and warnings):
             for q in failing:
                 print(f"{safe_text(path)}: quirk: {q}: {STRICT_QUIRKS[q]}")
             continue
@@ -554,6 +560,14 @@ _EXAMPLES = {
         "onert-ckpt new --model fc2.circle --optimizer adam fc2-start.ckpt",
         "onert-ckpt new --model fc2.circle --optimizer sgd --dialect onert-micro micro.ckpt",
     ],
+    "bake": [
+        "onert-ckpt bake trained.ckpt --model fc2.circle fc2-trained.circle",
+        "onert-ckpt bake trained.ckpt --model shared.circle --shared untie out.circle",
+    ],
+    "edit": [
+        "onert-ckpt edit trained.ckpt deploy.ckpt --drop-optimizer",
+        "onert-ckpt edit a.ckpt b.ckpt --model fc2.circle --replace w0=w0.npy --step 0",
+    ],
     "completion": [
         "onert-ckpt completion bash > /etc/bash_completion.d/onert-ckpt",
         "onert-ckpt completion zsh > ~/.zfunc/_onert-ckpt",
@@ -675,6 +689,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam", help="(adam)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), default="onert",
                    help="(onert)")
+
+    from .jobs_cli import bake_arguments, cmd_bake, cmd_edit, edit_arguments
+
+    p = command("bake", "write a circle model holding a checkpoint's weights",
+                "Write a copy of the circle model whose constant buffers hold the checkpoint's "
+                "weights; everything else in the model is kept.", cmd_bake)
+    bake_arguments(p)
+
+    p = command("edit", "change the state, optimizer state or one tensor of a checkpoint",
+                "Set the step, epoch or state keys, drop or reset the optimizer state, or "
+                "replace one tensor from a .npy file; written atomically in the input's "
+                "revision and dialect unless --to/--dialect.", cmd_edit)
+    edit_arguments(p)
 
     p = command("completion", "print a shell completion script",
                 "Print a completion script for bash, zsh or tcsh.", cmd_completion)

@@ -1,0 +1,218 @@
+"""Baking: a circle model whose constant buffers hold a checkpoint's weights.
+
+After on-device training the trained weights are deployed as a model (onert's
+``train_export_circle``, onert-micro's ``saveModel`` do the same from a live session). This module
+does it from a checkpoint file: every entry that names a circle tensor replaces that tensor's
+buffer; every other part of the model (tensors, operators, options, signatures, metadata) is
+kept. The flatbuffer is rebuilt with circle-schema's object API (``ModelT``), never patched by
+offset.
+
+A buffer read by several tensors is split when those tensors get different values, so that no
+other tensor changes with them. Entries of a shared constant that onert trained apart
+(SPEC 7.9) are handled as ``shared`` says.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections import Counter
+
+import numpy as np
+
+from ..format.errors import error_for
+from ..format.model import Checkpoint
+from .binding import bind, entry_tensors
+from .model import CircleModel
+from .onert_order import predict_onert_entries
+
+__all__ = ["SHARED_POLICIES", "bake", "write_atomic"]
+
+#: What to do with onert's diverged copies of a shared constant (SPEC 7.9): "error" refuses,
+#: "kept" bakes the entry onert kept (what its train_export_circle writes), "untie" gives each
+#: reader its own tensor and buffer, so the baked model computes what the train session did.
+SHARED_POLICIES = ("error", "kept", "untie")
+
+_FILE_IDENTIFIER = b"CIR0"
+
+
+def _not_representable(field: str | None, message: str) -> Exception:
+    return error_for("not_representable", field, None, message)
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder, synced, then
+    renamed over ``path``: readers see the old file or the new one, never a part."""
+    target = os.path.realpath(os.fspath(path))
+    folder = os.path.dirname(target) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".bake-", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+        tmp = ""
+    finally:
+        if tmp:
+            os.unlink(tmp)
+
+
+def _umask() -> int:
+    # read from /proc where available: os.umask would change it for other threads meanwhile
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    return 0o022
+
+
+def _values(
+    ckpt: Checkpoint, model: CircleModel, order: str, shared: str
+) -> tuple[dict[int, np.ndarray], dict[int, dict[int, np.ndarray]]]:
+    """(tensor index -> bytes to bake, {tensor index: {reader operator: bytes}} to untie)."""
+    indices, by_index = entry_tensors(ckpt, model, order=order)
+    micro_sizes = by_index and ckpt.revision == "v1"
+    readers: list[tuple[int, ...]] | None = None
+    copies: list[bool] = [False] * len(indices)
+    if not by_index and len(set(indices)) < len(indices):
+        predicted = predict_onert_entries(model)
+        if [e.tensor for e in predicted] != indices:
+            raise _not_representable(
+                "weights",
+                "the file has copies of shared constants in an order the prediction does not "
+                "give; which reader each copy belongs to is unknown",
+            )
+        readers = [e.readers for e in predicted]
+        copies = [e.copy for e in predicted]
+    kept: dict[int, np.ndarray] = {}
+    per_reader: dict[int, dict[int, np.ndarray]] = {}
+    for k, (tensor, index) in enumerate(zip(ckpt.tensors, indices)):
+        t = model.tensors[index]
+        raw = tensor.raw
+        if micro_sizes and raw.nbytes != t.nbytes and t.nbytes:
+            raw = raw[: t.nbytes]  # onert-micro's 4 bytes per element (SPEC 7.2)
+        if raw.nbytes != t.nbytes:
+            raise error_for(
+                "model_mismatch", f"weights[{tensor.index}]", None,
+                f"entry {tensor.index} has {raw.nbytes} bytes; tensor {index} ({t.name!r}) "
+                f"needs {t.nbytes}",
+            )
+        if not t.is_constant:
+            raise error_for(
+                "model_mismatch", f"weights[{tensor.index}]", None,
+                f"tensor {index} ({t.name!r}) has no buffer in the model to bake into",
+            )
+        if not copies[k]:
+            kept[index] = raw
+        if readers is not None:
+            for reader in readers[k]:
+                per_reader.setdefault(index, {})[reader] = raw
+    untie: dict[int, dict[int, np.ndarray]] = {}
+    for index, by_reader in per_reader.items():
+        distinct = {bytes(v) for v in by_reader.values()}
+        if len(distinct) < 2:
+            continue
+        name = model.tensors[index].name
+        if shared == "error":
+            raise _not_representable(
+                "weights",
+                f"the entries of the shared tensor {index} ({name!r}) hold different values "
+                "(onert trains each reader's copy apart, SPEC 7.9): choose shared='kept' "
+                "(what onert's train_export_circle writes) or shared='untie'",
+            )
+        if shared == "untie":
+            untie[index] = by_reader
+    return kept, untie
+
+
+def bake(
+    ckpt: Checkpoint | str | os.PathLike[str] | bytes,
+    model: CircleModel | str | os.PathLike[str] | bytes,
+    out: str | os.PathLike[str] | None = None,
+    *,
+    order: str = "auto",
+    shared: str = "error",
+) -> bytes:
+    """The circle model ``model`` with the weights of ``ckpt`` in its constant buffers.
+
+    ``ckpt`` is a checkpoint or a path or bytes to load; ``order`` says how an onert file's entry
+    order is found (as in :func:`~onert_checkpoint.load`); ``shared`` what to do with onert's
+    diverged copies of a shared constant (:data:`SHARED_POLICIES`). Returns the new model's
+    bytes and, given ``out``, writes them there atomically.
+
+    Raises :class:`~onert_checkpoint.ModelMismatchError` when the checkpoint does not fit the
+    model and :class:`~onert_checkpoint.NotRepresentableError` for what a model cannot hold.
+    """
+    if shared not in SHARED_POLICIES:
+        raise ValueError(f"shared must be one of {', '.join(SHARED_POLICIES)}, not {shared!r}")
+    if not isinstance(model, CircleModel):
+        model = CircleModel.load(model)  # type: ignore[arg-type]
+    if not isinstance(ckpt, Checkpoint):
+        from ..format.dispatch import load
+
+        ckpt = load(ckpt)  # type: ignore[arg-type]
+    bind(ckpt, model, order=order)
+    kept, untie = _values(ckpt, model, order, shared)
+    raw = _rebuild(model, kept, untie)
+    if out is not None:
+        write_atomic(out, raw)
+    return raw
+
+
+def _rebuild(
+    model: CircleModel, kept: dict[int, np.ndarray], untie: dict[int, dict[int, np.ndarray]]
+) -> bytes:
+    import flatbuffers
+    from circle_schema.v0_9.circle.Model import ModelT
+
+    obj = ModelT.InitFromPackedBuf(bytearray(model.source), 0)
+    if any(b is not None and (b.offset or 0) > 1 for b in obj.buffers or []):
+        raise _not_representable(
+            "model", "the model keeps its buffers after the flatbuffer (files over 2 GiB); "
+            "baking rebuilds the flatbuffer only",
+        )
+    subgraph = obj.subgraphs[0]
+    buffer_type = type(obj.buffers[0])
+    # how many tensors (of every subgraph) read each buffer: a shared buffer is split
+    readers = Counter(t.buffer for sg in obj.subgraphs for t in sg.tensors or [])
+
+    def new_buffer(data: np.ndarray) -> int:
+        buf = buffer_type()
+        buf.data = np.array(data, dtype=np.uint8, copy=True)
+        obj.buffers.append(buf)
+        return len(obj.buffers) - 1
+
+    for index, data in kept.items():
+        tensor = subgraph.tensors[index]
+        current = obj.buffers[tensor.buffer].data
+        if current is not None and np.array_equal(np.asarray(current, np.uint8), data):
+            continue
+        if readers[tensor.buffer] == 1:
+            obj.buffers[tensor.buffer].data = np.array(data, dtype=np.uint8, copy=True)
+        else:
+            readers[tensor.buffer] -= 1
+            tensor.buffer = new_buffer(data)
+    for index, by_reader in untie.items():
+        for reader, data in by_reader.items():
+            if np.array_equal(data, kept[index]):
+                continue  # this reader reads the kept entry: the tensor itself
+            copy = _clone_tensor(subgraph.tensors[index])
+            copy.name = (copy.name or b"") + f"@op{reader}".encode()
+            copy.buffer = new_buffer(data)
+            subgraph.tensors.append(copy)
+            op = subgraph.operators[reader]
+            op.inputs = np.where(op.inputs == index, len(subgraph.tensors) - 1, op.inputs)
+    builder = flatbuffers.Builder(len(model.source) + 1024)
+    builder.Finish(obj.Pack(builder), file_identifier=_FILE_IDENTIFIER)
+    return bytes(builder.Output())
+
+
+def _clone_tensor(tensor: object) -> object:
+    import copy
+
+    return copy.deepcopy(tensor)

@@ -1,0 +1,166 @@
+"""Edit jobs on a checkpoint: training state, optimizer state, one tensor's values.
+
+* set the step, the epoch, or (schema 2) any state key;
+* drop the optimizer state (Adam becomes SGD: for deployment, or to fine-tune afresh);
+* reset the optimizer state to zeros (same optimizer, fresh moments);
+* replace one tensor's values from an array (a ``.npy`` file on the command line), its dtype
+  and shape checked against what the model (or a schema-2 record) says of the tensor.
+
+:func:`edit` changes a :class:`Checkpoint` in memory; :func:`edit_file` reads a file, edits it
+and writes it atomically (:func:`~onert_checkpoint.save`) in the same revision and dialect
+unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ..format.errors import error_for
+from ..format.model import Buffer, Checkpoint, Optimizer, Tensor
+
+__all__ = ["edit", "edit_file"]
+
+U32_MAX = 0xFFFFFFFF
+
+
+def _not_representable(field: str | None, message: str) -> Exception:
+    return error_for("not_representable", field, None, message)
+
+
+def _mismatch(field: str | None, message: str) -> Exception:
+    return error_for("model_mismatch", field, None, message)
+
+
+def _find(ckpt: Checkpoint, key: str | int) -> Tensor:
+    if isinstance(key, str) and key.isdigit() and all(t.name != key for t in ckpt.tensors):
+        key = int(key)
+    for tensor in ckpt.tensors:
+        if (isinstance(key, int) and tensor.index == key) or (
+            isinstance(key, str) and tensor.name == key
+        ):
+            return tensor
+    names = [t.name for t in ckpt.tensors if t.name]
+    known = f"; names: {', '.join(names[:12])}" if names else " (no names: give --model)"
+    raise _mismatch("weights", f"no entry {key!r} in the checkpoint{known}")
+
+
+def _replace(ckpt: Checkpoint, key: str | int, value: object) -> None:
+    tensor = _find(ckpt, key)
+    arr = np.asarray(value)
+    where = f"weights[{tensor.index}]"
+    if tensor.dtype is None or tensor.shape is None:
+        raise _mismatch(
+            where,
+            f"entry {tensor.index} has no dtype and shape to check the new values against: "
+            "give the circle model",
+        )
+    if arr.dtype != np.dtype(tensor.dtype) or tuple(arr.shape) != tuple(tensor.shape):
+        raise _mismatch(
+            where,
+            f"entry {tensor.index} ({tensor.name!r}) is {tensor.dtype}{list(tensor.shape)}; "
+            f"the new values are {arr.dtype}{list(arr.shape)}",
+        )
+    new = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=True)
+    if new.nbytes != tensor.nbytes:  # onert-micro's 4 bytes per element (SPEC 7.2)
+        raise _not_representable(
+            where,
+            f"entry {tensor.index} holds {tensor.nbytes} bytes for {new.nbytes} bytes of "
+            "values (onert-micro's element-size quirk): convert the file first",
+        )
+    tensor.data = new
+
+
+def _set_state(ckpt: Checkpoint, key: str, value: object) -> None:
+    if ckpt.revision != "v2" and key not in ("step", "epoch"):
+        raise _not_representable(
+            f"state.{key}",
+            f"a {ckpt.revision} file holds only step and epoch; state key {key!r} needs schema 2",
+        )
+    if key in ("step", "epoch"):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise _not_representable(f"state.{key}", f"{key} must be an integer, not {value!r}")
+        if ckpt.revision != "v2" and not 0 <= int(value) <= U32_MAX:
+            raise _not_representable(
+                f"state.{key}", f"schema 1 stores the {key} as u32; {value} does not fit"
+            )
+        value = int(value)
+    ckpt.state[key] = value
+
+
+def edit(
+    ckpt: Checkpoint,
+    *,
+    step: int | None = None,
+    epoch: int | None = None,
+    state: Mapping[str, object] | None = None,
+    drop_optimizer: bool = False,
+    reset_optimizer: bool = False,
+    replace: Mapping[str | int, object] | None = None,
+) -> Checkpoint:
+    """Apply the edits to ``ckpt`` in place and return it.
+
+    ``replace`` maps an entry (tensor name or entry index) to its new values, which must have
+    the entry's dtype and shape (a model bound with :func:`~onert_checkpoint.bind`, or a
+    schema-2 record, says them). ``drop_optimizer`` turns the optimizer into plain SGD with no
+    state; ``reset_optimizer`` zeroes every slot. Raises
+    :class:`~onert_checkpoint.ModelMismatchError` or
+    :class:`~onert_checkpoint.NotRepresentableError` before changing anything.
+    """
+    if drop_optimizer and reset_optimizer:
+        raise ValueError("drop_optimizer and reset_optimizer exclude each other")
+    changes: list[tuple[str, object]] = list((state or {}).items())
+    if step is not None:
+        changes.append(("step", step))
+    if epoch is not None:
+        changes.append(("epoch", epoch))
+    # check everything on a scratch copy of what changes, then apply: all or nothing
+    saved_state = dict(ckpt.state)
+    saved_data = {t.index: t.data for t in ckpt.tensors}
+    try:
+        for key, value in changes:
+            _set_state(ckpt, key, value)
+        for key, value in (replace or {}).items():
+            _replace(ckpt, key, value)
+    except Exception:
+        ckpt.state.clear()
+        ckpt.state.update(saved_state)
+        for t in ckpt.tensors:
+            t.data = saved_data[t.index]
+        raise
+    if drop_optimizer and ckpt.optimizer is not None:
+        ckpt.optimizer = Optimizer("sgd")
+    if reset_optimizer and ckpt.optimizer is not None:
+        for entries in ckpt.optimizer.slots.values():
+            for i, buf in list(entries.items()):
+                entries[i] = Buffer(buf.index, np.zeros_like(np.asarray(buf.data)), buf.offset)
+    return ckpt
+
+
+def edit_file(
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    *,
+    model: Any = None,
+    revision: str | None = None,
+    dialect: str | None = None,
+    **edits: Any,
+) -> Checkpoint:
+    """Read ``source``, apply :func:`edit` (keyword arguments as there), write ``target``
+    atomically. The revision and dialect stay the source's unless ``revision`` / ``dialect``
+    say otherwise; ``model`` (a circle model) names, types and shapes the entries first."""
+    from ..format.dispatch import load
+    from ..format.saving import save
+
+    ckpt = load(source, model=model) if model is not None else load(source)
+    edit(ckpt, **edits)
+    options: dict[str, Any] = {}
+    if revision is not None:
+        options["revision"] = revision
+    if dialect is not None:
+        options["dialect"] = dialect
+    save(ckpt, target, **options)  # no options: the source's revision and dialect
+    return ckpt

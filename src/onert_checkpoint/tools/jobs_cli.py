@@ -1,0 +1,124 @@
+"""The ``bake`` and ``edit`` commands of ``onert-ckpt`` (registered by :mod:`.cli`).
+
+Each command has an ``*_arguments`` function that declares its options on the subparser the
+command line made for it, and a ``cmd_*`` function that runs it and returns the exit status.
+Errors are raised as the library's own (:class:`~onert_checkpoint.CheckpointError`) or as
+``ValueError`` for bad option values; :func:`onert_checkpoint.tools.cli.main` reports them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+__all__ = ["bake_arguments", "cmd_bake", "cmd_edit", "edit_arguments"]
+
+
+def _cli() -> Any:
+    from . import cli
+
+    return cli
+
+
+# bake -------------------------------------------------------------------------------------
+
+
+def bake_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("checkpoint", metavar="CKPT")
+    p.add_argument("output", metavar="OUT.circle")
+    p.add_argument("--model", metavar="MODEL.circle", required=True,
+                   help="the circle model the checkpoint was trained from")
+    p.add_argument("--order", choices=("auto", "probe", "predict", "size"), default="auto",
+                   help="how an onert file's entry order is found (auto)")
+    p.add_argument("--shared", choices=("error", "kept", "untie"), default="error",
+                   help="onert's diverged copies of a shared weight: refuse (error), bake the "
+                   "entry onert keeps (kept), or give each reader its own tensor (untie)")
+
+
+def cmd_bake(args: argparse.Namespace) -> int:
+    from ..circle.bake import bake
+    from .render import human_size, safe_text
+
+    cli = _cli()
+    output = cli._output(args.output)
+    model = cli._load_model(args.model)
+    raw = cli._read_file(args.checkpoint, "checkpoint")
+    baked = bake(raw, model, output, order=args.order, shared=args.shared)
+    print(f"wrote {safe_text(output)}: circle model with the weights of "
+          f"{safe_text(args.checkpoint)}, {human_size(len(baked))}")
+    return 0
+
+
+# edit -------------------------------------------------------------------------------------
+
+
+def edit_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", metavar="IN")
+    p.add_argument("output", metavar="OUT")
+    p.add_argument("--model", metavar="MODEL.circle",
+                   help="circle model: names entries, checks --replace values")
+    p.add_argument("--step", type=int, help="set the training step")
+    p.add_argument("--epoch", type=int, help="set the epoch")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="set a state key (schema 2); VALUE is read as JSON when it parses, "
+                   "else kept as text")
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("--drop-optimizer", action="store_true",
+                       help="drop the optimizer state (Adam becomes SGD)")
+    group.add_argument("--reset-optimizer", action="store_true",
+                       help="zero the optimizer state (same optimizer)")
+    p.add_argument("--replace", action="append", default=[], metavar="ENTRY=FILE.npy",
+                   help="new values of one entry (tensor name or index) from a .npy file")
+    p.add_argument("--to", choices=("v1", "v2", "wof"), help="revision to write (the input's)")
+    p.add_argument("--dialect", choices=("onert", "onert-micro"),
+                   help="schema-1 dialect to write (the input's)")
+
+
+def _pair(text: str, what: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise _cli().CliError("usage_error", f"{what} takes KEY=VALUE, not {text!r}")
+    return key, value
+
+
+def _state_value(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from ..format.dispatch import load
+    from .edit import edit_file
+    from .render import safe_text
+
+    cli = _cli()
+    output = cli._output(args.output)
+    state = {k: _state_value(v) for k, v in (_pair(s, "--set") for s in args.set)}
+    replace: dict[str | int, object] = {}
+    for item in args.replace:
+        key, path = _pair(item, "--replace")
+        cli._read_file(path, "array")  # a missing or odd file is an I/O error, exit 2
+        try:
+            replace[key] = np.load(path, allow_pickle=False)
+        except ValueError as exc:
+            raise cli.CliError("usage_error", f"{path}: not a .npy array: {exc}") from exc
+    edits: dict[str, Any] = {"state": state, "replace": replace,
+                             "drop_optimizer": args.drop_optimizer,
+                             "reset_optimizer": args.reset_optimizer}
+    if args.step is not None:
+        edits["step"] = args.step
+    if args.epoch is not None:
+        edits["epoch"] = args.epoch
+    model = cli._load_model(args.model)
+    edit_file(args.input, output, model=model.source if model is not None else None,
+              revision=args.to, dialect=args.dialect, **edits)
+    out = load(output)
+    kind = out.optimizer.kind if out.optimizer is not None else "no optimizer"
+    dialect = f" {out.dialect}" if out.dialect else ""
+    print(f"wrote {safe_text(output)}: {out.revision}{dialect}, {kind}, step {out.step}")
+    return 0
