@@ -18,6 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -55,13 +56,16 @@ def listing(folder: Path) -> list[str]:
 
 class FaultyOS:
     """Stands in for the ``os`` module inside onert_checkpoint.format.saving: records each call to
-    the I/O steps and raises OSError at the ``fail_at``-th one (counting from 0)."""
+    the I/O steps (name and arguments) and raises OSError at the ``fail_at``-th one (counting
+    from 0); ``max_write`` makes every write take at most that many bytes."""
 
-    STEPS = ("write", "fsync", "close", "replace", "fchmod", "open", "stat", "unlink", "link")
+    STEPS = ("write", "writev", "pwrite", "fsync", "close", "replace", "fchmod", "open", "stat",
+             "unlink", "link")
 
     def __init__(self, fail_at: int | None = None, err: int = errno.EIO,
                  max_write: int | None = None) -> None:
         self.calls: list[str] = []
+        self.args: list[tuple] = []
         self.fail_at = fail_at
         self.err = err
         self.max_write = max_write
@@ -74,17 +78,29 @@ class FaultyOS:
         def step(*args, **kwargs):
             k = len(self.calls)
             self.calls.append(name)
+            self.args.append(args)
             if k == self.fail_at:
                 raise OSError(self.err, f"injected {os.strerror(self.err)} in os.{name}")
-            if name == "write" and self.max_write:
+            if self.max_write and name == "write":
                 fd, view = args
                 return real(fd, memoryview(view)[: self.max_write])
+            if self.max_write and name == "writev":
+                fd, pieces = args
+                head = b"".join(bytes(p) for p in pieces)[: self.max_write]
+                return os.write(fd, head)
+            if self.max_write and name == "pwrite":
+                fd, view, offset = args
+                return real(fd, memoryview(view)[: self.max_write], offset)
             return real(*args, **kwargs)
 
         return step
 
 
-def _steps_of_a_save(ckpt: oc.Checkpoint, tmp_path: Path, monkeypatch) -> list[str]:
+def _steps_of_a_save(ckpt: oc.Checkpoint, tmp_path: Path, monkeypatch,
+                     existing: bool = False) -> list[str]:
+    """The I/O steps of a save of ``ckpt`` to a new file (or over an ``existing`` one)."""
+    if existing:
+        (tmp_path / "probe.ckpt").write_bytes(b"old")
     probe = FaultyOS()
     monkeypatch.setattr(saving, "os", probe)
     oc.save(ckpt, tmp_path / "probe.ckpt")
@@ -97,8 +113,8 @@ def _steps_of_a_save(ckpt: oc.Checkpoint, tmp_path: Path, monkeypatch) -> list[s
 @pytest.mark.parametrize("existing", [True, False], ids=["replace", "create"])
 def test_oserror_at_every_step(tmp_path, monkeypatch, err, existing):
     old, new = make_ckpt(1), make_ckpt(2, n=9, nbytes=200)
-    steps = _steps_of_a_save(new, tmp_path, monkeypatch)
-    assert {"write", "fsync", "replace"} <= set(steps), steps
+    steps = _steps_of_a_save(new, tmp_path, monkeypatch, existing)
+    assert {"writev", "fsync", "replace"} <= set(steps), steps
     old_bytes, new_bytes = oc.to_bytes(old), oc.to_bytes(new)
     replaced_at = steps.index("replace")
     for k, name in enumerate(steps):
@@ -109,18 +125,24 @@ def test_oserror_at_every_step(tmp_path, monkeypatch, err, existing):
         if not existing:
             before = sorted([*before, target.name]) if k > replaced_at else before
         monkeypatch.setattr(saving, "os", FaultyOS(fail_at=k, err=err))
+        raised = False
         try:
             oc.save(new, target)
         except OSError as exc:
-            # Past the rename the new file is in place; only closing the folder's descriptor
-            # can still raise (its fsync error is ignored): the target is the new file then.
+            # Past the rename the new file is in place; only closing the file's descriptor
+            # can still raise (the folder's fsync and the cleaning are best effort).
+            raised = True
             assert exc.errno == err, (k, name, exc)
+            assert exc.filename == str(target), f"the error names {exc.filename!r}"
             assert k <= replaced_at or name == "close", f"step {k} (os.{name}) failed the save"
         finally:
             monkeypatch.setattr(saving, "os", os)
+        # A save that swallowed a fault before the rename would report success for a file it
+        # did not write.
+        assert raised or k > replaced_at, f"a fault in step {k} (os.{name}) was not reported"
         assert listing(tmp_path) == before, f"litter after a fault in step {k} (os.{name})"
         if k > replaced_at:
-            assert target.read_bytes() == new_bytes
+            assert target.read_bytes() == new_bytes, (k, name, steps)
         elif existing:
             assert target.read_bytes() == old_bytes, f"old file damaged by a fault in os.{name}"
             assert oc.load(target).content_equal(old)
@@ -140,7 +162,7 @@ def test_a_failing_chunk_source_leaves_the_old_file(tmp_path, monkeypatch):
         yield b"\xad\x01\x01\x00"
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(saving, "chunks", chunks)
+    monkeypatch.setattr(saving, "_stream", chunks)
     with pytest.raises(KeyboardInterrupt):
         oc.save(make_ckpt(2), target)
     assert target.read_bytes() == old_bytes
@@ -263,9 +285,109 @@ def test_sigkill_during_saves_leaves_old_or_new(tmp_path):
         seen.add(versions[data])
         assert oc.load(target).content_equal(make_ckpt(versions[data], n=24, nbytes=KILL_NBYTES))
         # The writer's temporary is an unnamed file (O_TMPFILE) until the instant before the
-        # rename: a killed writer leaves nothing behind.
-        assert listing(tmp_path) == ["t.ckpt"]
+        # rename; a kill in that instant leaves its name, which the next save removes.
+        left = [n for n in listing(tmp_path) if n != "t.ckpt"]
+        assert all(TEMP_NAME.fullmatch(n) for n in left) and len(left) <= 1, left
+        oc.save(oc.load(data), target)
+        assert listing(tmp_path) == ["t.ckpt"] and target.read_bytes() == data
     assert seen, "no save finished"
+
+
+TEMP_NAME = re.compile(r"\.t\.ckpt\.[0-9a-f]{12}\.tmp")
+
+CHILD_IN_THE_WINDOW = textwrap.dedent("""
+    import os, signal, sys
+    sys.path.insert(0, {root!r})
+    from tests.test_save_faults import make_ckpt
+    import onert_checkpoint as oc
+    from onert_checkpoint.format import saving
+
+    class InTheWindow:
+        # os for saving: at the rename (the temporary is named by now) die or wait
+        def __getattr__(self, name):
+            if name != "replace":
+                return getattr(os, name)
+            def replace(*args, **kwargs):
+                if sys.argv[2] == "die":
+                    os.kill(os.getpid(), signal.SIGKILL)
+                print("named", flush=True)
+                sys.stdin.readline()
+                return os.replace(*args, **kwargs)
+            return replace
+
+    if sys.argv[3] == "named":
+        saving._open_unnamed = lambda dfd: None
+    saving.os = InTheWindow()
+    oc.save(make_ckpt(3), sys.argv[1])
+    print("saved", flush=True)
+""")
+
+
+@pytest.mark.parametrize("temporary", ["unnamed", "named"])
+def test_a_writer_killed_in_the_window_leaves_one_name_the_next_save_removes(tmp_path,
+                                                                              temporary):
+    """Deterministic: the writer dies between naming its temporary and the rename. What remains
+    is exactly one ``.t.ckpt.<12 hex>.tmp`` beside the intact old file; the next save to the same
+    target removes it."""
+    target = tmp_path / "t.ckpt"
+    old = oc.to_bytes(make_ckpt(1))
+    target.write_bytes(old)
+    script = CHILD_IN_THE_WINDOW.format(root=str(ROOT))
+    res = subprocess.run([sys.executable, "-c", script, str(target), "die", temporary],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == -signal.SIGKILL, res.stderr
+    left = [n for n in listing(tmp_path) if n != "t.ckpt"]
+    assert len(left) == 1 and TEMP_NAME.fullmatch(left[0]), listing(tmp_path)
+    assert target.read_bytes() == old
+    (tmp_path / "other.ckpt.tmp").write_bytes(b"not ours")  # not of our naming: kept
+    oc.save(make_ckpt(2), target)
+    assert listing(tmp_path) == ["other.ckpt.tmp", "t.ckpt"]
+    assert target.read_bytes() == oc.to_bytes(make_ckpt(2))
+
+
+@pytest.mark.parametrize("temporary", ["unnamed", "named"])
+def test_a_live_writers_temporary_is_not_removed(tmp_path, temporary):
+    """A save that runs while another process is between naming and renaming leaves that
+    process's temporary alone (it holds a lock on it), and the other save then completes."""
+    target = tmp_path / "t.ckpt"
+    target.write_bytes(oc.to_bytes(make_ckpt(1)))
+    script = CHILD_IN_THE_WINDOW.format(root=str(ROOT))
+    child = subprocess.Popen([sys.executable, "-c", script, str(target), "wait", temporary],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "named"
+        time.sleep(0.05)  # the other writer's temporary is older than this save
+        oc.save(make_ckpt(2), target)
+        assert len(listing(tmp_path)) == 2, listing(tmp_path)
+        child.stdin.write("\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "saved"
+    finally:
+        child.stdin.close()
+        assert child.wait(timeout=60) == 0
+        child.stdout.close()
+    assert listing(tmp_path) == ["t.ckpt"]
+    assert target.read_bytes() == oc.to_bytes(make_ckpt(3))
+
+
+@pytest.mark.parametrize("existing", [True, False], ids=["replace", "create"])
+def test_the_data_file_is_synced_before_the_rename(tmp_path, monkeypatch, existing):
+    """The folder's fsync after the rename does not make the data durable: the file's own
+    descriptor is fsynced after its last write and before the rename."""
+    target = tmp_path / "t.ckpt"
+    if existing:
+        target.write_bytes(b"old")
+    probe = FaultyOS()
+    monkeypatch.setattr(saving, "os", probe)
+    oc.save(make_ckpt(2), target)
+    monkeypatch.setattr(saving, "os", os)
+    calls = list(zip(probe.calls, probe.args))
+    writes = [k for k, (name, _) in enumerate(calls) if name in ("write", "writev", "pwrite")]
+    fd = calls[writes[0]][1][0]
+    assert all(calls[k][1][0] == fd for k in writes)
+    renamed = probe.calls.index("replace")
+    synced = [k for k, (name, args) in enumerate(calls) if name == "fsync" and args[0] == fd]
+    assert any(writes[-1] < k < renamed for k in synced), calls
 
 
 # --- readers during a replace ---------------------------------------------------------------
@@ -322,11 +444,11 @@ def test_concurrent_loads_see_one_complete_version(tmp_path):
 def test_named_temporary_where_there_is_no_unnamed_file(tmp_path, monkeypatch, err):
     """Without O_TMPFILE (other systems, some file systems) the temporary is a hidden named
     file: the same guarantees at every step, except that a killed writer may leave it."""
-    monkeypatch.setattr(saving, "_open_unnamed", lambda folder: None)
+    monkeypatch.setattr(saving, "_open_unnamed", lambda dfd: None)
     old, new = make_ckpt(1), make_ckpt(2, n=9, nbytes=200)
     target = tmp_path / "t.ckpt"
     oc.save(old, target)
-    steps = _steps_of_a_save(new, tmp_path, monkeypatch)
+    steps = _steps_of_a_save(new, tmp_path, monkeypatch, existing=True)
     assert "link" not in steps and "replace" in steps
     for k in range(steps.index("replace") + 1):
         oc.save(old, target)

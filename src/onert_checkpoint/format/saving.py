@@ -2,22 +2,36 @@
 
 A save writes a temporary file in the target's folder, fsyncs it, renames it over the target and
 fsyncs the folder, so the target is always either the complete old file or the complete new one;
-on any failure the temporary is removed. On Linux the temporary is an unnamed file (O_TMPFILE),
-named only for the rename, so even a writer killed mid-save leaves nothing behind.
+on any failure the temporary is removed and the error names the caller's path. On Linux the
+temporary is an unnamed file (O_TMPFILE), given a name (``.NAME.<12 hex>.tmp``) only for the
+rename. A writer killed in the instant between that naming and the rename leaves that name
+behind; the next save to the same target in that folder removes it (the writer holds an
+exclusive ``flock`` on its temporary while it lives, so only a dead writer's is removed).
+Elsewhere the temporary is such a named file from the start, with the same cleaning.
+
+The target must be a regular file or absent: a directory, FIFO, socket or device is refused and
+left untouched. A symbolic link is followed: the file it names is replaced, the link kept. A new
+file gets mode 0666 less the umask (the kernel applies it when the temporary is created; the
+process umask is never changed), a replaced file keeps its mode. See docs/saving.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import io
 import os
+import re
 import secrets
-import tempfile
-from collections.abc import Callable, Iterable, Iterator
+import stat
+import time
+from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from .model import Checkpoint
 from .revisions import v1_write, v2_write, wof_write
+from .source import not_regular
 
 __all__ = ["KEEP", "chunks", "save", "to_bytes"]
 
@@ -30,8 +44,14 @@ class _Keep:
 #: Default of ``dialect``: keep the checkpoint's own dialect.
 KEEP: Any = _Keep()
 
+#: A stream of chunks; its return value lists ``(offset, bytes)`` to write over what was
+#: streamed (schema 2's header, once the data CRC computed on the way is known).
+Stream = Generator["bytes | memoryview", None, "list[tuple[int, bytes]]"]
+
 #: Writers of other revisions register here: revision -> (checkpoint, dialect, options) -> chunks.
 WRITERS: dict[str, Any] = {}
+#: Writers that stream with patches (see ``Stream``); ``save`` prefers them.
+STREAMERS: dict[str, Any] = {}
 
 
 def _v1_chunks(
@@ -52,22 +72,46 @@ def _v2_chunks(
     return v2_write.chunks(v2_write.plan(ckpt))
 
 
+def _v2_stream(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Stream:
+    return v2_write.stream(v2_write.plan(ckpt, data_crc=False))
+
+
 WRITERS["v1"] = _v1_chunks
 WRITERS["v2"] = _v2_chunks
 WRITERS["wof"] = _wof_chunks
+STREAMERS["v2"] = _v2_stream
+
+
+def _writer(table: dict[str, Any], revision: str | None, dialect: Any, ckpt: Checkpoint):
+    revision = revision or ckpt.revision
+    if dialect is KEEP:
+        dialect = ckpt.dialect if revision == ckpt.revision else None
+    if revision not in WRITERS:
+        raise ValueError(f"unknown revision {revision!r}; choose from {', '.join(sorted(WRITERS))}")
+    return table.get(revision), dialect
 
 
 def chunks(
     ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP, **options: Any
 ) -> Iterator[bytes | memoryview]:
     """The bytes of ``ckpt`` in file order, computed lazily (every offset is planned first)."""
-    revision = revision or ckpt.revision
-    if dialect is KEEP:
-        dialect = ckpt.dialect if revision == ckpt.revision else None
-    writer = WRITERS.get(revision)
-    if writer is None:
-        raise ValueError(f"unknown revision {revision!r}; choose from {', '.join(sorted(WRITERS))}")
+    writer, dialect = _writer(WRITERS, revision, dialect, ckpt)
     return writer(ckpt, dialect, **options)
+
+
+def _stream(
+    ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP, **options: Any
+) -> Stream:
+    """What ``save`` writes: the revision's patching stream if it has one, else its chunks."""
+    writer, dialect = _writer(STREAMERS, revision, dialect, ckpt)
+    if writer is not None:
+        return writer(ckpt, dialect, **options)
+    return _no_patches(chunks(ckpt, revision=revision, dialect=dialect, **options))
+
+
+def _no_patches(data: Iterable[bytes | memoryview]) -> Stream:
+    yield from data
+    return []
 
 
 def to_bytes(ckpt: Checkpoint, **kwargs: Any) -> bytes:
@@ -78,42 +122,92 @@ def to_bytes(ckpt: Checkpoint, **kwargs: Any) -> bytes:
     return out.getvalue()
 
 
-#: Chunks smaller than this are gathered into one buffer of up to ``_GATHER`` bytes before a
-#: write: a file of 100,000 tiny entries costs a few hundred system calls, not 100,000.
-_SMALL = 16 << 10
-_GATHER = 1 << 20
+# --- writing ---------------------------------------------------------------------------------
+
+#: Chunks are handed to the kernel in batches of up to this many bytes and IOV_MAX pieces with
+#: one writev, without copying them: a file of 100,000 tiny entries, or 30,000 ranges and their
+#: padding, costs a few hundred system calls, not one per chunk.
+_BATCH_BYTES = 8 << 20
+_BATCH_PIECES = min(1024, os.sysconf("SC_IOV_MAX") if hasattr(os, "sysconf") else 1024)
 
 
-def _write_view(fd: int, view: memoryview) -> None:
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
+def _writev_all(fd: int, pieces: list[memoryview]) -> None:
+    """Write ``pieces`` in order, whatever the kernel takes per call."""
+    k = 0  # the first piece not yet written in full
+    while k < len(pieces):
+        written = os.writev(fd, pieces[k:] if k else pieces)
+        while k < len(pieces) and written >= len(pieces[k]):
+            written -= len(pieces[k])
+            k += 1
+        if written:
+            pieces[k] = pieces[k][written:]
 
 
-def _write_all(fd: int, data: Iterable[bytes | memoryview]) -> None:
-    pending = bytearray()
-    for chunk in data:
+def _write_stream(fd: int, data: Stream, progress: Callable[[int], object] | None) -> None:
+    batch: list[memoryview] = []
+    size = 0
+    while True:
+        try:
+            chunk = next(data)
+        except StopIteration as stop:
+            patches = stop.value or []
+            break
         view = memoryview(chunk).cast("B")
-        if len(view) < _SMALL:
-            pending += view
-            if len(pending) >= _GATHER:
-                _write_view(fd, memoryview(pending))
-                pending = bytearray()
+        if not view:
             continue
-        if pending:
-            _write_view(fd, memoryview(pending))
-            pending = bytearray()
-        _write_view(fd, view)
-    if pending:
-        _write_view(fd, memoryview(pending))
+        batch.append(view)
+        size += len(view)
+        if size >= _BATCH_BYTES or len(batch) >= _BATCH_PIECES:
+            _writev_all(fd, batch)
+            batch, size = [], 0
+        if progress is not None:
+            progress(len(view))
+    if batch:
+        _writev_all(fd, batch)
+    for offset, raw in patches:
+        view = memoryview(raw)
+        while view:
+            written = os.pwrite(fd, view, offset)
+            view, offset = view[written:], offset + written
 
 
-def _reporting(
-    data: Iterable[bytes | memoryview], progress: Callable[[int], object]
-) -> Iterator[bytes | memoryview]:
-    for chunk in data:
-        yield chunk
-        progress(memoryview(chunk).nbytes)
+# --- the target ------------------------------------------------------------------------------
+
+
+def _user_path(path: str | os.PathLike) -> str:
+    user = os.fspath(path)
+    if isinstance(user, bytes):
+        user = os.fsdecode(user)
+    if not user:
+        raise ValueError("the output path is empty")
+    return user
+
+
+def _resolve_target(user: str) -> tuple[str, int | None]:
+    """(the file to replace, its mode or None if it does not exist).
+
+    A symbolic link is followed to the file it names (which may not exist yet); anything but a
+    regular file is refused before the file system is touched."""
+    if user.endswith(os.sep) or (os.altsep and user.endswith(os.altsep)):
+        raise IsADirectoryError(errno.EISDIR, "a folder, not a file: refusing to replace it", user)
+    real = os.path.realpath(user)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        return real, None
+    bad = not_regular(st.st_mode, user, "replace")
+    if bad is not None:
+        raise bad
+    return real, st.st_mode & 0o7777
+
+
+def _as_users(exc: OSError, user: str) -> OSError:
+    """``exc`` naming the caller's path instead of the temporary's or the folder's."""
+    if exc.filename == user and exc.filename2 is None:
+        return exc
+    new = OSError(exc.errno, exc.strerror or str(exc), user)  # same subclass, by errno
+    new.__cause__ = exc
+    return new
 
 
 def save(
@@ -131,97 +225,154 @@ def save(
     another layout; ``allow_lossy=True`` permits dropping what the target cannot hold.
     ``progress``, if given, is called with the byte count of every chunk as it is written
     (the command line feeds a progress bar with it).
+
+    ``path`` must be a regular file or not exist (a directory, FIFO, socket or device is
+    refused with an ``OSError``; an empty path with a ``ValueError``); a symbolic link is
+    followed and kept. Every ``OSError`` names ``path``.
     """
-    data = chunks(ckpt, **kwargs)  # plans the layout: errors come before any file is touched
-    if progress is not None:
-        data = _reporting(data, progress)
-    target = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(target))
-    # Linux: an unnamed file (O_TMPFILE) that vanishes by itself if the writer dies; it gets a
-    # name only to be renamed over the target. Elsewhere: a hidden named temporary file.
-    fd = _open_unnamed(folder)
-    tmp: str | None = None
-    dfd = -1
-    if fd is None:
-        fd, tmp = tempfile.mkstemp(
-            prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=folder
-        )
+    user = _user_path(path)
+    data = _stream(ckpt, **kwargs)  # plans the layout: errors come before any file is touched
     try:
+        real, mode = _resolve_target(user)
+        _replace(real, mode, data, progress)
+    except OSError as exc:
+        named = _as_users(exc, user)
+        if named is exc:
+            raise
+        raise named from exc
+
+
+def _replace(
+    target: str, mode: int | None, data: Stream, progress: Callable[[int], object] | None
+) -> None:
+    folder, base = os.path.split(target)
+    started = time.time_ns()
+    dfd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
+    try:
+        # Linux: an unnamed file (O_TMPFILE) that vanishes by itself if the writer dies; it gets
+        # a name only to be renamed over the target. Elsewhere: a hidden named temporary file.
+        # Both are created with mode 0666, which the kernel reduces by the umask (and a default
+        # ACL) as for any new file: the process umask is never read or changed.
+        fd = _open_unnamed(dfd)
+        tmp: str | None = None
+        if fd is None:
+            fd, tmp = _open_named(dfd, base)
         try:
-            mode = os.stat(target).st_mode & 0o7777
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.fchmod(fd, mode)
-        _write_all(fd, data)
-        os.fsync(fd)
-        if tmp is None:
-            dfd = os.open(folder, os.O_RDONLY)
-            tmp = _name_unnamed(fd, dfd, folder, target)
-        os.close(fd)
-        fd = -1
-        os.replace(tmp, target)
-        tmp = None
-        _fsync_folder(folder, dfd)
-    finally:
-        if fd >= 0:
+            if mode is not None:
+                os.fchmod(fd, mode)
+            _write_stream(fd, data, progress)
+            os.fsync(fd)  # the data are on disk before a name points at them
+            if tmp is None:
+                fcntl.flock(fd, fcntl.LOCK_EX)  # held until closed: a live writer's temporary
+                tmp = _name_unnamed(fd, dfd, base)
+            os.replace(tmp, base, src_dir_fd=dfd, dst_dir_fd=dfd)
+            tmp = None
+        finally:
+            if tmp is not None:
+                try:
+                    os.unlink(tmp, dir_fd=dfd)
+                except OSError:
+                    pass
             os.close(fd)
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-        if dfd >= 0:
-            os.close(dfd)
+        _fsync_folder(dfd)
+        _clean_stale(dfd, base, started)
+    finally:
+        os.close(dfd)
 
 
-def _open_unnamed(folder: str) -> int | None:
-    """An unnamed writable file in ``folder`` (Linux O_TMPFILE), or None where there is none."""
+def _temp_name(base: str) -> str:
+    return f".{base}.{secrets.token_hex(6)}.tmp"
+
+
+def _open_unnamed(dfd: int) -> int | None:
+    """An unnamed writable file in the folder open as ``dfd`` (Linux O_TMPFILE), or None where
+    there is none."""
     flag = getattr(os, "O_TMPFILE", None)
     if flag is None or not os.path.isdir("/proc/self/fd"):
         return None
     try:
-        return os.open(folder, flag | os.O_WRONLY, 0o600)
+        return os.open(".", flag | os.O_WRONLY | os.O_CLOEXEC, 0o666, dir_fd=dfd)
     except OSError as exc:
         # File systems without O_TMPFILE support say so in one of these ways.
-        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL, errno.ENOENT):
+        if exc.errno in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
             return None
         raise
 
 
-def _name_unnamed(fd: int, dfd: int, folder: str, target: str) -> str:
+def _open_named(dfd: int, base: str) -> tuple[int, str]:
+    """A new hidden file beside the target, locked: (descriptor, its name in the folder)."""
+    for _ in range(100):
+        name = _temp_name(base)
+        try:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666,
+                         dir_fd=dfd)
+        except FileExistsError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            # Another save's cleaner may have removed it before the lock was taken.
+            if os.stat(name, dir_fd=dfd, follow_symlinks=False).st_ino == os.fstat(fd).st_ino:
+                return fd, name
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(name, dir_fd=dfd)
+            os.close(fd)
+            raise
+        os.close(fd)
+    raise FileExistsError(errno.EEXIST, "no free temporary name")
+
+
+def _name_unnamed(fd: int, dfd: int, base: str) -> str:
     """Give the unnamed file a hidden name beside the target (in the folder open as ``dfd``),
     for the atomic rename."""
     # linkat(AT_SYMLINK_FOLLOW) on /proc/self/fd/N links the file itself; os.link uses linkat
     # (not link, which would link the /proc symlink) only when given a directory descriptor.
     for _ in range(100):
-        name = f".{os.path.basename(target)}.{secrets.token_hex(6)}.tmp"
+        name = _temp_name(base)
         try:
             os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dfd, follow_symlinks=True)
         except FileExistsError:
             continue
-        return os.path.join(folder, name)
-    raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
+        return name
+    raise FileExistsError(errno.EEXIST, "no free temporary name")
 
 
-def _fsync_folder(folder: str, dfd: int = -1) -> None:
-    """Make the rename durable, through ``dfd`` when the folder is already open. Best effort: by
-    now the new file is complete and in place, so a folder that cannot be synced (some file
-    systems refuse) is no reason to report a failure."""
-    own = dfd < 0
-    if own:
+def _clean_stale(dfd: int, base: str, started: int) -> None:
+    """Remove the temporaries of dead writers of ``base`` (best effort: the save is done).
+
+    A temporary is stale when it has this library's name for ``base``, is older than this save
+    and nobody holds its lock: its writer died between naming it and the rename."""
+    pattern = re.compile(re.escape(f".{base}.") + r"[0-9a-f]{12}\.tmp")
+    try:
+        with os.scandir(dfd) as entries:
+            names = [e.name for e in entries if pattern.fullmatch(e.name)]
+    except OSError:
+        return
+    for name in names:
         try:
-            dfd = os.open(folder, os.O_RDONLY)
+            fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC,
+                         dir_fd=dfd)
         except OSError:
-            return
+            continue
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_mtime_ns >= started:
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # fails while its writer lives
+            if os.stat(name, dir_fd=dfd, follow_symlinks=False).st_ino == st.st_ino:
+                os.unlink(name, dir_fd=dfd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+
+def _fsync_folder(dfd: int) -> None:
+    """Make the rename durable. Best effort: by now the new file is complete and in place, so a
+    folder that cannot be synced (some file systems refuse) is no reason to report a failure."""
     try:
         os.fsync(dfd)
     except OSError:
         pass
-    finally:
-        if own:
-            try:
-                os.close(dfd)
-            except OSError:
-                pass

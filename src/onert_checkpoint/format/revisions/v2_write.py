@@ -15,10 +15,11 @@ after them, tensors first, then each slot.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import struct
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,7 +63,7 @@ from .v2 import (
     header_crc,
 )
 
-__all__ = ["Plan", "chunks", "origin_of", "plan"]
+__all__ = ["Plan", "chunks", "finish", "origin_of", "plan", "stream"]
 
 U32_MAX = 0xFFFF_FFFF
 
@@ -89,6 +90,9 @@ class Plan:
     #: data ranges in file order: (offset, buffer)
     data: list[tuple[int, Buffer]]
     file_size: int
+    #: the data section's CRC is not computed yet (``plan(..., data_crc=False)``): the header
+    #: and the section table are placeholders until :func:`finish`
+    pending: bool = False
 
 
 def origin_of(ckpt: Checkpoint) -> dict[str, object] | None:
@@ -275,8 +279,11 @@ def _data_order(ranges: list[tuple[str, int, Buffer]]) -> list[tuple[str, int, B
     return [r for _, r in out]
 
 
-def plan(ckpt: Checkpoint) -> Plan:
-    """Check ``ckpt`` against schema 2 and compute every offset and checksum of its file."""
+def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
+    """Check ``ckpt`` against schema 2 and compute every offset and checksum of its file.
+
+    ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
+    the data are written (one pass over the tensor bytes instead of two)."""
     tensors, rec, names = _tensor_records(ckpt)
     n = len(tensors)
     opt_parts = _optimizer_parts(ckpt, tensors) if ckpt.optimizer is not None else None
@@ -434,16 +441,19 @@ def plan(ckpt: Checkpoint) -> Plan:
         _Section(kind, flags, ofs, body, length, crc(body))
         for (kind, flags, length), ofs, body in zip(bodies, offsets, body_bytes)
     ]
+    pending = has_data and not data_crc
     if has_data:
-        value, p = 0, data_start
-        for ofs, b in placed:
-            value = crc(bytes(ofs - p), value)
-            value = crc(b.raw, value)
-            p = ofs + b.nbytes
+        value = 0 if pending else _data_crc(data_start, placed)
         sections.append(
             _Section(SECTION_KINDS["data"], FLAG_REQUIRED, data_start, None, data_len, value)
         )
     file_size = data_start + data_len if has_data else pos
+    header, table_bytes = _head(sections, file_size)
+    return Plan(header, table_bytes, sections, placed, file_size, pending)
+
+
+def _head(sections: list[_Section], file_size: int) -> tuple[bytes, bytes]:
+    """The header and the section table, with their CRCs."""
     table = np.zeros(len(sections), schema.SECTION_DTYPE)
     for i, s in enumerate(sections):
         table[i] = (s.kind, s.flags, s.offset, s.length, s.crc, 0)
@@ -459,17 +469,50 @@ def plan(ckpt: Checkpoint) -> Plan:
         )
     )
     header[4:8] = header_crc(header).to_bytes(4, "little")
-    return Plan(bytes(header), table_bytes, sections, placed, file_size)
+    return bytes(header), table_bytes
+
+
+def _padding(n: int) -> bytes | memoryview:
+    return _ZEROS[:n] if n <= len(_ZEROS) else bytes(n)
+
+
+_ZEROS = memoryview(bytes(4096))
+
+
+def _data_crc(start: int, placed: list[tuple[int, Buffer]]) -> int:
+    value, p = 0, start
+    for ofs, b in placed:
+        value = crc(_padding(ofs - p), value)
+        value = crc(b.raw, value)
+        p = ofs + b.nbytes
+    return value
+
+
+def finish(p: Plan, value: int) -> Plan:
+    """``p`` with the data section's CRC ``value`` in its section table and header."""
+    sections = [*p.sections[:-1], dataclasses.replace(p.sections[-1], crc=value)]
+    header, table = _head(sections, p.file_size)
+    return Plan(header, table, sections, p.data, p.file_size)
 
 
 def chunks(p: Plan) -> Iterator[bytes | memoryview]:
     """The file's bytes in order: header, section table, each section, data ranges last."""
+    if p.pending:
+        p = finish(p, _data_crc(p.sections[-1].offset, p.data))
+    yield from stream(p)
+
+
+def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes]]]:
+    """The file's bytes in order, as :func:`chunks`, for a writer that can write at an offset:
+    with a pending plan the data section's CRC is computed from the chunks as they go, and the
+    generator returns ``[(0, header + section table)]`` to be written over the placeholders."""
     yield p.header
     yield p.table
     pos = HEADER_SIZE + len(p.table)
+    value = 0
     for s in p.sections:
         if s.offset > pos:
-            yield bytes(s.offset - pos)
+            yield _padding(s.offset - pos)
         if s.body is not None:
             yield s.body
             pos = s.offset + s.length
@@ -477,6 +520,16 @@ def chunks(p: Plan) -> Iterator[bytes | memoryview]:
         pos = s.offset
         for ofs, b in p.data:
             if ofs > pos:
-                yield bytes(ofs - pos)
-            yield memoryview(b.raw)
+                pad = _padding(ofs - pos)
+                if p.pending:
+                    value = crc(pad, value)
+                yield pad
+            raw = memoryview(b.raw)
+            if p.pending:
+                value = crc(raw, value)
+            yield raw
             pos = ofs + b.nbytes
+    if not p.pending:
+        return []
+    done = finish(p, value)
+    return [(0, done.header + done.table)]
