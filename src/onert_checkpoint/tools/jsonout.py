@@ -20,6 +20,9 @@ import numpy as np
 __all__ = ["dumps", "json_value", "non_finite"]
 
 
+_PLAIN = frozenset([str, int, bool, type(None)])
+
+
 def non_finite(value: float) -> dict[str, str]:
     """The SPEC section 9 object of a non-finite float."""
     return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
@@ -28,7 +31,7 @@ def non_finite(value: float) -> dict[str, str]:
 def json_value(value: Any) -> Any:
     """``value`` (nested dicts, lists, tuples, dataclass ``__dict__``s) made writable as strict
     JSON by the convention above. Keys are made strings, as JSON requires."""
-    if isinstance(value, (bool, type(None), str)):
+    if type(value) in _PLAIN:
         return value
     if isinstance(value, np.generic):
         value = value.item()
@@ -50,4 +53,7 @@ def json_value(value: Any) -> Any:
 def dumps(obj: Any) -> str:
     """``obj`` as one line of strict, ASCII JSON (``allow_nan=False``: a non-finite float that
     escaped :func:`json_value` is a bug, and fails loudly here rather than writing ``NaN``)."""
-    return json.dumps(json_value(obj), ensure_ascii=True, allow_nan=False)
+    try:  # already plain (to_dict() results are): no second walk over a large object
+        return json.dumps(obj, ensure_ascii=True, allow_nan=False)
+    except (TypeError, ValueError):
+        return json.dumps(json_value(obj), ensure_ascii=True, allow_nan=False)
