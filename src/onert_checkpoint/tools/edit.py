@@ -152,15 +152,15 @@ def edit_file(
     """Read ``source``, apply :func:`edit` (keyword arguments as there), write ``target``
     atomically. The revision and dialect stay the source's unless ``revision`` / ``dialect``
     say otherwise; ``model`` (a circle model) names, types and shapes the entries first."""
+    from ..format.convert import convert
     from ..format.dispatch import load
     from ..format.saving import save
 
     ckpt = load(source, model=model) if model is not None else load(source)
+    if revision is not None or dialect is not None:
+        # converted first, so that the edits are checked against what the target holds
+        # (a state key needs schema 2)
+        ckpt = convert(ckpt, revision, dialect=dialect, model=model)
     edit(ckpt, **edits)
-    options: dict[str, Any] = {}
-    if revision is not None:
-        options["revision"] = revision
-    if dialect is not None:
-        options["dialect"] = dialect
-    save(ckpt, target, **options)  # no options: the source's revision and dialect
+    save(ckpt, target)  # the revision and dialect ckpt has: the source's unless converted
     return ckpt
