@@ -7,7 +7,8 @@
     python tests/fuzz/run.py --work ~/ockpt-fuzz      # keep the grown corpus between runs
     python tests/fuzz/run.py --add                    # crashes go into tests/corpus (pending)
 
-Targets: ``python`` is tests/fuzz/fuzz_load.py (atheris); ``c`` is the libFuzzer harness of the
+Targets: ``python`` is tests/fuzz/fuzz_load.py (atheris), ``tools`` is tests/fuzz/fuzz_tools.py
+(atheris: every public path after a successful load); ``c`` is the libFuzzer harness of the
 reference C reader, built here with clang and ASan/UBSan from the sources spec/c/Makefile lists
 (``make -C spec/c print-fuzz-sources``). Each run prints one line ``TARGET: executions N,
 coverage C`` from libFuzzer's final statistics. The seed corpus is
@@ -37,6 +38,9 @@ ROOT = HERE.parents[1]
 CORPUS = ROOT / "tests" / "corpus"
 SEEDS = CORPUS / "files"
 C_DIR = ROOT / "spec" / "c"
+
+#: atheris targets: ``load`` itself, and every public path after a successful load.
+PYTHON_TARGETS = {"python": "fuzz_load.py", "tools": "fuzz_tools.py"}
 
 DEFAULT_SECONDS = int(os.environ.get("ONERT_CKPT_FUZZ_SECONDS", "60"))
 
@@ -86,8 +90,8 @@ def fuzz_stats(log: str) -> tuple[int | None, int | None]:
 
 def fuzz_command(target: str, exe: Path | None, work: Path, seconds: int, jobs: int,
                  extra: list[str]) -> list[str]:
-    if target == "python":
-        cmd = [sys.executable, str(HERE / "fuzz_load.py")]
+    if target in PYTHON_TARGETS:
+        cmd = [sys.executable, str(HERE / PYTHON_TARGETS[target])]
     else:
         assert exe is not None
         cmd = [str(exe)]
@@ -110,7 +114,7 @@ def add_pending(path: Path, target: str) -> str:
     manifest["cases"].append({
         "name": name, "file": f"{name}.bin", "expect": {"pending": True},
         "why": f"found by the {target} fuzzer; fill in the expected outcome", "origin": "atheris"
-        if target == "python" else "libfuzzer-c",
+        if target in PYTHON_TARGETS else "libfuzzer-c",
     })
     manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
     return name
@@ -160,14 +164,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog=__doc__.split("\n\n", 1)[1])
-    ap.add_argument("--target", choices=["python", "c", "all"], default="python")
+    ap.add_argument("--target", choices=[*PYTHON_TARGETS, "c", "all"], default="python")
     ap.add_argument("--seconds", type=int, default=DEFAULT_SECONDS)
     ap.add_argument("--jobs", type=int, default=1, help="libFuzzer -fork=N worker processes")
     ap.add_argument("--work", type=Path, help="keep the grown corpus and artifacts here")
     ap.add_argument("--add", action="store_true", help="copy crashes into tests/corpus")
     ap.add_argument("extra", nargs="*", help="more libFuzzer flags (after --)")
     args = ap.parse_args(argv)
-    targets = ["python", "c"] if args.target == "all" else [args.target]
+    targets = [*PYTHON_TARGETS, "c"] if args.target == "all" else [args.target]
     status = 0
     for target in targets:
         if args.work:

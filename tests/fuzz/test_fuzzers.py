@@ -39,6 +39,16 @@ def test_atheris_load(tmp_path):
     assert "Done" in res.stderr
 
 
+@pytest.mark.skipif(SECONDS <= 0, reason="ONERT_CKPT_FUZZ_SECONDS=0")
+@pytest.mark.skipif(importlib.util.find_spec("atheris") is None,
+                    reason="atheris is not installed (pip install atheris)")
+def test_atheris_tools(tmp_path):
+    """Every public path after a successful load (tests/fuzz/fuzz_tools.py), half the budget."""
+    res = _run("tools", max(1, SECONDS // 2), tmp_path)
+    assert res.returncode == 0, res.stdout[-4000:] + res.stderr[-4000:]
+    assert _executions(res.stdout, "tools") > 0
+
+
 def _executions(stdout: str, target: str) -> int:
     """The execution count run.py reports from libFuzzer's final statistics."""
     m = re.search(rf"^{target}: executions (\d+), coverage (\d+)", stdout, re.MULTILINE)
