@@ -141,7 +141,7 @@ def _scaled_down(raw: bytes, model: Path, batch: int) -> bytes:
 ROUNDING = 1e-5  # measured: at most 6e-8 (SGD), 3e-7 (Adam, batch 1); steps learn 1e-2..7e-2
 
 
-@pytest.mark.parametrize("name", ["fc1", "fc2", "fc3", "fc6"])
+@pytest.mark.parametrize("name", ["fc1", "fc2", "fc3", "fc6", "fc3r"])
 def test_sgd_moves_between_runtimes(micro, name: str) -> None:
     gap = measure(micro, name, "sgd")
     assert max(gap.start, gap.to_micro, gap.to_onert) < ROUNDING, gap

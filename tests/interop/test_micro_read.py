@@ -2,7 +2,8 @@
 
 The runtime (built from ../shared/reference/onert-micro with this project's driver, see
 tests/interop/conftest.py) trains float32 FC chains of 1 to 6 layers (tensors in chain order,
-constants first, or shuffled in the circle file; batches of 1, 2 and 3) with SGD and Adam, and
+constants first, or shuffled in the circle file; batches of 1, 2 and 3; one chain with fused
+RELUs and a layer without bias: tests/interop/micro/scenarios.py) with SGD and Adam, and
 writes a checkpoint (``saveCheckpoint``) and the trained model (``saveModel``). The trained
 model is the ground truth: its buffers hold the weights the runtime trained, per circle tensor.
 
@@ -49,7 +50,7 @@ def test_runtime_files_read_through_the_model(micro, name: str, kind: str,
     assert (ckpt.revision, ckpt.dialect) == ("v1", "onert-micro")
     assert ckpt.num_entries == len(model.tensors)
     fc_constants = sorted(i for op in model.operators for i in op.inputs[1:] if i >= 0)
-    assert len(fc_constants) == 2 * sc.layers
+    assert len(fc_constants) == 2 * sc.layers - len(sc.no_bias)
     assert [t.index for t in ckpt.tensors] == fc_constants
     for t in ckpt.tensors:
         circle = model.tensors[t.index]

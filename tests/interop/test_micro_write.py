@@ -35,7 +35,7 @@ from onert_checkpoint.tools.cli import main as cli_main
 
 KINDS = ("sgd", "adam")
 K, J = 3, 3  # steps before and after the file (K is the data set's batch count: see WOF)
-SOME = ("fc1", "fc3", "fc6")
+SOME = ("fc1", "fc3", "fc6", "fc3r")
 
 
 def _cli(*argv: str) -> None:

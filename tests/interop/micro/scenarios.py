@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+import flatbuffers
 import numpy as np
-from circle_builder import build_fc_model
+from circle_builder import FILE_IDENTIFIER, OpSpec, TensorSpec, build_fc_model, build_model
+from circle_schema.v0_9.circle import ActivationFunctionType, Model
 
 from .peer import MicroPeer
 
@@ -22,13 +24,19 @@ class Scenario:
     layout: str
     batch: int
     batches: int = 3  # the data set holds this many batches
+    #: layers with a fused RELU, and layers without a bias (input -1); both empty: a plain chain
+    #: from circle_builder.build_fc_model
+    relu: tuple[int, ...] = ()
+    no_bias: tuple[int, ...] = ()
 
     @property
     def layers(self) -> int:
         return len(self.widths) - 1
 
     def model(self) -> bytes:
-        return build_fc_model(self.widths, seed=self.seed, layout=self.layout, scale=0.3)
+        if not self.relu and not self.no_bias:
+            return build_fc_model(self.widths, seed=self.seed, layout=self.layout, scale=0.3)
+        return _mixed_chain(self)
 
     def data(self, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
         """``batches * batch`` samples: inputs and targets, float32."""
@@ -45,7 +53,38 @@ class Scenario:
                                                       micro.file("y.f32", ys))
 
 
-#: 1 to 6 layers; tensors in chain order, constants first, or shuffled; batches of 1, 2 and 3.
+def _mixed_chain(sc: Scenario) -> bytes:
+    """An FC chain in chain order with fused RELUs and bias-less layers as ``sc`` says."""
+    rng = np.random.default_rng(sc.seed)
+    tensors = [TensorSpec("input", (1, sc.widths[0]))]
+    ops = []
+    src = 0
+    for k in range(sc.layers):
+        n_in, n_out = sc.widths[k], sc.widths[k + 1]
+        w = (rng.standard_normal((n_out, n_in)) * 0.3).astype(np.float32)
+        tensors.append(TensorSpec(f"w{k}", (n_out, n_in), data=w))
+        inputs = (src, len(tensors) - 1)
+        if k in sc.no_bias:
+            inputs += (-1,)
+        else:
+            b = (rng.standard_normal(n_out) * 0.3).astype(np.float32)
+            tensors.append(TensorSpec(f"b{k}", (n_out,), data=b))
+            inputs += (len(tensors) - 1,)
+        tensors.append(TensorSpec(f"out{k}", (1, n_out)))
+        src = len(tensors) - 1
+        ops.append(OpSpec("FULLY_CONNECTED", inputs, (src,)))
+    model = Model.ModelT.InitFromObj(Model.Model.GetRootAs(build_model(tensors, ops, [0], [src])))
+    for k, op in enumerate(model.subgraphs[0].operators):
+        if k in sc.relu:
+            op.builtinOptions.fusedActivationFunction = (
+                ActivationFunctionType.ActivationFunctionType.RELU)
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(model.Pack(builder), file_identifier=FILE_IDENTIFIER)
+    return bytes(builder.Output())
+
+
+#: 1 to 6 layers; tensors in chain order, constants first, or shuffled; batches of 1, 2 and 3;
+#: and a 3-layer chain with RELUs and a layer without bias.
 MODELS = {
     "fc1": Scenario((5, 3), 21, "chain", 1),
     "fc2": Scenario((4, 8, 3), 22, "chain", 2),
@@ -53,6 +92,7 @@ MODELS = {
     "fc4": Scenario((3, 9, 4, 6, 2), 24, "shuffled", 1),
     "fc5": Scenario((4, 5, 6, 5, 4, 3), 25, "chain", 2),
     "fc6": Scenario((2, 6, 3, 7, 4, 5, 3), 26, "shuffled", 3),
+    "fc3r": Scenario((4, 6, 5, 3), 27, "chain", 2, relu=(0, 1), no_bias=(1,)),
 }
 
 
