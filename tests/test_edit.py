@@ -42,6 +42,10 @@ def test_step_out_of_schema_1_range_is_refused_before_anything_is_written(tmp_pa
         oc.edit_file(ADAM, tmp_path / "o.ckpt", step=1 << 32)
     assert info.value.code == "not_representable"
     assert not (tmp_path / "o.ckpt").exists()
+    ckpt = oc.load(ADAM)
+    with pytest.raises(CheckpointError, match="u32"):  # in memory already, not at save
+        oc.edit(ckpt, epoch=-1)
+    assert ckpt.epoch == 0
     with pytest.raises(CheckpointError, match="needs schema 2"):
         oc.edit(oc.load(ADAM), state={"lr": 0.01})
 

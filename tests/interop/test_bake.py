@@ -164,6 +164,15 @@ def test_shared_weights_kept_is_what_onert_exports(tmp_path) -> None:
     session.eval_loss(x, np.zeros((1, 3), np.float32))  # onert exports after a step only
     kept = oc.bake(ckpt_raw, raw_model, shared="kept")
     assert np.array_equal(infer(kept, x, tmp_path), session.outputs(x))
+    # two layers sharing w0 and b0: the kept entries come first, the copies after them
+    two = build_shared_fc_model(3, [(0, 0), (0, 0)], seed=5)
+    peer = TrainPeer(tmp_path / "two", two, "sgd", learning_rate=0.1)
+    peer.train([x], [np.zeros((1, 3), np.float32)], epochs=1)
+    two_ckpt = peer.export()
+    assert [t.name for t in oc.load(two_ckpt, model=two).tensors] == [
+        "w0", "b0", "w0@op0", "b0@op0"]
+    assert np.array_equal(infer(oc.bake(two_ckpt, two, shared="kept"), x, tmp_path),
+                          peer.outputs(x))
     untied = CircleModel.load(oc.bake(ckpt_raw, raw_model, shared="untie"))
     # layer 2 reads w0 (also read by layer 0) and b1 (also by layer 1); onert kept both
     # operands for layer 2, so layers 0 and 1 read copies, as the checkpoint names them
