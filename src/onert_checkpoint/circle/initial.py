@@ -8,6 +8,7 @@ CONV_2D operators, with the data in the saver's order (last operator first).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 
 import numpy as np
@@ -15,7 +16,7 @@ import numpy as np
 from ..format.errors import error_for
 from ..format.model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..format.revisions.v1 import HEADER_SIZE
-from .model import CircleModel
+from .model import CircleModel, as_circle_model
 from .onert_order import predict_onert_entries, predict_onert_order
 
 __all__ = ["checkpoint_from_arrays", "new_checkpoint", "onert_entry_order", "trainable_tensors"]
@@ -55,7 +56,7 @@ def _raw(arr: object) -> np.ndarray:
 
 
 def checkpoint_from_arrays(
-    model: CircleModel,
+    model: CircleModel | str | os.PathLike[str] | bytes,
     weights: Mapping[int, object],
     *,
     optimizer: str = "adam",
@@ -67,7 +68,9 @@ def checkpoint_from_arrays(
 
     Every trainable tensor of the dialect must be given, at its model size. Optimizer slots
     missing from ``slots`` are zero (a fresh optimizer); the state defaults to step 0, epoch 0.
+    ``model`` is a :class:`CircleModel`, a path or the model's bytes.
     """
+    model = as_circle_model(model)
     if optimizer not in ("adam", "sgd"):
         raise ValueError(f"unknown optimizer {optimizer!r}; choose from adam, sgd")
     num_entries, saved = trainable_tensors(model, dialect)
@@ -130,9 +133,13 @@ def checkpoint_from_arrays(
 
 
 def new_checkpoint(
-    model: CircleModel, *, optimizer: str = "adam", dialect: str = "onert"
+    model: CircleModel | str | os.PathLike[str] | bytes,
+    *,
+    optimizer: str = "adam",
+    dialect: str = "onert",
 ) -> Checkpoint:
     """A fresh checkpoint: the model's initial weights, zero optimizer state, step 0.
+    ``model`` is a :class:`CircleModel`, a path or the model's bytes.
 
     >>> from onert_checkpoint.circle.model import CircleModel
     >>> model = CircleModel.load("tests/data/real-onert/fc2.circle")
@@ -142,6 +149,7 @@ def new_checkpoint(
     >>> ckpt.step, float(abs(ckpt.optimizer.slots["m"][0].data).max())
     (0, 0.0)
     """
+    model = as_circle_model(model)
     _, saved = trainable_tensors(model, dialect)
     weights = {}
     for t in saved:

@@ -227,3 +227,9 @@ class CircleModel:
                 if i >= 0 and self.tensors[i].is_constant and i not in saved:
                     saved.append(i)
         return saved
+
+
+def as_circle_model(model: CircleModel | str | os.PathLike[str] | bytes | bytearray | memoryview
+                    ) -> CircleModel:
+    """``model`` as a :class:`CircleModel` (read from the path or bytes when it is not one)."""
+    return model if isinstance(model, CircleModel) else CircleModel.load(model)
