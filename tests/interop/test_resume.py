@@ -163,6 +163,25 @@ def test_shared_model_cannot_take_the_micro_path_once_trained(tmp_path) -> None:
     _, half = _runs("shared", "sgd", tmp_path)
     with pytest.raises(NotRepresentableError):
         _micro(half, MODELS["shared"], tmp_path)
+    with pytest.raises(NotRepresentableError):  # one PyTorch parameter per tensor, likewise
+        _torch(half, MODELS["shared"], tmp_path)
+
+
+@pytest.mark.parametrize("path", ["micro", "torch"])
+@pytest.mark.parametrize("kind", ["sgd", "adam"])
+def test_fresh_shared_model_takes_every_path(tmp_path, path: str, kind: str) -> None:
+    """Before training the copies agree: micro and PyTorch hold the tensor once, and the file
+    comes back whole (every copy restored) and trains like the model itself."""
+    model = MODELS["shared"]
+    fresh = oc.to_bytes(oc.new_checkpoint(CircleModel.load(model), optimizer=kind))
+    sent = PATHS[path](fresh, model, tmp_path)
+    assert sent == fresh
+    whole, _ = _runs("shared", kind, tmp_path)
+    x, y = _data(model)
+    peer = TrainPeer(tmp_path / "p", model, kind, learning_rate=LR)
+    peer.import_bytes(sent)
+    peer.train([x], [y], epochs=2)
+    _same_weights_and_state(peer.export(), whole)
 
 
 @pytest.mark.parametrize("name, kind, resumed_step", [

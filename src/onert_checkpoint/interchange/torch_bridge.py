@@ -192,6 +192,12 @@ def to_torch(
     model = _model(circle_model)
     if not all(t.model_index is not None for t in ckpt.tensors):
         bind(ckpt, model.source)
+    if any(t.model_index is None for t in ckpt.tensors):
+        # onert's copies of a shared constant (SPEC 7.9): one parameter per tensor, as
+        # onert-micro holds them; copies that differ are not_representable
+        from ..circle.dialect_convert import to_dialect
+
+        ckpt = to_dialect(ckpt, "onert-micro", model)
     by_model = {t.model_index: t for t in ckpt.tensors}
     order = [i for i in trainable_in_operator_order(model) if i in by_model]
     missing = [model.tensors[i].name for i in by_model if i not in order]
