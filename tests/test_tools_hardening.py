@@ -475,7 +475,9 @@ def test_dump_and_export_agree_on_untyped_entries(tmp_path: Path) -> None:
     src = REAL / "fc2-adam-step8.ckpt"
     arrays = oc.to_numpy_dict(oc.load(src))
     out = run("dump", src, "--tensor", "1").stdout.decode()
-    assert "raw bytes" in out and arrays["1"].dtype == np.uint8
+    title, body = out.split("\n", 1)
+    assert "raw bytes" in title and title.endswith("[32]") and arrays["1"].dtype == np.uint8
+    assert body.strip() == str(arrays["1"])
     named = oc.to_numpy_dict(oc.bind(oc.load(src), REAL / "fc2.circle"))
     out = run("dump", src, "--tensor", "b0", "--model", REAL / "fc2.circle").stdout.decode()
     assert out.startswith("entry 1 b0 weights float32 [8]") and named["b0"].dtype == np.float32
