@@ -208,7 +208,9 @@ def main() -> None:
                 with tempfile.TemporaryDirectory() as tmp:
                     gap = measure(MicroPeer(exe, Path(tmp)), name, kind, rescale=rescale)
                 label = kind + (" (m, v rescaled)" if rescale else "")
-                print(f"| {name} ({sc.layers} layers) | {sc.batch} | {label} | {gap.start:.1e} | "
+                what = f"{sc.layers} layer{'s' if sc.layers > 1 else ''}"
+                what += ", RELU, a layer without bias" if sc.relu else ""
+                print(f"| {name} ({what}) | {sc.batch} | {label} | {gap.start:.1e} | "
                       f"{gap.to_micro:.1e} | {gap.to_onert:.1e} | "
                       f"{gap.learnt_onert:.1e} / {gap.learnt_micro:.1e} |")
 
