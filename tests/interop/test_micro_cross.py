@@ -19,7 +19,7 @@ not: onert-micro's Adam accumulates the *sum* of the batch's gradients (Adam.cpp
 ``grad_data[i] += calculated_data[i]``, never divided by the batch) where onert averages them,
 so its m is B times and its v B**2 times onert's for the same run. A checkpoint does not record
 the batch size; converted unchanged, the state is off by those factors and the continued run
-drifts by 10-35 % of what it learns. Rescaled (m * B, v * B**2 towards onert-micro), it matches.
+drifts by 10 to 40 % of what it learns. Rescaled (m * B, v * B**2 towards onert-micro), it matches.
 """
 
 from __future__ import annotations
