@@ -1,0 +1,93 @@
+"""Promises of the README that no other test checked (docs/claims.md lists every promise and
+the test that proves it).
+
+* The reference C reader allocates nothing: its library objects reference no allocator.
+* ``onert-ckpt completion`` writes a script for each of the three shells it names.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+C_DIR = ROOT / "spec" / "c"
+
+#: Functions that allocate memory (the C library's, POSIX's, and mmap for good measure).
+ALLOCATORS = {
+    "malloc", "calloc", "realloc", "reallocarray", "free", "aligned_alloc", "posix_memalign",
+    "memalign", "valloc", "strdup", "strndup", "mmap", "alloca", "__builtin_alloca",
+}
+
+
+def _library_sources() -> list[str]:
+    """The reader library's C files: the Makefile's ``LIB`` (what ockpt-info links)."""
+    text = (C_DIR / "Makefile").read_text()
+    match = re.search(r"^LIB\s*[:?]?=\s*(.+)$", text, re.MULTILINE)
+    assert match, "spec/c/Makefile has no LIB line"
+    sources = match.group(1).split()
+    assert sources and all(s.endswith(".c") for s in sources), sources
+    return sources
+
+
+def allocator_calls(folder: Path, sources: list[str], build: Path) -> dict[str, set[str]]:
+    """For each source, the allocator symbols its object file leaves undefined (``nm -u``)."""
+    found = {}
+    for name in sources:
+        obj = build / (Path(name).stem + ".o")
+        done = subprocess.run(
+            ["gcc", "-std=c99", "-O1", "-c", str(folder / name), "-I", str(folder), "-o", str(obj)],
+            capture_output=True, text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        undefined = subprocess.run(["nm", "-u", str(obj)], capture_output=True, text=True,
+                                   check=True).stdout.split()
+        found[name] = {s.lstrip("_") for s in undefined} & {a.lstrip("_") for a in ALLOCATORS}
+    return found
+
+
+def _need_toolchain() -> None:
+    if shutil.which("gcc") is None or shutil.which("nm") is None:
+        pytest.skip("gcc and nm are needed to inspect the C reader's objects")
+
+
+def test_the_c_reader_allocates_nothing(tmp_path: Path) -> None:
+    """README, "For C implementers": "a C99 reader with no allocation"."""
+    _need_toolchain()
+    sources = _library_sources()
+    assert "ockpt.c" in sources
+    assert allocator_calls(C_DIR, sources, tmp_path) == {name: set() for name in sources}
+
+
+def test_the_allocation_check_can_fail(tmp_path: Path) -> None:
+    _need_toolchain()
+    (tmp_path / "leaky.c").write_text(
+        "#include <stdlib.h>\nint *grab(unsigned n) { return calloc(n, sizeof(int)); }\n"
+        "void drop(int *p) { free(p); }\n"
+    )
+    assert allocator_calls(tmp_path, ["leaky.c"], tmp_path) == {"leaky.c": {"calloc", "free"}}
+
+
+MARKERS = {
+    "bash": ("complete", "_shtab_onert_ckpt"),
+    "zsh": ("#compdef onert-ckpt", "_arguments"),
+    "tcsh": ("complete onert-ckpt", "'p/1/("),
+}
+
+
+@pytest.mark.parametrize("shell", sorted(MARKERS))
+def test_completion_for_each_shell(shell: str) -> None:
+    """README, command table: ``completion bash|zsh|tcsh`` writes a completion script."""
+    pytest.importorskip("shtab", reason="shtab (shell completion) is not installed")
+    done = subprocess.run([sys.executable, "-m", "onert_checkpoint", "completion", shell],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    for marker in MARKERS[shell]:
+        assert marker in done.stdout, (shell, marker)
+    for command in ("info", "validate", "dump", "diff", "convert", "export", "import", "new"):
+        assert command in done.stdout, (shell, command)
