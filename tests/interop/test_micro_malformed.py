@@ -49,6 +49,12 @@ is killed by SIGSEGV where an offset points far away. The fuzz regression corpus
 refuses every case but the empty file, which crashes it (SIGSEGV: the magic is read through the
 empty vector's null ``data()``).
 
+WOF files given as ``wof_ptr`` (test_wof_validation_result_is_ignored): the runtime's WOF reader
+checks the magic, the version and the count, but the importer ignores what it says, so a WOF
+file with a wrong magic, version 2 or a wrong count is used as the weights; an absent weight
+entry falls back to the model's buffer, an entry 64 bytes past the end imports heap memory, one
+far past the end is a SIGSEGV at inference.
+
 The test asserts the runtime's column per variant (``VARIANTS``), that every file the runtime
 refuses or crashes on is refused by ``load`` given the model (with the session rows: a valid
 file for the other optimizer, whose kind ``load`` reports), and the same for every case of the
@@ -63,10 +69,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import onert_checkpoint as oc
 from onert_checkpoint.format.errors import CheckpointError
+from onert_checkpoint.tools.cli import main as cli_main
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 N = 7  # fc2.circle's tensor count
@@ -258,3 +266,56 @@ def test_corpus_refusals_are_ours(micro_driver: Path, real: Path,
     # the empty file: loadCheckpoint reads the magic through the empty vector's null data()
     empty = [o for (job, _, raw), o in zip(jobs, results) if raw == b""]
     assert [o.status for o in empty] == ["crashes", "crashes"]
+
+
+# the weight-only format, given as wof_ptr -------------------------------------------------------
+
+#: (name, mutation of a WOF file written by this library for fc2 (N = 7; W1's entry at 12),
+#: what inference used: "wof" = the file's weights, "mixed" = anything else that ran,
+#: "crashes" = killed by a signal; and what ``load(file, model=fc2)`` says)
+WOF_VARIANTS: list[tuple[str, Callable[[bytes], bytes], str, str]] = [
+    ("intact", lambda r: r, "wof", "ok"),
+    ("bad_magic", lambda r: _byte(r, 0, 0x52), "wof", "bad_magic"),
+    ("version_2", lambda r: _byte(r, 2, 2), "wof", "header_checksum"),
+    ("reserved_nonzero", lambda r: _byte(r, 3, 1), "wof", "reserved_nonzero"),
+    ("count_8", lambda r: _put(r, 4, N + 1), "wof", "entry_out_of_block"),
+    ("w1_entry_0", lambda r: _put(r, 8 + 4 * W1, 0), "mixed", "model_mismatch"),
+    ("w1_past_end", lambda r: _put(r, 8 + 4 * W1, len(r) + 64), "mixed",
+     "offset_out_of_bounds"),
+    ("w1_far_past_end", lambda r: _put(r, 8 + 4 * W1, FAR), "crashes", "offset_out_of_bounds"),
+]
+
+
+def test_wof_validation_result_is_ignored(micro, real: Path) -> None:
+    """onert-micro's WOF reader checks the magic, the version and the count
+    (OMWeightOnlyFormatReader::validate), but the importer drops the status it returns
+    (OMRuntimeModule::importModel calls setWofFile without looking at it): with asserts
+    compiled out, a WOF file with a wrong magic, version or count is used as the weights. An
+    absent weight entry falls back to the model's own buffer for that tensor (valid alone,
+    SPEC section 5 allows absent entries; given the model, ``load`` reports the weight
+    missing)."""
+    model = micro.file("fc2.circle", (real / "fc2.circle").read_bytes())
+    ckpt = micro.file("c.ckpt", (real / "ckpt_sgd.bin").read_bytes())
+    wof = micro.folder / "c.wof"
+    assert cli_main(["convert", str(ckpt), str(wof), "--to", "wof", "--allow-lossy"]) == 0
+    base = wof.read_bytes()
+    probe = micro.file("p.f32", (np.arange(12, dtype=np.float32) / 7 - 0.8).reshape(3, 4))
+
+    def infer(extra: dict[str, Path]) -> tuple[int, bytes | None]:
+        out = micro.folder / "o.f32"
+        out.unlink(missing_ok=True)
+        done = micro.run(model=model, opt="sgd", infer=probe, out=out, check=False,
+                         memory=512 << 20, cpu_seconds=10, **extra)
+        return done.returncode, out.read_bytes() if out.exists() else None
+
+    _, with_file = infer({"wof": wof})
+    _, with_model = infer({})
+    assert with_file != with_model
+    seen, ours = {}, {}
+    for name, mutate, _, _ in WOF_VARIANTS:
+        raw = mutate(base)
+        status, out = infer({"wof": micro.file(f"{name}.wof", raw)})
+        seen[name] = ("crashes" if status < 0 else "wof" if out == with_file else "mixed")
+        ours[name] = _our_code(raw, model)
+    assert seen == {name: runtime for name, _, runtime, _ in WOF_VARIANTS}
+    assert ours == {name: code for name, _, _, code in WOF_VARIANTS}
