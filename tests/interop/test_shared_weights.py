@@ -244,3 +244,28 @@ def test_new_checkpoint_of_a_shared_model_is_what_onert_exports(tmp_path) -> Non
     theirs = oc.load(peer.export(), model=TWO)
     for a, b in zip(ours.tensors, theirs.tensors):
         assert np.array_equal(a.raw, b.raw)
+
+
+def test_onert_micro_runs_our_conversion_of_a_shared_checkpoint(micro, tmp_path) -> None:
+    """Tied values of our choosing in onert's four entries, converted to onert-micro: the real
+    onert-micro runtime loads the file and infers what onert infers from the onert file."""
+    model = CircleModel.load(TWO)
+    rng = np.random.default_rng(12)
+    w = (rng.standard_normal((3, 3)) * 0.5).astype(np.float32)
+    b = (rng.standard_normal(3) * 0.5).astype(np.float32)
+    ours = oc.checkpoint_from_arrays(model, {1: w, 2: b}, optimizer="sgd")
+    onert_raw = oc.to_bytes(ours)
+    assert len(oc.load(onert_raw).tensors) == 4
+    micro_raw = oc.to_bytes(to_dialect(oc.load(onert_raw, model=TWO), "onert-micro", TWO))
+    xs = rng.standard_normal((4, 3)).astype(np.float32)
+    expected = ((xs @ w.T + b) @ w.T + b).astype(np.float32)
+
+    model_path = micro.file("m.circle", TWO)
+    out = micro.folder / "i.out"
+    micro.run(model=model_path, opt="sgd", load=micro.file("c.ckpt", micro_raw),
+              infer=micro.file("x.f32", xs), out=out)
+    np.testing.assert_allclose(np.fromfile(out, "<f4").reshape(4, 3), expected, atol=1e-5)
+
+    peer = TrainPeer(tmp_path / "o", TWO, "sgd")
+    peer.import_bytes(onert_raw)
+    assert peer.eval_loss(xs[:1], expected[:1]) <= 1e-10
