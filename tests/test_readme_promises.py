@@ -91,3 +91,20 @@ def test_completion_for_each_shell(shell: str) -> None:
         assert marker in done.stdout, (shell, marker)
     for command in ("info", "validate", "dump", "diff", "convert", "export", "import", "new"):
         assert command in done.stdout, (shell, command)
+
+
+def _ci_test_command() -> str:
+    """The line of .ci/run after its "The test command from README.md, verbatim" comment."""
+    lines = (ROOT / ".ci" / "run").read_text().splitlines()
+    marks = [i for i, line in enumerate(lines) if "test command from README.md" in line]
+    assert len(marks) == 1, "the test command of .ci/run is no longer marked"
+    return lines[marks[0] + 1].strip()
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    """README: the test command "is what CI runs, in .ci/run"."""
+    command = _ci_test_command()
+    assert "python -m pytest" in command
+    readme = (ROOT / "README.md").read_text().splitlines()
+    assert command in (line.strip() for line in readme), (
+        f"README.md has no line {command!r}: the README and .ci/run disagree on the test command")
