@@ -8,9 +8,10 @@ relative to the repository.
 The rule (``machine_paths``) flags, in every file ``git ls-files`` lists outside tests/corpus
 (the fuzz corpus is arbitrary bytes), text or binary alike:
 
-* a path that starts at one of the well-known per-machine roots: the work, root and temporary
-  folders, ``/home/<user>``, ``/Users/<user>``, ``/var/tmp`` and ``/private/tmp``, written bare,
-  after a quote or a bracket, after ``=`` or ``:``, or as a ``file://`` address;
+* a path that starts at one of the well-known per-machine roots (``_ROOTS``: the top-level
+  work, root and temporary folders, a user's folder under home or Users, and the temporary
+  folders under var and private), written bare, after a quote or a bracket, after ``=`` or
+  ``:``, or as a ``file://`` address;
 * the absolute path of this checkout, of its parent folder and of the current home folder,
   whatever they are on the machine running the test (so a CI runner's own paths count too).
 
