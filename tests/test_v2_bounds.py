@@ -8,14 +8,19 @@ that rule; the file past it must be refused with the rule's error code (and, whe
 fixes them, its field and offset). The hypothesis properties draw such files only by chance;
 these tests make an off-by-one in any bound fail every run.
 
-Files are written by the library (``oc.to_bytes``) or laid out by :func:`raw_v2` from the
+The reference C reader (spec/c) judges every file too and must give the same code, field and
+offset. Files are written by the library (``oc.to_bytes``) or laid out by :func:`raw_v2` from the
 spec's tables, patched, and resealed with tests/fuzz/structure.py's ``reseal_v2`` (every
 CRC-32C recomputed) so that the patch, not a checksum, decides the outcome.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import struct
+import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -48,6 +53,41 @@ def align(n: int) -> int:
 
 # Reading the outcome ----------------------------------------------------------------------------
 
+#: The reference C reader (spec/c, built by tests/conftest.py's ``ockpt_info`` with ASan and
+#: UBSan) and a scratch folder; None where it cannot be built. Every file these tests judge is
+#: judged by it too, so its bounds get the same edges.
+_C_READER: dict[str, Path] = {}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _c_reader(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    try:
+        _C_READER["exe"] = request.getfixturevalue("ockpt_info")
+        _C_READER["dir"] = tmp_path_factory.mktemp("bounds")
+    except pytest.skip.Exception:
+        _C_READER.clear()
+    yield
+    _C_READER.clear()
+
+
+def c_outcome(data: bytes) -> tuple[str, str, int] | str | None:
+    """The C reader's verdict on ``data`` like :func:`outcome`, or "absent" without it."""
+    if "exe" not in _C_READER:
+        return "absent"
+    path = _C_READER["dir"] / "f.ckpt"
+    path.write_bytes(data)
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
+               UBSAN_OPTIONS="halt_on_error=1")
+    done = subprocess.run([str(_C_READER["exe"]), str(path)], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert "Sanitizer" not in done.stderr and "runtime error" not in done.stderr, done.stderr
+    got = json.loads(done.stdout)
+    if "error" not in got:
+        assert done.returncode == 0, done.stderr
+        return None
+    assert done.returncode == 1, done.stderr
+    return got["error"]["code"], got["error"]["field"], got["error"]["offset"]
+
 
 def outcome(data: bytes) -> tuple[str, str, int] | None:
     """None when ``load`` accepts the file, else the error's (code, field, offset).
@@ -62,6 +102,8 @@ def outcome(data: bytes) -> tuple[str, str, int] | None:
 
 
 def refused(data: bytes, code: str, field: str | None = None, offset: int | None = None) -> None:
+    """Refused with ``code`` (and ``field``, ``offset`` when given), by the library and by the
+    C reader alike (same code, field and offset)."""
     got = outcome(data)
     assert got is not None, f"accepted; expected {code}"
     assert got[0] == code, got
@@ -69,17 +111,22 @@ def refused(data: bytes, code: str, field: str | None = None, offset: int | None
         assert got[1] == field, got
     if offset is not None:
         assert got[2] == offset, got
+    c = c_outcome(data)
+    assert c in ("absent", got), f"the C reader says {c}, the library {got}"
 
 
 def not_refused_by(data: bytes, code: str, field: str | None = None) -> None:
     """The file on the bound: valid, or refused by some later rule, never by this one."""
-    got = outcome(data)
-    assert got is None or got[0] != code or (field is not None and got[1] != field), got
+    for got in (outcome(data), c_outcome(data)):
+        if got == "absent":
+            continue
+        assert got is None or got[0] != code or (field is not None and got[1] != field), got
 
 
 def valid(data: bytes) -> None:
     assert outcome(data) is None, outcome(data)
     assert oc.to_bytes(oc.load(data)) == data
+    assert c_outcome(data) in ("absent", None), c_outcome(data)
 
 
 # Finding and patching fields --------------------------------------------------------------------
