@@ -482,3 +482,26 @@ def test_dump_and_export_agree_on_untyped_entries(tmp_path: Path) -> None:
     out = run("dump", src, "--tensor", "b0", "--model", REAL / "fc2.circle").stdout.decode()
     assert out.startswith("entry 1 b0 weights float32 [8]") and named["b0"].dtype == np.float32
 
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["export", "{c}", "{f}.npz"], ["export", "{c}", "{f}.safetensors"],
+     ["import", "{f}.npz", "{d}/x.ckpt"]],
+    ids=["export-npz", "export-safetensors", "import"],
+)
+def test_a_fifo_is_refused_not_waited_on(tmp_path: Path, argv: list[str]) -> None:
+    fifo = tmp_path / "pipe"
+    for suffix in (".npz", ".safetensors"):
+        os.mkfifo(f"{fifo}{suffix}")
+    args = [a.format(c=REAL / "fc2-sgd-step8.ckpt", f=fifo, d=tmp_path) for a in argv]
+    result = run(*args, timeout=30)
+    assert result.returncode == 2
+    err = result.stderr.decode()
+    assert len(err.splitlines()) == 1 and "not a regular file" in err
+
+
+def test_info_shows_non_finite_and_bytes_state_as_text(hostile: Path) -> None:
+    out = run("info", hostile).stdout.decode()
+    state = next(line for line in out.splitlines() if line.startswith("state"))
+    assert "learning_rate=nan" in state and "blob=bytes 00ff1b" in state

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..format.model import Checkpoint
-from .tensor_dict import from_numpy_dict, to_numpy_dict
+from .tensor_dict import _regular, export_target, from_numpy_dict, to_numpy_dict
 
 __all__ = ["from_safetensors", "to_safetensors"]
 
@@ -36,8 +36,9 @@ def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     True
     """
     arrays, meta = to_numpy_dict(ckpt, metadata=True)
+    target = export_target(path)
     _numpy_api().save_file(
-        {k: np.ascontiguousarray(v) for k, v in arrays.items()}, os.fspath(path), metadata=meta
+        {k: np.ascontiguousarray(v) for k, v in arrays.items()}, target, metadata=meta
     )
 
 
@@ -46,7 +47,7 @@ def from_safetensors(path: str | os.PathLike[str], **options: Any) -> Checkpoint
     safetensors file of named arrays (see :func:`~onert_checkpoint.from_numpy_dict`)."""
     from safetensors import safe_open
 
-    with safe_open(os.fspath(path), framework="np") as f:
+    with safe_open(_regular(path), framework="np") as f:
         meta = f.metadata() or {}
         arrays = {key: f.get_tensor(key) for key in f.keys()}
     return from_numpy_dict(arrays, meta, **options)

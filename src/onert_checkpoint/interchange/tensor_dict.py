@@ -21,9 +21,11 @@ byte for byte, for every valid file of every revision.
 from __future__ import annotations
 
 import base64
+import errno
 import json
 import math
 import os
+import stat
 import struct
 from collections.abc import Mapping
 from typing import Any
@@ -365,6 +367,29 @@ def from_numpy_dict(
     return ckpt
 
 
+def export_target(path: str | os.PathLike[str]) -> str:
+    """``path`` as a string, after refusing what an export must not write into: a directory,
+    a FIFO (opening it would block), a device or a socket. A missing file is fine."""
+    name = os.fspath(path)
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        return name
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "a directory, not a regular file", name)
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "not a regular file: refusing to write to it", name)
+    return name
+
+
+def _regular(path: str | os.PathLike[str]) -> str:
+    """``path`` when it is a regular file (a FIFO would block the reader)."""
+    name = os.fspath(path)
+    if not stat.S_ISREG(os.stat(name).st_mode):
+        raise OSError(errno.EINVAL, "not a regular file", name)
+    return name
+
+
 def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     """Write the arrays and metadata of ``ckpt`` to a NumPy ``.npz`` file.
 
@@ -374,12 +399,13 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     members = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
     for key, value in meta.items():
         members[NPZ_META_PREFIX + key] = np.array(value)
-    np.savez(os.fspath(path), **members)  # type: ignore[arg-type]
+    with open(export_target(path), "wb") as f:  # a file object: no ".npz" appended
+        np.savez(f, **members)  # type: ignore[arg-type]
 
 
 def from_npz(path: str | os.PathLike[str], **options: Any) -> Checkpoint:
     """Read a checkpoint written by :func:`to_npz` (or any npz of named arrays)."""
-    with np.load(os.fspath(path), allow_pickle=False) as npz:
+    with np.load(_regular(path), allow_pickle=False) as npz:
         arrays, meta = {}, {}
         for key in npz.files:
             if key.startswith(NPZ_META_PREFIX):

@@ -139,6 +139,15 @@ def cmd_info(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _state_text(value: object) -> str:
+    """A state value of the JSON description as text: ``nan``, ``bytes 00ff``, ``8``."""
+    if isinstance(value, dict) and "float" in value:
+        return str(value["float"])
+    if isinstance(value, dict) and "bytes" in value:
+        return f"bytes {value['bytes'] or '(empty)'}"
+    return safe_text(repr(value) if isinstance(value, str) else str(value))
+
+
 def _dialect_text(desc: dict) -> str:
     if desc["dialect"]:
         return str(desc["dialect"])
@@ -150,7 +159,7 @@ def _dialect_text(desc: dict) -> str:
 def render_info(desc: dict[str, Any], quirks: Sequence[str] = ()) -> str:
     """The human-readable summary and table of ``info``."""
     opt = desc["optimizer"]
-    state = ", ".join(f"{safe_text(str(k))}={safe_text(str(v))}" for k, v in desc["state"].items())
+    state = ", ".join(f"{safe_text(str(k))}={_state_text(v)}" for k, v in desc["state"].items())
     lines = [
         f"revision   {desc['revision']}",
         f"dialect    {_dialect_text(desc)}",
@@ -452,6 +461,8 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     suffix = _suffix(args.input)
     _output(args.output)
+    if not stat.S_ISREG(os.stat(args.input).st_mode):  # a FIFO would block the reader
+        raise CliError("io_error", f"{args.input}: not a regular file")
     model = _load_model(args.model)
     options: dict[str, Any] = {}
     if model is not None:
@@ -630,7 +641,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE")
     p.add_argument("--tensor", metavar="I|NAME", help="entry index or tensor name (default all)")
     p.add_argument("--slot", metavar="SLOT", help="optimizer slot to print (m, v)")
-    p.add_argument("--dtype", help="element type (default: the model's, else float32)")
+    p.add_argument("--dtype", help="element type (default: the model's or the schema-2 "
+                   "record's; else the raw bytes, uint8)")
     p.add_argument("--limit", type=int, metavar="N", help="print at most N values per entry")
     p.add_argument("--threshold", type=int, default=1000, metavar="N",
                    help="NumPy summarizes arrays of more than N values with '...' (1000)")
