@@ -50,7 +50,10 @@ def check_assignment(entry: Buffer, value: object) -> np.ndarray:
     if current is None or not isinstance(current, np.ndarray):
         # an entry built in memory around something that is not an array: anything goes
         return value if isinstance(value, np.ndarray) else np.asarray(value)
-    raw_target = current.dtype == np.uint8 and current.ndim == 1
+    # A tensor without a dtype (no model, no schema-2 record type) is bytes whatever array
+    # it was last given; other entries are typed when their data are.
+    untyped = getattr(entry, "dtype", "") is None
+    raw_target = untyped or (current.dtype == np.uint8 and current.ndim == 1)
     if isinstance(value, np.ndarray):
         arr = value
     elif isinstance(value, (bytes, bytearray, memoryview)):
@@ -80,7 +83,7 @@ def check_assignment(entry: Buffer, value: object) -> np.ndarray:
     # The entry's bytes, whatever the element type, are always accepted as flat uint8: that
     # is what the file holds (and what typed entries are views of).
     if arr.dtype == np.uint8 and arr.ndim == 1 and arr.nbytes == current.nbytes:
-        if not raw_target:
+        if not raw_target and current.dtype.itemsize:
             typed = np.ascontiguousarray(arr).view(current.dtype)
             return typed.reshape(current.shape) if typed.size == current.size else typed
         return arr
