@@ -153,3 +153,14 @@ def test_malformed_export_metadata_is_a_checkpoint_error(meta: dict[str, str],
                                     metadata=True)
     with pytest.raises(oc.CheckpointError, match=says):
         oc.from_numpy_dict(arrays, {**good, **meta})
+
+
+@pytest.mark.parametrize("suffix", [".npz", ".safetensors"])
+def test_a_damaged_import_source_is_a_checkpoint_error(tmp_path: Path, suffix: str) -> None:
+    ckpt = oc.load(ROOT / "tests/data/real-onert/fc2-adam-step8.ckpt")
+    path = tmp_path / f"x{suffix}"
+    (oc.to_npz if suffix == ".npz" else oc.to_safetensors)(ckpt, path)
+    path.write_bytes(path.read_bytes()[:40])
+    read = oc.from_npz if suffix == ".npz" else oc.from_safetensors
+    with pytest.raises(oc.CheckpointError, match="not a readable"):
+        read(path)

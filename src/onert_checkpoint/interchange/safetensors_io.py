@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..format.model import Checkpoint
-from .tensor_dict import _regular, export_target, from_numpy_dict, to_numpy_dict
+from .tensor_dict import _regular, export_target, from_numpy_dict, to_numpy_dict, unreadable
 
 __all__ = ["from_safetensors", "to_safetensors"]
 
@@ -47,7 +47,13 @@ def from_safetensors(path: str | os.PathLike[str], **options: Any) -> Checkpoint
     safetensors file of named arrays (see :func:`~onert_checkpoint.from_numpy_dict`)."""
     from safetensors import safe_open
 
-    with safe_open(_regular(path), framework="np") as f:
-        meta = f.metadata() or {}
-        arrays = {key: f.get_tensor(key) for key in f.keys()}
+    name = _regular(path)
+    try:
+        with safe_open(name, framework="np") as f:
+            meta = f.metadata() or {}
+            arrays = {key: f.get_tensor(key) for key in f.keys()}
+    except OSError:
+        raise
+    except Exception as exc:  # safetensors' own error types: the project's error instead
+        raise unreadable(name, "safetensors", exc) from None
     return from_numpy_dict(arrays, meta, **options)

@@ -405,11 +405,22 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
 
 def from_npz(path: str | os.PathLike[str], **options: Any) -> Checkpoint:
     """Read a checkpoint written by :func:`to_npz` (or any npz of named arrays)."""
-    with np.load(_regular(path), allow_pickle=False) as npz:
-        arrays, meta = {}, {}
-        for key in npz.files:
-            if key.startswith(NPZ_META_PREFIX):
-                meta[key[len(NPZ_META_PREFIX) :]] = str(npz[key][()])
-            else:
-                arrays[key] = npz[key]
+    name = _regular(path)
+    try:
+        with np.load(name, allow_pickle=False) as npz:
+            arrays, meta = {}, {}
+            for key in npz.files:
+                if key.startswith(NPZ_META_PREFIX):
+                    meta[key[len(NPZ_META_PREFIX) :]] = str(npz[key][()])
+                else:
+                    arrays[key] = npz[key]
+    except OSError:
+        raise
+    except Exception as exc:  # BadZipFile, ValueError (pickled objects, bad headers), ...
+        raise unreadable(name, "npz", exc) from None
     return from_numpy_dict(arrays, meta, **options)
+
+
+def unreadable(path: str, kind: str, exc: BaseException) -> Exception:
+    """The error for an import source that its format's reader refuses."""
+    return _fail(f"{path} is not a readable {kind} file ({type(exc).__name__}: {exc})")
