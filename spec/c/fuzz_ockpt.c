@@ -10,7 +10,12 @@
  *   - schema 2: ockpt_read_v2() agrees with the dispatcher; every tensor and slot data range lies
  *     inside the data section, and together with their alignment padding they cover it exactly;
  *     names, keys and string values lie inside the file; the scratch path (sorted) and the
- *     allocation-free path (O(n^2)) give the same result.
+ *     allocation-free path (O(n^2)) give the same result;
+ *   - the stream reader (ockpt_read_stream over a read-at-offset callback) gives the same result
+ *     and the same entries and records as the buffer reader; its callback is never asked for a
+ *     byte outside the file nor for more than OCKPT_STREAM_LINE bytes at once; and when the
+ *     callback fails from some offset on, the result is either the same as the buffer reader's
+ *     (the reader never needed those bytes) or truncated_file at field "stream".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +53,7 @@ static void walk(const ockpt_file *f, const ockpt_file *g) {
       check(o == o2 && n == n2);
       check(o >= bl->data_start && n <= bl->end - o);
       total += n;
-      sink ^= ockpt_crc32(0, f->buf + o, (size_t)n);
+      sink ^= ockpt_file_crc32(f, 0, o, n);
     }
     check(total == bl->end - bl->data_start);
     check(ockpt_entry(f, b, f->num_entries, NULL, NULL) == -1);
@@ -147,6 +152,86 @@ static void reseal(uint8_t *b, size_t size) {
 
 static int one_input(const uint8_t *data, size_t size);
 
+/* ---- the stream reader over the same bytes ------------------------------------------------ */
+
+typedef struct mem {
+  const uint8_t *data;
+  size_t size;
+  uint64_t fail_from; /* reads reaching this offset fail (UINT64_MAX: none) */
+} mem;
+
+static int mem_read(void *ctx, uint64_t offset, void *dst, size_t len) {
+  const mem *m = (const mem *)ctx;
+  check(len > 0 && len <= OCKPT_STREAM_LINE);               /* bounded reads */
+  check(offset <= m->size && len <= m->size - offset);      /* never outside the file */
+  if (offset + len > m->fail_from) return -1;
+  memcpy(dst, m->data + offset, len);
+  return 0;
+}
+
+static ockpt_stream stream;
+
+/* The stream reader agrees with the buffer reader's result `r` and file `f`. */
+static void stream_agrees(const uint8_t *data, size_t size, const ockpt_result *r,
+                          const ockpt_file *f) {
+  mem m;
+  ockpt_file s;
+  ockpt_result rs;
+  size_t need;
+  m.data = data;
+  m.size = size;
+  m.fail_from = UINT64_MAX;
+  ockpt_stream_init(&stream, mem_read, &m, size);
+  need = ockpt_stream_scratch_count(&stream);
+  check(need == ockpt_scratch_count(data, size));
+  rs = ockpt_read_stream(&stream, &s, size % 2 ? scratch : NULL, need <= SCRATCH_MAX ? need : 0);
+  same_result(r, &rs);
+  check(!ockpt_stream_failed(&stream));
+  if (r->code == OCKPT_OK) {
+    uint32_t k, j;
+    check(s.buf == NULL && s.stream == &stream && s.revision == f->revision);
+    if (f->revision != OCKPT_REV_V2) {
+      walk(f, &s);
+    } else {
+      check(s.v2.num_tensors == f->v2.num_tensors && s.v2.num_slots == f->v2.num_slots &&
+            s.v2.num_state == f->v2.num_state && s.v2.num_sections == f->v2.num_sections);
+      for (k = 0; k < f->v2.num_tensors; k++) {
+        ockpt_v2_tensor_info a, b;
+        check(ockpt_v2_tensor(f, k, &a) == 1 && ockpt_v2_tensor(&s, k, &b) == 1);
+        check(a.index == b.index && a.offset == b.offset && a.nbytes == b.nbytes &&
+              a.name_offset == b.name_offset && a.name_len == b.name_len && b.name == NULL &&
+              a.flags == b.flags && a.dtype == b.dtype && a.rank == b.rank);
+        check(ockpt_file_crc32(f, 0, a.offset, a.nbytes) ==
+              ockpt_file_crc32(&s, 0, b.offset, b.nbytes));
+        for (j = 0; j < f->v2.num_slots; j++) {
+          uint64_t o1 = 0, n1 = 0, o2 = 0, n2 = 0;
+          check(ockpt_v2_slot_entry(f, j, k, &o1, &n1) == ockpt_v2_slot_entry(&s, j, k, &o2, &n2));
+          check(o1 == o2 && n1 == n2);
+        }
+      }
+      for (k = 0; k < f->v2.num_state; k++) {
+        ockpt_v2_state_info a, b;
+        check(ockpt_v2_state(f, k, &a) == 1 && ockpt_v2_state(&s, k, &b) == 1);
+        check(a.key_offset == b.key_offset && a.key_len == b.key_len && a.type == b.type &&
+              a.i == b.i && a.len == b.len && a.value_offset == b.value_offset);
+      }
+    }
+    check(!ockpt_stream_failed(&stream));
+  }
+  /* a callback that fails from some offset on (chosen from the input's size) */
+  if (size > 0) {
+    m.fail_from = (uint64_t)(size * 7u / 11u);
+    ockpt_stream_init(&stream, mem_read, &m, size);
+    rs = ockpt_read_stream(&stream, &s, NULL, 0);
+    if (ockpt_stream_failed(&stream)) {
+      check(rs.code == OCKPT_E_TRUNCATED_FILE && strcmp(rs.field, "stream") == 0 &&
+            rs.offset + OCKPT_STREAM_LINE > m.fail_from && s.revision == OCKPT_REV_NONE);
+    } else {
+      same_result(r, &rs);
+    }
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   one_input(data, size);
   if (size >= 3 && data[2] == OCKPT_VERSION_2 && size <= RESEAL_MAX) {
@@ -167,6 +252,7 @@ static int one_input(const uint8_t *data, size_t size) {
     ockpt_result r2 = ockpt_read_v2(data, size, &h);
     same_result(&r, &r2);
   }
+  stream_agrees(data, size, &r, &f);
   if (r.code != OCKPT_OK) {
     check(r.field[0] != '\0' && r.offset <= size && r.message != NULL);
     check(f.revision == OCKPT_REV_NONE);

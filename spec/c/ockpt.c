@@ -8,14 +8,11 @@
 
 /* ---- little helpers ---------------------------------------------------------------------- */
 
-static uint32_t rd_u32(const uint8_t *b, uint64_t k) {
-  return (uint32_t)b[k] | ((uint32_t)b[k + 1] << 8) | ((uint32_t)b[k + 2] << 16) |
-         ((uint32_t)b[k + 3] << 24);
-}
-
-static uint16_t rd_u16(const uint8_t *b, uint64_t k) {
-  return (uint16_t)((unsigned)b[k] | ((unsigned)b[k + 1] << 8));
-}
+/* Every byte comes through the file's source (ockpt_internal.h): the caller's buffer or a
+ * stream. */
+#define rd_u8(b, k) src_u8((b), (k))
+#define rd_u16(b, k) src_u16((b), (k))
+#define rd_u32(b, k) src_u32((b), (k))
 
 static const ockpt_file zero_file;
 static const ockpt_result zero_result;
@@ -64,19 +61,20 @@ static ockpt_result fail(ockpt_error code, const char *name, uint64_t offset,
 /* Size of present entry i (offset o) of a block whose entries already passed rule 8:
  * the next present offset in (offset, index) order, or the block's end, minus o. */
 static uint64_t entry_size(const ockpt_file *f, const ockpt_block *bl, uint32_t i, uint32_t o) {
+  const ockpt_src fs = ockpt_src_of(f);
   uint32_t n = f->num_entries, j;
   uint64_t best = bl->end;
   if (bl->sizes != NULL) return bl->sizes[i];
   if (bl->monotonic) {
     /* Table order is (offset, index) order: the next present entry in the table is next. */
     for (j = i + 1; j < n; j++) {
-      uint32_t oj = rd_u32(f->buf, bl->table + 4u * (uint64_t)j);
+      uint32_t oj = rd_u32(&fs, bl->table + 4u * (uint64_t)j);
       if (oj != 0) return (uint64_t)oj - o;
     }
     return bl->end - o;
   }
   for (j = 0; j < n; j++) { /* O(N): the smallest (offset, index) after (o, i) */
-    uint32_t oj = rd_u32(f->buf, bl->table + 4u * (uint64_t)j);
+    uint32_t oj = rd_u32(&fs, bl->table + 4u * (uint64_t)j);
     if (oj == 0 || j == i) continue;
     if ((oj > o || (oj == o && j > i)) && oj < best) best = oj;
   }
@@ -113,6 +111,7 @@ static void heapsort_u64(uint64_t *a, size_t n) {
 
 /* With scratch = keys[N] then sizes[N] per block: fill every block's size array. */
 static void fill_sizes(ockpt_file *f, uint64_t *scratch, size_t scratch_count) {
+  const ockpt_src fs = ockpt_src_of(f);
   uint64_t n = f->num_entries;
   unsigned b;
   if (scratch == NULL || (uint64_t)scratch_count < n * (f->num_blocks + 1u)) return;
@@ -124,7 +123,7 @@ static void fill_sizes(ockpt_file *f, uint64_t *scratch, size_t scratch_count) {
     uint32_t i;
     if (bl->monotonic) continue; /* already O(1) amortised without scratch */
     for (i = 0; i < n; i++) {
-      uint32_t o = rd_u32(f->buf, bl->table + 4u * (uint64_t)i);
+      uint32_t o = rd_u32(&fs, bl->table + 4u * (uint64_t)i);
       sizes[i] = 0;
       if (o != 0) keys[p++] = ((uint64_t)o << 32) | i;
     }
@@ -140,12 +139,13 @@ static void fill_sizes(ockpt_file *f, uint64_t *scratch, size_t scratch_count) {
 /* ---- rules 8 and 9, shared by schema 1 and WOF --------------------------------------------- */
 
 static ockpt_result check_entries(ockpt_file *f, unsigned b, const char *name) {
+  const ockpt_src fs = ockpt_src_of(f);
   ockpt_block *bl = &f->blocks[b];
   uint32_t i, prev = 0;
   bl->monotonic = 1;
   for (i = 0; i < f->num_entries; i++) {
     uint64_t t = bl->table + 4u * (uint64_t)i;
-    uint32_t o = rd_u32(f->buf, t);
+    uint32_t o = rd_u32(&fs, t);
     if (o == 0) continue; /* absent */
     if (o > f->file_size)
       return fail_at(OCKPT_E_OFFSET_OUT_OF_BOUNDS, name, i, t,
@@ -160,11 +160,12 @@ static ockpt_result check_entries(ockpt_file *f, unsigned b, const char *name) {
 }
 
 static ockpt_result check_holes(const ockpt_file *f, unsigned b, const char *name) {
+  const ockpt_src fs = ockpt_src_of(f);
   const ockpt_block *bl = &f->blocks[b];
   uint32_t i;
   uint64_t lowest = bl->end + 1; /* none present yet */
   for (i = 0; i < f->num_entries; i++) {
-    uint32_t o = rd_u32(f->buf, bl->table + 4u * (uint64_t)i);
+    uint32_t o = rd_u32(&fs, bl->table + 4u * (uint64_t)i);
     if (o != 0 && o < lowest) lowest = o;
   }
   if (lowest == bl->end + 1) {
@@ -183,7 +184,7 @@ static ockpt_result check_holes(const ockpt_file *f, unsigned b, const char *nam
 static const char *const v1_block_names[OCKPT_MAX_BLOCKS] = {"weights", "m", "v"};
 
 /* Rules 1 to 11; magic and version are already checked. */
-static ockpt_result validate_v1(const uint8_t *buf, uint64_t S, ockpt_file *f, uint64_t *scratch,
+static ockpt_result validate_v1(const ockpt_src *buf, uint64_t S, ockpt_file *f, uint64_t *scratch,
                                 size_t scratch_count) {
   uint64_t N, opt1, opt2, other, end, starts[OCKPT_MAX_BLOCKS + 1];
   unsigned nb, b;
@@ -192,13 +193,14 @@ static ockpt_result validate_v1(const uint8_t *buf, uint64_t S, ockpt_file *f, u
   int onert_fits, micro_fits;
 
   *f = zero_file;
-  f->buf = buf;
+  f->buf = buf->buf;
+  f->stream = buf->stream;
   f->file_size = S;
   /* 1 */
   if (S < OCKPT_V1_HEADER_SIZE)
     return fail(OCKPT_E_TRUNCATED_HEADER, "header", 0, "file shorter than the 20-byte header");
   /* 2 */
-  if (buf[3] != 0) return fail(OCKPT_E_RESERVED_NONZERO, "reserved", 3, "reserved byte is not 0");
+  if (rd_u8(buf, 3) != 0) return fail(OCKPT_E_RESERVED_NONZERO, "reserved", 3, "reserved byte is not 0");
   opt1 = rd_u32(buf, 4);
   opt2 = rd_u32(buf, 8);
   other = rd_u32(buf, 12);
@@ -331,16 +333,17 @@ static ockpt_result validate_v1(const uint8_t *buf, uint64_t S, ockpt_file *f, u
 
 /* ---- WOF (SPEC.md "Weight-only format") ---------------------------------------------------- */
 
-static ockpt_result validate_wof(const uint8_t *buf, uint64_t S, ockpt_file *f, uint64_t *scratch,
+static ockpt_result validate_wof(const ockpt_src *buf, uint64_t S, ockpt_file *f, uint64_t *scratch,
                                  size_t scratch_count) {
   uint64_t N;
   ockpt_result r;
   *f = zero_file;
-  f->buf = buf;
+  f->buf = buf->buf;
+  f->stream = buf->stream;
   f->file_size = S;
   if (S < OCKPT_WOF_HEADER_SIZE)
     return fail(OCKPT_E_TRUNCATED_HEADER, "header", 0, "file shorter than the 8-byte header");
-  if (buf[3] != 0) return fail(OCKPT_E_RESERVED_NONZERO, "reserved", 3, "reserved byte is not 0");
+  if (rd_u8(buf, 3) != 0) return fail(OCKPT_E_RESERVED_NONZERO, "reserved", 3, "reserved byte is not 0");
   N = rd_u32(buf, 4);
   if (OCKPT_WOF_HEADER_SIZE + 4u * N > S)
     return fail(OCKPT_E_COUNT_EXCEEDS_FILE, "num_entries", 4,
@@ -364,7 +367,7 @@ static ockpt_result validate_wof(const uint8_t *buf, uint64_t S, ockpt_file *f, 
 /* SPEC.md section 3, step 5.4: a file is WOF-shaped when S >= 8, n = u32@4 != 0 and
  * 8 + 4n <= S. (In a checkpoint that ends at its footer u32@4 is ofs_opt1: 0, or more than a
  * quarter of the file; appended bytes are caught by step 5.3 first.) */
-static int wof_shaped(const uint8_t *buf, uint64_t S) {
+static int wof_shaped(const ockpt_src *buf, uint64_t S) {
   uint64_t n;
   if (S < OCKPT_WOF_HEADER_SIZE) return 0;
   n = rd_u32(buf, 4);
@@ -373,7 +376,7 @@ static int wof_shaped(const uint8_t *buf, uint64_t S) {
 
 /* ---- schema 2 (SPEC.md section 6): ockpt_v2.c ---------------------------------------------- */
 
-static ockpt_result read_v2(const uint8_t *buf, uint64_t S, ockpt_file *f, uint64_t *scratch,
+static ockpt_result read_v2(const ockpt_src *buf, uint64_t S, ockpt_file *f, uint64_t *scratch,
                             size_t scratch_count) {
   return ockpt_v2_validate(buf, S, f, scratch, scratch_count);
 }
@@ -381,12 +384,12 @@ static ockpt_result read_v2(const uint8_t *buf, uint64_t S, ockpt_file *f, uint6
 /* ---- revision detection (SPEC.md "Reading a file") ----------------------------------------- */
 
 /* Steps 1 to 4. Returns OCKPT_OK with *version set, or the error. */
-static ockpt_result preamble(const uint8_t *buf, uint64_t S, unsigned *version) {
+static ockpt_result preamble(const ockpt_src *buf, uint64_t S, unsigned *version) {
   if (S < 2) return fail(OCKPT_E_TRUNCATED_HEADER, "header", 0, "file shorter than 2 bytes");
   if (rd_u16(buf, 0) != OCKPT_MAGIC)
     return fail(OCKPT_E_BAD_MAGIC, "magic", 0, "magic is not 429 (bytes ad 01)");
   if (S < 3) return fail(OCKPT_E_TRUNCATED_HEADER, "header", 0, "file shorter than 3 bytes");
-  *version = buf[2];
+  *version = rd_u8(buf, 2);
   if (*version != OCKPT_VERSION_1 && *version != OCKPT_VERSION_2)
     return fail(OCKPT_E_UNSUPPORTED_VERSION, "version", 2, "unknown version byte");
   return ok_result();
@@ -397,15 +400,12 @@ static ockpt_result finish(ockpt_result r, ockpt_file *out) {
   return r;
 }
 
-ockpt_result ockpt_read_scratch(const void *buf, size_t len, ockpt_file *out, uint64_t *scratch,
-                                size_t scratch_count) {
-  const uint8_t *b = (const uint8_t *)buf;
-  uint64_t S = (uint64_t)len;
+/* SPEC.md section 3 over any source: the buffer readers and the stream reader are this. */
+static ockpt_result read_any(const ockpt_src *b, uint64_t S, ockpt_file *out, uint64_t *scratch,
+                             size_t scratch_count) {
   unsigned version = 0;
   ockpt_result r, rv1, rwof;
-  ockpt_file wof, ignored;
-  if (out == NULL) out = &ignored; /* validation only */
-  if (b == NULL) S = 0;            /* a NULL buffer reads as an empty file */
+  ockpt_file wof;
   r = preamble(b, S, &version);
   if (r.code != OCKPT_OK) return finish(r, out);
   if (version == OCKPT_VERSION_2) return finish(read_v2(b, S, out, scratch, scratch_count), out);
@@ -428,24 +428,55 @@ ockpt_result ockpt_read_scratch(const void *buf, size_t len, ockpt_file *out, ui
   return finish(wof_shaped(b, S) ? rwof : rv1, out);
 }
 
+ockpt_result ockpt_read_scratch(const void *buf, size_t len, ockpt_file *out, uint64_t *scratch,
+                                size_t scratch_count) {
+  ockpt_src src;
+  ockpt_file ignored;
+  src.buf = (const uint8_t *)buf;
+  src.stream = NULL;
+  if (out == NULL) out = &ignored; /* validation only */
+  /* a NULL buffer reads as an empty file */
+  return read_any(&src, src.buf == NULL ? 0 : (uint64_t)len, out, scratch, scratch_count);
+}
+
+ockpt_result ockpt_read_stream(ockpt_stream *s, ockpt_file *out, uint64_t *scratch,
+                               size_t scratch_count) {
+  ockpt_src src;
+  ockpt_file ignored;
+  ockpt_result r;
+  src.buf = NULL;
+  src.stream = s;
+  if (out == NULL) out = &ignored;
+  r = read_any(&src, s->size, out, scratch, scratch_count);
+  if (s->failed) { /* what was read is not the file: report the read that failed */
+    r = fail(OCKPT_E_TRUNCATED_FILE, "stream", s->failed_at,
+             "the read callback failed: the file is shorter than the size given");
+    *out = zero_file;
+  }
+  return r;
+}
+
 ockpt_result ockpt_read(const void *buf, size_t len, ockpt_file *out) {
   return ockpt_read_scratch(buf, len, out, NULL, 0);
 }
 
-typedef ockpt_result (*revision_reader)(const uint8_t *buf, uint64_t S, ockpt_file *f,
+typedef ockpt_result (*revision_reader)(const ockpt_src *buf, uint64_t S, ockpt_file *f,
                                         uint64_t *scratch, size_t scratch_count);
 
 /* One revision's reader, called directly: the preamble, then the version byte it expects. */
 static ockpt_result read_revision(const void *buf, size_t len, ockpt_file *out, unsigned want,
                                   const char *why, revision_reader read) {
-  const uint8_t *b = (const uint8_t *)buf;
-  uint64_t S = b == NULL ? 0 : (uint64_t)len;
+  ockpt_src b;
+  uint64_t S = buf == NULL ? 0 : (uint64_t)len;
   unsigned version = 0;
   ockpt_file ignored;
-  ockpt_result r = preamble(b, S, &version);
+  ockpt_result r;
+  b.buf = (const uint8_t *)buf;
+  b.stream = NULL;
+  r = preamble(&b, S, &version);
   if (out == NULL) out = &ignored;
   if (r.code == OCKPT_OK && version != want) r = fail(OCKPT_E_UNSUPPORTED_VERSION, "version", 2, why);
-  if (r.code == OCKPT_OK) r = read(b, S, out, NULL, 0);
+  if (r.code == OCKPT_OK) r = read(&b, S, out, NULL, 0);
   return finish(r, out);
 }
 
@@ -461,10 +492,9 @@ ockpt_result ockpt_read_v2(const void *buf, size_t len, ockpt_file *out) {
   return read_revision(buf, len, out, OCKPT_VERSION_2, "not the schema-2 version byte", read_v2);
 }
 
-size_t ockpt_scratch_count(const void *buf, size_t len) {
-  const uint8_t *b = (const uint8_t *)buf;
-  uint64_t S = b == NULL ? 0 : (uint64_t)len, need = 0, n;
-  if (S >= 3 && b[2] == OCKPT_VERSION_2) return (size_t)ockpt_v2_scratch_count(S);
+static size_t scratch_count(const ockpt_src *b, uint64_t S) {
+  uint64_t need = 0, n;
+  if (S >= 3 && rd_u8(b, 2) == OCKPT_VERSION_2) return (size_t)ockpt_v2_scratch_count(S);
   if (S >= OCKPT_WOF_HEADER_SIZE) {
     n = rd_u32(b, 4);
     if (OCKPT_WOF_HEADER_SIZE + 4u * n <= S) need = 2u * n; /* keys + one block */
@@ -476,17 +506,33 @@ size_t ockpt_scratch_count(const void *buf, size_t len) {
   return (size_t)need; /* need <= S, which fits size_t */
 }
 
+size_t ockpt_scratch_count(const void *buf, size_t len) {
+  ockpt_src b;
+  b.buf = (const uint8_t *)buf;
+  b.stream = NULL;
+  return scratch_count(&b, buf == NULL ? 0 : (uint64_t)len);
+}
+
+size_t ockpt_stream_scratch_count(ockpt_stream *s) {
+  ockpt_src b;
+  b.buf = NULL;
+  b.stream = s;
+  return scratch_count(&b, s->size);
+}
+
 /* ---- access after a successful read -------------------------------------------------------- */
 
 int ockpt_entry(const ockpt_file *f, unsigned block, uint32_t i, uint64_t *offset,
                 uint64_t *nbytes) {
   const ockpt_block *bl;
+  ockpt_src fs;
   uint32_t o;
   if (f == NULL || f->revision == OCKPT_REV_NONE || block >= f->num_blocks ||
       i >= f->num_entries)
     return -1;
   bl = &f->blocks[block];
-  o = rd_u32(f->buf, bl->table + 4u * (uint64_t)i);
+  fs = ockpt_src_of(f);
+  o = rd_u32(&fs, bl->table + 4u * (uint64_t)i);
   if (o == 0) return 0;
   if (offset != NULL) *offset = o;
   if (nbytes != NULL) *nbytes = entry_size(f, bl, i, o);

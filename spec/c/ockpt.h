@@ -141,10 +141,42 @@ typedef struct ockpt_v2_info {
   uint64_t origin_num_entries;
 } ockpt_v2_info;
 
+/* ---- streaming: a file read through the caller's read-at-offset callback -------------------
+ * The callback copies `len` bytes at `offset` of the file into `dst` and returns 0, anything
+ * else on failure. The reader asks only for bytes inside the size given to ockpt_stream_init(),
+ * never more than OCKPT_STREAM_LINE bytes at a time (CRCs read in chunks of that size too).
+ * All the reader's state is this struct (a small cache of OCKPT_STREAM_LINES lines) plus an
+ * ockpt_file: sizeof(ockpt_stream) bytes, fixed, whatever the file's size (README.md). */
+typedef int (*ockpt_read_fn)(void *ctx, uint64_t offset, void *dst, size_t len);
+
+/* The cache: OCKPT_STREAM_LINES lines of OCKPT_STREAM_LINE bytes (define both before including
+ * this header, for every file of the library, to trade memory for fewer callback reads). */
+#ifndef OCKPT_STREAM_LINES
+#define OCKPT_STREAM_LINES 8u
+#endif
+#ifndef OCKPT_STREAM_LINE
+#define OCKPT_STREAM_LINE 64u
+#endif
+
+typedef struct ockpt_stream {
+  ockpt_read_fn read;
+  void *ctx;
+  uint64_t size;      /* the file's size in bytes */
+  int failed;         /* a read failed (or was asked outside the file): results are void */
+  uint64_t failed_at; /* the offset of the first failed read */
+  unsigned clock;     /* least-recently-used replacement */
+  unsigned last;      /* the line of the last cache hit, tried first */
+  uint64_t line_start[OCKPT_STREAM_LINES];
+  uint32_t line_len[OCKPT_STREAM_LINES]; /* 0: empty line */
+  unsigned line_used[OCKPT_STREAM_LINES];
+  uint8_t line[OCKPT_STREAM_LINES][OCKPT_STREAM_LINE];
+} ockpt_stream;
+
 /* A parsed file: a view of the caller's buffer, nothing allocated. Valid only after a read
  * returned OCKPT_OK, and only while the buffer (and any scratch memory) is alive. */
 typedef struct ockpt_file {
-  const uint8_t *buf;
+  const uint8_t *buf;         /* the caller's buffer; NULL when read through a stream */
+  ockpt_stream *stream;       /* the stream it was read through (ockpt_read_stream), else NULL */
   uint64_t file_size;
   ockpt_revision revision;
   ockpt_dialect dialect;      /* schema 1 only */
@@ -170,8 +202,9 @@ typedef struct ockpt_v2_tensor_info {
   int8_t dtype;   /* circle TensorType */
   uint8_t rank;
   uint32_t dims[OCKPT_V2_MAX_RANK];
-  const uint8_t *name;
+  const uint8_t *name; /* NULL too for a file read through a stream: read it at name_offset */
   uint32_t name_len;
+  uint64_t name_offset; /* ofs_name (0 without a name) */
   uint64_t offset; /* ofs_data */
   uint64_t nbytes; /* len_data */
 } ockpt_v2_tensor_info;
@@ -179,8 +212,10 @@ typedef struct ockpt_v2_tensor_info {
 /* One schema-2 training-state entry. int: `i`; float: `f`; string and bytes: `value`/`len`.
  * `key` and `value` point into the buffer (UTF-8 for keys and strings, not NUL-terminated). */
 typedef struct ockpt_v2_state_info {
-  const uint8_t *key;
+  const uint8_t *key; /* NULL (and value NULL) for a file read through a stream: use the offsets */
   uint32_t key_len;
+  uint64_t key_offset;
+  uint64_t value_offset; /* string and bytes */
   uint8_t type; /* OCKPT_V2_VALUE_* */
   int64_t i;
   double f;
@@ -212,6 +247,27 @@ ockpt_result ockpt_read_scratch(const void *buf, size_t len, ockpt_file *out,
  * header is too short to tell). */
 size_t ockpt_scratch_count(const void *buf, size_t len);
 
+/* Streaming: the same reader (the same rules, results, errors) over a read-at-offset callback
+ * instead of a buffer. `s` must stay alive (and untouched) while `out` is used: ockpt_entry()
+ * and the ockpt_v2_* functions read the tables through it. Names, keys and values are not
+ * returned as pointers (NULL); their offsets are, to be read through the callback. A failed
+ * read makes the result `truncated_file` with field "stream" at the offset of that read (the
+ * file is shorter than the size given); after a successful read, ockpt_stream_failed() tells
+ * whether a later access hit a failed read (its values are then 0). `scratch` as for
+ * ockpt_read_scratch() (may be NULL); ockpt_stream_scratch_count() tells how many. */
+void ockpt_stream_init(ockpt_stream *s, ockpt_read_fn read, void *ctx, uint64_t size);
+ockpt_result ockpt_read_stream(ockpt_stream *s, ockpt_file *out, uint64_t *scratch,
+                               size_t scratch_count);
+size_t ockpt_stream_scratch_count(ockpt_stream *s);
+int ockpt_stream_failed(const ockpt_stream *s);
+
+/* Bytes of a file read by any reader (buffer or stream), for names, keys, values and data:
+ * ockpt_file_copy() copies `len` bytes at `offset` into dst (0 on success, -1 when the range
+ * leaves the file or a read failed); ockpt_file_crc32() is zlib's CRC-32 of such a range
+ * (continuing from crc). Through a stream they read in OCKPT_STREAM_LINE-byte pieces. */
+int ockpt_file_copy(const ockpt_file *f, uint64_t offset, void *dst, size_t len);
+uint32_t ockpt_file_crc32(const ockpt_file *f, uint32_t crc, uint64_t offset, uint64_t len);
+
 /* Entry i of a block, table order. Returns 1 when present (offset and nbytes written), 0 when
  * absent (table value 0), -1 for a block or index out of range. The size follows SPEC.md rule
  * 9: the distance to the next present entry in (offset, index) order, or to the block's end. */
@@ -236,8 +292,10 @@ uint32_t ockpt_crc32c(uint32_t crc, const void *data, size_t len);
 /* Tensor record k, 0 <= k < f->v2.num_tensors, in record (= ascending index) order. */
 int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t);
 
-/* Name of optimizer slot j, 0 <= j < f->v2.num_slots (UTF-8, not NUL-terminated). */
+/* Name of optimizer slot j, 0 <= j < f->v2.num_slots (UTF-8, not NUL-terminated; NULL for a
+ * file read through a stream). ockpt_v2_slot_at() gives where the name is instead. */
 int ockpt_v2_slot(const ockpt_file *f, uint32_t j, const uint8_t **name, uint32_t *name_len);
+int ockpt_v2_slot_at(const ockpt_file *f, uint32_t j, uint64_t *name_offset, uint32_t *name_len);
 
 /* Slot j's entry for the tensor of record k: 1 with its data range, 0 when NO_STATE. */
 int ockpt_v2_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,

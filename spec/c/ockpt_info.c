@@ -2,8 +2,12 @@
  * (the contract in README.md). Exit 0 on success, 1 when the file is refused (the error object
  * is printed), 2 on usage or I/O errors. The tool, unlike the library, allocates: the file
  * buffer and the scratch memory lent to ockpt_read_scratch(). --no-scratch reads with the
- * allocation-free path instead (both must print the same thing). */
+ * allocation-free path instead (both must print the same thing). --stream reads the file
+ * through ockpt_read_stream() and a read-at-offset callback (fseek/fread) instead of a buffer:
+ * the same output again (tests/test_c_stream.py). --stream-size=N streams and tells the reader
+ * the file has N bytes (to test a read callback that fails). */
 #include <float.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +109,21 @@ static void print_float(double x) {
 static void print_entry(uint32_t index, const ockpt_file *f, uint64_t o, uint64_t n) {
   printf("{\"index\": %lu, \"offset\": %llu, \"nbytes\": %llu, \"crc32\": %lu", (unsigned long)index,
          (unsigned long long)o, (unsigned long long)n,
-         (unsigned long)ockpt_crc32(0, f->buf + o, (size_t)n));
+         (unsigned long)ockpt_file_crc32(f, 0, o, n));
+}
+
+/* A name, key or value: the reader's pointer into the buffer, or (read through a stream) a copy
+ * made through the stream into one static buffer (values have at most 1 MiB). */
+static const uint8_t *bytes_at(const ockpt_file *f, const uint8_t *p, uint64_t offset,
+                               uint64_t len) {
+  static uint8_t copy[OCKPT_V2_MAX_VALUE_LEN];
+  if (p != NULL || len == 0) return p != NULL ? p : copy;
+  if (len > sizeof copy || ockpt_file_copy(f, offset, copy, (size_t)len) != 0) {
+    fprintf(stderr, "ockpt-info: cannot read %llu bytes at %llu\n", (unsigned long long)len,
+            (unsigned long long)offset);
+    exit(2);
+  }
+  return copy;
 }
 
 static void print_v2(const ockpt_file *f) {
@@ -122,8 +140,8 @@ static void print_v2(const ockpt_file *f) {
     if (t.flags & (OCKPT_V2_HAS_NAME | OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE |
                    OCKPT_V2_HAS_MODEL_INDEX)) {
       printf(", \"name\": ");
-      if (t.name != NULL)
-        print_utf8(t.name, t.name_len);
+      if (t.flags & OCKPT_V2_HAS_NAME)
+        print_utf8(bytes_at(f, t.name, t.name_offset, t.name_len), t.name_len);
       else
         printf("null");
       printf(", \"dtype\": ");
@@ -157,11 +175,13 @@ static void print_v2(const ockpt_file *f) {
       printf("{\"kind\": \"optimizer_%lu\", \"slots\": {", (unsigned long)f->v2.optimizer_kind);
     for (j = 0; j < f->v2.num_slots; j++) {
       const uint8_t *name;
+      uint64_t at;
       uint32_t len;
       int first = 1;
       ockpt_v2_slot(f, j, &name, &len);
+      ockpt_v2_slot_at(f, j, &at, &len);
       if (j > 0) printf(", ");
-      print_utf8(name, len);
+      print_utf8(bytes_at(f, name, at, len), len);
       printf(": [");
       for (k = 0; k < f->v2.num_tensors; k++) {
         uint64_t o, n;
@@ -180,18 +200,22 @@ static void print_v2(const ockpt_file *f) {
   printf(", \"state\": {");
   for (k = 0; k < f->v2.num_state; k++) {
     ockpt_v2_state_info e;
+    const uint8_t *value;
     uint64_t b;
     ockpt_v2_state(f, k, &e);
     if (k > 0) printf(", ");
-    print_utf8(e.key, e.key_len);
+    print_utf8(bytes_at(f, e.key, e.key_offset, e.key_len), e.key_len);
     printf(": ");
     switch (e.type) {
     case OCKPT_V2_VALUE_INT: printf("%lld", (long long)e.i); break;
     case OCKPT_V2_VALUE_FLOAT: print_float(e.f); break;
-    case OCKPT_V2_VALUE_STRING: print_utf8(e.value, e.len); break;
+    case OCKPT_V2_VALUE_STRING:
+      print_utf8(bytes_at(f, e.value, e.value_offset, e.len), e.len);
+      break;
     default:
+      value = bytes_at(f, e.value, e.value_offset, e.len);
       printf("{\"bytes\": \"");
-      for (b = 0; b < e.len; b++) printf("%02x", e.value[b]);
+      for (b = 0; b < e.len; b++) printf("%02x", value[b]);
       printf("\"}");
     }
   }
@@ -232,7 +256,7 @@ static void print_block(const ockpt_file *f, unsigned block) {
     if (ockpt_entry(f, block, i, &o, &n) != 1) continue;
     printf("%s{\"index\": %lu, \"offset\": %llu, \"nbytes\": %llu, \"crc32\": %lu}",
            first ? "" : ", ", (unsigned long)i, (unsigned long long)o, (unsigned long long)n,
-           (unsigned long)ockpt_crc32(0, f->buf + o, (size_t)n));
+           (unsigned long)ockpt_file_crc32(f, 0, o, n));
     first = 0;
   }
   putchar(']');
@@ -307,9 +331,61 @@ static unsigned char *slurp(const char *path, size_t *len) {
   return buf;
 }
 
+/* --stream: the file is read through ockpt_read_stream() with this read-at-offset callback. */
+static int read_at(void *ctx, uint64_t offset, void *dst, size_t len) {
+  FILE *fp = (FILE *)ctx;
+  if (offset > (uint64_t)LONG_MAX || fseek(fp, (long)offset, SEEK_SET) != 0) return -1;
+  return fread(dst, 1, len, fp) == len ? 0 : -1;
+}
+
+static int stream_main(const char *path, int use_scratch, long claimed) {
+  static ockpt_stream stream;
+  FILE *fp = fopen(path, "rb");
+  long size;
+  size_t count = 0;
+  uint64_t *scratch = NULL;
+  ockpt_file f;
+  ockpt_result r;
+  int rc;
+  if (fp == NULL || fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0) {
+    fprintf(stderr, "ockpt-info: cannot read %s\n", path);
+    if (fp != NULL) fclose(fp);
+    return 2;
+  }
+  if (claimed >= 0) size = claimed; /* --stream-size: a file that is shorter than claimed */
+  ockpt_stream_init(&stream, read_at, fp, (uint64_t)size);
+  if (use_scratch) {
+    count = ockpt_stream_scratch_count(&stream);
+    if (count != 0) {
+      scratch = (uint64_t *)malloc(count * sizeof *scratch);
+      if (scratch == NULL) count = 0;
+    }
+  }
+  r = ockpt_read_stream(&stream, &f, scratch, count);
+  if (r.code == OCKPT_OK && f.revision == OCKPT_REV_V2) {
+    print_v2(&f);
+    rc = 0;
+  } else if (r.code == OCKPT_OK) {
+    print_file(&f);
+    rc = 0;
+  } else {
+    print_error(&r);
+    rc = 1;
+  }
+  if (r.code == OCKPT_OK && ockpt_stream_failed(&stream)) { /* while printing */
+    fprintf(stderr, "ockpt-info: a read failed\n");
+    rc = 2;
+  }
+  free(scratch);
+  fclose(fp);
+  if (fflush(stdout) != 0) return 2;
+  return rc;
+}
+
 int main(int argc, char **argv) {
   const char *path = NULL;
-  int use_scratch = 1, usage = 0, k, rc;
+  int use_scratch = 1, use_stream = 0, usage = 0, k, rc;
+  long claimed = -1;
   size_t len = 0, count = 0;
   unsigned char *buf;
   uint64_t *scratch = NULL;
@@ -318,15 +394,20 @@ int main(int argc, char **argv) {
   for (k = 1; k < argc; k++) {
     if (strcmp(argv[k], "--no-scratch") == 0)
       use_scratch = 0;
+    else if (strcmp(argv[k], "--stream") == 0)
+      use_stream = 1;
+    else if (strncmp(argv[k], "--stream-size=", 14) == 0)
+      use_stream = 1, claimed = strtol(argv[k] + 14, NULL, 10);
     else if (path == NULL)
       path = argv[k];
     else
       usage = 1;
   }
   if (path == NULL || usage) {
-    fprintf(stderr, "usage: ockpt-info [--no-scratch] FILE\n");
+    fprintf(stderr, "usage: ockpt-info [--no-scratch] [--stream | --stream-size=N] FILE\n");
     return 2;
   }
+  if (use_stream) return stream_main(path, use_scratch, claimed);
   buf = slurp(path, &len);
   if (buf == NULL) {
     fprintf(stderr, "ockpt-info: cannot read %s\n", path);

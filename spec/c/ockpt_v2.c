@@ -16,18 +16,11 @@
 
 /* ---- reading little-endian integers (at offsets already checked against S) ---------------- */
 
-static uint32_t rd32(const uint8_t *b, uint64_t k) {
-  return (uint32_t)b[k] | ((uint32_t)b[k + 1] << 8) | ((uint32_t)b[k + 2] << 16) |
-         ((uint32_t)b[k + 3] << 24);
-}
-
-static uint16_t rd16(const uint8_t *b, uint64_t k) {
-  return (uint16_t)((unsigned)b[k] | ((unsigned)b[k + 1] << 8));
-}
-
-static uint64_t rd64(const uint8_t *b, uint64_t k) {
-  return (uint64_t)rd32(b, k) | ((uint64_t)rd32(b, k + 4) << 32);
-}
+/* Through the file's source (ockpt_internal.h): the caller's buffer or a stream. */
+#define rd8(b, k) src_u8((b), (k))
+#define rd16(b, k) src_u16((b), (k))
+#define rd32(b, k) src_u32((b), (k))
+#define rd64(b, k) src_u64((b), (k))
 
 /* x rounded up to a multiple of 64; saturates (never wraps) for x near 2^64. */
 static uint64_t align64(uint64_t x) {
@@ -122,10 +115,10 @@ static ockpt_result err(ockpt_error code, fname f, uint64_t offset, const char *
 
 /* ---- UTF-8 (RFC 3629 / Unicode table 3-7: no overlongs, no surrogates, <= U+10FFFF) -------- */
 
-static int utf8_valid(const uint8_t *p, uint64_t n) {
+static int utf8_valid(const ockpt_src *b, uint64_t at, uint64_t n) {
   uint64_t k = 0;
   while (k < n) {
-    unsigned c = p[k], more, lo = 0x80, hi = 0xBF, m;
+    unsigned c = rd8(b, at + k), more, lo = 0x80, hi = 0xBF, m;
     if (c < 0x80) {
       k++;
       continue;
@@ -153,7 +146,7 @@ static int utf8_valid(const uint8_t *p, uint64_t n) {
     }
     if (more > n - k - 1) return 0;
     for (m = 1; m <= more; m++) {
-      unsigned d = p[k + m];
+      unsigned d = rd8(b, at + k + m);
       if (d < lo || d > hi) return 0;
       lo = 0x80;
       hi = 0xBF;
@@ -163,10 +156,10 @@ static int utf8_valid(const uint8_t *p, uint64_t n) {
   return 1;
 }
 
-static int same_bytes(const uint8_t *a, const uint8_t *b, uint64_t n) {
+static int same_bytes(const ockpt_src *b, uint64_t x, uint64_t y, uint64_t n) {
   uint64_t k;
   for (k = 0; k < n; k++)
-    if (a[k] != b[k]) return 0;
+    if (rd8(b, x + k) != rd8(b, y + k)) return 0;
   return 1;
 }
 
@@ -194,10 +187,10 @@ unsigned ockpt_v2_dtype_size(int dtype) {
 
 /* ---- the padding between structures -------------------------------------------------------- */
 
-static ockpt_result check_padding(const uint8_t *buf, uint64_t from, uint64_t to) {
+static ockpt_result check_padding(const ockpt_src *buf, uint64_t from, uint64_t to) {
   uint64_t k;
   for (k = from; k < to; k++)
-    if (buf[k] != 0)
+    if (rd8(buf, k) != 0)
       return err(OCKPT_E_NONZERO_PADDING, F0("padding"), k, "alignment padding byte is not 0");
   return ok();
 }
@@ -270,7 +263,7 @@ static int less_u64(const void *ctx, uint64_t a, uint64_t b) {
 /* ---- the reader's state ----------------------------------------------------------------------- */
 
 typedef struct v2 {
-  const uint8_t *buf;
+  ockpt_src src;
   uint64_t S;
   uint64_t *scratch;
   size_t scratch_count;
@@ -280,21 +273,21 @@ typedef struct v2 {
 /* ---- header (H1-H5) ---------------------------------------------------------------------------- */
 
 static ockpt_result check_header(const v2 *c) {
-  const uint8_t *buf = c->buf;
+  const ockpt_src *buf = &c->src;
   static const uint8_t zero4[4] = {0, 0, 0, 0};
   uint32_t crc;
   uint64_t len_file, ofs_table, k;
   if (c->S < OCKPT_V2_HEADER_SIZE)
     return err(OCKPT_E_TRUNCATED_HEADER, F0("header"), 0,
                "file shorter than the 64-byte schema-2 header");
-  crc = ockpt_crc32c(0, buf, 4);
+  crc = ockpt_src_crc32c(buf, 0, 0, 4);
   crc = ockpt_crc32c(crc, zero4, 4);
-  crc = ockpt_crc32c(crc, buf + 8, OCKPT_V2_HEADER_SIZE - 8u);
+  crc = ockpt_src_crc32c(buf, crc, 8, OCKPT_V2_HEADER_SIZE - 8u);
   if (crc != rd32(buf, 4))
     return err(OCKPT_E_HEADER_CHECKSUM, F0("header_crc"), 4, "header CRC-32C differs");
-  if (buf[3] != 0) return err(OCKPT_E_RESERVED_NONZERO, F0("reserved0"), 3, "reserved0 is not 0");
+  if (rd8(buf, 3) != 0) return err(OCKPT_E_RESERVED_NONZERO, F0("reserved0"), 3, "reserved0 is not 0");
   for (k = 32; k < OCKPT_V2_HEADER_SIZE; k++)
-    if (buf[k] != 0)
+    if (rd8(buf, k) != 0)
       return err(OCKPT_E_RESERVED_NONZERO, F0("reserved1"), k, "reserved header byte is not 0");
   len_file = rd64(buf, 8);
   ofs_table = rd64(buf, 16);
@@ -328,7 +321,7 @@ static int order_cmp(uint32_t a, uint32_t b) {
 }
 
 static ockpt_result check_sections(const v2 *c) {
-  const uint8_t *buf = c->buf;
+  const ockpt_src *buf = &c->src;
   uint64_t S = c->S, n, table_end, pos;
   uint32_t i, prev_kind = 0;
   n = rd32(buf, 24);
@@ -338,7 +331,7 @@ static ockpt_result check_sections(const v2 *c) {
   if (table_end > S)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("num_sections"), 24,
                "the section table does not fit in the file");
-  if (ockpt_crc32c(0, buf + OCKPT_V2_HEADER_SIZE, (size_t)(table_end - OCKPT_V2_HEADER_SIZE)) !=
+  if (ockpt_src_crc32c(buf, 0, OCKPT_V2_HEADER_SIZE, table_end - OCKPT_V2_HEADER_SIZE) !=
       rd32(buf, 28))
     return err(OCKPT_E_SECTION_TABLE_CHECKSUM, F0("section_table_crc"), 28,
                "section table CRC-32C differs");
@@ -371,7 +364,7 @@ static ockpt_result check_sections(const v2 *c) {
       return err(OCKPT_E_GAP, F1("sections", i, ".ofs_body"), e + 8,
                  "section starts after the alignment padding that follows the previous one");
     CHECK(check_padding(buf, pos, start));
-    if (ockpt_crc32c(0, buf + start, (size_t)length) != rd32(buf, e + 24))
+    if (ockpt_src_crc32c(buf, 0, start, length) != rd32(buf, e + 24))
       return err(OCKPT_E_SECTION_CHECKSUM, F1("sections", i, ".crc"), e + 24,
                  "section CRC-32C differs");
     /* g */
@@ -419,7 +412,7 @@ static ockpt_result check_sections(const v2 *c) {
 /* Record k's value: `at(k) + off`; only records whose flags (u16 at at(k) + 8) have `mask`
  * (mask 0: every record). O(n^2) comparisons, or O(n log n) with scratch. Returns the record index, or -1 when all values differ. */
 static int64_t first_repeat(const v2 *c, uint64_t base, uint32_t n, uint64_t off, unsigned mask) {
-  const uint8_t *buf = c->buf;
+  const ockpt_src *buf = &c->src;
   uint32_t k, j;
   if (c->scratch != NULL && c->scratch_count >= n) {
     /* keys value << 32 | k, sorted: in each run of equal values the second key has the
@@ -457,7 +450,7 @@ static int64_t first_repeat(const v2 *c, uint64_t base, uint32_t n, uint64_t off
 /* ---- tensors section (R0-R11) ------------------------------------------------------------- */
 
 static ockpt_result check_tensors(const v2 *c) {
-  const uint8_t *buf = c->buf;
+  const ockpt_src *buf = &c->src;
   const ockpt_v2_span *sec = &c->info->tensors;
   uint64_t s = sec->offset, L = sec->length, base, n;
   uint32_t k, j;
@@ -490,11 +483,11 @@ static ockpt_result check_tensors(const v2 *c) {
       return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".model_index"), REC(k) + 4,
                  "model_index must be 0 when its flag is clear");
   for (k = 0; k < n; k++)
-    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_DTYPE) && buf[REC(k) + 10] != 0)
+    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_DTYPE) && rd8(buf, REC(k) + 10) != 0)
       return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".dtype"), REC(k) + 10,
                  "dtype must be 0 when its flag is clear");
   for (k = 0; k < n; k++)
-    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_SHAPE) && buf[REC(k) + 11] != 0)
+    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_SHAPE) && rd8(buf, REC(k) + 11) != 0)
       return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".rank"), REC(k) + 11,
                  "rank must be 0 when its flag is clear");
   for (k = 0; k < n; k++)
@@ -507,19 +500,19 @@ static ockpt_result check_tensors(const v2 *c) {
                  "ofs_name must be 0 when its flag is clear");
   /* R4 */
   for (k = 0; k < n; k++)
-    if (buf[REC(k) + 11] > OCKPT_V2_MAX_RANK)
+    if (rd8(buf, REC(k) + 11) > OCKPT_V2_MAX_RANK)
       return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", k, ".rank"), REC(k) + 11,
                  "rank exceeds 8");
   /* R5 */
   for (k = 0; k < n; k++)
-    for (j = buf[REC(k) + 11]; j < OCKPT_V2_MAX_RANK; j++)
+    for (j = rd8(buf, REC(k) + 11); j < OCKPT_V2_MAX_RANK; j++)
       if (rd32(buf, REC(k) + 40 + 4u * j) != 0)
         return err(OCKPT_E_RESERVED_NONZERO, F2("tensors", k, ".dims", j, ""),
                    REC(k) + 40 + 4u * j, "a dim beyond the rank is not 0");
   /* R6 */
   for (k = 0; k < n; k++)
     if ((rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_DTYPE) &&
-        ockpt_v2_dtype_name((int8_t)buf[REC(k) + 10]) == NULL)
+        ockpt_v2_dtype_name((int8_t)rd8(buf, REC(k) + 10)) == NULL)
       return err(OCKPT_E_BAD_DTYPE, F1("tensors", k, ".dtype"), REC(k) + 10,
                  "dtype is not a circle TensorType");
   /* R7 */
@@ -556,24 +549,24 @@ static ockpt_result check_tensors(const v2 *c) {
     uint64_t o = rd64(buf, REC(k) + 16);
     uint32_t ln = rd32(buf, REC(k) + 12);
     if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME)) continue;
-    if (!utf8_valid(buf + o, ln))
+    if (!utf8_valid(buf, o, ln))
       return err(OCKPT_E_BAD_UTF8, F1("tensors", k, ".name"), o, "a name is not UTF-8");
     for (j = 0; j < k; j++) {
       if (!(rd16(buf, REC(j) + 8) & OCKPT_V2_HAS_NAME) || rd32(buf, REC(j) + 12) != ln) continue;
-      if (same_bytes(buf + rd64(buf, REC(j) + 16), buf + o, ln))
+      if (same_bytes(buf, rd64(buf, REC(j) + 16), o, ln))
         return err(OCKPT_E_DUPLICATE_TENSOR_NAME, F1("tensors", k, ".name"), o,
                    "two tensors have the same name");
     }
   }
   /* R11: product(dims) * size == len_data, without overflow */
   for (k = 0; k < n; k++) {
-    unsigned fl = rd16(buf, REC(k) + 8), elem, rank = buf[REC(k) + 11];
+    unsigned fl = rd16(buf, REC(k) + 8), elem, rank = rd8(buf, REC(k) + 11);
     uint64_t len = rd64(buf, REC(k) + 32), prod;
     int zero = 0, over = 0;
     if ((fl & (OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE)) !=
         (OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE))
       continue;
-    elem = ockpt_v2_dtype_size((int8_t)buf[REC(k) + 10]);
+    elem = ockpt_v2_dtype_size((int8_t)rd8(buf, REC(k) + 10));
     if (elem == 0) continue;
     for (j = 0; j < rank; j++)
       if (rd32(buf, REC(k) + 40 + 4u * j) == 0) zero = 1;
@@ -598,15 +591,15 @@ static ockpt_result check_tensors(const v2 *c) {
 static const char *const known_slots[3][2] = {{"", ""}, {"momentum", ""}, {"m", "v"}};
 static const uint32_t known_k[3] = {0, 1, 2};
 
-static int is_cstr(const uint8_t *p, uint64_t n, const char *s) {
+static int is_cstr(const ockpt_src *b, uint64_t at, uint64_t n, const char *s) {
   uint64_t k;
   for (k = 0; k < n; k++)
-    if (s[k] == '\0' || (uint8_t)s[k] != p[k]) return 0;
+    if (s[k] == '\0' || (uint8_t)s[k] != rd8(b, at + k)) return 0;
   return s[n] == '\0';
 }
 
 static ockpt_result check_optimizer(const v2 *c) {
-  const uint8_t *buf = c->buf;
+  const ockpt_src *buf = &c->src;
   const ockpt_v2_span *sec = &c->info->optimizer;
   uint64_t s = sec->offset, L = sec->length, K, T, desc, entries, namepool, need;
   uint32_t kind, j, t;
@@ -656,17 +649,17 @@ static ockpt_result check_optimizer(const v2 *c) {
   for (j = 0; j < K; j++) {
     uint64_t o = rd64(buf, DESC(j));
     uint32_t ln = rd32(buf, DESC(j) + 8), q;
-    if (!utf8_valid(buf + o, ln))
+    if (!utf8_valid(buf, o, ln))
       return err(OCKPT_E_BAD_UTF8, F1("optimizer.slots", j, ".name"), o,
                  "a slot name is not UTF-8");
     for (q = 0; q < j; q++)
-      if (rd32(buf, DESC(q) + 8) == ln && same_bytes(buf + rd64(buf, DESC(q)), buf + o, ln))
+      if (rd32(buf, DESC(q) + 8) == ln && same_bytes(buf, rd64(buf, DESC(q)), o, ln))
         return err(OCKPT_E_DUPLICATE_SLOT_NAME, F1("optimizer.slots", j, ".name"), o,
                    "two slots have the same name");
   }
   if (kind <= OCKPT_V2_OPT_ADAM)
     for (j = 0; j < K; j++)
-      if (!is_cstr(buf + rd64(buf, DESC(j)), rd32(buf, DESC(j) + 8), known_slots[kind][j]))
+      if (!is_cstr(buf, rd64(buf, DESC(j)), rd32(buf, DESC(j) + 8), known_slots[kind][j]))
         return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.slots"), desc,
                    "a known optimizer kind with other slot names");
 #undef DESC
@@ -692,7 +685,7 @@ static const struct {
                    {"loss_type", 2},     {"log_dir", 2}};
 
 static ockpt_result check_state(const v2 *c) {
-  const uint8_t *buf = c->buf;
+  const ockpt_src *buf = &c->src;
   const ockpt_v2_span *sec = &c->info->state;
   uint64_t s = sec->offset, L = sec->length, base, n;
   uint32_t k, q;
@@ -716,12 +709,12 @@ static ockpt_result check_state(const v2 *c) {
   for (k = 0; k < n; k++) {
     unsigned b; /* the offset of the first non-zero byte (SPEC section 9, error offsets) */
     for (b = 13; b < 16; b++)
-      if (buf[ENT(k) + b] != 0)
+      if (rd8(buf, ENT(k) + b) != 0)
         return err(OCKPT_E_RESERVED_NONZERO, F1("state", k, ".reserved"), ENT(k) + b,
                    "reserved byte is not 0");
   }
   for (k = 0; k < n; k++)
-    if (buf[ENT(k) + 12] > OCKPT_V2_VALUE_BYTES)
+    if (rd8(buf, ENT(k) + 12) > OCKPT_V2_VALUE_BYTES)
       return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + 12,
                  "unknown value type");
   for (k = 0; k < n; k++) {
@@ -731,11 +724,11 @@ static ockpt_result check_state(const v2 *c) {
                  "a key has 1..255 bytes");
   }
   for (k = 0; k < n; k++)
-    if (buf[ENT(k) + 12] <= OCKPT_V2_VALUE_FLOAT && rd64(buf, ENT(k) + 24) != 0)
+    if (rd8(buf, ENT(k) + 12) <= OCKPT_V2_VALUE_FLOAT && rd64(buf, ENT(k) + 24) != 0)
       return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".len_value"), ENT(k) + 24,
                  "an int or float value has len_value 0");
   for (k = 0; k < n; k++)
-    if (buf[ENT(k) + 12] >= OCKPT_V2_VALUE_STRING &&
+    if (rd8(buf, ENT(k) + 12) >= OCKPT_V2_VALUE_STRING &&
         rd64(buf, ENT(k) + 24) > OCKPT_V2_MAX_VALUE_LEN)
       return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_value"), ENT(k) + 24,
                  "a value has at most 1 MiB");
@@ -744,7 +737,7 @@ static ockpt_result check_state(const v2 *c) {
   for (k = 0; k < n; k++) {
     CHECK(pool_item(&p, rd64(buf, ENT(k)), rd32(buf, ENT(k) + 8), F1("state", k, ".ofs_key"),
                     ENT(k), "state key or value"));
-    if (buf[ENT(k) + 12] >= OCKPT_V2_VALUE_STRING)
+    if (rd8(buf, ENT(k) + 12) >= OCKPT_V2_VALUE_STRING)
       CHECK(pool_item(&p, rd64(buf, ENT(k) + 16), rd64(buf, ENT(k) + 24),
                       F1("state", k, ".value"), ENT(k) + 16, "state key or value"));
   }
@@ -752,18 +745,18 @@ static ockpt_result check_state(const v2 *c) {
   for (k = 0; k < n; k++) {
     uint64_t ko = rd64(buf, ENT(k)), value = rd64(buf, ENT(k) + 16);
     uint32_t lk = rd32(buf, ENT(k) + 8);
-    uint8_t type = buf[ENT(k) + 12];
+    uint8_t type = rd8(buf, ENT(k) + 12);
     unsigned w;
-    if (!utf8_valid(buf + ko, lk))
+    if (!utf8_valid(buf, ko, lk))
       return err(OCKPT_E_BAD_UTF8, F1("state", k, ".key"), ko, "a key is not UTF-8");
     for (q = 0; q < k; q++)
-      if (rd32(buf, ENT(q) + 8) == lk && same_bytes(buf + rd64(buf, ENT(q)), buf + ko, lk))
+      if (rd32(buf, ENT(q) + 8) == lk && same_bytes(buf, rd64(buf, ENT(q)), ko, lk))
         return err(OCKPT_E_DUPLICATE_STATE_KEY, F1("state", k, ".key"), ko,
                    "two state entries have the same key");
-    if (type == OCKPT_V2_VALUE_STRING && !utf8_valid(buf + value, rd64(buf, ENT(k) + 24)))
+    if (type == OCKPT_V2_VALUE_STRING && !utf8_valid(buf, value, rd64(buf, ENT(k) + 24)))
       return err(OCKPT_E_BAD_UTF8, F1("state", k, ".value"), value, "a string is not UTF-8");
     for (w = 0; w < 8; w++)
-      if (is_cstr(buf + ko, lk, well_known[w].key) &&
+      if (is_cstr(buf, ko, lk, well_known[w].key) &&
           (type != well_known[w].type || (type == OCKPT_V2_VALUE_INT && (value >> 63) != 0)))
         return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + 12,
                    "a well-known key with another type (or a negative int)");
@@ -776,7 +769,7 @@ static ockpt_result check_state(const v2 *c) {
 /* ---- origin section (G1-G3) -------------------------------------------------------------- */
 
 static ockpt_result check_origin(const v2 *c) {
-  const uint8_t *buf = c->buf;
+  const ockpt_src *buf = &c->src;
   const ockpt_v2_span *sec = &c->info->origin;
   uint64_t s = sec->offset;
   uint32_t rev, dialect, flags;
@@ -818,7 +811,7 @@ typedef struct ranges {
 
 /* Range p: 1 with its start, length and the position of its ofs_data field; 0 for NO_STATE. */
 static int get_range(const ranges *R, uint64_t p, uint64_t *start, uint64_t *len, uint64_t *at) {
-  const uint8_t *buf = R->c->buf;
+  const ockpt_src *buf = &R->c->src;
   if (p < R->n) {
     *at = R->rec_base + OCKPT_V2_TENSOR_RECORD_SIZE * p + 24;
     *start = rd64(buf, *at);
@@ -854,7 +847,7 @@ static ockpt_result d2_step(const ranges *R, uint64_t p, uint64_t start, uint64_
   if (start > expected)
     return err(OCKPT_E_GAP, range_field(R, p), at,
                "a data range does not follow the previous one's alignment padding");
-  return check_padding(R->c->buf, pos, start);
+  return check_padding(&R->c->src, pos, start);
 }
 
 static ockpt_result check_ranges(const v2 *c) {
@@ -937,14 +930,15 @@ uint64_t ockpt_v2_scratch_count(uint64_t S) {
   return S / 16u + 1u;
 }
 
-ockpt_result ockpt_v2_validate(const uint8_t *buf, uint64_t S, ockpt_file *f, uint64_t *scratch,
-                               size_t scratch_count) {
+ockpt_result ockpt_v2_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
+                               uint64_t *scratch, size_t scratch_count) {
   static const ockpt_file zero_file;
   v2 c;
   *f = zero_file;
-  f->buf = buf;
+  f->buf = src->buf;
+  f->stream = src->stream;
   f->file_size = S;
-  c.buf = buf;
+  c.src = *src;
   c.S = S;
   c.scratch = scratch;
   c.scratch_count = scratch != NULL ? scratch_count : 0;
@@ -966,61 +960,81 @@ ockpt_result ockpt_v2_validate(const uint8_t *buf, uint64_t S, ockpt_file *f, ui
 
 static int is_v2(const ockpt_file *f) { return f != NULL && f->revision == OCKPT_REV_V2; }
 
+/* Through the file's source; names, keys and values as pointers only into a buffer. */
 int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
   uint64_t r;
   unsigned j;
+  ockpt_src src;
   if (!is_v2(f) || k >= f->v2.num_tensors || t == NULL) return -1;
+  src = ockpt_src_of(f);
   r = f->v2.tensors.offset + 8u + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
-  t->index = rd32(f->buf, r);
-  t->model_index = rd32(f->buf, r + 4);
-  t->flags = rd16(f->buf, r + 8);
-  t->dtype = (int8_t)f->buf[r + 10];
-  t->rank = f->buf[r + 11];
-  t->name_len = rd32(f->buf, r + 12);
-  t->name = (t->flags & OCKPT_V2_HAS_NAME) ? f->buf + rd64(f->buf, r + 16) : NULL;
-  t->offset = rd64(f->buf, r + 24);
-  t->nbytes = rd64(f->buf, r + 32);
-  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = rd32(f->buf, r + 40 + 4u * j);
+  t->index = rd32(&src, r);
+  t->model_index = rd32(&src, r + 4);
+  t->flags = rd16(&src, r + 8);
+  t->dtype = (int8_t)rd8(&src, r + 10);
+  t->rank = rd8(&src, r + 11);
+  t->name_len = rd32(&src, r + 12);
+  t->name_offset = rd64(&src, r + 16);
+  t->name = (t->flags & OCKPT_V2_HAS_NAME) && f->buf != NULL ? f->buf + t->name_offset : NULL;
+  t->offset = rd64(&src, r + 24);
+  t->nbytes = rd64(&src, r + 32);
+  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = rd32(&src, r + 40 + 4u * j);
+  return 1;
+}
+
+int ockpt_v2_slot_at(const ockpt_file *f, uint32_t j, uint64_t *name_offset,
+                     uint32_t *name_len) {
+  uint64_t d;
+  ockpt_src src;
+  if (!is_v2(f) || j >= f->v2.num_slots) return -1;
+  src = ockpt_src_of(f);
+  d = f->v2.optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)j;
+  if (name_offset != NULL) *name_offset = rd64(&src, d);
+  if (name_len != NULL) *name_len = rd32(&src, d + 8);
   return 1;
 }
 
 int ockpt_v2_slot(const ockpt_file *f, uint32_t j, const uint8_t **name, uint32_t *name_len) {
-  uint64_t d;
-  if (!is_v2(f) || j >= f->v2.num_slots) return -1;
-  d = f->v2.optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)j;
-  if (name != NULL) *name = f->buf + rd64(f->buf, d);
-  if (name_len != NULL) *name_len = rd32(f->buf, d + 8);
+  uint64_t at;
+  if (ockpt_v2_slot_at(f, j, &at, name_len) != 1) return -1;
+  if (name != NULL) *name = f->buf != NULL ? f->buf + at : NULL;
   return 1;
 }
 
 int ockpt_v2_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
                         uint64_t *nbytes) {
   uint64_t e, o;
+  ockpt_src src;
   if (!is_v2(f) || j >= f->v2.num_slots || k >= f->v2.num_tensors) return -1;
+  src = ockpt_src_of(f);
   e = f->v2.optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)f->v2.num_slots +
       OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * f->v2.num_tensors + k);
-  o = rd64(f->buf, e);
+  o = rd64(&src, e);
   if (o == OCKPT_V2_NO_STATE) return 0;
   if (offset != NULL) *offset = o;
-  if (nbytes != NULL) *nbytes = rd64(f->buf, e + 8);
+  if (nbytes != NULL) *nbytes = rd64(&src, e + 8);
   return 1;
 }
 
 int ockpt_v2_state(const ockpt_file *f, uint32_t k, ockpt_v2_state_info *e) {
   uint64_t r, v;
+  ockpt_src src;
   union {
     uint64_t u;
     double d;
   } bits;
   if (!is_v2(f) || k >= f->v2.num_state || e == NULL) return -1;
+  src = ockpt_src_of(f);
   r = f->v2.state.offset + 8u + OCKPT_V2_STATE_ENTRY_SIZE * (uint64_t)k;
-  v = rd64(f->buf, r + 16);
-  e->key = f->buf + rd64(f->buf, r);
-  e->key_len = rd32(f->buf, r + 8);
-  e->type = f->buf[r + 12];
+  v = rd64(&src, r + 16);
+  e->key_offset = rd64(&src, r);
+  e->key = f->buf != NULL ? f->buf + e->key_offset : NULL;
+  e->key_len = rd32(&src, r + 8);
+  e->type = rd8(&src, r + 12);
   e->i = 0;
   e->f = 0.0;
   e->value = NULL;
+  e->value_offset = 0;
   e->len = 0;
   if (e->type == OCKPT_V2_VALUE_INT) {
     e->i = v >> 63 ? -(int64_t)(~v) - 1 : (int64_t)v;
@@ -1028,8 +1042,9 @@ int ockpt_v2_state(const ockpt_file *f, uint32_t k, ockpt_v2_state_info *e) {
     bits.u = v;
     e->f = bits.d;
   } else {
-    e->value = f->buf + v;
-    e->len = rd64(f->buf, r + 24);
+    e->value_offset = v;
+    e->value = f->buf != NULL ? f->buf + v : NULL;
+    e->len = rd64(&src, r + 24);
   }
   return 1;
 }
@@ -1037,11 +1052,13 @@ int ockpt_v2_state(const ockpt_file *f, uint32_t k, ockpt_v2_state_info *e) {
 int ockpt_v2_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *flags,
                      uint64_t *offset, uint64_t *length) {
   uint64_t e;
+  ockpt_src src;
   if (!is_v2(f) || i >= f->v2.num_sections) return -1;
+  src = ockpt_src_of(f);
   e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
-  if (kind != NULL) *kind = rd32(f->buf, e);
-  if (flags != NULL) *flags = rd32(f->buf, e + 4);
-  if (offset != NULL) *offset = rd64(f->buf, e + 8);
-  if (length != NULL) *length = rd64(f->buf, e + 16);
+  if (kind != NULL) *kind = rd32(&src, e);
+  if (flags != NULL) *flags = rd32(&src, e + 4);
+  if (offset != NULL) *offset = rd64(&src, e + 8);
+  if (length != NULL) *length = rd64(&src, e + 16);
   return 1;
 }
