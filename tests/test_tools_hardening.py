@@ -345,8 +345,9 @@ def test_convert_to_another_dialect_without_model_is_refused(tmp_path: Path) -> 
     err = result.stderr.decode()
     assert len(err.splitlines()) == 1 and "--model" in err and "model_required" in err
     assert not out.exists()
-    with pytest.raises(ValueError, match="model"):
+    with pytest.raises(oc.NotRepresentableError, match="needs the circle model") as info:
         oc.convert(oc.load(REAL / "fc3-sgd-step12.ckpt"), "v1", dialect="onert-micro")
+    assert info.value.code == "not_representable" and info.value.field == "dialect"
 
 
 def test_convert_between_dialects_without_to_round_trips(tmp_path: Path) -> None:

@@ -257,7 +257,8 @@ def convert(
     :func:`downgrade`. A checkpoint converted to v1 in another dialect than its content's
     (:func:`content_dialect`) is re-indexed for the other runtime, which needs ``model``
     (:func:`onert_checkpoint.circle.dialect_convert.to_dialect`); without it a
-    :class:`ValueError` names the missing model. Nothing is silently dropped.
+    :class:`~onert_checkpoint.NotRepresentableError` (a ``ValueError``) names the missing
+    model. Nothing is silently dropped.
     """
     if to is None:
         to = ckpt.revision
@@ -266,9 +267,10 @@ def convert(
     if to not in ("v1", "wof"):
         raise ValueError(f"unknown revision {to!r}; choose from v1, v2, wof")
     if to == "v1" and dialect is not None and needs_model(ckpt, to, dialect) and model is None:
-        raise ValueError(
+        raise error_for(
+            "not_representable", "dialect", None,
             f"writing {content_dialect(ckpt)} content in the {dialect} dialect re-indexes its "
-            "entries, which needs the circle model: pass model= (--model on the command line)"
+            "entries, which needs the circle model: pass model= (--model on the command line)",
         )
     if to == "v1" and dialect is not None and model is not None:
         # Between the runtimes: the model says which circle tensor each entry is. The content
