@@ -10,29 +10,91 @@ onert-micro (Samsung ONE's on-device training runtimes).
 (8, 12)
 """
 
-from .circle.bake import bake
-from .circle.binding import bind
-from .circle.initial import checkpoint_from_arrays, new_checkpoint
-from .circle.model import CircleModel
-from .format.convert import convert, downgrade, upgrade
-from .format.dispatch import SUPPORTED_VERSIONS, load
-from .format.errors import (
-    CheckpointError,
-    FormatError,
-    ModelMismatchError,
-    NotRepresentableError,
-    UnsupportedFormatError,
-)
-from .format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from .format.opener import open
-from .format.saving import save, to_bytes
-from .interchange.safetensors_io import from_safetensors, to_safetensors
-from .interchange.tensor_dict import from_npz, from_numpy_dict, to_npz, to_numpy_dict
-from .interchange.torch_bridge import from_torch, to_torch
-from .tools.describe import describe
-from .tools.diff import diff
-from .tools.edit import edit, edit_file
-from .tools.sanity import value_warnings
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the names below, imported on first use (module __getattr__)
+    from .circle.bake import bake
+    from .circle.binding import bind
+    from .circle.initial import checkpoint_from_arrays, new_checkpoint
+    from .circle.model import CircleModel
+    from .format.convert import convert, downgrade, upgrade
+    from .format.dispatch import SUPPORTED_VERSIONS, load
+    from .format.errors import (
+        CheckpointError,
+        FormatError,
+        ModelMismatchError,
+        NotRepresentableError,
+        UnsupportedFormatError,
+    )
+    from .format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+    from .format.opener import open
+    from .format.saving import save, to_bytes
+    from .interchange.safetensors_io import from_safetensors, to_safetensors
+    from .interchange.tensor_dict import from_npz, from_numpy_dict, to_npz, to_numpy_dict
+    from .interchange.torch_bridge import from_torch, to_torch
+    from .tools.describe import describe
+    from .tools.diff import diff
+    from .tools.edit import edit, edit_file
+    from .tools.sanity import value_warnings
+
+#: public name -> the module that defines it. ``import onert_checkpoint`` imports none of
+#: them: a command that reads one small file should not pay for NumPy-free parts it never
+#: uses, the circle schema, Construct or the interchange formats (issue 13, start-up).
+_LAZY = {
+    "bake": ".circle.bake",
+    "bind": ".circle.binding",
+    "checkpoint_from_arrays": ".circle.initial",
+    "new_checkpoint": ".circle.initial",
+    "CircleModel": ".circle.model",
+    "convert": ".format.convert",
+    "downgrade": ".format.convert",
+    "upgrade": ".format.convert",
+    "SUPPORTED_VERSIONS": ".format.dispatch",
+    "load": ".format.dispatch",
+    "CheckpointError": ".format.errors",
+    "FormatError": ".format.errors",
+    "ModelMismatchError": ".format.errors",
+    "NotRepresentableError": ".format.errors",
+    "UnsupportedFormatError": ".format.errors",
+    "Buffer": ".format.model",
+    "Checkpoint": ".format.model",
+    "Optimizer": ".format.model",
+    "Tensor": ".format.model",
+    "TrainingState": ".format.model",
+    "open": ".format.opener",
+    "save": ".format.saving",
+    "to_bytes": ".format.saving",
+    "from_safetensors": ".interchange.safetensors_io",
+    "to_safetensors": ".interchange.safetensors_io",
+    "from_npz": ".interchange.tensor_dict",
+    "from_numpy_dict": ".interchange.tensor_dict",
+    "to_npz": ".interchange.tensor_dict",
+    "to_numpy_dict": ".interchange.tensor_dict",
+    "from_torch": ".interchange.torch_bridge",
+    "to_torch": ".interchange.torch_bridge",
+    "describe": ".tools.describe",
+    "diff": ".tools.diff",
+    "edit": ".tools.edit",
+    "edit_file": ".tools.edit",
+    "value_warnings": ".tools.sanity",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups are plain module attributes
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __version__ = "0.1.0"
 

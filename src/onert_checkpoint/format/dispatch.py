@@ -11,7 +11,7 @@ from typing import Literal
 
 from .errors import CheckpointError, error_for
 from .model import Checkpoint
-from .revisions import v1, v2, wof
+from .revisions import v1, wof
 from .source import Source, open_source
 
 __all__ = ["MAGIC", "READERS", "SUPPORTED_VERSIONS", "load", "read_view"]
@@ -51,8 +51,14 @@ def _is_checkpoint_with_appended_bytes(view: memoryview, error: CheckpointError)
     return True
 
 
+def _read_version_2(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+    from .revisions import v2  # imported for schema-2 files only (start-up time)
+
+    return v2.read(view, verify_data=verify_data)
+
+
 READERS[1] = _read_version_1
-READERS[2] = v2.read
+READERS[2] = _read_version_2
 SUPPORTED_VERSIONS = tuple(sorted(READERS))
 
 

@@ -25,6 +25,14 @@ from construct import (
     this,
 )
 
+from .v2_records import (
+    SECTION_DTYPE,
+    SLOT_DESCRIPTOR_DTYPE,
+    SLOT_ENTRY_DTYPE,
+    STATE_ENTRY_DTYPE,
+    TENSOR_RECORD_DTYPE,
+)
+
 __all__ = [
     "CHECKPOINT",
     "HEADER",
@@ -54,35 +62,13 @@ HEADER = Struct(
 )
 
 #: A section-table entry (32 bytes): kind, flags (bit 0 REQUIRED), offset, size, CRC-32C.
-SECTION_DTYPE = np.dtype(
-    [
-        ("kind", "<u4"),
-        ("flags", "<u4"),
-        ("ofs_body", "<u8"),
-        ("len_body", "<u8"),
-        ("crc", "<u4"),
-        ("reserved", "<u4"),
-    ]
-)
+
 
 #: Tensors section (kind 1): this head, ``num_tensors`` records, then the names.
 TENSORS_HEAD = Struct("num_tensors" / Int32ul, "reserved" / Const(0, Int32ul))
 
 #: A tensor record (72 bytes).
-TENSOR_RECORD_DTYPE = np.dtype(
-    [
-        ("index", "<u4"),
-        ("model_index", "<u4"),
-        ("flags", "<u2"),
-        ("dtype", "i1"),
-        ("rank", "u1"),
-        ("len_name", "<u4"),
-        ("ofs_name", "<u8"),
-        ("ofs_data", "<u8"),
-        ("len_data", "<u8"),
-        ("dims", "<u4", (8,)),
-    ]
-)
+
 
 #: Optimizer section (kind 2): this head, K slot descriptors, K*T slot entries, the slot names.
 OPTIMIZER_HEAD = Struct(
@@ -91,21 +77,12 @@ OPTIMIZER_HEAD = Struct(
     "num_tensors" / Int32ul,
     "reserved" / Const(0, Int32ul),
 )
-SLOT_DESCRIPTOR_DTYPE = np.dtype([("ofs_name", "<u8"), ("len_name", "<u4"), ("reserved", "<u4")])
-SLOT_ENTRY_DTYPE = np.dtype([("ofs_data", "<u8"), ("len_data", "<u8")])
+
+
 
 #: State section (kind 3): this head, ``num_entries`` entries, then keys and values.
 STATE_HEAD = Struct("num_entries" / Int32ul, "reserved" / Const(0, Int32ul))
-STATE_ENTRY_DTYPE = np.dtype(
-    [
-        ("ofs_key", "<u8"),
-        ("len_key", "<u4"),
-        ("value_type", "u1"),
-        ("reserved", "u1", (3,)),
-        ("value", "<u8"),
-        ("len_value", "<u8"),
-    ]
-)
+
 
 #: Origin section (kind 5, optional): what an upgraded file was.
 ORIGIN = Struct(
@@ -116,14 +93,6 @@ ORIGIN = Struct(
     "num_entries" / Int64ul,
 )
 
-for _dtype, _size in (
-    (SECTION_DTYPE, 32),
-    (TENSOR_RECORD_DTYPE, 72),
-    (SLOT_DESCRIPTOR_DTYPE, 16),
-    (SLOT_ENTRY_DTYPE, 16),
-    (STATE_ENTRY_DTYPE, 32),
-):
-    assert _dtype.itemsize == _size, _dtype
 
 
 class RecordArray(Adapter):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...model import OPTIMIZER_SLOTS
-from ...schemas.v2 import SLOT_DESCRIPTOR_DTYPE, SLOT_ENTRY_DTYPE
+from ...schemas.v2_records import SLOT_DESCRIPTOR_DTYPE, SLOT_ENTRY_DTYPE
 from .constants import (
     MAX_NAME_LEN,
     MAX_SLOTS,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...schemas.v2 import SECTION_DTYPE
+from ...schemas.v2_records import SECTION_DTYPE
 from .constants import (
     ALIGNMENT,
     FLAG_REQUIRED,

@@ -7,7 +7,7 @@ import struct
 import numpy as np
 
 from ...model import TrainingState
-from ...schemas.v2 import STATE_ENTRY_DTYPE
+from ...schemas.v2_records import STATE_ENTRY_DTYPE
 from .constants import (
     MAX_KEY_LEN,
     MAX_STATE_ENTRIES,

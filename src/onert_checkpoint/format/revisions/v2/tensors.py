@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...dtypes import DTYPES
-from ...schemas.v2 import TENSOR_RECORD_DTYPE
+from ...schemas.v2_records import TENSOR_RECORD_DTYPE
 from .constants import (
     HAS_DTYPE,
     HAS_MODEL_INDEX,
