@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
@@ -29,6 +31,8 @@ from onert_checkpoint.tools.describe import describe
 from onert_checkpoint.tools.diff import diff
 from onert_checkpoint.tools.layout_map import layout_map
 from onert_checkpoint.tools.render import SafeStream, safe_text
+from tests.strategies import checkpoint_files, mutated_files
+from tests.test_export_lossless import v2_checkpoints
 
 ROOT = Path(__file__).resolve().parent.parent
 REAL = ROOT / "tests" / "data" / "real-onert"
@@ -506,3 +510,56 @@ def test_info_shows_non_finite_and_bytes_state_as_text(hostile: Path) -> None:
     out = run("info", hostile).stdout.decode()
     state = next(line for line in out.splitlines() if line.startswith("state"))
     assert "learning_rate=nan" in state and "blob=bytes 00ff1b" in state
+
+
+# Every tool on every valid file, mutated ones included ------------------------------------------
+
+
+def _every_tool(data: bytes) -> None:
+    """Run each public tool on ``data``; only CheckpointError may escape, outputs are strict
+    JSON, a file equals itself and exports losslessly."""
+    from onert_checkpoint.tools.dump import tensor_values
+    from onert_checkpoint.tools.jsonout import dumps
+
+    try:
+        ckpt = oc.load(data)
+    except oc.CheckpointError:
+        return
+    strict_json(dumps(describe(ckpt)))
+    text = cli.render_info(describe(ckpt), ckpt.quirks)
+    assert not control_chars(text.replace("\n", ""))
+    result = diff(ckpt, oc.load(data))
+    assert result.equal, result.to_dict()
+    strict_json(dumps(result.to_dict()))
+    lmap = layout_map(data)
+    assert lmap.error is None
+    strict_json(dumps(lmap.to_dict()))
+    slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
+    for t in ckpt.tensors:
+        tensor_values(ckpt, t)
+        for slot, entries in slots.items():
+            if t.index in entries:
+                tensor_values(ckpt, t, slot=slot)
+    arrays, meta = oc.to_numpy_dict(ckpt, metadata=True)
+    assert oc.to_bytes(oc.from_numpy_dict(arrays, meta)) == data
+    for to, dialect in (("v2", None), ("v1", None), ("v1", "onert"), ("v1", "onert-micro"),
+                        ("wof", None)):
+        for lossy in (False, True):
+            try:
+                out = oc.convert(ckpt, to, dialect=dialect, allow_lossy=lossy)
+                written = oc.to_bytes(out)
+            except oc.CheckpointError:
+                continue
+            assert oc.load(written).revision == to
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.one_of(checkpoint_files(), mutated_files().map(lambda m: m[0])))
+def test_every_tool_holds_on_every_valid_file(data: object) -> None:
+    _every_tool(data if isinstance(data, bytes) else data.data)  # type: ignore[attr-defined]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+@given(v2_checkpoints())
+def test_every_tool_holds_on_schema_2_files_with_what_only_schema_2_has(ckpt: Checkpoint) -> None:
+    _every_tool(oc.to_bytes(ckpt))
