@@ -1,0 +1,1374 @@
+"""The attack suite of issue 11: every defect it lists, reproduced as a hostile user would,
+plus the variants a hostile tester tries next (other revisions, commands, output modes, paths).
+
+Each test is one attack, named ``test_iNN_<attack>`` after the issue item it reproduces. The
+command line runs as a real subprocess (``python -m onert_checkpoint``) with a timeout, so a
+block is a failure and not a hang; every run is checked for the command line's promises:
+exit status 0, 1 or 2, errors as one line ``onert-ckpt: error: <snake_case_code>: ...``,
+never a traceback or a Python exception's name, no raw control byte on stdout or stderr.
+Memory is measured with tracemalloc (NumPy reports to it), time as the ratio of process CPU
+time at two sizes (generous bounds, never absolute timings).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+import tracemalloc
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import onert_checkpoint as oc
+from onert_checkpoint import Buffer, Checkpoint, CheckpointError, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.model import Section
+
+DATA = Path(__file__).resolve().parent / "data" / "real-onert"
+FC3 = DATA / "fc3.circle"
+FC3_SGD = DATA / "fc3-sgd-step12.ckpt"
+FC3_ADAM = DATA / "fc3-adam-step12.ckpt"
+FC3SQ_ADAM = DATA / "fc3sq-adam-step12.ckpt"
+FC2_ADAM = DATA / "fc2-adam-step8.ckpt"
+
+CLI_TIMEOUT = 60
+#: C0 controls but newline and tab, DEL, C1 (as UTF-8), and the bidi/format characters a
+#: terminal acts on (U+202A-U+202E, U+2066-U+2069): none may reach stdout or stderr raw.
+RAW_CONTROL = re.compile(
+    rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]"
+)
+ERROR_LINE = re.compile(r"^onert-ckpt: error: ([a-z][a-z0-9_]*): ")
+#: Names a hostile file carries: OSC title, CSI colour, C1 CSI, bidi override, NUL, CR/BS, DEL.
+HOSTILE = ["\x1b]0;pwned\x07", "\x1b[31mred\x1b[0m", "\x9b2J", "\u202eevil", "a\x00b", "\r\x08x",
+           "\x7f"]
+NAN, INF = float("nan"), float("inf")
+
+
+# Helpers -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    args: tuple[str, ...]
+    status: int
+    out: bytes
+    err: bytes
+
+    @property
+    def text(self) -> str:
+        return (self.out + self.err).decode("utf-8", "replace")
+
+    def error_code(self) -> str | None:
+        lines = self.err.decode("utf-8", "replace").splitlines()
+        for line in lines:
+            m = ERROR_LINE.match(line)
+            if m:
+                return m.group(1)
+        return None
+
+
+def cli(*args: object, timeout: float = CLI_TIMEOUT, limit_as: int | None = None) -> Run:
+    """``python -m onert_checkpoint ARGS`` in a child process; checks the command line's
+    promises on every run."""
+    argv = [str(a) for a in args]
+
+    def limits() -> None:
+        if limit_as is not None:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
+
+    try:
+        p = subprocess.run(
+            [sys.executable, "-m", "onert_checkpoint", *argv], capture_output=True,
+            stdin=subprocess.DEVNULL, timeout=timeout, preexec_fn=limits,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"onert-ckpt {argv} blocked for {timeout} s")
+    run = Run(tuple(argv), p.returncode, p.stdout, p.stderr)
+    where = f"onert-ckpt {argv}: exit {p.returncode}\nstdout: {p.stdout[-2000:]!r}\n" \
+            f"stderr: {p.stderr[-2000:]!r}"
+    assert p.returncode in (0, 1, 2), where
+    assert b"Traceback" not in p.stderr, where
+    assert not RAW_CONTROL.search(p.stdout), f"raw control byte on stdout: {where}"
+    assert not RAW_CONTROL.search(p.stderr), f"raw control byte on stderr: {where}"
+    err_lines = p.stderr.decode("utf-8", "replace").splitlines()
+    for line in err_lines:
+        if line.startswith("onert-ckpt: error:"):
+            assert ERROR_LINE.match(line), f"error line without a snake_case code: {where}"
+            code = ERROR_LINE.match(line).group(1)  # type: ignore[union-attr]
+            assert "error" not in code or code.endswith("_error"), where
+    if p.returncode != 0:
+        errors = [ln for ln in err_lines if ln.startswith("onert-ckpt: error:")]
+        # validate reports per file on stdout; every other failing command is one error line
+        if argv and argv[0] != "validate" and not (argv[0] == "diff" and p.returncode == 1
+                                                   and not errors):
+            if not (argv[0] in ("info", "dump") and "--json" in argv and p.returncode == 1
+                    and not errors):
+                assert len(errors) == 1 and len(err_lines) == 1, f"not one error line: {where}"
+    return run
+
+
+def strict_json(text: str | bytes) -> object:
+    def refuse(token: str) -> object:
+        raise AssertionError(f"non-standard JSON token {token!r} in {text[:300]!r}")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def json_lines(run: Run) -> list[object]:
+    out = run.out.decode("utf-8")
+    assert out.strip(), f"no JSON on stdout: {run}"
+    try:
+        return [strict_json(out)]
+    except json.JSONDecodeError:
+        return [strict_json(line) for line in out.splitlines() if line.strip()]
+
+
+def library_call(call, *args, **kwargs):
+    """Returns (result, error); only CheckpointError and OSError may escape a library call."""
+    try:
+        return call(*args, **kwargs), None
+    except (CheckpointError, OSError) as exc:
+        return None, exc
+
+
+def v1_bytes(n: int, esize: int = 4, step: int = 7) -> bytes:
+    """A valid onert (SGD) schema-1 file of ``n`` entries of ``esize`` bytes, made with NumPy."""
+    table = 20 + 4 * n
+    other = table + esize * n
+    head = np.array([0, other, 0, other, n], "<u4").tobytes()
+    head = bytes([0xAD, 0x01, 0x01, 0x00]) + head[4:]
+    offsets = (table + esize * np.arange(n, dtype=np.int64)).astype("<u4").tobytes()
+    data = np.arange(n * max(esize, 1) // 4 + 1, dtype="<f4").tobytes()[: esize * n]
+    return head + offsets + data + np.array([step, 0], "<u4").tobytes()
+
+
+def hostile_v2() -> Checkpoint:
+    """A valid schema-2 checkpoint built to hurt the code after ``load``: a self-described
+    optimizer whose slot names are terminal sequences, hostile tensor names and state keys,
+    NaN/Inf values in tensors and state, a bytes state value, an unknown optional section."""
+    tensors = [
+        Tensor(0, np.array([NAN, INF, -INF, -0.0], np.float32), dtype="float32", shape=(4,),
+               name=HOSTILE[0]),
+        Tensor(1, np.array([1.0, 2.0], np.float32), dtype="float32", shape=(2,), name=HOSTILE[1]),
+        Tensor(2, np.frombuffer(b"\x1b[2J\x07\x9b", np.uint8).copy(), name=HOSTILE[3]),
+        Tensor(3, np.arange(6, dtype=np.float32), dtype="float32", shape=(2, 3), name="a\x00b"),
+    ]
+    slots = {HOSTILE[0]: {}, HOSTILE[2]: {}, "\u202eslot": {}, "m": {}}
+    for entries in slots.values():
+        for t in tensors[:2]:
+            entries[t.index] = Buffer(t.index, np.full(t.data.size, NAN, np.float32))
+    state = TrainingState(step=3, epoch=1)
+    state["learning_rate"] = NAN
+    state["\x1b]0;key\x07"] = b"\x00\x1b[31m\xff"
+    state["loss"] = INF
+    state["note"] = "\x1b]52;c;cHduZWQ=\x07"
+    return Checkpoint(tensors=tensors, optimizer=Optimizer("optimizer_7", slots), state=state,
+                      sections=[Section(kind=4242, data=b"\x1b]0;section\x07 unknown")])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    """The files the attacks use, written once."""
+    d = tmp_path_factory.mktemp("attack-files")
+    out: dict[str, Path] = {}
+    out["hostile"] = d / "hostile.ckpt"
+    oc.save(hostile_v2(), out["hostile"])
+    other = hostile_v2()
+    other.state["\x1b]0;key\x07"] = b"\x01different"
+    other.state["learning_rate"] = 0.5
+    out["hostile_b"] = d / "hostile-b.ckpt"
+    oc.save(other, out["hostile_b"])
+    micro = oc.convert(oc.load(FC3_ADAM), "v1", dialect="onert-micro", model=FC3)
+    out["micro"] = d / "fc3-adam-micro.ckpt"
+    oc.save(micro, out["micro"])
+    out["wof"] = d / "fc3.wof"
+    oc.save(oc.convert(oc.load(FC3_SGD), "wof", allow_lossy=True), out["wof"])
+    out["v2"] = d / "fc3-adam.v2"
+    oc.save(oc.convert(oc.load(FC3_ADAM), "v2"), out["v2"])
+    plain = Checkpoint(tensors=[Tensor(0, np.arange(4, dtype=np.float32))],
+                       optimizer=Optimizer("sgd"), state=TrainingState(step=1, epoch=0))
+    out["png"] = d / "image.ckpt"
+    out["png"].write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + bytes(40))
+    out["npz"] = d / "arrays.ckpt"
+    oc.to_npz(oc.load(FC3_SGD), out["npz"])
+    out["safetensors"] = d / "tensors.ckpt"
+    oc.to_safetensors(oc.load(FC3_SGD), out["safetensors"])
+    out["gguf"] = d / "model.ckpt"
+    out["gguf"].write_bytes(b"GGUF\x03\x00\x00\x00" + bytes(32))
+    out["plain"] = d / "plain.ckpt"
+    oc.save(plain, out["plain"])
+    return out
+
+
+def one_error(run: Run, status: int, code: str | None = None) -> str:
+    assert run.status == status, f"expected exit {status}: {run}"
+    got = run.error_code()
+    assert got is not None, f"no error line: {run}"
+    if code is not None:
+        assert got == code, f"expected {code}, got {got}: {run}"
+    return run.err.decode("utf-8", "replace")
+
+
+# Item 1: allocation before checking (convert) --------------------------------------------------
+
+HUGE = [2**24 + 1, 2**28, 2**32, 2**40, 2**64 - 1]
+
+
+def origin_file(path: Path, count: int, revision: str = "v1",
+                dialect: str | None = "onert-micro") -> Path:
+    c = Checkpoint(tensors=[Tensor(0, np.arange(4, dtype=np.float32))],
+                   optimizer=Optimizer("sgd"), state=TrainingState(step=1, epoch=0),
+                   origin={"revision": revision, "dialect": dialect, "num_entries": count,
+                           "footerless": False})
+    oc.save(c, path)
+    return path
+
+
+@pytest.mark.parametrize("count", HUGE)
+@pytest.mark.parametrize("target", ["v1", "wof", "v1-onert-micro"])
+def test_i01_huge_origin_count_library_convert_refused_without_allocating(count, target,
+                                                                          tmp_path):
+    src = oc.load(origin_file(tmp_path / "h.ckpt", count, "wof" if target == "wof" else "v1"))
+    revision, _, dialect = target.partition("-")
+    tracemalloc.start()
+    try:
+        out, err = library_call(oc.convert, src, revision, dialect=dialect or None,
+                                allow_lossy=True)
+        if err is None:
+            _, err = library_call(oc.save, out, tmp_path / "o.ckpt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(err, CheckpointError) and err.code == "not_representable", err
+    assert peak < 16 << 20, f"peak {peak >> 20} MiB for a {src.file_size}-byte file"
+    assert not (tmp_path / "o.ckpt").exists()
+
+
+@pytest.mark.parametrize("count", [2**28, 2**64 - 1])
+@pytest.mark.parametrize("to", ["v1", "wof"])
+def test_i01_huge_origin_count_cli_convert_exit_1_under_1gib(count, to, tmp_path):
+    src = origin_file(tmp_path / "h.ckpt", count, "v1" if to == "v1" else "wof")
+    run = cli("convert", src, tmp_path / "o.ckpt", "--to", to, "--allow-lossy",
+              limit_as=1 << 30)
+    one_error(run, 1, "not_representable")
+    assert not (tmp_path / "o.ckpt").exists()
+
+
+def test_i01_largest_legal_table_is_streamed(tmp_path):
+    """2**24 entries (the stated limit) is written, in windows: the 64 MiB offset table is
+    never held in memory at once."""
+    src = oc.load(origin_file(tmp_path / "h.ckpt", 2**24))
+    tracemalloc.start()
+    try:
+        oc.save(oc.convert(src, "v1"), tmp_path / "o.ckpt")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (tmp_path / "o.ckpt").stat().st_size > 64 << 20
+    assert peak < 32 << 20, f"peak {peak >> 20} MiB writing a 64 MiB table"
+    back = oc.load(tmp_path / "o.ckpt")
+    assert back.num_entries == 2**24 and len(back) == 1
+
+
+@pytest.mark.parametrize("count", [2**28, 2**64 - 1])
+def test_i01_huge_origin_count_export_import_roundtrip(count, tmp_path):
+    src = origin_file(tmp_path / "h.ckpt", count)
+    for ext in ("npz", "safetensors"):
+        run = cli("export", src, tmp_path / f"e.{ext}")
+        assert run.status == 0, run
+        run = cli("import", tmp_path / f"e.{ext}", tmp_path / f"back-{ext}.ckpt")
+        assert run.status == 0, run
+        assert (tmp_path / f"back-{ext}.ckpt").read_bytes() == src.read_bytes()
+
+
+def test_i01_huge_origin_count_import_to_v1_refused(tmp_path):
+    src = origin_file(tmp_path / "h.ckpt", 2**40)
+    oc.to_npz(oc.load(src), tmp_path / "e.npz")
+    run = cli("import", tmp_path / "e.npz", tmp_path / "o.ckpt", "--revision", "v1",
+              limit_as=1 << 30)
+    if run.status == 0:  # the origin is dropped, a table of the tensors written: must load
+        assert len(oc.load(tmp_path / "o.ckpt")) == 1
+    else:
+        one_error(run, 1, "not_representable")
+
+
+# Item 2: memory amplification on load --------------------------------------------------------
+
+
+def load_peak(data: bytes | Path) -> int:
+    tracemalloc.start()
+    try:
+        c = oc.load(data)
+        len(c)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return peak
+
+
+@pytest.mark.parametrize("esize", [0, 4])
+def test_i02_v1_million_entries_load_memory(esize, tmp_path):
+    data = v1_bytes(1 << 20, esize)
+    path = tmp_path / "m.ckpt"
+    path.write_bytes(data)
+    del data
+    peak = load_peak(path)
+    size = path.stat().st_size
+    assert peak <= (64 << 20) + 8 * size, f"load of {size} B peaked at {peak >> 20} MiB"
+
+
+def test_i02_v1_million_entries_child_rss(tmp_path):
+    """The same from outside: a child's resident set grows by less than the bound."""
+    path = tmp_path / "m.ckpt"
+    path.write_bytes(v1_bytes(1 << 20, 0))
+    code = textwrap.dedent(f"""
+        import resource, onert_checkpoint as oc
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        c = oc.load({str(path)!r}); n = len(c); c[n - 1]; c[0]
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print((after - before) * 1024)
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120, text=True)
+    assert p.returncode == 0, p.stderr
+    grown = int(p.stdout.split()[-1])
+    size = path.stat().st_size
+    assert grown <= (64 << 20) + 8 * size, f"RSS grew {grown >> 20} MiB for {size} B"
+
+
+def v2_many_slots(n: int, slots: int = 16) -> bytes:
+    tensors = [Tensor(i, np.full(4, i, np.float32)) for i in range(n)]
+    opt = Optimizer("optimizer_9", {f"s{k}": {i: Buffer(i, np.zeros(4, np.float32))
+                                             for i in range(n)} for k in range(slots)})
+    return oc.to_bytes(Checkpoint(tensors=tensors, optimizer=opt,
+                                  state=TrainingState(step=1)))
+
+
+def test_i02_v2_self_described_16_slots_memory_slope():
+    """Load memory of a schema-2 file with a 16-slot self-described optimizer: within the
+    bound at both sizes, and growing by at most 8 bytes per file byte between them (the
+    issue's 65,536-tensor file peaked at 36x its size)."""
+    small, big = v2_many_slots(512), v2_many_slots(4096)
+    p_small, p_big = load_peak(small), load_peak(big)
+    for data, peak in ((small, p_small), (big, p_big)):
+        assert peak <= (64 << 20) + 8 * len(data), f"{len(data)} B peaked at {peak >> 20} MiB"
+    slope = (p_big - p_small) / (len(big) - len(small))
+    assert slope <= 8, f"load memory grows {slope:.1f} bytes per file byte"
+
+
+def test_i02_v2_16_slots_walk_every_entry_memory():
+    """Touching every entry's size (as info does) stays within the bound too."""
+    data = v2_many_slots(4096)
+    tracemalloc.start()
+    try:
+        c = oc.load(data)
+        total = sum(t.nbytes for t in c.tensors)
+        total += sum(b.nbytes for s in c.optimizer.slots.values() for b in s.values())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert total == 4096 * 16 * 17
+    assert peak <= (64 << 20) + 8 * len(data), f"{len(data)} B peaked at {peak >> 20} MiB"
+
+
+# Item 3: quadratic time ------------------------------------------------------------------------
+
+
+def cpu(fn, repeat: int = 2) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t)
+    return max(best, 1e-4)
+
+
+RATIO = 24  # 8x the entries: linear is ~8, n log n ~10, quadratic ~64
+
+
+def test_i03_diff_self_40k_vs_5k_linear():
+    a5, a40 = oc.load(v1_bytes(5000)), oc.load(v1_bytes(40000))
+    b5, b40 = oc.load(v1_bytes(5000)), oc.load(v1_bytes(40000))
+    assert oc.diff(a40, b40).equal
+    t5 = cpu(lambda: oc.diff(a5, b5).to_dict())
+    t40 = cpu(lambda: oc.diff(a40, b40).to_dict(), 1)
+    assert t40 / t5 < RATIO, f"diff: {t40 / t5:.1f}x the 5k time for 8x the entries"
+
+
+def test_i03_getitem_by_index_and_name_linear():
+    def named(n: int) -> Checkpoint:
+        c = oc.load(v1_bytes(n))
+        for t in c.tensors:
+            t.name = f"t{t.index}"
+        return c
+
+    c5, c40 = named(5000), named(40000)
+
+    def lookups(c: Checkpoint) -> None:
+        for i in range(len(c)):
+            c[i]
+            c[f"t{i}"]
+
+    t5, t40 = cpu(lambda: lookups(c5)), cpu(lambda: lookups(c40), 1)
+    assert t40 / t5 < RATIO, f"lookups: {t40 / t5:.1f}x the 5k time for 8x the entries"
+
+
+def cli_in_process_cpu(args: list[str]) -> float:
+    import contextlib
+    import io
+
+    from onert_checkpoint.tools.cli import main
+
+    def go() -> None:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(args)
+
+    return cpu(go, 1)
+
+
+@pytest.mark.parametrize("command", [["dump", "--limit", "1"], ["diff"], ["diff", "--json"],
+                                     ["info"], ["dump", "--tensor", "39999"]])
+def test_i03_cli_commands_40k_vs_5k_linear(command, tmp_path):
+    paths = {}
+    for n in (5000, 40000):
+        paths[n] = tmp_path / f"{n}.ckpt"
+        paths[n].write_bytes(v1_bytes(n))
+    if command[0] == "dump" and "--tensor" in command:
+        args = {n: ["dump", "--tensor", str(n - 1), str(paths[n])] for n in paths}
+    elif command[0] == "diff":
+        args = {n: [*command, str(paths[n]), str(paths[n])] for n in paths}
+    else:
+        args = {n: [*command, str(paths[n])] for n in paths}
+    cli_in_process_cpu(args[5000])  # warm the imports
+    t5, t40 = cli_in_process_cpu(args[5000]), cli_in_process_cpu(args[40000])
+    assert t40 / t5 < RATIO, f"{command}: {t40 / t5:.1f}x the 5k time for 8x the entries"
+
+
+def test_i03_dump_limit_1_on_40k_subprocess(tmp_path):
+    path = tmp_path / "40k.ckpt"
+    path.write_bytes(v1_bytes(40000))
+    run = cli("dump", "--limit", "1", path, timeout=60)
+    assert run.status == 0 and run.out.count(b"entry ") == 40000
+
+
+# Item 4: raw control sequences -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["info", "{hostile}"],
+        ["info", "--json", "{hostile}"],
+        ["validate", "{hostile}"],
+        ["validate", "--json", "{hostile}"],
+        ["dump", "{hostile}"],
+        ["dump", "--slot", HOSTILE[0], "{hostile}"],
+        ["dump", "--tensor", HOSTILE[0], "{hostile}"],
+        ["dump", "--tensor", "\x1b]0;missing\x07", "{hostile}"],
+        ["dump", "--slot", "\x1b]0;missing\x07", "{hostile}"],
+        ["dump", "--layout", "{hostile}"],
+        ["dump", "--layout", "--json", "{hostile}"],
+        ["diff", "{hostile}", "{hostile}"],
+        ["diff", "{hostile}", "{hostile_b}"],
+        ["diff", "--json", "{hostile}", "{hostile_b}"],
+        ["diff", "{hostile}", "{plain}"],
+        ["export", "{hostile}", "{tmp}/e.npz"],
+        ["convert", "{hostile}", "{tmp}/\x1b]0;out\x07.ckpt"],
+        ["info", "{tmp}/\x1b]0;missing\x07\u202e.ckpt"],
+        ["edit", "{hostile}", "{tmp}/edited.ckpt", "--step", "4"],
+    ],
+    ids=lambda a: "-".join(x.strip("{}").replace("\x1b", "ESC")[:12] for x in a),
+)
+def test_i04_no_raw_control_bytes_in_any_command(args, files, tmp_path):
+    argv = [a.format(hostile=files["hostile"], hostile_b=files["hostile_b"],
+                     plain=files["plain"], tmp=tmp_path) if "{" in a else a for a in args]
+    run = cli(*argv)  # cli() asserts no raw control byte on stdout/stderr
+    if "--json" in argv:
+        json_lines(run)
+
+
+def test_i04_hostile_slot_names_escaped_in_info_header_and_summary(files):
+    run = cli("info", files["hostile"])
+    assert run.status == 0, run
+    assert b"\\x1b]0;pwned\\x07" in run.out, "slot name not shown escaped"
+    summary = run.out.decode().strip().splitlines()[-1]
+    assert "optimizer state" in summary and "\\x9b" in summary, summary
+
+
+def test_i04_safe_text_used_by_library_reprs():
+    """A tester's next step: the library's own strings (repr, error messages) built from a
+    hostile name must be printable as well when they reach a terminal via the CLI."""
+    c = oc.load(oc.to_bytes(hostile_v2()))
+    err = None
+    try:
+        c["\x1b]0;nope\x07"]
+    except KeyError as exc:
+        err = exc
+    assert err is not None
+
+
+# Item 5: diff and JSON -------------------------------------------------------------------------
+
+
+def test_i05_diff_self_nan_state_equal_library_and_cli(files):
+    a, b = oc.load(files["hostile"]), oc.load(files["hostile"])
+    d = oc.diff(a, b)
+    assert d.equal, d.to_dict()
+    strict_json(json.dumps(d.to_dict(), allow_nan=False))
+    assert cli("diff", files["hostile"], files["hostile"]).status == 0
+    run = cli("diff", "--json", files["hostile"], files["hostile"])
+    assert run.status == 0, run
+    json_lines(run)
+
+
+def test_i05_diff_differing_bytes_state_is_strict_json_exit_1(files):
+    run = cli("diff", "--json", files["hostile"], files["hostile_b"])
+    assert run.status == 1, run
+    (obj,) = json_lines(run)
+    assert obj, obj
+    run = cli("diff", files["hostile"], files["hostile_b"])
+    assert run.status == 1 and b"different" in run.out, run
+    d = oc.diff(oc.load(files["hostile"]), oc.load(files["hostile_b"]))
+    assert not d.equal
+    strict_json(json.dumps(d.to_dict(), allow_nan=False))
+
+
+@pytest.mark.parametrize("command", [["info", "--json"], ["validate", "--json"],
+                                     ["dump", "--layout", "--json"]])
+def test_i05_every_json_output_strict_on_nan_inf(command, files):
+    run = cli(*command, files["hostile"])
+    json_lines(run)
+    assert b"NaN" not in run.out and b"Infinity" not in run.out
+
+
+def test_i05_diff_json_nan_vs_number_and_inf_weights(tmp_path):
+    """NaN learning rate against a number, infinite weights against finite: the max_abs /
+    max_rel fields are non-finite, and must still be strict JSON."""
+    a = Checkpoint(tensors=[Tensor(0, np.array([INF, 1.0], np.float32), dtype="float32",
+                                   shape=(2,))], state=TrainingState(learning_rate=NAN))
+    b = Checkpoint(tensors=[Tensor(0, np.array([1.0, NAN], np.float32), dtype="float32",
+                                   shape=(2,))], state=TrainingState(learning_rate=0.1))
+    oc.save(a, tmp_path / "a.ckpt")
+    oc.save(b, tmp_path / "b.ckpt")
+    run = cli("diff", "--json", "--rtol", "1e-3", tmp_path / "a.ckpt", tmp_path / "b.ckpt")
+    assert run.status == 1, run
+    json_lines(run)
+    d = oc.diff(oc.load(tmp_path / "a.ckpt"), oc.load(tmp_path / "b.ckpt"))
+    strict_json(json.dumps(d.to_dict(), allow_nan=False))
+
+
+@pytest.mark.parametrize("name", ["fc3-sgd-step12.ckpt", "fc3-adam-step12.ckpt"])
+def test_i05_real_file_equals_itself_with_model(name):
+    run = cli("diff", "--json", "--model", FC3, DATA / name, DATA / name)
+    assert run.status == 0, run
+    json_lines(run)
+
+
+def test_i05_diff_self_nan_payloads_and_negative_zero(tmp_path):
+    """Two different NaN payloads in a state value or -0.0 vs 0.0: a file is still equal to
+    itself (byte-identical), whatever the library's float equality says."""
+    c = Checkpoint(tensors=[Tensor(0, np.frombuffer(b"\x01\x00\xc0\x7f\x00\x00\x00\x80",
+                                                   np.float32).copy(), dtype="float32",
+                                   shape=(2,))],
+                   state=TrainingState(loss=-0.0, lr=NAN))
+    oc.save(c, tmp_path / "n.ckpt")
+    assert oc.diff(oc.load(tmp_path / "n.ckpt"), oc.load(tmp_path / "n.ckpt")).equal
+    assert cli("diff", tmp_path / "n.ckpt", tmp_path / "n.ckpt").status == 0
+
+
+# Item 6: inputs that are not regular files -----------------------------------------------------
+
+
+@pytest.fixture
+def fifo(tmp_path) -> Path:
+    path = tmp_path / "pipe.ckpt"
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["info", "{p}"], ["info", "--json", "{p}"], ["validate", "{p}"],
+        ["validate", "--json", "{p}"], ["dump", "{p}"], ["dump", "--layout", "{p}"],
+        ["dump", "--layout", "--json", "{p}"], ["diff", "{p}", "{real}"],
+        ["convert", "{p}", "{tmp}/o.ckpt", "--to", "v2"], ["export", "{p}", "{tmp}/o.npz"],
+        ["info", "--model", "{p}", "{real}"], ["convert", "{real}", "{tmp}/o.ckpt", "--to", "v1",
+                                                "--dialect", "onert-micro", "--model", "{p}"],
+        ["new", "--model", "{p}", "{tmp}/n.ckpt"], ["import", "{pnpz}", "{tmp}/i.ckpt"],
+        ["import", "{psafe}", "{tmp}/i.ckpt"], ["edit", "{p}", "{tmp}/e.ckpt", "--step", "1"],
+        ["bake", "{p}", "--model", "{model}", "{tmp}/b.circle"],
+    ],
+    ids=lambda a: "-".join(x.strip("{}/") for x in a if not x.startswith("{tmp")),
+)
+def test_i06_fifo_never_blocks_cli(args, fifo, tmp_path):
+    pnpz, psafe = tmp_path / "pipe.npz", tmp_path / "pipe.safetensors"
+    os.mkfifo(pnpz)
+    os.mkfifo(psafe)
+    argv = [a.format(p=fifo, real=FC3_SGD, tmp=tmp_path, pnpz=pnpz, psafe=psafe, model=FC3)
+            for a in args]
+    run = cli(*argv, timeout=30)
+    assert run.status in (1, 2), run
+    if "--json" not in argv or run.err:
+        assert run.error_code() is not None or b"cannot read" in run.out, run
+    assert str(tmp_path).encode() in run.out + run.err, f"the path is not named: {run}"
+
+
+def test_i06_fifo_never_blocks_library(fifo, tmp_path):
+    pnpz, psafe = tmp_path / "p.npz", tmp_path / "p.safetensors"
+    os.mkfifo(pnpz)
+    os.mkfifo(psafe)
+    code = textwrap.dedent(f"""
+        import onert_checkpoint as oc
+        from onert_checkpoint import CheckpointError
+        calls = [
+            ("load", lambda: oc.load({str(fifo)!r})),
+            ("load-nommap", lambda: oc.load({str(fifo)!r}, mmap=False)),
+            ("open", lambda: oc.open({str(fifo)!r}).__enter__()),
+            ("load-model", lambda: oc.load({str(FC3_SGD)!r}, model={str(fifo)!r})),
+            ("circle", lambda: oc.CircleModel.load({str(fifo)!r})),
+            ("npz", lambda: oc.from_npz({str(pnpz)!r})),
+            ("safetensors", lambda: oc.from_safetensors({str(psafe)!r})),
+        ]
+        for name, call in calls:
+            try:
+                call()
+                print(name, "returned")
+            except (CheckpointError, OSError) as exc:
+                print(name, "ok", type(exc).__name__)
+            except Exception as exc:
+                print(name, "ESCAPED", type(exc).__name__, exc)
+    """)
+    try:
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=30, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"a library call blocked on a FIFO; got so far: {exc.stdout!r}")
+    assert p.returncode == 0, p.stderr
+    bad = [ln for ln in p.stdout.splitlines() if " ok " not in f"{ln} "]
+    assert not bad, p.stdout
+
+
+@pytest.mark.parametrize("path", ["/dev/null", "/dev/zero", "/proc/self/status",
+                                  "/proc/self/maps", "/sys/kernel/mm/transparent_hugepage/enabled",
+                                  "/", "/proc/self/fd/0"])
+def test_i06_special_files_as_checkpoint(path):
+    if not os.path.exists(path):
+        pytest.skip(f"{path} does not exist here")
+    run = cli("info", path, timeout=30)
+    assert run.status in (1, 2), run
+    assert run.error_code() in ("io_error", "bad_magic", "truncated_header", "usage_error"), run
+    _, err = library_call(oc.load, path)
+    assert err is not None
+
+
+def test_i06_symlink_chain_loop_and_dangling(tmp_path):
+    a, b, c = tmp_path / "a.ckpt", tmp_path / "b.ckpt", tmp_path / "c.ckpt"
+    b.symlink_to(FC3_SGD)
+    a.symlink_to(b)
+    assert cli("info", a).status == 0
+    assert len(oc.load(a)) == 6
+    loop1, loop2 = tmp_path / "l1", tmp_path / "l2"
+    loop1.symlink_to(loop2)
+    loop2.symlink_to(loop1)
+    one_error(cli("info", loop1), 2, "io_error")
+    _, err = library_call(oc.load, loop1)
+    assert isinstance(err, OSError)
+    c.symlink_to(tmp_path / "missing")
+    one_error(cli("info", c), 2, "io_error")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    (tmp_path / "to-fifo.ckpt").symlink_to(fifo)
+    run = cli("info", tmp_path / "to-fifo.ckpt", timeout=30)
+    one_error(run, 2, "io_error")
+
+
+def test_i06_mmap_false_and_auto_load_equal():
+    ref = oc.load(FC3_ADAM)
+    for mode in (False, "auto"):
+        c = oc.load(FC3_ADAM, mmap=mode)
+        assert oc.to_bytes(c) == oc.to_bytes(ref) == FC3_ADAM.read_bytes()
+
+
+# Item 7: save replaces whatever is at the path ------------------------------------------------
+
+
+def small() -> Checkpoint:
+    return Checkpoint(tensors=[Tensor(0, np.arange(8, dtype=np.uint8))],
+                      state=TrainingState(step=2, epoch=0))
+
+
+def special_target(kind: str, tmp_path: Path) -> Path:
+    path = tmp_path / f"target-{kind}"
+    if kind == "chardev":
+        if os.geteuid() != 0:
+            pytest.skip("making a device node needs root")
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # what /dev/null is
+    elif kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dir":
+        path.mkdir()
+        (path / "inside").write_bytes(b"keep")
+    elif kind == "socket":
+        import socket
+
+        s = socket.socket(socket.AF_UNIX)
+        s.bind(str(path))
+        s.close()
+    return path
+
+
+TARGET_KINDS = ["chardev", "fifo", "dir", "socket"]
+
+
+def node(path: Path) -> tuple[int, int, int]:
+    st = os.lstat(path)
+    return st.st_mode, st.st_ino, st.st_rdev
+
+
+@pytest.mark.parametrize("kind", TARGET_KINDS)
+@pytest.mark.parametrize("writer", ["save", "to_npz", "to_safetensors", "save-v1"])
+def test_i07_library_writers_refuse_special_targets(kind, writer, tmp_path):
+    target = special_target(kind, tmp_path)
+    before = node(target)
+    code = textwrap.dedent(f"""
+        import onert_checkpoint as oc, sys
+        c = oc.load({str(FC3_SGD)!r}); t = {str(target)!r}
+        calls = {{"save": lambda: oc.save(c, t), "to_npz": lambda: oc.to_npz(c, t),
+                 "to_safetensors": lambda: oc.to_safetensors(c, t),
+                 "save-v1": lambda: oc.save(c, t, revision="v1", dialect="onert")}}
+        try:
+            calls[{writer!r}]()
+            print("wrote")
+        except OSError as exc:
+            print("refused", exc.filename == t, ".tmp" in str(exc), exc)
+        except Exception as exc:
+            print("ESCAPED", type(exc).__name__, exc)
+    """)
+    try:
+        p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           timeout=30, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{writer} to a {kind} blocked")
+    assert p.stdout.startswith("refused True False"), p.stdout + p.stderr
+    assert node(target) == before, f"{writer} changed the {kind} node"
+    if kind == "dir":
+        assert sorted(x.name for x in target.iterdir()) == ["inside"]
+    assert sorted(x.name for x in tmp_path.iterdir()) == [target.name], "a temporary was left"
+
+
+@pytest.mark.parametrize("kind", TARGET_KINDS)
+@pytest.mark.parametrize("command", ["convert", "export", "import", "new", "edit", "bake"])
+def test_i07_cli_writers_refuse_special_targets(kind, command, files, tmp_path):
+    target = special_target(kind, tmp_path)
+    before = node(target)
+    npz = tmp_path.parent / f"{tmp_path.name}-in.npz"
+    oc.to_npz(oc.load(FC3_SGD), npz)
+    argv = {
+        "convert": ["convert", FC3_SGD, target, "--to", "v2"],
+        "export": ["export", FC3_SGD, target],
+        "import": ["import", npz, target],
+        "new": ["new", "--model", FC3, target],
+        "edit": ["edit", FC3_SGD, target, "--step", "3"],
+        "bake": ["bake", FC3_SGD, "--model", FC3, target],
+    }[command]
+    run = cli(*argv, timeout=30)
+    assert run.status == 2, run
+    assert run.error_code() in ("io_error", "unknown_format"), run
+    assert b".tmp" not in run.err, run
+    assert node(target) == before
+    assert sorted(x.name for x in tmp_path.iterdir()) == [target.name], "a temporary was left"
+
+
+def test_i07_symlink_chain_followed_and_kept(tmp_path):
+    real = tmp_path / "real.ckpt"
+    real.write_bytes(b"old")
+    (tmp_path / "l1").symlink_to(real)
+    (tmp_path / "l2").symlink_to(tmp_path / "l1")
+    oc.save(oc.load(FC3_SGD), tmp_path / "l2")
+    assert (tmp_path / "l2").is_symlink() and (tmp_path / "l1").is_symlink()
+    assert real.read_bytes() == FC3_SGD.read_bytes()
+    run = cli("convert", FC3_SGD, tmp_path / "l2", "--to", "v2")
+    assert run.status == 0, run
+    assert (tmp_path / "l2").is_symlink() and oc.load(real).revision == "v2"
+    oc.to_npz(oc.load(FC3_SGD), tmp_path / "l2")
+    assert (tmp_path / "l2").is_symlink() and zipfile.is_zipfile(real)
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["l1", "l2", "real.ckpt"]
+
+
+def test_i07_symlink_to_device_refused(tmp_path):
+    dev = special_target("chardev", tmp_path)
+    link = tmp_path / "link.ckpt"
+    link.symlink_to(dev)
+    before = node(dev)
+    _, err = library_call(oc.save, small(), link)
+    assert isinstance(err, OSError), err
+    assert node(dev) == before and link.is_symlink()
+    one_error(cli("convert", FC3_SGD, link, "--to", "v2"), 2, "io_error")
+    assert node(dev) == before and link.is_symlink()
+
+
+# Item 8: process-wide umask ----------------------------------------------------------------
+
+
+def test_i08_save_and_exports_never_touch_umask(tmp_path, monkeypatch):
+    calls = []
+    real = os.umask
+
+    def spy(mask: int) -> int:
+        calls.append(mask)
+        return real(mask)
+
+    monkeypatch.setattr(os, "umask", spy)
+    c = oc.load(FC3_ADAM)
+    oc.save(c, tmp_path / "a.ckpt")
+    oc.save(c, tmp_path / "a.ckpt", revision="v1", dialect="onert")
+    oc.to_npz(c, tmp_path / "a.npz")
+    oc.to_safetensors(c, tmp_path / "a.safetensors")
+    oc.edit_file(tmp_path / "a.ckpt", tmp_path / "b.ckpt", step=3) if hasattr(
+        oc, "edit_file") else None
+    assert calls == [], f"the process umask was set: {calls}"
+
+
+@pytest.mark.parametrize("mask", [0o077, 0o022, 0o002])
+def test_i08_new_file_mode_follows_umask_in_a_child(mask, tmp_path):
+    code = textwrap.dedent(f"""
+        import os, threading, onert_checkpoint as oc
+        os.umask({mask})
+        c = oc.load({str(FC3_SGD)!r}); stop = False; made = []
+        def other():
+            i = 0
+            while not stop:
+                p = os.path.join({str(tmp_path)!r}, f"t{{i}}"); i += 1
+                with open(p, "w"): pass
+                made.append(os.stat(p).st_mode & 0o777); os.unlink(p)
+        th = threading.Thread(target=other); th.start()
+        for i in range(60):
+            oc.save(c, os.path.join({str(tmp_path)!r}, "s.ckpt"))
+            os.unlink(os.path.join({str(tmp_path)!r}, "s.ckpt"))
+        oc.save(c, os.path.join({str(tmp_path)!r}, "s.ckpt"))
+        stop = True; th.join()
+        print(oct(os.stat(os.path.join({str(tmp_path)!r}, "s.ckpt")).st_mode & 0o777),
+              sorted(set(map(oct, made))))
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    want = oct(0o666 & ~mask)
+    assert p.stdout.split()[0] == want, p.stdout
+    assert p.stdout.split(None, 1)[1].strip() == f"['{want}']", p.stdout
+
+
+# Item 9: export/import lossless ---------------------------------------------------------------
+
+ROUNDTRIP = ["hostile", "micro", "wof", "v2", "plain", "fc3-sgd", "fc3-adam", "fc3sq-adam",
+             "fc2-adam", "origin-max", "v2-named"]
+
+
+def roundtrip_file(name: str, files: dict[str, Path], tmp_path: Path) -> Path:
+    if name in files:
+        return files[name]
+    if name.startswith("fc"):
+        return DATA / f"{name}-step{'8' if name.startswith('fc2') else '12'}.ckpt"
+    if name == "origin-max":
+        return origin_file(tmp_path / "o.ckpt", 2**64 - 1)
+    c = oc.load(FC3_ADAM, model=FC3)
+    path = tmp_path / "named.v2"
+    oc.save(oc.convert(c, "v2"), path)
+    return path
+
+
+@pytest.mark.parametrize("ext", ["npz", "safetensors"])
+@pytest.mark.parametrize("name", ROUNDTRIP)
+def test_i09_export_import_lossless_library(name, ext, files, tmp_path):
+    src = roundtrip_file(name, files, tmp_path)
+    data = src.read_bytes()
+    to, frm = (oc.to_npz, oc.from_npz) if ext == "npz" else (oc.to_safetensors,
+                                                             oc.from_safetensors)
+    _, err = library_call(to, oc.load(src), tmp_path / f"e.{ext}")
+    assert err is None, f"export refused a valid file: {err}"
+    back, err = library_call(frm, tmp_path / f"e.{ext}")
+    assert err is None, f"import refused an export: {err}"
+    assert oc.to_bytes(back) == data, f"{name}: {ext} round trip is not lossless"
+
+
+@pytest.mark.parametrize("name", ["hostile", "micro", "wof", "fc3-adam", "v2-named"])
+def test_i09_export_import_lossless_cli(name, files, tmp_path):
+    src = roundtrip_file(name, files, tmp_path)
+    for ext in ("npz", "safetensors"):
+        run = cli("export", src, tmp_path / f"e.{ext}")
+        assert run.status == 0, run
+        run = cli("import", tmp_path / f"e.{ext}", tmp_path / f"b-{ext}.ckpt")
+        assert run.status == 0, run
+        assert (tmp_path / f"b-{ext}.ckpt").read_bytes() == src.read_bytes(), f"{name} {ext}"
+
+
+@pytest.mark.parametrize("name", ["fc3-adam", "micro"])
+def test_i09_export_with_model_import_without_is_lossless(name, files, tmp_path):
+    src = roundtrip_file(name, files, tmp_path)
+    run = cli("export", "--model", FC3, src, tmp_path / "e.safetensors")
+    assert run.status == 0, run
+    run = cli("import", tmp_path / "e.safetensors", tmp_path / "b.ckpt")
+    assert run.status == 0, run
+    assert (tmp_path / "b.ckpt").read_bytes() == src.read_bytes()
+
+
+def test_i09_numpy_dict_roundtrip_hostile(files):
+    data = files["hostile"].read_bytes()
+    arrays, meta = oc.to_numpy_dict(oc.load(data), metadata=True)
+    assert oc.to_bytes(oc.from_numpy_dict(arrays, meta)) == data
+
+
+# Item 10: dialect conversion without the model ------------------------------------------------
+
+
+@pytest.mark.parametrize("src,extra", [
+    ("fc3-sgd", ["--to", "v1", "--dialect", "onert-micro"]),
+    ("fc3-adam", ["--to", "v1", "--dialect", "onert-micro"]),
+    ("fc3-sgd", ["--dialect", "onert-micro"]),
+    ("micro", ["--to", "v1", "--dialect", "onert"]),
+    ("micro", ["--dialect", "onert"]),
+    ("v2", ["--to", "v1", "--dialect", "onert-micro"]),
+])
+def test_i10_dialect_change_without_model_refused(src, extra, files, tmp_path):
+    path = roundtrip_file(src, files, tmp_path)
+    out = tmp_path / "y.ckpt"
+    run = cli("convert", path, out, *extra)
+    err = one_error(run, 2, "model_required")
+    assert "--model" in err
+    assert not out.exists()
+
+
+def test_i10_library_convert_and_save_refuse_dialect_change_without_model(files, tmp_path):
+    c = oc.load(FC3_SGD)
+    for call in (lambda: oc.convert(c, "v1", dialect="onert-micro"),
+                 lambda: oc.save(c, tmp_path / "s.ckpt", revision="v1", dialect="onert-micro"),
+                 lambda: oc.to_bytes(c, revision="v1", dialect="onert-micro"),
+                 lambda: oc.to_bytes(oc.load(files["micro"]), revision="v1",
+                                     dialect="onert")):
+        try:
+            call()
+        except (CheckpointError, ValueError) as exc:
+            assert "model" in str(exc), exc
+        else:
+            pytest.fail("a dialect change without the model was written")
+    assert not (tmp_path / "s.ckpt").exists()
+
+
+def test_i10_import_with_dialect_without_model(tmp_path):
+    """Export an onert file, import it as onert-micro without the model: refused (or, if
+    written, the result must still describe the same tensors as the model says)."""
+    oc.to_npz(oc.load(FC3_SGD), tmp_path / "e.npz")
+    run = cli("import", tmp_path / "e.npz", tmp_path / "y.ckpt", "--revision", "v1",
+              "--dialect", "onert-micro")
+    if run.status == 0:
+        check = cli("validate", "--model", FC3, tmp_path / "y.ckpt")
+        bound = oc.load(tmp_path / "y.ckpt", model=FC3)
+        ref = oc.load(FC3_SGD, model=FC3)
+        for t in ref.tensors:
+            assert np.array_equal(bound[t.name].data, t.data), (t.name, check)
+    else:
+        err = one_error(run, 2)
+        assert "--model" in err
+
+
+def test_i10_edit_dialect_without_model(tmp_path):
+    run = cli("edit", FC3_SGD, tmp_path / "y.ckpt", "--to", "v1", "--dialect", "onert-micro",
+              "--step", "1")
+    if run.status == 0:
+        bound = oc.load(tmp_path / "y.ckpt", model=FC3)
+        ref = oc.load(FC3_SGD, model=FC3)
+        for t in ref.tensors:
+            assert np.array_equal(bound[t.name].data, t.data), t.name
+    else:
+        assert "--model" in one_error(run, 2)
+        assert not (tmp_path / "y.ckpt").exists()
+
+
+# Item 11: convert with --dialect and --model but no --to --------------------------------------
+
+
+@pytest.mark.parametrize("src,dialect", [("fc3-sgd", "onert-micro"), ("fc3-adam", "onert-micro"),
+                                         ("micro", "onert")])
+def test_i11_convert_dialect_model_without_to(src, dialect, files, tmp_path):
+    path = roundtrip_file(src, files, tmp_path)
+    out = tmp_path / "y.ckpt"
+    run = cli("convert", path, out, "--dialect", dialect, "--model", FC3)
+    assert run.status == 0, run
+    got = oc.load(out)
+    assert got.revision == "v1" and got.dialect == dialect
+    assert cli("validate", "--model", FC3, out).status == 0
+    back = tmp_path / "back.ckpt"
+    other = "onert" if dialect == "onert-micro" else "onert-micro"
+    assert cli("convert", out, back, "--dialect", other, "--model", FC3).status == 0
+    assert back.read_bytes() == path.read_bytes(), "dialect round trip not exact"
+
+
+def test_i11_convert_same_revision_no_options_is_identity(files, tmp_path):
+    for name in ("fc3-adam", "micro", "wof", "v2", "hostile"):
+        path = roundtrip_file(name, files, tmp_path)
+        run = cli("convert", path, tmp_path / "same.ckpt")
+        assert run.status == 0, run
+        assert (tmp_path / "same.ckpt").read_bytes() == path.read_bytes(), name
+
+
+@pytest.mark.parametrize("name", ["fc3-adam", "micro", "fc3-sgd"])
+def test_i11_lossless_revision_round_trips(name, files, tmp_path):
+    path = roundtrip_file(name, files, tmp_path)
+    c = oc.load(path)
+    up = oc.to_bytes(oc.convert(c, "v2"))
+    down = oc.convert(oc.load(up), "v1")
+    assert oc.to_bytes(down) == path.read_bytes()
+
+
+def test_i11_dialect_on_v2_input_without_to(files, tmp_path):
+    run = cli("convert", files["v2"], tmp_path / "y.ckpt", "--dialect", "onert-micro",
+              "--model", FC3)
+    if run.status == 0:
+        assert oc.load(tmp_path / "y.ckpt").dialect in ("onert-micro", None)
+    else:
+        one_error(run, run.status)
+
+
+# Item 12: model errors -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["info"], ["info", "--json"], ["validate"], ["dump"],
+                                     ["export"], ["diff"]])
+def test_i12_checkpoint_of_another_model_is_model_mismatch(command, tmp_path):
+    argv = [*command, "--model", FC3, FC3SQ_ADAM]
+    if command == ["export"]:
+        argv.append(tmp_path / "e.npz")
+    if command == ["diff"]:
+        argv.append(FC3SQ_ADAM)
+    run = cli(*argv)
+    assert run.status == 1, run
+    text = run.text
+    assert "model_mismatch" in text, text
+    assert "ambiguous" not in text and "order=" not in text and "probe" not in text, text
+
+
+def test_i12_library_bind_wrong_model():
+    _, err = library_call(oc.load, FC3SQ_ADAM, model=FC3)
+    assert isinstance(err, CheckpointError) and err.code == "model_mismatch", err
+    assert "order=" not in err.message
+
+
+@pytest.mark.parametrize("model", ["missing", "dir", "fifo", "empty", "png", "ckpt"])
+@pytest.mark.parametrize("command", ["info", "validate", "convert"])
+def test_i12_bad_model_files(model, command, tmp_path):
+    path = tmp_path / "m.circle"
+    if model == "dir":
+        path.mkdir()
+    elif model == "fifo":
+        os.mkfifo(path)
+    elif model == "empty":
+        path.write_bytes(b"")
+    elif model == "png":
+        path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    elif model == "ckpt":
+        path.write_bytes(FC3_SGD.read_bytes())
+    argv = {"info": ["info", "--model", path, FC3_SGD],
+            "validate": ["validate", "--model", path, FC3_SGD],
+            "convert": ["convert", FC3_SGD, tmp_path / "o.ckpt", "--to", "v1", "--dialect",
+                        "onert-micro", "--model", path]}[command]
+    run = cli(*argv, timeout=30)
+    if model in ("missing", "dir", "fifo"):
+        one_error(run, 2, "io_error")
+        assert str(path).encode() in run.err, run
+    else:
+        assert run.status == 1, run
+        code = run.error_code()
+        assert code is not None and code != "io_error", run
+    assert not (tmp_path / "o.ckpt").exists()
+
+
+# Item 13: messages name internals ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["convert", "export-npz", "export-safetensors", "import",
+                                     "new", "edit", "bake"])
+@pytest.mark.parametrize("where", ["missing-folder", "directory", "empty", "file-as-folder"])
+def test_i13_unwritable_outputs_name_the_users_path(command, where, tmp_path):
+    npz = tmp_path / "in.npz"
+    oc.to_npz(oc.load(FC3_SGD), npz)
+    suffix = {"export-npz": ".npz", "export-safetensors": ".safetensors", "bake": ".circle"}
+    name = "out" + suffix.get(command, ".ckpt")
+    if where == "missing-folder":
+        out = str(tmp_path / "no" / "such" / name)
+    elif where == "directory":
+        (tmp_path / name).mkdir()
+        out = str(tmp_path / name)
+    elif where == "file-as-folder":
+        (tmp_path / "plainfile").write_bytes(b"x")
+        out = str(tmp_path / "plainfile" / name)
+    else:
+        out = ""
+    argv = {
+        "convert": ["convert", FC3_SGD, out, "--to", "v2"],
+        "export-npz": ["export", FC3_SGD, out],
+        "export-safetensors": ["export", FC3_SGD, out],
+        "import": ["import", npz, out],
+        "new": ["new", "--model", FC3, out],
+        "edit": ["edit", FC3_SGD, out, "--step", "1"],
+        "bake": ["bake", FC3_SGD, "--model", FC3, out],
+    }[command]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    run = cli(*argv)
+    if where == "empty":
+        one_error(run, 2, "usage_error")
+    else:
+        err = one_error(run, 2)
+        assert out in err, f"the user's path is not named: {err}"
+        assert ".tmp" not in err, f"an internal temporary is named: {err}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("kind,hint", [("png", None), ("npz", "import"),
+                                       ("safetensors", "import"), ("gguf", None),
+                                       ("circle", "--model")])
+@pytest.mark.parametrize("command", ["info", "validate", "diff", "convert"])
+def test_i13_foreign_files_as_checkpoint_say_what_they_are(kind, hint, command, files, tmp_path):
+    path = FC3 if kind == "circle" else files[kind]
+    argv = {"info": ["info", path], "validate": ["validate", path],
+            "diff": ["diff", path, FC3_SGD],
+            "convert": ["convert", path, tmp_path / "o.ckpt", "--to", "v2"]}[command]
+    run = cli(*argv)
+    assert run.status == 1, run
+    text = run.text
+    assert "bad_magic" in text, text
+    if hint is not None:
+        assert hint in text, f"no hint {hint!r}: {text}"
+    if kind in ("png", "npz", "safetensors", "gguf", "circle"):
+        label = {"png": "PNG", "npz": "zip", "safetensors": "safetensors", "gguf": "GGUF",
+                 "circle": "circle"}[kind]
+        assert label.lower() in text.lower(), f"does not say it looks like {label}: {text}"
+
+
+def test_i13_foreign_files_library_message(files):
+    for kind in ("npz", "safetensors", "png"):
+        _, err = library_call(oc.load, files[kind])
+        assert isinstance(err, CheckpointError) and err.code == "bad_magic"
+        assert "looks like" in err.message or "is a" in err.message or kind in err.message, err
+
+
+@pytest.mark.parametrize("key", ["w1", "b0", "\x1b]0;x\x07", "99", "-1", "1.5", ""])
+def test_i13_dump_unknown_tensor_hints_and_lists(key):
+    run = cli("dump", "--tensor", key, FC3_SGD)
+    err = one_error(run, run.status)
+    assert run.status in (1, 2), run
+    assert run.error_code() == "no_such_tensor" or key == "", run
+    if key in ("w1", "b0"):
+        assert "--model" in err and "0, 1" in err, err
+
+
+def test_i13_dump_tensor_name_with_model_works():
+    run = cli("dump", "--model", FC3, "--tensor", "w1", FC3_SGD)
+    assert run.status == 0 and b"w1" in run.out, run
+
+
+@pytest.mark.parametrize("extra", [[], ["--tensor", "0"], ["--model", str(FC3)]])
+def test_i13_dump_json_without_layout_is_usage_error(extra):
+    one_error(cli("dump", "--json", *extra, FC3_SGD), 2, "usage_error")
+
+
+def test_i13_library_save_errors_name_user_path(tmp_path):
+    for target in (tmp_path / "missing" / "x.ckpt", tmp_path):
+        _, err = library_call(oc.save, small(), target)
+        assert isinstance(err, OSError)
+        assert str(target) in str(err) and ".tmp" not in str(err), err
+    for writer in (oc.to_npz, oc.to_safetensors):
+        _, err = library_call(writer, small(), tmp_path / "missing" / "x.bin")
+        assert isinstance(err, OSError), err
+        assert ".tmp" not in str(err), err
+    try:
+        oc.save(small(), "")
+    except (ValueError, OSError) as exc:
+        assert "empty" in str(exc) or exc.__class__ is FileNotFoundError
+    else:
+        pytest.fail("saved to the empty path")
+
+
+# Item 14: assignment is unchecked ---------------------------------------------------------------
+
+
+def bound() -> Checkpoint:
+    return oc.load(FC3_ADAM, model=FC3)
+
+
+BAD_VALUES = {
+    "float64-wrong-shape": lambda: np.ones((8, 4), np.float64),
+    "float32-transposed-shape": lambda: np.ones((6, 7), np.float32),
+    "list": lambda: [[1.0] * 6] * 7,
+    "0-d": lambda: np.array(1.0, np.float32),
+    "int-lossy": lambda: np.full((7, 6), 2**40, np.int64),
+    "float64-lossy": lambda: np.full((7, 6), 0.1, np.float64),
+    "string": lambda: "hello",
+    "object": lambda: np.array([object()] * 42, dtype=object).reshape(7, 6),
+    "none": lambda: None,
+    "bytes-wrong-size": lambda: b"\x00" * 10,
+    "complex": lambda: np.ones((7, 6), np.complex64),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_VALUES))
+@pytest.mark.parametrize("target", ["weight", "m", "v"])
+def test_i14_bound_assignment_checked_and_named(bad, target):
+    c = bound()
+    entry = c["w0"] if target == "weight" else c.slot(target, "w0")
+    before = np.array(entry.data, copy=True)
+    try:
+        entry.data = BAD_VALUES[bad]()
+    except CheckpointError as exc:
+        assert "w0" in str(exc) or "entry 5" in str(exc), exc
+    else:
+        pytest.fail(f"{target} of w0 took {bad}")
+    assert np.array_equal(entry.data, before)
+    assert oc.to_bytes(c) == FC3_ADAM.read_bytes(), "a refused assignment changed the file"
+
+
+@pytest.mark.parametrize("value", ["non-contiguous", "float64-exact", "list-exact", "fortran"])
+def test_i14_bound_assignment_of_good_values_round_trips(value, tmp_path):
+    c = bound()
+    want = np.arange(42, dtype=np.float32).reshape(7, 6) / 8
+    new = {"non-contiguous": np.ascontiguousarray(want.T).T,
+           "float64-exact": want.astype(np.float64),
+           "list-exact": want.tolist(),
+           "fortran": np.asfortranarray(want)}[value]
+    c["w0"].data = new
+    c.slot("m", "w0").data = new
+    oc.save(c, tmp_path / "a.ckpt")
+    back = oc.load(tmp_path / "a.ckpt", model=FC3)
+    assert np.array_equal(back["w0"].data, want)
+    assert np.array_equal(back.slot("m", "w0").data, want)
+    assert cli("validate", "--model", FC3, tmp_path / "a.ckpt").status == 0
+
+
+@pytest.mark.parametrize("bad", ["wrong-size", "list-floats", "object", "none"])
+def test_i14_unbound_assignment_checked(bad):
+    c = oc.load(FC3_ADAM)
+    entry = c[5]
+    value = {"wrong-size": np.ones(10, np.float32), "list-floats": [0.5] * 168,
+             "object": np.array([object()] * 168, dtype=object), "none": None}[bad]
+    with pytest.raises(CheckpointError) as info:
+        entry.data = value
+    assert "5" in str(info.value)
+    assert oc.to_bytes(c) == FC3_ADAM.read_bytes()
+
+
+def test_i14_unbound_same_size_typed_array_round_trips(tmp_path):
+    c = oc.load(FC3_ADAM)
+    new = np.linspace(0, 1, 42, dtype=np.float32)
+    c[5].data = new
+    oc.save(c, tmp_path / "a.ckpt")
+    back = oc.load(tmp_path / "a.ckpt", model=FC3)
+    assert np.array_equal(back["w0"].data.reshape(-1), new)
+
+
+def test_i14_assigned_file_loads_with_its_model(tmp_path):
+    """The issue's exact sequence with a shape-compatible but mistyped array: either refused,
+    or the written file loads with its model."""
+    c = bound()
+    try:
+        c["w0"].data = np.ones((7, 6), np.float16)
+    except CheckpointError:
+        pass
+    oc.save(c, tmp_path / "a.ckpt")
+    oc.load(tmp_path / "a.ckpt", model=FC3)
+
+
+# Item 15: mmap hazards ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["v1", "v2", "wof"])
+def test_i15_copying_load_survives_truncation_and_rewrite(path, files, tmp_path):
+    src = {"v1": FC3_ADAM, "v2": files["v2"], "wof": files["wof"]}[path]
+    victim = tmp_path / "victim.ckpt"
+    victim.write_bytes(src.read_bytes())
+    code = textwrap.dedent(f"""
+        import os, numpy as np, onert_checkpoint as oc
+        p = {str(victim)!r}
+        c = oc.load(p, mmap=False)
+        first = [np.array(t.data, copy=True) for t in c.tensors]
+        with open(p, "r+b") as f:
+            f.truncate(0)
+        ok = all(np.array_equal(a, t.data) for a, t in zip(first, c.tensors))
+        c2 = oc.load({str(src)!r}, mmap=False)
+        views = [t.data for t in c2.tensors]
+        print("truncated-ok", ok, sum(v.nbytes for v in views))
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, f"child died ({p.returncode}): {p.stderr[-800:]}"
+    assert "truncated-ok True" in p.stdout, p.stdout
+
+
+def test_i15_copying_load_not_changed_by_inplace_write(tmp_path):
+    victim = tmp_path / "victim.ckpt"
+    victim.write_bytes(FC3_ADAM.read_bytes())
+    c = oc.load(victim, mmap=False)
+    before = np.array(c[5].data, copy=True)
+    with open(victim, "r+b") as f:
+        f.seek(c[5].offset)
+        f.write(b"\xff" * c[5].nbytes)
+    assert np.array_equal(c[5].data, before)
+
+
+def test_i15_cli_survives_truncation_race(tmp_path):
+    """The CLI reads files it is given: truncate one while many ``info``/``validate`` runs read
+    it; none may die of SIGBUS (status must stay 0, 1 or 2: cli() checks)."""
+    victim = tmp_path / "victim.ckpt"
+    data = FC3_ADAM.read_bytes() * 1
+    victim.write_bytes(data)
+    procs = [subprocess.Popen([sys.executable, "-m", "onert_checkpoint", cmd, str(victim)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+             for cmd in ("info", "validate", "dump")]
+    for _ in range(200):
+        victim.write_bytes(b"")
+        victim.write_bytes(data)
+    for p in procs:
+        _out, err = p.communicate(timeout=60)
+        assert p.returncode in (0, 1, 2), (p.returncode, err[-500:])
+        assert b"Traceback" not in err, err
+
+
+@pytest.mark.parametrize("kind", ["truncated-npz", "truncated-safetensors", "garbage-npz",
+                                  "pickle-npz", "huge-header-safetensors", "empty-npz",
+                                  "nan-metadata-safetensors"])
+def test_i15_hostile_import_inputs(kind, tmp_path):
+    """Import reads untrusted files too: only CheckpointError/OSError, a one-line CLI error."""
+    path = tmp_path / ("x.npz" if "npz" in kind else "x.safetensors")
+    good = tmp_path / ("g.npz" if "npz" in kind else "g.safetensors")
+    (oc.to_npz if "npz" in kind else oc.to_safetensors)(oc.load(FC3_ADAM), good)
+    raw = good.read_bytes()
+    if kind.startswith("truncated"):
+        path.write_bytes(raw[: len(raw) // 2])
+    elif kind == "garbage-npz":
+        path.write_bytes(b"PK\x03\x04" + bytes(100))
+    elif kind == "pickle-npz":
+        np.savez(path, **{"0": np.array([{"a": 1}], dtype=object)})
+    elif kind == "empty-npz":
+        np.savez(path)
+    elif kind == "huge-header-safetensors":
+        path.write_bytes((2**62).to_bytes(8, "little") + b"{}")
+    elif kind == "nan-metadata-safetensors":
+        head_len = int.from_bytes(raw[:8], "little")
+        head = raw[8:8 + head_len].replace(b'"step"', b'"step", "x": NaN', 1) \
+            if b'"step"' in raw[8:8 + head_len] else raw[8:8 + head_len]
+        path.write_bytes(len(head).to_bytes(8, "little") + head + raw[8 + head_len:])
+    reader = oc.from_npz if "npz" in kind else oc.from_safetensors
+    _, err = library_call(reader, path)
+    if kind == "nan-metadata-safetensors" and err is None:
+        pass
+    elif kind != "empty-npz":
+        assert err is not None, kind
+    run = cli("import", path, tmp_path / "o.ckpt")
+    if run.status != 0:
+        one_error(run, run.status)
