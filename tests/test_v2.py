@@ -3,7 +3,9 @@ agreement of the generated Kaitai parser, the Construct schema and ``load``."""
 
 from __future__ import annotations
 
+import os
 import struct
+import tempfile
 
 import crc32c
 import numpy as np
@@ -695,3 +697,26 @@ def test_data_checks_keep_the_spec_order_of_errors():
     with pytest.raises(oc.CheckpointError) as err:
         oc.load(bytes(flawed))
     assert err.value.code == "section_checksum"
+
+
+def test_validate_checks_the_data_that_load_leaves_for_later():
+    """``onert-ckpt validate`` runs the deferred data checks (real subprocess)."""
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    ckpt = oc.Checkpoint([oc.Tensor(0, np.arange(64, dtype=np.uint8))], oc.Optimizer("sgd"))
+    data = bytearray(oc.to_bytes(ckpt))
+    data[oc.load(bytes(data))[0].offset] ^= 1
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "flipped.ckpt")
+        with open(path, "wb") as f:
+            f.write(data)
+        done = subprocess.run(
+            [sys.executable, "-m", "onert_checkpoint", "validate", path],
+            capture_output=True,
+            text=True,
+        )
+    assert done.returncode == 1
+    assert "section_checksum" in done.stdout

@@ -218,6 +218,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path in args.files:
         try:
             ckpt = _load(path, model)
+            ckpt.verify()  # the data checks load leaves to the first data access
         except CheckpointError as err:
             status = max(status, EXIT_INVALID)
             if args.json:
