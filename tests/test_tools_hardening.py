@@ -563,3 +563,20 @@ def test_every_tool_holds_on_every_valid_file(data: object) -> None:
 @given(v2_checkpoints())
 def test_every_tool_holds_on_schema_2_files_with_what_only_schema_2_has(ckpt: Checkpoint) -> None:
     _every_tool(oc.to_bytes(ckpt))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["diff", "{c}", "{c}", "--atol", "nan"], ["diff", "{c}", "{c}", "--rtol", "-1"],
+     ["diff", "{c}", "{c}", "--atol", "inf"], ["dump", "{c}", "--threshold", "-3"],
+     ["dump", "{c}", "--limit", "-1"], ["convert", "{c}", "{d}/x.ckpt", "--to", "v2",
+                                        "--dialect", "onert"]],
+    ids=["atol-nan", "rtol-negative", "atol-inf", "threshold", "limit", "dialect-v2"],
+)
+def test_options_that_cannot_mean_anything_are_usage_errors(tmp_path: Path,
+                                                            argv: list[str]) -> None:
+    result = run(*[a.format(c=REAL / "fc2-sgd-step8.ckpt", d=tmp_path) for a in argv])
+    assert result.returncode == 2
+    err = result.stderr.decode()
+    assert len(err.splitlines()) == 1 and "usage_error" in err, err
+    assert not (tmp_path / "x.ckpt").exists()

@@ -284,6 +284,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
             raise CliError("bad_dtype", f"{args.dtype!r} is not a NumPy number dtype")
     if args.limit is not None and args.limit < 0:
         raise CliError("usage_error", f"--limit must be 0 or more, not {args.limit}")
+    if args.threshold < 0:
+        raise CliError("usage_error", f"--threshold must be 0 or more, not {args.threshold}")
     ckpt = _load(args.file, _load_model(args.model))
     if args.tensor is None:
         tensors = list(ckpt.tensors)
@@ -360,6 +362,9 @@ def _dump_layout(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     from .diff import diff
 
+    for flag, value in (("--atol", args.atol), ("--rtol", args.rtol)):
+        if not (value >= 0 and value != float("inf")):  # NaN fails the first test
+            raise CliError("usage_error", f"{flag} must be a finite number >= 0, not {value}")
     model = _load_model(args.model)
     a, b = _load(args.a, model), _load(args.b, model)
     result = diff(a, b, atol=args.atol, rtol=args.rtol)
@@ -412,6 +417,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
     output = _output(args.output)
     ckpt = load(args.input)
     to = args.to or ckpt.revision  # --dialect/--model alone: same revision, other dialect
+    if args.dialect is not None and to != "v1":
+        raise CliError(
+            "usage_error",
+            f"--dialect is a schema-1 matter; the output is {to} (add --to v1)",
+        )
     if args.model is None and needs_model(ckpt, to, args.dialect):
         raise CliError(
             "model_required",
