@@ -6,7 +6,8 @@ corpus case (tests/corpus/manifest.json) it prints exactly what the buffer reade
 and without scratch memory. A callback that fails (a file shorter than the size the caller
 claims) gives ``truncated_file`` at field "stream", never a wrong description. The state size
 spec/c/README.md states is the compiled one. The fuzz harness (tests/fuzz, spec/c/fuzz_ockpt.c)
-checks the same agreement, and the bounds of every callback read, on every input it makes.
+checks the same agreement, and the bounds of every callback read, on every input it makes. The
+library files (reader and writer) call nothing outside themselves: no allocation, no libc.
 """
 
 from __future__ import annotations
@@ -80,3 +81,33 @@ def test_the_documented_state_size_is_the_compiled_one(tmp_path):
                   readme)
     assert m is not None, "spec/c/README.md does not state the stream reader's state size"
     assert (int(m.group(1)), int(m.group(2))) == (stream, file)
+
+
+#: What a compiler may emit on its own (struct copies, position-independent code).
+COMPILER_SYMBOLS = {"memcpy", "memset", "memmove", "_GLOBAL_OFFSET_TABLE_"}
+LIBRARY = ["ockpt.c", "ockpt_v2.c", "ockpt_stream.c", "ockpt_crc32.c", "ockpt_write.c"]
+
+
+@pytest.mark.parametrize("opt", ["-O0", "-O2"])
+def test_the_library_calls_nothing_outside_itself(tmp_path, opt):
+    """No allocation, no I/O, no libc: every symbol the reader and writer files leave undefined
+    is defined by another file of the library (or emitted by the compiler itself)."""
+    if shutil.which("gcc") is None or shutil.which("nm") is None:
+        pytest.skip("gcc and nm (binutils) are needed")
+    defined: set[str] = set()
+    undefined: dict[str, set[str]] = {}
+    for name in LIBRARY:
+        obj = tmp_path / f"{name}.o"
+        subprocess.run(["gcc", "-std=c99", opt, "-c", str(C_DIR / name), "-o", str(obj)],
+                       check=True)
+        table = subprocess.run(["nm", str(obj)], capture_output=True, text=True, check=True)
+        for line in table.stdout.splitlines():
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == "U":
+                undefined.setdefault(parts[1], set()).add(name)
+            elif len(parts) == 3 and parts[1] in "TDBR":
+                defined.add(parts[2])
+    outside = {sym: files for sym, files in undefined.items()
+               if sym not in defined and sym not in COMPILER_SYMBOLS}
+    assert not outside, f"the library calls outside itself: {outside}"
+    assert {"ockpt_read", "ockpt_read_stream", "ockpt_write"} <= defined
