@@ -580,3 +580,16 @@ def test_options_that_cannot_mean_anything_are_usage_errors(tmp_path: Path,
     err = result.stderr.decode()
     assert len(err.splitlines()) == 1 and "usage_error" in err, err
     assert not (tmp_path / "x.ckpt").exists()
+
+
+def test_one_sided_nan_is_infinitely_apart_and_two_nans_are_close() -> None:
+    def weights(*values: float) -> Checkpoint:
+        return Checkpoint(tensors=[Tensor(0, np.array(values, np.float32), dtype="float32",
+                                          shape=(len(values),))], revision="v2")
+
+    row = diff(weights(math.nan, 1.0), weights(1.0, 1.0)).entries[0]
+    assert row.status == "differs" and row.max_abs == math.inf and row.max_rel == math.inf
+    quiet, other = np.array([np.nan], np.float32), np.array([np.nan], np.float32)
+    other.view(np.uint32)[0] |= 1  # another NaN payload: different bytes, both NaN
+    row = diff(weights(*quiet, 2.0), weights(*other, 2.0)).entries[0]
+    assert row.status == "close" and row.max_abs == 0.0
