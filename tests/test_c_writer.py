@@ -232,9 +232,33 @@ def check_all_writes(exe: Path, ckpt: Checkpoint) -> int:
 def test_valid_vector(ockpt_write, path):
     """Each valid vector, loaded and written as every target, the C file equals the library's;
     written as it was loaded, that is the vector itself."""
-    ckpt = oc.load(path.read_bytes())
-    assert c_file(ockpt_write, ckpt, ckpt.revision, "keep") == oc.to_bytes(ckpt)
+    data = path.read_bytes()
+    ckpt = oc.load(data)
+    assert c_file(ockpt_write, ckpt, ckpt.revision, "keep") == data
     assert check_all_writes(ockpt_write, ckpt) >= 1
+
+
+#: Files the runtimes wrote themselves: onert's exports (tests/data) and onert-micro's saves
+#: (the shared reference folder, next to the repository; absent on other machines).
+SHARED = ROOT / ".." / "shared" / "reference" / "onert-micro" / "real-files"
+RUNTIME_FILES = sorted((ROOT / "tests" / "data" / "real-onert").glob("*.ckpt")) + (
+    sorted(SHARED.glob("ckpt_*.bin")) if SHARED.is_dir() else [])
+
+
+@pytest.mark.parametrize("path", RUNTIME_FILES, ids=[p.name for p in RUNTIME_FILES])
+def test_runtime_files_byte_for_byte(ockpt_write, path):
+    """Given what a runtime saved, the C writer writes the runtime's own file in its dialect."""
+    data = path.read_bytes()
+    ckpt = oc.load(data)
+    assert ckpt.revision == "v1"
+    dialect = "onert-micro" if path.suffix == ".bin" else "onert"
+    assert c_file(ockpt_write, ckpt, "v1", dialect) == data
+
+
+def test_both_runtimes_files_are_checked():
+    if not SHARED.is_dir():
+        pytest.skip("the onert-micro runtime's files are in ../shared/reference (absent here)")
+    assert {p.suffix for p in RUNTIME_FILES} == {".ckpt", ".bin"}
 
 
 def test_vectors_cover_every_target(ockpt_write):
