@@ -143,7 +143,7 @@ def check_cli(data: bytes, tmp: Path) -> None:
 def check_post_load(data: bytes, tmp: Path, *, cli: bool = True) -> bool:
     """Every property above for ``data``; False (nothing checked) when ``data`` does not load."""
     try:
-        oc.load(data)
+        oc.load(data).verify()  # with the data checks load leaves to the first data access
     except CheckpointError:
         return False
     check_library(data, tmp)

@@ -232,6 +232,7 @@ def check_load(data: bytes, *, roundtrip: bool = True, model: object = None) -> 
 
     try:
         ckpt = oc.load(data) if model is None else oc.load(data, model=model)
+        ckpt.verify()  # the data checks load leaves to the first data access
     except oc.CheckpointError as err:
         assert err.code in ERROR_CODES, err.code
         assert type(err) is type(error_for(err.code, None, None, "")), (type(err), err.code)
