@@ -5,8 +5,8 @@ only: a test that opens one fails on every other machine, and a README that show
 for every reader. Tests use tests/data or ``tmp_path``; the shared reference folder is found
 relative to the repository.
 
-The rule (``machine_paths``) flags, in every file ``git ls-files`` lists outside tests/corpus
-(the fuzz corpus is arbitrary bytes), text or binary alike:
+The rule (``machine_paths``) flags, in every file ``git ls-files`` lists outside
+tests/corpus/files (fuzz inputs are arbitrary bytes), text or binary alike:
 
 * a path that starts at one of the well-known per-machine roots (``_ROOTS``: the top-level
   work, root and temporary folders, a user's folder under home or Users, and the temporary
@@ -31,7 +31,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-EXEMPT_PREFIXES = ("tests/corpus/",)
+#: Fuzz inputs are arbitrary bytes; the corpus's README, manifest and builder are scanned.
+EXEMPT_PREFIXES = ("tests/corpus/files/",)
 
 _S = "/"  # the roots below are joined from pieces so this file passes its own rule
 _ROOTS = [
