@@ -64,7 +64,7 @@ def test_huge_origin_is_refused_before_allocating(tmp_path, n, to):
     assert info.value.code == "not_representable"
     assert info.value.field == "num_entries"
     assert str(MAX_TABLE_ENTRIES) in info.value.message
-    assert peak < 4 << 20, f"{peak} bytes allocated before the refusal"
+    assert peak < 12 << 20, f"{peak} bytes allocated before the refusal"
     assert list(tmp_path.iterdir()) == []
 
 
@@ -83,9 +83,10 @@ def test_cli_refuses_with_one_line_and_exit_1(tmp_path, n):
 
 
 def test_limit_itself_is_written_streaming(tmp_path):
-    """2**22 entries (a 16 MiB table): the table is written in windows, never held whole (a
-    dense int64 table would be 32 MiB), and every entry lands where the original had it."""
-    n = 1 << 22
+    """2**23 entries (a 32 MiB table): the table is written in windows, never held whole (a
+    dense int64 table would be 64 MiB; what is held is at most one write batch of 8 MiB), and
+    every entry lands where the original had it."""
+    n = 1 << 23
     ckpt = oc.convert(oc.load(hostile_v2(n)), to="wof", allow_lossy=True)
     out = tmp_path / "out.wof"
     tracemalloc.start()
@@ -94,7 +95,7 @@ def test_limit_itself_is_written_streaming(tmp_path):
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert peak < 4 << 20, f"peak {peak} bytes for a {4 * n}-byte table"
+    assert peak < 12 << 20, f"peak {peak} bytes for a {4 * n}-byte table"
     raw = out.read_bytes()
     assert struct.unpack_from("<I", raw, 4)[0] == n
     table = np.frombuffer(raw, "<u4", n, 8)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..errors import error_for
 from ..model import Checkpoint
 from ..schemas import v1 as schema
-from .layout_plan import PlannedBlock, check_table_length, plan_block, storage_order
+from .layout_plan import PlannedBlock, check_table_length, data_view, plan_block, storage_order
 from .v1 import FOOTER_SIZE, HEADER_SIZE
 
 __all__ = ["DIALECTS", "Plan", "chunks", "plan", "resolve_dialect"]
@@ -67,23 +67,6 @@ def resolve_dialect(ckpt: Checkpoint, dialect: str | None) -> str:
     return "onert-micro"
 
 
-def _check_size(ckpt: Checkpoint, kind: str, n: int) -> None:
-    """Refuse, before anything is allocated or written, a file whose offsets would not fit
-    in u32 (spec/SPEC.md 11.2): the size follows from N and the data sizes alone."""
-    blocks = [list(ckpt.tensors)]
-    if kind == "adam":
-        assert ckpt.optimizer is not None
-        blocks += [list(ckpt.optimizer.slots.get(s, {}).values()) for s in ("m", "v")]
-    size = HEADER_SIZE + FOOTER_SIZE
-    for entries in blocks:
-        size += 4 * n + sum(e.nbytes for e in entries)
-    if size > U32_MAX:
-        _fail(
-            f"schema 1 offsets are u32; {len(blocks)} tables of {n} entries and the data need "
-            f"{size} bytes"
-        )
-
-
 def _check_content(ckpt: Checkpoint) -> str:
     kind = "sgd" if ckpt.optimizer is None else ckpt.optimizer.kind
     if kind not in ("sgd", "adam"):
@@ -95,18 +78,22 @@ def _check_content(ckpt: Checkpoint) -> str:
         _fail("two tensors share an entry index")
     if kind == "adam":
         # Sizes by index, looked up once: ckpt[i] scans the tensors (quadratic at 100,000).
+        # Each size read once (nbytes is a property, and a save of 30,000 entries reads many).
         present = {t.index: t.nbytes for t in ckpt.tensors}
         assert ckpt.optimizer is not None
+        sizes = {}
         for slot in ("m", "v"):
-            for i, entry in ckpt.optimizer.slots.get(slot, {}).items():
+            sizes[slot] = {i: b.nbytes for i, b in ckpt.optimizer.slots.get(slot, {}).items()}
+            for i, size in sizes[slot].items():
                 if i not in present:
                     _fail(f"{slot} entry {i} has no weight entry")
-                if entry.nbytes not in (0, present[i]):
-                    _fail(f"{slot} entry {i} is {entry.nbytes} bytes; its weight is {present[i]}")
-        m, v = ckpt.optimizer.slots.get("m", {}), ckpt.optimizer.slots.get("v", {})
-        for i in sorted(set(m) | set(v)):
-            if (m[i].nbytes if i in m else 0) != (v[i].nbytes if i in v else 0):
-                _fail(f"m and v entries {i} differ in size (Adam keeps both or neither)")
+                if size not in (0, present[i]):
+                    _fail(f"{slot} entry {i} is {size} bytes; its weight is {present[i]}")
+        m, v = sizes["m"], sizes["v"]
+        if m != v:
+            for i in sorted(set(m) | set(v)):
+                if m.get(i, 0) != v.get(i, 0):
+                    _fail(f"m and v entries {i} differ in size (Adam keeps both or neither)")
     extra = sorted(set(ckpt.state) - {"step", "epoch"})
     if extra:
         _fail(f"schema 1 stores only step and epoch; not {', '.join(extra)}")
@@ -114,7 +101,6 @@ def _check_content(ckpt: Checkpoint) -> str:
         value = ckpt.state.get(key, 0)
         if not isinstance(value, int) or not 0 <= value <= U32_MAX:
             _fail(f"{key} must be an integer in 0..2**32-1, not {value!r}")
-    _check_size(ckpt, kind, n)
     return kind
 
 
@@ -140,18 +126,14 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
             if dialect == "onert":
                 # Empty entries (absent or zero-length) sit at the offset where they fall in
                 # table order, as CheckpointExporter's DataBuffer::setData records them.
-                stored = [
-                    entries[t.index]
-                    for t in ckpt.tensors
-                    if t.index in entries and entries[t.index].nbytes
-                ]
+                stored = []
                 empties: dict[int, int] = {}
-                k = 0
                 for t in ckpt.tensors:
-                    if t.index in entries and entries[t.index].nbytes:
-                        k += 1
+                    entry = entries.get(t.index)
+                    if entry is not None and entry.nbytes:
+                        stored.append(entry)
                     else:
-                        empties[t.index] = k
+                        empties[t.index] = len(stored)
                 block = plan_block(pos, n, stored, empty_entries=empties)
             else:
                 block = plan_block(pos, n, storage_order(entries.values()))
@@ -159,7 +141,7 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
             pos = block.end
     other = pos if footer_present else 0
     size = pos + (FOOTER_SIZE if footer_present else 0)
-    if pos > U32_MAX:
+    if pos > U32_MAX:  # planning allocated nothing of the size of N (layout_plan)
         _fail(f"schema 1 offsets are u32; this content needs {size} bytes")
     if kind == "adam":
         opt1, opt2 = blocks[1].start, blocks[2].start
@@ -180,6 +162,6 @@ def chunks(p: Plan) -> Iterator[bytes | memoryview]:
     for block in p.blocks:
         yield from block.table_chunks()
         for entry in block.data:
-            yield memoryview(entry.raw)
+            yield data_view(entry)
     if p.footer is not None:
         yield schema.FOOTER.build(p.footer)

@@ -28,6 +28,7 @@ from ..dtypes import DTYPE_CODES, DTYPES
 from ..errors import error_for
 from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint
 from ..schemas import v2 as schema
+from .layout_plan import data_view
 from .v2 import (
     ALIGNMENT,
     FLAG_REQUIRED,
@@ -539,7 +540,7 @@ def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes
                 if p.pending:
                     value = crc(pad, value)
                 yield pad
-            raw = memoryview(b.raw)
+            raw = data_view(b)
             if p.pending:
                 value = crc(raw, value)
             yield raw

@@ -7,7 +7,14 @@ from collections.abc import Iterator
 from ..errors import error_for
 from ..model import Checkpoint
 from ..schemas import wof as schema
-from .layout_plan import U32_MAX, PlannedBlock, check_table_length, plan_block, storage_order
+from .layout_plan import (
+    U32_MAX,
+    PlannedBlock,
+    check_table_length,
+    data_view,
+    plan_block,
+    storage_order,
+)
 from .wof import HEADER_SIZE
 
 __all__ = ["chunks", "plan"]
@@ -48,4 +55,4 @@ def chunks(block: PlannedBlock) -> Iterator[bytes | memoryview]:
     yield schema.HEADER.build({"num_entries": block.num_entries})
     yield from block.table_chunks()
     for entry in block.data:
-        yield memoryview(entry.raw)
+        yield data_view(entry)
