@@ -124,7 +124,7 @@ def test_boundary_of_the_table_limit():
 
 def test_u32_size_is_checked_from_the_sizes_alone():
     """4 GiB of data (a broadcast view: no memory) cannot be a schema-1 or WOF file: refused
-    from N and the sizes before any table is planned."""
+    from N and the sizes alone, before a byte of data is read."""
     big = np.broadcast_to(np.zeros(1, np.uint8), (1 << 32,))
     ckpt = oc.Checkpoint([oc.Tensor(0, big)], oc.Optimizer("sgd"), revision="v1",
                          dialect="onert", num_entries=1)
