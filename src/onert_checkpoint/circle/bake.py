@@ -122,8 +122,9 @@ def _values(
             raise _not_representable(
                 "weights",
                 f"the entries of the shared tensor {index} ({name!r}) hold different values "
-                "(onert trains each reader's copy apart, SPEC 7.9): choose shared='kept' "
-                "(what onert's train_export_circle writes) or shared='untie'",
+                "(onert trains each reader's copy apart, SPEC 7.9): choose the policy 'kept' "
+                "(what onert's train_export_circle writes) or 'untie' (shared=, or --shared on "
+                "the command line)",
             )
         if shared == "untie":
             untie[index] = by_reader
