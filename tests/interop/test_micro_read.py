@@ -107,3 +107,47 @@ def test_driver_reproduces_the_peers_own_files(micro, micro_sources: Path, kind:
     # and its files read back byte for byte too
     raw = (real / f"ckpt_{kind}.bin").read_bytes()
     assert oc.to_bytes(oc.load(raw, model=real / "fc2.circle")) == raw
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("name", "train_layers"), [("fc3", 1), ("fc4", 2), ("fc3r", 2)])
+def test_last_layers_only(micro, name: str, kind: str, train_layers: int,
+                          capsys: pytest.CaptureFixture[str]) -> None:
+    """``num_of_train_layers = L``: the runtime trains and saves only the last L operators'
+    weights; every other entry is absent (0), N is still every tensor of the model."""
+    sc = MODELS[name]
+    model_path, data = sc.files(micro)
+    ckpt_path, trained_path = micro.folder / "c.ckpt", micro.folder / "t.circle"
+    micro.run(model=model_path, opt=kind, batch=sc.batch, data=data, steps=STEPS,
+              train_layers=train_layers, save=ckpt_path, save_model=trained_path)
+    raw = ckpt_path.read_bytes()
+    model = CircleModel.load(model_path.read_bytes())
+    trained = CircleModel.load(trained_path.read_bytes())
+    last = model.operators[-train_layers:]
+    saved = sorted(i for op in last for i in op.inputs[1:] if i >= 0)
+    assert saved == sorted(model.micro_saved_indices(train_layers))
+
+    ckpt = oc.load(raw, model=model)
+    assert ckpt.dialect == "onert-micro" and ckpt.num_entries == len(model.tensors)
+    assert [t.index for t in ckpt.tensors] == saved
+    for t in ckpt.tensors:
+        assert t.data.tobytes() == trained.initial_data(t.index).tobytes(), t.name
+        assert t.data.tobytes() != model.initial_data(t.index).tobytes(), t.name
+    for op in model.operators[:-train_layers]:  # not trained: as in the model
+        for i in op.inputs[1:]:
+            if i >= 0:
+                assert trained.initial_data(i).tobytes() == model.initial_data(i).tobytes()
+    if kind == "adam":
+        assert sorted(ckpt.optimizer.slots["m"]) == saved
+    assert cli_main(["validate", "--strict", "--model", str(model_path), str(ckpt_path)]) == 0
+    capsys.readouterr()
+    assert oc.to_bytes(ckpt) == raw
+    # the runtime loads it back and resumes from it as if never stopped
+    whole, resumed = micro.folder / "whole.ckpt", micro.folder / "resumed.ckpt"
+    micro.run(model=model_path, opt=kind, batch=sc.batch, data=data, steps=2 * STEPS,
+              train_layers=train_layers, save=whole)
+    back = micro.folder / "back.ckpt"
+    oc.save(ckpt, back)
+    micro.run(model=model_path, opt=kind, batch=sc.batch, data=data, steps=STEPS,
+              train_layers=train_layers, load=back, save=resumed)
+    assert resumed.read_bytes() == whole.read_bytes()

@@ -6,7 +6,7 @@
 // and data are files, so one binary serves every test:
 //
 //   driver --model M.circle --opt sgd|adam [--wof W.wof] [--batch B] [--lr LR]
-//          [--beta1 B1] [--beta2 B2] [--eps E]
+//          [--beta1 B1] [--beta2 B2] [--eps E] [--train-layers L]
 //          [--load CKPT] [--x X.f32 --y Y.f32 --steps K] [--save CKPT] [--save-model OUT.circle]
 //          [--infer X.f32 --out OUT.f32]
 //
@@ -15,6 +15,7 @@
 // samples (S x input size, S x output size); S must be a multiple of B. The step that starts
 // with the runtime's step counter at s trains on batch (s mod S/B), so a run resumed from a
 // checkpoint (which restores the counter) sees the same batches as an uninterrupted run.
+// --train-layers L trains (and saves) only the last L operators (0, the default: all).
 // Inference runs every sample of --infer through the model one at a time (after saving: the
 // runtime's reset() between samples also clears Adam's state) and writes the outputs.
 //
@@ -109,7 +110,7 @@ int main(int argc, char **argv)
   }
   om::OMTrainingContext &tc = config.training_context;
   tc.batch_size = static_cast<uint32_t>(std::stoul(get(args, "batch", "1")));
-  tc.num_of_train_layers = 0; // every layer
+  tc.num_of_train_layers = static_cast<uint32_t>(std::stoul(get(args, "train-layers", "0")));
   tc.loss = om::MSE;
   tc.optimizer = opt == "adam" ? om::ADAM : om::SGD;
   tc.learning_rate = std::stof(get(args, "lr", "0.01"));

@@ -178,6 +178,7 @@ class MicroPeer:
         opt: str,
         batch: int = 1,
         lr: float = 0.01,
+        train_layers: int = 0,
         wof: Path | None = None,
         load: Path | None = None,
         data: tuple[Path, Path] | None = None,
@@ -193,7 +194,7 @@ class MicroPeer:
     ) -> RunResult:
         """Run the driver once (in a child with address-space and CPU limits)."""
         argv = [str(self.exe), "--model", str(model), "--opt", opt, "--batch", str(batch)]
-        argv += ["--lr", repr(lr), "--steps", str(steps)]
+        argv += ["--lr", repr(lr), "--steps", str(steps), "--train-layers", str(train_layers)]
         for flag, value in (("wof", wof), ("load", load), ("save", save),
                             ("save-model", save_model), ("infer", infer), ("out", out)):
             if value is not None:
