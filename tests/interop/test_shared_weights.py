@@ -92,6 +92,34 @@ def test_prediction_matches_the_probe_on_random_shared_models() -> None:
         assert predict_onert_order(CircleModel.load(model)) == probe_onert_order(model)
 
 
+def test_a_shared_int32_constant_is_split_too(tmp_path) -> None:
+    """Two RESHAPEs reading one int32 shape: two entries; the probe, which tells int32
+    entries by their unchanged bytes, names both."""
+    from circle_builder import OpSpec, TensorSpec, build_model
+
+    rng = np.random.default_rng(0)
+
+    def const(name: str, shape: tuple[int, ...]) -> TensorSpec:
+        return TensorSpec(name, shape, data=rng.standard_normal(shape).astype(np.float32))
+
+    raw_model = build_model(
+        [TensorSpec("x", (1, 4)), TensorSpec("s", (2,), "int32", data=np.array([1, 4], np.int32)),
+         TensorSpec("r0", (1, 4)), const("w0", (4, 4)), const("b0", (4,)), TensorSpec("h", (1, 4)),
+         TensorSpec("r1", (1, 4)), const("w1", (4, 4)), const("b1", (4,)), TensorSpec("y", (1, 4))],
+        [OpSpec("RESHAPE", (0, 1), (2,), new_shape=(1, 4)),
+         OpSpec("FULLY_CONNECTED", (2, 3, 4), (5,)),
+         OpSpec("RESHAPE", (5, 1), (6,), new_shape=(1, 4)),
+         OpSpec("FULLY_CONNECTED", (6, 7, 8), (9,))],
+        [0], [9])
+    order = predict_onert_order(CircleModel.load(raw_model))
+    assert order.count(1) == 2
+    assert probe_onert_order(raw_model) == order
+    peer, _, _ = _train(tmp_path, raw_model, "adam", 0.05)
+    ckpt = oc.load(peer.export(), model=raw_model, order="probe")
+    assert sorted(t.name for t in ckpt.tensors) == ["b0", "b1", "s", "s@op0", "w0", "w1"]
+    assert ckpt.quirks == ()  # the shape is never trained: both entries stay equal
+
+
 def _forward(model: CircleModel, reads: dict[int, dict[int, np.ndarray]], x) -> np.ndarray:
     """The chain's output when operator k reads ``reads[k][tensor]`` for its constants."""
     value = x
