@@ -45,8 +45,9 @@ def read_layout(view: memoryview) -> tuple[OnertWof, Block]:
 
 def is_wof_shaped(view: memoryview) -> bool:
     """The spec's tie-break when a version-1 file is neither a valid checkpoint nor valid WOF:
-    its u32 at 4 is a plausible WOF entry count (non-zero, table fits). In a checkpoint that u32
-    is ``ofs_opt1``: 0, or more than a quarter of the file size."""
+    its u32 at 4 is a plausible WOF entry count (non-zero, table fits). In a valid checkpoint
+    that ends at its footer that u32 is ``ofs_opt1``: 0, or more than a third of the file size
+    (SPEC section 3, step 5.3 handles checkpoints with bytes appended, in dispatch.py)."""
     size = len(view)
     if size < HEADER_SIZE:
         return False
