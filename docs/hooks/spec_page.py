@@ -2,9 +2,10 @@
 (generated/graphviz/*.svg) are pages of the site without being copied into docs/, so the site
 always shows the normative text of the repository.
 
-Links of SPEC.md that point at other repository files (the .ksy schemas, the C headers, the
-vectors) have no page on the site: they become the file's repository path in code, so a reader
-knows where to look and the strict build has no dangling link.
+Pages (SPEC.md and the docs/ pages alike) link to repository files that have no page on the
+site (the .ksy schemas, the C headers, tests): in the site those links become the file's
+repository path in code, so a reader knows where to look and the strict build has no dangling
+link; links to spec/SPEC.md go to the spec page.
 """
 
 from __future__ import annotations
@@ -18,25 +19,41 @@ from mkdocs.structure.files import File, Files
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "spec" / "SPEC.md"
 DIAGRAMS = ROOT / "generated" / "graphviz"
-LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
 
 
-def _rewrite(match: re.Match[str]) -> str:
-    text, target = match.group(1), match.group(2)
-    if target.startswith(("http://", "https://", "#", "mailto:")):
-        return match.group(0)
-    path = posixpath.normpath(posixpath.join("spec", target.split("#")[0]))
-    if path.startswith("generated/graphviz/") and path.endswith(".svg"):
-        return f"[{text}](diagrams/{posixpath.basename(path)})"
-    return text if text.strip("`") == path else f"{text} (`{path}`)"
+def _repo_path(page_dir: str, target: str) -> str:
+    return posixpath.normpath(posixpath.join(page_dir, target.split("#")[0]))
 
 
-def spec_markdown() -> str:
-    return LINK.sub(_rewrite, SPEC.read_text())
+def rewrite_links(markdown: str, page_dir: str) -> str:
+    """``page_dir`` is the page's folder in the repository ("spec", "docs")."""
+
+    def one(match: re.Match[str]) -> str:
+        bang, text, target = match.group(1), match.group(2), match.group(3)
+        if target.startswith(("http://", "https://", "#", "mailto:")):
+            return match.group(0)
+        path = _repo_path(page_dir, target)
+        anchor = "#" + target.split("#", 1)[1] if "#" in target else ""
+        if path == "spec/SPEC.md":
+            return f"[{text}](spec.md{anchor})"
+        if path.startswith("docs/"):
+            return match.group(0)
+        if path.startswith("generated/graphviz/") and path.endswith(".svg"):
+            return f"{bang}[{text}](diagrams/{posixpath.basename(path)})"
+        return text if text.strip("`") == path else f"{text} (`{path}`)"
+
+    return LINK.sub(one, markdown)
 
 
 def on_files(files: Files, config) -> Files:
-    files.append(File.generated(config, "spec.md", content=spec_markdown()))
+    files.append(File.generated(config, "spec.md", content=SPEC.read_text()))
     for svg in sorted(DIAGRAMS.glob("*.svg")):
         files.append(File.generated(config, f"diagrams/{svg.name}", abs_src_path=str(svg)))
     return files
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    src = page.file.src_uri
+    page_dir = "spec" if src == "spec.md" else posixpath.dirname(posixpath.join("docs", src))
+    return rewrite_links(markdown, page_dir)
