@@ -38,6 +38,8 @@ MODELS = {
     "fc1": build_fc_model([3, 4], seed=1),
     "fc3": build_fc_model([4, 5, 5, 3], seed=2),
     "fc6": build_fc_model([3, 4, 4, 4, 4, 4, 2], seed=3, layout="shuffled"),
+    # 30 layers of 2 to 5 features (91 tensors, shuffled): deep enough to rehash onert's maps
+    "fc30": build_fc_model([2 + (7 * k) % 4 for k in range(31)], seed=7, layout="shuffled"),
     "shared": build_shared_fc_model(3, [(0, 0), (1, 1), (0, 1)], seed=4),
     "conv": build_conv_chain_model(["conv", "dw", "conv", "fc", "fc"], seed=5, shuffle=True),
 }
@@ -140,8 +142,8 @@ PATHS: dict[str, Callable[[bytes, bytes, Path], bytes]] = {
 
 @pytest.mark.parametrize("kind", ["sgd", "adam"])
 @pytest.mark.parametrize("path", sorted(PATHS))
-def test_resume_through_each_path(tmp_path, path: str, kind: str) -> None:
-    name = "fc3"
+@pytest.mark.parametrize("name", ["fc3", "fc30"])
+def test_resume_through_each_path(tmp_path, name: str, path: str, kind: str) -> None:
     whole, half = _runs(name, kind, tmp_path)
     sent = PATHS[path](half, MODELS[name], tmp_path)
     _same_weights_and_state(sent, half)  # nothing the runtime reads was changed on the way
