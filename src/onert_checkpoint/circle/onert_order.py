@@ -162,8 +162,9 @@ class LibstdcxxUnorderedMap:
         b = key % n
         prev = self._buckets[b]
         assert prev is not None
-        while self._next[prev] != key:
-            prev = self._next[prev]  # type: ignore[assignment]
+        while (step := self._next[prev]) != key:
+            assert step is not None  # key is in the map: its bucket's chain reaches it
+            prev = step
         following = self._next[key]
         if prev == self._buckets[b]:
             if following is None or following % n != b:
@@ -409,8 +410,8 @@ def probe_onert_order(model_path: str | os.PathLike[str] | bytes) -> list[int] |
                 )
                 xs, ys = batch(model.inputs), batch(model.outputs)
                 s.train(DataLoader(xs, ys, batch_size=1), epochs=1, checkpoint_path="c.ckpt")
-            with open("c.ckpt", "rb") as f:
-                raw = f.read()
+            with open("c.ckpt", "rb") as saved:
+                raw = saved.read()
         finally:
             os.chdir(cwd)
     order: list[int] = []

@@ -92,7 +92,8 @@ def _load_crc32c():
                 if os.path.exists(path):
                     loader = importlib.machinery.ExtensionFileLoader("crc32c._crc32c", path)
                     ext_spec = importlib.util.spec_from_loader("crc32c._crc32c", loader)
-                    module = importlib.util.module_from_spec(ext_spec)  # type: ignore[arg-type]
+                    assert ext_spec is not None  # a spec is always made when a loader is given
+                    module = importlib.util.module_from_spec(ext_spec)
                     loader.exec_module(module)
                     func = module.crc32c
                     break
