@@ -109,7 +109,9 @@ def _compare(
 ) -> EntryDiff:
     if a is None or b is None:
         status = "only_b" if a is None else "only_a"
-        return EntryDiff(key, slot, status, a and a.nbytes, b and b.nbytes)
+        return EntryDiff(
+            key, slot, status, None if a is None else a.nbytes, None if b is None else b.nbytes
+        )
     if a.nbytes != b.nbytes:
         return EntryDiff(key, slot, "size", a.nbytes, b.nbytes)
     if a.data is b.data or _same_bytes(a.raw, b.raw):

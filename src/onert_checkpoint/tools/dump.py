@@ -44,13 +44,14 @@ def tensor_values(
     them: typed when the type is known, clearly raw otherwise. The shape is the tensor's when
     it fits. Constant time: no search of the entries.
     """
-    entry: Buffer | None = tensor
+    entry: Buffer = tensor
     if slot is not None:
         slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
-        entry = slots.get(slot, {}).get(tensor.index)
-        if entry is None:
+        slot_entry = slots.get(slot, {}).get(tensor.index)
+        if slot_entry is None:
             kind = ckpt.optimizer.kind if ckpt.optimizer else "no"
             raise KeyError(f"entry {tensor.index} has no {slot!r} slot ({kind} optimizer)")
+        entry = slot_entry
     chosen = dtype or tensor.dtype or "uint8"
     return typed_view(entry.raw, chosen, tensor.shape if dtype in (None, tensor.dtype) else None)
 
