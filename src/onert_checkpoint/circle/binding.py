@@ -140,10 +140,10 @@ def entry_tensors(
             # an upgraded onert file: entries without a model index (onert's copies of a
             # shared constant, SPEC 7.9, or a file upgraded without its model) are numbered
             # in onert's order
-            order = predict_onert_order(model)
-            if origin.get("num_entries") == len(order) != len(model.tensors):
+            onert_entries = predict_onert_order(model)
+            if origin.get("num_entries") == len(onert_entries) != len(model.tensors):
                 return [
-                    t.model_index if t.model_index is not None else order[t.index]
+                    t.model_index if t.model_index is not None else onert_entries[t.index]
                     for t in ckpt.tensors
                 ], True
         return [t.model_index if t.model_index is not None else t.index for t in ckpt.tensors], True
@@ -181,7 +181,7 @@ def bind(
     """
     source = model.source if isinstance(model, CircleModel) else model
     if not isinstance(model, CircleModel):
-        model = CircleModel.load(model)  # type: ignore[arg-type]
+        model = CircleModel.load(model)
     indices, by_index = entry_tensors(ckpt, model, order=order, model_source=source)
     micro = by_index and ckpt.revision == "v1"
     quirks = set(ckpt.quirks)

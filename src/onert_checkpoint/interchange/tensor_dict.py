@@ -208,10 +208,11 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
     if ckpt.optimizer is not None:
         for slot, entries in ckpt.optimizer.slots.items():
             for i, entry in sorted(entries.items()):
-                t = by_index.get(i)
-                same = t is not None and entry.nbytes == t.nbytes
+                w = by_index.get(i)
+                if w is not None and entry.nbytes != w.nbytes:
+                    w = None  # not the size of its weight: exported as raw bytes
                 arrays[f"{keys[i]}.{slot}"] = _export_view(
-                    entry.raw, t.dtype if same else None, t.shape if same else None  # type: ignore[union-attr]
+                    entry.raw, None if w is None else w.dtype, None if w is None else w.shape
                 )
     if metadata:
         return arrays, checkpoint_metadata(ckpt)

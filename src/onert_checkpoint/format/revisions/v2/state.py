@@ -44,7 +44,7 @@ def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
     at = base + STATE_ENTRY_SIZE * np.arange(n, dtype=np.int64)
     fld = "state[{}].{}".format
     reserved = ent["reserved"].reshape(n, 3)
-    i = first(reserved.any(axis=1))
+    i = first(np.asarray(reserved.any(axis=1)))  # an array (numpy's hints also allow a scalar)
     if i is not None:  # the offset of the first non-zero byte (SPEC section 9, error offsets)
         j = int(np.flatnonzero(reserved[i])[0])
         fail("reserved_nonzero", fld(i, "reserved"), int(at[i]) + 13 + j, "reserved byte is not 0")
