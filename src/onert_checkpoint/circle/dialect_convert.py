@@ -96,7 +96,7 @@ def _check_same_copies(
             "model_mismatch", f"weights[{other.index}]", None,
             f"entries {first.index} and {other.index} both hold tensor {index}",
         )
-    pairs = [(first, other)]
+    pairs: list[tuple[Buffer, Buffer]] = [(first, other)]
     if ckpt.optimizer is not None:
         pairs += [
             (entries[first.index], entries[other.index])
@@ -227,7 +227,7 @@ def to_dialect(
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")
     if not isinstance(model, CircleModel):
-        model = CircleModel.load(model)  # type: ignore[arg-type]
+        model = CircleModel.load(model)
     source = model.source  # the bytes, for the runtime probe (order="auto" or "probe")
     tensors, slots = _by_tensor(ckpt, model, order, source)
     if dialect == "onert-micro":

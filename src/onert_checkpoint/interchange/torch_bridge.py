@@ -136,7 +136,9 @@ def from_torch(
     weights = {}
     for p, index in pairs.items():
         weights[index] = _to_circle(_numpy(params[p]), model.tensors[index].shape, p)
-    kind, slots, state = "sgd", {}, {"step": 0, "epoch": epoch}
+    kind = "sgd"
+    slots: dict[str, dict[int, np.ndarray]] = {}
+    state = {"step": 0, "epoch": epoch}
     if optim_state is not None:
         groups = optim_state.get("param_groups", [])
         ids = [i for g in groups for i in g["params"]]
@@ -198,7 +200,8 @@ def to_torch(
         from ..circle.dialect_convert import to_dialect
 
         ckpt = to_dialect(ckpt, "onert-micro", model)
-    by_model = {t.model_index: t for t in ckpt.tensors}
+    # every entry of an onert-micro checkpoint names its tensor (converted above if needed)
+    by_model = {t.model_index: t for t in ckpt.tensors if t.model_index is not None}
     order = [i for i in trainable_in_operator_order(model) if i in by_model]
     missing = [model.tensors[i].name for i in by_model if i not in order]
     if missing:
