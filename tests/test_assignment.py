@@ -91,3 +91,23 @@ def test_the_entry_s_own_bytes_are_always_accepted():
     raw = ckpt["w0"].raw.copy()
     ckpt["w0"].data = raw  # as convert does
     assert ckpt["w0"].data.shape == (8, 4) and ckpt["w0"].data.dtype == np.float32
+
+
+def test_keys_are_names_when_every_tensor_has_one():
+    assert list(oc.load(ADAM).keys()) == [0, 1, 2, 3]
+    ckpt = bound()
+    assert list(ckpt.keys()) == ["w0", "b0", "w1", "b1"]
+    assert [ckpt[k].index for k in ckpt] == [0, 1, 2, 3]
+    ckpt["b1"].name = "w0"  # names no longer tell the tensors apart: indices again
+    assert list(ckpt) == [0, 1, 2, 3]
+
+
+def test_step_and_epoch_are_settable_and_repr_is_one_line():
+    ckpt = bound()
+    ckpt.step, ckpt.epoch = 9, 2
+    assert (ckpt.state["step"], ckpt.state["epoch"]) == (9, 2)
+    assert repr(ckpt) == (
+        "Checkpoint(revision='v1', dialect=None, optimizer='adam', entries=4, step=9, "
+        "epoch=2, file_size=880)"
+    )
+    assert repr(ckpt["w0"]) == "Tensor(index=0, name='w0', float32[8, 4], nbytes=128, offset=36)"

@@ -310,6 +310,18 @@ class TensorList(MutableSequence["Tensor"]):
             return table.keys.tolist()  # type: ignore[no-any-return]
         return [self._key_of(pos, "index") for pos in range(len(self._items))]
 
+    def names(self) -> list[str | None]:
+        """Every item's name, in list order, without making the items."""
+        items = self._items
+        table = self._table
+        raw = None if table is None or table.meta is None else table.meta["names"]
+        if raw is None:
+            return [None if t is None else t.name for t in items]
+        return [
+            (None if b is None else b.decode("utf-8")) if t is None else t.name
+            for t, b in zip(items, raw)
+        ]
+
     def _structural(self) -> None:
         """Before a change of structure: every item made, the columns and lookups dropped."""
         self.materialize()

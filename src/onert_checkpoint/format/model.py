@@ -248,7 +248,11 @@ class Checkpoint(Mapping[object, Tensor]):
     """A training checkpoint: weights, optimizer state and training position.
 
     It is a read-only mapping from entry index (``ckpt[0]``) or tensor name (``ckpt["fc1/w"]``)
-    to :class:`Tensor`; iteration yields the entry indices in table order.
+    to :class:`Tensor`; iteration (``keys()``) yields the tensor names in table order when
+    every tensor has a distinct name, else the entry indices.
+
+    ``nbytes``, ``index``, ``name``, ``dtype``, ``shape`` are attributes (metadata, known
+    without reading the data); ``crc32()`` is a method because it reads every byte.
 
     ``revision`` and ``dialect`` say what the file was (or what :func:`save` writes by default);
     ``num_entries`` is the length of the file's offset tables, which for onert-micro files
@@ -303,7 +307,14 @@ class Checkpoint(Mapping[object, Tensor]):
         return True
 
     def __iter__(self) -> Iterator[object]:
-        return iter(self.tensors.indices())
+        """Tensor names when every tensor has a distinct one (after ``bind``, or a schema-2
+        file with names), else entry indices; ``ckpt[key]`` takes either."""
+        tensors = self.tensors
+        if len(tensors) and tensors._key_of(0, "name") is not None:
+            names = tensors.names()
+            if None not in names and len(set(names)) == len(names):
+                return iter(names)
+        return iter(tensors.indices())
 
     def __len__(self) -> int:
         return len(self.tensors)
