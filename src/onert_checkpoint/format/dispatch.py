@@ -107,10 +107,11 @@ def load(
     tensor each entry is, in which case they come out typed and shaped, with names
     (:func:`onert_checkpoint.circle.binding.bind`; ``order`` says how onert's entry order is found).
 
-    Every rule of the specification is checked. ``verify_data=False`` skips only the checks of
-    schema 2's tensor data section (its CRC-32C and its zero padding), which read the data
-    itself: opening a large checkpoint to read one tensor then costs what its structure costs
-    (``onert-ckpt validate`` always checks everything).
+    Every rule of the specification is checked; the checks of schema 2's tensor data section
+    (its CRC-32C and zero padding), which read the data itself, run on the first access to any
+    entry's data, before a byte is handed out (or on ``ckpt.verify()``): opening a large
+    checkpoint to read its names costs what its structure costs. ``verify_data=False`` skips
+    them (``onert-ckpt validate`` always checks everything).
 
     ``mmap=False`` reads a path into private memory instead of mapping it: the arrays then no
     longer change if the file is written in place, and truncating the file cannot kill the
