@@ -123,8 +123,8 @@ def edit(
     try:
         for key, value in changes:
             _set_state(ckpt, key, value)
-        for key, value in (replace or {}).items():
-            _replace(ckpt, key, value)
+        for target, array in (replace or {}).items():
+            _replace(ckpt, target, array)
     except Exception:
         ckpt.state.clear()
         ckpt.state.update(saved_state)

@@ -203,20 +203,22 @@ def _v2_map(view: memoryview) -> LayoutMap:
             shown = f"{value:#010x}" if name == "crc" else str(value)
             fields.append(LayoutField(at + rel, size, f"sections[{i}].{name}", shown, note))
         kind, start, length = _u(view, at, 4), _u(view, at + 8, 8), _u(view, at + 16, 8)
-        bodies.append((start, length, kinds.get(kind, f"kind {kind}")))
+        if kind is not None and start is not None and length is not None:
+            bodies.append((start, length, kinds.get(kind, f"kind {kind}")))
     for start, length, name in bodies:
         if name != "data":
             fields.append(LayoutField(start, length, f"{name} section", "", f"{length} bytes"))
-    ranges = []
+    ranges: list[tuple[int, int, str]] = []  # the entries read from the file (with an offset)
     for t in ckpt.tensors:
         label = f"tensors[{t.index}]" + (f" {t.name}" if t.name else "")
-        ranges.append((t.offset, t.nbytes, f"{label} data"))
+        if t.offset is not None:
+            ranges.append((t.offset, t.nbytes, f"{label} data"))
     if ckpt.optimizer is not None:
         for slot, entries in ckpt.optimizer.slots.items():
             for i, b in entries.items():
-                ranges.append((b.offset, b.nbytes, f"{slot}[{i}] data"))
-    for start, length, label in sorted((r for r in ranges if r[0] is not None),
-                                       key=lambda r: r[0]):
+                if b.offset is not None:
+                    ranges.append((b.offset, b.nbytes, f"{slot}[{i}] data"))
+    for start, length, label in sorted(ranges, key=lambda r: r[0]):
         crc = zlib.crc32(view[start : start + length]) & 0xFFFFFFFF
         fields.append(LayoutField(start, length, label, "", f"crc32 {crc:08x}"))
     fields.sort(key=lambda f: (f.offset, -f.size))
