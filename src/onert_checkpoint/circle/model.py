@@ -18,6 +18,7 @@ import numpy as np
 
 from ..format.dtypes import DTYPES
 from ..format.errors import error_for
+from ..format.source import open_source
 
 __all__ = ["CircleModel", "CircleOperator", "CircleTensor"]
 
@@ -93,17 +94,19 @@ class CircleModel:
     def load(cls, source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> CircleModel:
         """Read a circle model from a path or from its bytes.
 
-        Raises :class:`~onert_checkpoint.ModelMismatchError` (code ``model_mismatch``,
-        field ``model``) when the input is not a readable circle model.
+        A path is read like a checkpoint's (:func:`~onert_checkpoint.format.source.open_source`):
+        only a regular file, checked before a byte is read, so a FIFO or a device raises
+        :class:`OSError` naming the path at once instead of blocking or reading forever; a
+        missing or unreadable file is an :class:`OSError` too, as for a checkpoint (issue 11,
+        items 6 and 12). Raises :class:`~onert_checkpoint.ModelMismatchError` (code
+        ``model_mismatch``, field ``model``) when the bytes are not a readable circle model.
         """
         if isinstance(source, (bytes, bytearray, memoryview)):
             raw = bytes(source)
         else:
-            try:
-                with open(os.fspath(source), "rb") as f:
-                    raw = f.read()
-            except OSError as exc:
-                raise _mismatch(f"cannot read the circle model: {exc}") from exc
+            view = open_source(source, copy=True)
+            raw = bytes(view)
+            view.release()
         try:
             return cls._parse(raw)
         except Exception as exc:  # flatbuffers raises anything on garbage
