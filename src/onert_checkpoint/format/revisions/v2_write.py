@@ -21,6 +21,7 @@ import re
 import struct
 from collections.abc import Generator, Iterator
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
@@ -70,7 +71,7 @@ __all__ = ["Plan", "chunks", "finish", "origin_of", "plan", "stream"]
 U32_MAX = 0xFFFF_FFFF
 
 
-def _fail(message: str):
+def _fail(message: str) -> NoReturn:
     raise error_for("not_representable", None, None, message)
 
 
@@ -237,7 +238,7 @@ def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
         else:
             _fail(f"state {key!r}: {type(value).__name__} is not int, float, str or bytes")
         want = WELL_KNOWN_KEYS.get(key)
-        if want is not None and (want != vt or (vt == "int" and int(value) < 0)):  # type: ignore[call-overload]
+        if want is not None and (want != vt or (vt == "int" and int(value) < 0)):
             _fail(
                 f"state {key!r} is a well-known key of type {want}"
                 + (" (non-negative)" if want == "int" else "")
@@ -366,11 +367,11 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     placed: list[tuple[int, Buffer]] = list(zip(start_list, buffers))
     tensor_ofs: dict[int, int] = {}
     slot_ofs: dict[tuple[int, int], int] = {}
-    for (what, j, b), ofs in zip(ranges, start_list):
+    for (what, j, entry), ofs in zip(ranges, start_list):
         if what == "t":
-            tensor_ofs[b.index] = ofs
+            tensor_ofs[entry.index] = ofs
         else:
-            slot_ofs[(j, b.index)] = ofs
+            slot_ofs[(j, entry.index)] = ofs
     data_len = int(starts[-1] + sizes[-1]) - data_start if count else 0
 
     # Section bodies (metadata only; small).
