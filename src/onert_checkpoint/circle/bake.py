@@ -15,18 +15,18 @@ other tensor changes with them. Entries of a shared constant that onert trained 
 from __future__ import annotations
 
 import os
-import tempfile
 from collections import Counter
 
 import numpy as np
 
 from ..format.errors import error_for
 from ..format.model import Checkpoint
+from ..format.saving import write_atomic
 from .binding import bind, entry_tensors
 from .model import CircleModel
 from .onert_order import predict_onert_entries
 
-__all__ = ["SHARED_POLICIES", "bake", "write_atomic"]
+__all__ = ["SHARED_POLICIES", "bake"]
 
 #: What to do with onert's diverged copies of a shared constant (SPEC 7.9): "error" refuses,
 #: "kept" bakes the entry onert kept (what its train_export_circle writes), "untie" gives each
@@ -38,37 +38,6 @@ _FILE_IDENTIFIER = b"CIR0"
 
 def _not_representable(field: str | None, message: str) -> Exception:
     return error_for("not_representable", field, None, message)
-
-
-def write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder, synced, then
-    renamed over ``path``: readers see the old file or the new one, never a part."""
-    target = os.path.realpath(os.fspath(path))
-    folder = os.path.dirname(target) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".bake-", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, target)
-        tmp = ""
-    finally:
-        if tmp:
-            os.unlink(tmp)
-
-
-def _umask() -> int:
-    # read from /proc where available: os.umask would change it for other threads meanwhile
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except OSError:
-        pass
-    return 0o022
 
 
 def _values(
@@ -144,7 +113,8 @@ def bake(
     ``ckpt`` is a checkpoint or a path or bytes to load; ``order`` says how an onert file's entry
     order is found (as in :func:`~onert_checkpoint.load`); ``shared`` what to do with onert's
     diverged copies of a shared constant (:data:`SHARED_POLICIES`). Returns the new model's
-    bytes and, given ``out``, writes them there atomically.
+    bytes and, given ``out``, writes them there atomically with :func:`~onert_checkpoint.save`'s
+    target rules (a link followed, a directory, FIFO, socket or device refused untouched).
 
     Raises :class:`~onert_checkpoint.ModelMismatchError` when the checkpoint does not fit the
     model and :class:`~onert_checkpoint.NotRepresentableError` for what a model cannot hold.

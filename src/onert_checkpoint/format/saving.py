@@ -33,7 +33,7 @@ from .model import Checkpoint
 from .revisions import v1_write, v2_write, wof_write
 from .source import not_regular
 
-__all__ = ["KEEP", "chunks", "save", "to_bytes"]
+__all__ = ["KEEP", "chunks", "save", "to_bytes", "write_atomic"]
 
 
 class _Keep:
@@ -88,6 +88,18 @@ def _writer(table: dict[str, Any], revision: str | None, dialect: Any, ckpt: Che
         dialect = ckpt.dialect if revision == ckpt.revision else None
     if revision not in WRITERS:
         raise ValueError(f"unknown revision {revision!r}; choose from {', '.join(sorted(WRITERS))}")
+    if revision == "v1" and dialect is not None:
+        from .convert import content_dialect  # issue 11 item 10: no re-labelled entries
+        from .errors import error_for
+
+        have = content_dialect(ckpt)
+        if have is not None and have != dialect:
+            raise error_for(
+                "not_representable", "dialect", None,
+                f"the entries are indexed as {have} entries; writing them as {dialect} "
+                "re-indexes them, which needs the circle model: "
+                "convert(ckpt, 'v1', dialect=..., model=...)",
+            )
     return table.get(revision), dialect
 
 
@@ -232,6 +244,26 @@ def save(
     """
     user = _user_path(path)
     data = _stream(ckpt, **kwargs)  # plans the layout: errors come before any file is touched
+    _write_target(user, data, progress)
+
+
+def write_atomic(
+    path: str | os.PathLike,
+    data: bytes | memoryview | Iterable[bytes | memoryview],
+    *,
+    progress: Callable[[int], object] | None = None,
+) -> None:
+    """Replace ``path`` by ``data`` (bytes, or chunks in file order) the way :func:`save`
+    replaces a checkpoint: atomically, a symbolic link followed and kept, a directory, FIFO,
+    socket or device refused untouched, every ``OSError`` naming ``path`` (never a temporary),
+    an empty path a ``ValueError``. For the other files this package writes (baked models)."""
+    user = _user_path(path)
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = [data]
+    _write_target(user, _no_patches(data), progress)
+
+
+def _write_target(user: str, data: Stream, progress: Callable[[int], object] | None) -> None:
     try:
         real, mode = _resolve_target(user)
         _replace(real, mode, data, progress)
