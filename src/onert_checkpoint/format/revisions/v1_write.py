@@ -152,7 +152,7 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
     header = {"ofs_opt1": opt1, "ofs_opt2": opt2, "ofs_other": other, "num_entries": n}
     footer = None
     if footer_present:
-        footer = {"step": int(ckpt.state.get("step", 0)), "epoch": int(ckpt.state.get("epoch", 0))}
+        footer = {"step": ckpt.state.step or 0, "epoch": ckpt.state.epoch or 0}
     return Plan(dialect, header, blocks, footer, size)
 
 
