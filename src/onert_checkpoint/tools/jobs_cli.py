@@ -114,6 +114,19 @@ def cmd_edit(args: argparse.Namespace) -> int:
         edits["step"] = args.step
     if args.epoch is not None:
         edits["epoch"] = args.epoch
+    if args.model is None and args.dialect is not None:
+        from ..format.convert import content_dialect, needs_model
+
+        ckpt = load(args.input)
+        if needs_model(ckpt, args.to or ckpt.revision, args.dialect):
+            # as convert: refused before anything is written, naming the option to add
+            holds = content_dialect(ckpt)
+            what = f"{holds} entries" if holds else "entries of no known dialect"
+            raise cli.CliError(
+                "model_required",
+                f"{safe_text(args.input)} holds {what}; writing them in the {args.dialect} "
+                "dialect re-indexes them, which needs the circle model: add --model MODEL.circle",
+            )
     model = cli._load_model(args.model)
     edit_file(args.input, output, model=model.source if model is not None else None,
               revision=args.to, dialect=args.dialect, **edits)
