@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from typing import TypeVar
 
 import numpy as np
 
@@ -25,6 +26,8 @@ from ..format.saving import write_atomic
 from .binding import bind, entry_tensors
 from .model import CircleModel
 from .onert_order import predict_onert_entries
+
+_T = TypeVar("_T")
 
 __all__ = ["SHARED_POLICIES", "bake"]
 
@@ -122,11 +125,11 @@ def bake(
     if shared not in SHARED_POLICIES:
         raise ValueError(f"shared must be one of {', '.join(SHARED_POLICIES)}, not {shared!r}")
     if not isinstance(model, CircleModel):
-        model = CircleModel.load(model)  # type: ignore[arg-type]
+        model = CircleModel.load(model)
     if not isinstance(ckpt, Checkpoint):
         from ..format.dispatch import load
 
-        ckpt = load(ckpt)  # type: ignore[arg-type]
+        ckpt = load(ckpt)
     bind(ckpt, model, order=order)
     kept, untie = _values(ckpt, model, order, shared)
     raw = _rebuild(model, kept, untie)
@@ -183,7 +186,7 @@ def _rebuild(
     return bytes(builder.Output())
 
 
-def _clone_tensor(tensor: object) -> object:
+def _clone_tensor(tensor: _T) -> _T:
     import copy
 
     return copy.deepcopy(tensor)
