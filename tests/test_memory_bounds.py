@@ -82,3 +82,24 @@ def test_load_makes_no_entry_object():
     assert ckpt["t500"].index == 500  # one lookup makes one tensor
     assert len(ckpt.tensors.made()) == 1
     assert [s.made() for s in ckpt.optimizer.slots.values()] == [[], []]
+
+
+def test_a_dropped_checkpoint_is_freed_at_once():
+    """No reference cycle between a checkpoint's tensors and their list: dropping it releases
+    the entries (and the file mapping they view) without waiting for the cyclic collector."""
+    import gc
+    import weakref
+
+    data = Path(__file__).parent / "data" / "real-onert"
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        ckpt = oc.load(data / "fc2-adam-step8.ckpt", model=data / "fc2.circle")
+        ckpt["w0"].name = "renamed"
+        assert ckpt["renamed"].index == 0
+        refs = [weakref.ref(ckpt.tensors), weakref.ref(ckpt.tensors[0])]
+        del ckpt
+        assert [r() for r in refs] == [None, None]
+    finally:
+        if collecting:
+            gc.enable()

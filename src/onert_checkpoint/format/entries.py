@@ -16,6 +16,7 @@ and again on every later access.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator, MutableMapping, MutableSequence
 from typing import TYPE_CHECKING, Any, overload
 
@@ -243,16 +244,28 @@ class TensorList(MutableSequence["Tensor"]):
     lookup tables current (the tensor tells the list it belongs to).
     """
 
-    __slots__ = ("_by_index", "_by_name", "_dups", "_items", "_renumbered", "_table")
+    __slots__ = (
+        "__weakref__",
+        "_by_index",
+        "_by_name",
+        "_dups",
+        "_items",
+        "_ref",
+        "_renumbered",
+        "_table",
+    )
 
     def __init__(self, items: Iterable[Tensor] | None = None, table: EntryTable | None = None):
+        # Tensors know their list through a weak reference: no cycle, so a dropped checkpoint
+        # releases its file mapping at once, not at the next cyclic collection.
+        self._ref = weakref.ref(self)
         self._table = table
         if table is not None:
             self._items: list[Tensor | None] = [None] * len(table)
         else:
             self._items = list(items) if items is not None else []
             for t in self._items:
-                t._owner = self  # type: ignore[union-attr]
+                t._owner = self._ref  # type: ignore[union-attr]
         self._by_index: dict[int, int] | None = None
         self._by_name: dict[str, int] | None = None
         self._dups: frozenset[str] = frozenset()
@@ -279,7 +292,7 @@ class TensorList(MutableSequence["Tensor"]):
         if item is None:
             assert self._table is not None
             item = self._table.make(k)  # type: ignore[assignment]
-            item._owner = self  # type: ignore[union-attr]
+            item._owner = self._ref  # type: ignore[union-attr]
             self._items[k] = item
         return item  # type: ignore[return-value]
 
@@ -295,7 +308,7 @@ class TensorList(MutableSequence["Tensor"]):
             items = self._items
             missing = [k for k, t in enumerate(items) if t is None]
             for k, obj in zip(missing, table.make_rows(missing)):
-                obj._owner = self  # type: ignore[attr-defined]
+                obj._owner = self._ref  # type: ignore[attr-defined]
                 items[k] = obj  # type: ignore[call-overload]
         return self._items  # type: ignore[return-value]
 
@@ -333,7 +346,7 @@ class TensorList(MutableSequence["Tensor"]):
         self._structural()
         self._items[i] = value
         for t in value if isinstance(i, slice) else (value,):
-            t._owner = self
+            t._owner = self._ref
 
     def __delitem__(self, i: int | slice) -> None:
         self._structural()
@@ -344,7 +357,7 @@ class TensorList(MutableSequence["Tensor"]):
         by_index, by_name = self._by_index, self._by_name
         self._structural()
         self._items.insert(i, value)
-        value._owner = self
+        value._owner = self._ref
         if at_end:  # appending keeps the lookups (building a list one by one stays linear)
             pos = len(self._items) - 1
             for attr, table in (("index", by_index), ("name", by_name)):

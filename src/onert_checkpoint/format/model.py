@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import operator
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,7 +57,7 @@ class Buffer:
     checked (:meth:`_check_assignment`): the entry keeps its size, type and shape.
     """
 
-    __slots__ = ("_data", "_index", "_row", "_table", "offset")
+    __slots__ = ("__weakref__", "_data", "_index", "_row", "_table", "offset")
 
     def __init__(self, index: int, data: np.ndarray, offset: int | None = None) -> None:
         self._index = index
@@ -159,7 +159,7 @@ class Tensor(Buffer):
         self.dtype = dtype
         self.shape = shape
         self.model_index = model_index
-        self._owner: TensorList | None = None
+        self._owner: Callable[[], TensorList | None] | None = None  # weak reference
 
     @property
     def index(self) -> int:
@@ -168,8 +168,9 @@ class Tensor(Buffer):
     @index.setter
     def index(self, value: int) -> None:
         old, self._index = self._index, value
-        if self._owner is not None and old != value:
-            self._owner._changed(self, "index", old, value)
+        owner = self._owner() if self._owner is not None else None
+        if owner is not None and old != value:
+            owner._changed(self, "index", old, value)
 
     @property
     def name(self) -> str | None:
@@ -178,8 +179,9 @@ class Tensor(Buffer):
     @name.setter
     def name(self, value: str | None) -> None:
         old, self._name = self._name, value
-        if self._owner is not None and old != value:
-            self._owner._changed(self, "name", old, value)
+        owner = self._owner() if self._owner is not None else None
+        if owner is not None and old != value:
+            owner._changed(self, "name", old, value)
 
     def _what(self) -> str:
         if self._name:
