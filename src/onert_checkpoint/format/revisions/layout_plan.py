@@ -76,7 +76,7 @@ class PlannedBlock:
             window = np.zeros(hi - lo, dtype="<u4")
             a, b = np.searchsorted(self.index, (lo, hi))
             window[self.index[a:b] - lo] = self.offset[a:b]
-            yield memoryview(window).cast("B")
+            yield window.data.cast("B")  # ndarray.data: the array's memoryview
 
     def table(self) -> np.ndarray:
         """The whole table (for tests and small blocks)."""
@@ -89,10 +89,10 @@ def data_view(entry: Buffer) -> memoryview:
     data = entry.data
     if isinstance(data, np.ndarray) and data.flags.c_contiguous and data.ndim:
         try:
-            return memoryview(data).cast("B")
+            return data.data.cast("B")
         except (TypeError, ValueError, NotImplementedError):
             pass  # a dtype the buffer protocol does not describe: the uint8 view below
-    return memoryview(entry.raw)
+    return entry.raw.data
 
 
 def storage_order(entries: Iterable[Buffer]) -> list[Buffer]:
