@@ -176,7 +176,8 @@ def test_info_invalid_file(bad_magic: Path) -> None:
     assert result.returncode == 1
     assert result.stdout == ""
     line = one_error_line(result, "bad_magic")
-    assert "at magic (offset 0)" in line
+    assert line.startswith("onert-ckpt: error: bad_magic: magic is ")
+    assert line.endswith(" [at magic (offset 0)]")
 
 
 def test_info_json_invalid_file(bad_magic: Path) -> None:

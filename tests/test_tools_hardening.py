@@ -593,3 +593,33 @@ def test_one_sided_nan_is_infinitely_apart_and_two_nans_are_close() -> None:
     other.view(np.uint32)[0] |= 1  # another NaN payload: different bytes, both NaN
     row = diff(weights(*quiet, 2.0), weights(*other, 2.0)).entries[0]
     assert row.status == "close" and row.max_abs == 0.0
+
+
+def test_saving_in_another_dialect_without_the_model_is_refused(tmp_path: Path) -> None:
+    onert = oc.load(REAL / "fc3-sgd-step12.ckpt")
+    for call in (lambda: oc.save(onert, tmp_path / "s.ckpt", revision="v1", dialect="onert-micro"),
+                 lambda: oc.to_bytes(onert, revision="v1", dialect="onert-micro")):
+        with pytest.raises(oc.NotRepresentableError, match="circle model") as info:
+            call()
+        assert info.value.field == "dialect"
+    assert not (tmp_path / "s.ckpt").exists()
+    assert oc.to_bytes(onert, revision="v1", dialect="onert") == (
+        REAL / "fc3-sgd-step12.ckpt"
+    ).read_bytes()
+
+
+@pytest.mark.parametrize("name", ["fc3-adam-step12.ckpt", "wof", "v2-scratch"])
+def test_content_of_unknown_indexing_needs_the_model_for_any_dialect(tmp_path: Path,
+                                                                      name: str) -> None:
+    if name == "wof":
+        src = tmp_path / "x.wof"
+        oc.save(oc.convert(oc.load(REAL / "fc3-sgd-step12.ckpt"), "wof", allow_lossy=True), src)
+    elif name == "v2-scratch":
+        src = tmp_path / "x.v2"
+        oc.save(Checkpoint(tensors=[Tensor(0, np.zeros(4, np.uint8))], revision="v2"), src)
+    else:
+        src = REAL / name
+    for dialect in ("onert", "onert-micro"):
+        result = run("convert", src, tmp_path / "y.ckpt", "--to", "v1", "--dialect", dialect)
+        assert result.returncode == 2 and b"model_required" in result.stderr, result.stderr
+    assert run("convert", src, tmp_path / "y.ckpt", "--to", "v1").returncode == 0

@@ -21,7 +21,7 @@ from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from .revisions import v1_write
 from .revisions.v2_write import origin_of
 
-__all__ = ["content_dialect", "convert", "downgrade", "needs_model", "upgrade"]
+__all__ = ["content_dialect", "convert", "downgrade", "indexing_text", "needs_model", "upgrade"]
 
 #: What schema 1's footer holds; every other state key is lost in a downgrade.
 V1_STATE_KEYS = ("step", "epoch")
@@ -217,30 +217,36 @@ def downgrade(
 
 
 def content_dialect(ckpt: Checkpoint) -> str | None:
-    """Whose entry indexing the content of ``ckpt`` follows: "onert" (the runtime's internal
-    order), "onert-micro" (circle tensor indices; WOF too), or None when the file does not say
-    (a schema-1 file that fits both runtimes, a schema-2 file made from scratch)."""
+    """Whose entry indexing the content of ``ckpt`` is known to follow: "onert" (the runtime's
+    internal order) or "onert-micro" (circle tensor indices), or None when nothing says: a
+    schema-1 file that fits both runtimes, a WOF file (luci writes circle indices, but a WOF
+    downgraded from an onert file keeps onert's), a schema-2 file made from scratch."""
     if ckpt.revision == "v1":
         return ckpt.dialect
-    if ckpt.revision == "wof":
-        return "onert-micro"
-    origin = ckpt.origin or {}
-    if origin.get("revision") == "wof":
-        return "onert-micro"
+    origin = (ckpt.origin or {}) if ckpt.revision == "v2" else {}
     if origin.get("revision") == "v1" and origin.get("dialect") in v1_write.DIALECTS:
         return str(origin["dialect"])
     return None
 
 
+def indexing_text(ckpt: Checkpoint) -> str:
+    """What the entries of ``ckpt`` are, for messages: "onert entries", or why it is unknown."""
+    known = content_dialect(ckpt)
+    if known is not None:
+        return f"{known} entries"
+    if ckpt.revision == "v1":
+        return "entries of a file that fits both runtimes (whose indexing it does not record)"
+    return f"the entries of a {ckpt.revision} file (which does not record their indexing)"
+
+
 def needs_model(ckpt: Checkpoint, to: str, dialect: str | None) -> bool:
-    """True when writing ``ckpt`` as revision ``to`` in ``dialect`` re-indexes its entries,
-    which only the circle model can do (spec/SPEC.md section 12): the target dialect differs
-    from the one the content is indexed by. Without the model the entry indices would be
-    written unchanged under the other runtime's meaning: a file that loads, and lies."""
+    """True when writing ``ckpt`` as revision ``to`` in ``dialect`` asserts an entry indexing
+    that only the circle model can establish (spec/SPEC.md section 12): the content is not
+    known to be indexed as ``dialect`` already. Without the model the entry indices would be
+    written unchanged under that runtime's meaning: a file that loads, and may lie."""
     if to != "v1" or dialect is None:
         return False
-    current = content_dialect(ckpt)
-    return current is not None and current != dialect
+    return content_dialect(ckpt) != dialect
 
 
 def convert(
@@ -269,8 +275,8 @@ def convert(
     if to == "v1" and dialect is not None and needs_model(ckpt, to, dialect) and model is None:
         raise error_for(
             "not_representable", "dialect", None,
-            f"writing {content_dialect(ckpt)} content in the {dialect} dialect re-indexes its "
-            "entries, which needs the circle model: pass model= (--model on the command line)",
+            f"writing {indexing_text(ckpt)} in the {dialect} dialect needs the circle model to "
+            "index them: pass model= (--model on the command line)",
         )
     if to == "v1" and dialect is not None and model is not None:
         # Between the runtimes: the model says which circle tensor each entry is. The content

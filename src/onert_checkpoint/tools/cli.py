@@ -412,7 +412,7 @@ def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **optio
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from ..format.convert import content_dialect, convert, needs_model
+    from ..format.convert import convert, indexing_text, needs_model
 
     output = _output(args.output)
     ckpt = load(args.input)
@@ -425,9 +425,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
     if args.model is None and needs_model(ckpt, to, args.dialect):
         raise CliError(
             "model_required",
-            f"{safe_text(args.input)} holds {content_dialect(ckpt)} entries; writing them in "
-            f"the {args.dialect} dialect re-indexes them, which needs the circle model: "
-            "add --model MODEL.circle",
+            f"{safe_text(args.input)}: writing {indexing_text(ckpt)} in the {args.dialect} "
+            "dialect needs the circle model to index them: add --model MODEL.circle",
         )
     result = convert(
         ckpt, to, dialect=args.dialect, allow_lossy=args.allow_lossy,
@@ -761,7 +760,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         # The library's advice names its keyword; the command line's is the flag.
         message = err.message.replace("pass allow_lossy=True", "pass --allow-lossy")
-        print(f"onert-ckpt: error: {err.code}{_where(err)}: {safe_text(message)}",
+        # "<code>: " first, so that a reader splitting on ": " gets the code (issue 11).
+        where = f" [{_where(err).strip()}]" if _where(err) else ""
+        print(f"onert-ckpt: error: {err.code}: {safe_text(message)}{where}",
               file=sys.stderr)
         return EXIT_INVALID
     except BrokenPipeError:
