@@ -18,7 +18,7 @@ onert gives back the same bytes.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 
 import numpy as np
 
@@ -132,7 +132,7 @@ def _buffer(source: Buffer, index: int, rank: int | None) -> Buffer:
 
 def _to_micro(
     model: CircleModel, tensors: dict[int, Tensor], slots: dict[str, dict[int, Buffer]]
-) -> tuple[list[Tensor], dict[str, dict[int, Buffer]], int]:
+) -> tuple[list[Tensor], dict[str, MutableMapping[int, Buffer]], int]:
     saved = model.micro_saved_indices()
     extra = sorted(set(tensors) - set(saved))
     if extra:
@@ -154,7 +154,7 @@ def _to_micro(
     # OMCheckpointSaver does (operators from the last to the first).
     rank = {index: k for k, index in enumerate(saved)}
     out = [_tensor(tensors[i], i, i, model, rank[i]) for i in sorted(tensors)]
-    out_slots = {
+    out_slots: dict[str, MutableMapping[int, Buffer]] = {
         name: {i: _buffer(b, i, rank[i]) for i, b in sorted(entries.items())}
         for name, entries in slots.items()
     }
@@ -166,7 +166,7 @@ def _to_onert(
     tensors: dict[int, Tensor],
     slots: dict[str, dict[int, Buffer]],
     order: Sequence[int],
-) -> tuple[list[Tensor], dict[str, dict[int, Buffer]], int]:
+) -> tuple[list[Tensor], dict[str, MutableMapping[int, Buffer]], int]:
     missing = [i for i in order if i not in tensors]
     if missing:
         raise _not_representable(
@@ -193,7 +193,7 @@ def _to_onert(
             if entry.copy and list(order) == predict_onert_order(model):
                 tensor.name = f"{tensor.name}@op{entry.readers[0]}"
                 tensor.model_index = None  # the kept entry holds the model index (schema 2)
-    out_slots = {
+    out_slots: dict[str, MutableMapping[int, Buffer]] = {
         name: {k: _buffer(entries[i], k, None) for k, i in enumerate(order) if i in entries}
         for name, entries in slots.items()
     }

@@ -11,13 +11,18 @@ from __future__ import annotations
 import math
 import operator
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast, overload
 
 import numpy as np
 
 from .assignment import check_assignment
-from .entries import EntryTable, SlotEntries, TensorList
+from .entries import DataStore, EntryTable, SlotEntries, TensorList
+
+if TYPE_CHECKING:
+    # PEP 688's buffer protocol (collections.abc.Buffer from Python 3.12), for type checkers
+    from typing_extensions import Buffer as BufferLike
 
 __all__ = [
     "OPTIMIZER_SLOTS",
@@ -41,7 +46,7 @@ OPTIMIZER_SLOTS: dict[str, tuple[str, ...]] = {
 _BY_INDEX = operator.attrgetter("index")
 
 
-def as_bytes_array(data: object) -> np.ndarray:
+def as_bytes_array(data: np.ndarray | BufferLike) -> np.ndarray:
     """A flat uint8 view of ``data`` (an array, bytes or any buffer), without copying."""
     if isinstance(data, np.ndarray):
         arr = data if data.flags.c_contiguous else np.ascontiguousarray(data)
@@ -61,7 +66,7 @@ class Buffer:
 
     def __init__(self, index: int, data: np.ndarray, offset: int | None = None) -> None:
         self._index = index
-        self._data = data
+        self._data: np.ndarray | None = data
         self._table: EntryTable | None = None
         self._row = 0
         self.offset = offset
@@ -85,10 +90,11 @@ class Buffer:
     @property
     def data(self) -> np.ndarray:
         data = self._data
-        if data is None and self._table is not None:
+        if data is None:
             # First access: the file's pending data checks run before any byte is handed out.
+            assert self._table is not None  # an entry without data is a lazy one (_init_lazy)
             data = self._data = self._table.data(self._row)
-        return data  # type: ignore[return-value]
+        return data
 
     @data.setter
     def data(self, value: object) -> None:
@@ -112,7 +118,7 @@ class Buffer:
 
     def crc32(self) -> int:
         """zlib's CRC-32 of the entry's bytes."""
-        return zlib.crc32(self.raw) & 0xFFFFFFFF
+        return zlib.crc32(self.raw.data) & 0xFFFFFFFF  # ndarray.data: its memoryview
 
     def _what(self) -> str:
         return f"entry {self._index}"
@@ -205,7 +211,8 @@ class Optimizer:
     """The optimizer kind and its state: ``slots[slot_name][entry_index]``."""
 
     kind: str
-    slots: dict[str, dict[int, Buffer]] = field(default_factory=dict)
+    # a loaded file's slots are SlotEntries (made on first access); built ones plain dicts
+    slots: dict[str, MutableMapping[int, Buffer]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         names = OPTIMIZER_SLOTS.get(self.kind)
@@ -245,6 +252,29 @@ class TrainingState(dict[str, object]):
         return None if value is None else int(value)  # type: ignore[call-overload]
 
 
+class _TensorsField:
+    """``Checkpoint.tensors``: set from any iterable of tensors, kept (and read) as a
+    :class:`TensorList` in entry-index order, the order files store them in. A data descriptor
+    so that type checkers take ``__set__``'s argument type for the dataclass's ``__init__``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._attr = f"_{name}"
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> tuple[()]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> TensorList: ...
+    def __get__(self, obj: object, owner: type | None = None) -> TensorList | tuple[()]:
+        if obj is None:
+            return ()  # the dataclass's default: no tensors (each checkpoint gets its own list)
+        return cast(TensorList, obj.__dict__[self._attr])
+
+    def __set__(self, obj: object, value: Iterable[Tensor]) -> None:
+        if not isinstance(value, TensorList):
+            value = TensorList(sorted(value, key=_BY_INDEX))
+        obj.__dict__[self._attr] = value
+
+
 @dataclass(eq=False, repr=False)
 class Checkpoint(Mapping[object, Tensor]):
     """A training checkpoint: weights, optimizer state and training position.
@@ -261,7 +291,7 @@ class Checkpoint(Mapping[object, Tensor]):
     counts every tensor of the model, present or not.
     """
 
-    tensors: TensorList = field(default_factory=TensorList)  # a list (any sequence is taken)
+    tensors: _TensorsField = _TensorsField()  # any iterable of tensors; read as a TensorList
     optimizer: Optimizer | None = None
     state: TrainingState = field(default_factory=TrainingState)
     revision: str = "v2"
@@ -276,18 +306,13 @@ class Checkpoint(Mapping[object, Tensor]):
     #: schema 2: sections of kinds this library does not interpret, kept for writing back
     sections: list[Section] = field(default_factory=list)
 
-    # The file's bytes and its pending data checks, for a loaded checkpoint (not a field).
-    _store = None
+    # The file's bytes and its pending data checks, for a loaded checkpoint (not a field:
+    # no annotation, so the type is given by a cast).
+    _store = cast("DataStore | None", None)
 
     def __post_init__(self) -> None:
         if not isinstance(self.state, TrainingState):
             self.state = TrainingState(self.state)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        if name == "tensors" and not isinstance(value, TensorList):
-            # a list of tensors: kept in entry-index order (the order files store them in)
-            value = TensorList(sorted(value, key=_BY_INDEX))  # type: ignore[arg-type]
-        object.__setattr__(self, name, value)
 
     # Mapping protocol -------------------------------------------------------------------
     def __getitem__(self, key: object) -> Tensor:
