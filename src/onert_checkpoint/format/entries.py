@@ -17,8 +17,16 @@ and again on every later access.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable, Iterator, MutableMapping, MutableSequence
-from typing import TYPE_CHECKING, Any, overload
+from collections.abc import (
+    Callable,
+    ItemsView,
+    Iterable,
+    Iterator,
+    MutableMapping,
+    MutableSequence,
+    ValuesView,
+)
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
@@ -291,10 +299,11 @@ class TensorList(MutableSequence["Tensor"]):
         item = self._items[k]
         if item is None:
             assert self._table is not None
-            item = self._table.make(k)  # type: ignore[assignment]
-            item._owner = self._ref  # type: ignore[union-attr]
-            self._items[k] = item
-        return item  # type: ignore[return-value]
+            made = cast("Tensor", self._table.make(k))  # a TensorList's table makes Tensors
+            made._owner = self._ref
+            self._items[k] = made
+            return made
+        return item
 
     def __iter__(self) -> Iterator[Tensor]:
         if self._table is not None and None in self._items:
@@ -320,7 +329,7 @@ class TensorList(MutableSequence["Tensor"]):
         """Every item's entry index, in list order, without making the items."""
         table = self._table
         if table is not None and not self._renumbered:
-            return table.keys.tolist()  # type: ignore[no-any-return]
+            return table.keys.tolist()
         return [self._key_of(pos, "index") for pos in range(len(self._items))]
 
     def names(self) -> list[str | None]:
@@ -511,10 +520,10 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
             self._table = None
         return self._items
 
-    def values(self):  # type: ignore[override]
+    def values(self) -> ValuesView[Buffer]:
         return self.materialize().values()
 
-    def items(self):  # type: ignore[override]
+    def items(self) -> ItemsView[int, Buffer]:
         return self.materialize().items()
 
     def __setitem__(self, key: int, value: Buffer) -> None:

@@ -109,7 +109,7 @@ def _optimizer(store: DataStore, slots: SlotTable, tensors: EntryTable) -> Optim
             owner=tensors,
             owner_rows=rows,
         )
-        optimizer.slots[name] = SlotEntries(table)  # type: ignore[assignment]
+        optimizer.slots[name] = SlotEntries(table)
     return optimizer
 
 
