@@ -14,12 +14,16 @@ their input (no tensor byte is copied).
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from .dtypes import DTYPE_CODES, DTYPES
 from .errors import error_for
 from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from .revisions import v1_write
 from .revisions.v2_write import origin_of
+
+if TYPE_CHECKING:
+    from ..circle.model import CircleModel  # circle imports format: only for the hints
 
 __all__ = ["content_dialect", "convert", "downgrade", "indexing_text", "needs_model", "upgrade"]
 
@@ -254,7 +258,7 @@ def convert(
     to: str | None = "v2",
     dialect: str | None = None,
     allow_lossy: bool = False,
-    model: object = None,
+    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
 ) -> Checkpoint:
     """The content of ``ckpt`` as revision ``to`` ("v1", "v2" or "wof"; None keeps the input's
     revision), ready to :func:`save`.
