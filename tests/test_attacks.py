@@ -16,6 +16,7 @@ import json
 import os
 import re
 import stat
+import struct
 import subprocess
 import sys
 import textwrap
@@ -273,6 +274,15 @@ def files(tmp_path_factory) -> dict[str, Path]:
     out["gguf"].write_bytes(b"GGUF\x03\x00\x00\x00" + bytes(32))
     out["plain"] = d / "plain.ckpt"
     oc.save(plain, out["plain"])
+    # fc3.circle with two tensor names replaced (same length) by an OSC start and a C1 CSI:
+    # hostile names that come from the model, not from the checkpoint
+    raw = FC3.read_bytes()
+    for name, evil in ((b"w0", b"\x1b]"), (b"b0", b"\xc2\x9b")):
+        prefix = b"\x02\x00\x00\x00"  # a flatbuffers string: u32 length, bytes, NUL
+        assert raw.count(prefix + name + b"\x00") == 1
+        raw = raw.replace(prefix + name + b"\x00", prefix + evil + b"\x00")
+    out["hostile_model"] = d / "hostile.circle"
+    out["hostile_model"].write_bytes(raw)
     return out
 
 
@@ -474,6 +484,39 @@ def test_i02_v2_16_slots_walk_every_entry_memory():
     assert peak <= (64 << 20) + 8 * len(data), f"{len(data)} B peaked at {peak >> 20} MiB"
 
 
+def test_i02_v2_16_slots_last_range_invalid_memory():
+    """The issue's second measurement: the same file with only its last optimizer range
+    invalid (checksums recomputed so that the range rule runs) is refused within the bound."""
+    from tests.fuzz.structure import reseal_v2
+
+    data = v2_many_slots(4096)
+    sections = [struct.unpack_from("<IIQQ", data, 64 + 32 * i)[:4]
+                for i in range(struct.unpack_from("<I", data, 24)[0])]
+    (_, _, start, length), = [e for e in sections if e[0] == 2]  # the optimizer section
+    target = None
+    for at in range(start + length - 8, start + length - 256, -1):
+        if at % 8:
+            continue
+        probe = bytearray(data)
+        struct.pack_into("<Q", probe, at, struct.unpack_from("<Q", probe, at)[0] + 4)
+        _, err = library_call(oc.load, reseal_v2(bytes(probe)))
+        if err is not None and str(err.field).endswith("[4095].ofs_data"):
+            target = at
+            break
+    assert target is not None, "the last slot entry's ofs_data was not found"
+    bad = bytearray(data)
+    struct.pack_into("<Q", bad, target, struct.unpack_from("<Q", bad, target)[0] + (1 << 40))
+    bad_bytes = reseal_v2(bytes(bad))
+    tracemalloc.start()
+    try:
+        _, err = library_call(oc.load, bad_bytes)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(err, CheckpointError), err
+    assert peak <= (64 << 20) + 8 * len(data), f"{len(data)} B peaked at {peak >> 20} MiB"
+
+
 # Item 3: quadratic time ------------------------------------------------------------------------
 
 
@@ -530,14 +573,16 @@ def cli_in_process_cpu(args: list[str]) -> float:
     return cpu(go, 1)
 
 
-@pytest.mark.parametrize("command", [["dump", "--limit", "1"], ["diff", "--json"]])
+@pytest.mark.parametrize("command", [["dump", "--limit", "1"], ["diff", "--json"],
+                                     ["info", "--json"], ["dump", "--layout", "--json"],
+                                     ["validate"], ["export"]])
 def test_i03_cli_commands_40k_vs_5k_linear(command, tmp_path):
     paths = {}
     for n in (SMALL, BIG):
         paths[n] = tmp_path / f"{n}.ckpt"
         paths[n].write_bytes(v1_bytes(n))
-    if command[0] == "dump" and "--tensor" in command:
-        args = {n: ["dump", "--tensor", str(n - 1), str(paths[n])] for n in paths}
+    if command[0] == "export":
+        args = {n: ["export", str(paths[n]), str(tmp_path / f"{n}.npz")] for n in paths}
     elif command[0] == "diff":
         args = {n: [*command, str(paths[n]), str(paths[n])] for n in paths}
     else:
@@ -581,6 +626,13 @@ I04_COMMANDS = [
         ["info", "{tmp}/\x1b]0;missing\x07\u202e.ckpt"],
         ["edit", "{hostile}", "{tmp}/edited.ckpt", "--step", "4"],
     ["info", b"{tmp}/\xff\x1b]0;bad-utf8\x07.ckpt"],
+    ["info", "--model", "{model}", "{sgd}"],
+    ["dump", "--model", "{model}", "--limit", "2", "{sgd}"],
+    ["dump", "--model", "{model}", "--tensor", "nope", "{sgd}"],
+    ["diff", "--model", "{model}", "{sgd}", "{adam}"],
+    ["diff", "--json", "--model", "{model}", "{sgd}", "{adam}"],
+    ["export", "--model", "{model}", "{adam}", "{tmp}/m.safetensors"],
+    ["new", "--model", "{model}", "{tmp}/new.ckpt"],
     ["convert", "{hostile}", b"{tmp}/\xfe\x9b.ckpt", "--to", "v2"],
 ]
 
@@ -593,7 +645,8 @@ def test_i04_no_raw_control_bytes_in_any_command(files, tmp_path):
         if isinstance(a, bytes):
             return os.fsdecode(a.replace(b"{tmp}", os.fsencode(tmp_path)))
         return a.format(hostile=files["hostile"], hostile_b=files["hostile_b"],
-                        plain=files["plain"], tmp=tmp_path) if "{" in a else a
+                        plain=files["plain"], tmp=tmp_path, model=files["hostile_model"],
+                        sgd=FC3_SGD, adam=FC3_ADAM) if "{" in a else a
 
     argvs = [[expand(a) for a in args] for args in I04_COMMANDS]
     for run in cli_batch(*argvs):
