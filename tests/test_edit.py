@@ -127,3 +127,42 @@ def test_edit_command(tmp_path) -> None:
     assert _cli("edit", str(ADAM), "x.ckpt", "--drop-optimizer", "--reset-optimizer",
                 cwd=tmp_path).returncode == 2
     assert not (tmp_path / "x.ckpt").exists()
+
+
+def _npy(header: str, data: bytes = b"") -> bytes:
+    """A version 1.0 .npy file with ``header`` (the dict text) and ``data``."""
+    text = header + " " * (63 - (len(header) + 10) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + len(text).to_bytes(2, "little") + text.encode() + data
+
+
+def test_edit_replace_npy_header_is_checked_before_allocating(tmp_path) -> None:
+    """A .npy header claiming more data than its file holds (4 TiB here) is a usage error
+    naming the file, not a MemoryError; nor is an .npz, an object array or a bad header."""
+    files = {
+        "huge.npy": _npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1099511627776,), }",
+                         bytes(16)),
+        "short.npy": _npy("{'descr': '<f4', 'fortran_order': False, 'shape': (5,), }", bytes(16)),
+        "neg.npy": _npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 3), }",
+                        bytes(16)),
+        "descr.npy": _npy("{'descr': 5, 'fortran_order': False, 'shape': (2,), }", bytes(8)),
+    }
+    for name, raw in files.items():
+        (tmp_path / name).write_bytes(raw)
+    np.savez(tmp_path / "a.npz", b1=np.ones(3, np.float32))
+    np.save(tmp_path / "obj.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    for name in [*files, "a.npz", "obj.npy"]:
+        done = _cli("edit", str(SGD), "x.ckpt", "--model", str(MODEL), "--replace",
+                    f"b1={name}", cwd=tmp_path)
+        assert done.returncode == 2, (name, done.stderr)
+        assert done.stderr.startswith("onert-ckpt: error: usage_error: ") and name in done.stderr
+        assert "MemoryError" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+    assert "(4398046511104 bytes) but the file holds 16 bytes" in _cli(
+        "edit", str(SGD), "x.ckpt", "--replace", "b1=huge.npy", cwd=tmp_path).stderr
+    # exactly the data the header claims: accepted
+    (tmp_path / "ok.npy").write_bytes(
+        _npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+             np.arange(3, dtype=np.float32).tobytes()))
+    done = _cli("edit", str(SGD), "x.ckpt", "--model", str(MODEL), "--replace", "b1=ok.npy",
+                cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert np.array_equal(oc.load(tmp_path / "x.ckpt", model=MODEL)["b1"].data, np.arange(3))

@@ -89,9 +89,41 @@ def _state_value(text: str) -> object:
         return text
 
 
-def cmd_edit(args: argparse.Namespace) -> int:
-    import numpy as np
+def _read_npy(path: str) -> Any:
+    """The array of the .npy file ``path``. Its header is checked against the file's size
+    before the array is made, so a header claiming terabytes is a usage error, not a
+    MemoryError; a missing or odd file is an I/O error (exit 2) naming ``path``."""
+    import io
 
+    import numpy as np
+    from numpy.lib import format as npy
+
+    from .render import safe_text
+
+    cli = _cli()
+    raw = cli._read_file(path, "array")
+    f = io.BytesIO(raw)
+    try:
+        version = npy.read_magic(f)
+        # format 3.0 differs from 2.0 only in the header's text encoding
+        read_header = npy.read_array_header_1_0 if version == (1, 0) else (
+            npy.read_array_header_2_0)
+        shape, _, dtype = read_header(f)
+        need = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if need > len(raw) - f.tell():
+            raise ValueError(
+                f"its header claims {dtype}{list(shape)} ({need} bytes) but the file holds "
+                f"{len(raw) - f.tell()} bytes of data"
+            )
+        f.seek(0)
+        return npy.read_array(f, allow_pickle=False)
+    except (ValueError, TypeError) as exc:
+        raise cli.CliError(
+            "usage_error", f"{safe_text(path)}: not a .npy array: {safe_text(str(exc))}"
+        ) from exc
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
     from ..format.dispatch import load
     from .edit import edit_file
     from .render import safe_text
@@ -102,11 +134,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     replace: dict[str | int, object] = {}
     for item in args.replace:
         key, path = _pair(item, "--replace")
-        cli._read_file(path, "array")  # a missing or odd file is an I/O error, exit 2
-        try:
-            replace[key] = np.load(path, allow_pickle=False)
-        except ValueError as exc:
-            raise cli.CliError("usage_error", f"{path}: not a .npy array: {exc}") from exc
+        replace[key] = _read_npy(path)
     edits: dict[str, Any] = {"state": state, "replace": replace,
                              "drop_optimizer": args.drop_optimizer,
                              "reset_optimizer": args.reset_optimizer}
