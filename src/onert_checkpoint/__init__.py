@@ -1,13 +1,13 @@
 """onert-checkpoint: read, validate, write and convert the training checkpoints of onert and
 onert-micro (Samsung ONE's on-device training runtimes).
 
->>> import onert_checkpoint as oc
->>> ckpt = oc.load("tests/data/real-onert/fc2-sgd-step8.ckpt")
->>> ckpt.optimizer.kind, len(ckpt), ckpt[0].nbytes
-('sgd', 4, 128)
->>> with oc.open("tests/data/real-onert/fc2-adam-step8.ckpt") as ckpt:
-...     ckpt.step, ckpt.slot("m", 3).nbytes
-(8, 12)
+    >>> import onert_checkpoint as oc
+    >>> ckpt = oc.load("tests/data/real-onert/fc2-sgd-step8.ckpt")
+    >>> ckpt.optimizer.kind, len(ckpt), ckpt[0].nbytes
+    ('sgd', 4, 128)
+    >>> with oc.open("tests/data/real-onert/fc2-adam-step8.ckpt") as ckpt:
+    ...     ckpt.step, ckpt.slot("m", 3).nbytes
+    (8, 12)
 """
 
 from __future__ import annotations

@@ -141,13 +141,13 @@ def new_checkpoint(
     """A fresh checkpoint: the model's initial weights, zero optimizer state, step 0.
     ``model`` is a :class:`CircleModel`, a path or the model's bytes.
 
-    >>> from onert_checkpoint.circle.model import CircleModel
-    >>> model = CircleModel.load("tests/data/real-onert/fc2.circle")
-    >>> ckpt = new_checkpoint(model, optimizer="adam")
-    >>> [(t.index, t.name, t.shape) for t in ckpt.tensors]
-    [(0, 'w0', (8, 4)), (1, 'b0', (8,)), (2, 'w1', (3, 8)), (3, 'b1', (3,))]
-    >>> ckpt.step, float(abs(ckpt.optimizer.slots["m"][0].data).max())
-    (0, 0.0)
+        >>> from onert_checkpoint.circle.model import CircleModel
+        >>> model = CircleModel.load("tests/data/real-onert/fc2.circle")
+        >>> ckpt = new_checkpoint(model, optimizer="adam")
+        >>> [(t.index, t.name, t.shape) for t in ckpt.tensors]
+        [(0, 'w0', (8, 4)), (1, 'b0', (8,)), (2, 'w1', (3, 8)), (3, 'b1', (3,))]
+        >>> ckpt.step, float(abs(ckpt.optimizer.slots["m"][0].data).max())
+        (0, 0.0)
     """
     model = as_circle_model(model)
     _, saved = trainable_tensors(model, dialect)

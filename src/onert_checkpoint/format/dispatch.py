@@ -119,11 +119,11 @@ def load(
     smaller than 64 MiB. Only regular files are read: a directory, FIFO, socket or device is
     refused with an ``OSError`` naming the path, before anything could block.
 
-    >>> ckpt = load("tests/data/real-onert/fc2-adam-step8.ckpt")
-    >>> ckpt.revision, ckpt.dialect, ckpt.optimizer.kind, ckpt.step, ckpt.epoch
-    ('v1', None, 'adam', 8, 0)
-    >>> [t.nbytes for t in ckpt.tensors]
-    [128, 32, 96, 12]
+        >>> ckpt = load("tests/data/real-onert/fc2-adam-step8.ckpt")
+        >>> ckpt.revision, ckpt.dialect, ckpt.optimizer.kind, ckpt.step, ckpt.epoch
+        ('v1', None, 'adam', 8, 0)
+        >>> [t.nbytes for t in ckpt.tensors]
+        [128, 32, 96, 12]
     """
     try:
         view = open_source(source, copy="auto" if mmap == "auto" else not mmap)

@@ -28,13 +28,13 @@ def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoi
     entries are empty: copy (``np.array(t.data)``) what must outlive the block. An array view
     kept past the block keeps the mapping alive instead of being invalidated.
 
-    >>> import onert_checkpoint as oc
-    >>> with oc.open("tests/data/real-onert/fc2-adam-step8.ckpt") as ckpt:
-    ...     first = ckpt[0].data.view("<f4").copy()
-    ...     ckpt.step, first.shape
-    (8, (32,))
-    >>> ckpt[0].nbytes
-    0
+        >>> import onert_checkpoint as oc
+        >>> with oc.open("tests/data/real-onert/fc2-adam-step8.ckpt") as ckpt:
+        ...     first = ckpt[0].data.view("<f4").copy()
+        ...     ckpt.step, first.shape
+        (8, (32,))
+        >>> ckpt[0].nbytes
+        0
     """
     ckpt = load(path, **load_options)
     try:

@@ -43,8 +43,8 @@ def looks_like(data: bytes | memoryview, size: int | None = None) -> str:
     what to do with it, or "" when it resembles nothing known. ``size`` is the file's size
     (default ``len(data)``).
 
-    >>> looks_like(b"\\x1c\\x00\\x00\\x00CIR0")
-    'it looks like a circle model, not a checkpoint: give it as the model ...'
+        >>> looks_like(b"\\x1c\\x00\\x00\\x00CIR0")
+        'it looks like a circle model, not a checkpoint: give it as the model ...'
     """
     head = bytes(data[:16])
     size = len(data) if size is None else size

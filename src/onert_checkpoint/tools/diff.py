@@ -154,14 +154,16 @@ def _uniquely_named(ckpt: Checkpoint) -> bool:
 def diff(a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0) -> CheckpointDiff:
     """Compare ``a`` and ``b`` entry by entry and slot by slot.
 
-    >>> import onert_checkpoint as oc
-    >>> a = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
-    >>> b = oc.load("tests/data/real-onert/fc2-sgd-step8.ckpt")
-    >>> d = oc.diff(a, b)
-    >>> d.equal, d.state
-    (False, {'optimizer': ('adam', 'sgd')})
-    >>> [(e.key, e.slot, e.status) for e in d.entries][:3]
-    [('0', 'weights', 'differs'), ('0', 'm', 'only_a'), ('0', 'v', 'only_a')]
+    For example, the Adam and the SGD checkpoint of the same model:
+
+        >>> import onert_checkpoint as oc
+        >>> a = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
+        >>> b = oc.load("tests/data/real-onert/fc2-sgd-step8.ckpt")
+        >>> d = oc.diff(a, b)
+        >>> d.equal, d.state
+        (False, {'optimizer': ('adam', 'sgd')})
+        >>> [(e.key, e.slot, e.status) for e in d.entries][:3]
+        [('0', 'weights', 'differs'), ('0', 'm', 'only_a'), ('0', 'v', 'only_a')]
     """
     named = _uniquely_named(a) and _uniquely_named(b)
     out = CheckpointDiff(paired_by="name" if named else "index")

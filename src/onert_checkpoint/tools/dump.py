@@ -62,10 +62,12 @@ def values(
     """The values of an entry (``slot`` None) or of one of its optimizer slots (see
     :func:`tensor_values`).
 
-    >>> import onert_checkpoint as oc
-    >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
-    >>> values(ckpt, 3).dtype, values(ckpt, 3).shape, values(ckpt, 3, slot="v", dtype="f4").shape
-    (dtype('uint8'), (12,), (3,))
+        >>> import onert_checkpoint as oc
+        >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
+        >>> values(ckpt, 3).dtype, values(ckpt, 3).shape
+        (dtype('uint8'), (12,))
+        >>> values(ckpt, 3, slot="v", dtype="f4").shape
+        (3,)
     """
     tensor = find_tensor(ckpt, key)
     if tensor is None:

@@ -258,11 +258,13 @@ MAPPERS: dict[int, Callable[[memoryview], LayoutMap]] = {1: _version_1, 2: _vers
 def layout_map(source: str | os.PathLike[str] | bytes | memoryview) -> LayoutMap:
     """Map every field of ``source`` (a path or bytes), valid or not.
 
-    >>> m = layout_map("tests/data/real-onert/fc2-sgd-step8.ckpt")
-    >>> [(f.offset, f.size, f.name, f.value) for f in m.fields[:3]]
-    [(0, 2, 'magic', '429'), (2, 1, 'version', '1'), (3, 1, 'reserved', '0')]
-    >>> m.fields[-1].name, m.fields[-1].value, m.error
-    ('footer.epoch', '0', None)
+    For example, the first fields and the last of a schema-1 file with a footer:
+
+        >>> m = layout_map("tests/data/real-onert/fc2-sgd-step8.ckpt")
+        >>> [(f.offset, f.size, f.name, f.value) for f in m.fields[:3]]
+        [(0, 2, 'magic', '429'), (2, 1, 'version', '1'), (3, 1, 'reserved', '0')]
+        >>> m.fields[-1].name, m.fields[-1].value, m.error
+        ('footer.epoch', '0', None)
     """
     view = open_source(source)
     size = len(view)

@@ -25,8 +25,8 @@ def safe_text(text: str) -> str:
     private-use and unassigned code points: ``str.isprintable`` is false for all of them. Each
     becomes its Python escape (``\\x1b``, ``\\u202e``), plain ASCII.
 
-    >>> safe_text("w\\x1b]0;owned\\x07\\u202e\\x00\\x9b")
-    'w\\\\x1b]0;owned\\\\x07\\\\u202e\\\\x00\\\\x9b'
+        >>> safe_text("w\\x1b]0;owned\\x07\\u202e\\x00\\x9b")
+        'w\\\\x1b]0;owned\\\\x07\\\\u202e\\\\x00\\\\x9b'
     """
     if text.isprintable():
         return text
