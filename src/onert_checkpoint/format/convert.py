@@ -53,7 +53,7 @@ def _copy_optimizer(opt: Optimizer | None) -> Optimizer | None:
     return Optimizer(opt.kind, {name: dict(entries) for name, entries in opt.slots.items()})
 
 
-def _bind(ckpt: Checkpoint, model: object) -> None:
+def _bind(ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes) -> None:
     """Name, type and shape the tensors of ``ckpt`` (a schema-1 or WOF view) from ``model``.
 
     A tensor whose bytes disagree with its circle shape and type (onert-micro writes 4 bytes per
@@ -61,7 +61,7 @@ def _bind(ckpt: Checkpoint, model: object) -> None:
     """
     from ..circle.binding import bind
 
-    bind(ckpt, model)  # type: ignore[arg-type]
+    bind(ckpt, model)
     for t in ckpt.tensors:
         if t.dtype is not None and t.shape is not None:
             count = 1
@@ -74,7 +74,7 @@ def _bind(ckpt: Checkpoint, model: object) -> None:
 
 
 def upgrade(
-    ckpt: Checkpoint, model: str | os.PathLike | bytes | object | None = None
+    ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes | None = None
 ) -> Checkpoint:
     """Schema 1 (either dialect) or WOF to schema 2, losslessly.
 
