@@ -17,6 +17,7 @@ import io
 import os
 import struct
 import tempfile
+from collections.abc import Container, Iterable
 from typing import NamedTuple
 
 import numpy as np
@@ -64,11 +65,11 @@ class LibstdcxxUnorderedMap:
     re-threads each node with the same two rules. Erasure unlinks without reordering.
     """
 
-    def __init__(self, keys: object = ()) -> None:
+    def __init__(self, keys: Iterable[int] = ()) -> None:
         self._next: dict[int, int | None] = {_BEFORE_BEGIN: None}
         self._buckets: list[int | None] = [None]
         self._next_resize = 0
-        for key in keys:  # type: ignore[attr-defined]
+        for key in keys:
             self.insert(key)
 
     def __len__(self) -> int:
@@ -177,9 +178,11 @@ class LibstdcxxUnorderedMap:
         del self._next[key]
 
 
-def _copy(src: LibstdcxxUnorderedMap, keep: object = None) -> LibstdcxxUnorderedMap:
+def _copy(
+    src: LibstdcxxUnorderedMap, keep: Container[int] | None = None
+) -> LibstdcxxUnorderedMap:
     """``ir::Operands`` copy construction: emplace every key in the source's iteration order."""
-    return LibstdcxxUnorderedMap(k for k in src.keys() if keep is None or k in keep)  # type: ignore[operator]
+    return LibstdcxxUnorderedMap(k for k in src.keys() if keep is None or k in keep)
 
 
 def trainable_indices(model: CircleModel) -> set[int]:
