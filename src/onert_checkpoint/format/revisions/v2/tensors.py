@@ -225,7 +225,7 @@ def check_names(view: memoryview, t: TensorRecords, named: np.ndarray) -> list[b
     pool = bytes(view[lo:hi])
     rel = (starts - lo).tolist()
     ends = (starts + lengths - lo).tolist()
-    raw = [pool[a:b] for a, b in zip(rel, ends)]
+    raw: list[bytes | None] = [pool[a:b] for a, b in zip(rel, ends)]
     try:
         pool.decode("utf-8")
         heads = np.frombuffer(pool, np.uint8)[starts - lo]
@@ -247,7 +247,7 @@ def check_names(view: memoryview, t: TensorRecords, named: np.ndarray) -> list[b
             seen[s] = k
     names: list[bytes | None] = [None] * rec.size
     if named.size == rec.size:
-        return raw  # type: ignore[return-value]
+        return raw
     for k, b in zip(named.tolist(), raw):
         names[k] = b
     return names
