@@ -121,7 +121,8 @@ def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
         else:
             value = bytes(view[raw : raw + int(ent["len_value"][k])])
         want = WELL_KNOWN_KEYS.get(key)
-        if want is not None and (VALUE_TYPES[want] != t or (t == 0 and value < 0)):  # type: ignore[operator]
+        negative = isinstance(value, int) and value < 0  # an int is read for type 0 only
+        if want is not None and (VALUE_TYPES[want] != t or (t == 0 and negative)):
             fail(
                 "bad_state_type",
                 fld(k, "value_type"),
