@@ -735,7 +735,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; stdout and stderr pass through :class:`SafeStream` meanwhile, so
     that no control byte read from a file reaches the terminal (issue 11, item 4)."""
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)
     try:
         return _main(argv)
     finally:
