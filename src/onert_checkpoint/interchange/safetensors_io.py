@@ -28,12 +28,14 @@ def _numpy_api() -> Any:
 def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     """Write ``ckpt`` as a safetensors file (weights ``<name>``, slots ``<name>.m``/``.v``).
 
-    >>> import onert_checkpoint as oc, tempfile, os
-    >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
-    >>> out = os.path.join(tempfile.mkdtemp(), "fc2.safetensors")
-    >>> oc.to_safetensors(ckpt, out)
-    >>> oc.to_bytes(oc.from_safetensors(out)) == oc.to_bytes(ckpt)
-    True
+    For example, a round trip through a temporary file gives back the same checkpoint bytes:
+
+        >>> import onert_checkpoint as oc, tempfile, os
+        >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
+        >>> out = os.path.join(tempfile.mkdtemp(), "fc2.safetensors")
+        >>> oc.to_safetensors(ckpt, out)
+        >>> oc.to_bytes(oc.from_safetensors(out)) == oc.to_bytes(ckpt)
+        True
     """
     arrays, meta = to_numpy_dict(ckpt, metadata=True)
     target = export_target(path)

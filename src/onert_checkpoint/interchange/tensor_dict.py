@@ -191,13 +191,13 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
     (the raw bytes) otherwise; they are views on the checkpoint's data. With
     ``metadata=True`` returns ``(arrays, metadata)``.
 
-    >>> import onert_checkpoint as oc
-    >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
-    >>> arrays, meta = oc.to_numpy_dict(ckpt, metadata=True)
-    >>> sorted(arrays)[:4], arrays["0"].dtype, meta["optimizer"], meta["state"]
-    (['0', '0.m', '0.v', '1'], dtype('uint8'), 'adam', '{"step": 8, "epoch": 0}')
-    >>> oc.to_bytes(oc.from_numpy_dict(arrays, meta)) == oc.to_bytes(ckpt)
-    True
+        >>> import onert_checkpoint as oc
+        >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
+        >>> arrays, meta = oc.to_numpy_dict(ckpt, metadata=True)
+        >>> sorted(arrays)[:4], arrays["0"].dtype, meta["optimizer"], meta["state"]
+        (['0', '0.m', '0.v', '1'], dtype('uint8'), 'adam', '{"step": 8, "epoch": 0}')
+        >>> oc.to_bytes(oc.from_numpy_dict(arrays, meta)) == oc.to_bytes(ckpt)
+        True
     """
     keys = _keys(ckpt)
     arrays: dict[str, np.ndarray] = {}
