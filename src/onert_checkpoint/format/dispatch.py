@@ -6,13 +6,17 @@ then for version 1 the structure decides between a schema-1 checkpoint and WOF.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from .errors import CheckpointError, error_for
 from .model import Checkpoint
 from .revisions import v1, wof
 from .source import Source, open_source
+
+if TYPE_CHECKING:
+    from ..circle.model import CircleModel  # circle imports format: only for the hints
 
 __all__ = ["MAGIC", "READERS", "SUPPORTED_VERSIONS", "load", "read_view"]
 
@@ -94,7 +98,7 @@ def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
 
 def load(
     source: Source,
-    model: object = None,
+    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
     *,
     order: str = "auto",
     verify_data: bool = True,
@@ -133,5 +137,5 @@ def load(
     if model is not None:
         from ..circle.binding import bind
 
-        bind(ckpt, model, order=order)  # type: ignore[arg-type]
+        bind(ckpt, model, order=order)
     return ckpt
