@@ -282,3 +282,15 @@ def test_converted_file_trains_on_in_onert(tmp_path: Path, model_name: str, file
     assert all(
         not np.array_equal(a.raw, b.raw) for a, b in zip(original.tensors, trained.tensors)
     )
+
+
+def test_two_entries_of_one_unshared_tensor_are_a_mismatch() -> None:
+    """Two entries naming one tensor are onert's copies of a shared constant only when onert's
+    predicted order has as many entries for it (SPEC 7.9); fc3 shares nothing, so a schema-2
+    file whose records name tensor 8 twice does not fit the model (counted once per file,
+    not once per copy: the check stays linear)."""
+    model = DATA / "fc3.circle"
+    v2 = oc.convert(oc.load(DATA / "fc3-sgd-step12.ckpt", model=model), "v2", model=model)
+    v2.tensors[2].model_index = v2.tensors[0].model_index
+    with pytest.raises(ModelMismatchError, match="entries 0 and 2 both hold tensor 8"):
+        to_dialect(v2, "onert-micro", model)

@@ -18,6 +18,7 @@ onert gives back the same bytes.
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import MutableMapping, Sequence
 
 import numpy as np
@@ -56,6 +57,7 @@ def _by_tensor(
 ) -> tuple[dict[int, Tensor], dict[str, dict[int, Buffer]]]:
     """Every present entry (and optimizer slot entry) keyed by its circle tensor index."""
     indices, _ = entry_tensors(ckpt, model, order=order, model_source=model_source)
+    copies = _CopyCounts(indices, model)
     tensors: dict[int, Tensor] = {}
     slots: dict[str, dict[int, Buffer]] = {}
     if ckpt.optimizer is not None:
@@ -70,7 +72,7 @@ def _by_tensor(
         if index in tensors:
             # onert keeps one entry per reader of a shared constant (SPEC 7.9): one tensor,
             # which a one-entry-per-tensor target can hold only while the copies agree
-            _check_same_copies(ckpt, tensors[index], tensor, index, model, indices)
+            _check_same_copies(ckpt, tensors[index], tensor, index, model, copies)
             continue
         t = model.tensors[index]
         if tensor.nbytes not in (t.nbytes, MICRO_ELEMENT_SIZE * _count(model, index)):
@@ -87,11 +89,28 @@ def _by_tensor(
     return tensors, slots
 
 
+class _CopyCounts:
+    """How many entries name each tensor, in the checkpoint and in onert's predicted order;
+    counted once (the prediction only when a first tensor has two entries), so that checking
+    every copy stays linear in the entry count."""
+
+    def __init__(self, indices: Sequence[int], model: CircleModel) -> None:
+        self._indices = indices
+        self._model = model
+        self._counts: tuple[Counter[int], Counter[int]] | None = None
+
+    def agree(self, index: int) -> bool:
+        if self._counts is None:
+            self._counts = Counter(self._indices), Counter(predict_onert_order(self._model))
+        have, predicted = self._counts
+        return have[index] == predicted[index]
+
+
 def _check_same_copies(
     ckpt: Checkpoint, first: Tensor, other: Tensor, index: int, model: CircleModel,
-    indices: Sequence[int],
+    copies: _CopyCounts,
 ) -> None:
-    if indices.count(index) != predict_onert_order(model).count(index):
+    if not copies.agree(index):
         raise error_for(
             "model_mismatch", f"weights[{other.index}]", None,
             f"entries {first.index} and {other.index} both hold tensor {index}",

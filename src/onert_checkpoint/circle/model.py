@@ -222,14 +222,14 @@ class CircleModel:
         ops = self.operators
         if num_train_layers > 0:
             ops = ops[max(0, len(ops) - num_train_layers) :]
-        saved: list[int] = []
+        saved: dict[int, None] = {}  # insertion-ordered, and linear to check (not a list)
         for op in reversed(ops):
             if op.opcode not in MICRO_TRAINABLE_OPCODES:
                 continue
             for i in op.inputs:
-                if i >= 0 and self.tensors[i].is_constant and i not in saved:
-                    saved.append(i)
-        return saved
+                if i >= 0 and self.tensors[i].is_constant:
+                    saved.setdefault(i)
+        return list(saved)
 
 
 def as_circle_model(model: CircleModel | str | os.PathLike[str] | bytes | bytearray | memoryview

@@ -52,13 +52,13 @@ def _mismatch(message: str) -> Exception:
 
 def trainable_in_operator_order(model: CircleModel) -> list[int]:
     """The constant inputs of FULLY_CONNECTED and CONV_2D operators, operator by operator."""
-    out: list[int] = []
+    out: dict[int, None] = {}  # insertion-ordered, and linear to check (not a list)
     for op in model.operators:
         if op.opcode in MICRO_TRAINABLE_OPCODES:
             for i in op.inputs:
-                if i >= 0 and model.tensors[i].is_constant and i not in out:
-                    out.append(i)
-    return out
+                if i >= 0 and model.tensors[i].is_constant:
+                    out.setdefault(i)
+    return list(out)
 
 
 def _pair(
@@ -203,7 +203,8 @@ def to_torch(
     # every entry of an onert-micro checkpoint names its tensor (converted above if needed)
     by_model = {t.model_index: t for t in ckpt.tensors if t.model_index is not None}
     order = [i for i in trainable_in_operator_order(model) if i in by_model]
-    missing = [model.tensors[i].name for i in by_model if i not in order]
+    ordered = set(order)
+    missing = [model.tensors[i].name for i in by_model if i not in ordered]
     if missing:
         raise _mismatch(f"tensors {missing} are not inputs of trainable operators")
     names = dict(names or {})
