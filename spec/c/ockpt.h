@@ -1,7 +1,8 @@
 /* ockpt: the reference C reader of the onert training-checkpoint format family.
  *
  * Reads schema-1 checkpoints (onert and onert-micro dialects), the weight-only format (WOF) and
- * schema 2 from a caller's buffer, exactly as spec/SPEC.md says: the same rules, in the same order, with
+ * schema 2 from a caller's buffer, or through a read-at-offset callback with a fixed-size state
+ * (ockpt_read_stream), exactly as spec/SPEC.md says: the same rules, in the same order, with
  * the same error code, field and byte offset.
  *
  * Guarantees (see README.md):
