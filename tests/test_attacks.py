@@ -406,6 +406,16 @@ def test_i01_huge_origin_count_import_to_v1_refused(tmp_path):
         one_error(run, 1, "not_representable")
 
 
+def test_i01_limit_stated_in_spec_is_the_code_limit():
+    """The named limit of item 1 is stated in spec/SPEC.md (11.2) with the value the writer
+    enforces."""
+    from onert_checkpoint.format.revisions.layout_plan import MAX_TABLE_ENTRIES
+
+    spec = (Path(__file__).resolve().parents[1] / "spec" / "SPEC.md").read_text("utf-8")
+    assert MAX_TABLE_ENTRIES == 2**24
+    assert re.search(r"MAX_TABLE_ENTRIES`? = 2\^24", spec), "SPEC does not state the limit"
+
+
 # Item 2: memory amplification on load --------------------------------------------------------
 
 
@@ -427,6 +437,23 @@ def test_i02_v1_million_entries_load_memory(esize, tmp_path):
     path.write_bytes(data)
     del data
     peak = load_peak(path)
+    size = path.stat().st_size
+    assert peak <= (64 << 20) + 8 * size, f"load of {size} B peaked at {peak >> 20} MiB"
+
+
+@pytest.mark.parametrize("mode", [False, "auto"])
+def test_i02_v1_million_entries_copying_load_memory(mode, tmp_path):
+    """The copying load of item 15 on the 1M-entry file: the copy plus the entries, within the
+    bound."""
+    path = tmp_path / "m.ckpt"
+    path.write_bytes(v1_bytes(1 << 20, 0))
+    tracemalloc.start()
+    try:
+        c = oc.load(path, mmap=mode)
+        c[len(c) - 1]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
     size = path.stat().st_size
     assert peak <= (64 << 20) + 8 * size, f"load of {size} B peaked at {peak >> 20} MiB"
 
@@ -558,6 +585,25 @@ def test_i03_getitem_by_index_and_name_linear():
 
     t5, t40 = cpu(lambda: lookups(c5)), cpu(lambda: lookups(c40), 1)
     assert t40 / t5 < RATIO, f"lookups: {t40 / t5:.1f}x the 5k time for 8x the entries"
+
+
+@pytest.mark.parametrize("operation", ["convert-v2", "convert-v2-v1", "to_numpy_dict",
+                                       "from_numpy_dict", "content_equal", "describe"])
+def test_i03_library_operations_linear(operation):
+    small, big = oc.load(v1_bytes(SMALL)), oc.load(v1_bytes(BIG))
+    pairs = {n: oc.to_numpy_dict(c, metadata=True) for n, c in ((SMALL, small), (BIG, big))}
+    ops = {
+        "convert-v2": lambda c, n: oc.to_bytes(oc.convert(c, "v2")),
+        "convert-v2-v1": lambda c, n: oc.to_bytes(oc.convert(oc.convert(c, "v2"), "v1")),
+        "to_numpy_dict": lambda c, n: oc.to_numpy_dict(c, metadata=True),
+        "from_numpy_dict": lambda c, n: oc.to_bytes(oc.from_numpy_dict(*pairs[n])),
+        "content_equal": lambda c, n: c.content_equal(oc.load(v1_bytes(n))),
+        "describe": lambda c, n: oc.describe(c),
+    }
+    op = ops[operation]
+    op(small, SMALL)  # warm up
+    t5, t40 = cpu(lambda: op(small, SMALL)), cpu(lambda: op(big, BIG), 1)
+    assert t40 / t5 < RATIO, f"{operation}: {t40 / t5:.1f}x the small time for 8x the entries"
 
 
 def cli_in_process_cpu(args: list[str]) -> float:
@@ -745,6 +791,18 @@ def test_i05_diff_self_nan_payloads_and_negative_zero(tmp_path):
     assert oc.diff(oc.load(tmp_path / "n.ckpt"), oc.load(tmp_path / "n.ckpt")).equal
     (run,) = cli_batch(["diff", tmp_path / "n.ckpt", tmp_path / "n.ckpt"])
     assert run.status == 0, run
+
+
+def test_i05_file_equals_its_conversions(files, tmp_path):
+    """diff of a file against its lossless conversions (schema 2; the other dialect, paired by
+    name through the model): equal, exit 0 (the differing facts are notes, not differences)."""
+    runs = cli_batch(["diff", FC3_ADAM, files["v2"]], ["diff", "--json", FC3_ADAM, files["v2"]],
+                     ["diff", "--model", FC3, FC3_ADAM, files["micro"]],
+                     ["diff", "--json", "--model", FC3, files["micro"], FC3_ADAM])
+    for run in runs:
+        assert run.status == 0, run
+    for run in runs[1::2]:
+        json_lines(run)
 
 
 # Item 6: inputs that are not regular files -----------------------------------------------------
