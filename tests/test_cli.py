@@ -260,7 +260,9 @@ def test_dump_without_a_known_dtype_prints_raw_bytes_as_export_writes_them() -> 
     result = run("dump", ADAM, "--tensor", "3")
     assert result.returncode == 0
     title, body = result.stdout.split("\n", 1)
-    assert title == "entry 3 weights raw bytes (uint8; no dtype known: give --model or --dtype) [12]"
+    assert title == (
+        "entry 3 weights raw bytes (uint8; no dtype known: give --model or --dtype) [12]"
+    )
     assert body.strip() == str(oc.load(ADAM)[3].raw)
     arrays = oc.to_numpy_dict(oc.load(ADAM))
     assert arrays["3"].dtype == np.uint8 and arrays["3"].shape == (12,)

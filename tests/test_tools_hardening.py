@@ -611,9 +611,11 @@ def test_saving_in_another_dialect_without_the_model_is_refused(tmp_path: Path) 
 @pytest.mark.parametrize("name", ["fc3-adam-step12.ckpt", "wof", "v2-scratch"])
 def test_content_of_unknown_indexing_needs_the_model_for_any_dialect(tmp_path: Path,
                                                                       name: str) -> None:
-    if name == "wof":
+    if name == "wof":  # circle-indexed, from an onert-micro file
         src = tmp_path / "x.wof"
-        oc.save(oc.convert(oc.load(REAL / "fc3-sgd-step12.ckpt"), "wof", allow_lossy=True), src)
+        micro = oc.convert(oc.load(REAL / "fc3-sgd-step12.ckpt"), "v1", dialect="onert-micro",
+                           model=REAL / "fc3.circle")
+        oc.save(oc.convert(micro, "wof", allow_lossy=True), src)
     elif name == "v2-scratch":
         src = tmp_path / "x.v2"
         oc.save(Checkpoint(tensors=[Tensor(0, np.zeros(4, np.uint8))], revision="v2"), src)
@@ -623,3 +625,20 @@ def test_content_of_unknown_indexing_needs_the_model_for_any_dialect(tmp_path: P
         result = run("convert", src, tmp_path / "y.ckpt", "--to", "v1", "--dialect", dialect)
         assert result.returncode == 2 and b"model_required" in result.stderr, result.stderr
     assert run("convert", src, tmp_path / "y.ckpt", "--to", "v1").returncode == 0
+
+
+def test_onert_content_to_wof_needs_the_model(tmp_path: Path) -> None:
+    # WOF entries are circle tensor indices (SPEC section 5): onert's order must be re-indexed.
+    src, model = REAL / "fc3-sgd-step12.ckpt", REAL / "fc3.circle"
+    result = run("convert", src, tmp_path / "x.wof", "--to", "wof", "--allow-lossy")
+    assert result.returncode == 2 and b"model_required" in result.stderr
+    assert b"--model" in result.stderr and not (tmp_path / "x.wof").exists()
+    with pytest.raises(oc.NotRepresentableError, match="circle model"):
+        oc.convert(oc.load(src), "wof", allow_lossy=True)
+    result = run("convert", src, tmp_path / "x.wof", "--to", "wof", "--allow-lossy",
+                 "--model", model)
+    assert result.returncode == 0, result.stderr
+    micro = oc.convert(oc.load(src), "v1", dialect="onert-micro", model=model)
+    by_tensor = {t.index: t.raw.tobytes() for t in micro.tensors}
+    wof = oc.load(tmp_path / "x.wof")
+    assert {t.index: t.raw.tobytes() for t in wof.tensors} == by_tensor

@@ -221,10 +221,12 @@ def downgrade(
 
 
 def content_dialect(ckpt: Checkpoint) -> str | None:
-    """Whose entry indexing the content of ``ckpt`` is known to follow: "onert" (the runtime's
-    internal order) or "onert-micro" (circle tensor indices), or None when nothing says: a
-    schema-1 file that fits both runtimes, a WOF file (luci writes circle indices, but a WOF
-    downgraded from an onert file keeps onert's), a schema-2 file made from scratch."""
+    """Which runtime's schema-1 entry indexing the content of ``ckpt`` is known to follow:
+    "onert" (the runtime's internal order) or "onert-micro" (circle tensor indices, with
+    onert-micro's set of saved tensors), or None when nothing says: a schema-1 file that fits
+    both runtimes, a schema-2 file made from scratch, and WOF (circle tensor indices by
+    definition, spec/SPEC.md section 5, but of every constant: which of them onert-micro holds,
+    and in which order it stores them, only the model says)."""
     if ckpt.revision == "v1":
         return ckpt.dialect
     origin = (ckpt.origin or {}) if ckpt.revision == "v2" else {}
@@ -245,9 +247,12 @@ def indexing_text(ckpt: Checkpoint) -> str:
 
 def needs_model(ckpt: Checkpoint, to: str, dialect: str | None) -> bool:
     """True when writing ``ckpt`` as revision ``to`` in ``dialect`` asserts an entry indexing
-    that only the circle model can establish (spec/SPEC.md section 12): the content is not
-    known to be indexed as ``dialect`` already. Without the model the entry indices would be
-    written unchanged under that runtime's meaning: a file that loads, and may lie."""
+    that only the circle model can establish (spec/SPEC.md section 12): a v1 output in a
+    dialect the content is not known to be indexed by already, or a WOF output (circle tensor
+    indices) of onert-indexed content. Without the model the entry indices would be written
+    unchanged under the other meaning: a file that loads, and lies."""
+    if to == "wof":
+        return content_dialect(ckpt) == "onert"
     if to != "v1" or dialect is None:
         return False
     return content_dialect(ckpt) != dialect
@@ -276,12 +281,22 @@ def convert(
         return upgrade(ckpt, model)
     if to not in ("v1", "wof"):
         raise ValueError(f"unknown revision {to!r}; choose from v1, v2, wof")
-    if to == "v1" and dialect is not None and needs_model(ckpt, to, dialect) and model is None:
+    if needs_model(ckpt, to, dialect) and model is None:
+        target = f"the {dialect} dialect" if to == "v1" else "WOF (circle tensor indices)"
         raise error_for(
             "not_representable", "dialect", None,
-            f"writing {indexing_text(ckpt)} in the {dialect} dialect needs the circle model to "
+            f"writing {indexing_text(ckpt)} in {target} needs the circle model to "
             "index them: pass model= (--model on the command line)",
         )
+    if to == "wof" and needs_model(ckpt, to, dialect):
+        # onert's order -> circle tensor indices (onert-micro's), then weights only.
+        from ..circle.dialect_convert import to_dialect
+
+        source = ckpt
+        if ckpt.revision != "v1":
+            source = downgrade(ckpt, content_dialect(ckpt), allow_lossy, to="v1")
+        micro = to_dialect(source, "onert-micro", model)  # type: ignore[arg-type]
+        return downgrade(upgrade(micro), None, allow_lossy, to="wof")
     if to == "v1" and dialect is not None and model is not None:
         # Between the runtimes: the model says which circle tensor each entry is. The content
         # is first laid out as schema 1 in its own dialect (nothing dropped unless allowed).

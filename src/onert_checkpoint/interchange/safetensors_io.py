@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..format.model import Checkpoint
-from .tensor_dict import _regular, export_target, from_numpy_dict, to_numpy_dict, unreadable
+from ..format.saving import write_atomic
+from .tensor_dict import _regular, from_numpy_dict, to_numpy_dict, unreadable
 
 __all__ = ["from_safetensors", "to_safetensors"]
 
@@ -38,10 +39,10 @@ def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
         True
     """
     arrays, meta = to_numpy_dict(ckpt, metadata=True)
-    target = export_target(path)
-    _numpy_api().save_file(
-        {k: np.ascontiguousarray(v) for k, v in arrays.items()}, target, metadata=meta
-    )
+    data = _numpy_api().save({k: np.ascontiguousarray(v) for k, v in arrays.items()},
+                             metadata=meta)
+    # Written as save() writes: atomically, special files refused, errors naming the path.
+    write_atomic(path, data)
 
 
 def from_safetensors(path: str | os.PathLike[str], **options: Any) -> Checkpoint:

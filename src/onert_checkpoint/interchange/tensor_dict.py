@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import errno
+import io
 import json
 import math
 import os
@@ -42,6 +43,7 @@ from ..format.model import (
     Tensor,
     TrainingState,
 )
+from ..format.saving import write_atomic
 from ..format.typed import typed_view
 
 __all__ = [
@@ -75,16 +77,26 @@ def _slot_names(ckpt: Checkpoint) -> tuple[str, ...]:
     return ckpt.optimizer.slot_names if ckpt.optimizer is not None else ()
 
 
+def _slot_labels(ckpt: Checkpoint) -> dict[str, str]:
+    """Slot name -> the suffix of its arrays: the name itself when every name is printable and
+    they are distinct, else ``slot<k>`` by position (a container may alter a control character
+    in an array name; the ``arrays`` metadata maps the labels back to the names)."""
+    slots = _slot_names(ckpt)
+    if all(s.isprintable() for s in slots):
+        return {s: s for s in slots}
+    return {s: f"slot{k}" for k, s in enumerate(slots)}
+
+
 def _keys(ckpt: Checkpoint) -> dict[int, str]:
     """Entry index -> export name: tensor names when every array name they give is unique,
     printable and not the metadata prefix; else entry indices."""
     names = [t.name for t in ckpt.tensors]
-    slots = _slot_names(ckpt)
+    labels = list(_slot_labels(ckpt).values())
     usable = all(names) and all(
         n.isprintable() and not n.startswith(NPZ_META_PREFIX) for n in names  # type: ignore[union-attr]
     )
     if usable:
-        every = list(names) + [f"{n}.{s}" for n in names for s in slots]
+        every = list(names) + [f"{n}.{s}" for n in names for s in labels]
         usable = len(set(every)) == len(every)
     if usable:
         return {t.index: str(t.name) for t in ckpt.tensors}
@@ -126,7 +138,7 @@ def _dumps(obj: object) -> str:
 
 def checkpoint_metadata(ckpt: Checkpoint) -> dict[str, str]:
     """The string metadata that, with the arrays, makes an export lossless."""
-    keys = _keys(ckpt)
+    keys, labels = _keys(ckpt), _slot_labels(ckpt)
     offsets: dict[str, int] = {}
     arrays: dict[str, list[object]] = {}
     for t in ckpt.tensors:
@@ -136,9 +148,9 @@ def checkpoint_metadata(ckpt: Checkpoint) -> dict[str, str]:
     if ckpt.optimizer is not None:
         for slot, entries in ckpt.optimizer.slots.items():
             for i, entry in entries.items():
-                arrays[f"{keys[i]}.{slot}"] = [i, slot]
+                arrays[f"{keys[i]}.{labels[slot]}"] = [i, slot]
                 if entry.offset is not None:
-                    offsets[f"{keys[i]}.{slot}"] = entry.offset
+                    offsets[f"{keys[i]}.{labels[slot]}"] = entry.offset
     meta = {
         "format": FORMAT_NAME,
         "revision": ckpt.revision,
@@ -199,7 +211,7 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
         >>> oc.to_bytes(oc.from_numpy_dict(arrays, meta)) == oc.to_bytes(ckpt)
         True
     """
-    keys = _keys(ckpt)
+    keys, labels = _keys(ckpt), _slot_labels(ckpt)
     arrays: dict[str, np.ndarray] = {}
     by_index: dict[int, Tensor] = {}
     for t in ckpt.tensors:
@@ -211,7 +223,7 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
                 w = by_index.get(i)
                 if w is not None and entry.nbytes != w.nbytes:
                     w = None  # not the size of its weight: exported as raw bytes
-                arrays[f"{keys[i]}.{slot}"] = _export_view(
+                arrays[f"{keys[i]}.{labels[slot]}"] = _export_view(
                     entry.raw, None if w is None else w.dtype, None if w is None else w.shape
                 )
     if metadata:
@@ -368,21 +380,6 @@ def from_numpy_dict(
     return ckpt
 
 
-def export_target(path: str | os.PathLike[str]) -> str:
-    """``path`` as a string, after refusing what an export must not write into: a directory,
-    a FIFO (opening it would block), a device or a socket. A missing file is fine."""
-    name = os.fspath(path)
-    try:
-        mode = os.stat(name).st_mode
-    except FileNotFoundError:
-        return name
-    if stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, "a directory, not a regular file", name)
-    if not stat.S_ISREG(mode):
-        raise OSError(errno.EINVAL, "not a regular file: refusing to write to it", name)
-    return name
-
-
 def _regular(path: str | os.PathLike[str]) -> str:
     """``path`` when it is a regular file (a FIFO would block the reader)."""
     name = os.fspath(path)
@@ -400,8 +397,10 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     members = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
     for key, value in meta.items():
         members[NPZ_META_PREFIX + key] = np.array(value)
-    with open(export_target(path), "wb") as f:  # a file object: no ".npz" appended
-        np.savez(f, **members)  # type: ignore[arg-type]
+    buffer = io.BytesIO()  # a file object: no ".npz" appended to the user's name
+    np.savez(buffer, **members)  # type: ignore[arg-type]
+    # Written as save() writes: atomically, special files refused, errors naming the path.
+    write_atomic(path, buffer.getbuffer())
 
 
 def from_npz(path: str | os.PathLike[str], **options: Any) -> Checkpoint:

@@ -423,10 +423,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
             f"--dialect is a schema-1 matter; the output is {to} (add --to v1)",
         )
     if args.model is None and needs_model(ckpt, to, args.dialect):
+        target = f"the {args.dialect} dialect" if to == "v1" else "WOF (circle tensor indices)"
         raise CliError(
             "model_required",
-            f"{safe_text(args.input)}: writing {indexing_text(ckpt)} in the {args.dialect} "
-            "dialect needs the circle model to index them: add --model MODEL.circle",
+            f"{safe_text(args.input)}: writing {indexing_text(ckpt)} in {target} needs the "
+            "circle model to index them: add --model MODEL.circle",
         )
     result = convert(
         ckpt, to, dialect=args.dialect, allow_lossy=args.allow_lossy,
@@ -488,6 +489,17 @@ def cmd_import(args: argparse.Namespace) -> int:
     if args.revision is not None:
         save_options["revision"] = args.revision
     if args.dialect is not None:
+        from ..format.convert import convert, indexing_text, needs_model
+
+        if needs_model(ckpt, args.revision or ckpt.revision, args.dialect):
+            if model is None:
+                raise CliError(
+                    "model_required",
+                    f"{safe_text(args.input)}: writing {indexing_text(ckpt)} in the "
+                    f"{args.dialect} dialect needs the circle model to index them: "
+                    "add --model MODEL.circle",
+                )
+            ckpt = convert(ckpt, "v1", dialect=args.dialect, model=model)
         save_options["dialect"] = args.dialect
     _save(ckpt, args.output, size_hint=os.path.getsize(args.input), progress=True, **save_options)
     out = load(args.output)
@@ -759,7 +771,13 @@ def _main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             traceback.print_exc()
         # The library's advice names its keyword; the command line's is the flag.
-        message = err.message.replace("pass allow_lossy=True", "pass --allow-lossy")
+        if "allow_lossy" in vars(args):
+            message = err.message.replace("pass allow_lossy=True", "pass --allow-lossy")
+        else:  # advise only options this command has (import, new: none to drop content)
+            message = err.message.replace(
+                " (pass allow_lossy=True to drop them)",
+                f" ({args.command} never drops content)",
+            )
         # "<code>: " first, so that a reader splitting on ": " gets the code (issue 11).
         where = f" [{_where(err).strip()}]" if _where(err) else ""
         print(f"onert-ckpt: error: {err.code}: {safe_text(message)}{where}",
