@@ -80,6 +80,22 @@ def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int
             f"{kind_name} has {len(expected)} slots, not {k}",
         )
     desc_at = sec.start + OPTIMIZER_HEAD_SIZE
+    names = check_slot_names(view, sec, desc_at, k, t, kind_name, expected)
+    entries_at = desc_at + SLOT_DESCRIPTOR_SIZE * k
+    entries = check_slot_entries(view, entries_at, k, t)
+    return SlotTable(kind_name, names, entries, entries_at, t)
+
+
+def check_slot_names(
+    view: memoryview,
+    sec: SectionInfo,
+    desc_at: int,
+    k: int,
+    t: int,
+    kind_name: str,
+    expected: tuple[str, ...] | None,
+) -> list[str]:
+    """O6 descriptors, O7 the name pool, O8 names UTF-8 and unique, O9 a known kind's names."""
     desc = np.frombuffer(view, dtype=SLOT_DESCRIPTOR_DTYPE, count=k, offset=desc_at)
     at = desc_at + SLOT_DESCRIPTOR_SIZE * np.arange(k, dtype=np.int64)
     i = first(desc["reserved"] != 0)
@@ -133,6 +149,11 @@ def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int
             desc_at,
             f"{kind_name}'s slots are {expected}, not {tuple(names)}",
         )
+    return names
+
+
+def check_slot_entries(view: memoryview, entries_at: int, k: int, t: int) -> np.ndarray:
+    """O10: an entry without state (NO_STATE) has size 0. Returns the K x T entry table."""
     entries = (
         np.frombuffer(view, dtype=SLOT_ENTRY_DTYPE, count=k * t, offset=entries_at).reshape(k, t)
         if k * t
@@ -147,4 +168,4 @@ def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int
             entries_at + SLOT_ENTRY_SIZE * i + 8,
             "an entry marked NO_STATE must have size 0",
         )
-    return SlotTable(kind_name, names, entries, entries_at, t)
+    return entries

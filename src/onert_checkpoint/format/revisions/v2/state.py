@@ -42,18 +42,31 @@ def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
     )
     base = sec.start + SECTION_HEAD_SIZE
     at = base + STATE_ENTRY_SIZE * np.arange(n, dtype=np.int64)
-    fld = "state[{}].{}".format
+    check_state_entries(ent, at)
+    check_state_pool(ent, at, base + STATE_ENTRY_SIZE * n, sec.end)
+    return read_state_values(view, ent, at)
+
+
+def _field(k: int, name: str) -> str:
+    return f"state[{k}].{name}"
+
+
+def check_state_entries(ent: np.ndarray, at: np.ndarray) -> None:
+    """V3 reserved bytes, V4 value types, V5 key lengths, V6-V7 value lengths."""
+    n = ent.size
     reserved = ent["reserved"].reshape(n, 3)
     i = first(np.asarray(reserved.any(axis=1)))  # an array (numpy's hints also allow a scalar)
     if i is not None:  # the offset of the first non-zero byte (SPEC section 9, error offsets)
         j = int(np.flatnonzero(reserved[i])[0])
-        fail("reserved_nonzero", fld(i, "reserved"), int(at[i]) + 13 + j, "reserved byte is not 0")
+        fail(
+            "reserved_nonzero", _field(i, "reserved"), int(at[i]) + 13 + j, "reserved byte is not 0"
+        )
     vt = ent["value_type"].astype(np.int64)
     i = first(vt > 3)
     if i is not None:
         fail(
             "bad_state_type",
-            fld(i, "value_type"),
+            _field(i, "value_type"),
             int(at[i]) + 12,
             f"unknown value type {int(vt[i])}",
         )
@@ -62,7 +75,7 @@ def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
     if i is not None:
         fail(
             "limit_exceeded",
-            fld(i, "len_key"),
+            _field(i, "len_key"),
             int(at[i]) + 8,
             f"a key has 1..{MAX_KEY_LEN} bytes, not {int(lk[i])}",
         )
@@ -71,7 +84,7 @@ def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
     if i is not None:
         fail(
             "bad_state_type",
-            fld(i, "len_value"),
+            _field(i, "len_value"),
             int(at[i]) + 24,
             "an int or float value has len_value 0",
         )
@@ -79,36 +92,49 @@ def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
     if i is not None:
         fail(
             "limit_exceeded",
-            fld(i, "len_value"),
+            _field(i, "len_value"),
             int(at[i]) + 24,
             f"a value has at most {MAX_VALUE_LEN} bytes",
         )
-    # Keys and string/bytes values, interleaved in entry order: key 0, value 0, key 1, ...
+
+
+def check_state_pool(ent: np.ndarray, at: np.ndarray, pool_start: int, pool_end: int) -> None:
+    """V8: keys and string/bytes values, interleaved in entry order (key 0, value 0, key 1...),
+    back to back from the end of the entries to the end of the section."""
+    lk = ent["len_key"].astype(np.int64)
+    scalar = ent["value_type"] <= 1
     starts, lengths, fields, offs = [], [], [], []
-    for k in range(n):
+    for k in range(ent.size):
         starts.append(int(ent["ofs_key"][k]))
         lengths.append(int(lk[k]))
-        fields.append(fld(k, "ofs_key"))
+        fields.append(_field(k, "ofs_key"))
         offs.append(int(at[k]))
         if not scalar[k]:
             starts.append(int(ent["value"][k]))
             lengths.append(int(ent["len_value"][k]))
-            fields.append(fld(k, "value"))
+            fields.append(_field(k, "value"))
             offs.append(int(at[k]) + 16)
     check_pool(
         np.array(starts, np.uint64),
         np.array(lengths, np.uint64),
         lambda i: (fields[i], offs[i]),
-        base + STATE_ENTRY_SIZE * n,
-        sec.end,
+        pool_start,
+        pool_end,
         "state.pool",
     )
+
+
+def read_state_values(view: memoryview, ent: np.ndarray, at: np.ndarray) -> TrainingState:
+    """V9, entry by entry: keys UTF-8 and unique, string values UTF-8, well-known keys of
+    their type; the state as Python values."""
+    lk = ent["len_key"].astype(np.int64)
+    vt = ent["value_type"].astype(np.int64)
     state = TrainingState()
-    for k in range(n):
+    for k in range(ent.size):
         ko = int(ent["ofs_key"][k])
-        key = decode(view, ko, int(lk[k]), fld(k, "key"), ko)
+        key = decode(view, ko, int(lk[k]), _field(k, "key"), ko)
         if key in state:
-            fail("duplicate_state_key", fld(k, "key"), ko, f"key {key!r} appears twice")
+            fail("duplicate_state_key", _field(k, "key"), ko, f"key {key!r} appears twice")
         t = int(vt[k])
         raw = int(ent["value"][k])
         value: object
@@ -117,7 +143,7 @@ def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
         elif t == 1:
             value = struct.unpack("<d", raw.to_bytes(8, "little"))[0]
         elif t == 2:
-            value = decode(view, raw, int(ent["len_value"][k]), fld(k, "value"), raw)
+            value = decode(view, raw, int(ent["len_value"][k]), _field(k, "value"), raw)
         else:
             value = bytes(view[raw : raw + int(ent["len_value"][k])])
         want = WELL_KNOWN_KEYS.get(key)
@@ -125,7 +151,7 @@ def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
         if want is not None and (VALUE_TYPES[want] != t or (t == 0 and negative)):
             fail(
                 "bad_state_type",
-                fld(k, "value_type"),
+                _field(k, "value_type"),
                 int(at[k]) + 12,
                 f"{key!r} is a well-known key of type {want}"
                 + (" (non-negative)" if want == "int" else ""),
