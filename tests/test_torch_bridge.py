@@ -139,3 +139,50 @@ def test_momentum_is_not_representable() -> None:
     opt.step()
     with pytest.raises(oc.NotRepresentableError):
         oc.from_torch(net, opt.state_dict(), MODEL)
+
+
+def test_to_torch_checks_the_files_own_model_indices() -> None:
+    """A schema-2 record's model index comes from the file, and a checkpoint bound to another
+    model carries that model's: to_torch binds them to its own model again, so an index past
+    the model, a size that does not fit, or two records of one unshared tensor are a
+    ModelMismatchError, never an IndexError or a parameter silently dropped."""
+    data = ROOT / "tests" / "data" / "real-onert"
+    fc3 = data / "fc3.circle"
+    v2 = oc.convert(oc.load(data / "fc3-adam-step12.ckpt", model=fc3), "v2", model=fc3)
+    model_state, _ = oc.to_torch(oc.load(oc.to_bytes(v2)), fc3)
+    assert len(model_state) == 6
+    for index, pattern in ((2**31, "not in the model"), (9, "bytes")):
+        bad = oc.load(oc.to_bytes(v2))
+        bad.tensors[2].model_index = index
+        with pytest.raises(oc.ModelMismatchError, match=pattern):
+            oc.to_torch(oc.load(oc.to_bytes(bad)), fc3)  # as a file holds it
+    # two records of one tensor, of its size (the writer refuses such a file; built here)
+    twice = oc.Checkpoint(tensors=[oc.Tensor(k, np.asarray(v2.tensors[0].raw).copy(),
+                                             model_index=v2.tensors[0].model_index)
+                                   for k in range(2)], revision="v2")
+    with pytest.raises(oc.ModelMismatchError, match="both hold tensor"):
+        oc.to_torch(twice, fc3)
+    other = oc.load(data / "fc3sq-adam-step12.ckpt", model=data / "fc3sq.circle")
+    with pytest.raises(oc.ModelMismatchError):
+        oc.to_torch(other, fc3)
+
+
+def test_micro_four_byte_elements_are_not_representable_in_torch() -> None:
+    """onert-micro saves 4 bytes per element whatever the type (the micro_element_size quirk):
+    an int8 bias of 2 elements is 8 bytes in the file, which no torch tensor of the circle
+    shape holds; to_torch says so, naming the entry, instead of a numpy reshape error."""
+    from circle_builder import OpSpec, TensorSpec, build_model
+
+    model = oc.CircleModel.load(build_model(
+        [TensorSpec("x", (1, 4)), TensorSpec("w", (2, 4), "float32", np.ones((2, 4), np.float32)),
+         TensorSpec("b", (2,), "int8", np.array([1, 2], np.int8)), TensorSpec("y", (1, 2))],
+        [OpSpec("FULLY_CONNECTED", (0, 1, 2), (3,))], [0], [3]))
+    ckpt = oc.Checkpoint(
+        tensors=[oc.Tensor(1, np.ones(8, np.float32)),
+                 oc.Tensor(2, np.array([1, 2], np.int32).view(np.uint8))],
+        state=oc.TrainingState(step=1, epoch=0), revision="v1", dialect="onert-micro",
+        num_entries=4)
+    loaded = oc.load(oc.to_bytes(ckpt), model=model)
+    assert loaded.quirks == ("micro_element_size",)
+    with pytest.raises(oc.NotRepresentableError, match="entry 2 holds 8 bytes"):
+        oc.to_torch(loaded, model)

@@ -192,11 +192,13 @@ def to_torch(
     from ..circle.binding import bind
 
     model = _model(circle_model)
-    if not all(t.model_index is not None for t in ckpt.tensors):
-        bind(ckpt, model.source)
-    if any(t.model_index is None for t in ckpt.tensors):
-        # onert's copies of a shared constant (SPEC 7.9): one parameter per tensor, as
-        # onert-micro holds them; copies that differ are not_representable
+    if not _bound_to(ckpt, model):
+        bind(ckpt, model.source)  # names the entries that do not fit the model
+    indices = [t.model_index for t in ckpt.tensors]
+    if None in indices or len(set(indices)) < len(indices):
+        # onert's copies of a shared constant (SPEC 7.9), or schema-2 records naming one tensor
+        # twice: one parameter per tensor, as onert-micro holds them; copies that differ are
+        # not_representable, copies onert does not make are model_mismatch
         from ..circle.dialect_convert import to_dialect
 
         ckpt = to_dialect(ckpt, "onert-micro", model)
@@ -216,6 +218,15 @@ def to_torch(
     for k, index in enumerate(order):
         entry = by_model[index]
         ct = model.tensors[index]
+        if entry.nbytes != ct.nbytes or not _numpy_dtype(ct.dtype):
+            # onert-micro's 4-byte elements of an integer tensor, or a circle type numpy
+            # lacks: no torch tensor of the circle shape holds these bytes
+            raise error_for(
+                "not_representable", f"weights[{entry.index}]", None,
+                f"entry {entry.index} holds {entry.nbytes} bytes; as tensor {index} "
+                f"({ct.name!r}, {ct.dtype}{list(ct.shape)}, {ct.nbytes} bytes) torch cannot "
+                "hold them",
+            )
         name = names.get(ct.name, ct.name)
         torch_shape = tuple(shapes[name]) if name in shapes else None
         if torch_shape is None and len(ct.shape) == 4:
@@ -239,6 +250,26 @@ def to_torch(
         raise ValueError("to_torch builds one parameter group; pass one in param_groups")
     groups[0]["params"] = list(range(len(order)))
     return model_state, {"state": optim, "param_groups": groups}
+
+
+def _bound_to(ckpt: Checkpoint, model: CircleModel) -> bool:
+    """True when every entry already names a tensor of ``model`` of its own size (bound by the
+    caller, perhaps with an explicit ``order``). A schema-2 record's index comes from the file,
+    and a checkpoint may have been bound to another model: those are bound again."""
+    n = len(model.tensors)
+    return all(
+        t.model_index is not None and 0 <= t.model_index < n
+        and model.tensors[t.model_index].nbytes == t.nbytes
+        for t in ckpt.tensors
+    )
+
+
+def _numpy_dtype(name: str) -> bool:
+    try:
+        np.dtype(name)
+    except TypeError:
+        return False
+    return True
 
 
 def _default_group(kind: str) -> dict[str, Any]:
