@@ -23,13 +23,14 @@ LIMIT = 16.0
 
 
 def typical_time(action: Callable[[], object], repeat: int = 3) -> float:
-    """The median of ``repeat`` runs: on a busy machine a lucky run of the small case (its
-    memory already faulted in) would make the minimum a poor measure."""
+    """The median CPU time of ``repeat`` runs: CPU time, not wall time, so that other jobs on
+    a busy machine do not count; the median, as a lucky run of the small case (its memory
+    already faulted in) would make the minimum a poor measure."""
     times = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         action()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     return statistics.median(times)
 
 
