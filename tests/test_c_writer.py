@@ -185,6 +185,12 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
 # The comparison ---------------------------------------------------------------------------------
 
 
+#: The library refuses to write schema-1 entries of one runtime's indexing as the other's
+#: without the model (field "dialect", issue 11 item 10): a rule about where a Checkpoint came
+#: from, which the C writer's caller (who knows its own entries) owns. Such writes are skipped.
+PROVENANCE = b"provenance"
+
+
 def python_file(ckpt: Checkpoint, revision: str, dialect: str) -> bytes | None:
     """What the library writes, None where it refuses the content."""
     kwargs = {} if dialect == "keep" else {"dialect": dialect}
@@ -192,7 +198,7 @@ def python_file(ckpt: Checkpoint, revision: str, dialect: str) -> bytes | None:
         return oc.to_bytes(ckpt, revision=revision, **kwargs)
     except oc.CheckpointError as err:
         assert err.code == "not_representable", err
-        return None
+        return PROVENANCE if err.field == "dialect" else None
 
 
 def c_file(exe: Path, ckpt: Checkpoint, revision: str, dialect: str) -> bytes | None:
@@ -210,6 +216,8 @@ def check_all_writes(exe: Path, ckpt: Checkpoint) -> int:
     compared = 0
     for revision, dialect in WRITES:
         want = python_file(ckpt, revision, dialect)
+        if want is PROVENANCE:
+            continue
         try:
             got = c_file(exe, ckpt, revision, dialect)
         except Unencodable:
