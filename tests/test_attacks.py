@@ -1746,6 +1746,35 @@ def test_i15_mapped_v2_written_in_place_is_detected_on_first_access(files, tmp_p
         _ = c.tensors[0].data
 
 
+@pytest.mark.parametrize("command", ["info", "dump", "validate", "export", "diff", "convert"])
+def test_i15_cli_file_truncated_after_load_no_sigbus(command, files, tmp_path):
+    """Item 15 on the command line: the file is truncated by someone else right after the CLI
+    loaded it (made deterministic: the child's ``cli.load`` truncates the file once the real
+    load returns). A copying read (cheap for small files) leaves the command working; a mapped
+    one dies of SIGBUS (the same happens for real: ``validate`` of a 27 MB file killed by
+    ``truncate`` from another shell, exit -7, every time)."""
+    victim = tmp_path / "victim.ckpt"
+    victim.write_bytes((files["v2"] if command == "convert" else FC3_ADAM).read_bytes())
+    argv = {"info": ["info", victim], "dump": ["dump", victim], "validate": ["validate", victim],
+            "export": ["export", victim, tmp_path / "e.npz"], "diff": ["diff", victim, FC3_ADAM],
+            "convert": ["convert", victim, tmp_path / "o.ckpt", "--to", "v1"]}[command]
+    code = textwrap.dedent(f"""
+        import os, sys
+        from onert_checkpoint.tools import cli
+        real = cli.load
+        def load_then_truncate(*args, **kwargs):
+            ckpt = real(*args, **kwargs)
+            if str(args[0]) == {str(victim)!r}:
+                os.truncate(args[0], 0)
+            return ckpt
+        cli.load = load_then_truncate
+        sys.exit(cli.main({[str(a) for a in argv]!r}))
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert p.returncode in (0, 1, 2), f"killed by signal {-p.returncode}: {p.stderr[-500:]!r}"
+    check_run([str(a) for a in argv], p.returncode, p.stdout, p.stderr)
+
+
 def test_i15_cli_survives_truncation_race(tmp_path):
     """The CLI reads files it is given: truncate one while many ``info``/``validate`` runs read
     it; none may die of SIGBUS (status must stay 0, 1 or 2: cli() checks)."""
