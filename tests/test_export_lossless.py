@@ -164,3 +164,14 @@ def test_a_damaged_import_source_is_a_checkpoint_error(tmp_path: Path, suffix: s
     read = oc.from_npz if suffix == ".npz" else oc.from_safetensors
     with pytest.raises(oc.CheckpointError, match="not a readable"):
         read(path)
+
+
+def test_slot_names_a_container_cannot_hold_travel_in_the_metadata() -> None:
+    # NUL does not survive as part of an npz or safetensors array name.
+    ckpt = Checkpoint(
+        tensors=[Tensor(0, np.arange(4, dtype=np.uint8), name="w")],
+        optimizer=Optimizer("optimizer_21", {"\x00": {0: Buffer(0, np.ones(2, np.uint8))},
+                                             "m\x00x": {0: Buffer(0, np.zeros(1, np.uint8))}}),
+        revision="v2",
+    )
+    _round_trip(oc.to_bytes(ckpt))
