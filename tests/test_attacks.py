@@ -1697,6 +1697,32 @@ def test_i14_assigned_file_loads_with_its_model(tmp_path):
     oc.load(tmp_path / "a.ckpt", model=FC3)
 
 
+def test_i14_edit_replace_checks_like_assignment(tmp_path):
+    """Assignment through the command line (``edit --replace KEY=FILE.npy``): a pickled object
+    array (never unpickled), a wrong dtype and shape, a header claiming 10**11 elements, an
+    untyped entry, a missing file: one error line, nothing written; a good array works."""
+    np.save(tmp_path / "obj.npy", np.array([{"a": 1}] * 42, dtype=object).reshape(7, 6),
+            allow_pickle=True)
+    np.save(tmp_path / "f64.npy", np.ones((8, 4)))
+    np.save(tmp_path / "ok.npy", np.full((7, 6), 0.25, np.float32))
+    (tmp_path / "huge.npy").write_bytes(
+        b"\x93NUMPY\x01\x00\x46\x00{'descr': '<f4', 'fortran_order': False, "
+        b"'shape': (100000000000,), }      \n")
+    bad = ["obj", "f64", "huge", "missing"]
+    argvs = [["edit", FC3_ADAM, tmp_path / f"{b}.ckpt", "--model", FC3, "--replace",
+              f"w0={tmp_path / (b + '.npy')}"] for b in bad]
+    argvs += [["edit", FC3_ADAM, tmp_path / "raw.ckpt", "--replace", f"5={tmp_path / 'f64.npy'}"],
+              ["edit", FC3_ADAM, tmp_path / "good.ckpt", "--model", FC3, "--replace",
+               f"w0={tmp_path / 'ok.npy'}"]]
+    runs = cli_batch(*argvs, limit_as=2 << 30)
+    for run in runs[:-1]:
+        assert run.status in (1, 2) and run.error_code() is not None, run
+    assert runs[-1].status == 0, runs[-1]
+    assert sorted(p.name for p in tmp_path.glob("*.ckpt")) == ["good.ckpt"]
+    got = oc.load(tmp_path / "good.ckpt", model=FC3)
+    assert np.array_equal(got["w0"].data, np.full((7, 6), 0.25, np.float32))
+
+
 # Item 15: mmap hazards ----------------------------------------------------------------------------
 
 
