@@ -237,6 +237,13 @@ def test_truncated_model_is_model_mismatch() -> None:
         CircleModel.load(raw[: len(raw) // 3])
 
 
-def test_missing_file_is_model_mismatch(tmp_path: object) -> None:
-    with pytest.raises(ModelMismatchError):
+def test_missing_file_is_an_io_error_and_garbage_model_mismatch(tmp_path: object) -> None:
+    """A model that cannot be read is an OSError naming its path, as for a checkpoint (issue 11
+    item 12); one that is read but is not a circle model is ModelMismatchError."""
+    with pytest.raises(FileNotFoundError) as info:
         CircleModel.load(f"{tmp_path}/absent.circle")
+    assert info.value.filename == f"{tmp_path}/absent.circle"
+    with open(f"{tmp_path}/garbage.circle", "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    with pytest.raises(ModelMismatchError):
+        CircleModel.load(f"{tmp_path}/garbage.circle")
