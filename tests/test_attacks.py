@@ -1831,6 +1831,26 @@ def test_i15_cli_file_truncated_after_load_no_sigbus(command, files, tmp_path):
     check_run([str(a) for a in argv], p.returncode, p.stdout, p.stderr)
 
 
+def test_i15_arrays_kept_after_open_exits(tmp_path):
+    """Arrays taken inside ``with oc.open(...)`` and used after it closed the file, and after
+    the file was removed: still the bytes that were read, no crash (a child: a view on an
+    unmapped region would kill the process)."""
+    victim = tmp_path / "victim.ckpt"
+    victim.write_bytes(FC3_ADAM.read_bytes())
+    code = textwrap.dedent(f"""
+        import os, numpy as np, onert_checkpoint as oc
+        ref = oc.load({str(FC3_ADAM)!r}, mmap=False)
+        with oc.open({str(victim)!r}) as c:
+            arr, raw = c[5].data, c.slot("m", 5).raw
+        os.unlink({str(victim)!r})
+        print(bool(np.array_equal(arr, ref[5].data)),
+              bool(np.array_equal(raw, ref.slot("m", 5).raw)))
+    """)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, f"exit {p.returncode}: {p.stderr[-500:]}"
+    assert p.stdout.split() == ["True", "True"], p.stdout
+
+
 def test_i15_cli_survives_truncation_race(tmp_path):
     """The CLI reads files it is given: truncate one while many ``info``/``validate`` runs read
     it; none may die of SIGBUS (status must stay 0, 1 or 2: cli() checks)."""
