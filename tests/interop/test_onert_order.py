@@ -247,3 +247,72 @@ def test_missing_file_is_an_io_error_and_garbage_model_mismatch(tmp_path: object
         f.write(b"\x89PNG\r\n\x1a\n" + bytes(64))
     with pytest.raises(ModelMismatchError):
         CircleModel.load(f"{tmp_path}/garbage.circle")
+
+
+def _retyped_fc(weight_type: int, weight_shape: tuple[int, ...] = (2, 4)) -> bytes:
+    """A one-layer FC model whose weight claims another circle type code or shape than its
+    32 bytes of float32 data (what a hostile or broken model file does)."""
+    import flatbuffers
+    from circle_schema.v0_9.circle.Model import ModelT
+
+    raw = build_model(
+        [TensorSpec("x", (1, 4)), TensorSpec("w", (2, 4), "float32", np.ones((2, 4), np.float32)),
+         TensorSpec("b", (2,), "float32", np.ones(2, np.float32)), TensorSpec("y", (1, 2))],
+        [OpSpec("FULLY_CONNECTED", (0, 1, 2), (3,))], [0], [3])
+    obj = ModelT.InitFromPackedBuf(bytearray(raw), 0)
+    obj.subgraphs[0].tensors[1].type = weight_type
+    obj.subgraphs[0].tensors[1].shape = np.asarray(weight_shape, np.int32)
+    builder = flatbuffers.Builder(1024)
+    builder.Finish(obj.Pack(builder), file_identifier=b"CIR0")
+    return bytes(builder.Output())
+
+
+def test_a_model_the_runtime_aborts_on_leaves_the_caller_alive(
+    onert_runtime: object, tmp_path: Path
+) -> None:
+    """onert 0.1.0 trains an INT8-typed weight holding 32 bytes with "SGD: Not supported data
+    type" and then aborts the process ("double free or corruption"). The probe runs the runtime
+    in a child process: the caller gets [-1] (no answer) and lives on; the command line says
+    model_mismatch. Checked in a child of the test, so that a regression cannot kill pytest."""
+    import subprocess
+    import sys
+
+    model = tmp_path / "int8-weight.circle"
+    model.write_bytes(_retyped_fc(9))  # circle TensorType INT8
+    code = ("from onert_checkpoint.circle.onert_order import probe_onert_order; "
+            f"print('alive', probe_onert_order({str(model)!r}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0 and done.stdout == "alive [-1]\n", (done.returncode, done.stderr)
+    ckpt = tmp_path / "c.ckpt"
+    ckpt.write_bytes(REAL_FC2.with_name("fc2-sgd-step8.ckpt").read_bytes())
+    done = subprocess.run([sys.executable, "-m", "onert_checkpoint", "info", str(ckpt), "--model",
+                           str(model)], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 1 and done.stderr.startswith("onert-ckpt: error: model_mismatch")
+    assert "Traceback" not in done.stderr and "double free" not in done.stderr
+
+
+def test_the_probe_changes_no_process_state(
+    onert_runtime: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No os.chdir in the caller's process (other threads resolve relative paths meanwhile):
+    the runtime's short relative paths are the child's working folder."""
+    import os
+
+    def refuse(path: object) -> None:
+        raise AssertionError("the probe changed the working folder of the process")
+
+    from onert_checkpoint.circle import onert_order
+
+    monkeypatch.setattr(onert_order, "_PROBE_CACHE", {})  # the runtime runs, not the cache
+    monkeypatch.setattr(os, "chdir", refuse)
+    model = build_fc_model([3, 4, 2], seed=7)
+    assert probe_onert_order(model) == predict_onert_order(CircleModel.load(model))
+
+
+def test_the_marker_of_a_shape_its_buffer_does_not_hold_is_not_allocated(
+    onert_runtime: object
+) -> None:
+    """A weight whose shape claims 2**60 float32 elements over 32 bytes of data: the probe's
+    marker model keeps its bytes (no exabyte allocation); the runtime cannot train it: [-1]."""
+    assert probe_onert_order(_retyped_fc(0, (2**30, 2**30))) == [-1]

@@ -11,11 +11,13 @@ itself when the ``onert`` package is installed (:func:`probe_onert_order`).
 from __future__ import annotations
 
 import bisect
-import contextlib
 import hashlib
-import io
+import importlib.util
+import json
 import os
 import struct
+import subprocess
+import sys
 import tempfile
 from collections.abc import Container, Iterable
 from typing import NamedTuple
@@ -309,6 +311,8 @@ def predict_onert_entries(model: CircleModel) -> list[OnertEntry]:
 # Probing the runtime -------------------------------------------------------------------------
 
 _PROBE_CACHE: dict[str, list[int]] = {}
+#: Seconds the child running the runtime may take (probing fc3, a 3-layer model, took 1 s).
+PROBE_TIMEOUT = 300
 _MARKER_SCALE = 1024.0  # markers (index + 1) / 1024 are exact in float32 and keep activations small
 
 
@@ -326,7 +330,9 @@ def _marker_model(model: CircleModel) -> tuple[bytes, dict[int, int]]:
     marked: dict[int, int] = {}
     new_buffers = list(obj.buffers)
     for t in model.tensors:
-        if not t.is_constant or t.dtype != "float32":
+        if not t.is_constant or t.dtype != "float32" or t.nbytes != len(model._data[t.index]):
+            # a buffer its shape does not describe (which the runtime refuses) keeps its bytes:
+            # its shape may claim exabytes, which the marker must not allocate
             continue
         count = t.nbytes // 4
         buf = type(obj.buffers[0])()
@@ -378,45 +384,43 @@ def probe_onert_order(model_path: str | os.PathLike[str] | bytes) -> list[int] |
     Trains one step (SGD, learning rate 1e-30, zero inputs and targets) on a copy of the model
     whose float32 constants hold markers, exports a checkpoint and reads each entry's marker.
     Entries of other types are matched by their unchanged bytes; -1 marks an entry that could not
-    be told apart. Results are cached per model content.
+    be told apart, and ``[-1]`` a model the runtime could not train at all. The runtime runs in a
+    child process (:mod:`onert_checkpoint.circle.onert_probe`), so that a model that makes it
+    abort cannot take the caller's process down, and at most ``PROBE_TIMEOUT`` seconds. Results
+    are cached per model content.
     """
-    try:
-        from onert.experimental.train import DataLoader, optimizer, session
-    except ImportError:
+    if importlib.util.find_spec("onert") is None:
         return None
     model = CircleModel.load(model_path)
     key = hashlib.sha256(model.source).hexdigest()
     if key in _PROBE_CACHE:
         return list(_PROBE_CACHE[key])
     marked_bytes, marked = _marker_model(model)
-
-    def batch(indices: tuple[int, ...]) -> list[np.ndarray]:
-        out = []
-        for i in indices:
-            t = model.tensors[i]
-            out.append(np.zeros((1, *t.shape), dtype=t.dtype))
-        return out
-
-    cwd = os.getcwd()
+    shapes = {
+        side: [[list(model.tensors[i].shape), model.tensors[i].dtype] for i in indices]
+        for side, indices in (("inputs", model.inputs), ("outputs", model.outputs))
+    }
     with tempfile.TemporaryDirectory(prefix="ockpt-probe-") as tmp:
+        with open(os.path.join(tmp, "m.circle"), "wb") as f:
+            f.write(marked_bytes)
+        with open(os.path.join(tmp, "io.json"), "w", encoding="utf-8") as f:
+            json.dump(shapes, f)
         try:
-            # onert 0.1.0 mangles checkpoint paths of 16+ characters: use short relative names
-            os.chdir(tmp)
-            with open("m.circle", "wb") as f:
-                f.write(marked_bytes)
-            with contextlib.redirect_stdout(io.StringIO()):
-                s = session("m.circle")
-                s.compile(
-                    optimizer=optimizer.SGD(learning_rate=1e-30),
-                    loss="mean_squared_error",
-                    batch_size=1,
-                )
-                xs, ys = batch(model.inputs), batch(model.outputs)
-                s.train(DataLoader(xs, ys, batch_size=1), epochs=1, checkpoint_path="c.ckpt")
-            with open("c.ckpt", "rb") as saved:
+            done = subprocess.run(
+                [sys.executable, "-m", "onert_checkpoint.circle.onert_probe"], cwd=tmp,
+                stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT,
+                check=False,
+            )
+            ok = done.returncode == 0
+        except subprocess.TimeoutExpired:
+            ok = False
+        raw = b""
+        if ok:
+            with open(os.path.join(tmp, "c.ckpt"), "rb") as saved:
                 raw = saved.read()
-        finally:
-            os.chdir(cwd)
+    if not ok or len(raw) < 20:
+        _PROBE_CACHE[key] = [-1]  # the runtime cannot train this model: no answer
+        return [-1]
     order: list[int] = []
     taken: set[int] = set()
     for entry in _read_onert_entries(raw):
