@@ -19,14 +19,20 @@ from onert_checkpoint.format.schemas.v2 import (
 __all__ = ["v1_many_entries", "v2_many_slots"]
 
 
-def v1_many_entries(n: int) -> bytes:
-    """A schema-1 SGD file (onert-micro dialect) of ``n`` entries that all start where the data
-    does: ``n - 1`` empty entries and one of 4 bytes; 4 bytes per entry on disk."""
-    data_start = 20 + 4 * n
-    end = data_start + 4
-    header = struct.pack("<HBBIIII", 429, 1, 0, 0, 0, end, n)
-    table = np.full(n, data_start, "<u4").tobytes()
-    return header + table + b"\1\2\3\4" + struct.pack("<II", 7, 1)
+def v1_many_entries(n: int, *, adam: bool = False) -> bytes:
+    """A schema-1 file of ``n`` entries that all start where their block's data does:
+    ``n - 1`` empty entries and one of 4 bytes per block; 4 bytes per entry and block on disk.
+    SGD files are onert-micro's dialect; ``adam`` adds m and v blocks (either dialect)."""
+    blocks = 3 if adam else 1
+    starts = [20 + k * (4 * n + 4) for k in range(blocks)]
+    end = starts[-1] + 4 * n + 4
+    opt1, opt2 = (starts[1], starts[2]) if adam else (0, 0)
+    out = [struct.pack("<HBBIIII", 429, 1, 0, opt1, opt2, end, n)]
+    for start in starts:
+        out.append(np.full(n, start + 4 * n, "<u4").tobytes())
+        out.append(b"\1\2\3\4")
+    out.append(struct.pack("<II", 7, 1))
+    return b"".join(out)
 
 
 def _align(x: int) -> int:

@@ -42,6 +42,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("large")
     made = {
         "v1-1m-entries": v1_many_entries(1_000_000),
+        "v1-adam-1m-entries": v1_many_entries(1_000_000, adam=True),
         "v2-65536x16-slots": v2_many_slots(65_536),
         "v2-65536x16-last-range-invalid": v2_many_slots(65_536, bad_last=True),
     }
@@ -52,7 +53,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return out
 
 
-@pytest.mark.parametrize("name", ["v1-1m-entries", "v2-65536x16-slots"])
+@pytest.mark.parametrize("name", ["v1-1m-entries", "v1-adam-1m-entries", "v2-65536x16-slots"])
 def test_load_of_a_valid_file_with_many_entries_is_bounded(files, name):
     path = files[name]
     ckpt = oc.load(path)
