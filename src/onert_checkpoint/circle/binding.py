@@ -90,7 +90,7 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
 
 
 def _onert_order(
-    ckpt: Checkpoint, model: CircleModel, order: str, model_source: object
+    ckpt: Checkpoint, model: CircleModel, order: str, model_source: str | os.PathLike[str] | bytes
 ) -> list[int]:
 
     trainable = predict_onert_order(model)
@@ -104,7 +104,7 @@ def _onert_order(
     sources = ["probe", "predict", "size"] if order == "auto" else [order]
     for source in sources:
         if source == "probe":
-            found = onert_order.probe_onert_order(model_source)  # type: ignore[arg-type]
+            found = onert_order.probe_onert_order(model_source)
             if found is None or -1 in found:
                 tried.append("probe (onert is not installed)" if found is None else "probe")
                 continue
@@ -119,7 +119,11 @@ def _onert_order(
 
 
 def entry_tensors(
-    ckpt: Checkpoint, model: CircleModel, *, order: str = "auto", model_source: object = None
+    ckpt: Checkpoint,
+    model: CircleModel,
+    *,
+    order: str = "auto",
+    model_source: str | os.PathLike[str] | bytes | None = None,
 ) -> tuple[list[int], bool]:
     """The circle tensor index of each present weight entry, and whether indices are the
     model's own (onert-micro, WOF) rather than onert's iteration order."""

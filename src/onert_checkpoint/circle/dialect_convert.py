@@ -53,7 +53,7 @@ def _count(model: CircleModel, index: int) -> int:
 
 
 def _by_tensor(
-    ckpt: Checkpoint, model: CircleModel, order: str, model_source: object
+    ckpt: Checkpoint, model: CircleModel, order: str, model_source: bytes
 ) -> tuple[dict[int, Tensor], dict[str, dict[int, Buffer]]]:
     """Every present entry (and optimizer slot entry) keyed by its circle tensor index."""
     indices, _ = entry_tensors(ckpt, model, order=order, model_source=model_source)
