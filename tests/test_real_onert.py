@@ -85,10 +85,15 @@ def test_adam_rewritten_for_onert_micro_is_identical():
     assert oc.to_bytes(ckpt, dialect="onert-micro") == ADAM.read_bytes()
 
 
-def test_sgd_rewritten_for_onert_micro_zeroes_the_optimizer_offsets():
-    data = oc.to_bytes(oc.load(SGD), dialect="onert-micro")
-    assert np.frombuffer(data[4:16], "<u4").tolist() == [0, 0, 304]
-    assert data[16:] == SGD.read_bytes()[16:]
+def test_sgd_rewritten_for_onert_micro_needs_the_model_and_zeroes_the_optimizer_offsets():
+    # Without the model, onert's entry order would be written where onert-micro reads circle
+    # tensor indices (issue 11 item 10): refused, as convert refuses it.
+    with pytest.raises(oc.NotRepresentableError, match="needs the circle model"):
+        oc.to_bytes(oc.load(SGD), dialect="onert-micro")
+    micro = oc.convert(oc.load(SGD), "v1", dialect="onert-micro", model=DATA / "fc2.circle")
+    data = oc.to_bytes(micro)
+    # the model's 7 tensors, SGD: no optimizer ranges (ofs_opt1 = ofs_opt2 = 0)
+    assert np.frombuffer(data[4:20], "<u4").tolist() == [0, 0, len(data) - 8, 7]
     assert oc.load(data).dialect == "onert-micro"
 
 
