@@ -108,3 +108,43 @@ def test_ci_runs_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text().splitlines()
     assert command in (line.strip() for line in readme), (
         f"README.md has no line {command!r}: the README and .ci/run disagree on the test command")
+
+
+#: A test file named in the docs (``tests/...py``) and a test in it (``file.py::test_name``;
+#: a path without ``tests/`` is read from ``tests/``, as docs/claims.md writes them).
+TEST_PATH = re.compile(r"(?<![\w/.-])tests/[\w/.-]+\.py\b")
+TEST_REF = re.compile(r"(?<![\w/.-])((?:tests/)?[\w/.-]+\.py)::(\w+)")
+#: The pages whose promises point at tests (README.md and the list of its promises).
+PROMISE_PAGES = ("README.md", "docs/claims.md")
+
+
+def broken_test_references(text: str, root: Path = ROOT) -> list[str]:
+    """The test files and test functions ``text`` names that do not exist under ``root``."""
+    broken = []
+    for path in TEST_PATH.findall(text):
+        if not (root / path).is_file():
+            broken.append(path)
+    for path, name in TEST_REF.findall(text):
+        file = root / (path if path.startswith("tests/") else f"tests/{path}")
+        if not file.is_file():
+            broken.append(f"{path}::{name}")
+        elif not re.search(rf"^\s*(?:async\s+)?def {name}\(|^class {name}\b", file.read_text(),
+                           re.MULTILINE):
+            broken.append(f"{path}::{name}")
+    return sorted(set(broken))
+
+
+@pytest.mark.parametrize("page", PROMISE_PAGES)
+def test_every_test_a_promise_names_exists(page: str) -> None:
+    """A renamed or removed test cannot leave a promise of README.md or docs/claims.md pointing
+    at nothing: every ``tests/...py`` file and ``file.py::test`` they name is there."""
+    text = (ROOT / page).read_text()
+    assert TEST_PATH.search(text) or TEST_REF.search(text), f"{page} names no test"
+    assert broken_test_references(text) == [], f"{page} names tests that do not exist"
+
+
+def test_the_reference_check_can_fail() -> None:
+    text = ("`tests/test_cli.py::test_version`, `test_cli.py::test_no_such_thing`, "
+            "`tests/no_such_file.py`, `interop/test_gone.py::test_x`, `test_api.py::test_public_names`")
+    assert broken_test_references(text) == [
+        "interop/test_gone.py::test_x", "test_cli.py::test_no_such_thing", "tests/no_such_file.py"]
