@@ -48,6 +48,14 @@ def trainable_tensors(model: CircleModel, dialect: str = "onert") -> tuple[int, 
     raise ValueError(f"unknown dialect {dialect!r}; choose from onert, onert-micro")
 
 
+def _numpy_dtype(name: str) -> bool:
+    try:
+        np.dtype(name)
+    except TypeError:
+        return False
+    return True
+
+
 def _raw(arr: object) -> np.ndarray:
     a = np.ascontiguousarray(np.asarray(arr))
     if a.dtype.byteorder == ">":
@@ -97,7 +105,14 @@ def checkpoint_from_arrays(
     for i, t, copy_name in plan:
         ct = model.tensors[t]
         raw = _raw(weights[t])
-        if ct.nbytes and raw.nbytes != ct.nbytes:
+        if any(d < 0 for d in ct.shape):
+            # a dynamic dimension in a constant: no size to check the data against
+            raise error_for(
+                "model_mismatch", "model", None,
+                f"tensor {ct.name!r} is a constant of dynamic shape {list(ct.shape)}",
+            )
+        if (ct.nbytes or _numpy_dtype(ct.dtype)) and raw.nbytes != ct.nbytes:
+            # nbytes 0 is the size of an empty shape, or of a type without whole bytes (int4)
             raise error_for(
                 "model_mismatch", "model", None,
                 f"tensor {ct.name!r} has {ct.nbytes} bytes in the model; {raw.nbytes} given",
