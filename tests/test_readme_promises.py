@@ -145,6 +145,7 @@ def test_every_test_a_promise_names_exists(page: str) -> None:
 
 def test_the_reference_check_can_fail() -> None:
     text = ("`tests/test_cli.py::test_version`, `test_cli.py::test_no_such_thing`, "
-            "`tests/no_such_file.py`, `interop/test_gone.py::test_x`, `test_api.py::test_public_names`")
+            "`tests/no_such_file.py`, `interop/test_gone.py::test_x`, "
+            "`test_api.py::test_public_names`")
     assert broken_test_references(text) == [
         "interop/test_gone.py::test_x", "test_cli.py::test_no_such_thing", "tests/no_such_file.py"]
