@@ -405,11 +405,14 @@ def probe_onert_order(model_path: str | os.PathLike[str] | bytes) -> list[int] |
             f.write(marked_bytes)
         with open(os.path.join(tmp, "io.json"), "w", encoding="utf-8") as f:
             json.dump(shapes, f)
+        # the child imports this very package, wherever it was imported from here
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "onert_checkpoint.circle.onert_probe"], cwd=tmp,
                 stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT,
-                check=False,
+                check=False, env={**os.environ, "PYTHONPATH": path},
             )
             ok = done.returncode == 0
         except subprocess.TimeoutExpired:
