@@ -64,6 +64,17 @@ def test_the_c_reader_allocates_nothing(tmp_path: Path) -> None:
     assert allocator_calls(C_DIR, sources, tmp_path) == {name: set() for name in sources}
 
 
+def test_the_c_writer_allocates_nothing(tmp_path: Path) -> None:
+    """README, "C/C++ implementers": the C kit's writer allocates nothing either (the
+    Makefile's ``WRITER``, what ockpt-write links)."""
+    _need_toolchain()
+    match = re.search(r"^WRITER\s*[:?]?=\s*(.+)$", (C_DIR / "Makefile").read_text(), re.MULTILINE)
+    assert match, "spec/c/Makefile has no WRITER line"
+    sources = match.group(1).split()
+    assert "ockpt_write.c" in sources
+    assert allocator_calls(C_DIR, sources, tmp_path) == {name: set() for name in sources}
+
+
 def test_the_allocation_check_can_fail(tmp_path: Path) -> None:
     _need_toolchain()
     (tmp_path / "leaky.c").write_text(
