@@ -180,3 +180,19 @@ def test_the_onert_micro_folder_is_found_where_the_readme_says(
     assert find_sources(repo) == named.resolve()
     monkeypatch.setenv("ONERT_MICRO_DIR", str(tmp_path / "missing"))
     assert find_sources(repo) is None
+
+
+def layout_paths(text: str) -> list[str]:
+    """The paths of the first column of the "Repository layout" table."""
+    section = text.split("## Repository layout", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `([^`]+)` \|", section, re.MULTILINE)
+
+
+def test_the_repository_layout_names_folders_that_exist() -> None:
+    paths = layout_paths(README.read_text())
+    assert len(paths) >= 5
+    missing = [p for p in paths if not (ROOT / p).exists()]
+    assert missing == [], f"README.md's layout table names missing paths: {missing}"
+    for folder in ("tests/data/", "tests/corpus/", "tests/fuzz/", "tests/interop/",
+                   "tests/bench/", "spec/c/"):
+        assert (ROOT / folder).is_dir(), folder
