@@ -196,3 +196,58 @@ def test_the_repository_layout_names_folders_that_exist() -> None:
     for folder in ("tests/data/", "tests/corpus/", "tests/fuzz/", "tests/interop/",
                    "tests/bench/", "spec/c/"):
         assert (ROOT / folder).is_dir(), folder
+
+
+def _quick_start() -> tuple[str, str]:
+    """The command and output of the README's first transcript (after ``pip install .``)."""
+    from tests.test_readme import sessions
+
+    command, output = sessions()[0]
+    assert command.startswith("onert-ckpt info ")
+    return command, output
+
+
+def test_pip_install_dot_gives_the_quick_start(tmp_path: Path) -> None:
+    """README, "Install and try it": ``pip install .`` then ``onert-ckpt info ...`` prints the
+    transcript. The suite itself runs from an editable install, which finds every module in
+    src/ whatever pyproject.toml lists; a plain install holds only the listed packages. So:
+    build the wheel from a copy of the sources (offline, no build isolation), install it into
+    a folder, and run the transcript's command from that copy alone."""
+    import importlib.util
+    import shlex
+    import shutil
+
+    if importlib.util.find_spec("pip") is None or importlib.util.find_spec("setuptools") is None:
+        pytest.skip("pip and setuptools are needed to build the wheel")
+    source = tmp_path / "source"
+    for name in ("pyproject.toml", "README.md"):
+        (source / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, source / name)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    shutil.copytree(ROOT / "src", source / "src", ignore=ignore)
+    shutil.copytree(ROOT / "generated" / "python", source / "generated" / "python", ignore=ignore)
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    built = subprocess.run([*pip, "wheel", "--no-build-isolation", "--no-deps", "-w",
+                            str(tmp_path / "wheel"), str(source)],
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = (tmp_path / "wheel").glob("*.whl")
+    site = tmp_path / "site"
+    done = subprocess.run([*pip, "install", "--no-deps", "--target", str(site), str(wheel)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+    command, output = _quick_start()
+    run = tmp_path / "run"
+    (run / "tests").mkdir(parents=True)
+    os.symlink(ROOT / "tests" / "data", run / "tests" / "data")
+    program = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import onert_checkpoint as oc\n"
+        "assert oc.__file__.startswith(sys.argv[1]), oc.__file__\n"
+        "from onert_checkpoint.tools.cli import main; raise SystemExit(main(sys.argv[2:]))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", program, str(site),
+                          *shlex.split(command)[1:]], cwd=run, capture_output=True, text=True,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout + res.stderr == output
