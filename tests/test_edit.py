@@ -166,3 +166,32 @@ def test_edit_replace_npy_header_is_checked_before_allocating(tmp_path) -> None:
                 cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert np.array_equal(oc.load(tmp_path / "x.ckpt", model=MODEL)["b1"].data, np.arange(3))
+
+
+def test_edit_survives_its_input_truncated_after_the_load(tmp_path) -> None:
+    """Issue 11 item 15 for ``edit``: another process truncates the input right after it was
+    loaded (made deterministic: the child's load truncates the file once it returns). A small
+    input is read into private memory (``mmap="auto"``), so the edit completes on the bytes it
+    read; a mapped read would die of SIGBUS."""
+    import textwrap
+
+    victim = tmp_path / "victim.ckpt"
+    victim.write_bytes(ADAM.read_bytes())
+    code = textwrap.dedent(f"""
+        import os, sys
+        from onert_checkpoint.format import dispatch
+        from onert_checkpoint.tools import cli
+        real = dispatch.load
+        def load_then_truncate(*args, **kwargs):
+            ckpt = real(*args, **kwargs)
+            if str(args[0]) == {str(victim)!r}:
+                os.truncate(args[0], 0)
+            return ckpt
+        dispatch.load = load_then_truncate
+        sys.exit(cli.main(["edit", {str(victim)!r}, "out.ckpt", "--step", "3"]))
+    """)
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-500:]}"
+    out = oc.load(tmp_path / "out.ckpt")
+    assert out.step == 3 and oc.to_bytes(out)[:-8] == ADAM.read_bytes()[:-8]

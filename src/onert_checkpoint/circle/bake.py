@@ -129,7 +129,7 @@ def bake(
     if not isinstance(ckpt, Checkpoint):
         from ..format.dispatch import load
 
-        ckpt = load(ckpt)
+        ckpt = load(ckpt, mmap="auto")  # a private copy of a small file, as edit_file
     bind(ckpt, model, order=order)
     kept, untie = _values(ckpt, model, order, shared)
     raw = _rebuild(model, kept, untie)

@@ -156,7 +156,9 @@ def edit_file(
     from ..format.dispatch import load
     from ..format.saving import save
 
-    ckpt = load(source, model=model) if model is not None else load(source)
+    # a private copy of a small input (mmap="auto"): cheap, and another process truncating the
+    # input meanwhile cannot fault the copy being written (issue 11 item 15)
+    ckpt = load(source, model=model, mmap="auto")
     if revision is not None or dialect is not None:
         # converted first, so that the edits are checked against what the target holds
         # (a state key needs schema 2)

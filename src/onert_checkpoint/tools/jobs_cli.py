@@ -145,7 +145,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.model is None and args.dialect is not None:
         from ..format.convert import content_dialect, needs_model
 
-        ckpt = load(args.input)
+        ckpt = load(args.input, mmap="auto")
         if needs_model(ckpt, args.to or ckpt.revision, args.dialect):
             # as convert: refused before anything is written, naming the option to add
             holds = content_dialect(ckpt)
@@ -158,7 +158,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     model = cli._load_model(args.model)
     edit_file(args.input, output, model=model.source if model is not None else None,
               revision=args.to, dialect=args.dialect, **edits)
-    out = load(output)
+    out = load(output, mmap="auto")
     kind = out.optimizer.kind if out.optimizer is not None else "no optimizer"
     dialect = f" {out.dialect}" if out.dialect else ""
     print(f"wrote {safe_text(output)}: {out.revision}{dialect}, {kind}, step {out.step}")
