@@ -547,7 +547,7 @@ def test_i02_v2_16_slots_last_range_invalid_memory():
 # Item 3: quadratic time ------------------------------------------------------------------------
 
 
-def cpu(fn, repeat: int = 2) -> float:
+def cpu(fn, repeat: int = 3) -> float:
     best = float("inf")
     for _ in range(repeat):
         t = time.process_time()
