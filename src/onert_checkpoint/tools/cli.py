@@ -94,8 +94,12 @@ def _output(path: str) -> str:
 
 
 def _load(path: str, model: Any = None) -> Checkpoint:
-    """Read ``path``; with a circle model, name, type and shape its entries."""
-    ckpt = load(path)
+    """Read ``path``; with a circle model, name, type and shape its entries.
+
+    Files under 64 MiB are read into private memory (``mmap="auto"``): a file truncated by
+    another process while a command runs cannot kill it with SIGBUS (SPEC section 1, mapped
+    reading). Larger files are mapped, with that hazard (docs/saving.md)."""
+    ckpt = load(path, mmap="auto")
     if model is not None:
         from ..circle.binding import bind
 
@@ -415,7 +419,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from ..format.convert import convert, indexing_text, needs_model
 
     output = _output(args.output)
-    ckpt = load(args.input)
+    ckpt = load(args.input, mmap="auto")
     to = args.to or ckpt.revision  # --dialect/--model alone: same revision, other dialect
     if args.dialect is not None and to != "v1":
         raise CliError(
@@ -435,7 +439,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     )
     size = os.path.getsize(args.input)
     _save(result, output, size_hint=size, progress=not args.no_progress)
-    out = load(output)
+    out = load(output, mmap="auto")
     dialect = f" {out.dialect}" if out.dialect else ""
     print(f"wrote {safe_text(args.output)}: {out.revision}{dialect}, {human_size(out.file_size)}")
     return EXIT_OK
@@ -502,7 +506,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             ckpt = convert(ckpt, "v1", dialect=args.dialect, model=model)
         save_options["dialect"] = args.dialect
     _save(ckpt, args.output, size_hint=os.path.getsize(args.input), progress=True, **save_options)
-    out = load(args.output)
+    out = load(args.output, mmap="auto")
     print(f"wrote {safe_text(args.output)}: {out.revision}, {len(out)} tensors")
     return EXIT_OK
 
@@ -524,7 +528,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     model = _load_model(args.model)
     ckpt = new_checkpoint(model, optimizer=args.optimizer, dialect=args.dialect)
     _save(ckpt, args.output, size_hint=0, progress=False)
-    out = load(args.output)
+    out = load(args.output, mmap="auto")
     print(
         f"wrote {safe_text(args.output)}: {out.revision} {args.dialect}, {args.optimizer}, "
         f"{len(out)} tensors, {human_size(out.file_size)}"

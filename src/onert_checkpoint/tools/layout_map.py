@@ -266,7 +266,7 @@ def layout_map(source: str | os.PathLike[str] | bytes | memoryview) -> LayoutMap
         >>> m.fields[-1].name, m.fields[-1].value, m.error
         ('footer.epoch', '0', None)
     """
-    view = open_source(source)
+    view = open_source(source, copy="auto")  # small files: no SIGBUS if truncated meanwhile
     size = len(view)
     head = _magic_field(view)
     if size < 3 or _u(view, 0, 2) != MAGIC:
