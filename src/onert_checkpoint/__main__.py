@@ -1,5 +1,5 @@
 """``python -m onert_checkpoint``: the ``onert-ckpt`` command line."""
 
-from .tools.cli import main
+from .tools.entry import main
 
 raise SystemExit(main())

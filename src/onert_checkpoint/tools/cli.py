@@ -21,12 +21,19 @@ from .. import __version__
 from ..format.dispatch import load
 from ..format.errors import CheckpointError
 from ..format.model import Checkpoint
-from ..format.saving import save
 from .describe import describe
 from .jsonout import dumps as json_dumps
 from .render import SafeStream, human_size, safe_text
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+
+
+def save(ckpt: Checkpoint, path: str, **kwargs: Any) -> None:
+    """:func:`onert_checkpoint.save`, imported on first use: it brings every writer and
+    Construct, which the commands that only read never need (start-up time, issue 13)."""
+    from ..format.saving import save as save_file
+
+    save_file(ckpt, path, **kwargs)
 
 #: Files over this size get a progress bar while written (when stderr is a terminal).
 PROGRESS_THRESHOLD = 64 << 20

@@ -1,0 +1,40 @@
+"""The entry point answers --version without importing the format or NumPy (start-up time,
+issue 13), with the same text as the full parser's --version."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from onert_checkpoint.tools import cli, entry
+
+
+def test_fast_version_equals_the_parsers() -> None:
+    fast = io.StringIO()
+    with contextlib.redirect_stdout(fast):
+        assert entry.main(["--version"]) == 0
+    full = io.StringIO()
+    with contextlib.redirect_stdout(full), pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["--version"])
+    assert fast.getvalue() == full.getvalue()
+
+
+def test_version_imports_neither_numpy_nor_the_format() -> None:
+    code = ("import sys; from onert_checkpoint.tools.entry import main; main(['--version']); "
+            "print(sorted(m for m in sys.modules if m == 'numpy' or m.startswith("
+            "'onert_checkpoint.format')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[-1] == "[]", out
+
+
+def test_other_commands_reach_the_cli() -> None:
+    path = Path(__file__).parent / "data" / "real-onert" / "fc2-sgd-step8.ckpt"
+    res = subprocess.run([sys.executable, "-m", "onert_checkpoint", "info", str(path)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0 and res.stdout.startswith("revision   v1"), res.stderr
