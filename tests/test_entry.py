@@ -38,3 +38,20 @@ def test_other_commands_reach_the_cli() -> None:
     res = subprocess.run([sys.executable, "-m", "onert_checkpoint", "info", str(path)],
                          capture_output=True, text=True)
     assert res.returncode == 0 and res.stdout.startswith("revision   v1"), res.stderr
+
+
+def test_new_writes_schema_2_directly(tmp_path: Path) -> None:
+    """`new --revision v2` (issue 17): the model's names, dtypes and shapes in the file; the
+    downgrade is the schema-1 file `new` writes."""
+    import onert_checkpoint as oc
+
+    model = Path(__file__).parent / "data" / "real-onert" / "fc2.circle"
+    for rev in ("v1", "v2"):
+        res = subprocess.run([sys.executable, "-m", "onert_checkpoint", "new", "--model",
+                              str(model), "--revision", rev, str(tmp_path / rev)],
+                             capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+    v2 = oc.load(tmp_path / "v2")
+    assert v2.revision == "v2" and v2["w1"].shape == (3, 8) and str(v2["w1"].dtype) == "float32"
+    v1 = (tmp_path / "v1").read_bytes()
+    assert oc.to_bytes(oc.downgrade(v2, allow_lossy=True)) == v1

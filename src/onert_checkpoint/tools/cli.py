@@ -534,6 +534,10 @@ def cmd_new(args: argparse.Namespace) -> int:
     _output(args.output)
     model = _load_model(args.model)
     ckpt = new_checkpoint(model, optimizer=args.optimizer, dialect=args.dialect)
+    if args.revision == "v2":
+        from ..format.convert import upgrade
+
+        ckpt = upgrade(ckpt)  # names, dtypes and shapes of the model kept (schema 2)
     _save(ckpt, args.output, size_hint=0, progress=False)
     out = load(args.output, mmap="auto")
     print(
@@ -603,6 +607,7 @@ _EXAMPLES = {
     "new": [
         "onert-ckpt new --model fc2.circle --optimizer adam fc2-start.ckpt",
         "onert-ckpt new --model fc2.circle --optimizer sgd --dialect onert-micro micro.ckpt",
+        "onert-ckpt new --model fc2.circle --revision v2 fc2-start-v2.ckpt",
     ],
     "bake": [
         "onert-ckpt bake trained.ckpt --model fc2.circle fc2-trained.circle",
@@ -733,7 +738,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--model", metavar="MODEL.circle", required=True, help="circle model")
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam", help="(adam)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), default="onert",
-                   help="(onert)")
+                   help="entry order, and the dialect a schema-2 file downgrades to (onert)")
+    p.add_argument("--revision", choices=("v1", "v2"), default="v1",
+                   help="v1 (what the runtimes read) or v2, with names, dtypes and shapes (v1)")
 
     from .jobs_cli import bake_arguments, cmd_bake, cmd_edit, edit_arguments
 
