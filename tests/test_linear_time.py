@@ -7,6 +7,7 @@ old ``Checkpoint.__getitem__``) makes them ~16x and more.
 
 from __future__ import annotations
 
+import gc
 import statistics
 import time
 from collections.abc import Callable
@@ -28,9 +29,17 @@ def typical_time(action: Callable[[], object], repeat: int = 3) -> float:
     already faulted in) would make the minimum a poor measure."""
     times = []
     for _ in range(repeat):
-        t = time.process_time()
-        action()
-        times.append(time.process_time() - t)
+        # The cyclic collector's full passes scan every object the whole test session keeps
+        # alive, so their cost grows with what ran before, not with this operation: off while
+        # timing (the operation's own work is what is compared).
+        gc.collect()
+        gc.disable()
+        try:
+            t = time.process_time()
+            action()
+            times.append(time.process_time() - t)
+        finally:
+            gc.enable()
     return statistics.median(times)
 
 
