@@ -8,7 +8,6 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 import tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
