@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import sys
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -71,15 +70,17 @@ def _error_line(path: str, err: CheckpointError) -> str:
 
 def _read_file(path: str, what: str) -> bytes:
     """The bytes of a regular file; anything else is an I/O error (exit 2) naming ``path``:
-    a missing or unreadable file, a directory, or a FIFO or device (which could block)."""
+    a missing or unreadable file, a directory, or a FIFO or device (which could block). The
+    checks are the library's own (:func:`~onert_checkpoint.format.source.open_source`)."""
     if path == "":
         raise CliError("usage_error", f"the {what} path is empty")
-    st = os.stat(path)  # OSError: the one-line io_error of main(), exit 2
-    if not stat.S_ISREG(st.st_mode):
-        kind = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        raise CliError("io_error", f"{path}: {kind} (the {what} must be a file)")
-    with open(path, "rb") as f:
-        return f.read()
+    from ..format.source import open_source
+
+    view = open_source(path, copy=True)  # OSError: the one-line io_error of main(), exit 2
+    try:
+        return bytes(view)
+    finally:
+        view.release()
 
 
 def _load_model(path: str | None) -> Any:
@@ -483,8 +484,11 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     suffix = _suffix(args.input)
     _output(args.output)
-    if not stat.S_ISREG(os.stat(args.input).st_mode):  # a FIFO would block the reader
-        raise CliError("io_error", f"{args.input}: not a regular file")
+    from ..format.source import not_regular
+
+    bad = not_regular(os.stat(args.input).st_mode, args.input, "import")  # a FIFO would block
+    if bad is not None:
+        raise bad
     model = _load_model(args.model)
     options: dict[str, Any] = {}
     if model is not None:
