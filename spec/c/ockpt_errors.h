@@ -90,6 +90,10 @@ typedef enum ockpt_error {
   OCKPT_E_SECTION_ORDER = 42,
   /* A section that must be omitted when it holds nothing is present: a tensors section without records, a state section without entries, or a data section without any data range. */
   OCKPT_E_EMPTY_SECTION = 43,
+  /* A schema-3 tensors section has an optional column that holds nothing (every value is the column's default: index k, no model index, no name, no dtype, no shape, the identity data order). */
+  OCKPT_E_REDUNDANT_COLUMN = 44,
+  /* A schema-3 tensors section's order column is not a permutation of its records (a value not below the record count, or a repeated value). */
+  OCKPT_E_BAD_DATA_ORDER = 45,
 } ockpt_error;
 
 /* The stable snake_case name of an error code. */
@@ -139,6 +143,8 @@ static inline const char *ockpt_error_name(ockpt_error e) {
   case OCKPT_E_BAD_SECTION_FLAGS: return "bad_section_flags";
   case OCKPT_E_SECTION_ORDER: return "section_order";
   case OCKPT_E_EMPTY_SECTION: return "empty_section";
+  case OCKPT_E_REDUNDANT_COLUMN: return "redundant_column";
+  case OCKPT_E_BAD_DATA_ORDER: return "bad_data_order";
   }
   return "unknown";
 }
