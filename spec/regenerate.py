@@ -26,7 +26,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-import tomllib
+try:
+
+    import tomllib
+
+except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
+
+    import tomli as tomllib
 
 SPEC = Path(__file__).resolve().parent
 ROOT = SPEC.parent

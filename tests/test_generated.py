@@ -37,7 +37,10 @@ def test_the_compiler_version_is_pinned_exactly():
 
 
 def test_every_error_code_is_documented_once():
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
+        import tomli as tomllib
 
     from onert_checkpoint.format.errors import ERROR_CODES
 

@@ -8,7 +8,13 @@ import re
 import sys
 from pathlib import Path
 
-import tomllib
+try:
+
+    import tomllib
+
+except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
+
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_DIR = ROOT / "spec"
