@@ -25,6 +25,7 @@ import numpy as np
 
 from ..format.errors import error_for
 from ..format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from .adam_units import check_batch_size, has_state, rescale_slots
 from .binding import entry_tensors
 from .model import CircleModel
 from .onert_order import predict_onert_entries, predict_onert_order
@@ -54,9 +55,11 @@ def _count(model: CircleModel, index: int) -> int:
 
 def _by_tensor(
     ckpt: Checkpoint, model: CircleModel, order: str, model_source: bytes
-) -> tuple[dict[int, Tensor], dict[str, dict[int, Buffer]]]:
-    """Every present entry (and optimizer slot entry) keyed by its circle tensor index."""
-    indices, _ = entry_tensors(ckpt, model, order=order, model_source=model_source)
+) -> tuple[dict[int, Tensor], dict[str, dict[int, Buffer]], bool]:
+    """Every present entry (and optimizer slot entry) keyed by its circle tensor index, and
+    whether the entries are indexed by circle tensor (onert-micro's layout) rather than in
+    onert's order."""
+    indices, by_index = entry_tensors(ckpt, model, order=order, model_source=model_source)
     copies = _CopyCounts(indices, model)
     tensors: dict[int, Tensor] = {}
     slots: dict[str, dict[int, Buffer]] = {}
@@ -86,7 +89,7 @@ def _by_tensor(
             for name, entries in ckpt.optimizer.slots.items():
                 if tensor.index in entries:
                     slots[name][index] = entries[tensor.index]
-    return tensors, slots
+    return tensors, slots, by_index
 
 
 class _CopyCounts:
@@ -219,6 +222,26 @@ def _to_onert(
     return out, out_slots, len(order)
 
 
+def _in_target_units(
+    slots: dict[str, dict[int, Buffer]], batch_size: int | None, model: CircleModel, dialect: str
+) -> dict[str, dict[int, Buffer]]:
+    """Adam's slots rescaled from the other runtime's units to ``dialect``'s (SPEC 11.3)."""
+    if batch_size is None:
+        if not has_state(slots):
+            return slots  # zeros are zeros in either runtime's units
+        source = "onert" if dialect == "onert-micro" else "onert-micro"
+        raise _not_representable(
+            "batch_size",
+            f"moving Adam state from {source} to {dialect} needs the run's batch size: "
+            "onert-micro sums a batch's gradients where onert averages them, so its m is B "
+            "times and its v B**2 times onert's (SPEC 7.11), and the file does not record B: "
+            "pass batch_size= (--batch-size on the command line; 1 if the run trained one "
+            "sample per step)",
+        )
+    dtypes = {i: model.tensors[i].dtype for entries in slots.values() for i in entries}
+    return rescale_slots(slots, batch_size, to_micro=dialect == "onert-micro", dtypes=dtypes)
+
+
 def to_dialect(
     ckpt: Checkpoint,
     dialect: str,
@@ -226,6 +249,8 @@ def to_dialect(
     *,
     order: str = "auto",
     onert_order: Sequence[int] | None = None,
+    batch_size: int | None = None,
+    rescale: bool = True,
 ) -> Checkpoint:
     """``ckpt`` re-indexed for ``dialect`` ("onert" or "onert-micro"), as a schema-1 checkpoint.
 
@@ -239,6 +264,14 @@ def to_dialect(
     tensors without data, data (and Adam's m and v) in the saver's order. To onert: entries
     0..N-1 in the runtime's order, data in table order. Step and epoch are kept.
 
+    Adam's m and v are in the units of the runtime whose layout ``ckpt`` has (found with the
+    model): onert-micro sums a batch's gradients where onert averages them (SPEC 7.11), so
+    crossing to the other runtime multiplies m by ``batch_size`` and v by ``batch_size**2``
+    (towards onert-micro) or divides them (towards onert); within one runtime nothing changes.
+    Crossing with non-zero Adam state and no ``batch_size`` is refused (``not_representable``,
+    field ``batch_size``); all-zero state, SGD and WOF have nothing to rescale. ``rescale=False``
+    re-indexes only, the state keeping the source's units (for a caller that reads it as such).
+
     Raises :class:`~onert_checkpoint.ModelMismatchError` when ``ckpt`` does not fit the
     model and :class:`~onert_checkpoint.NotRepresentableError` naming the tensors the
     target runtime cannot hold (or, to onert, that the checkpoint lacks).
@@ -248,7 +281,12 @@ def to_dialect(
     if not isinstance(model, CircleModel):
         model = CircleModel.load(model)
     source = model.source  # the bytes, for the runtime probe (order="auto" or "probe")
-    tensors, slots = _by_tensor(ckpt, model, order, source)
+    tensors, slots, from_micro = _by_tensor(ckpt, model, order, source)
+    if batch_size is not None:
+        batch_size = check_batch_size(batch_size)
+    crossing = from_micro != (dialect == "onert-micro")
+    if rescale and crossing and ckpt.optimizer is not None and ckpt.optimizer.kind == "adam":
+        slots = _in_target_units(slots, batch_size, model, dialect)
     if dialect == "onert-micro":
         out, out_slots, n = _to_micro(model, tensors, slots)
     else:

@@ -258,12 +258,33 @@ def needs_model(ckpt: Checkpoint, to: str, dialect: str | None) -> bool:
     return content_dialect(ckpt) != dialect
 
 
+def _batch_size(ckpt: Checkpoint, given: int | None) -> int | None:
+    """B from the argument or from a schema-2 file's ``batch_size`` key (0: not recorded);
+    both present and different is refused."""
+    from ..circle.adam_units import check_batch_size
+
+    if given is not None:
+        given = check_batch_size(given)
+    recorded = ckpt.state.get("batch_size") if ckpt.revision == "v2" else None
+    if isinstance(recorded, bool) or not isinstance(recorded, int) or recorded < 1:
+        return given
+    recorded = check_batch_size(recorded, "the file's batch_size")
+    if given is not None and given != recorded:
+        raise error_for(
+            "not_representable", "batch_size", None,
+            f"batch size {given} given, but the file records batch_size {recorded}",
+        )
+    return recorded
+
+
 def convert(
     ckpt: Checkpoint,
     to: str | None = "v2",
     dialect: str | None = None,
     allow_lossy: bool = False,
     model: CircleModel | str | os.PathLike[str] | bytes | None = None,
+    *,
+    batch_size: int | None = None,
 ) -> Checkpoint:
     """The content of ``ckpt`` as revision ``to`` ("v1", "v2" or "wof"; None keeps the input's
     revision), ready to :func:`save`.
@@ -274,11 +295,23 @@ def convert(
     (:func:`onert_checkpoint.circle.dialect_convert.to_dialect`); without it a
     :class:`~onert_checkpoint.NotRepresentableError` (a ``ValueError``) names the missing
     model. Nothing is silently dropped.
+
+    ``batch_size`` is the batch size B of the training run, for Adam state crossing between
+    onert and onert-micro (SPEC 11.3): onert-micro's m is B times and its v B**2 times onert's,
+    so the state is rescaled when the entries move to the other runtime's layout, and such a
+    move with non-zero Adam state and no B is refused (``not_representable``, field
+    ``batch_size``). A schema-2 input's ``batch_size`` state key (1 or more) gives B when the
+    argument is absent and must agree with it when both are given; ``to="v2"`` records B there.
+    Nothing is rescaled within one runtime, for SGD, or when writing WOF (no state).
     """
     if to is None:
         to = ckpt.revision
+    batch_size = _batch_size(ckpt, batch_size)
     if to == "v2":
-        return upgrade(ckpt, model)
+        out = upgrade(ckpt, model)
+        if batch_size is not None:
+            out.state["batch_size"] = batch_size
+        return out
     if to not in ("v1", "wof"):
         raise ValueError(f"unknown revision {to!r}; choose from v1, v2, wof")
     if needs_model(ckpt, to, dialect) and model is None:
@@ -295,7 +328,8 @@ def convert(
         source = ckpt
         if ckpt.revision != "v1":
             source = downgrade(ckpt, content_dialect(ckpt), allow_lossy, to="v1")
-        micro = to_dialect(source, "onert-micro", model)  # type: ignore[arg-type]
+        # the state is dropped for WOF: re-indexed only, never rescaled
+        micro = to_dialect(source, "onert-micro", model, rescale=False)  # type: ignore[arg-type]
         return downgrade(upgrade(micro), None, allow_lossy, to="wof")
     if to == "v1" and dialect is not None and model is not None:
         # Between the runtimes: the model says which circle tensor each entry is. The content
@@ -306,6 +340,6 @@ def convert(
         if ckpt.revision != "v1":
             base = ckpt if ckpt.revision == "v2" else upgrade(ckpt)
             source = downgrade(base, content_dialect(ckpt), allow_lossy, to="v1")
-        return to_dialect(source, dialect, model)
+        return to_dialect(source, dialect, model, batch_size=batch_size)
     source = ckpt if ckpt.revision == "v2" else upgrade(ckpt)
     return downgrade(source, dialect, allow_lossy, to=to)

@@ -201,7 +201,7 @@ def to_torch(
         # not_representable, copies onert does not make are model_mismatch
         from ..circle.dialect_convert import to_dialect
 
-        ckpt = to_dialect(ckpt, "onert-micro", model)
+        ckpt = to_dialect(ckpt, "onert-micro", model, rescale=False)  # re-indexed only
     # every entry of an onert-micro checkpoint names its tensor (converted above if needed)
     by_model = {t.model_index: t for t in ckpt.tensors if t.model_index is not None}
     order = [i for i in trainable_in_operator_order(model) if i in by_model]

@@ -423,6 +423,17 @@ def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **optio
         save(ckpt, out, progress=bar.update, **options)
 
 
+def batch_size_arg(text: str) -> int:
+    """``--batch-size``: a whole number of samples, 1 or more."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 def cmd_convert(args: argparse.Namespace) -> int:
     from ..format.convert import convert, indexing_text, needs_model
 
@@ -443,7 +454,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         )
     result = convert(
         ckpt, to, dialect=args.dialect, allow_lossy=args.allow_lossy,
-        model=_load_model(args.model),
+        model=_load_model(args.model), batch_size=args.batch_size,
     )
     size = os.path.getsize(args.input)
     _save(result, output, size_hint=size, progress=not args.no_progress)
@@ -514,7 +525,8 @@ def cmd_import(args: argparse.Namespace) -> int:
                     f"{args.dialect} dialect needs the circle model to index them: "
                     "add --model MODEL.circle",
                 )
-            ckpt = convert(ckpt, "v1", dialect=args.dialect, model=model)
+            ckpt = convert(ckpt, "v1", dialect=args.dialect, model=model,
+                           batch_size=args.batch_size)
         save_options["dialect"] = args.dialect
     _save(ckpt, args.output, size_hint=os.path.getsize(args.input), progress=True, **save_options)
     out = load(args.output, mmap="auto")
@@ -661,6 +673,12 @@ def build_parser() -> argparse.ArgumentParser:
     def model_option(p: argparse.ArgumentParser, what: str) -> None:
         p.add_argument("--model", metavar="MODEL.circle", help=what)
 
+    def batch_size_option(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--batch-size", type=batch_size_arg, metavar="B",
+                       help="batch size of the run, to rescale Adam's m (x B) and v (x B^2) "
+                       "moving to onert-micro, or divide them moving to onert; needed for "
+                       "non-zero Adam state crossing dialects (convert --to v2 records it)")
+
     p = command("info", "describe a checkpoint",
                 "Describe a checkpoint: revision, dialect, size, optimizer, training state, "
                 "and one row per entry.", cmd_info)
@@ -713,6 +731,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="target revision (default: the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
     model_option(p, "circle model (needed to move between dialects)")
+    batch_size_option(p)
     p.add_argument("--allow-lossy", action="store_true", help="permit dropping content")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
@@ -734,6 +753,7 @@ def build_parser() -> argparse.ArgumentParser:
     model_option(p, "circle model: place arrays named after its tensors")
     p.add_argument("--revision", choices=("v1", "v2", "wof"), help="revision to write")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
+    batch_size_option(p)
 
     p = command("new", "a fresh checkpoint from a model's initial weights",
                 "Write a checkpoint holding the model's initial weights, zero optimizer state "

@@ -1,0 +1,126 @@
+"""Adam's state in each runtime's units, and the rescale between them (spec/SPEC.md 7.11, 11.3).
+
+onert averages a batch's gradients before its Adam update; onert-micro adds them up and never
+divides by the batch (its ``Adam::handle`` accumulates ``grad_data[i] += calculated_data[i]``).
+For the same run, onert-micro's first moment m is therefore B times onert's and its second
+moment v B**2 times, B being the batch size. Neither file records B, so moving Adam state
+between the runtimes needs it from the user (or from a schema-2 file's ``batch_size`` key):
+m is multiplied by B and v by B**2 towards onert-micro, divided towards onert.
+
+Each value is rescaled with one rounding to float32 whenever the odd part of B (B = 2**k * o)
+is below 23171 (o**2 < 2**29): the power of two is applied exactly, ``x * o**e`` is exact in
+float64 (24 + 29 bits) and ``x / o**e`` in float64 lies too far from any float32 midpoint for the
+second rounding to change the result. Powers of two rescale exactly (save overflow and float32
+subnormals), so a micro -> onert -> micro round trip gives the same bytes for them; for other B a
+value may come back one unit in the last place away (each direction is correctly rounded, but
+multiplying by 3 cannot reach every float32). A finite value that would become infinite is
+refused, never written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..format.errors import error_for
+from ..format.model import Buffer
+
+__all__ = ["ADAM_POWERS", "MAX_BATCH_SIZE", "check_batch_size", "has_state", "rescale_slots"]
+
+#: The power of B that scales each Adam slot between the runtimes (m: the gradient, v: its
+#: square).
+ADAM_POWERS = {"m": 1, "v": 2}
+
+#: The largest batch size this library rescales by (an i32; far beyond any device run).
+MAX_BATCH_SIZE = 2**31 - 1
+
+
+def check_batch_size(batch_size: object, what: str = "batch_size") -> int:
+    """``batch_size`` as an int in 1..``MAX_BATCH_SIZE``, or a ``not_representable`` error."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
+        raise error_for(
+            "not_representable", "batch_size", None,
+            f"{what} must be a whole number of samples, not {type(batch_size).__name__}",
+        )
+    value = int(batch_size)
+    if not 1 <= value <= MAX_BATCH_SIZE:
+        raise error_for(
+            "not_representable", "batch_size", None,
+            f"{what} {value} is outside 1..{MAX_BATCH_SIZE}",
+        )
+    return value
+
+
+def has_state(slots: Mapping[str, Mapping[int, Buffer]]) -> bool:
+    """True when some m or v entry holds a non-zero byte (all-zero state has no units)."""
+    return any(
+        bool(np.any(b.raw)) for name in ADAM_POWERS for b in slots.get(name, {}).values()
+    )
+
+
+def _factor(batch_size: int, power: int) -> tuple[float, int]:
+    """``batch_size**power`` as (odd part as a float, exponent of two)."""
+    k = (batch_size & -batch_size).bit_length() - 1
+    odd = batch_size >> k
+    return float(odd**power), k * power
+
+
+def rescale(values: np.ndarray, batch_size: int, power: int, *, to_micro: bool) -> np.ndarray:
+    """float32 ``values`` times ``batch_size**power`` (``to_micro``) or divided by it, each
+    rounded once to float32 (see the module's docstring for when that holds)."""
+    odd, shift = _factor(batch_size, power)
+    wide = values.astype(np.float64)
+    with np.errstate(over="ignore", under="ignore"):
+        if to_micro:
+            wide = np.ldexp(wide * odd, shift)
+        else:
+            wide = np.ldexp(wide / odd, -shift)
+        return wide.astype(np.float32)
+
+
+def rescale_slots(
+    slots: Mapping[str, Mapping[int, Buffer]],
+    batch_size: int,
+    *,
+    to_micro: bool,
+    dtypes: Mapping[int, str | None],
+) -> dict[str, dict[int, Buffer]]:
+    """New m and v buffers (other slots as they are) in the target runtime's units.
+
+    ``dtypes`` maps each entry key to its weight's circle dtype: only float32 state is
+    rescaled; a non-zero m or v of another type is refused (``not_representable``). A finite
+    value that would overflow float32 is refused naming the entry (field ``m[i]`` / ``v[i]``).
+    """
+    out: dict[str, dict[int, Buffer]] = {}
+    for name, entries in slots.items():
+        power = ADAM_POWERS.get(name)
+        if power is None or batch_size == 1:
+            out[name] = dict(entries)
+            continue
+        scaled: dict[int, Buffer] = {}
+        for key, buf in entries.items():
+            raw = buf.raw
+            if raw.size == 0 or not np.any(raw):
+                scaled[key] = buf
+                continue
+            if dtypes.get(key) != "float32" or raw.size % 4:
+                raise error_for(
+                    "not_representable", f"{name}[{buf.index}]", None,
+                    f"Adam {name} of entry {buf.index} is {dtypes.get(key) or 'untyped'} "
+                    f"({raw.size} bytes), not float32: its rescale by the batch size is not "
+                    "defined",
+                )
+            values = raw.view("<f4")
+            result = rescale(values, batch_size, power, to_micro=to_micro)
+            grown = np.isinf(result) & np.isfinite(values)
+            if grown.any():
+                first = int(np.argmax(grown))
+                raise error_for(
+                    "not_representable", f"{name}[{buf.index}]", None,
+                    f"Adam {name} of entry {buf.index}, element {first} ({float(values[first])!r})"
+                    f" times {batch_size}**{power} overflows float32",
+                )
+            scaled[key] = Buffer(index=buf.index, data=result.view(np.uint8), offset=buf.offset)
+        out[name] = scaled
+    return out
