@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import operator
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast, overload
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OPTIMIZER_SLOTS",
+    "SCHEMA2_FAMILY",
     "Buffer",
     "Checkpoint",
     "Optimizer",
@@ -33,7 +34,19 @@ __all__ = [
     "Tensor",
     "TrainingState",
     "as_bytes_array",
+    "is_schema2_family",
 ]
+
+#: The revisions built on schema 2's container (sections, names, dtypes, typed state, origin):
+#: schema 2 and schema 3, its compact-table form (spec/SPEC.md 6 and 6.7). What one of them
+#: holds, the other holds too; only the layout of the tables and the data differs.
+SCHEMA2_FAMILY: tuple[str, ...] = ("v2", "v3")
+
+
+def is_schema2_family(revision: object) -> bool:
+    """True for "v2" and "v3" (:data:`SCHEMA2_FAMILY`): the revisions that hold everything a
+    checkpoint object can say; False for schema 1 ("v1") and WOF ("wof")."""
+    return revision in SCHEMA2_FAMILY
 
 #: The state slots of each optimizer kind, in file order (schema 1: opt1 = m, opt2 = v).
 OPTIMIZER_SLOTS: dict[str, tuple[str, ...]] = {
@@ -305,6 +318,11 @@ class Checkpoint(Mapping[object, Tensor]):
     origin: dict[str, object] | None = None
     #: schema 2: sections of kinds this library does not interpret, kept for writing back
     sections: list[Section] = field(default_factory=list)
+    #: schema 3: the tensors' entry indices in the order their data are stored (the file's
+    #: ``order`` column, spec/SPEC.md 6.7.1), None when they are stored in record order or the
+    #: content did not come from schema 3. The schema-3 writer keeps this order: the data
+    #: offsets alone cannot order two 0-byte tensors that share an offset.
+    data_order: Sequence[int] | None = None
 
     # The file's bytes and its pending data checks, for a loaded checkpoint (not a field:
     # no annotation, so the type is given by a cast).

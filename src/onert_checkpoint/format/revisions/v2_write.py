@@ -27,7 +27,7 @@ import numpy as np
 
 from ..dtypes import DTYPE_CODES, DTYPES
 from ..errors import error_for
-from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint
+from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section, is_schema2_family
 from ..schemas import v2 as schema
 from .layout_plan import data_view
 from .v2 import (
@@ -96,11 +96,14 @@ class Plan:
     #: the data section's CRC is not computed yet (``plan(..., data_crc=False)``): the header
     #: and the section table are placeholders until :func:`finish`
     pending: bool = False
+    #: the header's version byte (schema 3 shares this container, revisions/v3_write.py)
+    version: int = 2
 
 
 def origin_of(ckpt: Checkpoint) -> dict[str, object] | None:
-    """What a schema-2 file keeps of ``ckpt``'s schema-1 or WOF origin (None for schema 2)."""
-    if ckpt.revision == "v2":
+    """What a schema-2 (or schema-3) file keeps of ``ckpt``'s schema-1 or WOF origin (the
+    origin section it was read with for schema 2 and 3)."""
+    if is_schema2_family(ckpt.revision):
         return ckpt.origin
     if ckpt.revision in ("v1", "wof"):
         return {
@@ -296,13 +299,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     opt_parts = _optimizer_parts(ckpt, tensors) if ckpt.optimizer is not None else None
     state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
     origin = origin_of(ckpt)
-    extra = sorted(ckpt.sections, key=lambda s: s.kind)
-    for s in extra:
-        if s.kind in SECTION_KINDS.values() or not 0 <= s.kind <= U32_MAX:
-            _fail(f"section kind {s.kind} is reserved by the specification or out of range")
-    for a, b in itertools.pairwise(extra):
-        if a.kind == b.kind:
-            _fail(f"two sections of kind {a.kind}: schema 2 holds at most one of each kind")
+    extra = _extra_sections(ckpt)
 
     # Data ranges: those with a known offset in (offset, range order) order, as rule D2 sorts
     # them, so that a loaded file keeps its layout; then the others in range order (tensors in
@@ -430,28 +427,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
         )
         si += 1
     if origin is not None:
-        if (
-            origin.get("revision") not in ORIGIN_REVISIONS
-            or origin.get("dialect") not in ORIGIN_DIALECTS
-        ):
-            _fail(f"origin {origin!r} names an unknown revision or dialect")
-        origin_n = origin.get("num_entries")
-        if (
-            isinstance(origin_n, bool)
-            or not isinstance(origin_n, (int, np.integer))
-            or not 0 <= int(origin_n) <= 0xFFFF_FFFF_FFFF_FFFF
-        ):
-            _fail(f"origin num_entries {origin_n!r} is not an integer in 0..2**64-1")
-        body_bytes.append(
-            schema.ORIGIN.build(
-                {
-                    "revision": ORIGIN_REVISIONS[str(origin["revision"])],
-                    "dialect": ORIGIN_DIALECTS[origin["dialect"]],  # type: ignore[index]
-                    "flags": FOOTERLESS if origin.get("footerless") else 0,
-                    "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
-                }
-            )
-        )
+        body_bytes.append(origin_body(origin))
     body_bytes += [bytes(s.data) for s in extra]
 
     sections = [
@@ -469,8 +445,45 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     return Plan(header, table_bytes, sections, placed, file_size, pending)
 
 
-def _head(sections: list[_Section], file_size: int) -> tuple[bytes, bytes]:
-    """The header and the section table, with their CRCs."""
+def _extra_sections(ckpt: Checkpoint) -> list[Section]:
+    """The kept sections of kinds the specification does not define, by kind (6.4's order)."""
+    extra = sorted(ckpt.sections, key=lambda s: s.kind)
+    for s in extra:
+        if s.kind in SECTION_KINDS.values() or not 0 <= s.kind <= U32_MAX:
+            _fail(f"section kind {s.kind} is reserved by the specification or out of range")
+    for a, b in itertools.pairwise(extra):
+        if a.kind == b.kind:
+            _fail(f"two sections of kind {a.kind}: schema 2 holds at most one of each kind")
+    return extra
+
+
+def origin_body(origin: dict[str, object]) -> bytes:
+    """The origin section (6.4.6) recording ``origin``."""
+    if (
+        origin.get("revision") not in ORIGIN_REVISIONS
+        or origin.get("dialect") not in ORIGIN_DIALECTS
+    ):
+        _fail(f"origin {origin!r} names an unknown revision or dialect")
+    origin_n = origin.get("num_entries")
+    if (
+        isinstance(origin_n, bool)
+        or not isinstance(origin_n, (int, np.integer))
+        or not 0 <= int(origin_n) <= 0xFFFF_FFFF_FFFF_FFFF
+    ):
+        _fail(f"origin num_entries {origin_n!r} is not an integer in 0..2**64-1")
+    return schema.ORIGIN.build(
+        {
+            "revision": ORIGIN_REVISIONS[str(origin["revision"])],
+            "dialect": ORIGIN_DIALECTS[origin["dialect"]],  # type: ignore[index]
+            "flags": FOOTERLESS if origin.get("footerless") else 0,
+            "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
+        }
+    )
+
+
+def _head(sections: list[_Section], file_size: int, version: int = 2) -> tuple[bytes, bytes]:
+    """The header (with ``version`` as its version byte) and the section table, with their
+    CRCs."""
     table = np.zeros(len(sections), schema.SECTION_DTYPE)
     for i, s in enumerate(sections):
         table[i] = (s.kind, s.flags, s.offset, s.length, s.crc, 0)
@@ -485,6 +498,7 @@ def _head(sections: list[_Section], file_size: int) -> tuple[bytes, bytes]:
             }
         )
     )
+    header[2] = version
     header[4:8] = header_crc(header).to_bytes(4, "little")
     return bytes(header), table_bytes
 
@@ -508,8 +522,8 @@ def _data_crc(start: int, placed: list[tuple[int, Buffer]]) -> int:
 def finish(p: Plan, value: int) -> Plan:
     """``p`` with the data section's CRC ``value`` in its section table and header."""
     sections = [*p.sections[:-1], dataclasses.replace(p.sections[-1], crc=value)]
-    header, table = _head(sections, p.file_size)
-    return Plan(header, table, sections, p.data, p.file_size)
+    header, table = _head(sections, p.file_size, p.version)
+    return Plan(header, table, sections, p.data, p.file_size, version=p.version)
 
 
 def chunks(p: Plan) -> Iterator[bytes | memoryview]:
