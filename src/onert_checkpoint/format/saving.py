@@ -30,7 +30,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
 from .model import Checkpoint
-from .revisions import v1_write, v2_write, wof_write
+from .revisions import v1_write, v2_write, v3_write, wof_write
 from .source import not_regular
 
 __all__ = ["KEEP", "chunks", "save", "to_bytes", "write_atomic"]
@@ -76,10 +76,22 @@ def _v2_stream(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Stream:
     return v2_write.stream(v2_write.plan(ckpt, data_crc=False))
 
 
+def _v3_chunks(
+    ckpt: Checkpoint, dialect: str | None, **options: Any
+) -> Iterator[bytes | memoryview]:
+    return v3_write.chunks(v3_write.plan(ckpt))
+
+
+def _v3_stream(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Stream:
+    return v3_write.stream(v3_write.plan(ckpt, data_crc=False))
+
+
 WRITERS["v1"] = _v1_chunks
 WRITERS["v2"] = _v2_chunks
+WRITERS["v3"] = _v3_chunks
 WRITERS["wof"] = _wof_chunks
 STREAMERS["v2"] = _v2_stream
+STREAMERS["v3"] = _v3_stream
 
 
 def _writer(table: dict[str, Any], revision: str | None, dialect: Any, ckpt: Checkpoint):

@@ -66,7 +66,17 @@ from .v2 import (
     header_crc,
 )
 
-__all__ = ["Plan", "chunks", "finish", "origin_of", "plan", "stream"]
+__all__ = [
+    "Plan",
+    "chunks",
+    "extra_sections",
+    "finish",
+    "origin_body",
+    "origin_of",
+    "plan",
+    "state_body",
+    "stream",
+]
 
 U32_MAX = 0xFFFF_FFFF
 
@@ -299,7 +309,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     opt_parts = _optimizer_parts(ckpt, tensors) if ckpt.optimizer is not None else None
     state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
     origin = origin_of(ckpt)
-    extra = _extra_sections(ckpt)
+    extra = extra_sections(ckpt)
 
     # Data ranges: those with a known offset in (offset, range order) order, as rule D2 sorts
     # them, so that a loaded file keeps its layout; then the others in range order (tensors in
@@ -413,18 +423,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
         )
         si += 1
     if state_ent is not None:
-        spos = offsets[si] + SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent)
-        for k in range(len(state_ent)):
-            state_ent["ofs_key"][k] = spos
-            spos += int(state_ent["len_key"][k])
-            if state_ent["value_type"][k] >= VALUE_TYPES["string"]:
-                state_ent["value"][k] = spos
-                spos += int(state_ent["len_value"][k])
-        body_bytes.append(
-            schema.STATE_HEAD.build({"num_entries": len(state_ent)})
-            + state_ent.tobytes()
-            + b"".join(state_blobs)
-        )
+        body_bytes.append(state_body(state_ent, state_blobs, offsets[si]))
         si += 1
     if origin is not None:
         body_bytes.append(origin_body(origin))
@@ -445,7 +444,23 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     return Plan(header, table_bytes, sections, placed, file_size, pending)
 
 
-def _extra_sections(ckpt: Checkpoint) -> list[Section]:
+def state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> bytes:
+    """The state section (6.4.5) of ``_state_entries``' result, placed at ``start``."""
+    spos = start + SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent)
+    for k in range(len(state_ent)):
+        state_ent["ofs_key"][k] = spos
+        spos += int(state_ent["len_key"][k])
+        if state_ent["value_type"][k] >= VALUE_TYPES["string"]:
+            state_ent["value"][k] = spos
+            spos += int(state_ent["len_value"][k])
+    return (
+        schema.STATE_HEAD.build({"num_entries": len(state_ent)})
+        + state_ent.tobytes()
+        + b"".join(state_blobs)
+    )
+
+
+def extra_sections(ckpt: Checkpoint) -> list[Section]:
     """The kept sections of kinds the specification does not define, by kind (6.4's order)."""
     extra = sorted(ckpt.sections, key=lambda s: s.kind)
     for s in extra:
