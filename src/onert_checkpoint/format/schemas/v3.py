@@ -1,0 +1,194 @@
+"""Construct schema of the schema-3 checkpoint (spec/onert_checkpoint_v3.ksy; spec/SPEC.md,
+section 6.7).
+
+Schema 3 keeps schema 2's container, state and origin sections (their pieces are schema 2's,
+imported from :mod:`.v2`); what differs is the tensors section, a set of columns each at the
+next multiple of 8 from the section's start and present only when its bit of ``columns`` is set
+(6.7.1), and the slot entries of the optimizer section, one u64 each (6.7.2). Columns are read
+and built in one NumPy step each (:class:`~.v2.RecordArray`), as schema 2's records are. Data
+offsets are not stored: :func:`data_placement` computes them (6.7.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from construct import (
+    Array,
+    Bytes,
+    Const,
+    If,
+    Int8ul,
+    Int16ul,
+    Int32ul,
+    Int64ul,
+    Padding,
+    Pointer,
+    Struct,
+    Switch,
+    Tell,
+    this,
+)
+
+from .v2 import (
+    OPTIMIZER_HEAD,
+    ORIGIN,
+    SECTION_DTYPE,
+    SLOT_DESCRIPTOR_DTYPE,
+    STATE,
+    STATE_ENTRY_DTYPE,
+    STATE_HEAD,
+    RecordArray,
+)
+
+__all__ = [
+    "CHECKPOINT",
+    "COLUMN_BITS",
+    "HEADER",
+    "NO_DTYPE",
+    "NO_MODEL_INDEX",
+    "NO_SHAPE",
+    "NO_STATE",
+    "OPTIMIZER",
+    "OPTIMIZER_HEAD",
+    "ORIGIN",
+    "SECTION_DTYPE",
+    "SLOT_DESCRIPTOR_DTYPE",
+    "STATE",
+    "STATE_ENTRY_DTYPE",
+    "STATE_HEAD",
+    "TENSORS",
+    "TENSORS_HEAD",
+    "alignment",
+    "data_placement",
+]
+
+NO_STATE = 2**64 - 1
+NO_MODEL_INDEX = 0xFFFFFFFF
+NO_DTYPE = -128
+NO_SHAPE = 255
+
+#: The bits of the tensors section's ``columns`` word (6.7.1), in column order.
+COLUMN_BITS = {"index": 1, "model_index": 2, "name": 4, "dtype": 8, "shape": 16, "order": 32}
+
+#: The 64-byte header: schema 2's with version byte 3.
+HEADER = Struct(
+    "magic" / Const(429, Int16ul),
+    "version" / Const(3, Int8ul),
+    "reserved0" / Const(0, Int8ul),
+    "header_crc" / Int32ul,
+    "len_file" / Int64ul,
+    "ofs_section_table" / Const(64, Int64ul),
+    "num_sections" / Int32ul,
+    "section_table_crc" / Int32ul,
+    Padding(32),  # reserved1
+)
+
+#: Tensors section (kind 1): this head, then the columns.
+TENSORS_HEAD = Struct("num_tensors" / Int32ul, "columns" / Int32ul)
+
+
+def _has(bit: int):
+    return lambda ctx: bool(ctx.head.columns & bit)
+
+
+def _column(name: str, dtype: str, bit: int) -> list:
+    """A column of ``num_tensors`` values, after zero bytes up to the next multiple of 8 (the
+    section starts at a multiple of 64, so the file position's alignment is the section's)."""
+    at = f"_at_{name}"
+    return [
+        at / Tell,
+        f"_pad_{name}" / If(_has(bit), Padding(lambda ctx: -ctx[at] % 8)),
+        name / If(_has(bit), RecordArray(np.dtype(dtype), this.head.num_tensors)),
+    ]
+
+
+def _num_dims(ctx) -> int:
+    return int(sum(int(r) for r in ctx.rank if r != NO_SHAPE))
+
+
+def _num_name_bytes(ctx) -> int:
+    return int(np.sum(ctx.len_name, dtype=np.uint64))
+
+
+TENSORS = Struct(
+    "head" / TENSORS_HEAD,
+    "len_data" / RecordArray(np.dtype("<u8"), this.head.num_tensors),
+    *_column("index", "<u4", COLUMN_BITS["index"]),
+    *_column("model_index", "<u4", COLUMN_BITS["model_index"]),
+    *_column("len_name", "<u4", COLUMN_BITS["name"]),
+    *_column("dtype", "i1", COLUMN_BITS["dtype"]),
+    *_column("rank", "u1", COLUMN_BITS["shape"]),
+    *_column("order", "<u4", COLUMN_BITS["order"]),
+    "_at_dims" / Tell,
+    "_pad_dims" / If(_has(COLUMN_BITS["shape"]), Padding(lambda ctx: -ctx._at_dims % 8)),
+    "dims" / If(_has(COLUMN_BITS["shape"]), RecordArray(np.dtype("<u4"), _num_dims)),
+    "_at_names" / Tell,
+    "_pad_names" / If(_has(COLUMN_BITS["name"]), Padding(lambda ctx: -ctx._at_names % 8)),
+    "names" / If(_has(COLUMN_BITS["name"]), Bytes(_num_name_bytes)),
+)
+
+#: Optimizer section (kind 2): schema 2's head and slot descriptors, then K*T u64 entries
+#: (``len_data`` or NO_STATE), then the slot names.
+OPTIMIZER = Struct(
+    "head" / OPTIMIZER_HEAD,
+    "slots" / RecordArray(SLOT_DESCRIPTOR_DTYPE, this.head.num_slots),
+    "entries" / RecordArray(np.dtype("<u8"), lambda ctx: ctx.head.num_slots * ctx.head.num_tensors),
+)
+
+_BODY = Switch(
+    lambda ctx: int(ctx.kind),
+    {1: TENSORS, 2: OPTIMIZER, 3: STATE, 5: ORIGIN},
+    default=Bytes(lambda ctx: int(ctx.len_body)),
+)
+
+_SECTION = Struct(
+    "kind" / Int32ul,
+    "flags" / Int32ul,
+    "ofs_body" / Int64ul,
+    "len_body" / Int64ul,
+    "crc" / Int32ul,
+    "reserved" / Const(0, Int32ul),
+    "body" / Pointer(this.ofs_body, _BODY),
+)
+
+#: The whole file's structure, for parsing: the header, then every section through the table.
+CHECKPOINT = Struct(
+    "header" / HEADER,
+    "sections" / Array(this.header.num_sections, _SECTION),
+)
+
+
+def alignment(length: int) -> int:
+    """a(len) of SPEC.md 6.7.3: 64 for 64 bytes or more, else the smallest power of two not
+    below ``length`` (a(0) = a(1) = 1)."""
+    return 64 if length >= 64 else 1 << max(0, (int(length) - 1).bit_length())
+
+
+def data_placement(
+    ofs_data_section: int,
+    len_data: Sequence[int],
+    entries: Sequence[int] = (),
+    order: Sequence[int] | None = None,
+) -> tuple[list[int], list[int | None]]:
+    """The absolute offsets of the tensor ranges (in record order) and of the slot entries (in
+    entry order, None for NO_STATE), placed in data order by SPEC.md 6.7.3."""
+    n = len(len_data)
+    order = list(range(n)) if order is None else [int(k) for k in order]
+    tensor_at: list[int] = [0] * n
+    entry_at: list[int | None] = [None] * len(entries)
+    pos = ofs_data_section
+    ranges = [(-1, k) for k in order]
+    for j in range(len(entries) // n if n else 0):
+        ranges += [(j, k) for k in order if int(entries[j * n + k]) != NO_STATE]
+    for j, k in ranges:
+        length = int(len_data[k]) if j < 0 else int(entries[j * n + k])
+        a = alignment(length)
+        pos = -(-pos // a) * a
+        if j < 0:
+            tensor_at[k] = pos
+        else:
+            entry_at[j * n + k] = pos
+        pos += length
+    return tensor_at, entry_at
