@@ -84,7 +84,8 @@ def test_real_export_round_trips_through_micro(model_name: str, filename: str) -
     model = CircleModel.load(model_path)
     onert_ckpt = oc.load(raw, model=model_path)
 
-    micro = to_dialect(oc.load(raw), "onert-micro", model_path)
+    # the exports trained one sample per step (regenerate.py): Adam's units agree (SPEC 11.3)
+    micro = to_dialect(oc.load(raw), "onert-micro", model_path, batch_size=1)
     micro_raw = oc.to_bytes(micro)
     table, data_order = _micro_view(micro_raw)
     assert len(table) == len(model.tensors)
@@ -115,7 +116,7 @@ def test_real_export_round_trips_through_micro(model_name: str, filename: str) -
     weights = {i: bytes(again[i].raw) for i in data_order}
     assert micro_raw == _micro_by_hand(model, weights, slots, again.step, again.epoch)
 
-    back = oc.to_bytes(to_dialect(oc.load(micro_raw), "onert", model_path))
+    back = oc.to_bytes(to_dialect(oc.load(micro_raw), "onert", model_path, batch_size=1))
     assert back == raw
 
 
@@ -137,7 +138,7 @@ def test_fc3sq_sizes_alone_cannot_tell_the_entries_apart() -> None:
 
 def test_converted_data_are_views_not_copies() -> None:
     ckpt = oc.load(DATA / "fc3-adam-step12.ckpt")
-    micro = to_dialect(ckpt, "onert-micro", DATA / "fc3.circle")
+    micro = to_dialect(ckpt, "onert-micro", DATA / "fc3.circle", batch_size=1)
     originals = {id(t.data) for t in ckpt.tensors}
     assert {id(t.data) for t in micro.tensors} == originals
     assert ckpt.tensors[0].model_index is None  # the input is left as it was
@@ -180,14 +181,14 @@ def test_generated_round_trips(seed: int) -> None:
         onert_raw = oc.to_bytes(_random_onert(model, kind, rng))
         # order="predict": the entry order is what this test wrote, not what a probe finds
         micro_raw = oc.to_bytes(to_dialect(oc.load(onert_raw), "onert-micro", model,
-                                           order="predict"))
+                                           order="predict", batch_size=1))
         micro = oc.load(micro_raw)
         assert micro.dialect == "onert-micro" and micro.num_entries == len(model.tensors)
         assert _micro_view(micro_raw)[1] == model.micro_saved_indices()
-        onert_again = oc.to_bytes(to_dialect(micro, "onert", model))
+        onert_again = oc.to_bytes(to_dialect(micro, "onert", model, batch_size=1))
         assert onert_again == onert_raw, (widths, layout, kind)
         micro_again = oc.to_bytes(to_dialect(oc.load(onert_again), "onert-micro", model,
-                                             order="predict"))
+                                             order="predict", batch_size=1))
         assert micro_again == micro_raw
 
 
@@ -265,8 +266,8 @@ def test_converted_file_trains_on_in_onert(tmp_path: Path, model_name: str, file
 
     model_path = DATA / f"{model_name}.circle"
     original = oc.load(DATA / filename)
-    micro = oc.load(oc.to_bytes(to_dialect(original, "onert-micro", model_path)))
-    converted = oc.to_bytes(to_dialect(micro, "onert", model_path))
+    micro = oc.load(oc.to_bytes(to_dialect(original, "onert-micro", model_path, batch_size=1)))
+    converted = oc.to_bytes(to_dialect(micro, "onert", model_path, batch_size=1))
     kind = original.optimizer.kind
     peer = TrainPeer(tmp_path / "s", model_path.read_bytes(), kind, learning_rate=0.01)
     peer.import_bytes(converted)

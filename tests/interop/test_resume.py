@@ -102,8 +102,9 @@ def _v2(raw: bytes, model: bytes, tmp: Path) -> bytes:
 
 
 def _micro(raw: bytes, model: bytes, tmp: Path) -> bytes:
-    micro = oc.to_bytes(to_dialect(oc.load(raw, model=model), "onert-micro", model))
-    return oc.to_bytes(to_dialect(oc.load(micro, model=model), "onert", model))
+    # the layout there and back (Adam's units at batch B: tests/test_batch_rescale.py)
+    micro = oc.to_bytes(to_dialect(oc.load(raw, model=model), "onert-micro", model, batch_size=1))
+    return oc.to_bytes(to_dialect(oc.load(micro, model=model), "onert", model, batch_size=1))
 
 
 def _safetensors(raw: bytes, model: bytes, tmp: Path) -> bytes:
