@@ -126,4 +126,4 @@ def test_convert_dispatches() -> None:
     assert v2.revision == "v2"
     assert oc.to_bytes(convert(v2, to="v1")) == raw
     with pytest.raises(ValueError):
-        convert(v2, to="v3")
+        convert(v2, to="v4")

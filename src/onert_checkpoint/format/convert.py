@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING
 
 from .dtypes import DTYPE_CODES, DTYPES
 from .errors import error_for
-from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from .model import (
+    SCHEMA2_FAMILY,
+    Buffer,
+    Checkpoint,
+    Optimizer,
+    Tensor,
+    TrainingState,
+    is_schema2_family,
+)
 from .revisions import v1_write
 from .revisions.v2_write import origin_of
 
@@ -74,15 +82,23 @@ def _bind(ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes)
 
 
 def upgrade(
-    ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes | None = None
+    ckpt: Checkpoint,
+    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
+    *,
+    to: str = "v2",
 ) -> Checkpoint:
-    """Schema 1 (either dialect) or WOF to schema 2, losslessly.
+    """Schema 1 (either dialect) or WOF to schema 2 (``to="v2"``) or schema 3 (``to="v3"``),
+    losslessly.
 
     With ``model`` (a circle model: path, bytes or :class:`~.circle_model.CircleModel`) every
     tensor record gets the circle tensor's index, name, dtype and shape; without it the tensors
-    are raw bytes. A schema-2 checkpoint is returned as a copy (bound to ``model`` if given).
+    are raw bytes. A schema-2 or schema-3 checkpoint is returned as a copy in revision ``to``
+    (bound to ``model`` if given); the tensors keep the offsets (and a schema-3 file's
+    ``data_order``) they were read with, so the data keep their storage order.
     """
-    if ckpt.revision not in ("v1", "wof", "v2"):
+    if not is_schema2_family(to):
+        raise ValueError(f"upgrade targets {', '.join(SCHEMA2_FAMILY)}, not {to!r}")
+    if ckpt.revision not in ("v1", "wof", *SCHEMA2_FAMILY):
         raise ValueError(f"cannot upgrade revision {ckpt.revision!r}")
     tensors = [_copy_tensor(t, keep_meta=True) for t in ckpt.tensors]
     if model is not None:
@@ -92,7 +108,7 @@ def upgrade(
             dialect=ckpt.dialect,
             num_entries=ckpt.num_entries,
         )
-        if ckpt.revision == "v2" and ckpt.origin:
+        if is_schema2_family(ckpt.revision) and ckpt.origin:
             view.revision = str(ckpt.origin["revision"])
             view.dialect = ckpt.origin["dialect"]  # type: ignore[assignment]
             view.num_entries = int(ckpt.origin["num_entries"])  # type: ignore[call-overload]
@@ -101,9 +117,10 @@ def upgrade(
         tensors=tensors,
         optimizer=_copy_optimizer(ckpt.optimizer),
         state=TrainingState(ckpt.state),
-        revision="v2",
+        revision=to,
         origin=origin_of(ckpt),
         sections=list(ckpt.sections),
+        data_order=ckpt.data_order,
     )
 
 
@@ -152,7 +169,7 @@ def _short(items: list[int]) -> str:
 def downgrade(
     ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = False, *, to: str = "v1"
 ) -> Checkpoint:
-    """Schema 2 to schema 1 (``dialect`` "onert", "onert-micro", or None for the dialect the
+    """Schema 2 or 3 to schema 1 (``dialect`` "onert", "onert-micro", or None for the dialect the
     content came from, else one that holds it), or to WOF with ``to="wof"``.
 
     Raises :class:`~onert_checkpoint.NotRepresentableError` (code ``not_representable``)
@@ -229,7 +246,7 @@ def content_dialect(ckpt: Checkpoint) -> str | None:
     and in which order it stores them, only the model says)."""
     if ckpt.revision == "v1":
         return ckpt.dialect
-    origin = (ckpt.origin or {}) if ckpt.revision == "v2" else {}
+    origin = (ckpt.origin or {}) if is_schema2_family(ckpt.revision) else {}
     if origin.get("revision") == "v1" and origin.get("dialect") in v1_write.DIALECTS:
         return str(origin["dialect"])
     return None
@@ -265,7 +282,7 @@ def _batch_size(ckpt: Checkpoint, given: int | None) -> int | None:
 
     if given is not None:
         given = check_batch_size(given)
-    recorded = ckpt.state.get("batch_size") if ckpt.revision == "v2" else None
+    recorded = ckpt.state.get("batch_size") if is_schema2_family(ckpt.revision) else None
     if isinstance(recorded, bool) or not isinstance(recorded, int) or recorded < 1:
         return given
     recorded = check_batch_size(recorded, "the file's batch_size")
@@ -286,10 +303,11 @@ def convert(
     *,
     batch_size: int | None = None,
 ) -> Checkpoint:
-    """The content of ``ckpt`` as revision ``to`` ("v1", "v2" or "wof"; None keeps the input's
-    revision), ready to :func:`save`.
+    """The content of ``ckpt`` as revision ``to`` ("v1", "v2", "v3" or "wof"; None keeps the
+    input's revision), ready to :func:`save`.
 
-    ``to="v2"`` is :func:`upgrade` (``model`` names the tensors); ``"v1"`` and ``"wof"`` are
+    ``to="v2"`` and ``to="v3"`` are :func:`upgrade` (``model`` names the tensors; between
+    schema 2 and 3 everything is kept but the data order, SPEC 6.7.3); ``"v1"`` and ``"wof"`` are
     :func:`downgrade`. A checkpoint converted to v1 in another dialect than its content's
     (:func:`content_dialect`) is re-indexed for the other runtime, which needs ``model``
     (:func:`onert_checkpoint.circle.dialect_convert.to_dialect`); without it a
@@ -301,19 +319,20 @@ def convert(
     so the state is rescaled when the entries move to the other runtime's layout, and such a
     move with non-zero Adam state and no B is refused (``not_representable``, field
     ``batch_size``). A schema-2 input's ``batch_size`` state key (1 or more) gives B when the
-    argument is absent and must agree with it when both are given; ``to="v2"`` records B there.
-    Nothing is rescaled within one runtime, for SGD, or when writing WOF (no state).
+    argument is absent and must agree with it when both are given; ``to="v2"`` (or ``"v3"``)
+    records B there. Nothing is rescaled within one runtime, for SGD, or when writing WOF (no
+    state).
     """
     if to is None:
         to = ckpt.revision
     batch_size = _batch_size(ckpt, batch_size)
-    if to == "v2":
-        out = upgrade(ckpt, model)
+    if is_schema2_family(to):
+        out = upgrade(ckpt, model, to=to)
         if batch_size is not None:
             out.state["batch_size"] = batch_size
         return out
     if to not in ("v1", "wof"):
-        raise ValueError(f"unknown revision {to!r}; choose from v1, v2, wof")
+        raise ValueError(f"unknown revision {to!r}; choose from v1, v2, v3, wof")
     if needs_model(ckpt, to, dialect) and model is None:
         target = f"the {dialect} dialect" if to == "v1" else "WOF (circle tensor indices)"
         raise error_for(
@@ -338,8 +357,8 @@ def convert(
 
         source = ckpt
         if ckpt.revision != "v1":
-            base = ckpt if ckpt.revision == "v2" else upgrade(ckpt)
+            base = ckpt if is_schema2_family(ckpt.revision) else upgrade(ckpt)
             source = downgrade(base, content_dialect(ckpt), allow_lossy, to="v1")
         return to_dialect(source, dialect, model, batch_size=batch_size)
-    source = ckpt if ckpt.revision == "v2" else upgrade(ckpt)
+    source = ckpt if is_schema2_family(ckpt.revision) else upgrade(ckpt)
     return downgrade(source, dialect, allow_lossy, to=to)
