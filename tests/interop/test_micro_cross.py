@@ -14,12 +14,13 @@ largest change of any weight over the last K steps (the size of what was learnt 
 this file as a script to print the table of docs/onert-micro.md.
 
 What was found: the runtimes' SGD steps agree to float rounding, and so do their Adam steps with
-batch 1, so a run moves between them without a trace. With Adam and a batch of B > 1 it does
-not: onert-micro's Adam accumulates the *sum* of the batch's gradients (Adam.cpp ``handle``:
-``grad_data[i] += calculated_data[i]``, never divided by the batch) where onert averages them,
-so its m is B times and its v B**2 times onert's for the same run. A checkpoint does not record
-the batch size; converted unchanged, the state is off by those factors and the continued run
-drifts by 10 to 40 % of what it learns. Rescaled (m * B, v * B**2 towards onert-micro), it matches.
+batch 1, so a run moves between them without a trace. With Adam and a batch of B > 1 the state
+must be rescaled: onert-micro's Adam accumulates the *sum* of the batch's gradients (Adam.cpp
+``handle``: ``grad_data[i] += calculated_data[i]``, never divided by the batch) where onert
+averages them, so its m is B times and its v B**2 times onert's for the same run. A checkpoint
+does not record the batch size, so ``convert`` takes it (``--batch-size B``, SPEC 11.3): m * B
+and v * B**2 towards onert-micro, divided towards onert, and the moved run matches. Converted
+with a wrong B (1: the state unchanged) it drifts by 10 to 40 % of what it learns.
 """
 
 from __future__ import annotations
@@ -64,24 +65,29 @@ def _gap(a: bytes, b: bytes, model: Path) -> float:
     return max(float(np.max(np.abs(wa[i] - wb[i]))) for i in wa)
 
 
-def _convert(src: Path, dst: Path, dialect: str, model: Path) -> None:
+def _convert(src: Path, dst: Path, dialect: str, model: Path, batch: int | None,
+             via_v2: bool = False) -> None:
+    """``onert-ckpt convert`` to ``dialect`` with ``--batch-size batch`` (none when None); with
+    ``via_v2`` first to schema 2 recording the batch size, then from there without the option
+    (the recorded ``batch_size`` key gives it)."""
+    size = [] if batch is None else ["--batch-size", str(batch)]
+    if via_v2:
+        v2 = dst.with_suffix(".v2")
+        assert cli_main(["convert", str(src), str(v2), "--to", "v2", "--model", str(model),
+                         *size]) == 0
+        assert oc.load(v2.read_bytes()).state["batch_size"] == batch
+        src, size = v2, ["--allow-lossy"]  # names and the batch_size key are not schema 1's
     argv = ["convert", str(src), str(dst), "--to", "v1", "--dialect", dialect, "--model",
-            str(model)]
+            str(model), *size]
     assert cli_main(argv) == 0
 
 
-def _rescaled(raw: bytes, model: Path, batch: int) -> bytes:
-    """Adam's m times ``batch`` and v times ``batch**2`` (onert's units to onert-micro's)."""
-    ckpt = oc.load(raw, model=model)
-    for slot, factor in (("m", batch), ("v", batch * batch)):
-        for entry in ckpt.optimizer.slots[slot].values():
-            entry.data = (entry.data * np.float32(factor)).astype(np.float32)
-    return oc.to_bytes(ckpt)
-
-
-def measure(micro, name: str, kind: str, *, rescale: bool = False) -> Gap:
-    """Run the four trajectories of ``name`` with ``kind`` (see the module's docstring)."""
+def measure(micro, name: str, kind: str, *, batch: int | None = None,
+            via_v2: bool = False) -> Gap:
+    """Run the four trajectories of ``name`` with ``kind`` (see the module's docstring); the
+    conversions are told ``batch`` (the scenario's batch size when None)."""
     sc = MODELS[name]
+    batch = sc.batch if batch is None else batch
     model, data = sc.files(micro)
     xs, ys = sc.data()
     epochs = K // sc.batches
@@ -100,17 +106,13 @@ def measure(micro, name: str, kind: str, *, rescale: bool = False) -> Gap:
 
     # onert -> onert-micro
     moved, continued = folder / "moved.ckpt", folder / "continued.ckpt"
-    _convert(onert_k, moved, "onert-micro", model)
-    if rescale and kind == "adam":
-        moved.write_bytes(_rescaled(moved.read_bytes(), model, sc.batch))
+    _convert(onert_k, moved, "onert-micro", model, batch, via_v2)
     micro.run(model=model, opt=kind, batch=sc.batch, lr=LR, data=data, steps=K, load=moved,
               save=continued)
 
     # onert-micro -> onert
     back = folder / "back.ckpt"
-    _convert(micro_k, back, "onert", model)
-    if rescale and kind == "adam":
-        back.write_bytes(_scaled_down(back.read_bytes(), model, sc.batch))
+    _convert(micro_k, back, "onert", model, batch, via_v2)
     other = TrainPeer(folder / "onert2", sc.model(), kind, learning_rate=LR,
                       batch_size=sc.batch)
     other.import_bytes(back.read_bytes())
@@ -125,15 +127,6 @@ def measure(micro, name: str, kind: str, *, rescale: bool = False) -> Gap:
         learnt_onert=_gap(onert_2k, onert_k.read_bytes(), model),
         learnt_micro=_gap(m2k, micro_k.read_bytes(), model),
     )
-
-
-def _scaled_down(raw: bytes, model: Path, batch: int) -> bytes:
-    """Adam's m divided by ``batch`` and v by ``batch**2`` (onert-micro's units to onert's)."""
-    ckpt = oc.load(raw, model=model)
-    for slot, factor in (("m", batch), ("v", batch * batch)):
-        for entry in ckpt.optimizer.slots[slot].values():
-            entry.data = (entry.data / np.float32(factor)).astype(np.float32)
-    return oc.to_bytes(ckpt)
 
 
 # SGD, and Adam with batch 1: a run moves between the runtimes without a trace ---------------
@@ -164,25 +157,47 @@ def test_adam_batch_1_moves_between_runtimes(micro, name: str) -> None:
 
 @pytest.mark.parametrize("name", ["fc2", "fc6"])
 def test_adam_state_is_in_each_runtimes_batch_units(micro, name: str) -> None:
-    """Converted unchanged, the continued run drifts by more than 10 % of what it learns;
-    rescaled by the batch size (m * B, v * B**2 towards onert-micro), it matches to rounding
-    (the two runtimes' own Adam trajectories differ by the epsilon's place: inside the square
-    root in onert-micro)."""
+    """Converted with batch size 1 (the state unchanged), the continued run drifts by more than
+    10 % of what it learns; with the run's batch size B (m * B, v * B**2 towards onert-micro,
+    divided towards onert) it matches to rounding (the two runtimes' own Adam trajectories
+    differ by the epsilon's place: inside the square root in onert-micro)."""
     assert MODELS[name].batch > 1
-    plain = measure(micro, name, "adam")
+    plain = measure(micro, name, "adam", batch=1)
     assert plain.to_micro > 0.1 * plain.learnt_onert, plain
     assert plain.to_onert > 0.1 * plain.learnt_micro, plain
-    rescaled = measure(_fresh(micro), name, "adam", rescale=True)
+    rescaled = measure(_fresh(micro), name, "adam")
     assert max(rescaled.to_micro, rescaled.to_onert) < 2 * max(rescaled.start, ROUNDING), rescaled
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "convert --dialect onert-micro copies Adam's m and v unchanged; onert-micro sums a batch's "
-    "gradients where onert averages them, and the file does not record the batch size, so a "
-    "converted Adam state is off by B (m) and B**2 (v) for batch B > 1"))
-def test_converted_adam_state_continues_like_the_original_runtime(micro) -> None:
-    gap = measure(micro, "fc2", "adam")
+@pytest.mark.parametrize(("name", "via_v2"), [("fc2", False), ("fc3r", False), ("fc3", True)])
+def test_converted_adam_state_continues_like_the_original_runtime(
+    micro, name: str, via_v2: bool
+) -> None:
+    """``convert --batch-size B`` moves an Adam run at batch B > 1 both ways, directly or through
+    a schema-2 file that records B (the second conversion takes it from the file)."""
+    assert MODELS[name].batch > 1
+    gap = measure(micro, name, "adam", via_v2=via_v2)
     assert max(gap.to_micro, gap.to_onert) < 10 * max(gap.start, ROUNDING), gap
+    assert max(gap.to_micro, gap.to_onert) < 1e-3 * min(gap.learnt_onert, gap.learnt_micro), gap
+
+
+def test_adam_at_batch_above_1_without_batch_size_is_refused(micro, tmp_path: Path) -> None:
+    """A real onert export trained at batch 2, converted without --batch-size: exit 1 with
+    not_representable (field batch_size), nothing written."""
+    sc = MODELS["fc2"]
+    model, _ = sc.files(micro)
+    xs, ys = sc.data()
+    peer = TrainPeer(tmp_path / "onert", sc.model(), "adam", learning_rate=LR,
+                     batch_size=sc.batch)
+    peer.train([xs], [ys], epochs=1)
+    src, dst = micro.file("onert.ckpt", peer.export()), tmp_path / "out.ckpt"
+    with pytest.raises(oc.CheckpointError) as info:
+        oc.convert(oc.load(src), "v1", dialect="onert-micro", model=model)
+    assert (info.value.code, info.value.field) == ("not_representable", "batch_size")
+    argv = ["convert", str(src), str(dst), "--to", "v1", "--dialect", "onert-micro", "--model",
+            str(model)]
+    assert cli_main(argv) == 1
+    assert not dst.exists()
 
 
 def _fresh(micro):
@@ -204,10 +219,10 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|")
     for name, sc in MODELS.items():
         for kind in ("sgd", "adam"):
-            for rescale in ((False, True) if kind == "adam" and sc.batch > 1 else (False,)):
+            for batch in ((1, sc.batch) if kind == "adam" and sc.batch > 1 else (sc.batch,)):
                 with tempfile.TemporaryDirectory() as tmp:
-                    gap = measure(MicroPeer(exe, Path(tmp)), name, kind, rescale=rescale)
-                label = kind + (" (m, v rescaled)" if rescale else "")
+                    gap = measure(MicroPeer(exe, Path(tmp)), name, kind, batch=batch)
+                label = kind + (f" (--batch-size {batch})" if kind == "adam" else "")
                 what = f"{sc.layers} layer{'s' if sc.layers > 1 else ''}"
                 what += ", RELU, a layer without bias" if sc.relu else ""
                 print(f"| {name} ({what}) | {sc.batch} | {label} | {gap.start:.1e} | "
