@@ -1,7 +1,8 @@
 """The version-dispatching loader: which revision a file is, and which reader reads it.
 
-spec/SPEC.md, "Reading a file: revision detection": magic, then the version byte at offset 2,
-then for version 1 the structure decides between a schema-1 checkpoint and WOF.
+spec/SPEC.md, "Reading a file: revision detection": magic, then the version byte at offset 2
+(3: schema 3, 2: schema 2), then for version 1 the structure decides between a schema-1
+checkpoint and WOF.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ __all__ = ["MAGIC", "READERS", "SUPPORTED_VERSIONS", "load", "read_view"]
 MAGIC = 429
 
 #: version byte -> reader of the bytes (version 1 is further split by structure). Readers take
-#: ``verify_data``: whether to check the content of schema 2's data section (CRC, padding).
+#: ``verify_data``: whether to check the content of the data section of schemas 2 and 3 (CRC,
+#: padding).
 READERS: dict[int, Callable[..., Checkpoint]] = {}
 
 
@@ -61,8 +63,15 @@ def _read_version_2(view: memoryview, *, verify_data: bool = True) -> Checkpoint
     return v2.read(view, verify_data=verify_data)
 
 
+def _read_version_3(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+    from .revisions import v3  # imported for schema-3 files only (start-up time)
+
+    return v3.read(view, verify_data=verify_data)
+
+
 READERS[1] = _read_version_1
 READERS[2] = _read_version_2
+READERS[3] = _read_version_3
 SUPPORTED_VERSIONS = tuple(sorted(READERS))
 
 
@@ -111,11 +120,11 @@ def load(
     tensor each entry is, in which case they come out typed and shaped, with names
     (:func:`onert_checkpoint.circle.binding.bind`; ``order`` says how onert's entry order is found).
 
-    Every rule of the specification is checked; the checks of schema 2's tensor data section
-    (its CRC-32C and zero padding), which read the data itself, run on the first access to any
-    entry's data, before a byte is handed out (or on ``ckpt.verify()``): opening a large
-    checkpoint to read its names costs what its structure costs. ``verify_data=False`` skips
-    them (``onert-ckpt validate`` always checks everything).
+    Every rule of the specification is checked; the checks of the tensor data section of
+    schemas 2 and 3 (its CRC-32C and zero padding), which read the data itself, run on the
+    first access to any entry's data, before a byte is handed out (or on ``ckpt.verify()``):
+    opening a large checkpoint to read its names costs what its structure costs.
+    ``verify_data=False`` skips them (``onert-ckpt validate`` always checks everything).
 
     ``mmap=False`` reads a path into private memory instead of mapping it: the arrays then no
     longer change if the file is written in place, and truncating the file cannot kill the

@@ -12,18 +12,27 @@ from ...source import BufferReader
 from .constants import HEADER_SIZE, header_crc
 from .rules import fail, first
 
-__all__ = ["check_header"]
+__all__ = ["check_header", "check_header_rules"]
 
 
 def check_header(view: memoryview) -> OnertCheckpointV2:
     """Rules H1 to H5; the header parsed by the generated Kaitai parser once they pass."""
+    check_header_rules(view)
+    # Magic, version and the fixed fields are checked again by the generated parser.
+    return OnertCheckpointV2(KaitaiStream(BufferReader(view)))
+
+
+def check_header_rules(view: memoryview, schema: int = 2) -> tuple[int, int]:
+    """Rules H1 to H5, shared by schemas 2 and 3 (SPEC 6.7: the same header, version 3);
+    returns ``num_sections`` and ``section_table_crc``."""
     size = len(view)
     if size < HEADER_SIZE:
         fail(
             "truncated_header",
             "header",
             0,
-            f"a schema-2 checkpoint has a {HEADER_SIZE}-byte header; the file has {size} bytes",
+            f"a schema-{schema} checkpoint has a {HEADER_SIZE}-byte header; "
+            f"the file has {size} bytes",
         )
     stored = int.from_bytes(view[4:8], "little")
     computed = header_crc(view)
@@ -63,5 +72,5 @@ def check_header(view: memoryview) -> OnertCheckpointV2:
             f"the section table must start at {HEADER_SIZE}, right after the header; "
             f"ofs_section_table is {ofs_table}",
         )
-    # Magic, version and the fixed fields are checked again by the generated parser.
-    return OnertCheckpointV2(KaitaiStream(BufferReader(view)))
+    num_sections, table_crc = struct.unpack_from("<II", view, 24)
+    return num_sections, table_crc

@@ -22,7 +22,7 @@ from .constants import (
 from .rules import check_head, check_pool, decode, fail, first
 from .section_table import SectionInfo
 
-__all__ = ["SlotTable", "check_optimizer_section"]
+__all__ = ["SlotTable", "check_optimizer_head", "check_optimizer_section"]
 
 
 @dataclass
@@ -49,6 +49,16 @@ class SlotTable:
 
 def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int) -> SlotTable:
     """Rules O1 to O10, in order."""
+    kind_name, names, entries_at, t = check_optimizer_head(view, sec, num_tensors)
+    entries = check_slot_entries(view, entries_at, len(names), t)
+    return SlotTable(kind_name, names, entries, entries_at, t)
+
+
+def check_optimizer_head(
+    view: memoryview, sec: SectionInfo, num_tensors: int, entry_size: int = SLOT_ENTRY_SIZE
+) -> tuple[str, list[str], int, int]:
+    """Rules O1 to O9 (schema 3 has ``entry_size`` 8, SPEC 6.7.2); returns the kind's name,
+    the slot names, the offset of the entry table and T."""
     check_head(view, sec, OPTIMIZER_HEAD_SIZE, "optimizer", "num_slots", 4)
     kind, k, t = struct.unpack_from("<III", view, sec.start)
     if k > MAX_SLOTS:
@@ -62,7 +72,7 @@ def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int
             sec.start + 8,
             f"the optimizer section covers {t} tensors; the tensors section has {num_tensors}",
         )
-    need = OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_ENTRY_SIZE * k * t
+    need = OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + entry_size * k * t
     if need > sec.length:
         fail(
             "count_exceeds_file",
@@ -80,10 +90,8 @@ def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int
             f"{kind_name} has {len(expected)} slots, not {k}",
         )
     desc_at = sec.start + OPTIMIZER_HEAD_SIZE
-    names = check_slot_names(view, sec, desc_at, k, t, kind_name, expected)
-    entries_at = desc_at + SLOT_DESCRIPTOR_SIZE * k
-    entries = check_slot_entries(view, entries_at, k, t)
-    return SlotTable(kind_name, names, entries, entries_at, t)
+    names = check_slot_names(view, sec, desc_at, k, t, kind_name, expected, entry_size)
+    return kind_name, names, desc_at + SLOT_DESCRIPTOR_SIZE * k, t
 
 
 def check_slot_names(
@@ -94,6 +102,7 @@ def check_slot_names(
     t: int,
     kind_name: str,
     expected: tuple[str, ...] | None,
+    entry_size: int = SLOT_ENTRY_SIZE,
 ) -> list[str]:
     """O6 descriptors, O7 the name pool, O8 names UTF-8 and unique, O9 a known kind's names."""
     desc = np.frombuffer(view, dtype=SLOT_DESCRIPTOR_DTYPE, count=k, offset=desc_at)
@@ -116,7 +125,7 @@ def check_slot_names(
             f"a slot name has 1..{MAX_NAME_LEN} bytes, not {int(ln[i])}",
         )
     entries_at = desc_at + SLOT_DESCRIPTOR_SIZE * k
-    pool = entries_at + SLOT_ENTRY_SIZE * k * t
+    pool = entries_at + entry_size * k * t
     check_pool(
         desc["ofs_name"],
         desc["len_name"],

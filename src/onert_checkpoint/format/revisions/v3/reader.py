@@ -1,0 +1,125 @@
+"""Reading a schema-3 file: the rules of spec/SPEC.md 6.5 with 6.7's replacements, in order
+(header H1-H5, section table T1-T5, tensors C0-C13, optimizer O1-O9, state V1-V9, origin
+G1-G3, data P0-P4), then the same model objects as schema 2's reader.
+
+The checkpoint holds the validated columns (:class:`~onert_checkpoint.format.entries.EntryTable`)
+with every range's absolute offset as P2 computed it, and ``data_order``: the entry indices
+of the tensors in the order of their data (the ``order`` column), which the writer keeps.
+The data section's CRC-32C and padding (P4) run on the first access of tensor data, as in
+schema 2, unless ``verify_data=False``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...entries import DataStore, EntryTable, SlotEntries, TensorList
+from ...errors import CheckpointError
+from ...model import Buffer, Checkpoint, Optimizer, Section, Tensor, TrainingState
+from ..v2.constants import KIND_NAMES
+from ..v2.header import check_header_rules
+from ..v2.origin import check_origin_section
+from ..v2.section_table import SectionInfo, check_section_table
+from ..v2.state import check_state_section
+from .constants import VERSION
+from .placement import Placement, check_placement, data_checks
+from .slot_entries import SlotLengths, check_optimizer_section
+from .tensor_columns import TensorColumns, check_tensors_section
+
+__all__ = ["read"]
+
+
+def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+    """Validate a schema-3 checkpoint; data are read-only typed views on ``view``.
+
+    Every rule of the spec is applied. The data section's CRC-32C and zero padding are checked
+    on the first access to any entry's data (or by :meth:`Checkpoint.verify`);
+    ``verify_data=False`` skips them.
+    """
+    try:
+        return _read(view, verify_data, defer=verify_data)
+    except CheckpointError:
+        if verify_data:
+            # A deferred check may come first in the spec's order: read again with every
+            # check in place, which raises the error the spec names for this file.
+            _read(view, True, defer=False)
+        raise
+
+
+def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
+    num_sections, table_crc = check_header_rules(view, VERSION)
+    eager = verify_data and not defer
+    sections = check_section_table(view, num_sections, table_crc, eager)
+    by_kind = {s.kind: s for s in sections if s.kind in KIND_NAMES}
+    tensors = check_tensors_section(view, by_kind[1]) if 1 in by_kind else None
+    num_tensors = 0 if tensors is None else tensors.size
+    slots = check_optimizer_section(view, by_kind[2], num_tensors) if 2 in by_kind else None
+    state = check_state_section(view, by_kind[3]) if 3 in by_kind else TrainingState()
+    origin = check_origin_section(view, by_kind[5]) if 5 in by_kind else None
+    data = by_kind.get(4)
+    placement = check_placement(view, tensors, slots, data, eager)
+
+    pending = None
+    if defer and data is not None and tensors is not None:
+        pending = data_checks(view, data, tensors, slots)
+    store = DataStore(np.frombuffer(view, dtype=np.uint8), pending)
+    table = _tensor_table(store, tensors, placement)
+    ckpt = Checkpoint(
+        tensors=TensorList(table=table),
+        optimizer=None if slots is None else _optimizer(store, slots, table, placement),
+        state=state,
+        revision="v3",
+        dialect=None,
+        num_entries=None,
+        file_size=len(view),
+        source=view,
+        origin=origin,
+        sections=[_unknown(view, s) for s in sections if s.kind not in KIND_NAMES],
+        data_order=_data_order(tensors),
+    )
+    ckpt._store = store
+    return ckpt
+
+
+def _data_order(tensors: TensorColumns | None) -> np.ndarray | None:
+    """The entry indices in data order (``index[order[k]]``); None for record order."""
+    if tensors is None or tensors.order is None:
+        return None
+    return tensors.keys[tensors.order]
+
+
+def _tensor_table(
+    store: DataStore, tensors: TensorColumns | None, placement: Placement | None
+) -> EntryTable:
+    if tensors is None or placement is None:
+        empty = np.zeros(0, np.int64)
+        return EntryTable(store, empty, empty, empty, Tensor)
+    return EntryTable(
+        store, tensors.keys, placement.tensor_offsets, tensors.lengths, Tensor, tensors.meta
+    )
+
+
+def _optimizer(
+    store: DataStore, slots: SlotLengths, tensors: EntryTable, placement: Placement | None
+) -> Optimizer:
+    optimizer = Optimizer(slots.kind, {})
+    for j, name in enumerate(slots.names):
+        if placement is None:  # no tensors: T = 0, every slot is empty
+            rows = offsets = np.zeros(0, np.int64)
+        else:
+            rows, offsets = placement.slot_rows[j], placement.slot_offsets[j]
+        table = EntryTable(
+            store,
+            tensors.keys[rows],
+            offsets,
+            slots.lengths[j][rows],
+            Buffer,
+            owner=tensors,
+            owner_rows=rows,
+        )
+        optimizer.slots[name] = SlotEntries(table)
+    return optimizer
+
+
+def _unknown(view: memoryview, s: SectionInfo) -> Section:
+    return Section(kind=s.kind, data=bytes(view[s.start : s.end]), required=False, offset=s.start)

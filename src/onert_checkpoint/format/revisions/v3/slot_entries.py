@@ -1,0 +1,51 @@
+"""The optimizer section of a schema-3 file: slot entries of one u64 each, rules O1 to O9
+with 6.7.2's changes (spec/SPEC.md 6.7.2); the head, descriptors and names are schema 2's
+(revisions/v2/optimizer.py, parametrized by the entry size)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..v2.constants import NO_STATE
+from ..v2.optimizer import check_optimizer_head
+from ..v2.section_table import SectionInfo
+from .constants import SLOT_LEN_SIZE
+
+__all__ = ["SlotLengths", "check_optimizer_section"]
+
+
+@dataclass
+class SlotLengths:
+    """The validated optimizer section: kind, slot names and the K x T ``len_data`` table (a
+    view on the file; NO_STATE where a tensor has no state in a slot)."""
+
+    kind: str
+    names: list[str]
+    lengths: np.ndarray
+    entries_at: int
+    num_tensors: int
+
+    def entry_field(self, j: int, t: int) -> tuple[str, int]:
+        """The field and offset of slot j's entry for tensor record t (range errors)."""
+        return (
+            f"optimizer.slots[{j}][{t}].len_data",
+            self.entries_at + SLOT_LEN_SIZE * (j * self.num_tensors + t),
+        )
+
+    @staticmethod
+    def absent(column: np.ndarray) -> np.ndarray:
+        return column == np.uint64(NO_STATE)
+
+
+def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int) -> SlotLengths:
+    """Rules O1 to O9 (O4 and O7 with 8-byte entries; there is no O10)."""
+    kind, names, entries_at, t = check_optimizer_head(view, sec, num_tensors, SLOT_LEN_SIZE)
+    k = len(names)
+    lengths = (
+        np.frombuffer(view, dtype="<u8", count=k * t, offset=entries_at).reshape(k, t)
+        if k * t
+        else np.zeros((k, t), np.uint64)
+    )
+    return SlotLengths(kind, names, lengths, entries_at, t)

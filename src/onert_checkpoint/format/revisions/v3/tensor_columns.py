@@ -1,0 +1,454 @@
+"""The tensors section of a schema-3 file: columns, rules C0 to C13 (spec/SPEC.md 6.7.1).
+
+Every rule runs over whole NumPy columns (views on the file); Python loops and f-strings appear
+only on the way to an error, or record by record where a float product may be inexact (C13,
+as schema 2's R11). Nothing is allocated from ``num_tensors`` before C3 has shown that the
+file holds its columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...dtypes import DTYPES
+from ..v2.constants import (
+    HAS_DTYPE,
+    HAS_MODEL_INDEX,
+    HAS_NAME,
+    HAS_SHAPE,
+    MAX_NAME_LEN,
+    MAX_RANK,
+    MAX_TENSORS,
+)
+from ..v2.rules import check_padding, decode, fail, first
+from ..v2.section_table import SectionInfo
+from .constants import (
+    COLUMN_BITS,
+    FIXED_COLUMNS,
+    NAME,
+    NO_DTYPE,
+    NO_MODEL_INDEX,
+    NO_SHAPE,
+    SHAPE,
+    align8,
+)
+
+__all__ = ["TensorColumns", "check_tensors_section", "first_repeat"]
+
+#: circle TensorType code (as the u8 of an i8) -> bytes per element, 0 when not whole bytes.
+_ELEMENT_SIZE = np.zeros(256, np.uint64)
+#: codes allowed in the ``dtype`` column: the TensorType codes and NO_DTYPE
+_DTYPE_OK = np.zeros(256, bool)
+for _code, (_, _size) in DTYPES.items():
+    _ELEMENT_SIZE[_code & 0xFF] = _size or 0
+    _DTYPE_OK[_code & 0xFF] = True
+_DTYPE_OK[NO_DTYPE & 0xFF] = True
+
+
+@dataclass
+class TensorColumns:
+    """The validated tensors section: per record its entry index, size, and the v2-shaped
+    metadata columns the entry tables use (``flags``, ``dtype``, ``rank``, ``dims`` (n, 8),
+    ``model_index``, ``names``); ``order`` is the ``order`` column (None: record order)."""
+
+    start: int  # the section's ofs_body
+    lengths: np.ndarray  # u64 len_data, a view on the file
+    keys: np.ndarray  # int64 entry indices
+    order: np.ndarray | None
+    meta: dict[str, Any]
+
+    @property
+    def size(self) -> int:
+        return int(self.lengths.size)
+
+    def len_at(self, k: int) -> int:
+        """The offset of ``len_data[k]`` (the field of tensor k's range errors, P1, P2, C13)."""
+        return self.start + 8 + 8 * k
+
+
+def _field(k: int, name: str) -> str:
+    return f"tensors[{k}].{name}"
+
+
+def _redundant(sec: SectionInfo, name: str, why: str) -> None:
+    fail(
+        "redundant_column",
+        "tensors.columns",
+        sec.start + 4,
+        f"the {name} column is present but {why}: a column is stored only when it is needed",
+    )
+
+
+def first_repeat(values: np.ndarray) -> int | None:
+    """The first position whose value equals an earlier position's (sort, then compare
+    neighbours: of each run of equal values, all but the first repeat; the smallest wins)."""
+    if values.size < 2:
+        return None
+    order = np.argsort(values, kind="stable")
+    v = values[order]
+    dup = np.flatnonzero(v[1:] == v[:-1])
+    return int(order[dup + 1].min()) if dup.size else None
+
+
+def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
+    """Rules C0 to C13, in order."""
+    s, length = sec.start, sec.length
+    if length < 8:  # C0
+        fail(
+            "count_exceeds_file",
+            "tensors.num_tensors",
+            s,
+            f"the tensors section has {length} bytes, less than its 8-byte head",
+        )
+    n = int.from_bytes(view[s : s + 4], "little")
+    columns = int.from_bytes(view[s + 4 : s + 8], "little")
+    if n == 0:  # C1
+        fail("empty_section", "tensors.num_tensors", s, "a tensors section without records")
+    if n > MAX_TENSORS:
+        fail("limit_exceeded", "tensors.num_tensors", s, f"{n} exceeds the limit {MAX_TENSORS}")
+    if columns & ~COLUMN_BITS:  # C2
+        fail(
+            "reserved_nonzero",
+            "tensors.columns",
+            s + 4,
+            f"reserved column bits set: {columns:#x}",
+        )
+    # C3: where the fixed columns are (relative to s), and the padding before each
+    pos = 8 + 8 * n
+    at: dict[str, int] = {}
+    pads: list[tuple[int, int]] = []
+    for name, bit, _ in FIXED_COLUMNS:
+        if columns & bit:
+            start = align8(pos)
+            pads.append((pos, start))
+            at[name] = start
+            pos = start + np.dtype(_type(name)).itemsize * n
+    if pos > length:
+        fail(
+            "count_exceeds_file",
+            "tensors.num_tensors",
+            s,
+            f"{n} records with columns {columns:#x} need {pos} bytes; the section has {length}",
+        )
+    col = {
+        name: np.frombuffer(view, dtype=_type(name), count=n, offset=s + start)
+        for name, start in at.items()
+    }
+    lengths = np.frombuffer(view, dtype="<u8", count=n, offset=s + 8)
+    _check_index(sec, col.get("index"), at.get("index"))  # C4
+    _check_model_index(sec, col.get("model_index"), at.get("model_index"))  # C5
+    _check_len_name(sec, col.get("len_name"), at.get("len_name"))  # C6
+    _check_dtype(sec, col.get("dtype"), at.get("dtype"))  # C7
+    _check_rank(sec, col.get("rank"), at.get("rank"))  # C8
+    _check_order(sec, col.get("order"), at.get("order"))  # C9
+    # C10: the variable columns
+    rank = col.get("rank")
+    shaped = None if rank is None else rank != NO_SHAPE
+    num_dims = 0 if rank is None else int(rank[shaped].sum(dtype=np.int64))
+    len_name = col.get("len_name")
+    pool = 0 if len_name is None else int(len_name.sum(dtype=np.int64))
+    end = pos
+    dims_at = names_at = None
+    if columns & SHAPE:
+        dims_at = align8(end)
+        pads.append((end, dims_at))
+        end = dims_at + 4 * num_dims
+        if end > length:
+            fail(
+                "count_exceeds_file",
+                "tensors.dims",
+                s + dims_at,
+                f"{num_dims} dims need {4 * num_dims} bytes from {s + dims_at}; "
+                f"the section ends at {s + length}",
+            )
+    if columns & NAME:
+        names_at = align8(end)
+        pads.append((end, names_at))
+        end = names_at + pool
+        if end > length:
+            fail(
+                "count_exceeds_file",
+                "tensors.names",
+                s + names_at,
+                f"names of {pool} bytes from {s + names_at}; the section ends at {s + length}",
+            )
+    if end < length:
+        fail("gap", "tensors", s + end, f"bytes {s + end}..{s + length} belong to no column")
+    for a, b in pads:  # C11
+        check_padding(view, s + a, s + b)
+    names = None
+    if len_name is not None:
+        assert names_at is not None
+        names = _check_names(view, len_name, s + names_at)  # C12
+    dims = np.zeros((n, MAX_RANK), np.uint32)
+    if rank is not None and num_dims:
+        assert dims_at is not None and shaped is not None
+        flat = np.frombuffer(view, dtype="<u4", count=num_dims, offset=s + dims_at)
+        _fill_dims(dims, flat, rank, shaped)
+    dtype = col.get("dtype")
+    if dtype is not None and rank is not None:
+        _check_sizes(lengths, dtype, rank, shaped, dims, s)  # C13
+    keys = (
+        col["index"].astype(np.int64) if "index" in col else np.arange(n, dtype=np.int64)
+    )
+    return TensorColumns(
+        s, lengths, keys, col.get("order"), _meta(n, col, shaped, dims, names)
+    )
+
+
+def _type(name: str) -> str:
+    return next(t for c, _, t in FIXED_COLUMNS if c == name)
+
+
+def _at(sec: SectionInfo, start: int, size: int, k: int) -> int:
+    return sec.start + start + size * k
+
+
+def _check_index(sec: SectionInfo, index: np.ndarray | None, start: int | None) -> None:
+    """C4: strictly ascending, and not the identity."""
+    if index is None:
+        return
+    assert start is not None
+    i = first(index[1:] <= index[:-1])
+    if i is not None:
+        k = i + 1
+        fail(
+            "duplicate_tensor_index" if index[k] == index[i] else "tensor_order",
+            _field(k, "index"),
+            _at(sec, start, 4, k),
+            f"record {k} has index {int(index[k])}; the previous record has {int(index[i])} "
+            "(records are in strictly ascending index order)",
+        )
+    # strictly ascending from at least 0: index[k] >= k, so the last decides the identity
+    if int(index[-1]) == index.size - 1:
+        _redundant(sec, "index", "every record's index is its position")
+
+
+def _check_model_index(sec: SectionInfo, mi: np.ndarray | None, start: int | None) -> None:
+    """C5: some record has a model index; no two records share one."""
+    if mi is None:
+        return
+    assert start is not None
+    has = mi != NO_MODEL_INDEX
+    if not has.any():
+        _redundant(sec, "model_index", "no record has a model index")
+    rows = np.flatnonzero(has)
+    r = first_repeat(mi[rows])
+    if r is not None:
+        k = int(rows[r])
+        fail(
+            "duplicate_tensor_index",
+            _field(k, "model_index"),
+            _at(sec, start, 4, k),
+            f"model_index {int(mi[k])} appears twice",
+        )
+
+
+def _check_len_name(sec: SectionInfo, ln: np.ndarray | None, start: int | None) -> None:
+    """C6: some record has a name; no name is longer than MAX_NAME_LEN."""
+    if ln is None:
+        return
+    assert start is not None
+    if not ln.any():
+        _redundant(sec, "len_name", "no record has a name")
+    k = first(ln > MAX_NAME_LEN)
+    if k is not None:
+        fail(
+            "limit_exceeded",
+            _field(k, "len_name"),
+            _at(sec, start, 4, k),
+            f"a name has 1..{MAX_NAME_LEN} bytes, not {int(ln[k])}",
+        )
+
+
+def _check_dtype(sec: SectionInfo, code: np.ndarray | None, start: int | None) -> None:
+    """C7: some record has a dtype; each is NO_DTYPE or a circle TensorType code."""
+    if code is None:
+        return
+    assert start is not None
+    if not (code != NO_DTYPE).any():
+        _redundant(sec, "dtype", "no record has a dtype")
+    k = first(~_DTYPE_OK[code.view(np.uint8)])
+    if k is not None:
+        fail(
+            "bad_dtype",
+            _field(k, "dtype"),
+            _at(sec, start, 1, k),
+            f"{int(code[k])} is not a circle TensorType",
+        )
+
+
+def _check_rank(sec: SectionInfo, rank: np.ndarray | None, start: int | None) -> None:
+    """C8: some record has a shape; each rank is NO_SHAPE or at most MAX_RANK."""
+    if rank is None:
+        return
+    assert start is not None
+    shaped = rank != NO_SHAPE
+    if not shaped.any():
+        _redundant(sec, "rank", "no record has a shape")
+    k = first(shaped & (rank > MAX_RANK))
+    if k is not None:
+        fail(
+            "limit_exceeded",
+            _field(k, "rank"),
+            _at(sec, start, 1, k),
+            f"rank {int(rank[k])} exceeds {MAX_RANK}",
+        )
+
+
+def _check_order(sec: SectionInfo, order: np.ndarray | None, start: int | None) -> None:
+    """C9: a permutation of the records, not the identity."""
+    if order is None:
+        return
+    assert start is not None
+    n = order.size
+    k = first(order >= n)
+    if k is None:
+        k = first_repeat(order)
+    if k is not None:
+        fail(
+            "bad_data_order",
+            _field(k, "order"),
+            _at(sec, start, 4, k),
+            f"order[{k}] is {int(order[k])}: the column must name each of the {n} records once",
+        )
+    if not (order != np.arange(n, dtype=np.uint32)).any():
+        _redundant(sec, "order", "the data are in record order")
+
+
+def _check_names(view: memoryview, len_name: np.ndarray, pool_at: int) -> list[bytes | None]:
+    """C12: every name UTF-8 and unique; the names' bytes per record (None: no name).
+
+    The pool is decoded once: it is valid UTF-8 and no name starts inside a multi-byte
+    character exactly when every name is valid UTF-8 on its own. On any doubt the records are
+    checked one by one, in order, for the spec's first failing record."""
+    named = np.flatnonzero(len_name)
+    lengths = len_name[named].astype(np.int64)
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    pool = bytes(view[pool_at : pool_at + int(ends[-1])])
+    raw = [pool[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
+    try:
+        pool.decode("utf-8")
+        heads = np.frombuffer(pool, np.uint8)[starts]
+        clean = not ((heads & 0xC0) == 0x80).any() and len(set(raw)) == len(raw)
+    except UnicodeDecodeError:
+        clean = False
+    if not clean:
+        seen: dict[str, int] = {}
+        for j, k in enumerate(named.tolist()):
+            at = pool_at + int(starts[j])
+            text = decode(view, at, int(lengths[j]), _field(k, "name"), at)
+            if text in seen:
+                fail(
+                    "duplicate_tensor_name",
+                    _field(k, "name"),
+                    at,
+                    f"tensors {seen[text]} and {k} are both named {text!r}",
+                )
+            seen[text] = k
+    if named.size == len_name.size:
+        return raw  # type: ignore[return-value]
+    names: list[bytes | None] = [None] * len_name.size
+    for k, b in zip(named.tolist(), raw):
+        names[k] = b
+    return names
+
+
+def _fill_dims(dims: np.ndarray, flat: np.ndarray, rank: np.ndarray, shaped: np.ndarray) -> None:
+    """The flat ``dims`` column spread into (n, 8) rows, one dim position at a time."""
+    r = np.where(shaped, rank, 0).astype(np.int64)
+    starts = np.cumsum(r) - r
+    for j in range(MAX_RANK):
+        rows = np.flatnonzero(r > j)
+        if not rows.size:
+            break
+        dims[rows, j] = flat[starts[rows] + j]
+
+
+def _check_sizes(
+    lengths: np.ndarray,
+    dtype: np.ndarray,
+    rank: np.ndarray,
+    shaped: np.ndarray | None,
+    dims: np.ndarray,
+    s: int,
+) -> None:
+    """C13: a shaped record with a dtype of whole-byte elements holds their product in bytes.
+
+    The product is computed in float64 over the sized records; where it may not be exact (at
+    or above 2**52), in Python integers, record by record (schema 2's R11)."""
+    assert shaped is not None
+    elem = _ELEMENT_SIZE[dtype.view(np.uint8)]
+    sized = np.flatnonzero(shaped & (elem != 0) & (dtype != NO_DTYPE))
+    if not sized.size:
+        return
+    # one dim position at a time: memory for one float per sized record, not eight
+    r = rank[sized]
+    prod = elem[sized].astype(np.float64)
+    for j in range(MAX_RANK):
+        prod *= np.where(r > j, dims[sized, j], 1)
+    length = lengths[sized]
+    exact = prod < 2.0**52
+    wrong = exact & (prod != length.astype(np.float64))
+    doubtful = np.flatnonzero(~exact)
+    bad = [int(sized[j]) for j in doubtful.tolist() if _product(dims, dtype, rank, int(sized[j]))
+           != int(lengths[sized[j]])]
+    candidates = [*sized[np.flatnonzero(wrong)[:1]].tolist(), *bad[:1]]
+    if not candidates:
+        return
+    k = min(candidates)
+    fail(
+        "shape_mismatch",
+        _field(k, "len_data"),
+        s + 8 + 8 * k,
+        f"shape {dims[k, : int(rank[k])].tolist()} of {DTYPES[int(dtype[k])][0]} needs "
+        f"{_product(dims, dtype, rank, k)} bytes; the record has {int(lengths[k])}",
+    )
+
+
+def _product(dims: np.ndarray, dtype: np.ndarray, rank: np.ndarray, k: int) -> int:
+    count = int(_ELEMENT_SIZE[int(dtype[k]) & 0xFF])
+    for d in dims[k, : int(rank[k])].tolist():
+        count *= d
+    return count
+
+
+def _meta(
+    n: int,
+    col: dict[str, np.ndarray],
+    shaped: np.ndarray | None,
+    dims: np.ndarray,
+    names: list[bytes | None] | None,
+) -> dict[str, Any]:
+    """Schema 2's record columns (revisions/v2/reader.py): flags, and 0 where a flag is clear."""
+    flags = np.zeros(n, np.uint16)
+    code = col.get("dtype")
+    if code is not None:
+        has = code != NO_DTYPE
+        flags[has] |= HAS_DTYPE
+        code = np.where(has, code, 0).astype(np.int8)
+    rank = col.get("rank")
+    if rank is not None:
+        assert shaped is not None
+        flags[shaped] |= HAS_SHAPE
+        rank = np.where(shaped, rank, 0).astype(np.uint8)
+    ln = col.get("len_name")
+    if ln is not None:
+        flags[ln != 0] |= HAS_NAME
+    mi = col.get("model_index")
+    if mi is not None:
+        has = mi != NO_MODEL_INDEX
+        flags[has] |= HAS_MODEL_INDEX
+        mi = np.where(has, mi, 0).astype(np.uint32)
+    return {
+        "flags": flags,
+        "dtype": np.zeros(n, np.int8) if code is None else code,
+        "rank": np.zeros(n, np.uint8) if rank is None else rank,
+        "dims": dims,
+        "model_index": np.zeros(n, np.uint32) if mi is None else mi,
+        "names": names,
+    }
