@@ -390,7 +390,7 @@ static ockpt_result preamble(const ockpt_src *buf, uint64_t S, unsigned *version
     return fail(OCKPT_E_BAD_MAGIC, "magic", 0, "magic is not 429 (bytes ad 01)");
   if (S < 3) return fail(OCKPT_E_TRUNCATED_HEADER, "header", 0, "file shorter than 3 bytes");
   *version = rd_u8(buf, 2);
-  if (*version != OCKPT_VERSION_1 && *version != OCKPT_VERSION_2)
+  if (*version != OCKPT_VERSION_1 && *version != OCKPT_VERSION_2 && *version != OCKPT_VERSION_3)
     return fail(OCKPT_E_UNSUPPORTED_VERSION, "version", 2, "unknown version byte");
   return ok_result();
 }
@@ -409,6 +409,8 @@ static ockpt_result read_any(const ockpt_src *b, uint64_t S, ockpt_file *out, ui
   r = preamble(b, S, &version);
   if (r.code != OCKPT_OK) return finish(r, out);
   if (version == OCKPT_VERSION_2) return finish(read_v2(b, S, out, scratch, scratch_count), out);
+  if (version == OCKPT_VERSION_3)
+    return finish(ockpt_v3_validate(b, S, out, scratch, scratch_count), out);
   /* 5.1 checkpoint first */
   rv1 = validate_v1(b, S, out, scratch, scratch_count);
   if (rv1.code == OCKPT_OK) return rv1;
@@ -492,9 +494,15 @@ ockpt_result ockpt_read_v2(const void *buf, size_t len, ockpt_file *out) {
   return read_revision(buf, len, out, OCKPT_VERSION_2, "not the schema-2 version byte", read_v2);
 }
 
+ockpt_result ockpt_read_v3(const void *buf, size_t len, ockpt_file *out) {
+  return read_revision(buf, len, out, OCKPT_VERSION_3, "not the schema-3 version byte",
+                       ockpt_v3_validate);
+}
+
 static size_t scratch_count(const ockpt_src *b, uint64_t S) {
   uint64_t need = 0, n;
   if (S >= 3 && rd_u8(b, 2) == OCKPT_VERSION_2) return (size_t)ockpt_v2_scratch_count(S);
+  if (S >= 3 && rd_u8(b, 2) == OCKPT_VERSION_3) return (size_t)ockpt_v3_scratch_count(S);
   if (S >= OCKPT_WOF_HEADER_SIZE) {
     n = rd_u32(b, 4);
     if (OCKPT_WOF_HEADER_SIZE + 4u * n <= S) need = 2u * n; /* keys + one block */

@@ -33,6 +33,7 @@ extern "C" {
 #define OCKPT_MAGIC 429u             /* u16 at offset 0, bytes ad 01 */
 #define OCKPT_VERSION_1 1u           /* schema-1 checkpoint, and WOF */
 #define OCKPT_VERSION_2 2u           /* schema 2 (ockpt_v2.c) */
+#define OCKPT_VERSION_3 3u           /* schema 3 (ockpt_v3.c) */
 #define OCKPT_V1_HEADER_SIZE 20u     /* magic, version, reserved, ofs_opt1/2, ofs_other, N */
 #define OCKPT_WOF_HEADER_SIZE 8u     /* magic, version, reserved, N */
 #define OCKPT_FOOTER_SIZE 8u         /* u32 step, u32 epoch */
@@ -76,12 +77,25 @@ extern "C" {
 #define OCKPT_V2_VALUE_BYTES 3u
 #define OCKPT_V2_ORIGIN_FOOTERLESS 1u
 
+/* Schema 3 (SPEC.md section 6.7): the tensors section's optional columns and their "none". */
+#define OCKPT_V3_COL_INDEX 1u
+#define OCKPT_V3_COL_MODEL_INDEX 2u
+#define OCKPT_V3_COL_NAME 4u
+#define OCKPT_V3_COL_DTYPE 8u
+#define OCKPT_V3_COL_SHAPE 16u
+#define OCKPT_V3_COL_ORDER 32u
+#define OCKPT_V3_NO_MODEL_INDEX 0xFFFFFFFFu
+#define OCKPT_V3_NO_DTYPE (-128)
+#define OCKPT_V3_NO_SHAPE 255u
+#define OCKPT_V3_SLOT_ENTRY_SIZE 8u
+
 /* Which member of the family a buffer holds. */
 typedef enum ockpt_revision {
   OCKPT_REV_NONE = 0, /* not read (error) */
   OCKPT_REV_V1 = 1,   /* schema-1 checkpoint */
   OCKPT_REV_WOF = 2,  /* weight-only format */
-  OCKPT_REV_V2 = 3    /* schema 2 */
+  OCKPT_REV_V2 = 3,   /* schema 2 */
+  OCKPT_REV_V3 = 4    /* schema 3 */
 } ockpt_revision;
 
 /* Schema-1 dialect (SPEC.md rule 11). NULL: WOF, or a checkpoint that fits both runtimes. */
@@ -139,7 +153,12 @@ typedef struct ockpt_v2_info {
   uint32_t num_slots;      /* K */
   uint32_t num_state;      /* state entries */
   uint32_t origin_revision, origin_dialect, origin_flags; /* when origin.present */
+  uint32_t columns; /* schema 3 only: the tensors section's `columns` (OCKPT_V3_COL_*) */
   uint64_t origin_num_entries;
+  /* schema 3 only: the computed offset of every range in range order (tensor record k at [k],
+   * slot j's entry for record k at [n + j*n + k]; NO_STATE entries hold OCKPT_V2_NO_STATE) in
+   * the caller's scratch, or NULL when the read had not enough scratch for them */
+  const uint64_t *offsets;
 } ockpt_v2_info;
 
 /* ---- streaming: a file read through the caller's read-at-offset callback -------------------
@@ -191,7 +210,7 @@ typedef struct ockpt_file {
   uint32_t epoch;
   unsigned num_blocks;        /* 1 (WOF, SGD) or 3 (Adam) */
   ockpt_block blocks[OCKPT_MAX_BLOCKS];
-  ockpt_v2_info v2;           /* schema 2 only (revision OCKPT_REV_V2) */
+  ockpt_v2_info v2;           /* schemas 2 and 3 (revision OCKPT_REV_V2, OCKPT_REV_V3) */
 } ockpt_file;
 
 /* One schema-2 tensor record (SPEC.md section 6), as ockpt_v2_tensor() returns it. Fields whose
@@ -234,6 +253,7 @@ ockpt_result ockpt_read(const void *buf, size_t len, ockpt_file *out);
 ockpt_result ockpt_read_v1(const void *buf, size_t len, ockpt_file *out);
 ockpt_result ockpt_read_wof(const void *buf, size_t len, ockpt_file *out);
 ockpt_result ockpt_read_v2(const void *buf, size_t len, ockpt_file *out);
+ockpt_result ockpt_read_v3(const void *buf, size_t len, ockpt_file *out);
 
 /* As ockpt_read(), with caller-lent scratch memory that makes size computation O(N log N)
  * instead of O(N^2) for blocks stored out of table order, and entry lookups O(1) afterwards.
@@ -313,6 +333,34 @@ int ockpt_v2_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *
  * its element size in bytes, 0 when it has no whole-byte size (or is unknown). */
 const char *ockpt_v2_dtype_name(int dtype);
 unsigned ockpt_v2_dtype_size(int dtype);
+
+/* ---- schema 3 (revision OCKPT_REV_V3) ---------------------------------------------------------
+ * Every ockpt_v2_* function above reads a schema-3 file too (f->v2 holds its counts and
+ * sections; a record's flags say which of its columns hold a value). Schema 3 stores neither
+ * where a name or a shape starts nor where a data range starts (SPEC.md 6.7.3: ranges are placed
+ * by rule), so ockpt_v2_tensor() costs O(k) and ockpt_v2_slot_entry() O(R) for R ranges, O(1)
+ * for the data offsets when the read had scratch for them (f->v2.offsets). A cursor makes
+ * reading every record in order O(1) per record, and the ranges too when they are stored in
+ * record order (no ORDER column) or their offsets are in scratch. */
+typedef struct ockpt_v3_cursor {
+  uint32_t record; /* the record ockpt_v3_next_tensor() returns next */
+  uint64_t dims;   /* where its dims start */
+  uint64_t name;   /* where its name starts */
+  uint64_t q;      /* the walk over the data: position in data order of the next range */
+  uint64_t pos;    /* where the previous range ended */
+} ockpt_v3_cursor;
+
+/* Start at record 0. */
+void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c);
+
+/* The cursor's record (then the next one): 1, or 0 after the last record, -1 for a file that is
+ * not schema 3. */
+int ockpt_v3_next_tensor(const ockpt_file *f, ockpt_v3_cursor *c, ockpt_v2_tensor_info *t);
+
+/* Slot j's entry for record k, as ockpt_v2_slot_entry() (1 with its range, 0 for NO_STATE), and
+ * record k's index; the cursor's walk makes entries taken in data order O(1) each. */
+int ockpt_v3_slot_entry(const ockpt_file *f, ockpt_v3_cursor *c, uint32_t j, uint32_t k,
+                        uint32_t *index, uint64_t *offset, uint64_t *nbytes);
 
 /* The spec's name of a block: "weights", "m", "v", or "tensors" for WOF. */
 const char *ockpt_block_name(const ockpt_file *f, unsigned block);

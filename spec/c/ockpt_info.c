@@ -126,13 +126,21 @@ static const uint8_t *bytes_at(const ockpt_file *f, const uint8_t *p, uint64_t o
   return copy;
 }
 
+/* Schemas 2 and 3 (SPEC.md section 9: the same object, "revision" aside). Schema 3 is read in
+ * record order through a cursor (ockpt.h), O(1) per record and range. */
 static void print_v2(const ockpt_file *f) {
   uint32_t k, j;
-  printf("{\"revision\": \"v2\", \"dialect\": null, \"file_size\": %llu, \"tensors\": [",
-         (unsigned long long)f->file_size);
+  int v3 = f->revision == OCKPT_REV_V3;
+  ockpt_v3_cursor cur;
+  ockpt_v3_cursor_init(f, &cur);
+  printf("{\"revision\": \"%s\", \"dialect\": null, \"file_size\": %llu, \"tensors\": [",
+         v3 ? "v3" : "v2", (unsigned long long)f->file_size);
   for (k = 0; k < f->v2.num_tensors; k++) {
     ockpt_v2_tensor_info t;
-    ockpt_v2_tensor(f, k, &t);
+    if (v3)
+      ockpt_v3_next_tensor(f, &cur, &t);
+    else
+      ockpt_v2_tensor(f, k, &t);
     if (k > 0) printf(", ");
     print_entry(t.index, f, t.offset, t.nbytes);
     /* SPEC.md section 9: "name", "dtype", "shape" and "model_index" when the record has any
@@ -185,11 +193,17 @@ static void print_v2(const ockpt_file *f) {
       printf(": [");
       for (k = 0; k < f->v2.num_tensors; k++) {
         uint64_t o, n;
+        uint32_t index;
         ockpt_v2_tensor_info t;
-        if (ockpt_v2_slot_entry(f, j, k, &o, &n) != 1) continue;
-        ockpt_v2_tensor(f, k, &t);
+        if (v3) {
+          if (ockpt_v3_slot_entry(f, &cur, j, k, &index, &o, &n) != 1) continue;
+        } else {
+          if (ockpt_v2_slot_entry(f, j, k, &o, &n) != 1) continue;
+          ockpt_v2_tensor(f, k, &t);
+          index = t.index;
+        }
         if (!first) printf(", ");
-        print_entry(t.index, f, o, n);
+        print_entry(index, f, o, n);
         putchar('}');
         first = 0;
       }
@@ -362,7 +376,7 @@ static int stream_main(const char *path, int use_scratch, long claimed) {
     }
   }
   r = ockpt_read_stream(&stream, &f, scratch, count);
-  if (r.code == OCKPT_OK && f.revision == OCKPT_REV_V2) {
+  if (r.code == OCKPT_OK && (f.revision == OCKPT_REV_V2 || f.revision == OCKPT_REV_V3)) {
     print_v2(&f);
     rc = 0;
   } else if (r.code == OCKPT_OK) {
@@ -421,7 +435,7 @@ int main(int argc, char **argv) {
     }
   }
   r = ockpt_read_scratch(buf, len, &f, scratch, count);
-  if (r.code == OCKPT_OK && f.revision == OCKPT_REV_V2) {
+  if (r.code == OCKPT_OK && (f.revision == OCKPT_REV_V2 || f.revision == OCKPT_REV_V3)) {
     print_v2(&f);
     rc = 0;
   } else if (r.code == OCKPT_OK) {

@@ -62,4 +62,74 @@ ockpt_result ockpt_v2_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
 /* How many uint64_t of scratch ockpt_v2_validate() can use for a file of S bytes. */
 uint64_t ockpt_v2_scratch_count(uint64_t S);
 
+/* ---- shared by schema 2 (ockpt_v2.c) and schema 3 (ockpt_v3.c) ------------------------------ */
+
+/* An error's field, built from up to three names and two indices: a[i]b[j]c. */
+typedef struct ockpt_fname {
+  const char *a; /* e.g. "tensors" */
+  int64_t i;     /* [i] after a, when >= 0 */
+  const char *b; /* e.g. ".dims" */
+  int64_t j;     /* [j] after b, when >= 0 */
+  const char *c; /* e.g. ".len_data" */
+} ockpt_fname;
+
+static inline ockpt_fname F0(const char *a) {
+  ockpt_fname f;
+  f.a = a;
+  f.i = -1;
+  f.b = "";
+  f.j = -1;
+  f.c = "";
+  return f;
+}
+
+static inline ockpt_fname F1(const char *a, int64_t i, const char *b) {
+  ockpt_fname f = F0(a);
+  f.i = i;
+  f.b = b;
+  return f;
+}
+
+static inline ockpt_fname F2(const char *a, int64_t i, const char *b, int64_t j, const char *c) {
+  ockpt_fname f = F1(a, i, b);
+  f.j = j;
+  f.c = c;
+  return f;
+}
+
+/* The state of one schema-2 or schema-3 validation. */
+typedef struct ockpt_v2ctx {
+  ockpt_src src;
+  uint64_t S;
+  uint64_t *scratch;
+  size_t scratch_count;
+  ockpt_v2_info *info;
+} ockpt_v2ctx;
+
+typedef int (*ockpt_less_fn)(const void *ctx, uint64_t a, uint64_t b);
+
+ockpt_result ockpt_v2_ok(void);
+ockpt_result ockpt_v2_err(ockpt_error code, ockpt_fname f, uint64_t offset, const char *message);
+int ockpt_v2_utf8_valid(const ockpt_src *b, uint64_t at, uint64_t n);
+int ockpt_v2_same_bytes(const ockpt_src *b, uint64_t x, uint64_t y, uint64_t n);
+ockpt_result ockpt_v2_check_padding(const ockpt_src *b, uint64_t from, uint64_t to);
+void ockpt_v2_heapsort(uint64_t *a, size_t n, ockpt_less_fn less, const void *ctx);
+/* Rules H1-H5, T1-T5 (both schemas), O1-O9 (+ O10 when entry_size is 16: schema 2), V1-V9,
+ * G1-G3. Each fills its part of c->info. */
+ockpt_result ockpt_v2_check_header(const ockpt_v2ctx *c);
+ockpt_result ockpt_v2_check_sections(const ockpt_v2ctx *c);
+ockpt_result ockpt_v2_check_optimizer(const ockpt_v2ctx *c, unsigned entry_size);
+ockpt_result ockpt_v2_check_state(const ockpt_v2ctx *c);
+ockpt_result ockpt_v2_check_origin(const ockpt_v2ctx *c);
+
+/* Schema 3, SPEC.md section 6.7 (ockpt_v3.c), as ockpt_v2_validate. */
+ockpt_result ockpt_v3_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
+                               uint64_t *scratch, size_t scratch_count);
+uint64_t ockpt_v3_scratch_count(uint64_t S);
+/* Record k / slot j's entry for record k of a schema-3 file (ockpt_v2_tensor and
+ * ockpt_v2_slot_entry dispatch here): O(k) and O(R) without the range offsets in scratch. */
+int ockpt_v3_tensor_at(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t);
+int ockpt_v3_slot_entry_at(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
+                           uint64_t *nbytes);
+
 #endif /* OCKPT_INTERNAL_H */

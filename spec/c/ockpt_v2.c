@@ -32,37 +32,7 @@ static uint64_t align64(uint64_t x) {
 
 /* ---- errors: the field is built from up to three names and two indices -------------------- */
 
-typedef struct fname {
-  const char *a; /* e.g. "tensors" */
-  int64_t i;     /* [i] after a, when >= 0 */
-  const char *b; /* e.g. ".dims" */
-  int64_t j;     /* [j] after b, when >= 0 */
-  const char *c; /* e.g. ".len_data" */
-} fname;
-
-static fname F0(const char *a) {
-  fname f;
-  f.a = a;
-  f.i = -1;
-  f.b = "";
-  f.j = -1;
-  f.c = "";
-  return f;
-}
-
-static fname F1(const char *a, int64_t i, const char *b) {
-  fname f = F0(a);
-  f.i = i;
-  f.b = b;
-  return f;
-}
-
-static fname F2(const char *a, int64_t i, const char *b, int64_t j, const char *c) {
-  fname f = F1(a, i, b);
-  f.j = j;
-  f.c = c;
-  return f;
-}
+typedef ockpt_fname fname; /* ockpt_internal.h: F0, F1, F2 build one */
 
 static void put_str(ockpt_result *r, size_t *n, const char *s) {
   for (; *s != '\0' && *n < OCKPT_FIELD_MAX - 1u; s++) r->field[(*n)++] = *s;
@@ -226,7 +196,7 @@ static ockpt_result pool_end(const pool *p, const char *what) {
 
 /* ---- heapsort of u64 keys with a caller-supplied order -------------------------------------- */
 
-typedef int (*less_fn)(const void *ctx, uint64_t a, uint64_t b);
+typedef ockpt_less_fn less_fn; /* ockpt_internal.h */
 
 static void sift(uint64_t *a, size_t root, size_t n, less_fn less, const void *ctx) {
   for (;;) {
@@ -262,13 +232,7 @@ static int less_u64(const void *ctx, uint64_t a, uint64_t b) {
 
 /* ---- the reader's state ----------------------------------------------------------------------- */
 
-typedef struct v2 {
-  ockpt_src src;
-  uint64_t S;
-  uint64_t *scratch;
-  size_t scratch_count;
-  ockpt_v2_info *info;
-} v2;
+typedef ockpt_v2ctx v2; /* ockpt_internal.h */
 
 /* ---- header (H1-H5) ---------------------------------------------------------------------------- */
 
@@ -598,7 +562,7 @@ static int is_cstr(const ockpt_src *b, uint64_t at, uint64_t n, const char *s) {
   return s[n] == '\0';
 }
 
-static ockpt_result check_optimizer(const v2 *c) {
+static ockpt_result check_optimizer(const v2 *c, unsigned entry_size) {
   const ockpt_src *buf = &c->src;
   const ockpt_v2_span *sec = &c->info->optimizer;
   uint64_t s = sec->offset, L = sec->length, K, T, desc, entries, namepool, need;
@@ -619,7 +583,7 @@ static ockpt_result check_optimizer(const v2 *c) {
     return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_tensors"), s + 8,
                "num_tensors differs from the tensors section's");
   /* K <= 16 and T <= 2^24: need < 2^33 */
-  need = 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * K + OCKPT_V2_SLOT_ENTRY_SIZE * K * T;
+  need = 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * K + (uint64_t)entry_size * K * T;
   if (need > L)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + 4,
                "the slot descriptors and entries do not fit in the optimizer section");
@@ -628,7 +592,7 @@ static ockpt_result check_optimizer(const v2 *c) {
                "a known optimizer kind with another number of slots");
   desc = s + 16u;
   entries = desc + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * K;
-  namepool = entries + OCKPT_V2_SLOT_ENTRY_SIZE * K * T;
+  namepool = entries + (uint64_t)entry_size * K * T;
 #define DESC(j) (desc + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)(j))
   for (j = 0; j < K; j++)
     if (rd32(buf, DESC(j) + 12) != 0)
@@ -663,7 +627,8 @@ static ockpt_result check_optimizer(const v2 *c) {
         return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.slots"), desc,
                    "a known optimizer kind with other slot names");
 #undef DESC
-  for (j = 0; j < K; j++)
+  /* O10 (schema 2 only: a schema-3 entry is its size alone, SPEC.md 6.7.2) */
+  for (j = 0; j < K && entry_size == OCKPT_V2_SLOT_ENTRY_SIZE; j++)
     for (t = 0; t < T; t++) {
       uint64_t e = entries + OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * T + t);
       if (rd64(buf, e) == OCKPT_V2_NO_STATE && rd64(buf, e + 8) != 0)
@@ -946,7 +911,7 @@ ockpt_result ockpt_v2_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
   CHECK(check_header(&c));
   CHECK(check_sections(&c));
   if (f->v2.tensors.present) CHECK(check_tensors(&c));
-  if (f->v2.optimizer.present) CHECK(check_optimizer(&c));
+  if (f->v2.optimizer.present) CHECK(check_optimizer(&c, OCKPT_V2_SLOT_ENTRY_SIZE));
   if (f->v2.state.present) CHECK(check_state(&c));
   if (f->v2.origin.present) CHECK(check_origin(&c));
   CHECK(check_ranges(&c));
@@ -958,7 +923,10 @@ ockpt_result ockpt_v2_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
 
 /* ---- access --------------------------------------------------------------------------------- */
 
-static int is_v2(const ockpt_file *f) { return f != NULL && f->revision == OCKPT_REV_V2; }
+/* Schema 3 (ockpt_v3.c) shares the section table, optimizer, state and origin access. */
+static int is_v2(const ockpt_file *f) {
+  return f != NULL && (f->revision == OCKPT_REV_V2 || f->revision == OCKPT_REV_V3);
+}
 
 /* Through the file's source; names, keys and values as pointers only into a buffer. */
 int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
@@ -966,6 +934,7 @@ int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
   unsigned j;
   ockpt_src src;
   if (!is_v2(f) || k >= f->v2.num_tensors || t == NULL) return -1;
+  if (f->revision == OCKPT_REV_V3) return ockpt_v3_tensor_at(f, k, t);
   src = ockpt_src_of(f);
   r = f->v2.tensors.offset + 8u + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
   t->index = rd32(&src, r);
@@ -1006,6 +975,7 @@ int ockpt_v2_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *o
   uint64_t e, o;
   ockpt_src src;
   if (!is_v2(f) || j >= f->v2.num_slots || k >= f->v2.num_tensors) return -1;
+  if (f->revision == OCKPT_REV_V3) return ockpt_v3_slot_entry_at(f, j, k, offset, nbytes);
   src = ockpt_src_of(f);
   e = f->v2.optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)f->v2.num_slots +
       OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * f->v2.num_tensors + k);
@@ -1062,3 +1032,27 @@ int ockpt_v2_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *
   if (length != NULL) *length = rd64(&src, e + 16);
   return 1;
 }
+
+/* ---- shared with schema 3 (ockpt_v3.c, through ockpt_internal.h) ---------------------------- */
+
+ockpt_result ockpt_v2_ok(void) { return ok(); }
+ockpt_result ockpt_v2_err(ockpt_error code, ockpt_fname f, uint64_t offset, const char *message) {
+  return err(code, f, offset, message);
+}
+int ockpt_v2_utf8_valid(const ockpt_src *b, uint64_t at, uint64_t n) { return utf8_valid(b, at, n); }
+int ockpt_v2_same_bytes(const ockpt_src *b, uint64_t x, uint64_t y, uint64_t n) {
+  return same_bytes(b, x, y, n);
+}
+ockpt_result ockpt_v2_check_padding(const ockpt_src *b, uint64_t from, uint64_t to) {
+  return check_padding(b, from, to);
+}
+void ockpt_v2_heapsort(uint64_t *a, size_t n, ockpt_less_fn less, const void *ctx) {
+  heapsort_by(a, n, less, ctx);
+}
+ockpt_result ockpt_v2_check_header(const ockpt_v2ctx *c) { return check_header(c); }
+ockpt_result ockpt_v2_check_sections(const ockpt_v2ctx *c) { return check_sections(c); }
+ockpt_result ockpt_v2_check_optimizer(const ockpt_v2ctx *c, unsigned entry_size) {
+  return check_optimizer(c, entry_size);
+}
+ockpt_result ockpt_v2_check_state(const ockpt_v2ctx *c) { return check_state(c); }
+ockpt_result ockpt_v2_check_origin(const ockpt_v2ctx *c) { return check_origin(c); }

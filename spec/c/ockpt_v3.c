@@ -1,0 +1,662 @@
+/* Schema 3 in the reference C reader: SPEC.md section 6.7, rule by rule, in the spec's order.
+ *
+ * Schema 3 is schema 2's container with a columnar tensors section (rules C0-C13), 8-byte slot
+ * entries (O1-O9 with O4 and O7 changed, no O10) and data ranges placed by rule (P0-P4). The
+ * header, section table, optimizer, state and origin rules are schema 2's (ockpt_v2.c, shared
+ * through ockpt_internal.h), so both schemas read through one implementation of them, over a
+ * buffer or a stream alike.
+ *
+ * Arithmetic: positions inside the tensors section are computed relative to its start from
+ * n <= 2^24 and at most 1024 bytes per record (D <= 8n dims, P <= 1024n name bytes), so they
+ * stay below 2^40 and are compared with the section's length before anything is read; a data
+ * range's place is compared with the data section's end as `len > end - p` after `p <= end`.
+ *
+ * No allocation. The rules that compare records with each other (C5 model indices, C9 the
+ * permutation, C12 names) compare every record with every earlier one without scratch; with the
+ * caller's scratch (ockpt_read_scratch) they sort in it (SPEC.md 6.1, heapsort, O(n log n)) and
+ * report the same record. C4 compares neighbours only. The scratch then keeps the computed
+ * offset of every data range, so that access is O(1) afterwards. */
+#include "ockpt_internal.h"
+
+#define rd8(b, k) src_u8((b), (k))
+#define rd32(b, k) src_u32((b), (k))
+#define rd64(b, k) src_u64((b), (k))
+
+#define err ockpt_v2_err
+#define ok ockpt_v2_ok
+
+#define CHECK(expr)                                 \
+  do {                                              \
+    ockpt_result check_r_ = (expr);                 \
+    if (check_r_.code != OCKPT_OK) return check_r_; \
+  } while (0)
+
+typedef ockpt_v2ctx v3;
+
+/* x rounded up to a multiple of a (a power of two <= 64); saturates near 2^64. */
+static uint64_t round_up(uint64_t x, uint64_t a) {
+  uint64_t r = x & (a - 1u);
+  if (r == 0) return x;
+  if (x > UINT64_MAX - a) return UINT64_MAX;
+  return x + (a - r);
+}
+
+/* SPEC.md 6.7.3: a range of len bytes starts at a multiple of a(len). */
+static uint64_t range_align(uint64_t len) {
+  uint64_t a = 1;
+  if (len >= OCKPT_V2_ALIGNMENT) return OCKPT_V2_ALIGNMENT;
+  while (a < len) a <<= 1;
+  return a;
+}
+
+/* ---- the tensors section's layout (6.7.1) -------------------------------------------------- */
+
+enum { C_INDEX, C_MODEL, C_NAME, C_DTYPE, C_RANK, C_ORDER, C_FIXED };
+static const uint32_t col_bit[C_FIXED] = {OCKPT_V3_COL_INDEX, OCKPT_V3_COL_MODEL_INDEX,
+                                          OCKPT_V3_COL_NAME,  OCKPT_V3_COL_DTYPE,
+                                          OCKPT_V3_COL_SHAPE, OCKPT_V3_COL_ORDER};
+static const unsigned col_size[C_FIXED] = {4, 4, 4, 1, 1, 4};
+
+typedef struct layout {
+  uint64_t s, L, n;
+  uint32_t cols;
+  uint64_t at[C_FIXED];   /* absolute start of each present fixed column */
+  uint64_t from[C_FIXED]; /* absolute end of the column before it (its padding starts there) */
+  uint64_t e;             /* relative end of the last fixed column */
+} layout;
+
+static void lay_out(layout *l, uint64_t s, uint64_t L, uint64_t n, uint32_t cols) {
+  uint64_t rel = 8u + 8u * n;
+  unsigned i;
+  l->s = s;
+  l->L = L;
+  l->n = n;
+  l->cols = cols;
+  for (i = 0; i < C_FIXED; i++) {
+    l->at[i] = 0;
+    l->from[i] = 0;
+    if (!(cols & col_bit[i])) continue;
+    l->from[i] = s + rel;
+    rel = round_up(rel, 8);
+    l->at[i] = s + rel;
+    rel += n * col_size[i];
+  }
+  l->e = rel;
+}
+
+static int has(const layout *l, unsigned i) { return (l->cols & col_bit[i]) != 0; }
+
+static uint32_t col32(const ockpt_src *b, const layout *l, unsigned i, uint64_t k) {
+  return rd32(b, l->at[i] + 4u * k);
+}
+
+static uint32_t index_of(const ockpt_src *b, const layout *l, uint64_t k) {
+  return has(l, C_INDEX) ? col32(b, l, C_INDEX, k) : (uint32_t)k;
+}
+static uint32_t model_of(const ockpt_src *b, const layout *l, uint64_t k) {
+  return has(l, C_MODEL) ? col32(b, l, C_MODEL, k) : OCKPT_V3_NO_MODEL_INDEX;
+}
+static uint32_t lname_of(const ockpt_src *b, const layout *l, uint64_t k) {
+  return has(l, C_NAME) ? col32(b, l, C_NAME, k) : 0u;
+}
+static int dtype_of(const ockpt_src *b, const layout *l, uint64_t k) {
+  return has(l, C_DTYPE) ? (int)(int8_t)rd8(b, l->at[C_DTYPE] + k) : OCKPT_V3_NO_DTYPE;
+}
+static unsigned rank_of(const ockpt_src *b, const layout *l, uint64_t k) {
+  return has(l, C_RANK) ? rd8(b, l->at[C_RANK] + k) : OCKPT_V3_NO_SHAPE;
+}
+static uint32_t order_of(const ockpt_src *b, const layout *l, uint64_t q) {
+  return has(l, C_ORDER) ? col32(b, l, C_ORDER, q) : (uint32_t)q;
+}
+static uint64_t len_at(const layout *l, uint64_t k) { return l->s + 8u + 8u * k; }
+
+/* Where the dims and names columns start (absolute), from D (the sum of the ranks). */
+static uint64_t dims_start(const layout *l) { return l->s + round_up(l->e, 8); }
+static uint64_t names_start(const layout *l, uint64_t D) {
+  uint64_t rel = l->e;
+  if (l->cols & OCKPT_V3_COL_SHAPE) rel = round_up(rel, 8) + 4u * D;
+  return l->s + round_up(rel, 8);
+}
+
+/* ---- the first record whose u32 value repeats an earlier record's -------------------------- */
+
+/* Values col[k] (i = C_MODEL or C_ORDER), records whose value is `skip` ignored. Pairwise without
+ * scratch; with it, keys value << 32 | k heap-sorted: in each run of equal values the second key
+ * is the smallest record that repeats an earlier one (SPEC.md 6.1). -1 when all differ. */
+static int less_u64(const void *ctx, uint64_t a, uint64_t b) {
+  (void)ctx;
+  return a < b;
+}
+
+static int64_t first_repeat(const v3 *c, const layout *l, unsigned i, uint32_t skip) {
+  const ockpt_src *b = &c->src;
+  uint64_t n = l->n, k, j;
+  if (c->scratch != NULL && c->scratch_count >= n) {
+    uint64_t *keys = c->scratch;
+    size_t m = 0, q;
+    int64_t best = -1;
+    for (k = 0; k < n; k++) {
+      uint32_t v = col32(b, l, i, k);
+      if (v != skip) keys[m++] = ((uint64_t)v << 32) | k;
+    }
+    ockpt_v2_heapsort(keys, m, less_u64, NULL);
+    for (q = 1; q < m; q++)
+      if (keys[q] >> 32 == keys[q - 1] >> 32 && (q < 2 || keys[q - 1] >> 32 != keys[q - 2] >> 32)) {
+        int64_t rec = (int64_t)(keys[q] & 0xFFFFFFFFu);
+        if (best < 0 || rec < best) best = rec;
+      }
+    return best;
+  }
+  for (k = 1; k < n; k++) {
+    uint32_t v = col32(b, l, i, k);
+    if (v == skip) continue;
+    for (j = 0; j < k; j++)
+      if (col32(b, l, i, j) == v) return (int64_t)k;
+  }
+  return -1;
+}
+
+/* ---- names (C12) ----------------------------------------------------------------------------- */
+
+typedef struct names_ctx {
+  const ockpt_src *b;
+  const layout *l;
+  uint64_t start; /* the names column */
+} names_ctx;
+
+/* keys: (name's place relative to the column) << 24 | record; P <= 2^34, so 58 bits */
+static int less_name(const void *ctx, uint64_t x, uint64_t y) {
+  const names_ctx *nc = (const names_ctx *)ctx;
+  uint64_t kx = x & 0xFFFFFFu, ky = y & 0xFFFFFFu, px = nc->start + (x >> 24),
+           py = nc->start + (y >> 24), m;
+  uint32_t lx = lname_of(nc->b, nc->l, kx), ly = lname_of(nc->b, nc->l, ky);
+  if (lx != ly) return lx < ly;
+  for (m = 0; m < lx; m++) {
+    uint8_t cx = rd8(nc->b, px + m), cy = rd8(nc->b, py + m);
+    if (cx != cy) return cx < cy;
+  }
+  return kx < ky;
+}
+
+static int same_name(const names_ctx *nc, uint64_t x, uint64_t y) {
+  uint32_t lx = lname_of(nc->b, nc->l, x & 0xFFFFFFu), ly = lname_of(nc->b, nc->l, y & 0xFFFFFFu);
+  return lx == ly && ockpt_v2_same_bytes(nc->b, nc->start + (x >> 24), nc->start + (y >> 24), lx);
+}
+
+static ockpt_result check_names(const v3 *c, const layout *l, uint64_t start) {
+  const ockpt_src *b = &c->src;
+  uint64_t n = l->n, k, j, at, bad_utf8 = UINT64_MAX, bad_at = 0, dup = UINT64_MAX, dup_at = 0;
+  if (c->scratch != NULL && c->scratch_count >= n) {
+    uint64_t *keys = c->scratch;
+    size_t m = 0, q;
+    names_ctx nc;
+    nc.b = b;
+    nc.l = l;
+    nc.start = start;
+    for (k = 0, at = start; k < n; k++) {
+      uint32_t ln = lname_of(b, l, k);
+      if (ln == 0) continue;
+      if (bad_utf8 == UINT64_MAX && !ockpt_v2_utf8_valid(b, at, ln)) {
+        bad_utf8 = k;
+        bad_at = at;
+      }
+      keys[m++] = ((at - start) << 24) | k;
+      at += ln;
+    }
+    ockpt_v2_heapsort(keys, m, less_name, &nc);
+    for (q = 1; q < m; q++) {
+      uint64_t rec = keys[q] & 0xFFFFFFu;
+      /* the comparison with the same record number ignored: equal names are neighbours */
+      if (rec < dup && same_name(&nc, keys[q], keys[q - 1]) &&
+          (q < 2 || !same_name(&nc, keys[q - 1], keys[q - 2]))) {
+        dup = rec;
+        dup_at = start + (keys[q] >> 24);
+      }
+    }
+  } else {
+    for (k = 0, at = start; k < n && dup == UINT64_MAX && bad_utf8 == UINT64_MAX; k++) {
+      uint32_t ln = lname_of(b, l, k);
+      uint64_t other;
+      if (ln == 0) continue;
+      if (!ockpt_v2_utf8_valid(b, at, ln)) {
+        bad_utf8 = k;
+        bad_at = at;
+        break;
+      }
+      for (j = 0, other = start; j < k; j++) {
+        uint32_t lj = lname_of(b, l, j);
+        if (lj == ln && ockpt_v2_same_bytes(b, other, at, ln)) {
+          dup = k;
+          dup_at = at;
+          break;
+        }
+        other += lj;
+      }
+      at += ln;
+    }
+  }
+  if (bad_utf8 != UINT64_MAX && bad_utf8 <= dup)
+    return err(OCKPT_E_BAD_UTF8, F1("tensors", (int64_t)bad_utf8, ".name"), bad_at,
+               "a name is not UTF-8");
+  if (dup != UINT64_MAX)
+    return err(OCKPT_E_DUPLICATE_TENSOR_NAME, F1("tensors", (int64_t)dup, ".name"), dup_at,
+               "two tensors have the same name");
+  return ok();
+}
+
+/* ---- tensors section (C0-C13) -------------------------------------------------------------- */
+
+static ockpt_result redundant(const layout *l) {
+  return err(OCKPT_E_REDUNDANT_COLUMN, F0("tensors.columns"), l->s + 4,
+             "a column holds only the value its absence means");
+}
+
+static ockpt_result check_tensors(const v3 *c, layout *l) {
+  const ockpt_src *b = &c->src;
+  const ockpt_v2_span *sec = &c->info->tensors;
+  uint64_t s = sec->offset, L = sec->length, n, k, D = 0, P = 0, dims = 0, names = 0, end;
+  uint32_t cols;
+  int64_t rep;
+  int all_none;
+  unsigned i;
+  /* C0 */
+  if (L < 8)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.num_tensors"), s,
+               "the tensors section is shorter than its 8-byte head");
+  n = rd32(b, s);
+  cols = rd32(b, s + 4);
+  /* C1 */
+  if (n == 0)
+    return err(OCKPT_E_EMPTY_SECTION, F0("tensors.num_tensors"), s,
+               "a tensors section without records");
+  if (n > OCKPT_V2_MAX_TENSORS)
+    return err(OCKPT_E_LIMIT_EXCEEDED, F0("tensors.num_tensors"), s, "more than 2^24 tensors");
+  /* C2 */
+  if (cols & ~(uint32_t)0x3F)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("tensors.columns"), s + 4,
+               "reserved column bits are set");
+  /* C3 */
+  lay_out(l, s, L, n, cols);
+  if (l->e > L)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.num_tensors"), s,
+               "the tensors section's columns do not fit in it");
+  /* C4 */
+  if (has(l, C_INDEX)) {
+    int identity = col32(b, l, C_INDEX, 0) == 0;
+    for (k = 1; k < n; k++) {
+      uint32_t here = col32(b, l, C_INDEX, k), before = col32(b, l, C_INDEX, k - 1);
+      if (here == before)
+        return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", (int64_t)k, ".index"),
+                   l->at[C_INDEX] + 4u * k, "two tensor records have the same index");
+      if (here < before)
+        return err(OCKPT_E_TENSOR_ORDER, F1("tensors", (int64_t)k, ".index"),
+                   l->at[C_INDEX] + 4u * k, "tensor records are not in ascending index order");
+      if (here != k) identity = 0;
+    }
+    if (identity) return redundant(l);
+  }
+  /* C5 */
+  if (has(l, C_MODEL)) {
+    for (k = 0, all_none = 1; k < n && all_none; k++)
+      all_none = col32(b, l, C_MODEL, k) == OCKPT_V3_NO_MODEL_INDEX;
+    if (all_none) return redundant(l);
+    rep = first_repeat(c, l, C_MODEL, OCKPT_V3_NO_MODEL_INDEX);
+    if (rep >= 0)
+      return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", rep, ".model_index"),
+                 l->at[C_MODEL] + 4u * (uint64_t)rep, "two tensor records have the same model index");
+  }
+  /* C6 */
+  if (has(l, C_NAME)) {
+    for (k = 0, all_none = 1; k < n && all_none; k++) all_none = col32(b, l, C_NAME, k) == 0;
+    if (all_none) return redundant(l);
+    for (k = 0; k < n; k++)
+      if (col32(b, l, C_NAME, k) > OCKPT_V2_MAX_NAME_LEN)
+        return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", (int64_t)k, ".len_name"),
+                   l->at[C_NAME] + 4u * k, "a name has at most 1024 bytes");
+  }
+  /* C7 */
+  if (has(l, C_DTYPE)) {
+    for (k = 0, all_none = 1; k < n && all_none; k++)
+      all_none = dtype_of(b, l, k) == OCKPT_V3_NO_DTYPE;
+    if (all_none) return redundant(l);
+    for (k = 0; k < n; k++) {
+      int d = dtype_of(b, l, k);
+      if (d != OCKPT_V3_NO_DTYPE && ockpt_v2_dtype_name(d) == NULL)
+        return err(OCKPT_E_BAD_DTYPE, F1("tensors", (int64_t)k, ".dtype"), l->at[C_DTYPE] + k,
+                   "dtype is not a circle TensorType");
+    }
+  }
+  /* C8 */
+  if (has(l, C_RANK)) {
+    for (k = 0, all_none = 1; k < n && all_none; k++)
+      all_none = rank_of(b, l, k) == OCKPT_V3_NO_SHAPE;
+    if (all_none) return redundant(l);
+    for (k = 0; k < n; k++) {
+      unsigned r = rank_of(b, l, k);
+      if (r != OCKPT_V3_NO_SHAPE && r > OCKPT_V2_MAX_RANK)
+        return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", (int64_t)k, ".rank"), l->at[C_RANK] + k,
+                   "rank exceeds 8");
+    }
+  }
+  /* C9 */
+  if (has(l, C_ORDER)) {
+    int identity = 1;
+    for (k = 0; k < n; k++) {
+      uint32_t v = col32(b, l, C_ORDER, k);
+      if (v >= n)
+        return err(OCKPT_E_BAD_DATA_ORDER, F1("tensors", (int64_t)k, ".order"),
+                   l->at[C_ORDER] + 4u * k, "an order value is not a record");
+      if (v != k) identity = 0;
+    }
+    rep = first_repeat(c, l, C_ORDER, UINT32_MAX); /* every value < n <= 2^24: none skipped */
+    if (rep >= 0)
+      return err(OCKPT_E_BAD_DATA_ORDER, F1("tensors", rep, ".order"),
+                 l->at[C_ORDER] + 4u * (uint64_t)rep, "an order value repeats an earlier one");
+    if (identity) return redundant(l);
+  }
+  /* C10: D <= 8n, P <= 1024n, all relative positions < 2^40 */
+  end = l->e;
+  if (has(l, C_RANK)) {
+    for (k = 0; k < n; k++) {
+      unsigned r = rank_of(b, l, k);
+      if (r != OCKPT_V3_NO_SHAPE) D += r;
+    }
+    dims = round_up(l->e, 8);
+    end = dims + 4u * D;
+    if (end > L)
+      return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.dims"), s + dims,
+                 "the dims column ends past the tensors section");
+  }
+  if (has(l, C_NAME)) {
+    for (k = 0; k < n; k++) P += col32(b, l, C_NAME, k);
+    names = round_up(end, 8);
+    end = names + P;
+    if (end > L)
+      return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.names"), s + names,
+                 "the names column ends past the tensors section");
+  }
+  if (end < L)
+    return err(OCKPT_E_GAP, F0("tensors"), s + end, "bytes at the end of the section belong to nothing");
+  /* C11, in column order */
+  for (i = 0; i < C_FIXED; i++)
+    if (has(l, i)) CHECK(ockpt_v2_check_padding(b, l->from[i], l->at[i]));
+  if (has(l, C_RANK)) CHECK(ockpt_v2_check_padding(b, s + l->e, s + dims));
+  if (has(l, C_NAME))
+    CHECK(ockpt_v2_check_padding(b, s + (has(l, C_RANK) ? dims + 4u * D : l->e), s + names));
+  /* C12 */
+  if (has(l, C_NAME)) CHECK(check_names(c, l, s + names));
+  /* C13: product(dims) * size == len_data, without overflow (as R11) */
+  if (has(l, C_DTYPE) && has(l, C_RANK)) {
+    uint64_t d = s + dims;
+    for (k = 0; k < n; k++) {
+      unsigned r = rank_of(b, l, k), elem, j;
+      uint64_t len = rd64(b, len_at(l, k)), prod;
+      int zero = 0, over = 0, dt = dtype_of(b, l, k);
+      if (r == OCKPT_V3_NO_SHAPE) continue;
+      elem = dt == OCKPT_V3_NO_DTYPE ? 0 : ockpt_v2_dtype_size(dt);
+      if (elem != 0) {
+        for (j = 0; j < r; j++)
+          if (rd32(b, d + 4u * j) == 0) zero = 1;
+        prod = elem;
+        if (!zero)
+          for (j = 0; j < r && !over; j++) {
+            uint64_t v = rd32(b, d + 4u * j);
+            if (prod > len / v) over = 1; /* prod * v > len (v >= 1) */
+            else prod *= v;
+          }
+        if (zero ? len != 0 : (over || prod != len))
+          return err(OCKPT_E_SHAPE_MISMATCH, F1("tensors", (int64_t)k, ".len_data"), len_at(l, k),
+                     "len_data differs from the product of the dims times the element size");
+      }
+      d += 4u * r;
+    }
+  }
+  c->info->num_tensors = (uint32_t)n;
+  c->info->columns = cols;
+  return ok();
+}
+
+/* ---- the ranges in data order (6.7.3) ------------------------------------------------------- */
+
+typedef struct walk {
+  const ockpt_src *b;
+  layout l;
+  uint64_t n, K, count; /* count: n + K*n positions in data order */
+  uint64_t entries;     /* the first slot entry */
+} walk;
+
+/* Data-order position q: 1 with the range's number in range order (record k: k; slot j's entry
+ * for record k: n + j*n + k), its size and where that size is; 0 for a NO_STATE entry. */
+static int range_at(const walk *w, uint64_t q, uint64_t *p, uint64_t *len, uint64_t *at) {
+  uint64_t rec, j, x;
+  if (q < w->n) {
+    rec = order_of(w->b, &w->l, q);
+    *p = rec;
+    *at = len_at(&w->l, rec);
+    *len = rd64(w->b, *at);
+    return 1;
+  }
+  j = (q - w->n) / w->n;
+  rec = order_of(w->b, &w->l, (q - w->n) % w->n);
+  x = w->entries + OCKPT_V3_SLOT_ENTRY_SIZE * (j * w->n + rec);
+  *len = rd64(w->b, x);
+  *p = w->n + j * w->n + rec;
+  *at = x;
+  return *len != OCKPT_V2_NO_STATE;
+}
+
+static ockpt_fname range_field(const walk *w, uint64_t p) {
+  if (p < w->n) return F1("tensors", (int64_t)p, ".len_data");
+  return F2("optimizer.slots", (int64_t)((p - w->n) / w->n), "", (int64_t)((p - w->n) % w->n),
+            ".len_data");
+}
+
+static void walk_init(walk *w, const ockpt_src *b, const ockpt_v2_info *info) {
+  w->b = b;
+  w->n = info->tensors.present ? info->num_tensors : 0;
+  w->K = info->optimizer.present ? info->num_slots : 0;
+  w->count = w->n + w->K * w->n;
+  w->entries = info->optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * w->K;
+  lay_out(&w->l, info->tensors.offset, info->tensors.length, w->n, info->columns);
+}
+
+static ockpt_result check_data(const v3 *c) {
+  ockpt_v2_info *info = c->info;
+  walk w;
+  uint64_t s = info->data.offset, end = info->data.offset + info->data.length, pos = s, q, p, len,
+           at, pad = 0, k;
+  uint64_t *offsets = NULL;
+  int padded = 0;
+  /* P0, P1 */
+  if (info->data.present && !info->tensors.present)
+    return err(OCKPT_E_EMPTY_SECTION, F0("data"), s, "a data section, but no tensors");
+  if (!info->tensors.present) return ok();
+  if (!info->data.present)
+    return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("tensors[0].len_data"), info->tensors.offset + 8u,
+               "tensors, but no data section");
+  walk_init(&w, &c->src, info);
+  if (c->scratch != NULL && c->scratch_count >= w.count) {
+    offsets = c->scratch;
+    for (k = 0; k < w.count; k++) offsets[k] = OCKPT_V2_NO_STATE;
+  }
+  /* P2, and the first non-zero padding byte for P4 */
+  for (q = 0; q < w.count; q++) {
+    uint64_t start;
+    if (!range_at(&w, q, &p, &len, &at)) continue;
+    start = round_up(pos, range_align(len));
+    if (start > end || len > end - start)
+      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, range_field(&w, p), at,
+                 "a data range ends past the data section");
+    for (k = pos; k < start && !padded; k++)
+      if (rd8(&c->src, k) != 0) {
+        padded = 1;
+        pad = k;
+      }
+    if (offsets != NULL) offsets[p] = start;
+    pos = start + len;
+  }
+  /* P3, P4 */
+  if (pos < end)
+    return err(OCKPT_E_GAP, F0("data"), pos,
+               "bytes at the end of the data section belong to no tensor or slot");
+  if (padded)
+    return err(OCKPT_E_NONZERO_PADDING, F0("padding"), pad, "alignment padding byte is not 0");
+  info->offsets = offsets;
+  return ok();
+}
+
+/* ---- the whole file -------------------------------------------------------------------------- */
+
+uint64_t ockpt_v3_scratch_count(uint64_t S) {
+  /* every record or range needs at least its 8-byte size in the file */
+  return S / 8u + 1u;
+}
+
+ockpt_result ockpt_v3_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
+                               uint64_t *scratch, size_t scratch_count) {
+  static const ockpt_file zero_file;
+  v3 c;
+  layout l;
+  *f = zero_file;
+  f->buf = src->buf;
+  f->stream = src->stream;
+  f->file_size = S;
+  c.src = *src;
+  c.S = S;
+  c.scratch = scratch;
+  c.scratch_count = scratch != NULL ? scratch_count : 0;
+  c.info = &f->v2;
+  CHECK(ockpt_v2_check_header(&c));
+  CHECK(ockpt_v2_check_sections(&c));
+  if (f->v2.tensors.present) CHECK(check_tensors(&c, &l));
+  if (f->v2.optimizer.present) CHECK(ockpt_v2_check_optimizer(&c, OCKPT_V3_SLOT_ENTRY_SIZE));
+  if (f->v2.state.present) CHECK(ockpt_v2_check_state(&c));
+  if (f->v2.origin.present) CHECK(ockpt_v2_check_origin(&c));
+  CHECK(check_data(&c));
+  f->revision = OCKPT_REV_V3;
+  f->dialect = OCKPT_DIALECT_NULL;
+  f->optimizer = OCKPT_OPT_NONE;
+  return ok();
+}
+
+/* ---- access ----------------------------------------------------------------------------------- */
+
+static int is_v3(const ockpt_file *f) { return f != NULL && f->revision == OCKPT_REV_V3; }
+
+void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
+  walk w;
+  ockpt_src src;
+  uint64_t k, D = 0;
+  c->record = 0;
+  c->dims = c->name = c->q = c->pos = 0;
+  if (!is_v3(f)) return;
+  src = ockpt_src_of(f);
+  walk_init(&w, &src, &f->v2);
+  if (w.n != 0) {
+    for (k = 0; k < w.n && (w.l.cols & OCKPT_V3_COL_SHAPE); k++) {
+      unsigned r = rank_of(&src, &w.l, k);
+      if (r != OCKPT_V3_NO_SHAPE) D += r;
+    }
+    c->dims = dims_start(&w.l);
+    c->name = names_start(&w.l, D);
+  }
+  c->pos = f->v2.data.offset;
+}
+
+/* The offset of range p (range order), through the scratch or by walking the data from where
+ * the cursor's walk stands (wrapping once). */
+static uint64_t locate(const ockpt_file *f, ockpt_v3_cursor *c, uint64_t p) {
+  ockpt_src src = ockpt_src_of(f);
+  walk w;
+  uint64_t steps, q, len, at, start;
+  if (f->v2.offsets != NULL) return f->v2.offsets[p];
+  walk_init(&w, &src, &f->v2);
+  for (steps = 0; steps <= w.count; steps++) {
+    uint64_t r;
+    if (c->q >= w.count) {
+      c->q = 0;
+      c->pos = f->v2.data.offset;
+    }
+    q = c->q++;
+    if (!range_at(&w, q, &r, &len, &at)) continue;
+    start = round_up(c->pos, range_align(len));
+    c->pos = start + len;
+    if (r == p) return start;
+  }
+  return 0; /* not reached for a range of a file that was read */
+}
+
+int ockpt_v3_next_tensor(const ockpt_file *f, ockpt_v3_cursor *c, ockpt_v2_tensor_info *t) {
+  ockpt_src src;
+  walk w;
+  uint32_t k = c->record, j;
+  unsigned r;
+  int d;
+  if (!is_v3(f) || t == NULL) return -1;
+  if (k >= f->v2.num_tensors) return 0;
+  src = ockpt_src_of(f);
+  walk_init(&w, &src, &f->v2);
+  t->index = index_of(&src, &w.l, k);
+  t->flags = 0;
+  t->model_index = model_of(&src, &w.l, k);
+  if (t->model_index != OCKPT_V3_NO_MODEL_INDEX) t->flags |= OCKPT_V2_HAS_MODEL_INDEX;
+  else t->model_index = 0;
+  d = dtype_of(&src, &w.l, k);
+  t->dtype = d == OCKPT_V3_NO_DTYPE ? 0 : (int8_t)d;
+  if (d != OCKPT_V3_NO_DTYPE) t->flags |= OCKPT_V2_HAS_DTYPE;
+  r = rank_of(&src, &w.l, k);
+  t->rank = r == OCKPT_V3_NO_SHAPE ? 0 : (uint8_t)r;
+  if (r != OCKPT_V3_NO_SHAPE) t->flags |= OCKPT_V2_HAS_SHAPE;
+  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = j < t->rank ? rd32(&src, c->dims + 4u * j) : 0;
+  c->dims += 4u * t->rank;
+  t->name_len = lname_of(&src, &w.l, k);
+  t->name_offset = t->name_len != 0 ? c->name : 0;
+  t->name = t->name_len != 0 && f->buf != NULL ? f->buf + c->name : NULL;
+  if (t->name_len != 0) t->flags |= OCKPT_V2_HAS_NAME;
+  c->name += t->name_len;
+  t->nbytes = rd64(&src, len_at(&w.l, k));
+  t->offset = locate(f, c, k);
+  c->record = k + 1;
+  return 1;
+}
+
+int ockpt_v3_slot_entry(const ockpt_file *f, ockpt_v3_cursor *c, uint32_t j, uint32_t k,
+                        uint32_t *index, uint64_t *offset, uint64_t *nbytes) {
+  ockpt_src src;
+  walk w;
+  uint64_t len;
+  if (!is_v3(f) || c == NULL || j >= f->v2.num_slots || k >= f->v2.num_tensors) return -1;
+  src = ockpt_src_of(f);
+  walk_init(&w, &src, &f->v2);
+  if (index != NULL) *index = index_of(&src, &w.l, k);
+  len = rd64(&src, w.entries + OCKPT_V3_SLOT_ENTRY_SIZE * ((uint64_t)j * w.n + k));
+  if (len == OCKPT_V2_NO_STATE) return 0;
+  if (nbytes != NULL) *nbytes = len;
+  if (offset != NULL) *offset = locate(f, c, w.n + (uint64_t)j * w.n + k);
+  return 1;
+}
+
+int ockpt_v3_tensor_at(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
+  ockpt_v3_cursor c;
+  ockpt_src src;
+  walk w;
+  uint32_t q;
+  if (!is_v3(f) || k >= f->v2.num_tensors || t == NULL) return -1;
+  ockpt_v3_cursor_init(f, &c);
+  src = ockpt_src_of(f);
+  walk_init(&w, &src, &f->v2);
+  for (q = 0; q < k; q++) { /* O(k): the records before k place its dims and name */
+    unsigned r = rank_of(&src, &w.l, q);
+    if (r != OCKPT_V3_NO_SHAPE) c.dims += 4u * r;
+    c.name += lname_of(&src, &w.l, q);
+  }
+  c.record = k;
+  return ockpt_v3_next_tensor(f, &c, t);
+}
+
+int ockpt_v3_slot_entry_at(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
+                           uint64_t *nbytes) {
+  ockpt_v3_cursor c;
+  ockpt_v3_cursor_init(f, &c);
+  return ockpt_v3_slot_entry(f, &c, j, k, NULL, offset, nbytes);
+}
