@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..format.errors import error_for
-from ..format.model import Buffer, Checkpoint, Tensor
+from ..format.model import Buffer, Checkpoint, Tensor, is_schema2_family
 from ..format.typed import typed_view
 from . import onert_order
 from .model import CircleModel, CircleTensor
@@ -136,7 +136,7 @@ def entry_tensors(
         by_index = ckpt.table_length == len(model.tensors) and ckpt.table_length != len(
             predict_onert_order(model)
         )
-    if ckpt.revision == "v2":
+    if is_schema2_family(ckpt.revision):
         origin = ckpt.origin or {}
         if origin.get("dialect") != "onert-micro" and any(
             t.model_index is None for t in ckpt.tensors

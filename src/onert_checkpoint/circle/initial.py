@@ -71,13 +71,18 @@ def checkpoint_from_arrays(
     slots: Mapping[str, Mapping[int, object]] | None = None,
     state: Mapping[str, object] | None = None,
     dialect: str = "onert",
+    revision: str = "v1",
 ) -> Checkpoint:
     """A schema-1 checkpoint of ``model`` whose weights are ``weights[circle tensor index]``.
 
     Every trainable tensor of the dialect must be given, at its model size. Optimizer slots
     missing from ``slots`` are zero (a fresh optimizer); the state defaults to step 0, epoch 0.
-    ``model`` is a :class:`CircleModel`, a path or the model's bytes.
+    ``model`` is a :class:`CircleModel`, a path or the model's bytes. ``revision`` "v2" or
+    "v3" gives the same content as schema 2 or 3 (names, dtypes and shapes kept, and the
+    dialect recorded in the origin section), "v1" (the default) as schema 1.
     """
+    if revision not in ("v1", "v2", "v3"):
+        raise ValueError(f"unknown revision {revision!r}; choose from v1, v2, v3")
     model = as_circle_model(model)
     if optimizer not in ("adam", "sgd"):
         raise ValueError(f"unknown optimizer {optimizer!r}; choose from adam, sgd")
@@ -137,7 +142,7 @@ def checkpoint_from_arrays(
             entries[tensor.index] = Buffer(tensor.index, raw, pos)
             pos += raw.nbytes
         opt.slots[slot] = entries
-    return Checkpoint(
+    ckpt = Checkpoint(
         tensors=tensors,
         optimizer=opt,
         state=TrainingState(state if state is not None else {"step": 0, "epoch": 0}),
@@ -145,6 +150,11 @@ def checkpoint_from_arrays(
         dialect=dialect,
         num_entries=num_entries,
     )
+    if revision == "v1":
+        return ckpt
+    from ..format.convert import upgrade
+
+    return upgrade(ckpt, to=revision)
 
 
 def new_checkpoint(
@@ -152,9 +162,11 @@ def new_checkpoint(
     *,
     optimizer: str = "adam",
     dialect: str = "onert",
+    revision: str = "v1",
 ) -> Checkpoint:
     """A fresh checkpoint: the model's initial weights, zero optimizer state, step 0.
-    ``model`` is a :class:`CircleModel`, a path or the model's bytes.
+    ``model`` is a :class:`CircleModel`, a path or the model's bytes; ``revision`` as
+    :func:`checkpoint_from_arrays`.
 
         >>> from onert_checkpoint.circle.model import CircleModel
         >>> model = CircleModel.load("tests/data/real-onert/fc2.circle")
@@ -175,4 +187,6 @@ def new_checkpoint(
                 f"trainable tensor {model.tensors[t].name!r} has no initial data in the model",
             )
         weights[t] = data
-    return checkpoint_from_arrays(model, weights, optimizer=optimizer, dialect=dialect)
+    return checkpoint_from_arrays(
+        model, weights, optimizer=optimizer, dialect=dialect, revision=revision
+    )

@@ -180,6 +180,8 @@ def checkpoint_metadata(ckpt: Checkpoint) -> dict[str, str]:
         meta["origin"] = _dumps(origin)
     if ckpt.quirks:
         meta["quirks"] = _dumps(list(ckpt.quirks))
+    if ckpt.data_order is not None:  # schema 3's order column (which offsets cannot tie-break)
+        meta["data_order"] = _dumps([int(i) for i in ckpt.data_order])
     if ckpt.sections:
         meta["sections"] = _dumps(
             [
@@ -266,6 +268,13 @@ def _sections(meta: Mapping[str, str]) -> list[Section]:
         except (KeyError, TypeError, ValueError) as exc:
             raise _fail(f"metadata 'sections' has a malformed entry: {exc!r}") from None
     return out
+
+
+def _data_order(meta: Mapping[str, str]) -> list[int] | None:
+    order = _meta_json(meta, "data_order", "null", (list, type(None)))
+    if order is not None and any(type(i) is not int for i in order):
+        raise _fail("metadata 'data_order' must list entry indices (integers)")
+    return order
 
 
 def from_numpy_dict(
@@ -374,6 +383,7 @@ def from_numpy_dict(
         num_entries=num_entries,
         quirks=tuple(_meta_json(meta, "quirks", "[]", list)),
         sections=_sections(meta),
+        data_order=_data_order(meta),
     )
     if origin is not None:
         ckpt.origin = origin

@@ -549,11 +549,10 @@ def cmd_new(args: argparse.Namespace) -> int:
 
     _output(args.output)
     model = _load_model(args.model)
-    ckpt = new_checkpoint(model, optimizer=args.optimizer, dialect=args.dialect)
-    if args.revision == "v2":
-        from ..format.convert import upgrade
-
-        ckpt = upgrade(ckpt)  # names, dtypes and shapes of the model kept (schema 2)
+    # v2, v3: names, dtypes and shapes of the model kept
+    ckpt = new_checkpoint(
+        model, optimizer=args.optimizer, dialect=args.dialect, revision=args.revision
+    )
     _save(ckpt, args.output, size_hint=0, progress=False)
     out = load(args.output, mmap="auto")
     print(
@@ -727,7 +726,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "unless --allow-lossy.", cmd_convert)
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT")
-    p.add_argument("--to", choices=("v1", "v2", "wof"),
+    p.add_argument("--to", choices=("v1", "v2", "v3", "wof"),
                    help="target revision (default: the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
     model_option(p, "circle model (needed to move between dialects)")
@@ -751,7 +750,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", metavar="IN.safetensors|IN.npz")
     p.add_argument("output", metavar="OUT")
     model_option(p, "circle model: place arrays named after its tensors")
-    p.add_argument("--revision", choices=("v1", "v2", "wof"), help="revision to write")
+    p.add_argument("--revision", choices=("v1", "v2", "v3", "wof"), help="revision to write")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
     batch_size_option(p)
 
@@ -763,8 +762,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam", help="(adam)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), default="onert",
                    help="entry order, and the dialect a schema-2 file downgrades to (onert)")
-    p.add_argument("--revision", choices=("v1", "v2"), default="v1",
-                   help="v1 (what the runtimes read) or v2, with names, dtypes and shapes (v1)")
+    p.add_argument("--revision", choices=("v1", "v2", "v3"), default="v1",
+                   help="v1 (what the runtimes read), or v2 or v3 (compact tables), with names, "
+                   "dtypes and shapes (v1)")
 
     from .jobs_cli import bake_arguments, cmd_bake, cmd_edit, edit_arguments
 

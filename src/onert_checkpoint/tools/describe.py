@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..format.model import Buffer, Checkpoint, Tensor
+from ..format.model import Buffer, Checkpoint, Tensor, is_schema2_family
 from .jsonout import json_value
 
 __all__ = ["describe", "describe_entry"]
@@ -38,7 +38,7 @@ def _state_value(value: object) -> object:
 
 
 def _origin(origin: dict[str, object] | None) -> dict[str, object] | None:
-    """Schema 2's origin section (SPEC 6.4.6) as ``{"revision", "dialect", "num_entries",
+    """Schema 2's (and 3's) origin section (SPEC 6.4.6) as ``{"revision", "dialect", "num_entries",
     "footerless"}``; null without one (and always for schema 1 and WOF)."""
     if origin is None:
         return None
@@ -68,5 +68,5 @@ def describe(ckpt: Checkpoint) -> dict[str, Any]:
         "tensors": [describe_entry(t) for t in ckpt.tensors],
         "optimizer": optimizer,
         "state": {k: _state_value(v) for k, v in ckpt.state.items()},
-        "origin": _origin(ckpt.origin if ckpt.revision == "v2" else None),
+        "origin": _origin(ckpt.origin if is_schema2_family(ckpt.revision) else None),
     }
