@@ -186,11 +186,13 @@ def _v2_header(view: memoryview) -> list[LayoutField]:
     return fields
 
 
-def _v2_map(view: memoryview) -> LayoutMap:
-    """Schema 2: header, section table, each section's body, each tensor's and slot's data."""
+def _v2_map(view: memoryview, revision: str = "v2") -> LayoutMap:
+    """Schema 2 or 3: header, section table, each section's body (schema 3's tensors section
+    column by column), each tensor's and slot's data."""
     from ..format.revisions import v2
 
-    ckpt = v2.read(view)  # validates first: the ranges below are then known to be sane
+    # validates first: the ranges below are then known to be sane
+    ckpt = v2.read(view) if revision == "v2" else read_view(view)
     fields = _v2_header(view)
     n = _u(view, 24, 4) or 0
     kinds = {code: name for name, code in v2.SECTION_KINDS.items()}
@@ -208,6 +210,8 @@ def _v2_map(view: memoryview) -> LayoutMap:
     for start, length, name in bodies:
         if name != "data":
             fields.append(LayoutField(start, length, f"{name} section", "", f"{length} bytes"))
+        if name == "tensors" and revision == "v3":
+            fields += _v3_columns(view, start)
     ranges: list[tuple[int, int, str]] = []  # the entries read from the file (with an offset)
     for t in ckpt.tensors:
         label = f"tensors[{t.index}]" + (f" {t.name}" if t.name else "")
@@ -222,7 +226,7 @@ def _v2_map(view: memoryview) -> LayoutMap:
         crc = zlib.crc32(view[start : start + length]) & 0xFFFFFFFF
         fields.append(LayoutField(start, length, label, "", f"crc32 {crc:08x}"))
     fields.sort(key=lambda f: (f.offset, -f.size))
-    return LayoutMap("v2", len(view), fields)
+    return LayoutMap(revision, len(view), fields)
 
 
 def _version_2(view: memoryview) -> LayoutMap:
@@ -230,6 +234,59 @@ def _version_2(view: memoryview) -> LayoutMap:
         return _v2_map(view)
     except CheckpointError as err:
         return LayoutMap("v2", len(view), _v2_header(view), err)
+
+
+#: Schema 3's tensor columns (SPEC 6.7.1) in layout order: (name, column bit, element size).
+_V3_COLUMNS = [
+    ("index", 1, 4),
+    ("model_index", 2, 4),
+    ("len_name", 4, 4),
+    ("dtype", 8, 1),
+    ("rank", 16, 1),
+    ("order", 32, 4),
+]
+
+
+def _v3_columns(view: memoryview, s: int) -> list[LayoutField]:
+    """The fields of a valid schema-3 tensors section at ``s``: head, then each column."""
+    n, columns = _u(view, s, 4) or 0, _u(view, s + 4, 4) or 0
+    names = [name for name, bit, _ in _V3_COLUMNS if columns & bit]
+    out = [
+        LayoutField(s, 4, "tensors.num_tensors", str(n)),
+        LayoutField(s + 4, 4, "tensors.columns", f"{columns:#x}", ", ".join(names) or "none"),
+        LayoutField(s + 8, 8 * n, "tensors.len_data", "", f"u64[{n}]"),
+    ]
+    pos = s + 8 + 8 * n
+    ranks = b""
+    len_names = 0
+    for name, bit, size in _V3_COLUMNS:
+        if columns & bit:
+            pos = s + -(-(pos - s) // 8) * 8
+            out.append(LayoutField(pos, size * n, f"tensors.{name}", "", f"{size * n} bytes"))
+            if name == "rank":
+                ranks = bytes(view[pos : pos + n])
+            if name == "len_name":
+                len_names = sum(
+                    int.from_bytes(view[pos + 4 * k : pos + 4 * k + 4], "little")
+                    for k in range(n)
+                )
+            pos += size * n
+    if columns & 16:
+        dims = 4 * sum(r for r in ranks if r != 255)
+        pos = s + -(-(pos - s) // 8) * 8
+        out.append(LayoutField(pos, dims, "tensors.dims", "", f"{dims} bytes"))
+        pos += dims
+    if columns & 4:
+        pos = s + -(-(pos - s) // 8) * 8
+        out.append(LayoutField(pos, len_names, "tensors.names", "", f"{len_names} bytes"))
+    return out
+
+
+def _version_3(view: memoryview) -> LayoutMap:
+    try:
+        return _v2_map(view, "v3")
+    except CheckpointError as err:
+        return LayoutMap("v3", len(view), _v2_header(view), err)
 
 
 def _from_revision_module(version: int) -> Callable[[memoryview], LayoutMap] | None:
@@ -252,7 +309,11 @@ def _from_revision_module(version: int) -> Callable[[memoryview], LayoutMap] | N
 
 
 #: version byte -> mapper of the bytes
-MAPPERS: dict[int, Callable[[memoryview], LayoutMap]] = {1: _version_1, 2: _version_2}
+MAPPERS: dict[int, Callable[[memoryview], LayoutMap]] = {
+    1: _version_1,
+    2: _version_2,
+    3: _version_3,
+}
 
 
 def layout_map(source: str | os.PathLike[str] | bytes | memoryview) -> LayoutMap:
