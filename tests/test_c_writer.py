@@ -1,6 +1,7 @@
 """The reference C writer (spec/c/ockpt_write.c) against the Python library's writer.
 
-For each checkpoint and each target (schema 1 as loaded, as onert, as onert-micro; WOF; schema 2)
+For each checkpoint and each target (schema 1 as loaded, as onert, as onert-micro; WOF; schema 2;
+schema 3)
 the C writer, built with -std=c99 -Wall -Wextra -Werror -pedantic and ASan+UBSan, must write the
 file ``onert_checkpoint.to_bytes`` writes, byte for byte, or refuse (exit 1) exactly where the
 library raises ``not_representable``. Checkpoints: every valid vector of spec/vectors and random
@@ -40,10 +41,11 @@ VALID = sorted(
 )
 
 NEW = (1 << 64) - 1  # OCKPT_W_NEW and OCKPT_W_ABSENT
-TARGETS = {"v1": 1, "wof": 2, "v2": 3}
+TARGETS = {"v1": 1, "wof": 2, "v2": 3, "v3": 4}
 DIALECTS = {None: 0, "onert": 1, "onert-micro": 2}
 #: (revision, dialect) pairs written for every checkpoint; "keep" is the loaded dialect.
-WRITES = [("v1", "keep"), ("v1", "onert"), ("v1", "onert-micro"), ("wof", "keep"), ("v2", "keep")]
+WRITES = [("v1", "keep"), ("v1", "onert"), ("v1", "onert-micro"), ("wof", "keep"), ("v2", "keep"),
+          ("v3", "keep")]
 
 
 class Unencodable(Exception):
@@ -167,7 +169,7 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
             out += [b"\3", _u("Q", len(bytes(value))), bytes(value)]
         else:
             raise Unencodable(type(value).__name__)
-    origin = origin_of(ckpt) if revision == "v2" else None
+    origin = origin_of(ckpt) if revision in ("v2", "v3") else None
     if origin is None:
         out.append(b"\0" + bytes(20))
     else:
@@ -179,6 +181,10 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
     out.append(_u("I", len(sections)))
     for s in sections:
         out += [_u("I", s.kind), bytes([int(s.required)]), _u("Q", len(s.data)), bytes(s.data)]
+    # Schema 3: a loaded schema-3 file's data order (entry indices), which orders 0-byte
+    # tensors that share a source offset (SPEC.md 6.7.3; the library's Checkpoint.data_order).
+    order = [] if ckpt.data_order is None else [int(i) for i in ckpt.data_order]
+    out += [_u("I", len(order))] + [_u("I", i) for i in order]
     return b"".join(out)
 
 
@@ -357,9 +363,24 @@ def test_random_schema2(ockpt_write, ckpt):
     assert check_all_writes(ockpt_write, ckpt) >= 1
 
 
+@SETTINGS
+@given(ckpt=v2_checkpoints(), data=st.data())
+def test_random_schema3_with_a_data_order(ockpt_write, ckpt, data):
+    """Schema 3 (in WRITES above for every test) with a loaded file's data order given too:
+    0-byte tensors with equal source offsets are placed in that order (the `order` column)."""
+    indices = [t.index for t in ckpt.tensors]
+    ckpt.data_order = data.draw(st.permutations(indices))
+    for t in ckpt.tensors:
+        if data.draw(st.booleans()):
+            t.offset = 0  # ties, broken by data_order alone
+    want = python_file(ckpt, "v3", "keep")
+    assert want is not None
+    assert c_file(ockpt_write, ckpt, "v3", "keep") == want
+
+
 @pytest.mark.parametrize("bad", [
     "duplicate-name", "bad-utf8-key", "surrogate-name", "shape-mismatch", "reserved-kind",
-    "well-known-type", "micro-footerless",
+    "well-known-type", "micro-footerless", "v3-model-index-none",
 ])
 def test_refusals_match(ockpt_write, bad):
     """Content the library refuses, the C writer refuses too (before writing anything)."""
@@ -379,6 +400,10 @@ def test_refusals_match(ockpt_write, bad):
         ckpt.sections.append(Section(kind=3, data=b"x"))
     elif bad == "well-known-type":
         ckpt.state["step"] = -1
+    elif bad == "v3-model-index-none":  # 2**32-1 is schema 3's NO_MODEL_INDEX (SPEC.md 6.7.1)
+        t1.model_index = 0xFFFFFFFF
+        assert python_file(ckpt, "v2", "keep") is not None
+        revision = "v3"
     elif bad == "micro-footerless":
         ckpt = Checkpoint(tensors=[Tensor(1, np.zeros(2, np.uint8))], revision="v1",
                           dialect="onert-micro", quirks=("footerless",))

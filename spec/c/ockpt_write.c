@@ -513,6 +513,9 @@ static ockpt_w_result write_wof(const ockpt_w_checkpoint *c, ockpt_write_fn writ
 
 typedef struct v2plan {
   const ockpt_w_checkpoint *c;
+  int v3;        /* schema 3: columnar tensors, 8-byte slot entries, ranges placed by rule */
+  int identity;  /* schema 3: the data order is record order (no `order` column) */
+  uint32_t columns; /* schema 3: the tensors section's columns */
   layout L;
   uint32_t n, K;
   int has_data;
@@ -626,13 +629,162 @@ static const char *v2_check(const ockpt_w_checkpoint *c) {
   return NULL;
 }
 
+/* ---- schema 3 (SPEC.md 6.7): data order, columns, placement ------------------------------- */
+
+/* Tensor k's place in the loaded file's data order (`data_order`), else n + k. */
+static uint64_t listed_pos(const ockpt_w_checkpoint *c, uint32_t k) {
+  uint32_t q;
+  for (q = 0; q < c->num_data_order && c->data_order != NULL; q++)
+    if (c->data_order[q] == c->tensors[k].index) return q;
+  return (uint64_t)c->num_tensors + k;
+}
+
+/* Data order of the tensors: (built in memory, source offset, listed place, record), as the
+ * library's v3 writer sorts them. */
+static int order_less(const ockpt_w_checkpoint *c, uint32_t a, uint32_t b) {
+  uint64_t oa = c->tensors[a].buf.src_offset, ob = c->tensors[b].buf.src_offset, la, lb;
+  int na = oa == OCKPT_W_NEW, nb = ob == OCKPT_W_NEW;
+  if (na != nb) return na < nb;
+  if (!na && oa != ob) return oa < ob;
+  la = listed_pos(c, a);
+  lb = listed_pos(c, b);
+  if (la != lb) return la < lb;
+  return a < b;
+}
+
+/* The record after `prev` in data order (prev == NONE: the first); O(1) in record order, else
+ * a scan of all records. */
+static uint32_t next_record(const v2plan *P, uint64_t prev) {
+  uint32_t k, best = 0;
+  int found = 0;
+  if (P->identity) return prev == NONE ? 0u : (uint32_t)prev + 1u;
+  for (k = 0; k < P->n; k++)
+    if ((prev == NONE || order_less(P->c, (uint32_t)prev, k)) &&
+        (!found || order_less(P->c, k, best)))
+      best = k, found = 1;
+  return best;
+}
+
+static uint64_t v3_align(uint64_t len) {
+  uint64_t a = 1;
+  if (len >= 64) return 64;
+  while (a < len) a <<= 1;
+  return a;
+}
+
+static uint64_t round_to(uint64_t x, uint64_t a) { return (x + a - 1u) / a * a; }
+
+/* The data section of schema 3 (6.7.3): the tensors in data order, then each slot's entries in
+ * the same order, each at the next multiple of a(len). Writes when s != NULL; returns the
+ * section's length. */
+static uint64_t v3_data(const v2plan *P, sink *s) {
+  const ockpt_w_checkpoint *c = P->c;
+  uint64_t pos = 0, q, rec = NONE;
+  uint32_t j;
+  for (j = 0; j <= P->K; j++) {
+    rec = NONE;
+    for (q = 0; q < P->n; q++) {
+      const ockpt_w_buffer *b;
+      uint64_t at;
+      rec = next_record(P, rec);
+      b = j == 0 ? &c->tensors[rec].buf : &c->slots[j - 1].entries[rec];
+      if (b->nbytes == OCKPT_W_ABSENT) continue;
+      at = round_to(pos, v3_align(b->nbytes));
+      if (s != NULL) {
+        put_zeros(s, at - pos);
+        put(s, b->data, b->nbytes);
+      }
+      pos = at + b->nbytes;
+    }
+  }
+  return pos;
+}
+
+static void put_pad8(sink *s, uint64_t base) {
+  uint64_t rel = s->count - base;
+  put_zeros(s, round_to(rel, 8) - rel);
+}
+
+/* The tensors section of schema 3 (6.7.1): each column only when needed. */
+static void v3_tensors(const v2plan *P, sink *s) {
+  const ockpt_w_checkpoint *c = P->c;
+  uint64_t base = s->count, rec;
+  uint32_t k, q;
+  PUT32(s, P->n);
+  PUT32(s, P->columns);
+  for (k = 0; k < P->n; k++) PUT64(s, c->tensors[k].buf.nbytes);
+  if (P->columns & OCKPT_V3_COL_INDEX) {
+    put_pad8(s, base);
+    for (k = 0; k < P->n; k++) PUT32(s, c->tensors[k].index);
+  }
+  if (P->columns & OCKPT_V3_COL_MODEL_INDEX) {
+    put_pad8(s, base);
+    for (k = 0; k < P->n; k++)
+      PUT32(s, (c->tensors[k].has & OCKPT_V2_HAS_MODEL_INDEX) ? c->tensors[k].model_index
+                                                              : OCKPT_V3_NO_MODEL_INDEX);
+  }
+  if (P->columns & OCKPT_V3_COL_NAME) {
+    put_pad8(s, base);
+    for (k = 0; k < P->n; k++)
+      PUT32(s, (c->tensors[k].has & OCKPT_V2_HAS_NAME) ? c->tensors[k].name_len : 0);
+  }
+  if (P->columns & OCKPT_V3_COL_DTYPE) {
+    put_pad8(s, base);
+    for (k = 0; k < P->n; k++)
+      PUT8(s, (c->tensors[k].has & OCKPT_V2_HAS_DTYPE) ? (uint8_t)c->tensors[k].dtype : 0x80u);
+  }
+  if (P->columns & OCKPT_V3_COL_SHAPE) {
+    put_pad8(s, base);
+    for (k = 0; k < P->n; k++)
+      PUT8(s, (c->tensors[k].has & OCKPT_V2_HAS_SHAPE) ? c->tensors[k].rank : OCKPT_V3_NO_SHAPE);
+  }
+  if (P->columns & OCKPT_V3_COL_ORDER) {
+    put_pad8(s, base);
+    for (rec = NONE, k = 0; k < P->n; k++) PUT32(s, (uint32_t)(rec = next_record(P, rec)));
+  }
+  if (P->columns & OCKPT_V3_COL_SHAPE) {
+    put_pad8(s, base);
+    for (k = 0; k < P->n; k++)
+      if (c->tensors[k].has & OCKPT_V2_HAS_SHAPE)
+        for (q = 0; q < c->tensors[k].rank; q++) PUT32(s, c->tensors[k].dims[q]);
+  }
+  if (P->columns & OCKPT_V3_COL_NAME) {
+    put_pad8(s, base);
+    for (k = 0; k < P->n; k++)
+      if (c->tensors[k].has & OCKPT_V2_HAS_NAME) put(s, c->tensors[k].name, c->tensors[k].name_len);
+  }
+}
+
+/* The columns schema 3 needs, and whether the data order is record order. */
+static void v3_plan(v2plan *P) {
+  const ockpt_w_checkpoint *c = P->c;
+  uint32_t k;
+  P->identity = 1;
+  P->columns = 0;
+  for (k = 0; k < P->n; k++) {
+    const ockpt_w_tensor *t = &c->tensors[k];
+    if (t->index != k) P->columns |= OCKPT_V3_COL_INDEX;
+    if (t->has & OCKPT_V2_HAS_MODEL_INDEX) P->columns |= OCKPT_V3_COL_MODEL_INDEX;
+    if (t->has & OCKPT_V2_HAS_NAME) P->columns |= OCKPT_V3_COL_NAME;
+    if (t->has & OCKPT_V2_HAS_DTYPE) P->columns |= OCKPT_V3_COL_DTYPE;
+    if (t->has & OCKPT_V2_HAS_SHAPE) P->columns |= OCKPT_V3_COL_SHAPE;
+    if (k > 0 && !order_less(c, k - 1, k)) P->identity = 0;
+  }
+  if (!P->identity) P->columns |= OCKPT_V3_COL_ORDER;
+}
+
 static void put_body(v2plan *P, unsigned b, sink *s) {
   const ockpt_w_checkpoint *c = P->c;
   uint64_t base = P->ofs[b];
   uint32_t k, j, q;
   switch (P->which[b]) {
   case 1: { /* tensors: head, records, names (SPEC.md 6.3) */
-    uint64_t npos = base + 8 + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P->n;
+    uint64_t npos;
+    if (P->v3) {
+      v3_tensors(P, s);
+      break;
+    }
+    npos = base + 8 + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P->n;
     PUT32(s, P->n);
     PUT32(s, 0);
     for (k = 0; k < P->n; k++) {
@@ -655,7 +807,8 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
     break;
   }
   case 2: { /* optimizer: head, slot descriptors, slot entries, names (SPEC.md 6.4) */
-    uint64_t npos = base + 16 + 16 * (uint64_t)P->K + 16 * (uint64_t)P->K * P->n;
+    uint64_t entry = P->v3 ? OCKPT_V3_SLOT_ENTRY_SIZE : OCKPT_V2_SLOT_ENTRY_SIZE;
+    uint64_t npos = base + 16 + 16 * (uint64_t)P->K + entry * P->K * P->n;
     PUT32(s, c->optimizer_kind);
     PUT32(s, P->K);
     PUT32(s, P->n);
@@ -669,7 +822,9 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
     for (j = 0; j < P->K; j++)
       for (k = 0; k < P->n; k++) {
         const ockpt_w_buffer *e = &c->slots[j].entries[k];
-        if (e->nbytes == OCKPT_W_ABSENT) {
+        if (P->v3) { /* 6.7.2: the size alone, NO_STATE without state */
+          PUT64(s, e->nbytes == OCKPT_W_ABSENT ? OCKPT_V2_NO_STATE : e->nbytes);
+        } else if (e->nbytes == OCKPT_W_ABSENT) {
           PUT64(s, OCKPT_V2_NO_STATE);
           PUT64(s, 0);
         } else {
@@ -747,7 +902,8 @@ static void add_body(v2plan *P, int which, uint32_t kind, uint32_t flags, uint64
   P->nbodies++;
 }
 
-static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, ockpt_write_fn write, void *ctx) {
+static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_fn write,
+                               void *ctx) {
   static const v2plan zero_plan;
   v2plan P = zero_plan;
   uint64_t pos, sum;
@@ -759,22 +915,38 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, ockpt_write_fn write
   ockpt_w_result res;
 
   if ((why = v2_check(c)) != NULL) return fail(why);
+  if (v3)
+    for (k = 0; k < c->num_tensors; k++)
+      if ((c->tensors[k].has & OCKPT_V2_HAS_MODEL_INDEX) &&
+          c->tensors[k].model_index == OCKPT_V3_NO_MODEL_INDEX)
+        return fail("schema 3 model indices are 0..2**32-2 (2**32-1 means none)");
   P.c = c;
+  P.v3 = v3;
   P.n = c->num_tensors;
   P.K = c->has_optimizer ? c->num_slots : 0;
   P.has_data = P.n > 0; /* every tensor is a data range */
+  if (v3) v3_plan(&P);
   /* Sections in the canonical order (SPEC.md 6.6): tensors, optimizer, state, origin, kept
    * sections by kind, data. */
   if (P.n > 0) {
     for (sum = 0, k = 0; k < P.n; k++)
       if (c->tensors[k].has & OCKPT_V2_HAS_NAME) sum += c->tensors[k].name_len;
-    add_body(&P, 1, OCKPT_V2_KIND_TENSORS, OCKPT_V2_FLAG_REQUIRED,
-             8 + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P.n + sum, 0);
+    if (v3) { /* its size: the body generated once into a counting sink */
+      sink_init(&s, 1, write, ctx);
+      v3_tensors(&P, &s);
+      sum = s.count;
+    } else {
+      sum += 8 + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P.n;
+    }
+    add_body(&P, 1, OCKPT_V2_KIND_TENSORS, OCKPT_V2_FLAG_REQUIRED, sum, 0);
   }
   if (c->has_optimizer) {
     for (sum = 0, k = 0; k < P.K; k++) sum += c->slots[k].name_len;
     add_body(&P, 2, OCKPT_V2_KIND_OPTIMIZER, OCKPT_V2_FLAG_REQUIRED,
-             16 + 16 * (uint64_t)P.K + 16 * (uint64_t)P.K * P.n + sum, 0);
+             16 + 16 * (uint64_t)P.K +
+                 (v3 ? OCKPT_V3_SLOT_ENTRY_SIZE : OCKPT_V2_SLOT_ENTRY_SIZE) * (uint64_t)P.K * P.n +
+                 sum,
+             0);
   }
   if (c->num_state > 0) {
     for (sum = 0, k = 0; k < c->num_state; k++)
@@ -801,7 +973,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, ockpt_write_fn write
     P.kind[P.nbodies] = OCKPT_V2_KIND_DATA;
     P.flags[P.nbodies] = OCKPT_V2_FLAG_REQUIRED;
     P.ofs[P.nbodies] = P.L.data_start;
-    P.len[P.nbodies] = data_length(&P.L);
+    P.len[P.nbodies] = v3 ? v3_data(&P, NULL) : data_length(&P.L);
     P.file_size = P.L.data_start + P.len[P.nbodies];
   }
 
@@ -815,7 +987,10 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, ockpt_write_fn write
   }
   if (P.has_data) {
     sink_init(&s, 1, write, ctx);
-    put_data(&P.L, &s);
+    if (v3)
+      v3_data(&P, &s);
+    else
+      put_data(&P.L, &s);
     flush(&s);
     if (s.count != P.len[P.nbodies]) return fail("internal: the data section's size");
     P.crc[P.nbodies] = s.crc;
@@ -828,7 +1003,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, ockpt_write_fn write
   for (k = 0; k < OCKPT_V2_HEADER_SIZE; k++) header[k] = 0;
   header[0] = (uint8_t)(OCKPT_MAGIC & 0xFF);
   header[1] = (uint8_t)(OCKPT_MAGIC >> 8);
-  header[2] = OCKPT_VERSION_2;
+  header[2] = v3 ? OCKPT_VERSION_3 : OCKPT_VERSION_2;
   for (k = 0; k < 8; k++) {
     header[8 + k] = (uint8_t)(P.file_size >> (8 * k));
     header[16 + k] = (uint8_t)((uint64_t)OCKPT_V2_HEADER_SIZE >> (8 * k));
@@ -850,7 +1025,10 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, ockpt_write_fn write
   }
   if (P.has_data) {
     put_zeros(&s, P.L.data_start - s.count);
-    put_data(&P.L, &s);
+    if (v3)
+      v3_data(&P, &s);
+    else
+      put_data(&P.L, &s);
   }
   flush(&s);
   res.status = s.failed ? OCKPT_W_IO : OCKPT_W_OK;
@@ -872,7 +1050,9 @@ ockpt_w_result ockpt_write(const ockpt_w_checkpoint *c, ockpt_w_target target,
   case OCKPT_W_WOF:
     return write_wof(c, write, ctx);
   case OCKPT_W_V2:
-    return write_v2(c, write, ctx);
+    return write_v2(c, 0, write, ctx);
+  case OCKPT_W_V3:
+    return write_v2(c, 1, write, ctx);
   }
   return fail("unknown target");
 }

@@ -1,8 +1,8 @@
 /* ockpt_write: the reference C writer of the onert training-checkpoint format family.
  *
  * Writes schema 1 (onert and onert-micro dialects, byte for byte as each runtime lays its file
- * out: SPEC.md sections 4 and 7), the weight-only format (section 5) and schema 2 (section 6.6,
- * "Writing") from a description of the checkpoint in the caller's memory. The output is the
+ * out: SPEC.md sections 4 and 7), the weight-only format (section 5), schema 2 (section 6.6,
+ * "Writing") and schema 3 (section 6.7) from a description of the checkpoint in the caller's memory. The output is the
  * same file, byte for byte, as the Python library's `onert_checkpoint.save` writes for the same
  * content (tests/test_c_writer.py checks it on every valid vector and on random checkpoints).
  *
@@ -10,6 +10,9 @@
  *   - no dynamic allocation, no recursion, no global mutable state, no libc calls: the file goes
  *     out through the caller's write callback, in file order, each byte once (so it can stream
  *     to flash or a file); the writer never seeks;
+ *   - schema 3: the tensors' data order follows their source offsets (ties: `data_order`, then
+ *     record order; tensors built in memory last), each slot's ranges follow in that order;
+ *     O(size) when that is record order, O(n^2) comparisons otherwise;
  *   - every schema-2 checksum is computed before the header is written, by generating each
  *     section body twice (once into CRC-32C, once into the callback) and reading tensor data
  *     twice;
@@ -89,7 +92,8 @@ typedef struct ockpt_w_section {
 typedef enum ockpt_w_target {
   OCKPT_W_V1 = 1,  /* schema 1; `dialect` chooses the layout */
   OCKPT_W_WOF = 2, /* weight-only format */
-  OCKPT_W_V2 = 3   /* schema 2 */
+  OCKPT_W_V2 = 3,  /* schema 2 */
+  OCKPT_W_V3 = 4   /* schema 3 (SPEC.md 6.7) */
 } ockpt_w_target;
 
 typedef enum ockpt_w_dialect {
@@ -114,6 +118,10 @@ typedef struct ockpt_w_checkpoint {
   uint64_t origin_num_entries;
   const ockpt_w_section *sections;
   uint32_t num_sections;
+  /* schema 3: the entry indices of a loaded schema-3 file's tensors in its data order (its
+   * `order` column), to order 0-byte tensors that share a source offset; NULL/0 otherwise */
+  const uint32_t *data_order;
+  uint32_t num_data_order;
 } ockpt_w_checkpoint;
 
 typedef enum ockpt_w_status {

@@ -4,7 +4,7 @@
  *                                  2: malformed input; 3: write error
  *
  * INPUT describes one checkpoint, all integers little-endian ("OCKW" format, README.md):
- *   "OCKW" u8 target (1 schema 1, 2 WOF, 3 schema 2) u8 dialect (0 auto, 1 onert, 2 onert-micro)
+ *   "OCKW" u8 target (1 schema 1, 2 WOF, 3 schema 2, 4 schema 3) u8 dialect (0 auto, 1 onert, 2 onert-micro)
  *   u32 num_entries u8 footerless
  *   u32 num_tensors, each: u32 index u64 src_offset u64 nbytes [nbytes] u16 has u32 model_index
  *                          i8 dtype u8 rank u32 dims[8] u32 name_len [name_len]
@@ -14,6 +14,7 @@
  *                          | string, bytes: u64 len [len]
  *   u8 has_origin u32 revision u32 dialect u32 flags u64 num_entries
  *   u32 num_sections, each: u32 kind u8 required u64 len [len]
+ *   u32 num_data_order, each: u32 index (schema 3: a loaded schema-3 file's data order)
  * The library itself allocates nothing; this driver reads the input into heap memory.
  */
 #include <stdio.h>
@@ -77,6 +78,7 @@ int main(void) {
   ockpt_w_buffer *entries = NULL;
   ockpt_w_state *state;
   ockpt_w_section *sections;
+  uint32_t *data_order;
   ockpt_w_result r;
   int target, dialect, malformed = 0;
   uint32_t k, j, q;
@@ -159,6 +161,9 @@ int main(void) {
     sections[k].len = get(&in, 8);
     sections[k].data = take(&in, sections[k].len);
   }
+  c.num_data_order = (uint32_t)get(&in, 4);
+  c.data_order = data_order = array(&in, c.num_data_order, sizeof *data_order);
+  for (k = 0; !in.bad && k < c.num_data_order; k++) data_order[k] = (uint32_t)get(&in, 4);
   if (in.bad || in.left != 0) {
     fprintf(stderr, "ockpt-write: malformed input (at byte %lu)\n", (unsigned long)(len - in.left));
     malformed = 1;
@@ -172,6 +177,7 @@ int main(void) {
   free(entries);
   free(state);
   free(sections);
+  free(data_order);
   free(buf);
   if (malformed) return 2;
   return r.status == OCKPT_W_OK ? 0 : r.status == OCKPT_W_NOT_REPRESENTABLE ? 1 : 3;
