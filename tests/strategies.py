@@ -10,6 +10,9 @@ Import from any test (tests/ is on ``sys.path`` under pytest)::
   included), and onert's footer-less files. Every drawn checkpoint is *canonical*: writing it
   and loading the file back gives a checkpoint with ``content_equal`` content.
 * :func:`wof_checkpoints` does the same for the weight-only format.
+* :func:`rich_checkpoints` builds what only schema 2 and 3 hold: names, dtypes, shapes, model
+  indices, self-described optimizers with tensors without state, typed state, unknown sections,
+  an origin, and (for schema 3) a drawn storage order with 0-byte tensors sharing offsets.
 * :func:`checkpoint_files` draws a :class:`SampleFile`: the bytes of a drawn checkpoint written
   by the library's writer, or one of the real files exported by onert (tests/data/real-onert).
 * :func:`mutated_files` mutates such files at field boundaries (see :data:`MUTATIONS`).
@@ -26,10 +29,12 @@ from hypothesis import strategies as st
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from onert_checkpoint.format import saving
+from onert_checkpoint.format.model import Section
 from tests.fuzz.structure import U32_MAX, boundaries, field_map, reseal_v2
 
 __all__ = [
     "HAS_V2",
+    "HAS_V3",
     "MUTATIONS",
     "REAL_FILES",
     "SampleFile",
@@ -39,6 +44,7 @@ __all__ = [
     "entry_data",
     "interesting_u32",
     "mutated_files",
+    "rich_checkpoints",
     "wof_checkpoints",
 ]
 
@@ -146,6 +152,87 @@ def wof_checkpoints(draw: st.DrawFn, *, max_entries: int = 8, max_bytes: int = 4
     return Checkpoint(tensors=tensors, optimizer=None, revision="wof", num_entries=n)
 
 
+#: Names, slot names and state strings: any code point but surrogates, at most 48 UTF-8 bytes.
+rich_names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1,
+                     max_size=12).filter(lambda s: len(s.encode("utf-8")) <= 48)
+_TYPED = {"float32": 4, "float16": 2, "int32": 4, "uint8": 1, "int64": 8, "int8": 1, "bool": 1,
+          "complex128": 16, "float64": 8}
+
+
+@st.composite
+def rich_checkpoints(draw: st.DrawFn, *, revision: str = "v3", max_tensors: int = 6,
+                     max_bytes: int = 70) -> Checkpoint:
+    """Schema-2/3 content: each tensor raw bytes (0 bytes often) or typed and maybe shaped, a
+    name, a model index (below 2**32-1, schema 3's "none"); no optimizer, SGD, Adam (some
+    tensors without state) or a self-described one with state entries of any size; typed
+    state; unknown sections; an origin. The data's storage order is drawn as the tensors'
+    ``offset`` (ties included, so 0-byte tensors share offsets) plus, sometimes,
+    ``data_order`` to order the ties: what a loaded schema-3 file carries."""
+    indices = sorted(draw(st.sets(st.one_of(st.integers(0, 12), st.just(U32_MAX)),
+                                  max_size=max_tensors)))
+    tensor_names = draw(st.lists(rich_names, unique=True, min_size=len(indices),
+                                 max_size=len(indices)))
+    model_indices = draw(st.lists(st.one_of(st.integers(0, 50), st.just(U32_MAX - 1)),
+                                  unique=True, min_size=len(indices), max_size=len(indices)))
+    tensors = []
+    for k, i in enumerate(indices):
+        dtype = draw(st.sampled_from([None, *_TYPED]))
+        if dtype is None:
+            raw = draw(st.one_of(st.just(b""), st.binary(max_size=max_bytes)))
+            t = Tensor(index=i, data=np.frombuffer(raw, np.uint8).copy())
+        else:
+            shape = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
+            size = int(np.prod(shape, dtype=np.int64)) * _TYPED[dtype]
+            raw = draw(st.binary(min_size=size, max_size=size))
+            arr = np.frombuffer(raw, np.uint8).copy().view(dtype).reshape(shape)
+            t = Tensor(index=i, data=arr, dtype=dtype,
+                       shape=shape if draw(st.booleans()) else None)
+        if draw(st.booleans()):
+            t.name = tensor_names[k]
+        if draw(st.booleans()):
+            t.model_index = model_indices[k]
+        t.offset = draw(st.one_of(st.none(), st.integers(0, 3)))
+        tensors.append(t)
+    if tensors and draw(st.booleans()):
+        order = draw(st.permutations([t.index for t in tensors]))
+        data_order: list[int] | None = order
+    else:
+        data_order = None
+    kind = draw(st.sampled_from(["none", "sgd", "adam", "self"]))
+    optimizer = None
+    if kind in ("sgd", "adam"):
+        optimizer = Optimizer(kind)
+        for slot in optimizer.slots:
+            optimizer.slots[slot] = {t.index: Buffer(t.index, t.raw.copy()) for t in tensors
+                                     if draw(st.booleans())}
+    elif kind == "self":
+        code = draw(st.integers(3, U32_MAX))
+        slot_names = draw(st.lists(rich_names, max_size=3, unique=True))
+        optimizer = Optimizer(f"optimizer_{code}", {})
+        for slot in slot_names:
+            optimizer.slots[slot] = {
+                t.index: Buffer(t.index, np.frombuffer(draw(st.binary(max_size=80)),
+                                                      np.uint8).copy())
+                for t in tensors if draw(st.booleans())
+            }
+    state = TrainingState()
+    for key in draw(st.lists(rich_names.map(lambda s: "k" + s), max_size=3, unique=True)):
+        state[key] = draw(st.one_of(st.integers(-(2**63), 2**63 - 1), st.floats(),
+                                    rich_names, st.binary(max_size=20)))
+    if draw(st.booleans()):
+        state["step"] = draw(st.integers(0, 2**63 - 1))
+    kinds = sorted(draw(st.sets(st.one_of(st.integers(6, 40), st.just(U32_MAX)), max_size=2)))
+    sections = [Section(k, draw(st.binary(max_size=40))) for k in kinds]  # optional kinds
+    origin = None
+    if draw(st.booleans()):
+        origin = {"revision": draw(st.sampled_from(["v1", "wof"])),
+                  "dialect": draw(st.sampled_from([None, "onert", "onert-micro"])),
+                  "num_entries": draw(st.integers(0, 2**64 - 1)),
+                  "footerless": draw(st.booleans())}
+    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state, revision=revision,
+                      origin=origin, sections=sections, data_order=data_order)
+
+
 @dataclass(frozen=True)
 class SampleFile:
     """A valid file and where it came from (``ckpt`` is None for real files)."""
@@ -172,6 +259,14 @@ def _written_v2(ckpt: Checkpoint) -> SampleFile:
     return SampleFile(oc.to_bytes(ckpt, revision="v2"), "v2", None, "writer-v2", ckpt)
 
 
+#: True once the library reads and writes schema 3 (version byte 3).
+HAS_V3 = 3 in oc.SUPPORTED_VERSIONS and "v3" in saving.WRITERS
+
+
+def _written_v3(ckpt: Checkpoint) -> SampleFile:
+    return SampleFile(oc.to_bytes(ckpt, revision="v3"), "v3", None, "writer-v3", ckpt)
+
+
 def _real(path: Path) -> SampleFile:
     data = path.read_bytes()
     ckpt = oc.load(data)
@@ -181,7 +276,8 @@ def _real(path: Path) -> SampleFile:
 def checkpoint_files(*, max_entries: int = 8, max_bytes: int = 48,
                      real: bool = True) -> st.SearchStrategy[SampleFile]:
     """A valid file of every revision and dialect: written by the library (schema 1 in both
-    dialects, WOF, and schema 2 once the library has it), or a real export."""
+    dialects, WOF, and schema 2 and 3 once the library has them, schema 3 also from
+    :func:`rich_checkpoints`), or a real export."""
     content = st.one_of(
         checkpoints(max_entries=max_entries, max_bytes=max_bytes),
         wof_checkpoints(max_entries=max_entries, max_bytes=max_bytes),
@@ -189,6 +285,9 @@ def checkpoint_files(*, max_entries: int = 8, max_bytes: int = 48,
     options = [content.map(_written)]
     if HAS_V2:
         options.append(content.map(_written_v2))
+    if HAS_V3:
+        options.append(content.map(_written_v3))
+        options.append(rich_checkpoints(max_tensors=max_entries).map(_written_v3))
     if real and REAL_FILES:
         options.insert(0, st.sampled_from(REAL_FILES).map(_real))
     return st.one_of(*options)
@@ -295,7 +394,7 @@ def mutated_files(
     data, ops = sample.data, []
     for _ in range(draw(st.integers(1, max_ops))):
         data, what = draw(_mutate_once(data, sample.revision))
-        if sample.revision == "v2" and draw(st.integers(0, 3)) > 0:
+        if sample.revision in ("v2", "v3") and draw(st.integers(0, 3)) > 0:
             data, what = reseal_v2(data), what + " (resealed)"
         ops.append(what)
     return data, tuple(ops)
