@@ -553,9 +553,9 @@ def make_invalid() -> None:
         2,
     )
     invalid(
-        "version-3",
-        put8(ONERT_SGD, 2, 3),
-        "detection 4: version byte 3",
+        "version-4",
+        put8(ONERT_SGD, 2, 4),
+        "detection 4: version byte 4 (3 is schema 3: vector invalid-v3-v1-bytes-version-3)",
         "unsupported_version",
         "version",
         2,
@@ -2506,6 +2506,864 @@ def swap_first_two_weights(data: bytes) -> bytes:
 
 
 # ------------------------------------------------------------------------------------------------
+# Schema 3 (spec/SPEC.md section 6.7)
+
+import make_vectors_v3 as m3  # noqa: E402  (spec/make_vectors_v3.py, beside this script)
+
+REAL_MICRO = ROOT / "tests" / "data" / "real-onert-micro"
+
+
+def v3_of(v2_bytes: bytes) -> tuple[bytes, dict]:
+    """The schema-3 encoding of a valid schema-2 file's content and its description, both from
+    spec/make_vectors_v3.py (SPEC.md 6.7 alone); the library's writer must give the same bytes
+    (schema 3 is canonical given the data order, SPEC.md 6.1)."""
+    content = m3.from_v2(v2_bytes)
+    enc = m3.encode(content)
+    written = oc.to_bytes(oc.load(v2_bytes), revision="v3")
+    if written != enc.data:
+        raise SystemExit("the library's schema-3 writer and spec/make_vectors_v3.py disagree")
+    return enc.data, m3.describe(content, enc)
+
+
+def v3_valid(name: str, v2_bytes: bytes, rule: str) -> None:
+    data, description = v3_of(v2_bytes)
+    ALL.append(Vector(f"v3-{name}", data, rule, revision="v3", description=description))
+
+
+def v3_invalid(name: str, data: bytes, rule: str, code: str, field: str, offset: int) -> None:
+    invalid(f"v3-{name}", data, rule, code, field, offset)
+
+
+def raw_tensors(*sizes: int, **kw) -> list[Tensor]:
+    return [typed(k, np.arange(n, dtype="u1") + k, **kw) for k, n in enumerate(sizes)]
+
+
+def make_valid_v3() -> None:
+    converted = [v for v in ALL if v.name.startswith("v2-") and v.valid]
+    for v in converted:
+        v3_valid(v.name[3:], v.data, f"{v.name} in schema 3: {v.rule}")
+    v3_valid("minimal", write_v2(raw_tensors(4)), "one 4-byte tensor: no optional column")
+    v3_valid(
+        "column-index",
+        write_v2([typed(0, f32(1, 0)), typed(2, f32(1, 2))]),
+        "the index column alone (record 1 has index 2)",
+    )
+    v3_valid(
+        "column-model-index",
+        write_v2([typed(0, f32(1, 0)), typed(1, f32(1, 1), model_index=0)]),
+        "the model_index column alone: NO_MODEL_INDEX, then model index 0",
+    )
+    v3_valid(
+        "column-name",
+        write_v2([typed(0, f32(1, 0), name="w"), typed(1, f32(1, 1))]),
+        "the len_name and names columns alone: one named record, one with len_name 0",
+    )
+    v3_valid(
+        "column-dtype",
+        write_v2([typed(0, np.zeros(3, "u1"), dtype="bool"), typed(1, f32(1, 1))]),
+        "the dtype column alone: bool without a shape, then NO_DTYPE",
+    )
+    v3_valid(
+        "column-shape",
+        write_v2(
+            [
+                typed(0, np.zeros(1, "u1"), shape=()),
+                typed(1, np.zeros(6, "u1"), shape=(2, 3)),
+                typed(2, np.zeros(2, "u1")),
+            ]
+        ),
+        "the rank and dims columns alone: rank 0, rank 2, NO_SHAPE; dims [2, 3]",
+    )
+    v3_valid(
+        "column-shape-rank-zero",
+        write_v2([typed(0, np.array(1.5, "<f4"), dtype="float32", shape=())]),
+        "every rank 0: a 0-byte dims column, still at its multiple of 8 (the section ends there)",
+    )
+    v3_valid(
+        "column-order",
+        write_v2(
+            [
+                Tensor(index=i, data=f32(n, i), offset=o)
+                for i, n, o in ((0, 1, 2), (1, 2, 0), (2, 1, 1))
+            ]
+        ),
+        "the order column alone: data order records 1, 2, 0",
+    )
+    v3_valid(
+        "all-columns",
+        write_v2(
+            [
+                Tensor(
+                    index=2,
+                    data=f32(2, 2),
+                    name="a",
+                    dtype="float32",
+                    shape=(2,),
+                    model_index=7,
+                    offset=2,
+                ),
+                Tensor(index=5, data=np.zeros(3, "u1"), offset=0),
+                Tensor(index=9, data=f32(1, 9), name="bc", dtype="float32", shape=(1, 1), offset=1),
+            ],
+            Optimizer("sgd_momentum", slots={"momentum": {2: Buffer(2, f32(2, 70))}}),
+            {"step": 3},
+        ),
+        "all six optional columns (odd n: padding before every u32 column after the first), "
+        "sgd_momentum in the same data order",
+    )
+    sizes = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 1]
+    v3_valid(
+        "alignment-classes",
+        write_v2(raw_tensors(*sizes)),
+        "ranges of " + ", ".join(map(str, sizes)) + " bytes: every alignment class a(len) of "
+        "6.7.3 (1, 2, 4, 8, 16, 32, 64) after a range that leaves it padding to skip",
+    )
+    v3_valid(
+        "alignment-descending",
+        write_v2(raw_tensors(*reversed(sizes))),
+        "the same ranges in descending size: large ranges first, little padding",
+    )
+    v3_valid(
+        "zero-byte-slots",
+        write_v2(
+            raw_tensors(0, 4, 0),
+            Optimizer(
+                "adam",
+                slots={
+                    "m": {0: Buffer(0, f32(0, 0)), 1: Buffer(1, f32(1, 1))},
+                    "v": {1: Buffer(1, f32(0, 0)), 2: Buffer(2, f32(0, 0))},
+                },
+            ),
+        ),
+        "0-byte tensors and 0-byte slot entries beside NO_STATE ones: no range takes room",
+    )
+    v3_valid(
+        "upgraded-real-micro-adam",
+        upgraded((REAL_MICRO / "ckpt_adam.bin").read_bytes()),
+        "real onert-micro Adam export (tests/data/real-onert-micro/ckpt_adam.bin) upgraded: "
+        "its storage order kept in the order column",
+    )
+
+
+def make_invalid_v3() -> None:
+    full = m3.encode(m3.from_v2(V2_FULL)).data
+    f = m3.V3(full)
+    s, L = f.sec(1)
+    cols = f.column_starts()
+
+    def tensors_only(body: bytes) -> bytes:
+        return m3.assemble([(1, 1, body)])
+
+    def head(n: int, columns: int) -> bytes:
+        return struct.pack("<II", n, columns)
+
+    # Detection: version byte 3 is schema 3 (SPEC.md 3, step 4)
+    v3_invalid(
+        "header-3-bytes",
+        b"\xad\x01\x03",
+        "H1: a 3-byte schema-3 file",
+        "truncated_header",
+        "header",
+        0,
+    )
+    v3_invalid(
+        "header-63-bytes",
+        full[:63],
+        "H1: 63 bytes",
+        "truncated_header",
+        "header",
+        0,
+    )
+    v3_invalid(
+        "v1-bytes-version-3",
+        put8(ONERT_SGD, 2, 3),
+        "a schema-1 file whose version byte says 3: read as schema 3, its first 64 bytes fail H2",
+        "header_checksum",
+        "header_crc",
+        4,
+    )
+    sgd2 = write_v2(tensors({0: 4, 1: 2}), Optimizer("sgd"), {"step": 7, "epoch": 1})
+    ts2 = V2(sgd2).sec(1)[0]
+    v3_invalid(
+        "v2-bytes-version-3",
+        reseal(put8(sgd2, 2, 3)),
+        "v2-sgd with version byte 3 (CRCs resealed): record 0's first 16 bytes read as the "
+        "len_data column (0, 0), and the rest of the 72-byte records belongs to nothing (C10)",
+        "gap",
+        "tensors",
+        ts2 + 24,
+    )
+    minimal = m3.encode(m3.from_v2(write_v2(raw_tensors(4)))).data
+    invalid(
+        "v2-v3-bytes-version-2",
+        reseal(put8(minimal, 2, 2)),
+        "v3-minimal with version byte 2: a 16-byte tensors section holds no 72-byte record (R1)",
+        "count_exceeds_file",
+        "tensors.num_tensors",
+        m3.V3(minimal).sec(1)[0],
+    )
+    invalid(
+        "v2-v3-columns-version-2",
+        reseal(put8(full, 2, 2)),
+        "v3-full with version byte 2: the columns word is schema 2's reserved field (R0)",
+        "reserved_nonzero",
+        "tensors.reserved",
+        s + 4,
+    )
+
+    # The container is schema 2's (H1-H5, T1-T5, V1-V9, G1-G3)
+    v3_invalid("header-crc", put8(full, 4, full[4] ^ 1), "H2", "header_checksum", "header_crc", 4)
+    v3_invalid(
+        "reserved1", reseal(put8(full, 40, 1)), "H3: reserved1", "reserved_nonzero", "reserved1", 40
+    )
+    v3_invalid("cut", full[:-1], "H4: one byte short", "truncated_file", "len_file", 8)
+    v3_invalid(
+        "appended", full + b"\0", "H4: one byte appended", "trailing_bytes", "file", len(full)
+    )
+    v3_invalid(
+        "table-crc",
+        put8(full, 64, 9),
+        "T3: a table byte changed, the table CRC kept",
+        "section_table_checksum",
+        "section_table_crc",
+        28,
+    )
+    v3_invalid(
+        "data-crc",
+        put8(full, u64(full, 64 + 32 * 4 + 8), full[u64(full, 64 + 32 * 4 + 8)] ^ 1),
+        "T4f: a tensor byte changed, the data section's CRC kept (a reader may defer this check "
+        "but reports it)",
+        "section_checksum",
+        "sections[4].crc",
+        64 + 32 * 4 + 24,
+    )
+    v3_invalid(
+        "misaligned-section",
+        reseal(put64(full, 64 + 32 + 8, u64(full, 64 + 32 + 8) + 8)),
+        "T4b: the optimizer section 8 bytes later",
+        "misaligned",
+        "sections[1].ofs_body",
+        64 + 32 + 8,
+    )
+    v3_invalid(
+        "unknown-required",
+        reseal(put(full, 64 + 96 + 4, 1)),
+        "T4g: the private section marked REQUIRED",
+        "unknown_required_section",
+        "sections[3].kind",
+        64 + 96,
+    )
+    v3_invalid(
+        "tensors-not-required",
+        reseal(put(full, 64 + 4, 0)),
+        "T4h: the tensors section without REQUIRED",
+        "bad_section_flags",
+        "sections[0].flags",
+        64 + 4,
+    )
+    v3_invalid(
+        "duplicate-state-section",
+        reseal(put(put(full, 64 + 96, 3), 64 + 96 + 4, 1)),
+        "T4i: the private section relabelled state (REQUIRED): a second state section",
+        "duplicate_section",
+        "sections[3].kind",
+        64 + 96,
+    )
+    v3_invalid(
+        "section-order",
+        reseal(put(put(full, 64 + 96, 1), 64 + 96 + 4, 1)),
+        "T4i: the private section relabelled tensors, after the state section",
+        "section_order",
+        "sections[3].kind",
+        64 + 96,
+    )
+
+    # Tensors section, C0-C13 (SPEC.md 6.7.1)
+    v3_invalid(
+        "c0-short",
+        tensors_only(head(1, 0)[:4]),
+        "C0: L = 4 < 8",
+        "count_exceeds_file",
+        "tensors.num_tensors",
+        128,
+    )
+    v3_invalid(
+        "c0-empty-body",
+        tensors_only(b""),
+        "C0: L = 0",
+        "count_exceeds_file",
+        "tensors.num_tensors",
+        128,
+    )
+    v3_invalid(
+        "c1-zero",
+        tensors_only(head(0, 0)),
+        "C1: n = 0",
+        "empty_section",
+        "tensors.num_tensors",
+        128,
+    )
+    v3_invalid(
+        "c1-max",
+        tensors_only(head(2**24 + 1, 0)),
+        "C1: n = MAX_TENSORS + 1 (before C3)",
+        "limit_exceeded",
+        "tensors.num_tensors",
+        128,
+    )
+    v3_invalid(
+        "c2-bit6",
+        reseal(put(full, s + 4, 0x1F | 64)),
+        "C2: columns bit 6",
+        "reserved_nonzero",
+        "tensors.columns",
+        s + 4,
+    )
+    v3_invalid(
+        "c2-bit31",
+        reseal(put(full, s + 4, 0x1F | 1 << 31)),
+        "C2: columns bit 31",
+        "reserved_nonzero",
+        "tensors.columns",
+        s + 4,
+    )
+    v3_invalid(
+        "c3-len-data",
+        tensors_only(head(2, 0) + bytes(8)),
+        "C3: n = 2, one u64 of len_data",
+        "count_exceeds_file",
+        "tensors.num_tensors",
+        128,
+    )
+    v3_invalid(
+        "c3-column",
+        tensors_only(head(2, m3.INDEX) + bytes(16) + struct.pack("<I", 3)),
+        "C3: the index column cut (4 of 8 bytes)",
+        "count_exceeds_file",
+        "tensors.num_tensors",
+        128,
+    )
+    v3_invalid(
+        "c3-padded-column",
+        tensors_only(
+            head(1, m3.INDEX | m3.MODEL_INDEX) + bytes(8) + struct.pack("<I", 3) + bytes(4)
+        ),
+        "C3: the model_index column starts at the next multiple of 8, so the 8 bytes after index "
+        "do not hold it (without the padding they would)",
+        "count_exceeds_file",
+        "tensors.num_tensors",
+        128,
+    )
+    v3_invalid(
+        "c3-max-n",
+        tensors_only(head(2**24, 0)),
+        "C3: n = MAX_TENSORS, an 8-byte section",
+        "count_exceeds_file",
+        "tensors.num_tensors",
+        128,
+    )
+    ix = cols["index"]
+    v3_invalid(
+        "c4-duplicate-index",
+        reseal(put(full, ix + 4, 1)),
+        "C4: index[1] = index[0]",
+        "duplicate_tensor_index",
+        "tensors[1].index",
+        ix + 4,
+    )
+    v3_invalid(
+        "c4-index-order",
+        reseal(put(full, ix + 8, 1)),
+        "C4: index[2] < index[1]",
+        "tensor_order",
+        "tensors[2].index",
+        ix + 8,
+    )
+    identity = full
+    for k in range(4):
+        identity = put(identity, ix + 4 * k, k)
+    v3_invalid(
+        "c4-redundant-index",
+        reseal(identity),
+        "C4: index[k] = k for every k",
+        "redundant_column",
+        "tensors.columns",
+        s + 4,
+    )
+    mi = cols["model_index"]
+    v3_invalid(
+        "c5-redundant-model-index",
+        reseal(put(put(full, mi, m3.NO_MODEL_INDEX), mi + 4, m3.NO_MODEL_INDEX)),
+        "C5: every model_index NO_MODEL_INDEX",
+        "redundant_column",
+        "tensors.columns",
+        s + 4,
+    )
+    v3_invalid(
+        "c5-duplicate-model-index",
+        reseal(put(full, mi + 12, 3)),
+        "C5: record 3's model index equals record 0's (NO_MODEL_INDEX between them repeats "
+        "without being a duplicate)",
+        "duplicate_tensor_index",
+        "tensors[3].model_index",
+        mi + 12,
+    )
+    ln = cols["len_name"]
+    v3_invalid(
+        "c6-redundant-names",
+        reseal(put(put(full, ln, 0), ln + 4, 0)),
+        "C6: every len_name 0 (before the names column's size is checked)",
+        "redundant_column",
+        "tensors.columns",
+        s + 4,
+    )
+    v3_invalid(
+        "c6-long-name",
+        reseal(put(full, ln + 4, 1025)),
+        "C6: len_name 1025",
+        "limit_exceeded",
+        "tensors[1].len_name",
+        ln + 4,
+    )
+    dt = cols["dtype"]
+    v3_invalid(
+        "c7-redundant-dtype",
+        reseal(put_bytes(full, dt, b"\x80\x80\x80")),
+        "C7: every dtype NO_DTYPE",
+        "redundant_column",
+        "tensors.columns",
+        s + 4,
+    )
+    v3_invalid(
+        "c7-dtype-18",
+        reseal(put8(full, dt + 1, 18)),
+        "C7: dtype 18",
+        "bad_dtype",
+        "tensors[1].dtype",
+        dt + 1,
+    )
+    v3_invalid(
+        "c7-dtype-minus-6",
+        reseal(put8(full, dt + 3, 0xFA)),
+        "C7: dtype -6 on a record that had NO_DTYPE",
+        "bad_dtype",
+        "tensors[3].dtype",
+        dt + 3,
+    )
+    v3_invalid(
+        "c7-dtype-minus-127",
+        reseal(put8(full, dt, 0x81)),
+        "C7: dtype -127 (NO_DTYPE is -128 only)",
+        "bad_dtype",
+        "tensors[0].dtype",
+        dt,
+    )
+    rk = cols["rank"]
+    v3_invalid(
+        "c8-redundant-shape",
+        reseal(put_bytes(full, rk, b"\xff\xff\xff")),
+        "C8: every rank NO_SHAPE (before the dims column's size is checked)",
+        "redundant_column",
+        "tensors.columns",
+        s + 4,
+    )
+    v3_invalid(
+        "c8-rank-9",
+        reseal(put8(full, rk + 2, 9)),
+        "C8: rank 9",
+        "limit_exceeded",
+        "tensors[2].rank",
+        rk + 2,
+    )
+    v3_invalid(
+        "c8-rank-254",
+        reseal(put8(full, rk, 254)),
+        "C8: rank 254 (NO_SHAPE is 255 only)",
+        "limit_exceeded",
+        "tensors[0].rank",
+        rk,
+    )
+    ordered = m3.encode(m3.from_v2(ALL_BY_NAME("v2-storage-order"))).data
+    o = m3.V3(ordered)
+    oc_ = o.column_starts()["order"]
+    os_ = o.sec(1)[0]
+    assert [u32(ordered, oc_ + 4 * k) for k in range(3)] == [1, 2, 0]
+    v3_invalid(
+        "c9-order-out-of-range",
+        reseal(put(ordered, oc_ + 4, 3)),
+        "C9: order[1] = n",
+        "bad_data_order",
+        "tensors[1].order",
+        oc_ + 4,
+    )
+    v3_invalid(
+        "c9-order-repeated",
+        reseal(put(ordered, oc_ + 4, 1)),
+        "C9: order[1] = order[0]",
+        "bad_data_order",
+        "tensors[1].order",
+        oc_ + 4,
+    )
+    v3_invalid(
+        "c9-range-before-repeat",
+        reseal(put(put(ordered, oc_ + 4, 1), oc_ + 8, 0xFFFFFFFF)),
+        "C9: a repeat at k = 1 and an out-of-range value at k = 2: the range check runs over all "
+        "values first",
+        "bad_data_order",
+        "tensors[2].order",
+        oc_ + 8,
+    )
+    ident = put(put(put(ordered, oc_, 0), oc_ + 4, 1), oc_ + 8, 2)
+    v3_invalid(
+        "c9-redundant-order",
+        reseal(ident),
+        "C9: order[k] = k for every k",
+        "redundant_column",
+        "tensors.columns",
+        os_ + 4,
+    )
+    v3_invalid(
+        "c10-dims",
+        reseal(put8(full, rk + 2, 8)),
+        "C10: rank 8 for a record: the dims column (11 u32) ends past the section",
+        "count_exceeds_file",
+        "tensors.dims",
+        cols["dims"],
+    )
+    v3_invalid(
+        "c10-names",
+        reseal(put(full, ln + 4, 6)),
+        "C10: len_name 6 for 'fc1/b': the names column ends past the section",
+        "count_exceeds_file",
+        "tensors.names",
+        cols["names"],
+    )
+    v3_invalid(
+        "c10-gap-names",
+        reseal(put(full, ln + 4, 4)),
+        "C10: len_name 4 for 'fc1/b': the last byte of the section belongs to nothing",
+        "gap",
+        "tensors",
+        s + L - 1,
+    )
+    body = full[s : s + L] + b"\0"
+    grown = m3.assemble([(1, 1, body)])
+    v3_invalid(
+        "c10-gap-end",
+        grown,
+        "C10: a zero byte after the names column",
+        "gap",
+        "tensors",
+        128 + L,
+    )
+    v3_invalid(
+        "c11-padding-dtype",
+        reseal(put8(full, dt + 5, 1)),
+        "C11: a non-zero byte in the padding after the dtype column",
+        "nonzero_padding",
+        "padding",
+        dt + 5,
+    )
+    v3_invalid(
+        "c11-padding-first",
+        reseal(put8(put8(full, rk + 6, 2), dt + 7, 1)),
+        "C11: two non-zero padding bytes: the one before the earlier column is reported",
+        "nonzero_padding",
+        "padding",
+        dt + 7,
+    )
+    allc = next(v for v in ALL if v.name == "v3-all-columns").data
+    a3 = m3.V3(allc)
+    ac = a3.column_starts()
+    v3_invalid(
+        "c11-padding-names",
+        reseal(put8(allc, ac["names"] - 1, 1)),
+        "C11: a non-zero byte just before the names column",
+        "nonzero_padding",
+        "padding",
+        ac["names"] - 1,
+    )
+    v3_invalid(
+        "c11-padding-before-utf8",
+        reseal(put8(put8(allc, ac["names"], 0xFF), ac["model_index"] - 1, 1)),
+        "C11 before C12: bad padding before model_index and a name that is not UTF-8",
+        "nonzero_padding",
+        "padding",
+        ac["model_index"] - 1,
+    )
+    nm = cols["names"]
+    v3_invalid(
+        "c12-utf8",
+        reseal(put8(full, nm + 5 + 4, 0xC0)),
+        "C12: record 1's name not UTF-8",
+        "bad_utf8",
+        "tensors[1].name",
+        nm + 5,
+    )
+    v3_invalid(
+        "c12-duplicate-name",
+        reseal(put8(full, nm + 9, ord("w"))),
+        "C12: record 1's name equals record 0's",
+        "duplicate_tensor_name",
+        "tensors[1].name",
+        nm + 5,
+    )
+    v3_invalid(
+        "c13-shape",
+        reseal(put64(full, s + 8 + 8 * 2, 96)),
+        "C13: len_data 96 for float32 [25]",
+        "shape_mismatch",
+        "tensors[2].len_data",
+        s + 8 + 16,
+    )
+    v3_invalid(
+        "order-c7-before-p4",
+        reseal(put8(put8(full, dt + 1, 18), u64(full, 64 + 128 + 8) + 30, 1)),
+        "rules in order: a bad dtype (C7) and non-zero data padding (P4)",
+        "bad_dtype",
+        "tensors[1].dtype",
+        dt + 1,
+    )
+
+    # Optimizer section (SPEC.md 6.7.2)
+    so = f.sec(2)[0]
+    v3_invalid(
+        "o3-count",
+        reseal(put(full, so + 8, 5)),
+        "O3: T = 5 for 4 tensor records",
+        "bad_optimizer",
+        "optimizer.num_tensors",
+        so + 8,
+    )
+    v3_invalid(
+        "o4-slots",
+        reseal(put(full, so + 4, 3)),
+        "O4 of 6.7.2: K = 3 needs 16 + 48 + 8*3*4 = 160 bytes, the section has 114",
+        "count_exceeds_file",
+        "optimizer.num_slots",
+        so + 4,
+    )
+    c = m3.from_v2(V2_ADAM_SMALL)
+    opt = m3.optimizer_body(c, 0)
+    k, t = len(c.slots), len(c.records)
+    cut = m3.assemble(
+        [
+            (1, 1, m3.tensors_body(c, m3.needed_columns(c))),
+            (2, 1, opt[: 16 + 16 * k + 8 * k * t - 1]),
+        ]
+    )
+    v3_invalid(
+        "o4-one-byte-short",
+        cut,
+        "O4 of 6.7.2: the section one byte shorter than 16 + 16K + 8KT (a schema-2 reader's 16KT "
+        "would fail for more)",
+        "count_exceeds_file",
+        "optimizer.num_slots",
+        128 + 64 + 4,
+    )
+    pool = so + 16 + 32 + 8 * 2 * 4
+    v3_invalid(
+        "o7-overlap",
+        reseal(put64(full, so + 16, pool - 1)),
+        "O7 of 6.7.2: slot 0's name one byte before s + 16 + 16K + 8KT",
+        "overlap",
+        "optimizer.slots[0].ofs_name",
+        so + 16,
+    )
+    v3_invalid(
+        "o7-gap",
+        reseal(put64(full, so + 16, pool + 1)),
+        "O7 of 6.7.2: slot 0's name one byte after s + 16 + 16K + 8KT",
+        "gap",
+        "optimizer.slots[0].ofs_name",
+        so + 16,
+    )
+    custom = m3.encode(m3.from_v2(V2_CUSTOM)).data
+    cs = m3.V3(custom).sec(2)[0]
+    ab = u64(custom, cs + 32)
+    v3_invalid(
+        "o8-duplicate-slot",
+        reseal(put8(custom, ab + 1, ord("a"))),
+        "O8: slot names aa, aa",
+        "duplicate_slot_name",
+        "optimizer.slots[1].name",
+        ab,
+    )
+
+    # State and origin sections (schema 2's)
+    st = f.sec(3)[0]
+    key4 = u64(full, st + 8 + 32 * 4)
+    v3_invalid(
+        "v9-duplicate-key",
+        reseal(put8(full, key4 + 1, ord("1"))),
+        "V9: keys k1, k1",
+        "duplicate_state_key",
+        "state[4].key",
+        key4,
+    )
+    v3_invalid(
+        "v9-step-float",
+        reseal(put8(full, st + 8 + 12, 1)),
+        "V9: step as a float",
+        "bad_state_type",
+        "state[0].value_type",
+        st + 8 + 12,
+    )
+    upg = m3.encode(m3.from_v2(upgraded(MICRO_ADAM))).data
+    og = m3.V3(upg).sec(5)[0]
+    v3_invalid(
+        "g3-origin",
+        reseal(put(upg, og, 3)),
+        "G3: origin revision 3",
+        "bad_origin",
+        "origin.revision",
+        og,
+    )
+
+    # Data section and placement, P0-P4 (SPEC.md 6.7.3)
+    v3_invalid(
+        "p0-data-only",
+        m3.assemble([(4, 1, b"")]),
+        "P0: a data section and no tensors section",
+        "empty_section",
+        "data",
+        128,
+    )
+    v3_invalid(
+        "p0-data-with-state",
+        m3.assemble(
+            [
+                (
+                    3,
+                    1,
+                    lambda at: m3.state_body(m3.Content(state=[m3.StateEntry(b"step", 0, 1)]), at),
+                ),
+                (4, 1, b"\0" * 8),
+            ]
+        ),
+        "P0: a state section and an 8-byte data section",
+        "empty_section",
+        "data",
+        192,
+    )
+    v3_invalid(
+        "p1-no-data",
+        tensors_only(head(1, 0) + struct.pack("<Q", 0)),
+        "P1: a tensors section (one 0-byte tensor) and no data section",
+        "offset_out_of_bounds",
+        "tensors[0].len_data",
+        136,
+    )
+    two = m3.encode(m3.from_v2(write_v2(raw_tensors(4, 4)))).data
+    t2, d2 = m3.V3(two).sec(1)[0], m3.V3(two).sec(4)
+    v3_invalid(
+        "p2-last-tensor",
+        reseal(put64(two, t2 + 16, 5)),
+        "P2: the second 4-byte tensor said to be 5 bytes: a(5) = 8 puts it at the section's end",
+        "offset_out_of_bounds",
+        "tensors[1].len_data",
+        t2 + 16,
+    )
+    v3_invalid(
+        "p2-alignment-only",
+        reseal(put64(two, t2 + 16, 3)),
+        "P2 passes, P3 fails: a 3-byte range at 4 ends one byte before the section's end",
+        "gap",
+        "data",
+        d2[0] + 7,
+    )
+    ot = o.sec(4)
+    v3_invalid(
+        "p2-data-order",
+        reseal(put64(ordered, os_ + 8, 9)),
+        "P2 in data order: record 0, last in the order column, grown to 9 bytes (a(9) = 16)",
+        "offset_out_of_bounds",
+        "tensors[0].len_data",
+        os_ + 8,
+    )
+    assert ot[1] == 32
+    v3_invalid(
+        "p2-slot-entry",
+        reseal(put64(full, f.slot_entry(1, 3), 5)),
+        "P2: v's last range (record 3) grown from 4 to 5 bytes: past the data section",
+        "offset_out_of_bounds",
+        "optimizer.slots[1][3].len_data",
+        f.slot_entry(1, 3),
+    )
+    v3_invalid(
+        "p2-huge-slot-entry",
+        reseal(put64(full, f.slot_entry(1, 3), 2**64 - 2)),
+        "P2: a slot entry of 2**64 - 2 bytes (not NO_STATE): no overflow, out of bounds",
+        "offset_out_of_bounds",
+        "optimizer.slots[1][3].len_data",
+        f.slot_entry(1, 3),
+    )
+    v3_invalid(
+        "p2-huge-tensor",
+        reseal(put64(two, t2 + 8, 2**64 - 1)),
+        "P2: a tensor of 2**64 - 1 bytes (NO_STATE's value means nothing in len_data)",
+        "offset_out_of_bounds",
+        "tensors[0].len_data",
+        t2 + 8,
+    )
+    ds, dl = f.sec(4)
+    longer = put64(put64(full + b"\0", 64 + 32 * 4 + 16, dl + 1), 8, len(full) + 1)
+    v3_invalid(
+        "p3-gap",
+        reseal(longer),
+        "P3: a zero byte after the last range",
+        "gap",
+        "data",
+        ds + dl,
+    )
+    zl = m3.encode(m3.from_v2(ALL_BY_NAME("v2-zero-length-last"))).data
+    zs, zln = m3.V3(zl).sec(4)
+    zlonger = put64(put64(zl + b"\0", 64 + 32 + 16, zln + 1), 8, len(zl) + 1)
+    v3_invalid(
+        "p3-zero-length-last",
+        reseal(zlonger),
+        "P3: a 0-byte last range takes no padding (a(0) = 1): a byte after it is a gap",
+        "gap",
+        "data",
+        zs + zln,
+    )
+    v3_invalid(
+        "p4-padding",
+        reseal(put8(full, ds + 30, 1)),
+        "P4: a non-zero byte in the padding after tensor 1 (8 bytes at 16, padding to 64)",
+        "nonzero_padding",
+        "padding",
+        ds + 30,
+    )
+    v3_invalid(
+        "p4-first-padding",
+        reseal(put8(put8(full, ds + 170, 1), ds + 24, 2)),
+        "P4: two non-zero padding bytes: the first in data order is reported",
+        "nonzero_padding",
+        "padding",
+        ds + 24,
+    )
+    v3_invalid(
+        "order-p3-before-p4",
+        reseal(put8(longer, ds + 30, 1)),
+        "P3 before P4: a trailing byte and non-zero padding",
+        "gap",
+        "data",
+        ds + dl,
+    )
+
+
+def ALL_BY_NAME(name: str) -> bytes:
+    return next(v.data for v in ALL if v.name == name)
+
+
+V2_ADAM_SMALL = write_v2(
+    tensors({0: 4, 1: 2}),
+    adam(tensors({0: 4, 1: 2})),
+)
+
+
+# ------------------------------------------------------------------------------------------------
 # Expected outputs, checking, writing
 
 
@@ -2544,6 +3402,8 @@ def build() -> list[Vector]:
     make_valid_v2()
     make_invalid()
     make_invalid_v2()
+    make_valid_v3()
+    make_invalid_v3()
     names = [v.name for v in ALL]
     if len(set(names)) != len(names):
         raise SystemExit("duplicate vector name")
@@ -2566,6 +3426,14 @@ def readme(vectors: list[Vector]) -> str:
         "library's writer; the invalid ones are corrupted with every CRC-32C recomputed afterwards",
         "(`reseal`) unless the checksum itself is the rule tested. Their error field and offset",
         "follow the rule of SPEC.md 6.5 named in the last column.",
+        "",
+        "Schema-3 vectors (`v3-*`, `invalid-v3-*`, spec/SPEC.md section 6.7) are encoded by",
+        "spec/make_vectors_v3.py, a second encoder written from SPEC.md 6.7 alone, and",
+        "make_vectors.py requires the library's writer (`to_bytes(..., revision=\"v3\")`) to",
+        "produce the same bytes; each valid one's JSON is derived from that encoder's content",
+        "(SPEC.md 9 with `revision` `\"v3\"` and the offsets placed by 6.7.3), not from the",
+        "library. `v3-<name>` for a `v2-<name>` holds the same content. Invalid ones are resealed",
+        "like schema 2's; their field and offset follow the rules of 6.5 and 6.7.",
         "",
     ]
     valid_v = [v for v in vectors if v.valid]

@@ -163,7 +163,8 @@ CHECKPOINT = Struct(
 def alignment(length: int) -> int:
     """a(len) of SPEC.md 6.7.3: 64 for 64 bytes or more, else the smallest power of two not
     below ``length`` (a(0) = a(1) = 1)."""
-    return 64 if length >= 64 else 1 << max(0, (int(length) - 1).bit_length())
+    length = int(length)
+    return 64 if length >= 64 else 1 if length <= 1 else 1 << (length - 1).bit_length()
 
 
 def data_placement(
