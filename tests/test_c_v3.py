@@ -1,0 +1,406 @@
+"""Schema 3 (spec/SPEC.md 6.7) in the reference C reader (spec/c/ockpt_v3.c).
+
+The files here are built by hand from the SPEC text (a small builder below: header, section
+table, the columnar tensors section of 6.7.1, the optimizer section of 6.7.2, the data placed
+by 6.7.3), independently of the library's writer and reader. Each valid file's description by
+``ockpt-info`` (buffer and stream, with and without scratch: SPEC 6.1's two methods) must equal
+the library's and carry the offsets the SPEC's placement rule gives; each invalid file must get,
+in every mode, the code, field and offset the rule assigns (C0-C13, O4, O7, P0-P4).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import onert_checkpoint as oc
+from onert_checkpoint.format.revisions.v2 import crc as crc32c
+
+MODES = ([], ["--no-scratch"], ["--stream"], ["--stream", "--no-scratch"])
+NO_STATE = (1 << 64) - 1
+NO_MODEL = 0xFFFFFFFF
+INDEX, MODEL, NAME, DTYPE, SHAPE, ORDER = 1, 2, 4, 8, 16, 32
+
+Body = Callable[[int], bytes]  # a section body, given where it starts
+
+
+def _align(x: int, a: int) -> int:
+    return -(-x // a) * a
+
+
+def range_alignment(n: int) -> int:
+    """a(len) of SPEC 6.7.3."""
+    if n >= 64:
+        return 64
+    a = 1
+    while a < n:
+        a *= 2
+    return a
+
+
+def place(start: int, sizes: list[int]) -> list[int]:
+    out, pos = [], start
+    for n in sizes:
+        pos = _align(pos, range_alignment(n))
+        out.append(pos)
+        pos += n
+    return out
+
+
+def tensors_body(lens: list[int], *, index=None, model=None, lname=None, dtype=None, rank=None,
+                 order=None, dims=None, names=None, columns=None, pad=b"\0") -> bytes:
+    """The tensors section of 6.7.1 from its columns (None: absent); `columns` overrides the
+    bits, `pad` is the byte written as column padding."""
+    n = len(lens)
+    cols = [(INDEX, index, "<I"), (MODEL, model, "<I"), (NAME, lname, "<I"), (DTYPE, dtype, "<b"),
+            (SHAPE, rank, "<B"), (ORDER, order, "<I")]
+    bits = sum(bit for bit, values, _ in cols if values is not None)
+    body = bytearray(struct.pack("<II", n, bits if columns is None else columns))
+    body += b"".join(struct.pack("<Q", v) for v in lens)
+    for _, values, fmt in cols:
+        if values is not None:
+            body += pad * (_align(len(body), 8) - len(body))
+            body += b"".join(struct.pack(fmt, v) for v in values)
+    if rank is not None:
+        body += pad * (_align(len(body), 8) - len(body))
+        body += b"".join(struct.pack("<I", d) for d in (dims or []))
+    if lname is not None:
+        body += pad * (_align(len(body), 8) - len(body))
+        body += b"".join(names or [])
+    return bytes(body)
+
+
+def optimizer_body(kind: int, slots: list[tuple[bytes, list[int]]], T: int) -> Body:
+    """6.7.2: slot descriptors, one u64 per entry (NO_STATE: none), the names."""
+    def build(start: int) -> bytes:
+        K = len(slots)
+        pos = start + 16 + 16 * K + 8 * K * T
+        out = bytearray(struct.pack("<IIII", kind, K, T, 0))
+        for name, _ in slots:
+            out += struct.pack("<QII", pos, len(name), 0)
+            pos += len(name)
+        for _, entries in slots:
+            out += b"".join(struct.pack("<Q", e) for e in entries)
+        out += b"".join(name for name, _ in slots)
+        return bytes(out)
+    return build
+
+
+def data_body(ranges: list[bytes]) -> bytes:
+    """The data section: the ranges in data order, each at a multiple of a(len) (6.7.3)."""
+    out = bytearray()
+    for r in ranges:
+        out += bytes(_align(len(out), range_alignment(len(r))) - len(out))
+        out += r
+    return bytes(out)
+
+
+def build(sections: list[tuple[int, int, bytes | Body]]) -> bytes:
+    """Header (version 3), section table and the bodies, each at the next multiple of 64, with
+    every checksum right (6.4, 6.3)."""
+    table_end = 64 + 32 * len(sections)
+    pos, placed = table_end, []
+    for kind, flags, body in sections:
+        pos = _align(pos, 64)
+        raw = body(pos) if callable(body) else body
+        placed.append((kind, flags, pos, raw))
+        pos += len(raw)
+    table = b"".join(struct.pack("<IIQQII", kind, flags, ofs, len(raw), crc32c(raw), 0)
+                     for kind, flags, ofs, raw in placed)
+    out = bytearray(64) + table
+    for _, _, ofs, raw in placed:
+        out += bytes(ofs - len(out)) + raw
+    struct.pack_into("<HBBIQQII", out, 0, 429, 3, 0, 0, len(out), 64, len(sections),
+                     crc32c(table))
+    struct.pack_into("<I", out, 4, crc32c(bytes(out[:64])))
+    return bytes(out)
+
+
+def section_start(data: bytes, kind: int) -> int:
+    for i in range(struct.unpack_from("<I", data, 24)[0]):
+        k, _, ofs = struct.unpack_from("<IIQ", data, 64 + 32 * i)
+        if k == kind:
+            return ofs
+    raise KeyError(kind)
+
+
+def describe(exe: Path, path: Path) -> list[dict]:
+    """ockpt-info's JSON in the four modes (the message aside)."""
+    outs = []
+    for mode in MODES:
+        res = subprocess.run([str(exe), *mode, str(path)], capture_output=True, text=True)
+        assert "Sanitizer" not in res.stderr and "runtime error" not in res.stderr, res.stderr
+        got = json.loads(res.stdout)
+        assert res.returncode == (1 if "error" in got else 0), res.stderr
+        if "error" in got:
+            got["error"].pop("message")
+        outs.append(got)
+    return outs
+
+
+def python_output(data: bytes) -> dict:
+    try:
+        return oc.describe(oc.load(data))
+    except oc.CheckpointError as err:
+        return {"error": {"code": err.code, "field": err.field, "offset": err.offset}}
+
+
+# Valid files ----------------------------------------------------------------------------------
+
+SIZES = [0, 1, 2, 3, 5, 17, 63, 64, 65, 0]
+
+
+def _payload(n: int, seed: int) -> bytes:
+    return bytes((seed * 31 + i * 7) % 251 + 1 for i in range(n))
+
+
+def valid_files() -> dict[str, tuple[bytes, list[int]]]:
+    """name -> (file, the offsets 6.7.3 gives its ranges in range order: tensors, then slots)."""
+    files = {}
+    lens = SIZES
+    tensors = [_payload(n, k) for k, n in enumerate(lens)]
+    # 1. the least: only len_data, data in record order
+    t = tensors_body(lens)
+    files["bare"] = (build([(1, 1, t), (4, 1, data_body(tensors))]), None)
+    # 2. every column, a data order that is not record order, Adam with NO_STATE entries
+    n = len(lens)
+    order = [3, 0, 9, 1, 8, 2, 7, 4, 6, 5]
+    index = [2 * k + 1 for k in range(n)]
+    model = [NO_MODEL if k % 3 == 0 else 100 - k for k in range(n)]
+    names = [b"w%d" % k if k % 2 else b"" for k in range(n)]
+    names[5] = "é∂😀".encode()
+    dtype = [-128] * n
+    rank = [255] * n
+    dims: list[int] = []
+    dtype[1], rank[1] = 3, 0           # uint8 scalar of 1 byte
+    dtype[2], rank[2] = 1, 1           # float16 [1]
+    dims += [1]
+    dtype[5], rank[5] = 0, 255         # float32, no shape: no product check
+    dtype[7], rank[7] = 9, 2           # int8 [8, 8]
+    dims += [8, 8]
+    rank[9] = 3                        # a shape without a dtype
+    dims += [0, 4, 2]
+    t = tensors_body(lens, index=index, model=model, lname=[len(x) for x in names], dtype=dtype,
+                     rank=rank, order=order, dims=dims, names=[x for x in names if x])
+    m = [NO_STATE if k % 4 == 1 else lens[k] for k in range(n)]
+    v = [NO_STATE if k % 4 == 2 else 3 for k in range(n)]
+    ranges = [tensors[k] for k in order]
+    ranges += [_payload(m[k], 50 + k) for k in order if m[k] != NO_STATE]
+    ranges += [_payload(v[k], 80 + k) for k in order if v[k] != NO_STATE]
+    state = struct.pack("<II", 1, 0) + struct.pack("<QIB3xQQ", 0, 4, 0, 7, 0) + b"step"
+
+    def state_body(start: int) -> bytes:
+        return state[:8] + struct.pack("<Q", start + 40) + state[16:]
+
+    files["columns-order-adam"] = (build([
+        (1, 1, t), (2, 1, optimizer_body(2, [(b"m", m), (b"v", v)], n)), (3, 1, state_body),
+        (4, 1, data_body(ranges))]), None)
+    # 3. one tensor of 0 bytes: a 0-byte data section
+    files["one-empty"] = (build([(1, 1, tensors_body([0])), (4, 1, b"")]), None)
+    # 4. no tensors at all: only an optimizer with T = 0 and state
+    files["no-tensors"] = (build([(2, 1, optimizer_body(0, [], 0))]), None)
+    return files
+
+
+def expected_offsets(data: bytes) -> list[int]:
+    """Every range's offset by 6.7.3, in the JSON's order (tensors, then slot by slot)."""
+    s = section_start(data, 1)
+    n, cols = struct.unpack_from("<II", data, s)
+    lens = list(struct.unpack_from(f"<{n}Q", data, s + 8))
+    pos = 8 + 8 * n
+    order = list(range(n))
+    for bit, size in ((INDEX, 4), (MODEL, 4), (NAME, 4), (DTYPE, 1), (SHAPE, 1), (ORDER, 4)):
+        if cols & bit:
+            pos = _align(pos, 8)
+            if bit == ORDER:
+                order = list(struct.unpack_from(f"<{n}I", data, s + pos))
+            pos += size * n
+    slots: list[list[int]] = []
+    try:
+        o = section_start(data, 2)
+        K, T = struct.unpack_from("<II", data, o + 4)
+        slots = [list(struct.unpack_from(f"<{T}Q", data, o + 16 + 16 * K + 8 * T * j))
+                 for j in range(K)]
+    except KeyError:
+        pass
+    sizes = [lens[k] for k in order]
+    keys = [("t", k) for k in order]
+    for j, entries in enumerate(slots):
+        sizes += [entries[k] for k in order if entries[k] != NO_STATE]
+        keys += [(j, k) for k in order if entries[k] != NO_STATE]
+    at = dict(zip(keys, place(section_start(data, 4), sizes))) if sizes else {}
+    out = [at[("t", k)] for k in range(n)]
+    for j, entries in enumerate(slots):
+        out += [at[(j, k)] for k in range(n) if entries[k] != NO_STATE]
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(valid_files()))
+def test_valid_file(ockpt_info, tmp_path, name):
+    data, _ = valid_files()[name]
+    path = tmp_path / f"{name}.ckpt"
+    path.write_bytes(data)
+    outs = describe(ockpt_info, path)
+    assert all(o == outs[0] for o in outs), outs
+    got = outs[0]
+    assert "error" not in got, got
+    assert got["revision"] == "v3" and got == python_output(data)
+    offsets = [t["offset"] for t in got["tensors"]]
+    if got["optimizer"]:
+        for entries in got["optimizer"]["slots"].values():
+            offsets += [e["offset"] for e in entries]
+    if got["tensors"]:
+        assert offsets == expected_offsets(data)
+
+
+def test_valid_files_exercise_the_columns(ockpt_info, tmp_path):
+    """The rich file has every column, a permutation, named, shaped, scalar and NO_STATE."""
+    data, _ = valid_files()["columns-order-adam"]
+    s = section_start(data, 1)
+    assert struct.unpack_from("<I", data, s + 4)[0] == 63
+    ckpt = oc.load(data)
+    assert ckpt.data_order is not None and ckpt.tensors[5].name == "é∂😀"
+
+
+# Invalid files: each rule of 6.7 ------------------------------------------------------------
+
+L3 = [4, 8, 2]
+D3 = [_payload(n, k) for k, n in enumerate(L3)]
+
+
+def _tfile(t: bytes, data: bytes | None = None) -> bytes:
+    return build([(1, 1, t), (4, 1, data_body(D3) if data is None else data)])
+
+
+def _cases() -> dict[str, tuple[bytes, str, str, Callable[[bytes], int]]]:
+    """name -> (file, code, field, offset as a function of the file)."""
+    ts = lambda d: section_start(d, 1)  # noqa: E731
+    c: dict[str, tuple[bytes, str, str, Callable[[bytes], int]]] = {}
+    c["C0"] = (_tfile(b"\1\0\0\0"), "count_exceeds_file", "tensors.num_tensors", ts)
+    c["C1-empty"] = (build([(1, 1, bytes(8))]), "empty_section", "tensors.num_tensors", ts)
+    c["C1-limit"] = (build([(1, 1, struct.pack("<II", (1 << 24) + 1, 0))]), "limit_exceeded",
+                     "tensors.num_tensors", ts)
+    c["C2"] = (_tfile(tensors_body(L3, columns=64)), "reserved_nonzero", "tensors.columns",
+               lambda d: ts(d) + 4)
+    c["C3"] = (_tfile(tensors_body(L3, index=[0, 1, 5])[:-1]), "count_exceeds_file",
+               "tensors.num_tensors", ts)
+    idx = lambda d, k: ts(d) + 32 + 4 * k  # noqa: E731  (the index column after 8 + 24 bytes)
+    c["C4-dup"] = (_tfile(tensors_body(L3, index=[0, 2, 2])), "duplicate_tensor_index",
+                   "tensors[2].index", lambda d: idx(d, 2))
+    c["C4-order"] = (_tfile(tensors_body(L3, index=[0, 3, 2])), "tensor_order",
+                     "tensors[2].index", lambda d: idx(d, 2))
+    c["C4-redundant"] = (_tfile(tensors_body(L3, index=[0, 1, 2])), "redundant_column",
+                         "tensors.columns", lambda d: ts(d) + 4)
+    c["C5-redundant"] = (_tfile(tensors_body(L3, model=[NO_MODEL] * 3)), "redundant_column",
+                         "tensors.columns", lambda d: ts(d) + 4)
+    c["C5-dup"] = (_tfile(tensors_body(L3, model=[7, NO_MODEL, 7])), "duplicate_tensor_index",
+                   "tensors[2].model_index", lambda d: idx(d, 2))
+    c["C5-dup-first"] = (_tfile(tensors_body([0] * 5, model=[9, 8, 8, 9, 1]), data_body([b""] * 5)),
+                         "duplicate_tensor_index", "tensors[2].model_index",
+                         lambda d: ts(d) + 48 + 8)
+    c["C6-redundant"] = (_tfile(tensors_body(L3, lname=[0, 0, 0])), "redundant_column",
+                         "tensors.columns", lambda d: ts(d) + 4)
+    c["C6-limit"] = (_tfile(tensors_body(L3, lname=[1, 1025, 0], names=[b"a"])),
+                     "limit_exceeded", "tensors[1].len_name", lambda d: idx(d, 1))
+    c["C7-redundant"] = (_tfile(tensors_body(L3, dtype=[-128] * 3)), "redundant_column",
+                         "tensors.columns", lambda d: ts(d) + 4)
+    c["C7-bad"] = (_tfile(tensors_body(L3, dtype=[-128, 18, -6])), "bad_dtype", "tensors[1].dtype",
+                   lambda d: ts(d) + 33)
+    c["C8-redundant"] = (_tfile(tensors_body(L3, rank=[255] * 3)), "redundant_column",
+                         "tensors.columns", lambda d: ts(d) + 4)
+    c["C8-limit"] = (_tfile(tensors_body(L3, rank=[255, 255, 9], dims=[0] * 9)), "limit_exceeded",
+                     "tensors[2].rank", lambda d: ts(d) + 34)
+    c["C9-range"] = (_tfile(tensors_body(L3, order=[0, 0, 3])), "bad_data_order",
+                     "tensors[2].order", lambda d: idx(d, 2))
+    c["C9-dup"] = (_tfile(tensors_body(L3, order=[1, 2, 1])), "bad_data_order",
+                   "tensors[2].order", lambda d: idx(d, 2))
+    c["C9-redundant"] = (_tfile(tensors_body(L3, order=[0, 1, 2])), "redundant_column",
+                         "tensors.columns", lambda d: ts(d) + 4)
+    shaped = tensors_body(L3, rank=[1, 255, 0], dims=[4])  # rank at 32..34, dims at 40..43
+    c["C10-dims"] = (_tfile(shaped[:-1]), "count_exceeds_file", "tensors.dims",
+                     lambda d: ts(d) + 40)
+    named = tensors_body(L3, lname=[0, 2, 0], names=[b"ab"])  # len_name 32..43, names at 48
+    c["C10-names"] = (_tfile(named[:-1]), "count_exceeds_file", "tensors.names",
+                      lambda d: ts(d) + 48)
+    c["C10-gap"] = (_tfile(named + b"\0"), "gap", "tensors", lambda d: ts(d) + 50)
+    c["C11"] = (_tfile(tensors_body(L3, rank=[1, 255, 0], dims=[4], pad=b"\7")),
+                "nonzero_padding", "padding", lambda d: ts(d) + 35)
+    names3 = lambda *ns: tensors_body(L3, lname=[len(x) for x in ns], names=list(ns))  # noqa: E731
+    c["C12-utf8"] = (_tfile(names3(b"a", b"\xc0\x80", b"b")), "bad_utf8", "tensors[1].name",
+                     lambda d: ts(d) + 49)
+    c["C12-dup"] = (_tfile(names3(b"ab", b"c", b"ab")), "duplicate_tensor_name",
+                    "tensors[2].name", lambda d: ts(d) + 51)
+    # the first failing record, whichever check: a duplicate before a bad name ...
+    c["C12-dup-first"] = (_tfile(names3(b"x", b"x", b"\xff")), "duplicate_tensor_name",
+                          "tensors[1].name", lambda d: ts(d) + 49)
+    # ... and a bad name before a duplicate
+    c["C12-utf8-first"] = (_tfile(names3(b"\xed\xa0\x80", b"y", b"y")), "bad_utf8",
+                           "tensors[0].name", lambda d: ts(d) + 48)
+    c["C13"] = (_tfile(tensors_body(L3, dtype=[0, -128, 0], rank=[1, 255, 0], dims=[1])),
+                "shape_mismatch", "tensors[2].len_data", lambda d: ts(d) + 24)
+    opt = optimizer_body(2, [(b"m", [1, NO_STATE, 2]), (b"v", [NO_STATE] * 3)], 3)
+    full = [*D3, b"\1", b"\2\2"]
+    c["O4"] = (build([(1, 1, tensors_body(L3)), (2, 1, lambda s: opt(s)[:60]),
+                      (4, 1, data_body(full))]), "count_exceeds_file", "optimizer.num_slots",
+               lambda d: section_start(d, 2) + 4)
+    def name_moved(start: int) -> bytes:  # slot 0's name one byte after the pool's start
+        body = bytearray(opt(start))
+        struct.pack_into("<Q", body, 16, struct.unpack_from("<Q", body, 16)[0] + 1)
+        return bytes(body)
+
+    c["O7"] = (build([(1, 1, tensors_body(L3)), (2, 1, name_moved),
+                      (4, 1, data_body(full))]), "gap", "optimizer.slots[0].ofs_name",
+               lambda d: section_start(d, 2) + 16)
+    c["P0"] = (build([(2, 1, optimizer_body(0, [], 0)), (4, 1, b"\0")]), "empty_section", "data",
+               lambda d: section_start(d, 4))
+    c["P1"] = (build([(1, 1, tensors_body(L3))]), "offset_out_of_bounds", "tensors[0].len_data",
+               lambda d: ts(d) + 8)
+    c["P2-tensor"] = (_tfile(tensors_body(L3), data_body(D3)[:-1]), "offset_out_of_bounds",
+                      "tensors[2].len_data", lambda d: ts(d) + 24)
+    c["P2-order"] = (_tfile(tensors_body(L3, order=[2, 1, 0]), data_body([D3[2], D3[1]])),
+                     "offset_out_of_bounds", "tensors[0].len_data", lambda d: ts(d) + 8)
+    c["P2-slot"] = (build([(1, 1, tensors_body(L3)), (2, 1, opt), (4, 1, data_body([*D3, b"\1"]))]),
+                    "offset_out_of_bounds", "optimizer.slots[0][2].len_data",
+                    lambda d: section_start(d, 2) + 48 + 16)
+    c["P3"] = (_tfile(tensors_body(L3), data_body(D3) + b"\0"), "gap", "data",
+               lambda d: section_start(d, 4) + 18)
+    padded = bytearray(data_body(D3))
+    padded[6] = 1  # between the 4-byte range (0..4) and the 8-byte one (at 8: a(8) = 8)
+    c["P4"] = (_tfile(tensors_body(L3), bytes(padded)), "nonzero_padding", "padding",
+               lambda d: section_start(d, 4) + 6)
+    # P4 comes after P3 and after every range's P2
+    c["P4-after-P3"] = (_tfile(tensors_body(L3), bytes(padded) + b"\0"), "gap", "data",
+                        lambda d: section_start(d, 4) + 18)
+    return c
+
+
+CASES = _cases()
+
+
+def test_the_padding_case_is_what_it_says():
+    data = _tfile(tensors_body(L3))
+    s = section_start(data, 4)
+    assert place(s, L3) == [s, s + 8, s + 16]  # a(4) = 4, a(8) = 8, a(2) = 2: 4 bytes of padding
+    assert data[s + 4:s + 8] == bytes(4)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_invalid_file(ockpt_info, tmp_path, name):
+    data, code, field, offset = CASES[name]
+    path = tmp_path / f"{name}.ckpt"
+    path.write_bytes(data)
+    want = {"error": {"code": code, "field": field, "offset": offset(data)}}
+    for mode, got in zip(MODES, describe(ockpt_info, path)):
+        assert got == want, (mode, got)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_library_agrees(name):
+    """The Python reader reports the same error on each hand-built file."""
+    data, code, field, offset = CASES[name]
+    assert python_output(data) == {"error": {"code": code, "field": field, "offset": offset(data)}}
