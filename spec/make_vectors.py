@@ -2623,6 +2623,13 @@ def make_valid_v3() -> None:
         write_v2(raw_tensors(*reversed(sizes))),
         "the same ranges in descending size: large ranges first, little padding",
     )
+    odd = [1, 1, 3, 2, 1, 4, 1, 8, 1, 16, 1, 32, 1, 64, 1, 0, 1, 5, 1, 17]
+    v3_valid(
+        "alignment-odd-ends",
+        write_v2(raw_tensors(*odd)),
+        "ranges of " + ", ".join(map(str, odd)) + " bytes: each alignment class after a range "
+        "that ends at an odd offset, 1-byte ranges back to back (a(1) = 1)",
+    )
     v3_valid(
         "zero-byte-slots",
         write_v2(

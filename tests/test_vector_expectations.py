@@ -26,6 +26,7 @@ import pytest
 from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
 from onert_checkpoint_generated.onert_checkpoint_v2 import OnertCheckpointV2
+from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 from onert_checkpoint_generated.onert_wof import OnertWof
 
 import onert_checkpoint as oc
@@ -205,12 +206,75 @@ def derive_v2(data: bytes) -> dict:
     }
 
 
+# ------------------------------------------------------------------------------------------------
+# Schema 3: the columns and the computed placement of the generated parser (SPEC.md 6.7)
+
+
+def derive_v3(data: bytes) -> dict:
+    """SPEC.md 6.7.3: the description of schema 2 with revision "v3"; a record has a name,
+    dtype, shape or model index when its column is present and holds another value than the
+    column's "none" (6.7.1); each offset is the one the .ksy's ``ranges`` instance places."""
+    h = OnertCheckpointV3(KaitaiStream(_io(data)))
+    placed = {(r.slot, r.record): r for r in h.ranges if r.has_state}
+    tensors = []
+    t = h.tensors
+    n = t.num_tensors if h.has_tensors else 0
+    for k in range(n):
+        r = placed[(-1, k)]
+        e = entry(data, t.index[k] if t.has_index else k, r.ofs_data, r.len_data)
+        name = t.names[k].name if t.has_name and t.len_name[k] != 0 else None
+        dtype = int(t.dtype[k]) if t.has_dtype else -128
+        shape = list(t.dims[k].dims) if t.has_shape and t.rank[k] != 255 else None
+        model_index = t.model_index[k] if t.has_model_index else 0xFFFFFFFF
+        if name is not None or dtype != -128 or shape is not None or model_index != 0xFFFFFFFF:
+            e["name"] = name
+            e["dtype"] = None if dtype == -128 else DTYPE_NAMES[dtype]
+            e["shape"] = shape
+            e["model_index"] = None if model_index == 0xFFFFFFFF else model_index
+        tensors.append(e)
+    optimizer = None
+    if h.has_optimizer:
+        o = h.optimizer
+        kind = int(o.kind)
+        names = {0: "sgd", 1: "sgd_momentum", 2: "adam"}
+        slots = {}
+        for j, desc in enumerate(o.slots):
+            slots[desc.name] = [
+                entry(data, tensors[k]["index"], placed[(j, k)].ofs_data, o.entries[j * n + k])
+                for k in range(n)
+                if o.entries[j * n + k] != NO_STATE
+            ]
+        optimizer = {"kind": names.get(kind, f"optimizer_{kind}"), "slots": slots}
+    bodies = {int(s.kind): s.body for s in h.section_table if int(s.kind) in (3, 5)}
+    state = {e.key: state_value(data, e) for e in bodies[3].entries} if 3 in bodies else {}
+    origin = None
+    if 5 in bodies:
+        g = bodies[5]
+        origin = {
+            "revision": {1: "v1", 2: "wof"}[int(g.revision)],
+            "dialect": {0: None, 1: "onert", 2: "onert-micro"}[int(g.dialect)],
+            "num_entries": g.num_entries,
+            "footerless": bool(g.flags & 1),
+        }
+    return {
+        "revision": "v3",
+        "dialect": None,
+        "file_size": len(data),
+        "tensors": tensors,
+        "optimizer": optimizer,
+        "state": state,
+        "origin": origin,
+    }
+
+
 def _io(data: bytes) -> io.BytesIO:
     return io.BytesIO(data)
 
 
 def derive(name: str, data: bytes) -> dict:
     """The description of a valid vector, from the generated parsers and SPEC.md."""
+    if data[2] == 3:
+        return derive_v3(data)
     if data[2] == 2:
         return derive_v2(data)
     # Section 3, step 5: which of the two version-1 layouts the vector was built as is in its
@@ -228,7 +292,7 @@ def as_json(obj: object) -> object:
 
 def test_every_valid_vector_is_derived() -> None:
     assert len(VALID) >= 60
-    assert {n.split("-")[0] for n in VALID} == {"v1", "wof", "v2"}
+    assert {n.split("-")[0] for n in VALID} == {"v1", "wof", "v2", "v3"}
 
 
 @pytest.mark.parametrize("name", VALID)
@@ -259,6 +323,53 @@ def test_derivation_notices_a_wrong_expectation() -> None:
     want = json.loads((VECTORS / f"{name}.json").read_text())
     data[want["tensors"][0]["offset"]] ^= 1
     assert as_json(derive(name, bytes(data))) != want
+
+
+V3_VALID = [n for n in VALID if n.startswith("v3-")]
+
+
+def test_v3_vectors_cover_every_column_and_an_order() -> None:
+    columns = 0
+    for name in V3_VALID:
+        h = OnertCheckpointV3(KaitaiStream(_io((VECTORS / f"{name}.ckpt").read_bytes())))
+        if h.has_tensors:
+            columns |= h.tensors.columns
+    assert columns == 0x3F
+
+
+@pytest.mark.parametrize("name", V3_VALID)
+def test_v3_placement_of_the_ksy_equals_the_construct_schema(name: str) -> None:
+    """Two declarative readings of 6.7.3 agree: the .ksy's ``ranges`` instance and the
+    Construct schema's ``data_placement`` (src/onert_checkpoint/format/schemas/v3.py)."""
+    from onert_checkpoint.format.schemas import v3
+
+    data = (VECTORS / f"{name}.ckpt").read_bytes()
+    h = OnertCheckpointV3(KaitaiStream(_io(data)))
+    p = v3.CHECKPOINT.parse(data)
+    secs = {int(s.kind): s for s in p.sections}
+    if 1 not in secs:
+        assert h.num_ranges == 0
+        return
+    t = secs[1].body
+    entries = secs[2].body.entries if 2 in secs else []
+    tensor_at, entry_at = v3.data_placement(secs[4].ofs_body, t.len_data, entries, t.order)
+    n = int(t.head.num_tensors)
+    ksy = {(r.slot, r.record): r.ofs_data for r in h.ranges if r.has_state}
+    construct = {(-1, k): o for k, o in enumerate(tensor_at)}
+    construct |= {(i // n, i % n): o for i, o in enumerate(entry_at) if o is not None}
+    assert ksy == construct
+
+
+def test_v3_derivation_notices_a_wrong_placement() -> None:
+    """The derivation reads offsets from the .ksy's placement: changing a tensor's size moves
+    every later range, which the comparison sees."""
+    name = "v3-alignment-classes"
+    data = bytearray((VECTORS / f"{name}.ckpt").read_bytes())
+    want = json.loads((VECTORS / f"{name}.json").read_text())
+    s = struct.unpack_from("<Q", data, 64 + 8)[0]
+    struct.pack_into("<Q", data, s + 8, 1)  # tensor 0: 0 bytes -> 1, so tensor 1 moves by 1
+    got = as_json(derive(name, bytes(data)))
+    assert [t["offset"] for t in got["tensors"]] != [t["offset"] for t in want["tensors"]]
 
 
 # ------------------------------------------------------------------------------------------------
