@@ -137,6 +137,43 @@ def test_every_v2_error_code_is_produced():
     assert sorted(wanted - _produced_codes()) == []
 
 
+def test_every_v3_error_code_is_produced_by_a_v3_vector():
+    """Every format code that applies to schema 3 is produced by an invalid-v3-* vector (the
+    version codes are detection's, shared by every revision)."""
+    wanted = {
+        e["code"] for e in _error_codes() if "v3" in e["applies"] and e["category"] == "format"
+    }
+    produced = {expected(n)["error"]["code"] for n in NAMES if n.startswith("invalid-v3-")}
+    assert sorted(wanted - produced) == []
+    assert {"redundant_column", "bad_data_order"} <= produced
+
+
+def test_v3_rules_each_have_a_vector():
+    """SPEC.md 6.7's rules C0-C13 and P0-P4 each name at least one invalid-v3 vector."""
+    names = [n for n in NAMES if n.startswith("invalid-v3-")]
+    for rule in [f"c{i}" for i in range(14)] + [f"p{i}" for i in range(5)] + ["o4", "o7"]:
+        assert any(n.startswith(f"invalid-v3-{rule}-") for n in names), rule
+
+
+def test_v3_vectors_are_the_writer_s_canonical_bytes():
+    """Schema 3 is canonical (SPEC.md 6.1): writing a loaded v3 vector gives its bytes, and a
+    v3-X vector is what the writer makes of the v2-X vector's content."""
+    v3 = [n for n in NAMES if n.startswith("v3-")]
+    assert len(v3) >= 40
+    for name in v3:
+        data = (VECTORS / f"{name}.ckpt").read_bytes()
+        assert oc.to_bytes(oc.load(data)) == data, name
+        twin = VECTORS / f"v2-{name[3:]}.ckpt"
+        if twin.exists():
+            assert oc.to_bytes(oc.load(twin.read_bytes()), revision="v3") == data, name
+
+
+def test_version_3_is_schema_3_and_4_is_unsupported():
+    assert expected("invalid-version-4")["error"]["code"] == "unsupported_version"
+    assert expected("invalid-v3-v1-bytes-version-3")["error"]["code"] == "header_checksum"
+    assert not (VECTORS / "invalid-version-3.ckpt").exists()
+
+
 def test_error_vectors_name_field_and_offset():
     for name in NAMES:
         err = expected(name).get("error")
@@ -157,8 +194,6 @@ def test_python_library(name):
 
 # ------------------------------------------------------------------------------------------------
 # The reference C reader on every vector
-
-
 
 
 @pytest.mark.parametrize("name", _params(C_DISAGREEMENTS, strict=False))
