@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from onert_checkpoint.format.model import Section
-from tests.strategies import SampleFile, checkpoint_files
+from tests.strategies import SampleFile, checkpoint_files, rich_checkpoints
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,6 +113,13 @@ def _round_trip(data: bytes) -> None:
 @given(v2_checkpoints())
 def test_export_import_is_lossless_for_schema_2(ckpt: Checkpoint) -> None:
     _round_trip(oc.to_bytes(ckpt))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rich_checkpoints())
+def test_export_import_is_lossless_for_schema_3(ckpt: Checkpoint) -> None:
+    """Schema 3's storage order (the order column, 0-byte tensors sharing an offset) too."""
+    _round_trip(oc.to_bytes(ckpt, revision="v3"))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

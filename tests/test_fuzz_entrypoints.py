@@ -99,6 +99,16 @@ def test_hostile_schema2_files(ckpt: Checkpoint, tmp_path_factory) -> None:
 
 
 @SETTINGS
+@given(ckpt=hostile_v2())
+def test_hostile_schema3_files(ckpt: Checkpoint, tmp_path_factory) -> None:
+    """The same hostile content written as schema 3 (compact tables, data placed by rule)."""
+    data, err = library(oc.to_bytes, ckpt, revision="v3")
+    assume(err is None)  # the writer refused the drawn content with a clear error
+    assert data[2] == 3
+    assert check_post_load(data, tmp_path_factory.mktemp("v3"))
+
+
+@SETTINGS
 @given(sample=checkpoint_files())
 def test_schema1_and_wof_files(sample, tmp_path_factory) -> None:
     assert check_post_load(sample.data, tmp_path_factory.mktemp("v1"))

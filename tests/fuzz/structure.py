@@ -115,7 +115,7 @@ def reseal_v2(data: bytes) -> bytes:
     import crc32c
 
     size = len(data)
-    if size < V2_HEADER or data[2] != 2:
+    if size < V2_HEADER or data[2] not in (2, 3):
         return data
     buf = bytearray(data)
     table, n = u64_at(buf, 16), u32_at(buf, 24)
@@ -136,7 +136,7 @@ def reseal_v2(data: bytes) -> bytes:
 def field_map(data: bytes, revision: str | None = None) -> list[Field]:
     """Every header field and table entry of ``data`` (a valid or nearly valid file)."""
     size = len(data)
-    if revision == "v2" or (revision is None and len(data) >= 3 and data[2] == 2):
+    if revision in ("v2", "v3") or (revision is None and len(data) >= 3 and data[2] in (2, 3)):
         return _v2_fields(data)
     revision = revision or guess_revision(data)
     fields = [Field("magic", 0, 2, "magic"), Field("version", 2, 1, "version"),
