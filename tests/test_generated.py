@@ -50,3 +50,24 @@ def test_every_error_code_is_documented_once():
     header = (ROOT / "spec" / "c" / "ockpt_errors.h").read_text()
     for e in table:
         assert f"OCKPT_E_{e['code'].upper()} = {e['number']}," in header
+
+
+def test_every_schema_is_compiled_for_every_target():
+    """spec/regenerate.py picks up every spec/*.ksy (schema 3 included) for Python, JavaScript
+    and the Graphviz diagram."""
+    ksys = sorted(p.stem for p in (ROOT / "spec").glob("*.ksy"))
+    assert "onert_checkpoint_v3" in ksys
+    gen = ROOT / "generated"
+    for stem in ksys:
+        camel = "".join(part.capitalize() for part in stem.split("_"))
+        assert (gen / "python" / "onert_checkpoint_generated" / f"{stem}.py").is_file(), stem
+        assert (gen / "javascript" / f"{camel}.js").is_file(), stem
+        for ext in ("dot", "svg"):
+            assert (gen / "graphviz" / f"{stem}.{ext}").is_file(), stem
+
+
+def test_schema_3_diagram_is_shown_in_section_6_7():
+    text = (ROOT / "spec" / "SPEC.md").read_text()
+    section = text.split("### 6.7 Schema 3")[1].split("\n## 7.")[0]
+    assert "](../generated/graphviz/onert_checkpoint_v3.svg)" in section
+    assert "(onert_checkpoint_v3.ksy)" in section
