@@ -26,6 +26,7 @@ from onert_checkpoint.format.dtypes import DTYPE_CODES
 from onert_checkpoint.format.revisions import v2
 from onert_checkpoint.format.schemas import v1 as v1_schema
 from onert_checkpoint.format.schemas import v2 as v2_schema
+from onert_checkpoint.format.schemas import v3 as v3_schema
 from onert_checkpoint.format.schemas import wof as wof_schema
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -179,10 +180,103 @@ def _v2(data: bytes, ckpt: oc.Checkpoint) -> dict:
     return out
 
 
+def _column(body, name: str, bit: int) -> list[int] | None:
+    return _ints(body[name]) if int(body.head.columns) & bit else None
+
+
+def _v3_tensors(body) -> dict:
+    bits = v3_schema.COLUMN_BITS
+    ranks = _column(body, "rank", bits["shape"])
+    lens = _column(body, "len_name", bits["name"])
+    dims, names = None, None
+    if ranks is not None:
+        flat, dims = _ints(body.dims), []
+        for r in ranks:
+            r = 0 if r == v3_schema.NO_SHAPE else r
+            dims.append(flat[:r])
+            flat = flat[r:]
+    if lens is not None:
+        pool, names = bytes(body.names), []
+        for n in lens:
+            names.append(pool[:n].decode("utf-8"))
+            pool = pool[n:]
+    return {"num_tensors": int(body.head.num_tensors), "columns": int(body.head.columns),
+            "len_data": _ints(body.len_data), "index": _column(body, "index", bits["index"]),
+            "model_index": _column(body, "model_index", bits["model_index"]),
+            "len_name": lens, "dtype": _column(body, "dtype", bits["dtype"]), "rank": ranks,
+            "order": _column(body, "order", bits["order"]), "dims": dims, "names": names}
+
+
+def _v3(data: bytes, ckpt: oc.Checkpoint) -> dict:
+    p = v3_schema.CHECKPOINT.parse(data)
+    h = p.header
+    sections = []
+    for s in p.sections:
+        kind = int(s.kind)
+        if kind == 1:
+            body = _v3_tensors(s.body)
+        elif kind == 2:
+            body = {"kind": int(s.body.head.kind), "num_slots": int(s.body.head.num_slots),
+                    "num_tensors": int(s.body.head.num_tensors),
+                    "slots": [{"ofs_name": int(d["ofs_name"]), "len_name": int(d["len_name"]),
+                               "name": _text(data, int(d["ofs_name"]), int(d["len_name"]))}
+                              for d in s.body.slots],
+                    "entries": _ints(s.body.entries)}
+        else:
+            body = _v2_body(data, kind, s.body)
+        sections.append({"kind": kind, "flags": int(s.flags), "ofs_body": int(s.ofs_body),
+                         "len_body": int(s.len_body), "crc": int(s.crc), "body": body})
+    out = {
+        "header": {"magic": 429, "version": 3, "reserved0": 0, "header_crc": int(h.header_crc),
+                   "len_file": int(h.len_file), "ofs_section_table": int(h.ofs_section_table),
+                   "num_sections": int(h.num_sections),
+                   "section_table_crc": int(h.section_table_crc)},
+        "sections": sections,
+        "ranges": [],
+    }
+    bodies = {s["kind"]: s["body"] for s in sections}
+    if 1 not in bodies:
+        assert not ckpt.tensors
+        return out
+    t = bodies[1]
+    n = t["num_tensors"]
+    entries = bodies[2]["entries"] if 2 in bodies else []
+    tensor_at, entry_at = v3_schema.data_placement(
+        sections[-1]["ofs_body"], t["len_data"], entries, t["order"])
+    # The schema and the loader agree: indices, sizes, placed offsets, names, dtypes, shapes.
+    index = t["index"] or list(range(n))
+    assert [(i, o, ln) for i, o, ln in zip(index, tensor_at, t["len_data"])] == [
+        (x.index, x.offset, x.nbytes) for x in ckpt.tensors]
+    for k, x in enumerate(ckpt.tensors):
+        assert (t["names"][k] or None if t["names"] else None) == x.name
+        code = t["dtype"][k] if t["dtype"] else v3_schema.NO_DTYPE
+        assert (None if code == v3_schema.NO_DTYPE else code) == (
+            None if x.dtype is None else DTYPE_CODES[str(x.dtype)])
+        rank = t["rank"][k] if t["rank"] else v3_schema.NO_SHAPE
+        assert (None if rank == v3_schema.NO_SHAPE else tuple(t["dims"][k])) == (
+            None if x.shape is None else tuple(x.shape))
+    if 2 in bodies:
+        assert ckpt.optimizer is not None
+        for j, name in enumerate(s["name"] for s in bodies[2]["slots"]):
+            got = {index[k]: (entry_at[j * n + k], entries[j * n + k]) for k in range(n)
+                   if entries[j * n + k] != v3_schema.NO_STATE}
+            assert got == {i: (b.offset, b.nbytes) for i, b in ckpt.optimizer.slots[name].items()}
+    order = t["order"] or list(range(n))
+    for j in range(-1, len(entries) // n if n else 0):
+        for k in order:
+            if j < 0:
+                out["ranges"].append({"slot": -1, "record": k, "ofs_data": tensor_at[k],
+                                      "len_data": t["len_data"][k]})
+            elif entries[j * n + k] != v3_schema.NO_STATE:
+                out["ranges"].append({"slot": j, "record": k, "ofs_data": entry_at[j * n + k],
+                                      "len_data": entries[j * n + k]})
+    return out
+
+
 def python_layout(path: Path) -> tuple[str, dict]:
     data = path.read_bytes()
     ckpt = oc.load(data)
-    build = {"v1": _v1, "wof": _wof, "v2": _v2}[ckpt.revision]
+    build = {"v1": _v1, "wof": _wof, "v2": _v2, "v3": _v3}[ckpt.revision]
     return ckpt.revision, build(data, ckpt)
 
 
@@ -211,10 +305,16 @@ def test_every_valid_vector_parses_to_the_library_layout():
         problems += [f"{path.name}: {d}" for d in same(js, want)]
     assert not problems, "\n".join(problems[:40])
     revisions = {rev for rev, _ in expected}
-    assert revisions == {"v1", "wof", "v2"}
+    assert revisions == {"v1", "wof", "v2", "v3"}
     # the check reaches every part of schema 2
-    kinds = {s["kind"] for (rev, lay) in expected if rev == "v2" for s in lay["sections"]}
-    assert {1, 2, 3, 4, 5} <= kinds
+    for revision in ("v2", "v3"):
+        kinds = {s["kind"] for (rev, lay) in expected if rev == revision for s in lay["sections"]}
+        assert {1, 2, 3, 4, 5} <= kinds, revision
+    columns = 0
+    for rev, lay in expected:
+        if rev == "v3" and lay["sections"] and lay["sections"][0]["kind"] == 1:
+            columns |= lay["sections"][0]["body"]["columns"]
+    assert columns == 0x3F  # every optional column of schema 3 is compared
 
 
 def test_a_broken_file_is_refused_by_the_javascript_parser(tmp_path):
@@ -223,6 +323,16 @@ def test_a_broken_file_is_refused_by_the_javascript_parser(tmp_path):
     bad.write_bytes(b"\xad\x01\x02\x07" + bytes(60))  # schema 2 with reserved0 = 7
     (out,) = js_layouts([("v2", bad)])
     assert "error" in out
+
+
+def test_a_broken_schema_3_file_is_refused_by_the_javascript_parser(tmp_path):
+    bad = tmp_path / "bad.ckpt"
+    bad.write_bytes(b"\xad\x01\x02" + (VALID_V3_FIRST.read_bytes()[3:]))  # version 2
+    (out,) = js_layouts([("v3", bad)])
+    assert "error" in out
+
+
+VALID_V3_FIRST = next(p for p in VALID if p.name.startswith("v3-"))
 
 
 def test_the_runtime_version_is_pinned_exactly():

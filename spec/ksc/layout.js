@@ -4,7 +4,7 @@
 //
 //   NODE_PATH=spec/ksc/node_modules node spec/ksc/layout.js generated/javascript v1:FILE v2:FILE ...
 //
-// REVISION:FILE picks the parser (v1, wof, v2). Output per file: {"header": {...}, then the
+// REVISION:FILE picks the parser (v1, wof, v2, v3). Output per file: {"header": {...}, then the
 // offset tables and footer (schema 1), the table (WOF), or the section table with each defined
 // section's parsed body (schema 2)}; names and keys are the parsers' decoded strings. A parse
 // error prints {"error": "..."}. tests/test_js_schemas.py compares this with the Python library.
@@ -20,6 +20,7 @@ const parsers = {
   v1: require(path.resolve(jsDir, "OnertCheckpointV1.js")).OnertCheckpointV1,
   wof: require(path.resolve(jsDir, "OnertWof.js")).OnertWof,
   v2: require(path.resolve(jsDir, "OnertCheckpointV2.js")).OnertCheckpointV2,
+  v3: require(path.resolve(jsDir, "OnertCheckpointV3.js")).OnertCheckpointV3,
 };
 
 function pick(obj, names) {
@@ -100,7 +101,51 @@ function v2Layout(p) {
   };
 }
 
-const layouts = { v1: v1Layout, wof: wofLayout, v2: v2Layout };
+// Schema 3 (SPEC.md 6.7): the tensors section's columns (null when absent), u64 slot entries, and
+// the data ranges the .ksy's `ranges` instance places.
+const column = (present, values) => (present ? Array.from(values, Number) : null);
+
+function v3Body(kind, body) {
+  if (kind === 1) {
+    return {
+      num_tensors: body.numTensors,
+      columns: body.columns,
+      len_data: body.lenData,
+      index: column(body.hasIndex, body.index),
+      model_index: column(body.hasModelIndex, body.modelIndex),
+      len_name: column(body.hasName, body.lenName),
+      dtype: column(body.hasDtype, body.dtype),
+      rank: column(body.hasShape, body.rank),
+      order: column(body.hasOrder, body.order),
+      dims: body.hasShape ? body.dims.map((d) => d.dims) : null,
+      names: body.hasName ? body.names.map((n) => n.name) : null,
+    };
+  }
+  if (kind === 2) {
+    return {
+      ...pick(body, [["kind", "kind"], ["num_slots", "numSlots"], ["num_tensors", "numTensors"]]),
+      slots: body.slots.map((s) => ({ ofs_name: s.ofsName, len_name: s.lenName, name: s.name })),
+      entries: body.entries,
+    };
+  }
+  return v2Body(kind, body);
+}
+
+function v3Layout(p) {
+  const out = v2Layout({ ...p, sectionTable: [] });
+  out.header.version = p.version;
+  out.sections = p.sectionTable.map((s) => ({
+    ...pick(s, [["kind", "kind"], ["flags", "flags"], ["ofs_body", "ofsBody"],
+      ["len_body", "lenBody"], ["crc", "crc"]]),
+    body: v3Body(s.kind, s.body),
+  }));
+  out.ranges = p.ranges.filter((r) => r.hasState).map((r) => ({
+    slot: r.slot, record: r.record, ofs_data: r.ofsData, len_data: r.lenData,
+  }));
+  return out;
+}
+
+const layouts = { v1: v1Layout, wof: wofLayout, v2: v2Layout, v3: v3Layout };
 for (const arg of files) {
   const colon = arg.indexOf(":");
   const revision = arg.slice(0, colon);
