@@ -333,3 +333,18 @@ def test_cli_convert_batch_size(tmp_path: Path) -> None:
     v2 = tmp_path / "run.v2"
     assert _cli("convert", str(ADAM), str(v2), "--to", "v2", "--batch-size", "3").returncode == 0
     assert oc.load(v2).state["batch_size"] == 3
+
+
+def test_cli_import_batch_size(tmp_path: Path) -> None:
+    """``import --dialect onert-micro --model --batch-size`` rescales like convert."""
+    exported, out = tmp_path / "run.safetensors", tmp_path / "micro.ckpt"
+    assert _cli("export", str(ADAM), str(exported), "--model", str(MODEL)).returncode == 0
+    base = ["import", str(exported), str(out), "--model", str(MODEL), "--dialect",
+            "onert-micro"]
+    refused = _cli(*base)
+    assert refused.returncode == 1 and "batch_size" in refused.stderr, refused
+    assert not out.exists()
+    done = _cli(*base, "--batch-size", "3")
+    assert done.returncode == 0, done
+    want = oc.convert(oc.load(ADAM), "v1", dialect="onert-micro", model=MODEL, batch_size=3)
+    assert out.read_bytes() == oc.to_bytes(want)
