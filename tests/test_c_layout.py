@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from construct import Struct
 
-from onert_checkpoint.format.schemas import v1, v2, wof
+from onert_checkpoint.format.schemas import v1, v2, v3, wof
 
 C_DIR = Path(__file__).resolve().parents[1] / "spec" / "c"
 
@@ -34,6 +34,19 @@ LAYOUTS: dict[str, object] = {
     "ockpt_v2_state_head": v2.STATE_HEAD,
     "ockpt_v2_state_entry": v2.STATE_ENTRY_DTYPE,
     "ockpt_v2_origin": v2.ORIGIN,
+    "ockpt_v3_tensors_head": v3.TENSORS_HEAD,
+}
+
+#: Schema 3's fixed-size structures that are schema 2's (SPEC.md 6.7): the C kit declares them
+#: once; the library's v3 schemas must have the same layout.
+SHARED_WITH_V3: dict[str, object] = {
+    "ockpt_v2_header": v3.HEADER,
+    "ockpt_v2_section": v3.SECTION_DTYPE,
+    "ockpt_v2_optimizer_head": v3.OPTIMIZER_HEAD,
+    "ockpt_v2_slot_descriptor": v3.SLOT_DESCRIPTOR_DTYPE,
+    "ockpt_v2_state_head": v3.STATE_HEAD,
+    "ockpt_v2_state_entry": v3.STATE_ENTRY_DTYPE,
+    "ockpt_v2_origin": v3.ORIGIN,
 }
 
 
@@ -95,9 +108,23 @@ def test_packed_structs_match_the_schemas(tmp_path):
     )
     assert build.returncode == 0, build.stderr
     measured = json.loads(subprocess.run([str(exe)], capture_output=True, text=True).stdout)
-    for struct, schema in LAYOUTS.items():
+    for struct, schema in [*LAYOUTS.items(), *SHARED_WITH_V3.items()]:
         size, fields = schema_layout(schema)
-        got = measured[struct]
+        got = dict(measured[struct])
         assert got.pop("size") == size, struct
         expected = {n: o for n, o in fields.items() if not n.startswith("reserved")}
         assert got == expected, struct
+
+
+def test_v3_slot_entry_is_one_u64():
+    """SPEC.md 6.7.2: the schema's slot entries are u64 values (8 bytes each)."""
+    parsed = v3.OPTIMIZER.parse(bytes(16) + bytes(0))
+    assert parsed.entries.dtype.itemsize == 8
+    built = v3.OPTIMIZER.build(
+        {
+            "head": {"kind": 1, "num_slots": 1, "num_tensors": 2, "reserved": 0},
+            "slots": np.zeros(1, v3.SLOT_DESCRIPTOR_DTYPE),
+            "entries": [3, v3.NO_STATE],
+        }
+    )
+    assert len(built) == 16 + 16 + 2 * 8

@@ -138,6 +138,15 @@ typedef struct ockpt_v2_origin {
   uint64_t num_entries;
 } ockpt_v2_origin;
 
+/* Schema 3 (SPEC.md 6.7) keeps the header, section entry, optimizer head, slot descriptor, state
+ * and origin structures above (version byte 3). Its tensors section starts with this head, then
+ * the u64 len_data column and the optional columns the `columns` bits name; a slot entry is
+ * one uint64_t (len_data, or UINT64_MAX for no state). */
+typedef struct ockpt_v3_tensors_head {
+  uint32_t num_tensors;
+  uint32_t columns; /* bit 0 INDEX, 1 MODEL_INDEX, 2 NAME, 3 DTYPE, 4 SHAPE, 5 ORDER */
+} ockpt_v3_tensors_head;
+
 #pragma pack(pop)
 
 /* C99 compile-time size checks (a negative array size fails the build). */
@@ -155,6 +164,7 @@ OCKPT_LAYOUT_SIZE(ockpt_v2_slot_entry, 16);
 OCKPT_LAYOUT_SIZE(ockpt_v2_state_head, 8);
 OCKPT_LAYOUT_SIZE(ockpt_v2_state_entry, 32);
 OCKPT_LAYOUT_SIZE(ockpt_v2_origin, 24);
+OCKPT_LAYOUT_SIZE(ockpt_v3_tensors_head, 8);
 #undef OCKPT_LAYOUT_SIZE
 
 #endif /* OCKPT_LAYOUT_H */
