@@ -2508,6 +2508,8 @@ def swap_first_two_weights(data: bytes) -> bytes:
 # ------------------------------------------------------------------------------------------------
 # Schema 3 (spec/SPEC.md section 6.7)
 
+if str(SPEC) not in sys.path:  # imported as a module (tests): its sibling is found here too
+    sys.path.insert(0, str(SPEC))
 import make_vectors_v3 as m3  # noqa: E402  (spec/make_vectors_v3.py, beside this script)
 
 REAL_MICRO = ROOT / "tests" / "data" / "real-onert-micro"
