@@ -865,3 +865,33 @@ def test_mutated_files_load_or_raise_checkpoint_error(data, edits, mode, seal):
         assert bytes(t.raw) == out[t.offset : t.offset + t.nbytes]
     oc.describe(ckpt)
     assert oc.to_bytes(ckpt) == out
+
+
+def test_p4_runs_in_place_when_nothing_is_deferred():
+    """A validator's reading (no deferral) reports P4 itself, after P3."""
+    from onert_checkpoint.format.revisions.v3.reader import _read
+
+    data, at = p4_file()
+    with pytest.raises(oc.CheckpointError) as info:
+        _read(memoryview(data), True, defer=False)
+    assert (info.value.code, info.value.offset) == ("nonzero_padding", at)
+
+
+# Schema 2's rules on a schema-3 file: the same header, table, state and origin ---------------
+
+
+def test_header_and_table_rules_are_schema_2s():
+    data, lay = full().build()
+    assert refused(data[:63]) == ("truncated_header", "header", 0)
+    buf = bytearray(data)
+    buf[40] = 1
+    assert refused(bytes(buf)) == ("header_checksum", "header_crc", 4)
+    assert refused(reseal(buf)) == ("reserved_nonzero", "reserved1", 40)
+    assert refused(data + b"\0") == ("trailing_bytes", "file", len(data))
+    n = struct.unpack_from("<I", data, 24)[0]
+    last = 64 + 32 * (n - 1)  # the data section's entry
+    assert refused(patch(data, last + 4, "<I", 0)) == ("bad_section_flags",
+                                                      f"sections[{n - 1}].flags", last + 4)
+    s = lay.starts[ORIGIN]
+    assert refused(patch(data, s, "<I", 3)) == ("bad_origin", "origin.revision", s)
+
