@@ -195,6 +195,7 @@ def test_zero_byte_ties_keep_the_files_order() -> None:
     back = oc.load(data)
     assert [int(i) for i in back.data_order] == [1, 0, 2]
     assert oc.to_bytes(back) == data
+    assert oc.to_bytes(convert(back, "v3")) == data  # a conversion keeps the order too
     # the same content without data_order is in record order: no order column
     plain = oc.to_bytes(Checkpoint(tensors=ckpt.tensors, revision="v3"))
     assert plain != data and kaitai_content(plain)["order"] == [0, 1, 2]
