@@ -348,3 +348,25 @@ def test_cli_import_batch_size(tmp_path: Path) -> None:
     assert done.returncode == 0, done
     want = oc.convert(oc.load(ADAM), "v1", dialect="onert-micro", model=MODEL, batch_size=3)
     assert out.read_bytes() == oc.to_bytes(want)
+
+
+def test_to_torch_keeps_onerts_units_for_shared_copies() -> None:
+    """onert content whose shared weights have copies goes through onert-micro's indexing to
+    become torch parameters: re-indexed only, the Adam state kept in onert's (= torch's) units
+    and never refused for want of a batch size."""
+    pytest.importorskip("torch", reason="torch is not installed (pip install '.[torch]')")
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "interop"))
+    from circle_builder import build_shared_fc_model
+
+    model = build_shared_fc_model(3, [(0, 0), (0, 1)], seed=1)  # layer 1 reads layer 0's w
+    ckpt = oc.new_checkpoint(model, optimizer="adam", dialect="onert")
+    for slot, value in (("m", 0.5), ("v", 0.25)):
+        for entry in ckpt.optimizer.slots[slot].values():
+            entry.data = np.full(entry.nbytes // 4, value, np.float32).view(np.uint8)
+    ckpt = oc.load(oc.to_bytes(ckpt), model=model)
+    indices = [t.model_index for t in ckpt.tensors]
+    assert None in indices  # onert's copy of the shared weight (w0@op1, SPEC 7.9)
+    _, optim = oc.to_torch(ckpt, model)
+    assert optim["state"]
+    for state in optim["state"].values():
+        assert bool((state["exp_avg"] == 0.5).all()) and bool((state["exp_avg_sq"] == 0.25).all())
