@@ -370,3 +370,17 @@ def test_to_torch_keeps_onerts_units_for_shared_copies() -> None:
     assert optim["state"]
     for state in optim["state"].values():
         assert bool((state["exp_avg"] == 0.5).all()) and bool((state["exp_avg_sq"] == 0.25).all())
+
+
+def test_cli_edit_batch_size(tmp_path: Path) -> None:
+    """``edit --to v1 --dialect onert-micro --model --batch-size`` converts like convert."""
+    out = tmp_path / "micro.ckpt"
+    base = ["edit", str(ADAM), str(out), "--to", "v1", "--dialect", "onert-micro", "--model",
+            str(MODEL), "--step", "8"]
+    refused = _cli(*base)
+    assert refused.returncode == 1 and "batch_size" in refused.stderr, refused
+    assert not out.exists()
+    done = _cli(*base, "--batch-size", "3")
+    assert done.returncode == 0, done
+    want = oc.convert(oc.load(ADAM), "v1", dialect="onert-micro", model=MODEL, batch_size=3)
+    assert out.read_bytes() == oc.to_bytes(want)

@@ -147,11 +147,13 @@ def edit_file(
     model: Any = None,
     revision: str | None = None,
     dialect: str | None = None,
+    batch_size: int | None = None,
     **edits: Any,
 ) -> Checkpoint:
     """Read ``source``, apply :func:`edit` (keyword arguments as there), write ``target``
     atomically. The revision and dialect stay the source's unless ``revision`` / ``dialect``
-    say otherwise; ``model`` (a circle model) names, types and shapes the entries first."""
+    say otherwise; ``model`` (a circle model) names, types and shapes the entries first;
+    ``batch_size`` is :func:`~onert_checkpoint.convert`'s (Adam state crossing dialects)."""
     from ..format.convert import convert
     from ..format.dispatch import load
     from ..format.saving import save
@@ -162,7 +164,7 @@ def edit_file(
     if revision is not None or dialect is not None:
         # converted first, so that the edits are checked against what the target holds
         # (a state key needs schema 2)
-        ckpt = convert(ckpt, revision, dialect=dialect, model=model)
+        ckpt = convert(ckpt, revision, dialect=dialect, model=model, batch_size=batch_size)
     edit(ckpt, **edits)
     save(ckpt, target)  # the revision and dialect ckpt has: the source's unless converted
     return ckpt

@@ -74,6 +74,10 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
                    help="revision to write (the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"),
                    help="schema-1 dialect to write (the input's)")
+    from .cli import batch_size_arg
+
+    p.add_argument("--batch-size", type=batch_size_arg, metavar="B",
+                   help="batch size of the run, for Adam state crossing dialects (as convert)")
 
 
 def _pair(text: str, what: str) -> tuple[str, str]:
@@ -158,7 +162,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
             )
     model = cli._load_model(args.model)
     edit_file(args.input, output, model=model.source if model is not None else None,
-              revision=args.to, dialect=args.dialect, **edits)
+              revision=args.to, dialect=args.dialect, batch_size=args.batch_size, **edits)
     out = load(output, mmap="auto")
     kind = out.optimizer.kind if out.optimizer is not None else "no optimizer"
     dialect = f" {out.dialect}" if out.dialect else ""
