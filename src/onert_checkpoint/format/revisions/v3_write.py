@@ -21,6 +21,7 @@ not 200,000), never the whole data section.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Generator, Iterator, Sequence
 
 import numpy as np
@@ -125,12 +126,14 @@ def _tensors_body(tensors: list[Tensor], perm: list[int]) -> bytes:
     n = len(tensors)
     if n > MAX_TENSORS:
         _fail(f"schema 3 holds at most {MAX_TENSORS} tensors")
-    index = np.zeros(n, np.uint32)
-    model_index = np.full(n, NO_MODEL_INDEX, np.uint32)
-    len_name = np.zeros(n, np.uint32)
-    dtype = np.full(n, NO_DTYPE, np.int8)
-    rank = np.full(n, NO_SHAPE, np.uint8)
-    len_data = np.zeros(n, np.uint64)
+    # Python lists filled per tensor, made arrays once (a NumPy item assignment per field and
+    # tensor costs more than the rest of the loop)
+    index = [0] * n
+    model_index = [NO_MODEL_INDEX] * n
+    len_name = [0] * n
+    dtype = [NO_DTYPE] * n
+    rank = [NO_SHAPE] * n
+    len_data = [0] * n
     dims: list[int] = []
     names: list[bytes] = []
     seen_model: set[int] = set()
@@ -160,7 +163,7 @@ def _tensors_body(tensors: list[Tensor], perm: list[int]) -> bytes:
             rank[k] = len(shape)
             dims += shape
             elem = DTYPES[DTYPE_CODES[str(t.dtype)]][1] if t.dtype is not None else None
-            if elem is not None and int(np.prod(shape, dtype=object)) * elem != t.nbytes:
+            if elem is not None and math.prod(shape) * elem != t.nbytes:
                 _fail(
                     f"tensor {t.index}: shape {shape} of {t.dtype} disagrees with its "
                     f"{t.nbytes} bytes"
@@ -174,35 +177,34 @@ def _tensors_body(tensors: list[Tensor], perm: list[int]) -> bytes:
             names.append(raw)
         len_data[k] = t.nbytes
 
-    order = np.asarray(perm, np.uint32)
-    identity = np.arange(n, dtype=np.uint32)
+    identity = range(n)
     # Each column only if needed (6.7.1, rule C4 to C9: a redundant column is refused).
     present = {
-        "index": not np.array_equal(index, identity),
+        "index": index != list(identity),
         "model_index": bool(seen_model),
         "name": bool(names),
-        "dtype": bool((dtype != NO_DTYPE).any()),
-        "shape": bool((rank != NO_SHAPE).any()),
-        "order": not np.array_equal(order, identity),
+        "dtype": any(d != NO_DTYPE for d in dtype),
+        "shape": any(r != NO_SHAPE for r in rank),
+        "order": perm != list(identity),
     }
     columns = sum(bit for what, bit in COLUMNS.items() if present[what])
-    layout: list[tuple[bool, bytes]] = [
-        (present["index"], index.tobytes()),
-        (present["model_index"], model_index.tobytes()),
-        (present["name"], len_name.tobytes()),
-        (present["dtype"], dtype.tobytes()),
-        (present["shape"], rank.tobytes()),
-        (present["order"], order.tobytes()),
-        (present["shape"], np.asarray(dims, np.uint32).tobytes()),
-        (present["name"], b"".join(names)),
+    layout: list[tuple[bool, list[int] | bytes, str]] = [
+        (present["index"], index, "<u4"),
+        (present["model_index"], model_index, "<u4"),
+        (present["name"], len_name, "<u4"),
+        (present["dtype"], dtype, "i1"),
+        (present["shape"], rank, "u1"),
+        (present["order"], perm, "<u4"),
+        (present["shape"], dims, "<u4"),
+        (present["name"], b"".join(names), ""),
     ]
     body = bytearray(schema.TENSORS_HEAD.build({"num_tensors": n}))
     body[4:8] = columns.to_bytes(4, "little")
-    body += len_data.tobytes()
-    for wanted, raw in layout:
+    body += np.asarray(len_data, "<u8").tobytes()
+    for wanted, values, kind in layout:
         if wanted:
             body += bytes(_align8(len(body)) - len(body))  # zero padding before each column
-            body += raw
+            body += values if isinstance(values, bytes) else np.asarray(values, kind).tobytes()
     return bytes(body)
 
 
@@ -353,14 +355,15 @@ def _data_pieces(start: int, placed: list[tuple[int, Buffer]]) -> Iterator[bytes
     for ofs, b in placed:
         if ofs > pos:
             gather += _padding(ofs - pos)
-        size = b.nbytes
+        view = data_view(b)
+        size = view.nbytes
         if size >= SMALL_RANGE:
             if gather:
                 yield bytes(gather)
                 gather = bytearray()
-            yield data_view(b)
+            yield view
         elif size:
-            gather += data_view(b)
+            gather += view
             if len(gather) >= PIECE_BYTES:
                 yield bytes(gather)
                 gather = bytearray()
