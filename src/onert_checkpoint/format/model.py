@@ -322,7 +322,7 @@ class Checkpoint(Mapping[object, Tensor]):
     #: ``order`` column, spec/SPEC.md 6.7.1), None when they are stored in record order or the
     #: content did not come from schema 3. The schema-3 writer keeps this order: the data
     #: offsets alone cannot order two 0-byte tensors that share an offset.
-    data_order: Sequence[int] | None = None
+    data_order: Sequence[int] | np.ndarray | None = None
 
     # The file's bytes and its pending data checks, for a loaded checkpoint (not a field:
     # no annotation, so the type is given by a cast).

@@ -104,7 +104,9 @@ def _align8(n: int) -> int:
     return -(-n // 8) * 8
 
 
-def _data_order(tensors: list[Tensor], data_order: Sequence[int] | None) -> list[int]:
+def _data_order(
+    tensors: list[Tensor], data_order: Sequence[int] | np.ndarray | None
+) -> list[int]:
     """The record positions of ``tensors`` (record order) in the order their ranges are placed:
     by the offset they were read from, ties by their place in ``data_order`` (the file's
     ``order`` column) and then by record; tensors built in memory last, in record order."""
