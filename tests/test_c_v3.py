@@ -300,7 +300,8 @@ def _cases() -> dict[str, tuple[bytes, str, str, Callable[[bytes], int]]]:
                          "tensors.columns", lambda d: ts(d) + 4)
     c["C5-dup"] = (_tfile(tensors_body(L3, model=[7, NO_MODEL, 7])), "duplicate_tensor_index",
                    "tensors[2].model_index", lambda d: idx(d, 2))
-    c["C5-dup-first"] = (_tfile(tensors_body([0] * 5, model=[9, 8, 8, 9, 1]), data_body([b""] * 5)),
+    # the first record that repeats, not the first repeated value (8 repeats only at record 3)
+    c["C5-dup-first"] = (_tfile(tensors_body([0] * 5, model=[9, 8, 9, 8, 1]), data_body([b""] * 5)),
                          "duplicate_tensor_index", "tensors[2].model_index",
                          lambda d: ts(d) + 48 + 8)
     c["C6-redundant"] = (_tfile(tensors_body(L3, lname=[0, 0, 0])), "redundant_column",
@@ -341,6 +342,9 @@ def _cases() -> dict[str, tuple[bytes, str, str, Callable[[bytes], int]]]:
     # ... and a bad name before a duplicate
     c["C12-utf8-first"] = (_tfile(names3(b"\xed\xa0\x80", b"y", b"y")), "bad_utf8",
                            "tensors[0].name", lambda d: ts(d) + 48)
+    c["C12-dup-min"] = (_tfile(tensors_body([0] * 4, lname=[1] * 4, names=[b"b", b"a", b"b", b"a"]),
+                               b""), "duplicate_tensor_name", "tensors[2].name",
+                        lambda d: ts(d) + 58)
     c["C13"] = (_tfile(tensors_body(L3, dtype=[0, -128, 0], rank=[1, 255, 0], dims=[1])),
                 "shape_mismatch", "tensors[2].len_data", lambda d: ts(d) + 24)
     opt = optimizer_body(2, [(b"m", [1, NO_STATE, 2]), (b"v", [NO_STATE] * 3)], 3)
@@ -360,6 +364,9 @@ def _cases() -> dict[str, tuple[bytes, str, str, Callable[[bytes], int]]]:
                lambda d: section_start(d, 4))
     c["P1"] = (build([(1, 1, tensors_body(L3))]), "offset_out_of_bounds", "tensors[0].len_data",
                lambda d: ts(d) + 8)
+    # all ranges empty: only P1 finds the data section missing
+    c["P1-empty"] = (build([(1, 1, tensors_body([0, 0]))]), "offset_out_of_bounds",
+                     "tensors[0].len_data", lambda d: ts(d) + 8)
     c["P2-tensor"] = (_tfile(tensors_body(L3), data_body(D3)[:-1]), "offset_out_of_bounds",
                       "tensors[2].len_data", lambda d: ts(d) + 24)
     c["P2-order"] = (_tfile(tensors_body(L3, order=[2, 1, 0]), data_body([D3[2], D3[1]])),
