@@ -610,6 +610,8 @@ _EXAMPLES = {
     "convert": [
         "onert-ckpt convert old.ckpt new.ckpt --to v2",
         "onert-ckpt convert onert.ckpt micro.ckpt --to v1 --dialect onert-micro --model m.circle",
+        "onert-ckpt convert adam.ckpt micro.ckpt --to v1 --dialect onert-micro --model m.circle "
+        "--batch-size 2",
     ],
     "export": [
         "onert-ckpt export fc2-adam-step8.ckpt fc2.safetensors --model fc2.circle",
