@@ -7,12 +7,13 @@ own alignment a(len), a power of two of at most 64. It is computed without a per
 by alignment level (:func:`place`): a range whose alignment is at least 2^L starts at a
 multiple of 2^L, so the ranges from it up to the next such range have offsets relative to it
 that depend on nothing before it. Level by level, from 1-byte alignment up to 64, these groups
-are merged with one cumulative sum each: seven passes over the ranges at most.
+are merged with one cumulative sum each: seven passes at most. The ranges are walked in
+chunks of :data:`_CHUNK`, so the work arrays stay small whatever the number of ranges.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -25,23 +26,29 @@ from .tensor_columns import TensorColumns
 
 __all__ = ["DataRanges", "Placement", "check_placement", "data_checks", "place"]
 
-#: ranges whose padding is gathered at once (64 bytes each): bounds the P4 check's memory
-_PADDING_CHUNK = 1 << 16
+#: ranges placed (and their padding gathered, 64 bytes each) at once: bounds the memory
+_CHUNK = 1 << 16
 _TOP_LEVEL = 6  # a(len) = 2^6 = 64 for len >= 64
 
 
-def place(lengths: np.ndarray) -> np.ndarray:
-    """The offset of each range from the data section's start, for ranges of these sizes in
-    data order (int64 sizes, each at most 2^62 / len(lengths))."""
-    count = lengths.size
-    if not count:
+def place(lengths: np.ndarray, base: int = 0) -> np.ndarray:
+    """The offsets (from the data section's start) of ranges of these sizes (int64, data
+    order) placed one after another from ``base``, the end of the range before them (0: the
+    section's start). Sizes and ``base`` must leave every sum below 2^62."""
+    if not lengths.size:
         return np.zeros(0, np.int64)
+    lead = base % MAX_RANGE_ALIGNMENT
+    if lead:  # a range of ``lead`` bytes at the multiple of 64 before base stands for the rest
+        lengths = np.concatenate([np.array([lead], np.int64), lengths])
+    count = lengths.size
     level = RANGE_LEVEL[np.minimum(lengths, MAX_RANGE_ALIGNMENT)]
-    level[0] = _TOP_LEVEL  # the first range starts at the section's start, a multiple of 64
+    level[0] = _TOP_LEVEL  # the first range starts at a multiple of 64
     # Groups at level L: a head (a range of alignment >= 2^L, or range 0) and the ranges up to
-    # the next head. ``rel``: each range's offset from its group's head; ``extent``: from a
-    # group's head to the end of its last range. At level 0 every range is a group.
-    rel = np.zeros(count, np.int64)
+    # the next head; ``extent``: from a group's head to the end of its last range. At level 0
+    # every range is a group. A range's offset is the sum over the levels of its group's
+    # offset within the next level's group: each level adds, at its heads, the change of that
+    # offset from the group before (``diff``), and one cumulative sum adds them up.
+    diff = np.zeros(count, np.int64)
     heads = np.arange(count, dtype=np.int64)
     extent = lengths.astype(np.int64, copy=True)
     for lv in range(_TOP_LEVEL + 1):
@@ -58,58 +65,65 @@ def place(lengths: np.ndarray) -> np.ndarray:
         offset = within - within[first_of][group]
         last = np.append(first_of[1:], heads.size) - 1
         extent = offset[last] + extent[last]
-        sizes = np.diff(np.append(heads, count))
-        rel += np.repeat(offset, sizes)
+        diff[heads] += np.diff(offset, prepend=0)
         heads = heads[first_of]
-    return rel
+    rel = np.cumsum(diff)
+    rel += base - lead
+    return rel[1:] if lead else rel
 
 
 @dataclass
 class DataRanges:
     """The ranges in data order (6.7.3): the tensor records in ``order``, then slot 0's entries
-    that are not NO_STATE in that order of records, slot 1's, ... ``parts[0]`` holds the
-    tensor records in data order, ``parts[1 + j]`` slot j's."""
+    that are not NO_STATE in that order of records, slot 1's, ... Part 0 is the tensors, part
+    1 + j slot j; ``records[part]`` the record of each of the part's ranges, in data order
+    (None: every record, in record order)."""
 
-    lengths: np.ndarray  # u64, data order
-    parts: list[np.ndarray]  # record numbers in data order, per part
     tensors: TensorColumns
     slots: SlotLengths | None
+    records: list[np.ndarray | None]
 
     @classmethod
     def collect(cls, tensors: TensorColumns, slots: SlotLengths | None) -> DataRanges:
         order = tensors.order
-        records = np.arange(tensors.size) if order is None else order.astype(np.int64)
-        parts = [records]
-        lengths = [tensors.lengths if order is None else tensors.lengths[records]]
-        if slots is not None:
-            for j in range(len(slots.names)):
-                column = slots.lengths[j] if order is None else slots.lengths[j][records]
-                present = np.flatnonzero(~slots.absent(column))
-                parts.append(records[present])
-                lengths.append(column[present])
-        return cls(np.concatenate(lengths), parts, tensors, slots)
+        records: list[np.ndarray | None] = [order]
+        for j in range(0 if slots is None else len(slots.names)):
+            assert slots is not None
+            column = slots.lengths[j]
+            if order is None:
+                records.append(np.flatnonzero(~slots.absent(column)))
+            else:
+                records.append(order[np.flatnonzero(~slots.absent(column[order]))])
+        return cls(tensors, slots, records)
 
-    def field_of(self, i: int) -> tuple[str, int]:
-        """The field and offset of range ``i`` (data order): its size."""
-        for j, rows in enumerate(self.parts):
-            if i < rows.size:
-                k = int(rows[i])
-                if j == 0:
-                    return f"tensors[{k}].len_data", self.tensors.len_at(k)
-                assert self.slots is not None
-                return self.slots.entry_field(j - 1, k)
-            i -= rows.size
-        raise IndexError(i)
+    def count(self, part: int) -> int:
+        rows = self.records[part]
+        return self.tensors.size if rows is None else int(rows.size)
+
+    def lengths(self, part: int, lo: int, hi: int) -> np.ndarray:
+        """The sizes (u64) of ranges lo..hi of a part."""
+        rows = self.records[part]
+        column = self.tensors.lengths if part == 0 else self.slots.lengths[part - 1]  # type: ignore[union-attr]
+        return column[lo:hi] if rows is None else column[rows[lo:hi]]
+
+    def field_of(self, part: int, i: int) -> tuple[str, int]:
+        """The field and offset of range ``i`` of a part: its size."""
+        rows = self.records[part]
+        k = i if rows is None else int(rows[i])
+        if part == 0:
+            return f"tensors[{k}].len_data", self.tensors.len_at(k)
+        assert self.slots is not None
+        return self.slots.entry_field(part - 1, k)
 
 
 @dataclass
 class Placement:
-    """Where P2 put each range: per part (tensors, then each slot), the absolute offsets of
-    the part's ranges in record order of its records (``parts`` of :class:`DataRanges`)."""
+    """Where P2 put each range, absolute: per tensor record, and per slot for the records
+    with an entry (ascending)."""
 
-    tensor_offsets: np.ndarray  # int64, per tensor record
-    slot_rows: list[np.ndarray]  # per slot: the tensor records with an entry, ascending
-    slot_offsets: list[np.ndarray]  # per slot: their offsets
+    tensor_offsets: np.ndarray
+    slot_rows: list[np.ndarray]
+    slot_offsets: list[np.ndarray]
 
 
 def check_placement(
@@ -133,98 +147,116 @@ def check_placement(
             "the file has tensors but no data section",
         )
     ranges = DataRanges.collect(tensors, slots)
-    rel, lengths = _check_bounds(ranges, data)
-    if verify_data:
-        check_padding_between(view, data, rel, lengths)  # P4
-    return _placement(ranges, rel + data.start)
+    parts = [np.empty(ranges.count(p), np.int64) for p in range(len(ranges.records))]
+    for part, lo, rel, _ in _walk(view, ranges, data, verify_data):
+        parts[part][lo : lo + rel.size] = rel
+        parts[part][lo : lo + rel.size] += data.start
+    return _placement(ranges, parts)
 
 
-def _check_bounds(ranges: DataRanges, data: SectionInfo) -> tuple[np.ndarray, np.ndarray]:
-    """P2 and P3; the ranges' offsets from the section's start and their sizes (int64)."""
+def _walk(
+    view: memoryview, ranges: DataRanges, data: SectionInfo, padding: bool
+) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+    """Every range in data order, chunk by chunk: (part, first range, offsets from the
+    section's start, sizes), after rule P2 on them; then P3, then (``padding``) P4.
+
+    A range larger than the section fails P2 at the latest at its own place: sizes capped at
+    the section's size + 1 place every range before the first failure exactly, and a chunk is
+    placed only up to the first range whose capped sizes alone pass the section's end (the
+    failure is there or earlier), so no sum can overflow."""
     room = data.length
-    # A range larger than the section fails P2 at the latest at its own place: sizes capped
-    # at room + 1 place every range before the first failure exactly, and the placement is
-    # computed only up to the first range whose capped sizes alone pass the section's end
-    # (the failure is there or earlier), so no sum can overflow.
-    capped = np.minimum(ranges.lengths, np.uint64(room + 1)).astype(np.int64)
-    beyond = first(np.cumsum(capped) > room)  # increasing until past room: no wrap before
-    if beyond is not None:
-        capped = capped[: beyond + 1]
-    rel = place(capped)
-    bad = first((rel > room) | (capped > room - rel))  # P2
-    if bad is not None:
-        field, at = ranges.field_of(bad)
-        fail(
-            "offset_out_of_bounds",
-            field,
-            at,
-            f"{int(ranges.lengths[bad])} bytes placed at {data.start + int(rel[bad])} end past "
-            f"the data section [{data.start}, {data.end})",
-        )
-    end = int(rel[-1] + capped[-1])
-    if end < room:  # P3
+    pos = 0
+    dirty: int | None = None
+    for part in range(len(ranges.records)):
+        total = ranges.count(part)
+        for lo in range(0, total, _CHUNK):
+            sizes = ranges.lengths(part, lo, min(lo + _CHUNK, total))
+            capped = np.minimum(sizes, np.uint64(room + 1)).astype(np.int64)
+            beyond = first(np.cumsum(capped, dtype=np.uint64) > np.uint64(room - pos))
+            if beyond is not None:
+                capped = capped[: beyond + 1]
+            rel = place(capped, pos)
+            bad = first((rel > room) | (capped > room - rel))  # P2
+            if bad is not None:
+                field, at = ranges.field_of(part, lo + bad)
+                fail(
+                    "offset_out_of_bounds",
+                    field,
+                    at,
+                    f"{int(sizes[bad])} bytes placed at {data.start + int(rel[bad])} end past "
+                    f"the data section [{data.start}, {data.end})",
+                )
+            if padding and dirty is None:
+                dirty = first_dirty_padding(view, data, pos, rel, capped)
+            yield part, lo, rel, capped
+            pos = int(rel[-1] + capped[-1])
+    if pos < room:  # P3
         fail(
             "gap",
             "data",
-            data.start + end,
-            f"bytes {data.start + end}..{data.end} of the data section belong to no range",
+            data.start + pos,
+            f"bytes {data.start + pos}..{data.end} of the data section belong to no range",
         )
-    return rel, capped
+    if dirty is not None:  # P4
+        fail(
+            "nonzero_padding",
+            "padding",
+            dirty,
+            f"padding byte at {dirty} is {view[dirty]}, not 0",
+        )
 
 
-def check_padding_between(
-    view: memoryview, data: SectionInfo, rel: np.ndarray, lengths: np.ndarray
-) -> None:
-    """P4: the first non-zero padding byte between ranges, in data order. Each padding run is
+def first_dirty_padding(
+    view: memoryview, data: SectionInfo, pos: int, rel: np.ndarray, lengths: np.ndarray
+) -> int | None:
+    """The offset of the first non-zero padding byte before ranges at ``rel`` (from the
+    section's start; the range before them ends at ``pos``), or None. Each padding run is
     shorter than 64 bytes and ends where a range starts: it is the tail of the 64 bytes before
-    that start, gathered for many ranges at once through a strided view of the file."""
-    if rel.size < 2:
-        return
-    pad_start = rel[:-1] + lengths[:-1]
-    pad = rel[1:] - pad_start
+    that start, gathered for all the ranges at once through a strided view of the file."""
+    ends = np.empty(rel.size, np.int64)
+    ends[0] = pos
+    ends[1:] = rel[:-1] + lengths[:-1]
+    pad = rel - ends
     padded = np.flatnonzero(pad > 0)
     if not padded.size:
-        return
+        return None
     whole = np.frombuffer(view, dtype=np.uint8)
-    # every padded range starts at least 64 bytes into the file (after the header)
+    # a padded range starts more than 64 bytes into the file (after the header and table)
     windows = np.lib.stride_tricks.as_strided(
-        whole, shape=(whole.size - MAX_RANGE_ALIGNMENT + 1, MAX_RANGE_ALIGNMENT), strides=(1, 1),
+        whole,
+        shape=(whole.size - MAX_RANGE_ALIGNMENT + 1, MAX_RANGE_ALIGNMENT),
+        strides=(1, 1),
         writeable=False,
     )
-    columns = np.arange(MAX_RANGE_ALIGNMENT)[None, :]
-    for lo in range(0, padded.size, _PADDING_CHUNK):
-        which = padded[lo : lo + _PADDING_CHUNK]
-        ends = rel[which + 1] + data.start
-        rows = windows[ends - MAX_RANGE_ALIGNMENT]
-        tail = columns >= (MAX_RANGE_ALIGNMENT - pad[which])[:, None]
-        hit = first(((rows != 0) & tail).any(axis=1))
-        if hit is not None:
-            row = rows[hit] * tail[hit]
-            offset = int(ends[hit]) - MAX_RANGE_ALIGNMENT + int(np.flatnonzero(row)[0])
-            fail(
-                "nonzero_padding",
-                "padding",
-                offset,
-                f"padding byte at {offset} is {int(whole[offset])}, not 0",
-            )
+    starts = rel[padded] + data.start
+    rows = windows[starts - MAX_RANGE_ALIGNMENT]
+    tail = np.arange(MAX_RANGE_ALIGNMENT)[None, :] >= (MAX_RANGE_ALIGNMENT - pad[padded])[:, None]
+    dirty = (rows != 0) & tail
+    hit = first(dirty.any(axis=1))
+    if hit is None:
+        return None
+    return int(starts[hit]) - MAX_RANGE_ALIGNMENT + int(np.flatnonzero(dirty[hit])[0])
 
 
-def _placement(ranges: DataRanges, absolute: np.ndarray) -> Placement:
-    parts = ranges.parts
-    n = ranges.tensors.size
-    tensor_offsets = np.empty(n, np.int64)
-    tensor_offsets[parts[0]] = absolute[:n]
-    at = n
+def _placement(ranges: DataRanges, parts: list[np.ndarray]) -> Placement:
+    """Offsets in record order: the tensors' by record, each slot's for its records."""
+    order = ranges.tensors.order
+    tensor_offsets = parts[0]
+    if order is not None:
+        tensor_offsets = np.empty_like(parts[0])
+        tensor_offsets[order] = parts[0]
     slot_rows: list[np.ndarray] = []
     slot_offsets: list[np.ndarray] = []
-    for rows in parts[1:]:
-        ofs = absolute[at : at + rows.size]
-        at += rows.size
-        if ranges.tensors.order is not None:  # back to record order
-            by_record = np.argsort(rows, kind="stable")
-            rows, ofs = rows[by_record], ofs[by_record]
+    for j, offsets in enumerate(parts[1:]):
+        rows = ranges.records[1 + j]
+        assert rows is not None
+        if order is not None:  # back to record order
+            by_record = np.empty(ranges.tensors.size, np.int64)
+            by_record[rows] = offsets
+            rows = np.flatnonzero(~SlotLengths.absent(ranges.slots.lengths[j]))  # type: ignore[union-attr]
+            offsets = by_record[rows]
         slot_rows.append(rows)
-        slot_offsets.append(ofs)
+        slot_offsets.append(offsets)
     return Placement(tensor_offsets, slot_rows, slot_offsets)
 
 
@@ -236,8 +268,7 @@ def data_checks(
 
     def run() -> None:
         check_section_crc(view, data)
-        ranges = DataRanges.collect(tensors, slots)
-        rel, lengths = _check_bounds(ranges, data)  # passed at load: recomputes the places
-        check_padding_between(view, data, rel, lengths)
+        for _ in _walk(view, DataRanges.collect(tensors, slots), data, True):
+            pass  # P2 and P3 passed at load: the walk recomputes the places for P4
 
     return run

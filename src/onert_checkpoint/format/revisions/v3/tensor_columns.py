@@ -183,8 +183,10 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
     if len_name is not None:
         assert names_at is not None
         names = _check_names(view, len_name, s + names_at)  # C12
-    dims = np.zeros((n, MAX_RANK), np.uint32)
-    if rank is not None and num_dims:
+    # (n, the largest rank): what the entry tables read of v2's (n, 8) column, dims[k, :rank]
+    widest = 0 if rank is None or not num_dims else int(rank[shaped].max())
+    dims = np.zeros((n, widest), np.uint32)
+    if widest:
         assert dims_at is not None and shaped is not None
         flat = np.frombuffer(view, dtype="<u4", count=num_dims, offset=s + dims_at)
         _fill_dims(dims, flat, rank, shaped)
@@ -360,9 +362,9 @@ def _check_names(view: memoryview, len_name: np.ndarray, pool_at: int) -> list[b
 
 def _fill_dims(dims: np.ndarray, flat: np.ndarray, rank: np.ndarray, shaped: np.ndarray) -> None:
     """The flat ``dims`` column spread into (n, 8) rows, one dim position at a time."""
-    r = np.where(shaped, rank, 0).astype(np.int64)
-    starts = np.cumsum(r) - r
-    for j in range(MAX_RANK):
+    r = np.where(shaped, rank, 0).astype(np.int32)  # D <= 8 * MAX_TENSORS < 2**31
+    starts = np.cumsum(r, dtype=np.int32) - r
+    for j in range(dims.shape[1]):
         rows = np.flatnonzero(r > j)
         if not rows.size:
             break
@@ -389,7 +391,7 @@ def _check_sizes(
     # one dim position at a time: memory for one float per sized record, not eight
     r = rank[sized]
     prod = elem[sized].astype(np.float64)
-    for j in range(MAX_RANK):
+    for j in range(dims.shape[1]):
         prod *= np.where(r > j, dims[sized, j], 1)
     length = lengths[sized]
     exact = prod < 2.0**52
@@ -424,31 +426,36 @@ def _meta(
     dims: np.ndarray,
     names: list[bytes | None] | None,
 ) -> dict[str, Any]:
-    """Schema 2's record columns (revisions/v2/reader.py): flags, and 0 where a flag is clear."""
-    flags = np.zeros(n, np.uint16)
-    code = col.get("dtype")
+    """Schema 2's record columns (revisions/v2/reader.py): flags, and 0 where a flag is clear.
+    An absent column is a read-only broadcast 0 (no memory); ``dims`` is (n, largest rank)."""
+
+    def zeros(dtype: str) -> np.ndarray:
+        return np.broadcast_to(np.zeros(1, dtype), (n,))
+
+    code, rank, ln, mi = (col.get(c) for c in ("dtype", "rank", "len_name", "model_index"))
+    if code is None and rank is None and ln is None and mi is None:
+        flags = zeros("u2")
+    else:
+        flags = np.zeros(n, np.uint16)
     if code is not None:
         has = code != NO_DTYPE
         flags[has] |= HAS_DTYPE
         code = np.where(has, code, 0).astype(np.int8)
-    rank = col.get("rank")
     if rank is not None:
         assert shaped is not None
         flags[shaped] |= HAS_SHAPE
         rank = np.where(shaped, rank, 0).astype(np.uint8)
-    ln = col.get("len_name")
     if ln is not None:
         flags[ln != 0] |= HAS_NAME
-    mi = col.get("model_index")
     if mi is not None:
         has = mi != NO_MODEL_INDEX
         flags[has] |= HAS_MODEL_INDEX
         mi = np.where(has, mi, 0).astype(np.uint32)
     return {
         "flags": flags,
-        "dtype": np.zeros(n, np.int8) if code is None else code,
-        "rank": np.zeros(n, np.uint8) if rank is None else rank,
+        "dtype": zeros("i1") if code is None else code,
+        "rank": zeros("u1") if rank is None else rank,
         "dims": dims,
-        "model_index": np.zeros(n, np.uint32) if mi is None else mi,
+        "model_index": zeros("u4") if mi is None else mi,
         "names": names,
     }
