@@ -36,19 +36,21 @@ def _run(exe: Path, *args: str) -> tuple[int, str]:
 
 
 def test_every_file_reads_the_same_through_a_stream(ockpt_info):
+    """... and without scratch (SPEC 6.1's pairwise method) as with it."""
     assert len(VECTORS) > 200 and len(CASES) > 50
+    assert any(p.name.startswith("v3-") for p in VECTORS)
     differ = []
     for path in FILES:
         want = _run(ockpt_info, str(path))
         assert want[0] in (0, 1), path
-        for mode in (["--stream"], ["--stream", "--no-scratch"]):
+        for mode in (["--no-scratch"], ["--stream"], ["--stream", "--no-scratch"]):
             got = _run(ockpt_info, *mode, str(path))
             if got != want:
                 differ.append(f"{path.name} {' '.join(mode)}:\n  {want}\n  {got}")
     assert not differ, "\n".join(differ[:10])
 
 
-@pytest.mark.parametrize("name", ["v2-full", "v1-micro-adam", "v1-onert-adam"])
+@pytest.mark.parametrize("name", ["v2-full", "v3-full", "v1-micro-adam", "v1-onert-adam"])
 def test_a_failing_read_is_reported_not_misread(ockpt_info, tmp_path, name):
     """Cut the file short but claim its full size: the first read past the cut fails and the
     reader reports it (truncated_file, field "stream", the failed read's offset)."""
@@ -85,7 +87,8 @@ def test_the_documented_state_size_is_the_compiled_one(tmp_path):
 
 #: What a compiler may emit on its own (struct copies, position-independent code).
 COMPILER_SYMBOLS = {"memcpy", "memset", "memmove", "_GLOBAL_OFFSET_TABLE_"}
-LIBRARY = ["ockpt.c", "ockpt_v2.c", "ockpt_stream.c", "ockpt_crc32.c", "ockpt_write.c"]
+LIBRARY = ["ockpt.c", "ockpt_v2.c", "ockpt_v3.c", "ockpt_stream.c", "ockpt_crc32.c",
+           "ockpt_write.c"]
 
 
 @pytest.mark.parametrize("opt", ["-O0", "-O2"])
