@@ -44,8 +44,10 @@ CALLS: dict[str, Any] = {
     "bind by size": lambda c: bind(c, MODEL, order="size"),
     "bake": lambda c: bake(c, MODEL, order="predict"),
     "bake untie": lambda c: bake(c, MODEL, order="predict", shared="untie"),
-    "to onert-micro": lambda c: to_dialect(c, "onert-micro", MODEL, order="predict"),
-    "to onert": lambda c: to_dialect(c, "onert", MODEL, order="predict"),
+    # batch_size=1: the real files trained one sample per step (Adam's units, SPEC 11.3)
+    "to onert-micro": lambda c: to_dialect(c, "onert-micro", MODEL, order="predict",
+                                           batch_size=1),
+    "to onert": lambda c: to_dialect(c, "onert", MODEL, order="predict", batch_size=1),
     "edit": lambda c: edit(c, step=5, reset_optimizer=True),
     "edit drop": lambda c: edit(c, epoch=1, drop_optimizer=True),
     "value warnings": value_warnings,
@@ -84,7 +86,7 @@ def _fitting(revision: str, source: str) -> oc.Checkpoint:
         return oc.convert(base, "v2", model=MODEL)
     if revision == "v1":
         return base
-    micro = oc.convert(base, "v1", dialect="onert-micro", model=MODEL)
+    micro = oc.convert(base, "v1", dialect="onert-micro", model=MODEL, batch_size=1)
     return micro if revision == "micro" else oc.convert(micro, "wof", allow_lossy=True)
 
 
