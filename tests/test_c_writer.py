@@ -276,12 +276,13 @@ def test_both_runtimes_files_are_checked():
 
 
 def test_vectors_cover_every_target(ockpt_write):
-    """The vectors exercise both dialects, WOF and schema 2 through the C writer."""
+    """The vectors exercise both dialects, WOF, schema 2 and schema 3 through the C writer."""
     seen = set()
     for path in VALID:
         ckpt = oc.load(path.read_bytes())
         seen.add((ckpt.revision, ckpt.dialect))
-    assert {("v1", "onert"), ("v1", "onert-micro"), ("wof", None), ("v2", None)} <= seen
+    assert {("v1", "onert"), ("v1", "onert-micro"), ("wof", None), ("v2", None),
+            ("v3", None)} <= seen
 
 
 # Random checkpoints -----------------------------------------------------------------------------
@@ -414,7 +415,7 @@ def test_refusals_match(ockpt_write, bad):
     assert res.returncode == 1 and res.stdout == b"", res.stderr
 
 
-@pytest.mark.parametrize("layout", ["v2", "onert", "onert-micro"])
+@pytest.mark.parametrize("layout", ["v2", "v3", "onert", "onert-micro"])
 def test_example_program(tmp_path, layout):
     """spec/c/examples/write_checkpoint.c writes a checkpoint from arrays in memory; the library
     reads back exactly the arrays, Adam state and training state it holds."""
@@ -441,8 +442,8 @@ def test_example_program(tmp_path, layout):
     assert m[0].raw.tobytes() == (np.arange(12, dtype=np.float32) * np.float32(0.001)).tobytes()
     assert ckpt.optimizer.slots["v"][1].raw.tobytes() == bytes(16)
     assert (ckpt.step, ckpt.epoch) == (120, 3)
-    if layout == "v2":
-        assert ckpt.revision == "v2" and ckpt["fc1/weight"].shape == (4, 3)
+    if layout in ("v2", "v3"):
+        assert ckpt.revision == layout and ckpt["fc1/weight"].shape == (4, 3)
         assert ckpt.tensors[0].dtype == "float32" and ckpt.state["learning_rate"] == 0.001
     else:
         assert ckpt.revision == "v1"

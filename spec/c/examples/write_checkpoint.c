@@ -1,6 +1,6 @@
 /* Example: write a training checkpoint from arrays in memory with the reference C writer.
  *
- *   write_checkpoint OUT.ckpt [v2|onert|onert-micro]    (default v2)
+ *   write_checkpoint OUT.ckpt [v2|v3|onert|onert-micro]    (default v2)
  *
  * A two-layer model's weights and Adam state (m, v) live in static float arrays, as they would
  * on a microcontroller; the writer streams the file through a callback (here fwrite; on a
@@ -41,10 +41,12 @@ int main(int argc, char **argv) {
   unsigned k;
 
   if (argc < 2 || argc > 3) {
-    fprintf(stderr, "usage: write_checkpoint OUT.ckpt [v2|onert|onert-micro]\n");
+    fprintf(stderr, "usage: write_checkpoint OUT.ckpt [v2|v3|onert|onert-micro]\n");
     return 2;
   }
-  if (argc == 3 && strcmp(argv[2], "v2") != 0) {
+  if (argc == 3 && strcmp(argv[2], "v3") == 0) {
+    target = OCKPT_W_V3; /* schema 3 (SPEC.md 6.7): the same content, compact tables */
+  } else if (argc == 3 && strcmp(argv[2], "v2") != 0) {
     target = OCKPT_W_V1;
     dialect = strcmp(argv[2], "onert") == 0 ? OCKPT_W_ONERT : OCKPT_W_ONERT_MICRO;
   }
@@ -103,7 +105,7 @@ int main(int argc, char **argv) {
   c.slots = slots;
   c.num_slots = 2;
   c.state = state;
-  c.num_state = target == OCKPT_W_V2 ? 3 : 2; /* schema 1 keeps only step and epoch */
+  c.num_state = target != OCKPT_W_V1 ? 3 : 2; /* schema 1 keeps only step and epoch */
 
   out = fopen(argv[1], "wb");
   if (out == NULL) {
