@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "docs" / "guide.md", ROOT / "docs" / "index.md"]
+PAGES = [ROOT / "docs" / "guide.md", ROOT / "docs" / "index.md",
+         ROOT / "docs" / "schema-3.md"]
 BLOCK = re.compile(r"^```python\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
