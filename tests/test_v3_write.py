@@ -417,3 +417,25 @@ def test_cli_new_revision_v3(tmp_path: Path) -> None:
         ("w0", (8, 4)), ("b0", (8,)), ("w1", (3, 8)), ("b1", (3,))]
     assert canonical_problems(out.read_bytes()) == []
     assert ckpt.origin is not None and ckpt.origin["dialect"] == "onert"
+
+
+def test_cli_edit_to_v3_and_state_keys_on_v3(tmp_path: Path) -> None:
+    """edit --to v3 converts while editing; a schema-3 file takes state keys schema 1 cannot
+    hold, and stays schema 3 with its data order (an onert-micro file's reverse order)."""
+    src = REAL / "fc2-adam-step8.ckpt"
+    v3, edited = tmp_path / "v3.ckpt", tmp_path / "edited.ckpt"
+    r = _cli("edit", src, v3, "--to", "v3", "--step", "9")
+    assert r.returncode == 0, r.stderr
+    r = _cli("edit", v3, edited, "--set", "learning_rate=0.5", "--set", "note=hello")
+    assert r.returncode == 0, r.stderr
+    ckpt = oc.load(edited)
+    assert ckpt.revision == "v3"
+    assert dict(ckpt.state) == {"step": 9, "epoch": 0, "learning_rate": 0.5, "note": "hello"}
+    assert canonical_problems(edited.read_bytes()) == []
+    if MICRO.is_dir():
+        micro = sorted(MICRO.glob("*.bin"))[0]
+        mv3, medited = tmp_path / "m.ckpt", tmp_path / "m2.ckpt"
+        assert _cli("convert", micro, mv3, "--to", "v3").returncode == 0
+        assert _cli("edit", mv3, medited, "--step", "3").returncode == 0
+        assert kaitai_content(medited.read_bytes())["order"] == kaitai_content(
+            mv3.read_bytes())["order"]
