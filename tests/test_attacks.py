@@ -255,7 +255,8 @@ def files(tmp_path_factory) -> dict[str, Path]:
     other.state["learning_rate"] = 0.5
     out["hostile_b"] = d / "hostile-b.ckpt"
     oc.save(other, out["hostile_b"])
-    micro = oc.convert(oc.load(FC3_ADAM), "v1", dialect="onert-micro", model=FC3)
+    # batch_size=1: the export trained one sample per step (Adam's units, SPEC 11.3)
+    micro = oc.convert(oc.load(FC3_ADAM), "v1", dialect="onert-micro", model=FC3, batch_size=1)
     out["micro"] = d / "fc3-adam-micro.ckpt"
     oc.save(micro, out["micro"])
     out["wof"] = d / "fc3.wof"
@@ -1376,7 +1377,8 @@ def test_i10_convert_every_target_and_dialect_with_model(name, files, tmp_path):
 def test_i11_convert_dialect_model_without_to(src, dialect, files, tmp_path):
     path = roundtrip_file(src, files, tmp_path)
     out = tmp_path / "y.ckpt"
-    run = cli("convert", path, out, "--dialect", dialect, "--model", FC3)
+    # --batch-size 1: the Adam export trained one sample per step (Adam's units, SPEC 11.3)
+    run = cli("convert", path, out, "--dialect", dialect, "--model", FC3, "--batch-size", "1")
     assert run.status == 0, run
     got = oc.load(out)
     # an onert Adam file is byte-for-byte a valid onert-micro file: detected as "either"
@@ -1384,7 +1386,8 @@ def test_i11_convert_dialect_model_without_to(src, dialect, files, tmp_path):
     back = tmp_path / "back.ckpt"
     other = "onert" if dialect == "onert-micro" else "onert-micro"
     check, conv = cli_batch(["validate", "--model", FC3, out],
-                            ["convert", out, back, "--dialect", other, "--model", FC3])
+                            ["convert", out, back, "--dialect", other, "--model", FC3,
+                             "--batch-size", "1"])
     assert check.status == 0 and conv.status == 0, (check, conv)
     assert back.read_bytes() == path.read_bytes(), "dialect round trip not exact"
 
