@@ -240,6 +240,13 @@ def test_placement_by_size() -> None:
     assert v3_write.range_alignment(63) == 64 and v3_write.range_alignment(10**9) == 64
 
 
+@pytest.mark.parametrize("order", [["a"], [1.5], 7, [None]])
+def test_a_malformed_data_order_is_refused(order: object) -> None:
+    ckpt = Checkpoint(tensors=[Tensor(0, np.ones(4, np.uint8))], data_order=order)  # type: ignore[arg-type]
+    with pytest.raises(oc.NotRepresentableError):
+        oc.to_bytes(ckpt, revision="v3")
+
+
 def test_model_index_none_value_is_refused() -> None:
     ckpt = Checkpoint(tensors=[Tensor(0, np.ones(4, np.uint8), model_index=0xFFFF_FFFF)])
     with pytest.raises(oc.NotRepresentableError):

@@ -22,6 +22,7 @@ not 200,000), never the whole data section.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Generator, Iterator, Sequence
 
 import numpy as np
@@ -113,7 +114,10 @@ def _data_order(
     n = len(tensors)
     listed: dict[int, int] = {}
     if data_order is not None:
-        listed = {int(i): k for k, i in enumerate(data_order)}
+        try:
+            listed = {operator.index(i): k for k, i in enumerate(data_order)}
+        except TypeError:
+            _fail(f"data_order must list entry indices (integers), not {data_order!r:.80}")
 
     def key(k: int) -> tuple[bool, int, int]:
         t = tensors[k]
