@@ -172,7 +172,23 @@ def _write_stream(
     fd: int, data: Stream, progress: Callable[[int], object] | None, replaced: int | None = None
 ) -> None:
     """Write ``data`` to ``fd``; ``replaced`` (a descriptor of the file being replaced, or None)
-    has its cached pages released behind the write position (see :func:`_release`)."""
+    has its cached pages released behind the write position (see :func:`_release`). On any
+    error the stream is closed at once (a schema-2 stream then stops its CRC thread)."""
+    try:
+        patches = _write_chunks(fd, data, progress, replaced)
+    except BaseException:
+        data.close()
+        raise
+    for offset, raw in patches:
+        view = memoryview(raw)
+        while view:
+            n = os.pwrite(fd, view, offset)
+            view, offset = view[n:], offset + n
+
+
+def _write_chunks(
+    fd: int, data: Stream, progress: Callable[[int], object] | None, replaced: int | None
+) -> list[tuple[int, bytes]]:
     batch: list[memoryview] = []
     size = 0
     written = released = 0
@@ -199,11 +215,7 @@ def _write_stream(
         _writev_all(fd, batch)
         if replaced is not None:
             _release(replaced, released, written + size)
-    for offset, raw in patches:
-        view = memoryview(raw)
-        while view:
-            n = os.pwrite(fd, view, offset)
-            view, offset = view[n:], offset + n
+    return patches
 
 
 _PAGE = mmap.PAGESIZE

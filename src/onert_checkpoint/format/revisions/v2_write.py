@@ -30,6 +30,7 @@ from ..errors import error_for
 from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section, is_schema2_family
 from ..schemas import v2 as schema
 from .layout_plan import data_view
+from .running_crc import RunningCrc
 from .v2 import (
     ALIGNMENT,
     FLAG_REQUIRED,
@@ -555,27 +556,34 @@ def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes
     yield p.header
     yield p.table
     pos = HEADER_SIZE + len(p.table)
-    value = 0
-    for s in p.sections:
-        if s.offset > pos:
-            yield _padding(s.offset - pos)
-        if s.body is not None:
-            yield s.body
-            pos = s.offset + s.length
-            continue
-        pos = s.offset
-        for ofs, b in p.data:
-            if ofs > pos:
-                pad = _padding(ofs - pos)
-                if p.pending:
-                    value = crc(pad, value)
-                yield pad
-            raw = data_view(b)
-            if p.pending:
-                value = crc(raw, value)
-            yield raw
-            pos = ofs + b.nbytes
-    if not p.pending:
-        return []
-    done = finish(p, value)
+    # The data CRC, when pending, is summed by a second thread while the chunks are written.
+    running = RunningCrc(crc) if p.pending else None
+    finished = False
+    try:
+        for s in p.sections:
+            if s.offset > pos:
+                yield _padding(s.offset - pos)
+            if s.body is not None:
+                yield s.body
+                pos = s.offset + s.length
+                continue
+            pos = s.offset
+            for ofs, b in p.data:
+                if ofs > pos:
+                    pad = _padding(ofs - pos)
+                    if running is not None:
+                        running.add(pad)
+                    yield pad
+                raw = data_view(b)
+                if running is not None:
+                    running.add(raw)
+                yield raw
+                pos = ofs + b.nbytes
+        if running is None:
+            return []
+        done = finish(p, running.value())
+        finished = True
+    finally:
+        if running is not None and not finished:
+            running.close(cancel=True)  # abandoned: the writer failed or was interrupted
     return [(0, done.header + done.table)]
