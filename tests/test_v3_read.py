@@ -895,3 +895,44 @@ def test_header_and_table_rules_are_schema_2s():
     s = lay.starts[ORIGIN]
     assert refused(patch(data, s, "<I", 3)) == ("bad_origin", "origin.revision", s)
 
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 130), min_size=1, max_size=40), st.integers(0, 1000))
+def test_place_from_any_base_equals_the_sequential_rule(lengths, base):
+    got = place(np.array(lengths, dtype=np.int64), base).tolist()
+    pos, want = base, []
+    for n in lengths:
+        p = align(pos, range_alignment(n))
+        want.append(p)
+        pos = p + n
+    assert got == want
+
+
+# More ranges than one chunk of the reader's walk (65,536): placement and P2 to P4 carry over.
+CHUNK = 1 << 16
+
+
+def chunked(**kw) -> V3:
+    lens = [3] + [1] * (CHUNK - 1) + [4, 1]  # range CHUNK: 4-aligned after 3 + 65,535 bytes
+    return V3(len_data=lens, data_fill=0, state=False, **kw)
+
+
+def test_placement_carries_across_chunks():
+    spec = chunked()
+    data, lay = spec.build()
+    s = lay.starts[DATA]
+    assert lay.ranges[CHUNK] == s + 65540  # 2 bytes of padding at 65,538
+    ckpt = oc.load(data)
+    ckpt.verify()
+    assert ckpt.tensors[CHUNK].offset == s + 65540 and ckpt.tensors[-1].offset == s + 65544
+    buf = bytearray(data)
+    buf[s + 65539] = 7
+    assert refused(reseal(buf)) == ("nonzero_padding", "padding", s + 65539)
+
+
+def test_p2_in_a_later_chunk_names_its_range():
+    data, lay = chunked(data_short=1).build()
+    t = lay.starts[TENSORS]
+    assert refused(data) == ("offset_out_of_bounds", f"tensors[{CHUNK + 1}].len_data",
+                             t + 8 + 8 * (CHUNK + 1))
