@@ -11,6 +11,11 @@
  *     inside the data section, and together with their alignment padding they cover it exactly;
  *     names, keys and string values lie inside the file; the scratch path (sorted) and the
  *     allocation-free path (O(n^2)) give the same result;
+ *   - schema 3: ockpt_read_v3() agrees with the dispatcher; every range lies inside the data
+ *     section at a multiple of its a(len), and sorted by (offset, size) the ranges tile it
+ *     (SPEC.md 6.7.3: no overlap, padding shorter than the next range's alignment, the section
+ *     ending with the last range); records read through a cursor equal records read one by one;
+ *     the offsets kept in scratch equal the ones the scratch-free reader computes;
  *   - the stream reader (ockpt_read_stream over a read-at-offset callback) gives the same result
  *     and the same entries and records as the buffer reader; its callback is never asked for a
  *     byte outside the file nor for more than OCKPT_STREAM_LINE bytes at once; and when the
@@ -114,6 +119,97 @@ static void walk_v2(const ockpt_file *f, size_t size) {
   for (k = 0; k < v->num_sections; k++) check(ockpt_v2_section(f, k, NULL, NULL, NULL, NULL) == 1);
 }
 
+
+/* ---- schema 3 ----------------------------------------------------------------------------- */
+
+static uint64_t range_align(uint64_t len) {
+  uint64_t a = 1;
+  if (len >= 64) return 64;
+  while (a < len) a <<= 1;
+  return a;
+}
+
+#define RANGES_MAX 512u
+static uint64_t range_ofs[RANGES_MAX], range_len[RANGES_MAX];
+
+/* f read without scratch, g with it (the same file). */
+static void walk_v3(const ockpt_file *f, const ockpt_file *g, size_t size) {
+  const ockpt_v2_info *v = &f->v2;
+  uint64_t lo = v->data.offset, hi = v->data.offset + v->data.length, pos;
+  size_t r = 0, a, b;
+  uint32_t k, j;
+  ockpt_v3_cursor cf, cg;
+  check(f->revision == OCKPT_REV_V3 && g->revision == OCKPT_REV_V3 && f->num_blocks == 0);
+  check(v->tensors.present == v->data.present && v->offsets == NULL);
+  check(!v->data.present || v->data.length <= size - v->data.offset);
+  ockpt_v3_cursor_init(f, &cf);
+  ockpt_v3_cursor_init(g, &cg);
+  for (k = 0; k < v->num_tensors; k++) {
+    ockpt_v2_tensor_info t, u, w;
+    check(ockpt_v3_next_tensor(f, &cf, &t) == 1 && ockpt_v3_next_tensor(g, &cg, &w) == 1);
+    check(ockpt_v2_tensor(f, k, &u) == 1);
+    check(t.index == u.index && t.offset == u.offset && t.nbytes == u.nbytes &&
+          t.name_offset == u.name_offset && t.name_len == u.name_len && t.flags == u.flags &&
+          t.dtype == u.dtype && t.rank == u.rank && t.model_index == u.model_index);
+    check(memcmp(t.dims, u.dims, sizeof t.dims) == 0);
+    check(t.offset == w.offset && t.index == w.index && t.name_offset == w.name_offset);
+    check(t.offset >= lo && t.nbytes <= hi - t.offset && t.offset % range_align(t.nbytes) == 0);
+    if (t.flags & OCKPT_V2_HAS_NAME)
+      check(t.name != NULL && t.name_offset >= v->tensors.offset &&
+            t.name_len <= v->tensors.offset + v->tensors.length - t.name_offset);
+    if (t.flags & OCKPT_V2_HAS_DTYPE) check(ockpt_v2_dtype_name(t.dtype) != NULL);
+    if (k > 0) {
+      ockpt_v2_tensor_info prev;
+      check(ockpt_v2_tensor(f, k - 1, &prev) == 1 && prev.index < t.index);
+    }
+    sink ^= ockpt_crc32(0, f->buf + t.offset, (size_t)t.nbytes);
+    if (r < RANGES_MAX) range_ofs[r] = t.offset, range_len[r] = t.nbytes;
+    r++;
+  }
+  check(ockpt_v3_next_tensor(f, &cf, NULL) == -1 || v->num_tensors == 0);
+  for (j = 0; j < v->num_slots; j++) {
+    const uint8_t *name;
+    uint32_t len;
+    check(ockpt_v2_slot(f, j, &name, &len) == 1);
+    check((uint64_t)(name - f->buf) + len <= size);
+    for (k = 0; k < v->num_tensors; k++) {
+      uint64_t o = 0, n = 0, o2 = 0, n2 = 0, o3 = 0, n3 = 0;
+      uint32_t index = 0;
+      int p = ockpt_v2_slot_entry(f, j, k, &o, &n);
+      check(p == ockpt_v3_slot_entry(g, &cg, j, k, &index, &o2, &n2));
+      check(p == ockpt_v3_slot_entry(f, &cf, j, k, NULL, &o3, &n3));
+      check(p == 0 || p == 1);
+      if (p != 1) continue;
+      check(o == o2 && n == n2 && o == o3 && n == n3);
+      check(o >= lo && n <= hi - o && o % range_align(n) == 0);
+      if (r < RANGES_MAX) range_ofs[r] = o, range_len[r] = n;
+      r++;
+    }
+  }
+  /* the ranges tile the data section (small files: an insertion sort by (offset, size)) */
+  if (r > 0 && r <= RANGES_MAX) {
+    for (a = 1; a < r; a++)
+      for (b = a; b > 0 && (range_ofs[b] < range_ofs[b - 1] ||
+                            (range_ofs[b] == range_ofs[b - 1] && range_len[b] < range_len[b - 1]));
+           b--) {
+        uint64_t t0 = range_ofs[b], t1 = range_len[b];
+        range_ofs[b] = range_ofs[b - 1], range_len[b] = range_len[b - 1];
+        range_ofs[b - 1] = t0, range_len[b - 1] = t1;
+      }
+    check(range_ofs[0] == lo);
+    for (pos = lo, a = 0; a < r; a++) {
+      check(range_ofs[a] >= pos && range_ofs[a] - pos < range_align(range_len[a]));
+      pos = range_ofs[a] + range_len[a];
+    }
+    check(pos == hi);
+  }
+  for (k = 0; k < v->num_state; k++) {
+    ockpt_v2_state_info e;
+    check(ockpt_v2_state(f, k, &e) == 1);
+    check((uint64_t)(e.key - f->buf) + e.key_len <= size && e.type <= 3);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Schema 2 checksums stop almost every random mutation at H2 or T3: a copy with every CRC-32C
@@ -190,7 +286,7 @@ static void stream_agrees(const uint8_t *data, size_t size, const ockpt_result *
   if (r->code == OCKPT_OK) {
     uint32_t k, j;
     check(s.buf == NULL && s.stream == &stream && s.revision == f->revision);
-    if (f->revision != OCKPT_REV_V2) {
+    if (f->revision != OCKPT_REV_V2 && f->revision != OCKPT_REV_V3) {
       walk(f, &s);
     } else {
       check(s.v2.num_tensors == f->v2.num_tensors && s.v2.num_slots == f->v2.num_slots &&
@@ -200,7 +296,8 @@ static void stream_agrees(const uint8_t *data, size_t size, const ockpt_result *
         check(ockpt_v2_tensor(f, k, &a) == 1 && ockpt_v2_tensor(&s, k, &b) == 1);
         check(a.index == b.index && a.offset == b.offset && a.nbytes == b.nbytes &&
               a.name_offset == b.name_offset && a.name_len == b.name_len && b.name == NULL &&
-              a.flags == b.flags && a.dtype == b.dtype && a.rank == b.rank);
+              a.flags == b.flags && a.dtype == b.dtype && a.rank == b.rank &&
+              a.model_index == b.model_index && memcmp(a.dims, b.dims, sizeof a.dims) == 0);
         check(ockpt_file_crc32(f, 0, a.offset, a.nbytes) ==
               ockpt_file_crc32(&s, 0, b.offset, b.nbytes));
         for (j = 0; j < f->v2.num_slots; j++) {
@@ -234,7 +331,8 @@ static void stream_agrees(const uint8_t *data, size_t size, const ockpt_result *
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   one_input(data, size);
-  if (size >= 3 && data[2] == OCKPT_VERSION_2 && size <= RESEAL_MAX) {
+  if (size >= 3 && (data[2] == OCKPT_VERSION_2 || data[2] == OCKPT_VERSION_3) &&
+      size <= RESEAL_MAX) {
     memcpy(resealed, data, size);
     reseal(resealed, size);
     one_input(resealed, size);
@@ -252,6 +350,10 @@ static int one_input(const uint8_t *data, size_t size) {
     ockpt_result r2 = ockpt_read_v2(data, size, &h);
     same_result(&r, &r2);
   }
+  if (size >= 3 && data[2] == OCKPT_VERSION_3) {
+    ockpt_result r3 = ockpt_read_v3(data, size, &h);
+    same_result(&r, &r3);
+  }
   stream_agrees(data, size, &r, &f);
   if (r.code != OCKPT_OK) {
     check(r.field[0] != '\0' && r.offset <= size && r.message != NULL);
@@ -263,6 +365,13 @@ static int one_input(const uint8_t *data, size_t size) {
     check(ockpt_read_v2(data, size, &h).code == OCKPT_OK);
     check(ockpt_read_v1(data, size, &h).code != OCKPT_OK);
     walk_v2(&f, size);
+    return 0;
+  }
+  if (f.revision == OCKPT_REV_V3) {
+    check(ockpt_read_v3(data, size, &h).code == OCKPT_OK);
+    check(ockpt_read_v2(data, size, &h).code != OCKPT_OK);
+    if (need <= SCRATCH_MAX && f.v2.tensors.present) check(g.v2.offsets == scratch);
+    walk_v3(&f, &g, size);
     return 0;
   }
   walk(&f, &g);
