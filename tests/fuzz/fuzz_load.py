@@ -92,8 +92,8 @@ def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
         out = data[: rng.choice(boundaries(data))]
     else:
         out = data + bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 16)))
-    if len(out) > 2 and out[2] == 2 and rng.random() < 0.75:
-        out = reseal_v2(out)  # schema 2: reach the rules behind the CRC-32C checks
+    if len(out) > 2 and out[2] in (2, 3) and rng.random() < 0.75:
+        out = reseal_v2(out)  # schemas 2 and 3: reach the rules behind the CRC-32C checks
     return out[:max_size]
 
 

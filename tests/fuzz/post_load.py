@@ -38,7 +38,7 @@ from onert_checkpoint.tools.layout_map import layout_map
 #: C0 controls but newline and tab, DEL, and the C1 block.
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 ERROR_LINE = re.compile(r"^onert-ckpt: error: ([A-Za-z_]+)")
-TARGETS = [(revision, dialect) for revision in ("v1", "wof", "v2")
+TARGETS = [(revision, dialect) for revision in ("v1", "wof", "v2", "v3")
            for dialect in ((None, "onert", "onert-micro") if revision == "v1" else (None,))]
 
 
