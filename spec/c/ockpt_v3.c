@@ -546,9 +546,11 @@ static int is_v3(const ockpt_file *f) { return f != NULL && f->revision == OCKPT
 void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
   walk w;
   ockpt_src src;
-  uint64_t k, D = 0;
+  uint64_t k, D = 0, q, p, len, at;
+  unsigned j;
   c->record = 0;
   c->dims = c->name = c->q = c->pos = 0;
+  for (j = 0; j <= OCKPT_V2_MAX_SLOTS; j++) c->segment[j] = 0;
   if (!is_v3(f)) return;
   src = ockpt_src_of(f);
   walk_init(&w, &src, &f->v2);
@@ -561,21 +563,35 @@ void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
     c->name = names_start(&w.l, D);
   }
   c->pos = f->v2.data.offset;
+  if (f->v2.offsets != NULL) return; /* every offset is in scratch */
+  for (q = 0; q < w.count; q++) { /* where each segment (tensors, slot j) starts */
+    if (q % w.n == 0) c->segment[q / w.n] = c->pos;
+    if (range_at(&w, q, &p, &len, &at)) c->pos = round_up(c->pos, range_align(len)) + len;
+  }
+  c->pos = f->v2.data.offset;
 }
 
-/* The offset of range p (range order), through the scratch or by walking the data from where
- * the cursor's walk stands (wrapping once). */
+/* The offset of range p (range order), from the scratch, or by walking its segment (the
+ * tensors' ranges or slot j's: n positions in data order) from where the cursor stands,
+ * starting the segment over once when the range lies behind: at most n steps. */
 static uint64_t locate(const ockpt_file *f, ockpt_v3_cursor *c, uint64_t p) {
   ockpt_src src = ockpt_src_of(f);
   walk w;
-  uint64_t steps, q, len, at, start;
+  uint64_t steps, q, len, at, start, seg, qs, qe;
   if (f->v2.offsets != NULL) return f->v2.offsets[p];
   walk_init(&w, &src, &f->v2);
-  for (steps = 0; steps <= w.count; steps++) {
+  seg = p < w.n ? 0 : 1 + (p - w.n) / w.n;
+  qs = seg * w.n;
+  qe = qs + w.n;
+  if (c->q < qs || c->q >= qe) {
+    c->q = qs;
+    c->pos = c->segment[seg];
+  }
+  for (steps = 0; steps < w.n; steps++) {
     uint64_t r;
-    if (c->q >= w.count) {
-      c->q = 0;
-      c->pos = f->v2.data.offset;
+    if (c->q >= qe) {
+      c->q = qs;
+      c->pos = c->segment[seg];
     }
     q = c->q++;
     if (!range_at(&w, q, &r, &len, &at)) continue;
