@@ -714,8 +714,16 @@ def test_rule_order_within_the_tensors_section():
     spec = V3(len_data=[1, 2], model_index=[1, 2], order=[1, 1])
     body = spec.tensors_body(Layout(), 0) + bytes(8)
     data = with_tensor_body(spec, body)
-    s = BARE_START
     assert refused(data)[0] == "bad_data_order"
+    # C10's gap before C11's padding: 3 model indices (12 bytes), 4 bytes of padding, names
+    spec = V3(len_data=[1, 2, 3], model_index=[1, 2, 3], names=[b"a", b"b", b"c"])
+    lay = Layout()
+    body = bytearray(spec.tensors_body(lay, 0))
+    body[lay.columns["len_name"] - 1] = 1
+    data = with_tensor_body(spec, bytes(body) + b"\0")
+    assert refused(data) == ("gap", "tensors", BARE_START + len(body))
+    assert refused(with_tensor_body(spec, bytes(body))) == (
+        "nonzero_padding", "padding", BARE_START + lay.columns["len_name"] - 1)
 
 
 def test_rule_order_across_sections():
