@@ -187,7 +187,7 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
     widest = 0 if rank is None or not num_dims else int(rank[shaped].max())
     dims = np.zeros((n, widest), np.uint32)
     if widest:
-        assert dims_at is not None and shaped is not None
+        assert dims_at is not None and shaped is not None and rank is not None
         flat = np.frombuffer(view, dtype="<u4", count=num_dims, offset=s + dims_at)
         _fill_dims(dims, flat, rank, shaped)
     dtype = col.get("dtype")
