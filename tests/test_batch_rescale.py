@@ -384,3 +384,18 @@ def test_cli_edit_batch_size(tmp_path: Path) -> None:
     assert done.returncode == 0, done
     want = oc.convert(oc.load(ADAM), "v1", dialect="onert-micro", model=MODEL, batch_size=3)
     assert out.read_bytes() == oc.to_bytes(want)
+
+
+def test_schema2_input_takes_its_units_from_its_origin() -> None:
+    """to_dialect on a schema-2 file (records name circle tensors whatever the runtime): the
+    origin says whose units the state is in, so onert -> v2 -> onert-micro rescales exactly as
+    a direct conversion, and v2 -> onert is not rescaled at all."""
+    raw = ADAM.read_bytes()
+    v2 = oc.load(oc.to_bytes(oc.convert(oc.load(raw), "v2", model=MODEL)))
+    direct = oc.convert(oc.load(raw), "v1", dialect="onert-micro", model=MODEL, batch_size=3)
+    assert oc.to_bytes(to_dialect(v2, "onert-micro", MODEL, batch_size=3)) == oc.to_bytes(direct)
+    assert oc.to_bytes(to_dialect(v2, "onert", MODEL, batch_size=3)) == raw
+    micro_v2 = oc.load(oc.to_bytes(oc.convert(oc.load(oc.to_bytes(direct)), "v2", model=MODEL)))
+    assert micro_v2.origin["dialect"] == "onert-micro"
+    assert oc.to_bytes(to_dialect(micro_v2, "onert-micro", MODEL, batch_size=3)) == oc.to_bytes(
+        direct)

@@ -24,7 +24,14 @@ from collections.abc import MutableMapping, Sequence
 import numpy as np
 
 from ..format.errors import error_for
-from ..format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ..format.model import (
+    Buffer,
+    Checkpoint,
+    Optimizer,
+    Tensor,
+    TrainingState,
+    is_schema2_family,
+)
 from .adam_units import check_batch_size, has_state, rescale_slots
 from .binding import entry_tensors
 from .model import CircleModel
@@ -222,6 +229,23 @@ def _to_onert(
     return out, out_slots, len(order)
 
 
+def _schema2_from_micro(ckpt: Checkpoint, model: CircleModel) -> bool:
+    """Whether a schema-2 file's content is onert-micro's (its Adam state in onert-micro's
+    units, SPEC 11.3). Its records name circle tensors whatever the runtime, so the layout it
+    had is read as a schema-1 file's would be (binding.entry_tensors): the origin's dialect,
+    else its table length N (one past the highest index without an origin) against the
+    model's tensor count and onert's entry count."""
+    from ..format.convert import content_dialect
+
+    known = content_dialect(ckpt)
+    if known is not None:
+        return known == "onert-micro"
+    n = (ckpt.origin or {}).get("num_entries")
+    if not isinstance(n, int):
+        n = max((t.index for t in ckpt.tensors), default=-1) + 1
+    return n == len(model.tensors) and n != len(predict_onert_order(model))
+
+
 def _in_target_units(
     slots: dict[str, dict[int, Buffer]], batch_size: int | None, model: CircleModel, dialect: str
 ) -> dict[str, dict[int, Buffer]]:
@@ -282,6 +306,8 @@ def to_dialect(
         model = CircleModel.load(model)
     source = model.source  # the bytes, for the runtime probe (order="auto" or "probe")
     tensors, slots, from_micro = _by_tensor(ckpt, model, order, source)
+    if is_schema2_family(ckpt.revision):
+        from_micro = _schema2_from_micro(ckpt, model)
     if batch_size is not None:
         batch_size = check_batch_size(batch_size)
     crossing = from_micro != (dialect == "onert-micro")
