@@ -1016,3 +1016,35 @@ def test_load_memory_is_a_small_multiple_of_the_file(spec):
     finally:
         tracemalloc.stop()
     assert peak < 8 * 2**20 + 6 * len(data), (peak, len(data))
+
+
+def test_load_time_grows_linearly():
+    """8x the tensors (every column, Adam, sizes of every alignment, a reversed data order):
+    load + verify takes at most 24x the CPU time (linear ~8, n log n ~10, quadratic ~64), the
+    best of 3 runs with the cyclic collector off, as tests/test_attacks.py times its cases."""
+    import gc
+    import time
+
+    def build(n: int) -> bytes:
+        lens = [(k * 37) % 150 for k in range(n)]
+        return V3(len_data=lens, index=list(range(1, n + 1)),
+                  names=[b"t%d" % k for k in range(n)],
+                  model_index=list(range(n)), order=list(range(n))[::-1],
+                  slots=[(b"m", lens), (b"v", lens)], optimizer_kind=2, data_fill=0).build()[0]
+
+    def cpu(data: bytes) -> float:
+        best = float("inf")
+        for _ in range(3):
+            gc.collect()
+            gc.disable()
+            try:
+                t = time.process_time()
+                oc.load(data).verify()
+                best = min(best, time.process_time() - t)
+            finally:
+                gc.enable()
+        return best
+
+    small, big = build(4_000), build(32_000)
+    cpu(small), cpu(big)  # warm up
+    assert cpu(big) / cpu(small) < 24
