@@ -351,10 +351,10 @@ typedef struct ockpt_v3_cursor {
   uint64_t segment[OCKPT_V2_MAX_SLOTS + 1]; /* where the tensors' and each slot's ranges start */
 } ockpt_v3_cursor;
 
-/* Start at record 0: O(R) without the offsets in scratch (one walk over the ranges finds where
- * the tensors' and each slot's ranges start), O(n) for the dims and names columns. A lookup
- * then walks at most the n ranges of its tensor or slot, from where the cursor stands or from
- * the start of those ranges: O(1) amortised in data order, O(n) otherwise. */
+/* Start at record 0 (O(n): the dims and names columns). Without the offsets in scratch a lookup
+ * walks at most the n ranges of its tensor or slot in data order, from where the cursor stands
+ * or from the start of those ranges (found once per cursor, by a walk over the ranges before
+ * them): O(1) amortised in data order, O(n) otherwise. */
 void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c);
 
 /* The cursor's record (then the next one): 1, or 0 after the last record, -1 for a file that is

@@ -546,7 +546,7 @@ static int is_v3(const ockpt_file *f) { return f != NULL && f->revision == OCKPT
 void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
   walk w;
   ockpt_src src;
-  uint64_t k, D = 0, q, p, len, at;
+  uint64_t k, D = 0;
   unsigned j;
   c->record = 0;
   c->dims = c->name = c->q = c->pos = 0;
@@ -563,12 +563,22 @@ void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
     c->name = names_start(&w.l, D);
   }
   c->pos = f->v2.data.offset;
-  if (f->v2.offsets != NULL) return; /* every offset is in scratch */
-  for (q = 0; q < w.count; q++) { /* where each segment (tensors, slot j) starts */
-    if (q % w.n == 0) c->segment[q / w.n] = c->pos;
-    if (range_at(&w, q, &p, &len, &at)) c->pos = round_up(c->pos, range_align(len)) + len;
+  /* where the tensors' ranges start; each slot's start is found when first needed */
+  c->segment[0] = f->v2.data.offset;
+  for (j = 1; j <= OCKPT_V2_MAX_SLOTS; j++) c->segment[j] = UINT64_MAX;
+}
+
+/* Where segment `seg` (0: the tensors' ranges, 1 + j: slot j's) starts: walks the segments
+ * before it that are not known yet, once. */
+static uint64_t segment_start(const walk *w, ockpt_v3_cursor *c, uint64_t seg) {
+  uint64_t known = seg, q, p, len, at, pos;
+  while (c->segment[known] == UINT64_MAX) known--; /* segment[0] is always known */
+  pos = c->segment[known];
+  for (q = known * w->n; q < seg * w->n; q++) {
+    if (range_at(w, q, &p, &len, &at)) pos = round_up(pos, range_align(len)) + len;
+    if ((q + 1) % w->n == 0) c->segment[(q + 1) / w->n] = pos;
   }
-  c->pos = f->v2.data.offset;
+  return c->segment[seg];
 }
 
 /* The offset of range p (range order), from the scratch, or by walking its segment (the
@@ -585,13 +595,13 @@ static uint64_t locate(const ockpt_file *f, ockpt_v3_cursor *c, uint64_t p) {
   qe = qs + w.n;
   if (c->q < qs || c->q >= qe) {
     c->q = qs;
-    c->pos = c->segment[seg];
+    c->pos = segment_start(&w, c, seg);
   }
   for (steps = 0; steps < w.n; steps++) {
     uint64_t r;
     if (c->q >= qe) {
       c->q = qs;
-      c->pos = c->segment[seg];
+      c->pos = segment_start(&w, c, seg);
     }
     q = c->q++;
     if (!range_at(&w, q, &r, &len, &at)) continue;
