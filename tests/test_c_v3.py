@@ -200,9 +200,16 @@ def valid_files() -> dict[str, tuple[bytes, list[int]]]:
     files["columns-order-adam"] = (build([
         (1, 1, t), (2, 1, optimizer_body(2, [(b"m", m), (b"v", v)], n)), (3, 1, state_body),
         (4, 1, data_body(ranges))]), None)
-    # 3. one tensor of 0 bytes: a 0-byte data section
+    # 3. a permutation and a slot whose ranges need no alignment: where the slot's ranges
+    # start (found by the scratch-free lookup) shows to the byte
+    t = tensors_body([2, 1], order=[1, 0])
+    momentum = [1, 0]
+    files["order-momentum"] = (build([
+        (1, 1, t), (2, 1, optimizer_body(1, [(b"momentum", momentum)], 2)),
+        (4, 1, data_body([b"\5", b"\6\7", b"", b"\10"]))]), None)
+    # 4. one tensor of 0 bytes: a 0-byte data section
     files["one-empty"] = (build([(1, 1, tensors_body([0])), (4, 1, b"")]), None)
-    # 4. no tensors at all: only an optimizer with T = 0 and state
+    # 5. no tensors at all: only an optimizer with T = 0 and state
     files["no-tensors"] = (build([(2, 1, optimizer_body(0, [], 0))]), None)
     return files
 
