@@ -1,8 +1,8 @@
 /* ockpt: the reference C reader of the onert training-checkpoint format family.
  *
- * Reads schema-1 checkpoints (onert and onert-micro dialects), the weight-only format (WOF) and
- * schema 2 from a caller's buffer, or through a read-at-offset callback with a fixed-size state
- * (ockpt_read_stream), exactly as spec/SPEC.md says: the same rules, in the same order, with
+ * Reads schema-1 checkpoints (onert and onert-micro dialects), the weight-only format (WOF),
+ * schema 2 and schema 3 (SPEC.md 6.7) from a caller's buffer, or through a read-at-offset
+ * callback with a fixed-size state (ockpt_read_stream), exactly as spec/SPEC.md says: the same rules, in the same order, with
  * the same error code, field and byte offset.
  *
  * Guarantees (see README.md):
@@ -15,7 +15,9 @@
  *     the caller lends scratch memory to ockpt_read_scratch(), which makes it O(N log N);
  *   - schema 2: O(size) except the uniqueness of model indices and the data-range tiling walk,
  *     O(n^2) without scratch and O(n log n) with it, and the uniqueness of names and keys,
- *     pairwise (O(n^2) comparisons) in both cases (README.md, "Guarantees").
+ *     pairwise (O(n^2) comparisons) in both cases (README.md, "Guarantees");
+ *   - schema 3: O(size) except the uniqueness of model indices and names and the check of the
+ *     `order` permutation, O(n^2) without scratch and O(n log n) with it.
  */
 #ifndef OCKPT_H
 #define OCKPT_H
