@@ -26,6 +26,7 @@ import os
 import re
 import secrets
 import stat
+import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
@@ -191,7 +192,8 @@ def _write_chunks(
 ) -> list[tuple[int, bytes]]:
     batch: list[memoryview] = []
     size = 0
-    written = released = 0
+    written = released = flushed = 0
+    writeback: Callable[..., int] | bool | None = False  # False: not looked up yet
     while True:
         try:
             chunk = next(data)
@@ -209,6 +211,13 @@ def _write_chunks(
             batch, size = [], 0
             if replaced is not None:
                 replaced, released = _release(replaced, released, written)
+            if writeback is False:
+                # Only past 8 MiB: a small file has nothing to overlap its writeback with.
+                writeback = _writeback_starter() if written > _BATCH_BYTES else False
+            if writeback:
+                if writeback(fd, flushed, written - flushed, _SYNC_FILE_RANGE_WRITE) != 0:
+                    writeback = None  # refused (ENOSYS, a file system without it): stop asking
+                flushed = written
         if progress is not None:
             progress(len(view))
     if batch:
@@ -216,6 +225,34 @@ def _write_chunks(
         if replaced is not None:
             _release(replaced, released, written + size)
     return patches
+
+
+#: sync_file_range(2)'s flag that starts the writeback of a range without waiting for it.
+_SYNC_FILE_RANGE_WRITE = 2
+_WRITEBACK: Any = None  # sync_file_range from the C library, looked up on first use
+
+
+def _writeback_starter() -> Callable[..., int] | None:
+    """Linux's ``sync_file_range`` (which ``os`` does not offer), or None.
+
+    ``save`` starts the writeback of each batch as soon as it is written, so the disk writes
+    while the next batches are copied and the final fsync has little left to wait for (1 GiB:
+    fsync 0.30 s -> 0.002 s, the whole save 1.19 s -> 0.61 s here, docs/performance-notes.md).
+    It only starts writing; durability still comes from the fsync before the rename."""
+    global _WRITEBACK
+    if _WRITEBACK is None:
+        _WRITEBACK = False
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+
+                func = ctypes.CDLL(None, use_errno=True).sync_file_range
+                func.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+                func.restype = ctypes.c_int
+                _WRITEBACK = func
+            except (ImportError, OSError, AttributeError):
+                pass
+    return _WRITEBACK or None
 
 
 _PAGE = mmap.PAGESIZE
