@@ -214,7 +214,7 @@ def _write_chunks(
             if writeback is False:
                 # Only past 8 MiB: a small file has nothing to overlap its writeback with.
                 writeback = _writeback_starter() if written > _BATCH_BYTES else False
-            if writeback:
+            if callable(writeback):
                 if writeback(fd, flushed, written - flushed, _SYNC_FILE_RANGE_WRITE) != 0:
                     writeback = None  # refused (ENOSYS, a file system without it): stop asking
                 flushed = written
