@@ -120,9 +120,10 @@ def make_data(folder: Path, big: int) -> dict[str, Path]:
         if name == "tiny100k":
             # the v1 file upgraded: the same content in both revisions (v1 has no names,
             # dtypes or shapes), for the file-size goal
-            p = folder / f"{name}.v3-from-v1"
-            oc.save(oc.convert(oc.load(paths[f"{name}.v1"]), "v3"), p)
-            paths[f"{name}.v3-from-v1"] = p
+            for rev in ("v2", "v3"):
+                p = folder / f"{name}.{rev}-from-v1"
+                oc.save(oc.convert(oc.load(paths[f"{name}.v1"]), rev), p)
+                paths[f"{name}.{rev}-from-v1"] = p
         p = folder / f"{name}.safetensors"
         write_safetensors(p, n, nbytes)
         paths[f"{name}.st"] = p
@@ -414,15 +415,19 @@ def run_all(folder: Path, *, big: int, repeats: int, quick: bool) -> dict[str, A
     rows.append(row("`onert-ckpt info` of a small file", info, base, "python -c 'import numpy'",
                     "<= 1.3", 1.3))
 
-    v1size, v2size = paths["tiny100k.v1"].stat().st_size, paths["tiny100k.v2"].stat().st_size
-    rows.append(row("v2 file size, 100k tiny tensors", v2size, v1size, "v1", "<= 1.25", 1.25,
-                    unit="B"))
+    v1size = paths["tiny100k.v1"].stat().st_size
+    v2size = paths["tiny100k.v2-from-v1"].stat().st_size
+    # Schema 2's layout (72-byte records, 16-byte slot entries, every range padded to 64
+    # bytes) cannot meet this goal; schema 3 (the next row) is the layout change that does.
+    rows.append(row("v2 file size, 100k tiny tensors (the v1 file upgraded)", v2size, v1size,
+                    "v1", "<= 1.25", 1.25, unit="B"))
     v3size = paths["tiny100k.v3-from-v1"].stat().st_size
     rows.append(row("v3 file size, 100k tiny tensors (the v1 file upgraded)", v3size, v1size,
                     "v1", "<= 1.25", 1.25, unit="B"))
     named = paths["tiny100k.v3"].stat().st_size
-    context.append(f"v3 file of the 100k tiny tensors with their names, dtypes and shapes "
-                   f"(which v1 cannot hold): {named} B, {named / v1size:.2f} x v1")
+    named2 = paths["tiny100k.v2"].stat().st_size
+    context.append(f"the 100k tiny tensors with their names, dtypes and shapes (which v1 cannot "
+                   f"hold): v3 {named} B, {named / v1size:.2f} x v1; v2 {named2} B")
 
     print("  crc", file=sys.stderr)
     ours_gbs, lib_gbs = crc_speed(paths["big.v2"], max(3, repeats // 3))
