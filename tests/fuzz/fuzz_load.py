@@ -33,9 +33,9 @@ if ROOT not in sys.path:
 
 import atheris  # noqa: E402
 
-with atheris.instrument_imports(include=["onert_checkpoint", "onert_checkpoint_generated",
-                                         "kaitaistruct", "construct"]):
-    import onert_checkpoint  # noqa: F401
+from tests.fuzz.instrumented import import_instrumented  # noqa: E402
+
+import_instrumented()  # before anything imports the package's modules uninstrumented
 
 from tests.fuzz.structure import boundaries, check_load, field_map, reseal_v2  # noqa: E402
 

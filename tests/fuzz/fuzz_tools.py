@@ -24,8 +24,9 @@ if ROOT not in sys.path:
 
 import atheris  # noqa: E402
 
-with atheris.instrument_imports(include=["onert_checkpoint"]):
-    import onert_checkpoint  # noqa: F401
+from tests.fuzz.instrumented import import_instrumented  # noqa: E402
+
+import_instrumented()  # before anything imports the package's modules uninstrumented
 
 from tests.fuzz.fuzz_load import custom_mutator  # noqa: E402
 from tests.fuzz.post_load import check_post_load  # noqa: E402
