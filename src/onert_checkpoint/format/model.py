@@ -19,6 +19,7 @@ import numpy as np
 
 from .assignment import check_assignment
 from .entries import DataStore, EntryTable, SlotEntries, TensorList
+from .typed import typed_geometry
 
 if TYPE_CHECKING:
     # PEP 688's buffer protocol (collections.abc.Buffer from Python 3.12), for type checkers
@@ -132,6 +133,70 @@ class Buffer:
     def crc32(self) -> int:
         """zlib's CRC-32 of the entry's bytes."""
         return zlib.crc32(self.raw.data) & 0xFFFFFFFF  # ndarray.data: its memoryview
+
+    # The array protocol: to NumPy (np.asarray, indexing, len, iteration) an entry is its data,
+    # as a safetensors or np.load result is. Every path reads through ``data``, so the file's
+    # pending data checks run before a byte is handed out; the geometry (shape, dtype, ndim,
+    # size, len) is known from the entry's metadata without reading or checking the data.
+    def __array__(self, dtype: object = None, copy: bool | None = None) -> np.ndarray:
+        data = self.data
+        if dtype is not None and np.dtype(dtype) != data.dtype:  # type: ignore[call-overload]
+            if copy is False:
+                # NumPy's protocol: a copy that is forbidden but needed is a ValueError
+                raise ValueError(f"{self._what()}: {data.dtype} to {dtype} needs a copy")
+            return data.astype(dtype)  # type: ignore[call-overload]
+        return data.copy() if copy else data
+
+    def numpy(self) -> np.ndarray:
+        """The entry's data as a NumPy array (a read-only view on the file when loaded from
+        one, as ``data``; copy it with ``np.array(entry)``)."""
+        return self.data
+
+    def __getitem__(self, key: object) -> object:
+        return self.data[key]  # type: ignore[index]
+
+    def __iter__(self) -> Iterator[object]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        shape = self._geometry()[1]
+        if not shape:
+            raise TypeError(f"len() of a 0-d entry ({self._what()})")
+        return shape[0]
+
+    def __bool__(self) -> bool:
+        # An entry object is always true (``if entry:``), whatever its length: an empty or
+        # one-element array deciding truth would be a trap, not NumPy's ambiguity error either.
+        return True
+
+    def _geometry(self) -> tuple[np.dtype, tuple[int, ...]]:
+        """The dtype and shape of ``data``, without reading (and so checking) the data."""
+        table = self._table
+        if self._data is None and table is not None:
+            dtype, shape = table.dtype_shape(self._row)
+            return typed_geometry(table.nbytes(self._row), dtype, shape)
+        data = np.asarray(self.data)
+        return data.dtype, data.shape
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape of ``data`` (a slot entry has its tensor's)."""
+        return self._geometry()[1]
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The dtype of ``data`` (a slot entry has its tensor's; bytes are uint8)."""
+        return self._geometry()[0]
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions of ``data``."""
+        return len(self._geometry()[1])
+
+    @property
+    def size(self) -> int:
+        """The number of elements of ``data``."""
+        return math.prod(self._geometry()[1])
 
     def _what(self) -> str:
         return f"entry {self._index}"

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-__all__ = ["typed_view"]
+__all__ = ["typed_geometry", "typed_view"]
 
 _DTYPES: dict[str, np.dtype | None] = {}
 
@@ -40,3 +40,22 @@ def typed_view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None
         except ValueError:  # an empty shape with dims NumPy cannot index: kept flat
             pass
     return arr
+
+
+def typed_geometry(
+    nbytes: int, dtype: str | None, shape: tuple[int, ...] | None
+) -> tuple[np.dtype, tuple[int, ...]]:
+    """The dtype and shape :func:`typed_view` gives ``nbytes`` bytes, without the bytes: an
+    entry's array geometry is known before its data are read (or checked)."""
+    dt = _little_endian(dtype) if dtype is not None else None
+    if dt is None or dt.itemsize == 0 or nbytes % dt.itemsize:
+        return np.dtype(np.uint8), (nbytes,)
+    size = nbytes // dt.itemsize
+    if shape is not None and math.prod(shape) == size:
+        if size:
+            return dt, tuple(shape)
+        try:
+            return dt, np.empty(0, dt).reshape(shape).shape
+        except ValueError:  # as typed_view: kept flat
+            pass
+    return dt, (size,)
