@@ -1360,7 +1360,7 @@ V2_MOMENTUM = write_v2(
 
 
 def upgraded(data: bytes) -> bytes:
-    return oc.to_bytes(oc.upgrade(oc.load(data)))
+    return oc.to_bytes(oc.upgrade(oc.load(data), to="v2"))
 
 
 def make_valid_v2() -> None:

@@ -108,9 +108,21 @@ def test_npz_round_trip(tmp_path: Path, real: Path) -> None:
 
 
 def test_upgrade_downgrade_reexported(real: Path) -> None:
-    v2 = oc.upgrade(oc.load(real))
-    assert v2.revision == "v2"
-    assert oc.to_bytes(oc.downgrade(oc.load(oc.to_bytes(v2)))) == real.read_bytes()
+    for to in ("v3", "v2"):
+        upgraded = oc.upgrade(oc.load(real), to=to)
+        assert upgraded.revision == to
+        assert oc.to_bytes(oc.downgrade(oc.load(oc.to_bytes(upgraded)))) == real.read_bytes()
+
+
+def test_schema_3_is_the_recommended_default(real: Path) -> None:
+    """upgrade and convert choose schema 3 when no revision is named; convert(to=None) keeps
+    the input's revision, schema 2 included, and schema 2 stays readable and convertible."""
+    assert oc.upgrade(oc.load(real)).revision == "v3"
+    assert oc.convert(oc.load(real)).revision == "v3"
+    v2 = oc.load(oc.to_bytes(oc.upgrade(oc.load(real), to="v2")))
+    assert oc.convert(v2, to=None).revision == "v2"
+    assert oc.convert(v2).revision == "v3"
+    assert oc.to_bytes(oc.convert(v2, to="v1")) == real.read_bytes()
 
 
 def test_diff_api(tmp_path: Path) -> None:

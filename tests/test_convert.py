@@ -19,7 +19,7 @@ REAL = Path(__file__).parent / "data" / "real-onert"
 
 def through_v2(ckpt: Checkpoint) -> Checkpoint:
     """upgrade, then write schema 2 and read it back (offsets become schema-2 offsets)."""
-    return oc.load(oc.to_bytes(upgrade(ckpt)))
+    return oc.load(oc.to_bytes(upgrade(ckpt, to="v2")))
 
 
 @FAST

@@ -46,13 +46,13 @@ def test_step_out_of_schema_1_range_is_refused_before_anything_is_written(tmp_pa
     with pytest.raises(CheckpointError, match="u32"):  # in memory already, not at save
         oc.edit(ckpt, epoch=-1)
     assert ckpt.epoch == 0
-    with pytest.raises(CheckpointError, match="needs schema 2"):
+    with pytest.raises(CheckpointError, match="needs schema 3 or 2"):
         oc.edit(oc.load(ADAM), state={"lr": 0.01})
 
 
 def test_state_keys_in_schema_2(tmp_path) -> None:
     v2 = tmp_path / "a.ckpt2"
-    oc.save(oc.upgrade(oc.load(ADAM)), v2)
+    oc.save(oc.upgrade(oc.load(ADAM), to="v2"), v2)
     oc.edit_file(v2, tmp_path / "b.ckpt2", state={"lr": 0.01, "note": "fine-tune"}, step=3)
     back = oc.load(tmp_path / "b.ckpt2")
     assert back.revision == "v2"

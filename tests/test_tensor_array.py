@@ -22,7 +22,7 @@ def bound() -> oc.Checkpoint:
 
 
 def schema2_bytes() -> bytes:
-    return oc.to_bytes(oc.upgrade(bound()))
+    return oc.to_bytes(oc.upgrade(bound(), to="v2"))
 
 
 @pytest.mark.parametrize("source", ["v1", "v2", "v3"])

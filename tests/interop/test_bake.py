@@ -188,7 +188,7 @@ def test_bake_from_converted_files_gives_the_same_model(tmp_path, path: str) -> 
     ckpt_raw = _trained(tmp_path, "fc3", "adam")
     bound = oc.load(ckpt_raw, model=raw_model)
     if path == "v2":
-        other = oc.to_bytes(oc.upgrade(bound))
+        other = oc.to_bytes(oc.upgrade(bound, to="v2"))
     elif path == "micro":  # _trained's run is of batch 1 (TrainPeer's default)
         other = oc.to_bytes(to_dialect(bound, "onert-micro", raw_model, batch_size=1))
     else:

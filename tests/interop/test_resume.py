@@ -97,7 +97,7 @@ def _direct(raw: bytes, model: bytes, tmp: Path) -> bytes:
 
 
 def _v2(raw: bytes, model: bytes, tmp: Path) -> bytes:
-    v2 = oc.to_bytes(oc.upgrade(oc.load(raw, model=model)))
+    v2 = oc.to_bytes(oc.upgrade(oc.load(raw, model=model), to="v2"))
     return oc.to_bytes(oc.downgrade(oc.load(v2), allow_lossy=True))
 
 

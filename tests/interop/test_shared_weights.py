@@ -236,7 +236,7 @@ def test_info_with_the_model_names_both_entries(tmp_path) -> None:
 def test_schema_2_round_trip_keeps_the_copies(tmp_path, kind) -> None:
     peer, _, _ = _train(tmp_path, TWO, kind, 0.1)
     raw = peer.export()
-    v2 = oc.to_bytes(oc.upgrade(oc.load(raw, model=TWO)))
+    v2 = oc.to_bytes(oc.upgrade(oc.load(raw, model=TWO), to="v2"))
     again = oc.load(v2, model=TWO)
     assert [t.name for t in again.tensors] == ["w0", "b0", "w0@op0", "b0@op0"]
     assert oc.to_bytes(oc.downgrade(again, allow_lossy=True)) == raw

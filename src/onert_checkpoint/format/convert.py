@@ -85,10 +85,10 @@ def upgrade(
     ckpt: Checkpoint,
     model: CircleModel | str | os.PathLike[str] | bytes | None = None,
     *,
-    to: str = "v2",
+    to: str = "v3",
 ) -> Checkpoint:
-    """Schema 1 (either dialect) or WOF to schema 2 (``to="v2"``) or schema 3 (``to="v3"``),
-    losslessly.
+    """Schema 1 (either dialect) or WOF to schema 3 (``to="v3"``, the recommended revision,
+    SPEC 15) or schema 2 (``to="v2"``), losslessly.
 
     With ``model`` (a circle model: path, bytes or :class:`~.circle_model.CircleModel`) every
     tensor record gets the circle tensor's index, name, dtype and shape; without it the tensors
@@ -296,15 +296,15 @@ def _batch_size(ckpt: Checkpoint, given: int | None) -> int | None:
 
 def convert(
     ckpt: Checkpoint,
-    to: str | None = "v2",
+    to: str | None = "v3",
     dialect: str | None = None,
     allow_lossy: bool = False,
     model: CircleModel | str | os.PathLike[str] | bytes | None = None,
     *,
     batch_size: int | None = None,
 ) -> Checkpoint:
-    """The content of ``ckpt`` as revision ``to`` ("v1", "v2", "v3" or "wof"; None keeps the
-    input's revision), ready to :func:`save`.
+    """The content of ``ckpt`` as revision ``to`` ("v1", "v2", "v3" or "wof"; by default
+    schema 3, the recommended revision; None keeps the input's revision), ready to :func:`save`.
 
     ``to="v2"`` and ``to="v3"`` are :func:`upgrade` (``model`` names the tensors; between
     schema 2 and 3 everything is kept but the data order, SPEC 6.7.3); ``"v1"`` and ``"wof"`` are

@@ -608,7 +608,7 @@ _EXAMPLES = {
         "onert-ckpt diff --rtol 1e-6 --model fc2.circle onert.ckpt micro.ckpt",
     ],
     "convert": [
-        "onert-ckpt convert old.ckpt new.ckpt --to v2",
+        "onert-ckpt convert old.ckpt new.ckpt --to v3",
         "onert-ckpt convert onert.ckpt micro.ckpt --to v1 --dialect onert-micro --model m.circle",
         "onert-ckpt convert adam.ckpt micro.ckpt --to v1 --dialect onert-micro --model m.circle "
         "--batch-size 2",
@@ -678,7 +678,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--batch-size", type=batch_size_arg, metavar="B",
                        help="batch size of the run, to rescale Adam's m (x B) and v (x B^2) "
                        "moving to onert-micro, or divide them moving to onert; needed for "
-                       "non-zero Adam state crossing dialects (convert --to v2 records it)")
+                       "non-zero Adam state crossing dialects (convert --to v3 records it)")
 
     p = command("info", "describe a checkpoint",
                 "Describe a checkpoint: revision, dialect, size, optimizer, training state, "

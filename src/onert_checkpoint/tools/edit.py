@@ -78,7 +78,8 @@ def _set_state(ckpt: Checkpoint, key: str, value: object) -> None:
     if not is_schema2_family(ckpt.revision) and key not in ("step", "epoch"):
         raise _not_representable(
             f"state.{key}",
-            f"a {ckpt.revision} file holds only step and epoch; state key {key!r} needs schema 2",
+            f"a {ckpt.revision} file holds only step and epoch; state key {key!r} needs schema 3 "
+            "or 2 (--to v3)",
         )
     if key in ("step", "epoch"):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
