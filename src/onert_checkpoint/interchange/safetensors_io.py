@@ -11,11 +11,21 @@ from typing import Any
 
 import numpy as np
 
+from ..format.errors import error_for
 from ..format.model import Checkpoint
 from ..format.saving import write_atomic
 from .tensor_dict import _regular, from_numpy_dict, to_numpy_dict, unreadable
 
-__all__ = ["from_safetensors", "to_safetensors"]
+__all__ = ["HEADER_LIMIT", "from_safetensors", "to_safetensors"]
+
+#: The largest header (the JSON before the data) safetensors writes or reads: its readers
+#: refuse a larger one (the Rust crate's MAX_HEADER_SIZE), and its writer fails on one.
+HEADER_LIMIT = 100_000_000
+#: The fewest header bytes one exported array costs: its tensor entry alone,
+#: ``"0":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},`` (52 bytes), plus its place in the
+#: ``arrays`` metadata (``\"0\": [0, null], ``, 17 bytes as a JSON string): 69, rounded down.
+#: Exports of real checkpoints measure 104-118 bytes per array.
+MIN_HEADER_PER_ARRAY = 64
 
 
 def _numpy_api() -> Any:
@@ -38,11 +48,36 @@ def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
         >>> oc.to_bytes(oc.from_safetensors(out)) == oc.to_bytes(ckpt)
         True
     """
+    _check_header_fits(ckpt)  # before any array is made: a refusal costs no memory
     arrays, meta = to_numpy_dict(ckpt, metadata=True)
-    data = _numpy_api().save({k: np.ascontiguousarray(v) for k, v in arrays.items()},
-                             metadata=meta)
+    try:
+        data = _numpy_api().save({k: np.ascontiguousarray(v) for k, v in arrays.items()},
+                                 metadata=meta)
+    except MemoryError:
+        raise
+    except Exception as exc:  # safetensors' own SafetensorError: the project's error instead
+        raise error_for(
+            "not_representable", "safetensors", None,
+            f"safetensors cannot hold this checkpoint ({type(exc).__name__}: {exc})",
+        ) from None
     # Written as save() writes: atomically, special files refused, errors naming the path.
     write_atomic(path, data)
+
+
+def _check_header_fits(ckpt: Checkpoint) -> None:
+    """Refuse, as not_representable, a checkpoint of so many entries that its safetensors
+    header would exceed :data:`HEADER_LIMIT` whatever their names (a schema-3 file of 2M
+    zero-length tensors is 16 MB): counted from the tables, no entry made."""
+    count = len(ckpt.tensors)
+    if ckpt.optimizer is not None:
+        count += sum(len(entries) for entries in ckpt.optimizer.slots.values())
+    if count * MIN_HEADER_PER_ARRAY > HEADER_LIMIT:
+        raise error_for(
+            "not_representable", "safetensors", None,
+            f"{count} arrays need a safetensors header of at least "
+            f"{count * MIN_HEADER_PER_ARRAY} bytes; safetensors holds at most {HEADER_LIMIT} "
+            f"({HEADER_LIMIT // MIN_HEADER_PER_ARRAY} arrays or fewer)",
+        )
 
 
 def from_safetensors(path: str | os.PathLike[str], **options: Any) -> Checkpoint:

@@ -43,7 +43,8 @@ from ..format.model import (
     Tensor,
     TrainingState,
 )
-from ..format.saving import write_atomic
+from ..format.revisions.v1_write import DIALECTS
+from ..format.saving import WRITERS, write_atomic
 from ..format.typed import typed_view
 
 __all__ = [
@@ -259,6 +260,17 @@ def _meta_json(meta: Mapping[str, str], key: str, default: str, kind: Any) -> An
     return value
 
 
+def _meta_choice(meta: Mapping[str, str], key: str, choices: tuple[str, ...]) -> None:
+    """``meta[key]``, when present, must be one of ``choices``: an unknown revision or dialect
+    is refused at import, naming the key, not later by the writer as a bare ValueError."""
+    value = meta.get(key)
+    if value is not None and value not in choices:
+        raise error_for(
+            "not_representable", f"metadata.{key}", None,
+            f"metadata {key!r} is {value!r}, not one of {', '.join(choices)}",
+        )
+
+
 def _sections(meta: Mapping[str, str]) -> list[Section]:
     out = []
     for item in _meta_json(meta, "sections", "[]", list):
@@ -295,6 +307,8 @@ def from_numpy_dict(
     meta = dict(metadata or {})
     if meta.get("format", FORMAT_NAME) != FORMAT_NAME:
         raise _fail(f"metadata format is {meta['format']!r}, not {FORMAT_NAME!r}")
+    _meta_choice(meta, "revision", tuple(sorted(WRITERS)))
+    _meta_choice(meta, "dialect", DIALECTS)
     kind = meta.get("optimizer")
     if kind is None:
         kind = "adam" if any(_split(n, ("m", "v"))[1] for n in arrays) else "sgd"

@@ -38,6 +38,23 @@ def save(ckpt: Checkpoint, path: str, **kwargs: Any) -> None:
 PROGRESS_THRESHOLD = 64 << 20
 
 
+#: The command line's own error codes (the format's are spec/error-codes.toml's), each with
+#: when it is used; every error line is ``onert-ckpt: error: <code>: <message>`` with a code
+#: of one of the two tables.
+CLI_CODES = {
+    "usage_error": "an option or argument is wrong (exit 2)",
+    "io_error": "a file cannot be read or written (exit 2)",
+    "model_required": "the task needs the circle model: add --model (exit 2)",
+    "unknown_format": "an export or import file is named neither .safetensors nor .npz (exit 2)",
+    "no_such_tensor": "dump names an entry the checkpoint does not have (exit 2)",
+    "no_such_slot": "dump names an optimizer slot the checkpoint does not have (exit 2)",
+    "bad_dtype": "dump --dtype names no NumPy number type (exit 2)",
+    "missing_dependency": "an optional package the command needs is not installed (exit 2)",
+    "interrupted": "stopped by Ctrl-C (exit 130)",
+    "internal_error": "an unexpected exception: a bug of this package; --debug shows it (exit 2)",
+}
+
+
 class CliError(Exception):
     """A failure the command line reports as one line: ``code`` and exit status."""
 
@@ -138,12 +155,15 @@ def _fmt(value: float | None) -> str:
 def cmd_info(args: argparse.Namespace) -> int:
     try:
         ckpt = _load(args.file, _load_model(args.model))
+        # the data checks load defers, before any CRC-32 of the data is shown: a corrupt data
+        # section is reported as validate reports it (same code, exit 1), text or JSON
+        ckpt.verify()
+        desc = describe(ckpt)
     except CheckpointError as err:
         if args.json:
             _print_json({"error": err.to_dict()})
             return EXIT_INVALID
         raise
-    desc = describe(ckpt)
     if args.json:
         _print_json(desc)
     else:
@@ -840,14 +860,16 @@ def _main(argv: Sequence[str] | None = None) -> int:
         print(f"onert-ckpt: error: io_error: {safe_text(msg)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("onert-ckpt: error: interrupted", file=sys.stderr)
+        print("onert-ckpt: error: interrupted: stopped by the user", file=sys.stderr)
         return 130
     except Exception as err:  # the promise: one line, never a traceback unless --debug
         if args.debug:
             traceback.print_exc()
         hint = "" if args.debug else " (--debug shows the traceback)"
-        print(f"onert-ckpt: error: {type(err).__name__}: {safe_text(str(err))}{hint}",
-              file=sys.stderr)
+        # A code like every other line (a reader splitting on ": " gets internal_error),
+        # then what escaped: the matrix of public paths proves no file gets here.
+        print(f"onert-ckpt: error: internal_error: {type(err).__name__}: "
+              f"{safe_text(str(err))}{hint}", file=sys.stderr)
         return EXIT_USAGE
 
 

@@ -226,6 +226,13 @@ def _v2_map(view: memoryview, revision: str = "v2") -> LayoutMap:
         crc = zlib.crc32(view[start : start + length]) & 0xFFFFFFFF
         fields.append(LayoutField(start, length, label, "", f"crc32 {crc:08x}"))
     fields.sort(key=lambda f: (f.offset, -f.size))
+    # The data checks load defers (the data section's CRC-32C, its padding) run here too: the
+    # map of a file whose data are corrupt still shows every field, and with them the rule
+    # that fails, as validate reports it; never a clean map over bytes that fail their check.
+    try:
+        ckpt.verify()
+    except CheckpointError as err:
+        return LayoutMap(revision, len(view), fields, err)
     return LayoutMap(revision, len(view), fields)
 
 

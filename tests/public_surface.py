@@ -1,0 +1,426 @@
+"""The public surface in one place: every public function and every command of ``onert-ckpt``
+that reads or writes a checkpoint, a circle model or a foreign container (safetensors, npz),
+with how to run it on one input, and the input families the project-wide promises are checked
+over (tests/test_public_matrix.py).
+
+Plain data on purpose: other test modules import :data:`PUBLIC_API`, :data:`CLI_COMMANDS`
+and :func:`build_families` to run their own invariant over the same list of paths (a new
+public path is then guarded by all of them at once).
+
+Adding a public function: an :class:`ApiPath` in :data:`PUBLIC_API` (``run`` calls it on a
+:class:`Family` the way a user would; ``reads`` says which families it takes), or, when it
+touches no file, model or container, its name in :data:`NOT_IO_API` with the reason.
+Adding a command: its variants in :data:`CLI_COMMANDS` (an argv builder per variant), or its
+name in :data:`NOT_IO_COMMANDS` with the reason.
+"""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import crc32c
+import numpy as np
+
+import onert_checkpoint as oc
+
+__all__ = [
+    "CLI_COMMANDS",
+    "NOT_IO_API",
+    "NOT_IO_COMMANDS",
+    "PUBLIC_API",
+    "ApiPath",
+    "CliVariant",
+    "Family",
+    "build_families",
+    "consume",
+    "v3_zero_length",
+]
+
+DATA = Path(__file__).resolve().parent / "data"
+FC2 = DATA / "real-onert" / "fc2-adam-step8.ckpt"
+FC2_MODEL = DATA / "real-onert" / "fc2.circle"
+MICRO = DATA / "real-onert-micro" / "ckpt_adam.bin"
+
+#: what a path reads: a checkpoint file (or object), a circle model, a foreign container
+CHECKPOINT, MODEL, CONTAINER = "checkpoint", "model", "container"
+
+
+@dataclass(frozen=True)
+class Family:
+    """One input: a file of one kind, built once per session by :func:`build_families`."""
+
+    name: str
+    kind: str  # CHECKPOINT, MODEL or CONTAINER
+    path: Path
+    #: the circle model the checkpoint fits (else fc2.circle is given, and may not fit)
+    model: Path | None = None
+    #: the family this one is a copy of with one data byte flipped (None: not corrupt)
+    clean: str | None = None
+    #: API only: the checkpoint is the one an ``open`` block handed out, after the block
+    released: bool = False
+
+    def checkpoint(self) -> oc.Checkpoint:
+        """The checkpoint as a user gets it: loaded, or handed out by ``open`` and released."""
+        if self.released:
+            with oc.open(self.path) as ckpt:
+                pass
+            return ckpt
+        return oc.load(self.path)
+
+    def model_or_default(self) -> Path:
+        return self.model or FC2_MODEL
+
+
+def consume(result: object) -> object:
+    """Read everything a returned checkpoint hands out (every tensor's and slot's data), so that
+    a path that returns a checkpoint is judged by what a caller then reads from it."""
+    if isinstance(result, oc.Checkpoint):
+        for t in result.tensors:
+            np.asarray(t.data)
+        if result.optimizer is not None:
+            for entries in result.optimizer.slots.values():
+                for entry in entries.values():
+                    np.asarray(entry.data)
+    elif isinstance(result, tuple):
+        for item in result:
+            consume(item)
+    return result
+
+
+@dataclass(frozen=True)
+class ApiPath:
+    """A public function and how to run it on a family, writing any output into ``out``."""
+
+    name: str
+    reads: str  # the family kind it takes
+    run: Callable[[Family, Path], object]
+    #: it hands out, copies or re-checksums data: a corrupt data byte must stop it
+    data_out: bool = True
+    #: an optional package it needs (skipped without it)
+    needs: str | None = None
+
+
+def _ck(f: Family) -> oc.Checkpoint:
+    return f.checkpoint()
+
+
+def _arrays_of(f: Family) -> tuple[dict[str, Any], dict[str, str]]:
+    """The arrays and metadata of a container, read by its own library (no project code)."""
+    if f.path.suffix == ".npz":
+        with np.load(f.path, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files if not k.startswith("__metadata__.")}
+            meta = {k[13:]: str(npz[k][()]) for k in npz.files if k.startswith("__metadata__.")}
+        return arrays, meta
+    from safetensors import safe_open
+
+    with safe_open(str(f.path), framework="np") as st:
+        return {k: st.get_tensor(k) for k in st.keys()}, dict(st.metadata() or {})
+
+
+def _torch_round_trip(f: Family, out: Path) -> object:
+    fc2 = oc.load(FC2)
+    state, optim = oc.to_torch(fc2, FC2_MODEL)
+    return oc.from_torch(state, optim, f.path)
+
+
+#: Every public function that reads or writes a checkpoint, a model or a container.
+PUBLIC_API: dict[str, ApiPath] = {
+    p.name: p
+    for p in [
+        ApiPath("load", CHECKPOINT, lambda f, out: consume(oc.load(f.path))),
+        ApiPath("open", CHECKPOINT, lambda f, out: _open_and_read(f.path)),
+        ApiPath("save", CHECKPOINT, lambda f, out: oc.save(_ck(f), out / "saved.ckpt")),
+        ApiPath("to_bytes", CHECKPOINT, lambda f, out: oc.to_bytes(_ck(f))),
+        ApiPath("convert", CHECKPOINT, lambda f, out: consume(oc.convert(_ck(f), "v3"))),
+        ApiPath("upgrade", CHECKPOINT, lambda f, out: consume(oc.upgrade(_ck(f), to="v3"))),
+        ApiPath("downgrade", CHECKPOINT,
+                lambda f, out: consume(oc.downgrade(_ck(f), allow_lossy=True))),
+        ApiPath("to_numpy_dict", CHECKPOINT, lambda f, out: oc.to_numpy_dict(_ck(f))),
+        ApiPath("to_safetensors", CHECKPOINT,
+                lambda f, out: oc.to_safetensors(_ck(f), out / "out.safetensors")),
+        ApiPath("to_npz", CHECKPOINT, lambda f, out: oc.to_npz(_ck(f), out / "out.npz")),
+        ApiPath("to_torch", CHECKPOINT,
+                lambda f, out: oc.to_torch(_ck(f), f.model_or_default()), needs="torch"),
+        ApiPath("describe", CHECKPOINT, lambda f, out: oc.describe(_ck(f))),
+        ApiPath("diff", CHECKPOINT, lambda f, out: oc.diff(_ck(f), oc.load(f.path))),
+        ApiPath("value_warnings", CHECKPOINT, lambda f, out: oc.value_warnings(_ck(f))),
+        ApiPath("edit", CHECKPOINT, lambda f, out: consume(oc.edit(_ck(f), step=1))),
+        ApiPath("edit_file", CHECKPOINT,
+                lambda f, out: oc.edit_file(f.path, out / "edited.ckpt", step=1)),
+        ApiPath("bind", CHECKPOINT,
+                lambda f, out: consume(oc.bind(_ck(f), f.model_or_default()))),
+        ApiPath("bake", CHECKPOINT,
+                lambda f, out: oc.bake(f.path, f.model_or_default(), out / "baked.circle")),
+        ApiPath("CircleModel", MODEL, lambda f, out: oc.CircleModel.load(f.path.read_bytes()),
+                data_out=False),
+        ApiPath("new_checkpoint", MODEL, lambda f, out: consume(oc.new_checkpoint(f.path)),
+                data_out=False),
+        ApiPath("checkpoint_from_arrays", MODEL,
+                lambda f, out: consume(oc.checkpoint_from_arrays(f.path, {})), data_out=False),
+        ApiPath("from_torch", MODEL, _torch_round_trip, data_out=False, needs="torch"),
+        ApiPath("from_safetensors", CONTAINER,
+                lambda f, out: consume(_from_container(f)), data_out=False),
+        ApiPath("from_npz", CONTAINER, lambda f, out: consume(_from_container(f)),
+                data_out=False),
+        ApiPath("from_numpy_dict", CONTAINER, lambda f, out: _from_dict(f), data_out=False),
+    ]
+}
+
+
+def _open_and_read(path: Path) -> None:
+    with oc.open(path) as ckpt:
+        consume(ckpt)
+
+
+def _from_dict(f: Family) -> object:
+    """The arrays and metadata of a container its own library reads (the others are not this
+    path's input), made a checkpoint and written out."""
+    try:
+        arrays, meta = _arrays_of(f)
+    except Exception:
+        return None
+    return oc.to_bytes(oc.from_numpy_dict(arrays, meta))
+
+
+def _from_container(f: Family) -> oc.Checkpoint:
+    """The container's reader, and the checkpoint written out: an accepted import must write."""
+    reader = oc.from_npz if f.path.suffix == ".npz" else oc.from_safetensors
+    ckpt = reader(f.path)
+    oc.to_bytes(ckpt)
+    return ckpt
+
+
+#: Public names that touch no file, model or container, and why.
+NOT_IO_API: dict[str, str] = {
+    "Buffer": "an in-memory entry; its data come from a path above",
+    "Checkpoint": "the in-memory container; made by the readers above",
+    "Optimizer": "in-memory optimizer state",
+    "Tensor": "an in-memory entry; its data come from a path above",
+    "TrainingState": "a dict of state values",
+    "CheckpointError": "the error class",
+    "FormatError": "an error class",
+    "ModelMismatchError": "an error class",
+    "NotRepresentableError": "an error class",
+    "UnsupportedFormatError": "an error class",
+}
+
+
+@dataclass(frozen=True)
+class CliVariant:
+    """One way to run a command: its arguments for a family, output files in ``out``."""
+
+    label: str
+    reads: str
+    argv: Callable[[Family, Path], Sequence[str]]
+    #: what a success creates in ``out`` (checked absent when the input is corrupt)
+    output: str | None = None
+
+
+def _m(f: Family) -> list[str]:
+    return ["--model", str(f.model)] if f.model is not None else []
+
+
+#: Every command that reads or writes a checkpoint, a model or a container: its variants.
+CLI_COMMANDS: dict[str, list[CliVariant]] = {
+    "info": [
+        CliVariant("text", CHECKPOINT, lambda f, out: ["info", str(f.path), *_m(f)]),
+        CliVariant("json", CHECKPOINT, lambda f, out: ["info", "--json", str(f.path)]),
+    ],
+    "validate": [
+        CliVariant("text", CHECKPOINT, lambda f, out: ["validate", str(f.path), *_m(f)]),
+        CliVariant("json", CHECKPOINT, lambda f, out: ["validate", "--json", str(f.path)]),
+    ],
+    "dump": [
+        CliVariant("values", CHECKPOINT, lambda f, out: ["dump", str(f.path), *_m(f)]),
+        CliVariant("slot", CHECKPOINT,
+                   lambda f, out: ["dump", str(f.path), "--tensor", "0", "--slot", "m"]),
+        CliVariant("layout", CHECKPOINT, lambda f, out: ["dump", "--layout", str(f.path)]),
+        CliVariant("layout-json", CHECKPOINT,
+                   lambda f, out: ["dump", "--layout", "--json", str(f.path)]),
+    ],
+    "diff": [
+        CliVariant("self", CHECKPOINT, lambda f, out: ["diff", str(f.path), str(f.path)]),
+        CliVariant("json", CHECKPOINT,
+                   lambda f, out: ["diff", "--json", str(f.path), str(f.path)]),
+    ],
+    "convert": [
+        CliVariant("v3", CHECKPOINT,
+                   lambda f, out: ["convert", str(f.path), str(out / "c.ckpt"), "--to", "v3"],
+                   output="c.ckpt"),
+        CliVariant("lossy-v1", CHECKPOINT,
+                   lambda f, out: ["convert", str(f.path), str(out / "c1.ckpt"), "--to", "v1",
+                                   "--allow-lossy"],
+                   output="c1.ckpt"),
+    ],
+    "export": [
+        CliVariant("safetensors", CHECKPOINT,
+                   lambda f, out: ["export", str(f.path), str(out / "e.safetensors"), *_m(f)],
+                   output="e.safetensors"),
+        CliVariant("npz", CHECKPOINT,
+                   lambda f, out: ["export", str(f.path), str(out / "e.npz")], output="e.npz"),
+    ],
+    "import": [
+        CliVariant("plain", CONTAINER,
+                   lambda f, out: ["import", str(f.path), str(out / "i.ckpt")],
+                   output="i.ckpt"),
+        CliVariant("v3", CONTAINER,
+                   lambda f, out: ["import", str(f.path), str(out / "i3.ckpt"),
+                                   "--revision", "v3"],
+                   output="i3.ckpt"),
+    ],
+    "new": [
+        CliVariant("adam", MODEL,
+                   lambda f, out: ["new", "--model", str(f.path), str(out / "n.ckpt")],
+                   output="n.ckpt"),
+    ],
+    "bake": [
+        CliVariant("model", CHECKPOINT,
+                   lambda f, out: ["bake", str(f.path), str(out / "b.circle"), "--model",
+                                   str(f.model_or_default())],
+                   output="b.circle"),
+    ],
+    "edit": [
+        CliVariant("step", CHECKPOINT,
+                   lambda f, out: ["edit", str(f.path), str(out / "ed.ckpt"), "--step", "1"],
+                   output="ed.ckpt"),
+        CliVariant("model", MODEL,
+                   lambda f, out: ["edit", str(FC2), str(out / "em.ckpt"), "--model",
+                                   str(f.path), "--step", "1"],
+                   output="em.ckpt"),
+    ],
+}
+
+#: Commands that touch no file, model or container, and why.
+NOT_IO_COMMANDS: dict[str, str] = {
+    "completion": "prints a shell script built from the parser",
+}
+
+
+# The input families ---------------------------------------------------------------------------
+
+
+def v3_zero_length(n: int) -> bytes:
+    """A valid schema-3 file of ``n`` zero-length tensors and no optimizer: 8 bytes per tensor
+    (its ``len_data``), written directly (a million tensor objects through ``save`` would take
+    minutes). The same bytes as the library's writer gives (checked by the matrix)."""
+    t_at = 128  # after the 64-byte header and two 32-byte section-table entries
+    body = struct.pack("<II", n, 0) + bytes(8 * n)  # num_tensors, columns (none), len_data
+    d_at = -(-(t_at + len(body)) // 64) * 64
+    table = struct.pack("<IIQQII", 1, 1, t_at, len(body), crc32c.crc32c(body), 0)
+    table += struct.pack("<IIQQII", 4, 1, d_at, 0, 0, 0)  # the data section: empty
+    head = bytearray(
+        struct.pack("<HBBIQQII", 429, 3, 0, 0, d_at, 64, 2, crc32c.crc32c(table)) + bytes(32)
+    )
+    head[4:8] = struct.pack("<I", crc32c.crc32c(bytes(head)))
+    return bytes(head) + table + body + bytes(d_at - t_at - len(body))
+
+
+def _flip_data_byte(data: bytes) -> bytes:
+    """``data`` with one byte of its first non-empty tensor's data flipped."""
+    ckpt = oc.load(data, verify_data=False)
+    first = next(t for t in ckpt.tensors if t.nbytes)
+    out = bytearray(data)
+    out[first.offset] ^= 0x01
+    return bytes(out)
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+def _safetensors_with(folder: Path, name: str, source: Path, **meta: str) -> Path:
+    from safetensors.numpy import save_file
+
+    fam = Family("src", CONTAINER, source)
+    arrays, metadata = _arrays_of(fam)
+    path = folder / f"{name}.safetensors"
+    save_file(arrays, str(path), metadata={**metadata, **meta})
+    return path
+
+
+def _npz_with(folder: Path, name: str, source: Path, **meta: str) -> Path:
+    fam = Family("src", CONTAINER, source)
+    arrays, metadata = _arrays_of(fam)
+    members = dict(arrays)
+    for key, value in {**metadata, **meta}.items():
+        members["__metadata__." + key] = np.array(value)
+    path = folder / f"{name}.npz"
+    with path.open("wb") as fh:
+        np.savez(fh, **members)  # type: ignore[arg-type]
+    return path
+
+
+def build_families(folder: Path) -> dict[str, Family]:
+    """Every input family, written into ``folder``: schema 1 in both dialects (the real onert
+    and onert-micro exports), WOF, schema 2 and 3 without and with names and dtypes, each of
+    those with one corrupt data byte, a released checkpoint, good and hostile safetensors and
+    npz files, good and broken circle models."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fams: list[Family] = []
+
+    def ck(name: str, data: bytes, model: Path | None = None) -> None:
+        fams.append(Family(name, CHECKPOINT, _write(folder / f"{name}.ckpt", data), model))
+
+    fams.append(Family("v1-onert", CHECKPOINT, FC2, FC2_MODEL))
+    fams.append(Family("v1-onert-micro", CHECKPOINT, MICRO))
+    bound = oc.load(FC2, model=FC2_MODEL)
+    plain = oc.load(FC2)
+    ck("wof", oc.to_bytes(oc.convert(bound, "wof", allow_lossy=True)), FC2_MODEL)
+    ck("v2", oc.to_bytes(oc.upgrade(plain, to="v2")))
+    ck("v2-named", oc.to_bytes(oc.upgrade(bound, to="v2")), FC2_MODEL)
+    ck("v3", oc.to_bytes(oc.upgrade(plain, to="v3")))
+    ck("v3-named", oc.to_bytes(oc.upgrade(bound, to="v3")), FC2_MODEL)
+    ck("v3-many-zero", v3_zero_length(1000))
+    for name in ("v2", "v2-named", "v3", "v3-named"):
+        clean = next(f for f in fams if f.name == name)
+        bad = _write(folder / f"{name}-corrupt.ckpt", _flip_data_byte(clean.path.read_bytes()))
+        fams.append(Family(f"{name}-corrupt", CHECKPOINT, bad, clean.model, clean=name))
+    fams.append(Family("v1-released", CHECKPOINT, FC2, FC2_MODEL, released=True))
+
+    st = folder / "export.safetensors"
+    oc.to_safetensors(oc.load(folder / "v3-named.ckpt"), st)
+    npz = folder / "export.npz"
+    oc.to_npz(plain, npz)
+    fams += [
+        Family("safetensors", CONTAINER, st),
+        Family("npz", CONTAINER, npz),
+        Family("safetensors-revision-v9", CONTAINER,
+               _safetensors_with(folder, "rev9", st, revision="v9")),
+        Family("safetensors-dialect-xl", CONTAINER,
+               _safetensors_with(folder, "xl", st, dialect="onert-xl")),
+        Family("npz-revision-v9", CONTAINER, _npz_with(folder, "rev9", npz, revision="v9")),
+        Family("npz-dialect-xl", CONTAINER, _npz_with(folder, "xl", npz, dialect="onert-xl")),
+        Family("safetensors-garbage", CONTAINER,
+               _write(folder / "garbage.safetensors", b"\x07" * 8 + b"{not json" * 8)),
+        Family("safetensors-huge-header", CONTAINER,
+               _write(folder / "huge.safetensors", struct.pack("<Q", 1 << 62) + b"{}")),
+        Family("npz-garbage", CONTAINER, _write(folder / "garbage.npz", b"PK\x03\x04" + b"x" * 60)),
+        Family("npz-object-array", CONTAINER, _object_npz(folder / "object.npz")),
+    ]
+    model = folder / "fc2.circle"
+    shutil.copyfile(FC2_MODEL, model)
+    raw = model.read_bytes()
+    fams += [
+        Family("model", MODEL, model),
+        Family("model-truncated", MODEL, _write(folder / "cut.circle", raw[: len(raw) // 2])),
+        Family("model-garbage", MODEL, _write(folder / "junk.circle", b"\xff" * 64)),
+    ]
+    return {f.name: f for f in fams}
+
+
+def _object_npz(path: Path) -> Path:
+    """An npz whose member is a pickled object array (``np.load`` refuses it without pickles)."""
+    import io
+
+    buf = io.BytesIO()
+    np.save(buf, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("0.npy", buf.getvalue())
+    return path
