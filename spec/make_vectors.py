@@ -2550,6 +2550,23 @@ def make_valid_v3() -> None:
         write_v2([typed(0, f32(1, 0)), typed(2, f32(1, 2))]),
         "the index column alone (record 1 has index 2)",
     )
+    # One record: C4's neighbour comparisons have nothing to compare, so only index[0] itself
+    # decides whether the column is needed (a reader that judges the identity from k >= 1
+    # alone calls these redundant).
+    v3_valid(
+        "one-record-index",
+        write_v2(
+            [typed(5, f32(1, 5))],
+            Optimizer("sgd_momentum", slots={"momentum": {5: Buffer(5, f32(1, 50))}}),
+        ),
+        "one record with index 5: an index column of one value, needed because index[0] is "
+        "not 0; its slot entry carries index 5 too",
+    )
+    v3_valid(
+        "one-record-index-max",
+        write_v2([typed(2**32 - 1, f32(1, 7))]),
+        "one record at the largest legal index, 2**32-1 (an index is any u32)",
+    )
     v3_valid(
         "column-model-index",
         write_v2([typed(0, f32(1, 0)), typed(1, f32(1, 1), model_index=0)]),
@@ -2590,6 +2607,12 @@ def make_valid_v3() -> None:
             ]
         ),
         "the order column alone: data order records 1, 2, 0",
+    )
+    v3_valid(
+        "order-two-records-swapped",
+        write_v2([Tensor(index=i, data=f32(1, i), offset=o) for i, o in ((0, 1), (1, 0))]),
+        "two records stored in reverse: order [1, 0], the only two-record order column that is "
+        "not the identity",
     )
     v3_valid(
         "all-columns",
@@ -2899,6 +2922,17 @@ def make_invalid_v3() -> None:
         "tensors.columns",
         s + 4,
     )
+    # One record: index[0] alone decides C4's identity (no neighbour to compare with)
+    one = ALL_BY_NAME("v3-one-record-index")
+    one_s, one_ix = m3.V3(one).sec(1)[0], m3.V3(one).column_starts()["index"]
+    v3_invalid(
+        "c4-one-record-redundant-index",
+        reseal(put(one, one_ix, 0)),
+        "C4 with n = 1: index [0] is the identity, so the one-value index column is redundant",
+        "redundant_column",
+        "tensors.columns",
+        one_s + 4,
+    )
     mi = cols["model_index"]
     v3_invalid(
         "c5-redundant-model-index",
@@ -3030,6 +3064,45 @@ def make_invalid_v3() -> None:
         "redundant_column",
         "tensors.columns",
         os_ + 4,
+    )
+    v3_invalid(
+        "c9-order-first-out-of-range",
+        reseal(put(ordered, oc_, 3)),
+        "C9: order[0] = n (the range check starts at record 0)",
+        "bad_data_order",
+        "tensors[0].order",
+        oc_,
+    )
+    # One and two records: the smallest order columns, identity or not
+    single = m3.encode(m3.from_v2(write_v2(raw_tensors(4))), extra_columns=m3.ORDER).data
+    single_s, single_oc = m3.V3(single).sec(1)[0], m3.V3(single).column_starts()["order"]
+    assert u32(single, single_oc) == 0
+    v3_invalid(
+        "c9-one-record-identity-order",
+        reseal(single),
+        "C9 with n = 1: order [0] (one record's only permutation) is the identity: redundant",
+        "redundant_column",
+        "tensors.columns",
+        single_s + 4,
+    )
+    v3_invalid(
+        "c9-one-record-order-out-of-range",
+        reseal(put(single, single_oc, 1)),
+        "C9 with n = 1: order [1] names no record",
+        "bad_data_order",
+        "tensors[0].order",
+        single_oc,
+    )
+    swapped = ALL_BY_NAME("v3-order-two-records-swapped")
+    sw_s, sw_oc = m3.V3(swapped).sec(1)[0], m3.V3(swapped).column_starts()["order"]
+    assert [u32(swapped, sw_oc + 4 * k) for k in range(2)] == [1, 0]
+    v3_invalid(
+        "c9-two-record-identity-order",
+        reseal(put(put(swapped, sw_oc, 0), sw_oc + 4, 1)),
+        "C9 with n = 2: order [0, 1] is the identity: redundant",
+        "redundant_column",
+        "tensors.columns",
+        sw_s + 4,
     )
     v3_invalid(
         "c10-dims",
@@ -3351,6 +3424,53 @@ def make_invalid_v3() -> None:
         "nonzero_padding",
         "padding",
         ds + 24,
+    )
+    # One padding run, each of its bytes: a(8) = 8 puts tensor 1 at 8 after a 1-byte tensor 0,
+    # so bytes 1..7 of the section are padding (first, middle, last); a run of one byte (a 3-byte
+    # tensor, then a 4-byte one at 4) is its own first and last byte; and the run before slot 0's
+    # first range, where the tensors' ranges end and the slots' begin.
+    run = m3.encode(m3.from_v2(write_v2(raw_tensors(1, 8)))).data
+    run_ds = m3.V3(run).sec(4)[0]
+    assert run[run_ds + 1 : run_ds + 8] == bytes(7) and run[run_ds + 8] != 0
+    for where, at in (("first", 1), ("middle", 4), ("last", 7)):
+        v3_invalid(
+            f"p4-padding-run-{where}-byte",
+            reseal(put8(run, run_ds + at, 0x80)),
+            f"P4: the {where} byte of a 7-byte padding run (section bytes 1..7, between a 1-byte "
+            "range and an 8-byte one) is non-zero",
+            "nonzero_padding",
+            "padding",
+            run_ds + at,
+        )
+    short = m3.encode(m3.from_v2(write_v2(raw_tensors(3, 4)))).data
+    short_ds = m3.V3(short).sec(4)[0]
+    assert short[short_ds + 3] == 0
+    v3_invalid(
+        "p4-padding-run-of-one-byte",
+        reseal(put8(short, short_ds + 3, 1)),
+        "P4: a 1-byte padding run (a 3-byte range, then a 4-byte one at 4) that is non-zero",
+        "nonzero_padding",
+        "padding",
+        short_ds + 3,
+    )
+    to_slot = m3.encode(
+        m3.from_v2(
+            write_v2(
+                raw_tensors(1),
+                Optimizer("sgd_momentum", slots={"momentum": {0: Buffer(0, f32(2, 60))}}),
+            )
+        )
+    ).data
+    ts_ds = m3.V3(to_slot).sec(4)[0]
+    assert to_slot[ts_ds + 1 : ts_ds + 8] == bytes(7)
+    v3_invalid(
+        "p4-padding-last-byte-before-slot",
+        reseal(put8(to_slot, ts_ds + 7, 1)),
+        "P4: the last padding byte before slot 0's first range (the 1-byte tensor's range ends "
+        "at 1, the 8-byte momentum entry starts at 8)",
+        "nonzero_padding",
+        "padding",
+        ts_ds + 7,
     )
     v3_invalid(
         "order-p3-before-p4",
