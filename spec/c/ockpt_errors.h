@@ -94,6 +94,8 @@ typedef enum ockpt_error {
   OCKPT_E_REDUNDANT_COLUMN = 44,
   /* A schema-3 tensors section's order column is not a permutation of its records (a value not below the record count, or a repeated value). */
   OCKPT_E_BAD_DATA_ORDER = 45,
+  /* The checkpoint's storage was released (the end of its open block): its data can no longer be read, copied or saved. */
+  OCKPT_E_RELEASED = 46,
 } ockpt_error;
 
 /* The stable snake_case name of an error code. */
@@ -145,6 +147,7 @@ static inline const char *ockpt_error_name(ockpt_error e) {
   case OCKPT_E_EMPTY_SECTION: return "empty_section";
   case OCKPT_E_REDUNDANT_COLUMN: return "redundant_column";
   case OCKPT_E_BAD_DATA_ORDER: return "bad_data_order";
+  case OCKPT_E_RELEASED: return "released";
   }
   return "unknown";
 }

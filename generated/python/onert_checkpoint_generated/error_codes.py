@@ -233,4 +233,9 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                     'applies': ['v3'],
                     'summary': "A schema-3 tensors section's order column is not a permutation of "
                                'its records (a value not below the record count, or a repeated '
-                               'value).'}}
+                               'value).'},
+ 'released': {'number': 46,
+              'category': 'usage',
+              'applies': [],
+              'summary': "The checkpoint's storage was released (the end of its open block): its "
+                         'data can no longer be read, copied or saved.'}}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from .dtypes import DTYPE_CODES, DTYPES
 from .errors import error_for
+from .loss import V1_STATE_KEYS, check_lossless
 from .model import (
     SCHEMA2_FAMILY,
     Buffer,
@@ -35,8 +36,6 @@ if TYPE_CHECKING:
 
 __all__ = ["content_dialect", "convert", "downgrade", "indexing_text", "needs_model", "upgrade"]
 
-#: What schema 1's footer holds; every other state key is lost in a downgrade.
-V1_STATE_KEYS = ("step", "epoch")
 V1_OPTIMIZERS = ("sgd", "adam")
 U32_MAX = 0xFFFF_FFFF
 
@@ -58,7 +57,15 @@ def _copy_tensor(t: Tensor, *, keep_meta: bool) -> Tensor:
 def _copy_optimizer(opt: Optimizer | None) -> Optimizer | None:
     if opt is None:
         return None
-    return Optimizer(opt.kind, {name: dict(entries) for name, entries in opt.slots.items()})
+    # New entry objects, as for the tensors: the copy must not share the source's entries (an
+    # ``open`` block's exit drops those, and an edit of one would reach the other).
+    return Optimizer(
+        opt.kind,
+        {
+            name: {i: Buffer(b.index, b.data, b.offset) for i, b in entries.items()}
+            for name, entries in opt.slots.items()
+        },
+    )
 
 
 def _bind(ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes) -> None:
@@ -96,6 +103,7 @@ def upgrade(
     (bound to ``model`` if given); the tensors keep the offsets (and a schema-3 file's
     ``data_order``) they were read with, so the data keep their storage order.
     """
+    ckpt._check_live()
     if not is_schema2_family(to):
         raise ValueError(f"upgrade targets {', '.join(SCHEMA2_FAMILY)}, not {to!r}")
     if ckpt.revision not in ("v1", "wof", *SCHEMA2_FAMILY):
@@ -124,48 +132,6 @@ def upgrade(
     )
 
 
-def _lost(ckpt: Checkpoint, target: str, dialect: str | None) -> list[str]:
-    """Everything of ``ckpt`` that the target revision cannot hold."""
-    lost: list[str] = []
-    meta = [
-        (what, [t.index for t in ckpt.tensors if getattr(t, attr) is not None])
-        for what, attr in (
-            ("names", "name"),
-            ("dtypes", "dtype"),
-            ("shapes", "shape"),
-            ("circle indices", "model_index"),
-        )
-    ]
-    for what, which in meta:
-        if which:
-            lost.append(f"the tensor {what} of entries {_short(which)}")
-    opt = ckpt.optimizer
-    if target == "wof":
-        if opt is not None and any(opt.slots.values()):
-            lost.append(f"the {opt.kind} optimizer state")
-        if ckpt.state:
-            lost.append(f"the training state ({', '.join(ckpt.state)})")
-    else:
-        if opt is not None and opt.kind not in V1_OPTIMIZERS:
-            lost.append(f"the {opt.kind} optimizer state (schema 1 has SGD and Adam only)")
-        extra = [k for k in ckpt.state if k not in V1_STATE_KEYS]
-        if extra:
-            lost.append(
-                f"the state keys {', '.join(map(repr, extra))} (schema 1 keeps step and epoch)"
-            )
-        for key in V1_STATE_KEYS:
-            value = ckpt.state.get(key)
-            if value is not None and (not isinstance(value, int) or not 0 <= value <= U32_MAX):
-                lost.append(f"the {key} value {value!r} (schema 1 stores a u32)")
-    if ckpt.sections:
-        lost.append(f"the unknown sections of kinds {[s.kind for s in ckpt.sections]}")
-    return lost
-
-
-def _short(items: list[int]) -> str:
-    return ", ".join(map(str, items[:8])) + (", ..." if len(items) > 8 else "")
-
-
 def downgrade(
     ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = False, *, to: str = "v1"
 ) -> Checkpoint:
@@ -183,18 +149,7 @@ def downgrade(
         dialect = origin.get("dialect")  # type: ignore[assignment]
     if dialect is not None and dialect not in v1_write.DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(v1_write.DIALECTS)}")
-    lost = _lost(ckpt, to, dialect)
-    if lost and not allow_lossy:
-        raise error_for(
-            "not_representable",
-            None,
-            None,
-            f"writing {to}"
-            + (f" ({dialect})" if dialect else "")
-            + " would lose "
-            + "; ".join(lost)
-            + " (pass allow_lossy=True to drop them)",
-        )
+    check_lossless(ckpt, to, dialect=dialect, allow_lossy=allow_lossy)  # the rule of every write
     tensors = [_copy_tensor(t, keep_meta=False) for t in ckpt.tensors]
     top = max((t.index for t in tensors), default=-1) + 1
     num_entries = origin.get("num_entries")
@@ -323,6 +278,7 @@ def convert(
     records B there. Nothing is rescaled within one runtime, for SGD, or when writing WOF (no
     state).
     """
+    ckpt._check_live()
     if to is None:
         to = ckpt.revision
     batch_size = _batch_size(ckpt, batch_size)

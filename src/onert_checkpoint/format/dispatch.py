@@ -124,7 +124,9 @@ def load(
     schemas 2 and 3 (its CRC-32C and zero padding), which read the data itself, run on the
     first access to any entry's data, before a byte is handed out (or on ``ckpt.verify()``):
     opening a large checkpoint to read its names costs what its structure costs.
-    ``verify_data=False`` skips them (``onert-ckpt validate`` always checks everything).
+    ``verify_data=False`` hands data out without them (``onert-ckpt validate`` always checks
+    everything); :func:`~onert_checkpoint.save` and the other writers still run them before
+    they write the data under a fresh checksum (docs/saving.md).
 
     ``mmap=False`` reads a path into private memory instead of mapping it: the arrays then no
     longer change if the file is written in place, and truncating the file cannot kill the
@@ -142,7 +144,11 @@ def load(
         view = open_source(source, copy="auto" if mmap == "auto" else not mmap)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"cannot read a checkpoint from {type(source).__name__}: {exc}") from None
-    ckpt = read_view(view, verify_data=verify_data)
+    # The data checks are always prepared; verify_data=False only lets data out before they
+    # ran. A save still runs them before it writes a fresh checksum over those bytes.
+    ckpt = read_view(view)
+    if not verify_data and ckpt._store is not None:
+        ckpt._store.enforce = False
     if model is not None:
         from ..circle.binding import bind
 

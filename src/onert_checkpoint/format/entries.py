@@ -30,24 +30,35 @@ from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 
+from .errors import released_error
 from .typed import typed_view
 
 if TYPE_CHECKING:
     from .model import Buffer, Tensor
 
-__all__ = ["DataStore", "EntryTable", "SlotEntries", "TensorList"]
+__all__ = ["DataStore", "EntryTable", "SlotEntries", "TensorList", "must_verify", "stores_of"]
 
 
 class DataStore:
-    """The file's bytes as one uint8 array, and the checks of them still to run."""
+    """The file's bytes as one uint8 array, and the checks of them still to run.
 
-    __slots__ = ("_error", "_pending", "released", "whole")
+    ``enforce`` (the default) runs the pending checks before the first byte is handed out;
+    ``load(..., verify_data=False)`` clears it, so data are handed out unchecked, but the checks
+    are kept: a save runs them before it writes a fresh checksum over these bytes
+    (:func:`must_verify`). After :meth:`release` every access raises ``released``.
+    """
+
+    __slots__ = ("__weakref__", "_checks", "_error", "_pending", "enforce", "released", "whole")
 
     def __init__(self, whole: np.ndarray, pending: Callable[[], None] | None = None) -> None:
         self.whole = whole
+        self._checks = pending  # kept after they pass: a mapped file may change later
         self._pending = pending
         self._error: Exception | None = None
         self.released = False
+        self.enforce = True
+        if pending is not None:
+            _CHECKED_STORES[id(whole)] = self
 
     @property
     def verified(self) -> bool:
@@ -56,15 +67,21 @@ class DataStore:
 
     def checked(self) -> np.ndarray:
         """``whole``, after the pending checks have passed (they run once)."""
-        if self._pending is not None or self._error is not None:
+        if self.released:
+            raise released_error()
+        if self.enforce and (self._pending is not None or self._error is not None):
             self.verify()
         return self.whole
 
-    def verify(self) -> None:
-        """Run the pending checks now; raise their error (every time, once it has failed)."""
+    def verify(self, *, again: bool = False) -> None:
+        """Run the pending checks now; raise their error (every time, once it has failed).
+        ``again=True`` runs checks that have passed once more (the bytes of a mapped file or a
+        caller's writable buffer may have changed since)."""
+        if self.released:
+            raise released_error()
         if self._error is not None:
             raise self._error
-        pending = self._pending
+        pending = self._checks if again else self._pending
         if pending is None:
             return
         try:
@@ -75,11 +92,60 @@ class DataStore:
         self._pending = None
 
     def release(self) -> None:
-        """Forget the file (``open``'s exit): entries made later are empty."""
+        """Forget the file (``open``'s exit): every later access raises ``released``."""
+        _CHECKED_STORES.pop(id(self.whole), None)
         self.whole = np.zeros(0, np.uint8)
-        self._pending = None
+        self._pending = self._checks = None
         self._error = None
         self.released = True
+
+
+#: id of a store's ``whole`` array -> the store, for the stores that have data checks. A save
+#: finds here the checks that bytes copied out of a loaded file (``upgrade``, ``convert``) still
+#: owe (:func:`must_verify`).
+_CHECKED_STORES: weakref.WeakValueDictionary[int, DataStore] = weakref.WeakValueDictionary()
+
+
+def _root(arr: np.ndarray) -> np.ndarray:
+    """The array that owns the memory ``arr`` views (the end of its ``base`` chain)."""
+    while isinstance(arr.base, np.ndarray):
+        arr = arr.base
+    return arr
+
+
+def stores_of(arrays: Iterable[np.ndarray | None]) -> list[DataStore]:
+    """The stores with data checks whose bytes any of ``arrays`` views."""
+    if not _CHECKED_STORES:
+        return []
+    found: dict[int, DataStore] = {}
+    for arr in arrays:
+        if arr is None:
+            continue
+        root = _root(arr)
+        store = _CHECKED_STORES.get(id(root))
+        if store is not None and store.whole is root:
+            found[id(store)] = store
+    return list(found.values())
+
+
+def _stable(store: DataStore) -> bool:
+    """True when the store's bytes cannot change: bytes, or a file read into private memory.
+    A mapping or a caller's writable buffer can (another process writing the file, the caller
+    writing the buffer)."""
+    from .source import PrivateBytes
+
+    view = store.whole.base
+    owner = view.obj if isinstance(view, memoryview) else view
+    return isinstance(owner, (bytes, PrivateBytes))
+
+
+def must_verify(stores: Iterable[DataStore]) -> None:
+    """Before a write computes fresh checksums over data read from ``stores``: run the checks
+    they have not run (``verify_data=False``) and, for bytes that may have changed since their
+    check (a mapped file), run them again. Raises the check's error (``section_checksum``,
+    ``bad_padding``, ...) or ``released``."""
+    for store in stores:
+        store.verify(again=not _stable(store))
 
 
 class EntryTable:
@@ -170,7 +236,9 @@ class EntryTable:
         return typed_view(whole[start : start + int(self.lengths[row])], dtype, shape)
 
     def nbytes(self, row: int) -> int:
-        return 0 if self.store.released else int(self.lengths[row])
+        if self.store.released:
+            raise released_error(f"entry {int(self.keys[row])}")
+        return int(self.lengths[row])
 
     # -- making model objects ----------------------------------------------------------------
     def make(self, row: int) -> Buffer:

@@ -17,6 +17,7 @@ __all__ = [
     "NotRepresentableError",
     "UnsupportedFormatError",
     "error_for",
+    "released_error",
 ]
 
 
@@ -78,8 +79,21 @@ _CLASSES: dict[str, type[CheckpointError]] = {
     cls.category: cls
     for cls in (FormatError, UnsupportedFormatError, ModelMismatchError, NotRepresentableError)
 }
+# A misuse of a checkpoint object (no file is involved): the base class, told apart by its code.
+_CLASSES["usage"] = CheckpointError
 
 
 def error_for(code: str, field: str | None, offset: int | None, message: str) -> CheckpointError:
     """Build the error of the class that the spec's category for ``code`` names."""
     return _CLASSES[ERROR_CODES[code]["category"]](code, field, offset, message)
+
+
+def released_error(what: str = "the checkpoint") -> CheckpointError:
+    """The error for reading, copying or saving a checkpoint (or one of its entries) after the
+    ``open`` block that held its storage ended (code ``released``): its bytes are gone, and an
+    empty answer would let a save write a valid file of 0-byte tensors over the real one."""
+    return error_for(
+        "released", None, None,
+        f"{what}: the storage of this checkpoint was released when its `open` block ended; "
+        "copy what must outlive the block inside it (np.array(t.data)), or use load()",
+    )

@@ -19,6 +19,7 @@ import numpy as np
 
 from .assignment import check_assignment
 from .entries import DataStore, EntryTable, SlotEntries, TensorList
+from .errors import released_error
 from .typed import typed_geometry
 
 if TYPE_CHECKING:
@@ -106,18 +107,25 @@ class Buffer:
         data = self._data
         if data is None:
             # First access: the file's pending data checks run before any byte is handed out.
-            assert self._table is not None  # an entry without data is a lazy one (_init_lazy)
-            data = self._data = self._table.data(self._row)
+            table = self._table
+            if table is None:  # neither data nor a file: dropped at the end of an open block
+                raise released_error(self._what())
+            data = self._data = table.data(self._row)
         return data
 
     @data.setter
     def data(self, value: object) -> None:
         self._data = check_assignment(self, value)
 
-    def _drop_data(self, empty: np.ndarray) -> None:
-        """``open``'s exit: the entry no longer refers to the file."""
-        self._data = empty
+    def _drop_data(self) -> None:
+        """``open``'s exit: the entry no longer refers to the file, and every later read of
+        it raises ``released`` (an empty answer would let a save write 0-byte entries)."""
+        self._data = None
         self._table = None
+
+    def _released(self) -> bool:
+        table = self._table
+        return self._data is None and (table is None or table.store.released)
 
     @property
     def raw(self) -> np.ndarray:
@@ -202,6 +210,8 @@ class Buffer:
         return f"entry {self._index}"
 
     def __repr__(self) -> str:
+        if self._released():
+            return f"{type(self).__name__}(index={self._index}, released)"
         return f"{type(self).__name__}({self._describe()})"
 
     def _describe(self) -> str:
@@ -392,6 +402,8 @@ class Checkpoint(Mapping[object, Tensor]):
     # The file's bytes and its pending data checks, for a loaded checkpoint (not a field:
     # no annotation, so the type is given by a cast).
     _store = cast("DataStore | None", None)
+    # True after the ``open`` block that held the storage ended (:meth:`_release_data`).
+    _released = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.state, TrainingState):
@@ -448,21 +460,30 @@ class Checkpoint(Mapping[object, Tensor]):
     def verify(self) -> None:
         """Run the data checks that ``load`` left for the first data access (schema 2's
         data-section CRC-32C and padding) now; raise their :class:`CheckpointError`."""
+        if self._released:
+            raise released_error()
         if self._store is not None:
             self._store.verify()
 
     def _release_data(self) -> None:
-        """``open``'s exit: every entry emptied, the file forgotten."""
-        empty = np.zeros(0, dtype=np.uint8)
+        """``open``'s exit: every entry dropped, the file forgotten; from now on reading an
+        entry, copying or saving the checkpoint raises ``released`` (spec/error-codes.toml)."""
+        self._released = True
         if self._store is not None:
             self._store.release()
         for tensor in self.tensors.made():
-            tensor._drop_data(empty)
+            tensor._drop_data()
         if self.optimizer is not None:
             for entries in self.optimizer.slots.values():
                 made = entries.made() if isinstance(entries, SlotEntries) else entries.values()
                 for entry in made:
-                    entry._drop_data(empty)
+                    entry._drop_data()
+
+    def _check_live(self) -> None:
+        """Raise ``released`` when the ``open`` block that held this checkpoint's storage has
+        ended (every writer calls it before touching its target)."""
+        if self._released:
+            raise released_error()
 
     # Convenience ------------------------------------------------------------------------
     @property

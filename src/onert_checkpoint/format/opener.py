@@ -25,8 +25,11 @@ def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoi
     """Map ``path`` and yield its :class:`Checkpoint`; on exit, release the mapping.
 
     Inside the block only the bytes that are looked at are read. After it the checkpoint's
-    entries are empty: copy (``np.array(t.data)``) what must outlive the block. An array view
-    kept past the block keeps the mapping alive instead of being invalidated.
+    storage is released: reading an entry's data or size, copying, converting, exporting or
+    saving the checkpoint raises :class:`~onert_checkpoint.CheckpointError` with code
+    ``released`` (never empty entries: a save would write them over the file). Copy
+    (``np.array(t.data)``) what must outlive the block. An array view kept past the block
+    keeps the mapping alive instead of being invalidated.
 
         >>> import onert_checkpoint as oc
         >>> with oc.open("tests/data/real-onert/fc2-adam-step8.ckpt") as ckpt:
@@ -34,7 +37,9 @@ def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoi
         ...     ckpt.step, first.shape
         (8, (32,))
         >>> ckpt[0].nbytes
-        0
+        Traceback (most recent call last):
+        ...
+        onert_checkpoint.format.errors.CheckpointError: released: entry 0: ...
     """
     ckpt = load(path, **load_options)
     try:

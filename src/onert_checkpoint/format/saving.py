@@ -6,13 +6,18 @@ on any failure the temporary is removed and the error names the caller's path. O
 temporary is an unnamed file (O_TMPFILE), given a name (``.NAME.<12 hex>.tmp``) only for the
 rename. A writer killed in the instant between that naming and the rename leaves that name
 behind; the next save to the same target in that folder removes it (the writer holds an
-exclusive ``flock`` on its temporary while it lives, so only a dead writer's is removed).
-Elsewhere the temporary is such a named file from the start, with the same cleaning.
+exclusive ``flock`` on its temporary while it lives, so only a dead writer's is removed; and
+only a file of this process's user whose name carries the library's tag, so never another
+user's file). Elsewhere the temporary is such a named file from the start, with the same
+cleaning.
 
 The target must be a regular file or absent: a directory, FIFO, socket or device is refused and
 left untouched. A symbolic link is followed: the file it names is replaced, the link kept. A new
 file gets mode 0666 less the umask (the kernel applies it when the temporary is created; the
-process umask is never changed), a replaced file keeps its mode. See docs/saving.md.
+process umask is never changed), a replaced file keeps its mode but never the set-user-ID or
+set-group-ID bit, and its owner where the process may keep it (root; or the same user, who
+keeps the group if a member). A hard link to the replaced file is split: the other names keep
+the old content. See docs/saving.md.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hashlib
 import io
 import mmap
 import os
@@ -31,6 +37,8 @@ import time
 from collections.abc import Callable, Generator, Iterable, Iterator
 from typing import Any
 
+from .entries import DataStore, SlotEntries, must_verify, stores_of
+from .loss import check_lossless
 from .model import Checkpoint
 from .revisions import v1_write, v2_write, v3_write, wof_write
 from .source import not_regular
@@ -96,12 +104,16 @@ STREAMERS["v2"] = _v2_stream
 STREAMERS["v3"] = _v3_stream
 
 
-def _writer(table: dict[str, Any], revision: str | None, dialect: Any, ckpt: Checkpoint):
+def _writer(
+    table: dict[str, Any], revision: str | None, dialect: Any, ckpt: Checkpoint,
+    allow_lossy: bool = False,
+):
     revision = revision or ckpt.revision
     if dialect is KEEP:
         dialect = ckpt.dialect if revision == ckpt.revision else None
     if revision not in WRITERS:
         raise ValueError(f"unknown revision {revision!r}; choose from {', '.join(sorted(WRITERS))}")
+    ckpt._check_live()
     if revision == "v1" and dialect is not None:
         from .convert import content_dialect  # issue 11 item 10: no re-labelled entries
         from .errors import error_for
@@ -114,14 +126,32 @@ def _writer(table: dict[str, Any], revision: str | None, dialect: Any, ckpt: Che
                 "re-indexes them, which needs the circle model: "
                 "convert(ckpt, 'v1', dialect=..., model=...)",
             )
+    # The one rule of every write (format/loss.py): keep the content or refuse naming the loss;
+    # and never a fresh checksum over bytes whose own checks have not passed (or may be stale).
+    check_lossless(ckpt, revision, dialect=dialect, allow_lossy=allow_lossy)
+    must_verify(_sources(ckpt))
     return table.get(revision), dialect
+
+
+def _sources(ckpt: Checkpoint) -> list[DataStore]:
+    """The loaded files whose bytes a write of ``ckpt`` copies: its own, and those that the
+    arrays of its entries view (content made by ``upgrade`` or ``convert`` of a loaded file)."""
+    arrays = [t._data for t in ckpt.tensors.made()]
+    if ckpt.optimizer is not None:
+        for entries in ckpt.optimizer.slots.values():
+            made = entries.made() if isinstance(entries, SlotEntries) else entries.values()
+            arrays += [b._data for b in made]
+    own = [] if ckpt._store is None else [ckpt._store]
+    return own + stores_of(arrays)
 
 
 def chunks(
     ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP, **options: Any
 ) -> Iterator[bytes | memoryview]:
     """The bytes of ``ckpt`` in file order, computed lazily (every offset is planned first)."""
-    writer, dialect = _writer(WRITERS, revision, dialect, ckpt)
+    writer, dialect = _writer(
+        WRITERS, revision, dialect, ckpt, bool(options.get("allow_lossy"))
+    )
     return writer(ckpt, dialect, **options)
 
 
@@ -129,10 +159,14 @@ def _stream(
     ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP, **options: Any
 ) -> Stream:
     """What ``save`` writes: the revision's patching stream if it has one, else its chunks."""
-    writer, dialect = _writer(STREAMERS, revision, dialect, ckpt)
+    writer, dialect = _writer(
+        STREAMERS, revision, dialect, ckpt, bool(options.get("allow_lossy"))
+    )
     if writer is not None:
         return writer(ckpt, dialect, **options)
-    return _no_patches(chunks(ckpt, revision=revision, dialect=dialect, **options))
+    # the same writer chunks() would pick, without checking the content a second time
+    writer = WRITERS[revision or ckpt.revision]
+    return _no_patches(writer(ckpt, dialect, **options))
 
 
 def _no_patches(data: Iterable[bytes | memoryview]) -> Stream:
@@ -294,8 +328,8 @@ def _user_path(path: str | os.PathLike) -> str:
     return user
 
 
-def _resolve_target(user: str) -> tuple[str, int | None]:
-    """(the file to replace, its mode or None if it does not exist).
+def _resolve_target(user: str) -> tuple[str, os.stat_result | None]:
+    """(the file to replace, its status or None if it does not exist).
 
     A symbolic link is followed to the file it names (which may not exist yet); anything but a
     regular file is refused before the file system is touched."""
@@ -309,7 +343,7 @@ def _resolve_target(user: str) -> tuple[str, int | None]:
     bad = not_regular(st.st_mode, user, "replace")
     if bad is not None:
         raise bad
-    return real, st.st_mode & 0o7777
+    return real, st
 
 
 def _as_users(exc: OSError, user: str) -> OSError:
@@ -364,8 +398,8 @@ def write_atomic(
 
 def _write_target(user: str, data: Stream, progress: Callable[[int], object] | None) -> None:
     try:
-        real, mode = _resolve_target(user)
-        _replace(real, mode, data, progress)
+        real, old = _resolve_target(user)
+        _replace(real, old, data, progress)
     except OSError as exc:
         named = _as_users(exc, user)
         if named is exc:
@@ -374,7 +408,7 @@ def _write_target(user: str, data: Stream, progress: Callable[[int], object] | N
 
 
 def _replace(
-    target: str, mode: int | None, data: Stream, progress: Callable[[int], object] | None
+    target: str, old: os.stat_result | None, data: Stream, progress: Callable[[int], object] | None
 ) -> None:
     folder, base = os.path.split(target)
     started = time.time_ns()
@@ -390,8 +424,8 @@ def _replace(
             fd, tmp = _open_named(dfd, base)
         replaced: int | None = None
         try:
-            if mode is not None:
-                os.fchmod(fd, mode)
+            if old is not None:
+                _keep_owner_and_mode(fd, old)
                 replaced = _open_replaced(dfd, base)
             _write_stream(fd, data, progress, replaced)
             if replaced is not None:
@@ -453,8 +487,52 @@ def _open_replaced(dfd: int, base: str) -> int | None:
     return None
 
 
+def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
+    """Give the new file the replaced file's owner where this process may, and its mode
+    without the set-user-ID and set-group-ID bits (docs/saving.md, "Owner, mode, links").
+
+    The new file is created by this process, so it is this process's own: copying a setuid
+    bit onto it would make a program that runs as this user (root, say) out of someone
+    else's file. The owner is kept when the process may give it away (root) or keep it (the
+    same user, whose group is kept if the user is in it); otherwise the file becomes the
+    saving user's, as with any editor that saves by rename."""
+    uid, gid = old.st_uid, old.st_gid
+    me = os.geteuid()
+    if me == 0:
+        os.fchown(fd, uid, gid)  # before fchmod: a chown clears the set-ID bits anyway
+    elif me == uid and gid != os.getegid():
+        with contextlib.suppress(PermissionError):  # not a member of that group: ours
+            os.fchown(fd, -1, gid)
+    os.fchmod(fd, stat.S_IMODE(old.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
+
+
+#: Keys the tag that ends a temporary's name (:func:`_temp_name`): the cleaner removes only
+#: names that carry it, so a file that merely looks like a temporary is never taken for one.
+_TAG_KEY = b"onert-checkpoint temporary"
+
+
+def _name_tag(base: str, nonce: str) -> str:
+    return hashlib.blake2b(f"{nonce}/{base}".encode(errors="surrogateescape"), digest_size=2,
+                           key=_TAG_KEY).hexdigest()
+
+
 def _temp_name(base: str) -> str:
-    return f".{base}.{secrets.token_hex(6)}.tmp"
+    """``.BASE.<12 hex>.tmp``: 8 random hex digits and a 4-digit tag of them and ``base``."""
+    nonce = secrets.token_hex(4)
+    return f".{base}.{nonce}{_name_tag(base, nonce)}.tmp"
+
+
+def _is_our_temporary(name: str, base: str) -> bool:
+    """True when ``name`` is a temporary name this library made for ``base``."""
+    prefix = f".{base}."
+    if not (name.startswith(prefix) and name.endswith(".tmp")):
+        return False
+    token = name[len(prefix) : -4]
+    return (
+        len(token) == 12
+        and all(c in "0123456789abcdef" for c in token)
+        and _name_tag(base, token[:8]) == token[8:]
+    )
 
 
 def _open_unnamed(dfd: int) -> int | None:
@@ -515,12 +593,17 @@ def _name_unnamed(fd: int, dfd: int, base: str) -> str:
 def _clean_stale(dfd: int, base: str, started: int) -> None:
     """Remove the temporaries of dead writers of ``base`` (best effort: the save is done).
 
-    A temporary is stale when it has this library's name for ``base``, is older than this save
-    and nobody holds its lock: its writer died between naming it and the rename."""
+    A temporary is stale when it has this library's name for ``base`` (with its tag,
+    :func:`_temp_name`), belongs to this process's user, is a regular file with no other
+    name, is older than this save and nobody holds its lock: its writer died between naming
+    it and the rename. Another user's file is never removed, whatever its name."""
     pattern = re.compile(re.escape(f".{base}.") + r"[0-9a-f]{12}\.tmp")
     try:
         with os.scandir(dfd) as entries:
-            names = [e.name for e in entries if pattern.fullmatch(e.name)]
+            names = [
+                e.name for e in entries
+                if pattern.fullmatch(e.name) and _is_our_temporary(e.name, base)
+            ]
     except OSError:
         return
     for name in names:
@@ -531,7 +614,12 @@ def _clean_stale(dfd: int, base: str, started: int) -> None:
             continue
         try:
             st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_mtime_ns >= started:
+            if (
+                not stat.S_ISREG(st.st_mode)
+                or st.st_uid != os.geteuid()
+                or st.st_nlink != 1
+                or st.st_mtime_ns >= started
+            ):
                 continue
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # fails while its writer lives
             if os.stat(name, dir_fd=dfd, follow_symlinks=False).st_ino == st.st_ino:

@@ -20,7 +20,7 @@ import mmap
 import os
 import stat
 
-__all__ = ["COPY_BELOW", "BufferReader", "Source", "open_source"]
+__all__ = ["COPY_BELOW", "BufferReader", "PrivateBytes", "Source", "open_source"]
 
 Source = str | os.PathLike | bytes | bytearray | memoryview | mmap.mmap | object
 
@@ -67,11 +67,16 @@ def _open_regular(path: str) -> int:
     return fd
 
 
+class PrivateBytes(bytearray):
+    """A file's bytes read into private memory: nobody else holds them, so they cannot change
+    after they were checked (a save need not check them again; a mapping may change)."""
+
+
 def _read_all(fd: int, size: int, path: str) -> memoryview:
     """The file's bytes, read into private memory (at most ``size`` bytes, or for a file that
     reports size 0, what it has up to 1 MiB)."""
     limit = size if size else _PSEUDO_FILE_LIMIT
-    buf = bytearray(limit)
+    buf = PrivateBytes(limit)
     view = memoryview(buf)
     got = 0
     while got < limit:

@@ -111,6 +111,17 @@ def _load_model(path: str | None) -> Any:
     return CircleModel.load(_read_file(path, "model"))
 
 
+def _model(args: argparse.Namespace, *checkpoints: str) -> Any:
+    """The command's circle model: ``--model``, else ``<checkpoint name>.circle`` beside the
+    checkpoint, else ``$ONERT_CKPT_MODEL`` (:mod:`.model_lookup`); None when there is none.
+    Which one is kept in ``args.model_choice`` (``info`` prints it; errors name it)."""
+    from .model_lookup import find_model
+
+    choice = find_model(getattr(args, "model", None), *checkpoints)
+    args.model_choice = choice
+    return None if choice is None else _load_model(choice.path)
+
+
 def _output(path: str) -> str:
     """An output path as given; the empty path is a usage error (exit 2)."""
     if path == "":
@@ -118,7 +129,7 @@ def _output(path: str) -> str:
     return path
 
 
-def _load(path: str, model: Any = None) -> Checkpoint:
+def _load(path: str, model: Any = None, order: str = "auto") -> Checkpoint:
     """Read ``path``; with a circle model, name, type and shape its entries.
 
     Files under 64 MiB are read into private memory (``mmap="auto"``): a file truncated by
@@ -128,8 +139,10 @@ def _load(path: str, model: Any = None) -> Checkpoint:
     if model is not None:
         from ..circle.binding import bind
 
-        # bind() takes the model's bytes so that the runtime probe can be handed them too.
-        bind(ckpt, model.source)
+        # bind() takes the model's bytes so that the runtime probe can be handed them too;
+        # --order says how an onert file's entries are matched to tensors (auto: probe,
+        # predict, then sizes)
+        bind(ckpt, model.source, order=order)
     return ckpt
 
 
@@ -154,7 +167,7 @@ def _fmt(value: float | None) -> str:
 
 def cmd_info(args: argparse.Namespace) -> int:
     try:
-        ckpt = _load(args.file, _load_model(args.model))
+        ckpt = _load(args.file, _model(args, args.file), args.order)
         # the data checks load defers, before any CRC-32 of the data is shown: a corrupt data
         # section is reported as validate reports it (same code, exit 1), text or JSON
         ckpt.verify()
@@ -164,10 +177,13 @@ def cmd_info(args: argparse.Namespace) -> int:
             _print_json({"error": err.to_dict()})
             return EXIT_INVALID
         raise
+    choice = args.model_choice
     if args.json:
+        if choice is not None:  # only then: the description of a file alone stays SPEC 9's
+            desc["model"] = {"path": choice.path, "found": choice.how}
         _print_json(desc)
     else:
-        print(render_info(desc, ckpt.quirks))
+        print(render_info(desc, ckpt.quirks, model=None if choice is None else choice.describe()))
     return EXIT_OK
 
 
@@ -188,8 +204,11 @@ def _dialect_text(desc: dict) -> str:
     return "none (dialects are a schema-1 matter)"
 
 
-def render_info(desc: dict[str, Any], quirks: Sequence[str] = ()) -> str:
-    """The human-readable summary and table of ``info``."""
+def render_info(
+    desc: dict[str, Any], quirks: Sequence[str] = (), model: str | None = None
+) -> str:
+    """The human-readable summary and table of ``info`` (``model``: the circle model read,
+    and how it was found)."""
     opt = desc["optimizer"]
     state = ", ".join(f"{safe_text(str(k))}={_state_text(v)}" for k, v in desc["state"].items())
     lines = [
@@ -199,6 +218,8 @@ def render_info(desc: dict[str, Any], quirks: Sequence[str] = ()) -> str:
         f"optimizer  {safe_text(str(opt['kind'])) if opt else 'none (weights only)'}",
         f"state      {state or 'none'}",
     ]
+    if model is not None:
+        lines.append(f"model      {safe_text(model)}")
     if quirks:
         lines.append(f"quirks     {', '.join(safe_text(q) for q in quirks)}")
     lines.append("")
@@ -245,11 +266,10 @@ STRICT_QUIRKS = {
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    model = _load_model(args.model)
     status = EXIT_OK
     for path in args.files:
         try:
-            ckpt = _load(path, model)
+            ckpt = _load(path, _model(args, path), args.order)
             ckpt.verify()  # the data checks load leaves to the first data access
         except CheckpointError as err:
             status = max(status, EXIT_INVALID)
@@ -318,7 +338,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
         raise CliError("usage_error", f"--limit must be 0 or more, not {args.limit}")
     if args.threshold < 0:
         raise CliError("usage_error", f"--threshold must be 0 or more, not {args.threshold}")
-    ckpt = _load(args.file, _load_model(args.model))
+    ckpt = _load(args.file, _model(args, args.file), args.order)
     if args.tensor is None:
         tensors = list(ckpt.tensors)
     else:
@@ -397,8 +417,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     for flag, value in (("--atol", args.atol), ("--rtol", args.rtol)):
         if not (value >= 0 and value != float("inf")):  # NaN fails the first test
             raise CliError("usage_error", f"{flag} must be a finite number >= 0, not {value}")
-    model = _load_model(args.model)
-    a, b = _load(args.a, model), _load(args.b, model)
+    model = _model(args, args.a, args.b)
+    a, b = _load(args.a, model, args.order), _load(args.b, model, args.order)
     result = diff(a, b, atol=args.atol, rtol=args.rtol)
     if args.json:
         _print_json(result.to_dict())
@@ -472,6 +492,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
             f"{safe_text(args.input)}: writing {indexing_text(ckpt)} in {target} needs the "
             "circle model to index them: add --model MODEL.circle",
         )
+    dropped = lost_in_write(ckpt, to, args.allow_lossy)
     result = convert(
         ckpt, to, dialect=args.dialect, allow_lossy=args.allow_lossy,
         model=_load_model(args.model), batch_size=args.batch_size,
@@ -481,6 +502,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     out = load(output, mmap="auto")
     dialect = f" {out.dialect}" if out.dialect else ""
     print(f"wrote {safe_text(args.output)}: {out.revision}{dialect}, {human_size(out.file_size)}")
+    warn_dropped(dropped)
     return EXIT_OK
 
 
@@ -499,7 +521,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..interchange.tensor_dict import to_npz, to_numpy_dict
 
     suffix = _suffix(_output(args.output))
-    ckpt = _load(args.input, _load_model(args.model))
+    ckpt = _load(args.input, _model(args, args.input), args.order)
     if suffix == ".safetensors":
         to_safetensors(ckpt, args.output)
     else:
@@ -531,9 +553,10 @@ def cmd_import(args: argparse.Namespace) -> int:
 
         ckpt.num_entries, _ = trainable_tensors(model, args.dialect or "onert")
         ckpt.dialect = args.dialect or "onert"
-    save_options: dict[str, Any] = {}
+    save_options: dict[str, Any] = {"allow_lossy": args.allow_lossy}
     if args.revision is not None:
         save_options["revision"] = args.revision
+    dropped = lost_in_write(ckpt, args.revision, args.allow_lossy)
     if args.dialect is not None:
         from ..format.convert import convert, indexing_text, needs_model
 
@@ -546,12 +569,30 @@ def cmd_import(args: argparse.Namespace) -> int:
                     "add --model MODEL.circle",
                 )
             ckpt = convert(ckpt, "v1", dialect=args.dialect, model=model,
-                           batch_size=args.batch_size)
+                           batch_size=args.batch_size, allow_lossy=args.allow_lossy)
         save_options["dialect"] = args.dialect
     _save(ckpt, args.output, size_hint=os.path.getsize(args.input), progress=True, **save_options)
     out = load(args.output, mmap="auto")
     print(f"wrote {safe_text(args.output)}: {out.revision}, {len(out)} tensors")
+    warn_dropped(dropped)
     return EXIT_OK
+
+
+def lost_in_write(ckpt: Checkpoint, revision: str | None, allow_lossy: bool) -> list[str]:
+    """What writing ``ckpt`` as ``revision`` drops, when ``--allow-lossy`` lets it (else the
+    write itself refuses, naming it): said on stderr after the write, never silently."""
+    if not allow_lossy:
+        return []
+    from ..format.loss import lost_content
+
+    return lost_content(ckpt, revision)
+
+
+def warn_dropped(dropped: list[str]) -> None:
+    """One stderr line per kind of content an ``--allow-lossy`` write dropped."""
+    for what in dropped:
+        print(f"onert-ckpt: warning: not_representable: dropped {safe_text(what)} "
+              "(--allow-lossy)", file=sys.stderr)
 
 
 def _model_entries(model: Any, dialect: str) -> dict[str, int]:
@@ -614,6 +655,11 @@ _EXAMPLES = {
         "onert-ckpt info --model fc2.circle fc2-adam-step8.ckpt",
         "onert-ckpt info --json fc2-adam-step8.ckpt | jq .state",
     ],
+    "conformance": [
+        "onert-ckpt conformance -- spec/c/ockpt-info {file}",
+        "onert-ckpt conformance --select 'invalid-v3-*' -- ./my-reader --json {file}",
+        "onert-ckpt conformance -- onert-ckpt info --json",
+    ],
     "validate": [
         "onert-ckpt validate *.ckpt",
         "onert-ckpt validate --strict --json old.ckpt",
@@ -661,6 +707,18 @@ _EXAMPLES = {
 }
 
 
+#: ``--order``'s choices: circle.binding.ORDER_SOURCES (not imported: start-up time).
+ORDER_CHOICES = ("auto", "probe", "predict", "size")
+
+
+def order_option(p: argparse.ArgumentParser) -> None:
+    """``--order``: how an onert file's entries are matched to the model's tensors."""
+    p.add_argument("--order", choices=ORDER_CHOICES, default="auto",
+                   help="how an onert file's entries are matched to the model's tensors: "
+                   "probe (ask the onert runtime), predict (from the model alone), size "
+                   "(entry sizes), or auto: probe, then predict, then size (auto)")
+
+
 def _epilog(name: str, extra: str = "") -> str:
     text = "examples:\n" + "\n".join(f"  {e}" for e in _EXAMPLES[name])
     return text + (f"\n\n{extra}" if extra else "")
@@ -691,8 +749,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    def model_option(p: argparse.ArgumentParser, what: str) -> None:
-        p.add_argument("--model", metavar="MODEL.circle", help=what)
+    def model_option(p: argparse.ArgumentParser, what: str, order: bool = True) -> None:
+        p.add_argument("--model", metavar="MODEL.circle", help=what + " (default: "
+                       "<checkpoint name>.circle beside the checkpoint, else $ONERT_CKPT_MODEL)"
+                       if order else what)
+        if order:
+            order_option(p)
 
     def batch_size_option(p: argparse.ArgumentParser) -> None:
         p.add_argument("--batch-size", type=batch_size_arg, metavar="B",
@@ -751,7 +813,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", choices=("v1", "v2", "v3", "wof"),
                    help="target revision (default: the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
-    model_option(p, "circle model (needed to move between dialects)")
+    model_option(p, "circle model (needed to move between dialects)", order=False)
     batch_size_option(p)
     p.add_argument("--allow-lossy", action="store_true", help="permit dropping content")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
@@ -771,10 +833,12 @@ def build_parser() -> argparse.ArgumentParser:
                 cmd_import)
     p.add_argument("input", metavar="IN.safetensors|IN.npz")
     p.add_argument("output", metavar="OUT")
-    model_option(p, "circle model: place arrays named after its tensors")
+    model_option(p, "circle model: place arrays named after its tensors", order=False)
     p.add_argument("--revision", choices=("v1", "v2", "v3", "wof"), help="revision to write")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
     batch_size_option(p)
+    p.add_argument("--allow-lossy", action="store_true",
+                   help="permit dropping what the revision cannot hold (said on stderr)")
 
     p = command("new", "a fresh checkpoint from a model's initial weights",
                 "Write a checkpoint holding the model's initial weights, zero optimizer state "
@@ -800,6 +864,16 @@ def build_parser() -> argparse.ArgumentParser:
                 "replace one tensor from a .npy file; written atomically in the input's "
                 "revision and dialect unless --to/--dialect.", cmd_edit)
     edit_arguments(p)
+
+    from .conformance import cmd_conformance, conformance_arguments
+
+    p = command("conformance", "run another reader on every conformance vector and corpus case",
+                "Run a reader that prints SPEC.md section 9's JSON on every conformance vector "
+                "(spec/vectors) and corpus case (tests/corpus), compare its output as section 9 "
+                "says (an error's code, field and offset; a valid file's whole description, by "
+                "JSON value) and report each disagreement with the rule the case tests. Exit "
+                "status 0 when the reader agrees on every case, 1 otherwise.", cmd_conformance)
+    conformance_arguments(p)
 
     p = command("completion", "print a shell completion script",
                 "Print a completion script for bash, zsh or tcsh.", cmd_completion)
@@ -842,6 +916,12 @@ def _main(argv: Sequence[str] | None = None) -> int:
                 " (pass allow_lossy=True to drop them)",
                 f" ({args.command} never drops content)",
             )
+        if "order" in vars(args):  # the library's order='probe' is the flag --order probe
+            for source in ORDER_CHOICES:
+                message = message.replace(f"order={source!r}", f"--order {source}")
+        choice = getattr(args, "model_choice", None)
+        if choice is not None and choice.how != "--model":
+            message += f" (model: {choice.describe()}; --model names another)"
         # "<code>: " first, so that a reader splitting on ": " gets the code (issue 11).
         where = f" [{_where(err).strip()}]" if _where(err) else ""
         print(f"onert-ckpt: error: {err.code}: {safe_text(message)}{where}",

@@ -146,26 +146,33 @@ def edit_file(
     target: str | os.PathLike[str],
     *,
     model: Any = None,
+    order: str = "auto",
     revision: str | None = None,
     dialect: str | None = None,
     batch_size: int | None = None,
+    allow_lossy: bool = False,
     **edits: Any,
 ) -> Checkpoint:
     """Read ``source``, apply :func:`edit` (keyword arguments as there), write ``target``
     atomically. The revision and dialect stay the source's unless ``revision`` / ``dialect``
-    say otherwise; ``model`` (a circle model) names, types and shapes the entries first;
-    ``batch_size`` is :func:`~onert_checkpoint.convert`'s (Adam state crossing dialects)."""
+    say otherwise; ``model`` (a circle model) names, types and shapes the entries first
+    (``order``: how, as :func:`~onert_checkpoint.load`'s);
+    ``batch_size`` is :func:`~onert_checkpoint.convert`'s (Adam state crossing dialects).
+    A target revision that cannot hold the content is refused (``not_representable``, naming
+    what would be lost) unless ``allow_lossy``, as every write is (format/loss.py)."""
     from ..format.convert import convert
     from ..format.dispatch import load
     from ..format.saving import save
 
     # a private copy of a small input (mmap="auto"): cheap, and another process truncating the
     # input meanwhile cannot fault the copy being written (issue 11 item 15)
-    ckpt = load(source, model=model, mmap="auto")
+    ckpt = load(source, model=model, order=order, mmap="auto")
     if revision is not None or dialect is not None:
         # converted first, so that the edits are checked against what the target holds
         # (a state key needs schema 2)
-        ckpt = convert(ckpt, revision, dialect=dialect, model=model, batch_size=batch_size)
+        ckpt = convert(ckpt, revision, dialect=dialect, model=model, batch_size=batch_size,
+                       allow_lossy=allow_lossy)
     edit(ckpt, **edits)
-    save(ckpt, target)  # the revision and dialect ckpt has: the source's unless converted
+    # the revision and dialect ckpt has: the source's unless converted
+    save(ckpt, target, allow_lossy=allow_lossy)
     return ckpt

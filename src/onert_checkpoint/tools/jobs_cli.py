@@ -57,7 +57,9 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT")
     p.add_argument("--model", metavar="MODEL.circle",
-                   help="circle model: names entries, checks --replace values")
+                   help="circle model: names entries, checks --replace values (default: "
+                   "<checkpoint name>.circle beside the checkpoint, else $ONERT_CKPT_MODEL)")
+    _cli().order_option(p)
     p.add_argument("--step", type=int, help="set the training step")
     p.add_argument("--epoch", type=int, help="set the epoch")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -78,6 +80,8 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--batch-size", type=batch_size_arg, metavar="B",
                    help="batch size of the run, for Adam state crossing dialects (as convert)")
+    p.add_argument("--allow-lossy", action="store_true",
+                   help="permit dropping what the target revision cannot hold (said on stderr)")
 
 
 def _pair(text: str, what: str) -> tuple[str, str]:
@@ -160,11 +164,16 @@ def cmd_edit(args: argparse.Namespace) -> int:
                 f"{safe_text(args.input)} holds {what}; writing them in the {args.dialect} "
                 "dialect re-indexes them, which needs the circle model: add --model MODEL.circle",
             )
-    model = cli._load_model(args.model)
+    model = cli._model(args, args.input)
+    dropped = []
+    if args.allow_lossy:
+        dropped = cli.lost_in_write(load(args.input, mmap="auto"), args.to, True)
     edit_file(args.input, output, model=model.source if model is not None else None,
-              revision=args.to, dialect=args.dialect, batch_size=args.batch_size, **edits)
+              order=args.order, revision=args.to, dialect=args.dialect, batch_size=args.batch_size,
+              allow_lossy=args.allow_lossy, **edits)
     out = load(output, mmap="auto")
     kind = out.optimizer.kind if out.optimizer is not None else "no optimizer"
     dialect = f" {out.dialect}" if out.dialect else ""
     print(f"wrote {safe_text(output)}: {out.revision}{dialect}, {kind}, step {out.step}")
+    cli.warn_dropped(dropped)
     return 0
