@@ -1,0 +1,171 @@
+"""``onert-ckpt conformance``: another reader run on every vector and corpus case, compared as
+SPEC.md section 9 says.
+
+The reference C reader (spec/c, ``ockpt-info``) agrees on every case; readers that differ from it
+in one field (an error's offset, a checksum, the sign of a zero, an integer written as a float)
+are each reported, with the rule the case tests, and the command exits 1.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from onert_checkpoint.tools.conformance import (
+    Case,
+    compare,
+    corpus_cases,
+    vector_cases,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+VECTORS = ROOT / "spec" / "vectors"
+MANIFEST = ROOT / "tests" / "corpus" / "manifest.json"
+
+
+def conformance(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "onert_checkpoint", "conformance", *args],
+        capture_output=True, text=True, cwd=cwd, timeout=900,
+    )
+
+
+def mutant(tmp_path: Path, reader: Path, change: str) -> Path:
+    """A reader that runs ``reader`` and applies ``change`` (Python acting on ``out``, the
+    parsed output) before printing it."""
+    script = tmp_path / "mutant.py"
+    script.write_text(
+        "import json, subprocess, sys\n"
+        f"res = subprocess.run([{str(reader)!r}, sys.argv[1]], capture_output=True, text=True)\n"
+        "out = json.loads(res.stdout)\n"
+        f"{change}\n"
+        "print(json.dumps(out))\n"
+    )
+    return script
+
+
+# ---- the reference C reader ------------------------------------------------------------------
+
+
+def test_the_reference_c_reader_agrees_on_every_case(ockpt_info: Path) -> None:
+    res = conformance("--", str(ockpt_info), "{file}")
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr
+    cases = len(vector_cases(VECTORS)) + len(corpus_cases(MANIFEST)[0])
+    assert f"{cases} cases: {cases} agree, 0 disagree" in res.stdout
+
+
+def test_a_reader_with_one_wrong_error_offset_is_caught(ockpt_info: Path, tmp_path: Path) -> None:
+    wrong = mutant(
+        tmp_path, ockpt_info,
+        "if out.get('error', {}).get('code') == 'gap': out['error']['offset'] += 1",
+    )
+    res = conformance("--select", "invalid-v3-*", "--select", "v3-*", "--",
+                      sys.executable, str(wrong), "{file}")
+    assert res.returncode == 1, res.stdout
+    assert "DISAGREE vector invalid-v3-p3-gap: expected error gap (field data, offset" in res.stdout
+    # the rule it tests, from the vectors' table
+    rule = next(c.rule for c in vector_cases(VECTORS) if c.name == "vector invalid-v3-p3-gap")
+    assert rule.startswith("P3") and f"  rule: {rule}" in res.stdout
+    agreeing = [c for c in vector_cases(VECTORS)
+                if c.name.startswith(("vector invalid-v3-", "vector v3-"))
+                and c.expect.get("error", {}).get("code") != "gap"]
+    assert f"{len(agreeing)} agree" in res.stdout
+
+
+def test_a_reader_with_one_wrong_checksum_is_caught(ockpt_info: Path, tmp_path: Path) -> None:
+    wrong = mutant(
+        tmp_path, ockpt_info,
+        "if out.get('tensors'): out['tensors'][-1]['crc32'] ^= 1",
+    )
+    res = conformance("--no-corpus", "--select", "v3-real-*", "--json", "--",
+                      sys.executable, str(wrong))
+    assert res.returncode == 1
+    report = json.loads(res.stdout)
+    assert report["agree"] == 0 and report["cases"] == len(report["disagree"]) > 0
+    for item in report["disagree"]:
+        assert item["disagreement"].startswith("$.tensors[")
+        assert ".crc32: expected" in item["disagreement"]
+        assert item["rule"]  # what the vector shows, from its table
+
+
+def test_a_reader_that_crashes_or_prints_no_json_disagrees(tmp_path: Path) -> None:
+    crash = tmp_path / "crash.py"
+    crash.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
+    res = conformance("--no-corpus", "--select", "v3-empty*", "--", sys.executable, str(crash))
+    assert res.returncode == 1 and "killed by signal 11" in res.stdout
+    words = tmp_path / "words.py"
+    words.write_text("print('valid')\n")
+    res = conformance("--no-corpus", "--select", "v3-empty*", "--", sys.executable, str(words))
+    assert res.returncode == 1 and "the output is not one JSON text" in res.stdout
+
+
+def test_the_python_reader_agrees_through_the_command(tmp_path: Path) -> None:
+    """The library's own ``info --json`` is a reader like any other (a sample: the schema-3
+    vectors and the corpus's schema-2 cases; tests/test_vectors.py covers every vector)."""
+    res = conformance("--select", "*v3-c1*", "--select", "v2-*",
+                      "--", sys.executable, "-m", "onert_checkpoint", "info", "--json", "{file}")
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert " 0 disagree" in res.stdout
+
+
+def test_usage_errors_exit_2(tmp_path: Path) -> None:
+    assert conformance().returncode == 2
+    res = conformance("--vectors", str(tmp_path), "--", "true")
+    assert res.returncode == 2 and "no conformance vectors" in res.stderr
+
+
+# ---- the comparison, as section 9 states it ----------------------------------------------------
+
+
+def _valid(expect: dict) -> Case:
+    return Case("vector x", Path("x"), expect, "rule x")
+
+
+def test_integers_and_binary64_are_compared_by_type_and_bits() -> None:
+    case = _valid({"state": {"a": 1, "b": -0.0, "c": 1.0, "d": 18446744073709551615}})
+    assert compare(case, {"state": {"a": 1, "b": -0.0, "c": 1.0,
+                                    "d": 18446744073709551615}}) is None
+    assert compare(case, {"state": {"a": 1.0, "b": -0.0, "c": 1.0,
+                                    "d": 18446744073709551615}}) is not None
+    assert "$.state.b" in (compare(case, {"state": {"a": 1, "b": 0.0, "c": 1.0,
+                                                    "d": 18446744073709551615}}) or "")
+    assert compare(case, {"state": {"a": True, "b": -0.0, "c": 1.0,
+                                    "d": 18446744073709551615}}) is not None
+    # u64 beyond 2^53: compared exactly, not as a binary64
+    assert compare(case, {"state": {"a": 1, "b": -0.0, "c": 1.0,
+                                    "d": 18446744073709551614}}) is not None
+
+
+def test_key_order_is_free_and_missing_or_extra_keys_are_not() -> None:
+    case = _valid({"revision": "v3", "dialect": None})
+    assert compare(case, {"dialect": None, "revision": "v3"}) is None
+    assert "missing 'dialect'" in (compare(case, {"revision": "v3"}) or "")
+    assert "unexpected 'x'" in (compare(case, {"revision": "v3", "dialect": None, "x": 1}) or "")
+
+
+def test_an_error_is_compared_by_code_field_and_offset_only() -> None:
+    case = Case("vector y", Path("y"), {"error": {"code": "gap", "field": "data",
+                                                   "offset": 9}}, "P3")
+    assert compare(case, {"error": {"code": "gap", "field": "data", "offset": 9,
+                                    "message": "anything"}}) is None
+    assert compare(case, {"error": {"code": "gap", "field": "data", "offset": 10}}) is not None
+    assert compare(case, {"error": {"code": "gap", "field": "dat", "offset": 9}}) is not None
+    assert "found the file valid" in (compare(case, {"revision": "v3"}) or "")
+
+
+def test_corpus_valid_cases_compare_revision_and_dialect() -> None:
+    cases, skipped = corpus_cases(MANIFEST)
+    assert skipped  # the cases read through a circle model
+    valid = next(c for c in cases if not c.whole)
+    assert compare(valid, {**valid.expect, "tensors": []}) is None
+    assert compare(valid, {**valid.expect, "revision": "wof"}) is not None
+
+
+@pytest.mark.parametrize("name", ["invalid-v3-p3-gap", "v3-state-types"])
+def test_every_vector_has_its_rule(name: str) -> None:
+    case = next(c for c in vector_cases(VECTORS) if c.name == f"vector {name}")
+    assert case.rule
