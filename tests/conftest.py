@@ -44,7 +44,10 @@ def pytest_configure(config: pytest.Config) -> None:
     profiles first.
     """
     current = hypothesis_settings.get_profile(hypothesis_settings.get_current_profile_name())
-    hypothesis_settings.register_profile(PROFILE, current, derandomize=False)
+    # No deadline, CI or not: a property's examples take longer on a loaded machine, and a
+    # deadline would fail the test for the machine's load, not for the code (speed targets are
+    # tests/bench's; the linear-time tests compare CPU-time ratios instead).
+    hypothesis_settings.register_profile(PROFILE, current, derandomize=False, deadline=None)
     hypothesis_settings.load_profile(PROFILE)
     seed = _hypothesis_seed(config)
     hypothesis_core.global_force_seed = seed
@@ -65,6 +68,67 @@ def pytest_report_header(config: pytest.Config) -> str:
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
     terminalreporter.write_line(_seed_line(config))
+
+
+# Markers --------------------------------------------------------------------------------------
+# pyproject.toml registers them (with --strict-markers); README.md's "Running the tests" gives
+# the inner loop, ``python -m pytest -m "not slow"``. A module's markers apply to all its tests;
+# SLOW_TESTS marks single tests where one test dominates its module's time.
+
+#: Test modules (paths under tests/, a folder ending in "/") and the markers of all their tests.
+MODULE_MARKERS: dict[str, tuple[str, ...]] = {
+    # against the real runtimes: onert-micro built from ../shared, the onert wheel
+    "interop/": ("interop",),
+    "test_real_onert.py": ("interop",),
+    # fuzzing harnesses and the properties and corpora they share
+    "fuzz/": ("fuzz",),
+    "test_fuzz_entrypoints.py": ("fuzz",),
+    "test_fuzz_model_paths.py": ("fuzz",),
+    "test_fuzz_properties.py": ("fuzz",),
+    "test_corpus_replay.py": ("fuzz",),
+    # the C kit of spec/c, compiled by the test
+    "test_c_layout.py": ("c",),
+    "test_c_stream.py": ("c",),
+    "test_c_v3.py": ("c",),
+    "test_c_writer.py": ("c",),
+}
+
+#: Modules whose tests are ``slow`` (measured with ``--durations``: each costs more than the inner
+#: loop can afford, or the module's total does).
+SLOW_MODULES: frozenset[str] = frozenset()
+
+#: Single tests (node ids under tests/, a prefix matches every parametrization) that are slow in
+#: a module that is otherwise quick.
+SLOW_TESTS: tuple[str, ...] = ()
+
+#: Fixtures whose tests are marked too: the reference C reader is built and run.
+FIXTURE_MARKERS: dict[str, str] = {"ockpt_info": "c"}
+
+TESTS_DIR = Path(__file__).resolve().parent
+
+
+def markers_of(relative: str, fixtures: tuple[str, ...] | list[str]) -> set[str]:
+    """The markers of the test with node id ``relative`` (its path under tests/, "::" and its
+    name)."""
+    path = relative.split("::", 1)[0]
+    found = {m for prefix, marks in MODULE_MARKERS.items()
+             if (path.startswith(prefix) if prefix.endswith("/") else path == prefix)
+             for m in marks}
+    found |= {FIXTURE_MARKERS[f] for f in fixtures if f in FIXTURE_MARKERS}
+    if path in SLOW_MODULES or relative.startswith(SLOW_TESTS):
+        found.add("slow")
+    return found
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        try:
+            relative = item.path.relative_to(TESTS_DIR).as_posix()
+        except ValueError:
+            continue  # the doctests of src/
+        nodeid = relative + item.nodeid[len(item.nodeid.split("::", 1)[0]):]
+        for name in sorted(markers_of(nodeid, getattr(item, "fixturenames", ()))):
+            item.add_marker(name)
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ objects (each operator with its own weight and bias constants), so no flatbuffer
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 
@@ -38,11 +39,19 @@ def fc_chain(layers: int) -> CircleModel:
 
 
 def fastest(action: Callable[[], object], repeat: int = 5) -> float:
+    """The least CPU time of ``repeat`` runs: CPU time, so that a busy machine's other jobs do not
+    count (a preemption inside one wall-clock timing inflated a ratio), with the cyclic collector
+    paused (its passes scan what the session keeps alive, not this walk's work)."""
     times = []
     for _ in range(repeat):
-        t = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - t)
+        gc.collect()
+        gc.disable()
+        try:
+            t = time.process_time()
+            action()
+            times.append(time.process_time() - t)
+        finally:
+            gc.enable()
     return min(times)
 
 
