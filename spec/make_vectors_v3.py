@@ -93,11 +93,11 @@ def from_v2(data: bytes) -> Content:
     h = OnertCheckpointV2(KaitaiStream(BytesIO(data)))
     c = Content()
     offsets: list[int] = []
-    for s in h.section_table:
-        kind = int(s.kind)
+    for e in h.section_table:
+        s, kind = e.entry, int(e.entry.kind)
         raw = data[s.ofs_body : s.ofs_body + s.len_body]
         if kind == KIND_TENSORS:
-            for r in s.body.records:
+            for r in e.body.records:
                 c.records.append(
                     Record(
                         data[r.ofs_data : r.ofs_data + r.len_data],
@@ -110,10 +110,10 @@ def from_v2(data: bytes) -> Content:
                 )
                 offsets.append(r.ofs_data)
         elif kind == KIND_OPTIMIZER:
-            o = s.body
-            c.optimizer_kind = int(o.kind)
+            o = e.body
+            c.optimizer_kind = int(o.head.kind)
             for j, d in enumerate(o.slots):
-                entries = o.entries[j * o.num_tensors : (j + 1) * o.num_tensors]
+                entries = o.entries[j * o.head.num_tensors : (j + 1) * o.head.num_tensors]
                 c.slots.append(
                     (
                         data[d.ofs_name : d.ofs_name + d.len_name],
@@ -126,10 +126,10 @@ def from_v2(data: bytes) -> Content:
                     )
                 )
         elif kind == KIND_STATE:
-            for e in s.body.entries:
-                key = data[e.ofs_key : e.ofs_key + e.len_key]
-                t = int(e.value_type)
-                value = e.value if t < 2 else data[e.value : e.value + e.len_value]
+            for v in e.body.entries:
+                key = data[v.ofs_key : v.ofs_key + v.len_key]
+                t = int(v.value_type)
+                value = v.value if t < 2 else data[v.value : v.value + v.len_value]
                 c.state.append(StateEntry(key, t, value))
         elif kind == KIND_ORIGIN:
             c.origin = raw

@@ -49,6 +49,7 @@ doc-ref:
   - https://github.com/Samsung/ONE/blob/master/onert-micro/onert-micro/src/core/train/OMCheckpointSaver.cpp
   - https://github.com/Samsung/ONE/blob/master/onert-micro/onert-micro/src/core/train/OMCheckpointLoader.cpp
   - https://github.com/Samsung/ONE/discussions/13037
+-ockpt-record: header
 seq:
   - id: magic
     type: u2

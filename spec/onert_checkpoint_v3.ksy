@@ -11,6 +11,8 @@ meta:
   license: Apache-2.0
   ks-version: "0.11"
   endian: le
+  imports:
+    - onert_checkpoint_common
 doc: |
   Schema 3 of the training checkpoint of Samsung ONE's on-device training runtimes: schema 2
   (onert_checkpoint_v2.ksy) with smaller tables, for checkpoints of many small tensors.
@@ -37,47 +39,25 @@ doc-ref:
   - spec/SPEC.md
   - https://github.com/Samsung/ONE/discussions/13037
   - https://github.com/Samsung/ONE/blob/master/nnpackage/schema/circle_schema.fbs
+-ockpt-constants:
+  no_model_index: 0xffffffff
+  no_dtype: -128
+  no_shape: 255
+  column_alignment: 8
+  max_range_alignment: 64
 seq:
-  - id: magic
-    type: u2
-    valid: 429
-    doc: Magic number 429, bytes `ad 01`, as in schemas 1 and 2.
-  - id: version
-    type: u1
-    valid: 3
-    doc: Schema version; this layout is version 3.
-  - id: reserved0
-    type: u1
-    valid: 0
-    doc: Reserved, 0.
-  - id: header_crc
-    type: u4
-    doc: CRC-32C of the 64 header bytes, computed with these four bytes set to zero.
-  - id: len_file
-    type: u8
-    doc: Size of the whole file in bytes.
-  - id: ofs_section_table
-    type: u8
-    valid: 64
-    doc: Offset of the section table; always 64, right after the header.
-  - id: num_sections
-    type: u4
-    doc: Number of 32-byte entries in the section table (at most MAX_SECTIONS = 64).
-  - id: section_table_crc
-    type: u4
-    doc: CRC-32C of the `num_sections * 32` bytes of the section table.
-  - id: reserved1
-    size: 32
-    doc: Reserved, all zero.
+  - id: header
+    type: onert_checkpoint_common::header(3)
+    doc: The 64-byte header (onert_checkpoint_common.ksy), version byte 3.
 instances:
   section_table:
-    pos: ofs_section_table
+    pos: header.ofs_section_table
     type: section_entry
     repeat: expr
-    repeat-expr: num_sections
+    repeat-expr: header.num_sections
     doc: The section table, in file order of the sections.
   has_tensors:
-    value: num_sections > 0 and section_table[0].kind == section_kind::tensors
+    value: header.num_sections > 0 and section_table[0].entry.kind == onert_checkpoint_common::section_kind::tensors
     doc: The tensors section, when present, is the first section.
   tensors:
     value: section_table[0].body.as<tensors_section>
@@ -87,21 +67,21 @@ instances:
     value: 'has_tensors ? 1 : 0'
     doc: Where an optimizer section sits in the table (right after the tensors section).
   has_optimizer:
-    value: num_sections > optimizer_position and section_table[optimizer_position].kind == section_kind::optimizer
+    value: header.num_sections > optimizer_position and section_table[optimizer_position].entry.kind == onert_checkpoint_common::section_kind::optimizer
     doc: Whether an optimizer section is present.
   optimizer:
     value: section_table[optimizer_position].body.as<optimizer_section>
     if: has_optimizer
     doc: The optimizer section.
   has_data:
-    value: num_sections > 0 and section_table[num_sections - 1].kind == section_kind::data
+    value: header.num_sections > 0 and section_table[header.num_sections - 1].entry.kind == onert_checkpoint_common::section_kind::data
     doc: The data section, when present, is the last section.
   ofs_data_section:
-    value: section_table[num_sections - 1].ofs_body
+    value: section_table[header.num_sections - 1].entry.ofs_body
     if: has_data
     doc: Where the data section starts; the first range starts here.
   num_ranges:
-    value: 'has_tensors ? tensors.num_tensors * ((has_optimizer ? optimizer.num_slots : 0) + 1) : 0'
+    value: 'has_tensors ? tensors.num_tensors * ((has_optimizer ? optimizer.head.num_slots : 0) + 1) : 0'
     doc: One range per tensor record, and one per slot and record (NO_STATE entries included, as
       0-byte ranges that take no room).
   ranges:
@@ -111,45 +91,26 @@ instances:
     doc: The data ranges in data order, each with its computed offset (SPEC.md 6.7.3).
 types:
   section_entry:
-    doc: One entry of the section table (as schema 2).
+    doc: One entry of the section table (onert_checkpoint_common.ksy) and its body.
     seq:
-      - id: kind
-        type: u4
-        enum: section_kind
-        doc: What the section holds; unknown kinds are skipped or refused by their REQUIRED flag.
-      - id: flags
-        type: u4
-        doc: Bit 0 REQUIRED (must understand); bits 1..31 reserved, 0.
-      - id: ofs_body
-        type: u8
-        doc: Absolute offset of the section, a multiple of 64.
-      - id: len_body
-        type: u8
-        doc: Size of the section in bytes.
-      - id: crc
-        type: u4
-        doc: CRC-32C of the section's `len_body` bytes.
-      - id: reserved
-        type: u4
-        valid: 0
-        doc: Reserved, 0.
+      - id: entry
+        type: onert_checkpoint_common::section_entry
+        doc: Kind, flags, offset, size and CRC-32C of the section.
     instances:
-      is_required:
-        value: (flags & 1) != 0
-        doc: The must-understand flag.
       body:
         io: _root._io
-        pos: ofs_body
-        size: len_body
+        pos: entry.ofs_body
+        size: entry.len_body
         type:
-          switch-on: kind
+          switch-on: entry.kind
           cases:
-            section_kind::tensors: tensors_section
-            section_kind::optimizer: optimizer_section
-            section_kind::state: state_section
-            section_kind::origin: origin_section
+            onert_checkpoint_common::section_kind::tensors: tensors_section
+            onert_checkpoint_common::section_kind::optimizer: optimizer_section
+            onert_checkpoint_common::section_kind::state: onert_checkpoint_common::state_section(_root._io)
+            onert_checkpoint_common::section_kind::origin: onert_checkpoint_common::origin_section
         doc: The section's bytes, parsed by kind (DATA and unknown kinds stay raw bytes).
   tensors_section:
+    -ockpt-head: tensors_head
     doc: |
       Kind 1. The tensors as columns: the count, a bit set of the optional columns present, the
       size column, then each present optional column at the next multiple of 8 from the
@@ -201,7 +162,7 @@ types:
         doc: Zero bytes up to the next multiple of 8.
       - id: dtype
         type: s1
-        enum: tensor_type
+        enum: onert_checkpoint_common::tensor_type
         repeat: expr
         repeat-expr: num_tensors
         if: has_dtype
@@ -299,52 +260,20 @@ types:
   optimizer_section:
     doc: Kind 2. The optimizer kind, its K named slots, and per slot and tensor a size.
     seq:
-      - id: kind
-        type: u4
-        enum: optimizer_kind
-        doc: Optimizer kind; known kinds fix K and the slot names.
-      - id: num_slots
-        type: u4
-        doc: K, the number of state slots (at most MAX_SLOTS = 16).
-      - id: num_tensors
-        type: u4
-        doc: T, equal to the tensors section's num_tensors.
-      - id: reserved
-        type: u4
-        valid: 0
-        doc: Reserved, 0.
+      - id: head
+        type: onert_checkpoint_common::optimizer_head
+        doc: Optimizer kind, K and T (onert_checkpoint_common.ksy).
       - id: slots
-        type: slot_descriptor
+        type: onert_checkpoint_common::slot_descriptor(_root._io)
         repeat: expr
-        repeat-expr: num_slots
+        repeat-expr: head.num_slots
         doc: One descriptor per slot.
       - id: entries
         type: u8
         repeat: expr
-        repeat-expr: num_slots * num_tensors
+        repeat-expr: head.num_slots * head.num_tensors
         doc: Slot j's entry for the t-th tensor record is entry j * T + t, its len_data, or
           NO_STATE (2**64-1) when the tensor has no state in that slot.
-  slot_descriptor:
-    doc: A slot's name (16 bytes, as schema 2).
-    seq:
-      - id: ofs_name
-        type: u8
-        doc: Absolute offset of the UTF-8 slot name.
-      - id: len_name
-        type: u4
-        doc: Slot name length (1..MAX_NAME_LEN).
-      - id: reserved
-        type: u4
-        valid: 0
-        doc: Reserved, 0.
-    instances:
-      name:
-        io: _root._io
-        pos: ofs_name
-        size: len_name
-        type: str
-        encoding: UTF-8
-        doc: The slot's name (`m`, `v`, `momentum`, ...).
   data_range:
     doc: |
       The i-th data range in data order, placed by rule: its start is the end of the previous
@@ -393,119 +322,11 @@ types:
         pos: ofs_data
         size: len_data
         doc: The range's bytes.
-  state_section:
-    doc: Kind 3. Training state as typed key/value pairs (as schema 2).
-    seq:
-      - id: num_entries
-        type: u4
-        doc: Number of entries (at most MAX_STATE_ENTRIES = 1024).
-      - id: reserved
-        type: u4
-        valid: 0
-        doc: Reserved, 0.
-      - id: entries
-        type: state_entry
-        repeat: expr
-        repeat-expr: num_entries
-        doc: The entries; each key is unique.
-  state_entry:
-    doc: One key/value pair (32 bytes).
-    seq:
-      - id: ofs_key
-        type: u8
-        doc: Absolute offset of the UTF-8 key.
-      - id: len_key
-        type: u4
-        doc: Key length (1..MAX_KEY_LEN = 255).
-      - id: value_type
-        type: u1
-        enum: value_type
-        doc: Type of the value.
-      - id: reserved
-        size: 3
-        doc: Reserved, all zero.
-      - id: value
-        type: u8
-        doc: int64 (two's complement) or float64 bits for int and float; absolute offset of
-          the value bytes for string and bytes.
-      - id: len_value
-        type: u8
-        doc: Length of a string or bytes value (at most MAX_VALUE_LEN = 2**20); 0 for int and
-          float.
-    instances:
-      key:
-        io: _root._io
-        pos: ofs_key
-        size: len_key
-        type: str
-        encoding: UTF-8
-        doc: The key.
-  origin_section:
-    doc: Kind 5, optional. What an upgraded file was (as schema 2).
-    seq:
-      - id: revision
-        type: u4
-        enum: origin_revision
-        doc: The revision upgraded from.
-      - id: dialect
-        type: u4
-        enum: origin_dialect
-        doc: The schema-1 dialect of the original file.
-      - id: flags
-        type: u4
-        doc: Bit 0 FOOTERLESS (an early onert file without the step/epoch footer); others 0.
-      - id: reserved
-        type: u4
-        valid: 0
-        doc: Reserved, 0.
-      - id: num_entries
-        type: u8
-        doc: N, the length of the original file's offset tables.
 enums:
-  section_kind:
-    1: tensors
-    2: optimizer
-    3: state
-    4: data
-    5: origin
-  optimizer_kind:
-    0: sgd
-    1: sgd_momentum
-    2: adam
-  value_type:
-    0: int
-    1: float
-    2: string
-    3: bytes
-  origin_revision:
-    1: v1
-    2: wof
-  origin_dialect:
-    0: unknown
-    1: onert
-    2: onert_micro
-  tensor_type:
-    -128: no_dtype
-    -5: ggml_q8_1
-    -4: ggml_q8_0
-    -3: ggml_q4_1
-    -2: ggml_q4_0
-    -1: uint4
-    0: float32
-    1: float16
-    2: int32
-    3: uint8
-    4: int64
-    5: string
-    6: bool
-    7: int16
-    8: complex64
-    9: int8
-    10: float64
-    11: complex128
-    12: uint64
-    13: resource
-    14: variant
-    15: uint32
-    16: uint16
-    17: int4
+  column_bits:
+    1: index
+    2: model_index
+    4: name
+    8: dtype
+    16: shape
+    32: order

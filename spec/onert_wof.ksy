@@ -26,6 +26,7 @@ doc-ref:
   - spec/SPEC.md
   - https://github.com/Samsung/ONE/blob/master/compiler/luci/export/src/WeightOnlyFormatFileCreator.cpp
   - https://github.com/Samsung/ONE/blob/master/onert-micro/onert-micro/include/core/reader/OMWeightOnlyFormatReader.h
+-ockpt-record: header
 seq:
   - id: magic
     type: u2

@@ -13,6 +13,13 @@ Derived files:
   generated/graphviz/<id>.dot, <id>.svg                layout diagrams (Debian's graphviz `dot`)
   generated/python/onert_checkpoint_generated/error_codes.py  from spec/error-codes.toml
   spec/c/ockpt_errors.h                                from spec/error-codes.toml
+  generated/python/onert_checkpoint_generated/layout.py  the fixed-size layout of every
+                                                       revision (spec/ksy_layout.py): dtypes,
+                                                       offsets, sizes, enums, limits
+  spec/c/ockpt_layout.h                                the same layout as packed C structs,
+                                                       size and offset macros, enums, limits
+  spec/SPEC.md, between `<!-- generated: <revision> <record> -->` and `<!-- end generated -->`
+                                                       each record's field table
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ try:
 except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
 
     import tomli as tomllib
+
+import ksy_layout  # spec/, beside this script
 
 SPEC = Path(__file__).resolve().parent
 ROOT = SPEC.parent
@@ -93,12 +102,27 @@ def ensure_compiler() -> None:
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=KSC, check=True)
 
 
+def write_layout(pkg: Path, c_layout: Path) -> None:
+    schemas = ksy_layout.load_all(SPEC)
+    (pkg / "layout.py").write_text(
+        ksy_layout.python_module(schemas, HEADER.replace("spec/error-codes.toml", "spec/*.ksy"))
+    )
+    c_layout.write_text(ksy_layout.c_header(schemas))
+
+
+def spec_document() -> tuple[str, str]:
+    """SPEC.md as it is and with its generated field tables brought up to date."""
+    text = (SPEC / "SPEC.md").read_text()
+    return text, ksy_layout.spec_tables(text, ksy_layout.load_all(SPEC))
+
+
 def regenerate(generated: Path, c_header: Path) -> None:
     ensure_compiler()
     for sub in ("python/onert_checkpoint_generated", "javascript", "graphviz"):
         shutil.rmtree(generated / sub, ignore_errors=True)
     subprocess.run(["node", str(KSC / "compile.mjs"), str(SPEC), str(generated)], check=True)
     pkg = generated / "python" / "onert_checkpoint_generated"
+    relative_imports(pkg)
     (pkg / "__init__.py").write_text(
         HEADER.replace("spec/error-codes.toml", "spec/*.ksy and spec/error-codes.toml")
         + '"""Kaitai-generated parsers of spec/*.ksy, and the error table."""\n'
@@ -109,6 +133,18 @@ def regenerate(generated: Path, c_header: Path) -> None:
         dot.with_suffix(".svg").write_bytes(svg)
     c_header.parent.mkdir(parents=True, exist_ok=True)
     write_error_codes_h(c_header)
+    write_layout(pkg, c_header.parent / "ockpt_layout.h")
+
+
+def relative_imports(pkg: Path) -> None:
+    """The Python target imports a `meta: imports:` schema as a top-level module (the JVM
+    compiler's --python-package is not in the JavaScript API); inside the package it is a
+    sibling module."""
+    for path in sorted(pkg.glob("*.py")):
+        text = path.read_text()
+        for stem in (p.stem for p in SPEC.glob("*.ksy")):
+            text = text.replace(f"\nimport {stem}\n", f"\nfrom . import {stem}\n")
+        path.write_text(text)
 
 
 def drift(a: Path, b: Path) -> list[str]:
@@ -128,14 +164,21 @@ def main() -> int:
     args = parser.parse_args()
     if not args.check:
         regenerate(ROOT / "generated", SPEC / "c" / "ockpt_errors.h")
+        old, new = spec_document()
+        if new != old:
+            (SPEC / "SPEC.md").write_text(new)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / "generated"
         header = Path(tmp) / "ockpt_errors.h"
         regenerate(fresh, header)
         stale = [p for p in drift(ROOT / "generated", fresh) if "__pycache__" not in p]
-        if not filecmp.cmp(SPEC / "c" / "ockpt_errors.h", header, shallow=False):
-            stale.append("spec/c/ockpt_errors.h")
+        for name in ("ockpt_errors.h", "ockpt_layout.h"):
+            if not filecmp.cmp(SPEC / "c" / name, Path(tmp) / name, shallow=False):
+                stale.append(f"spec/c/{name}")
+        old, new = spec_document()
+        if new != old:
+            stale.append("spec/SPEC.md (a generated field table)")
     if stale:
         print(
             "generated files drift from spec/; run `python spec/regenerate.py`:", *stale, sep="\n  "

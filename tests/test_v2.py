@@ -618,11 +618,11 @@ def test_kaitai_construct_and_load_agree(ckpt: Checkpoint) -> None:
     loaded = oc.load(data)
     ks = OnertCheckpointV2(KaitaiStream(BufferReader(memoryview(data))))
     cs = schema.CHECKPOINT.parse(data)
-    assert ks.len_file == cs.header.len_file == len(data)
-    assert ks.num_sections == cs.header.num_sections == len(cs.sections)
+    assert ks.header.len_file == cs.header.len_file == len(data)
+    assert ks.header.num_sections == cs.header.num_sections == len(cs.sections)
     records = []
     for ke, ce in zip(ks.section_table, cs.sections):
-        assert (int(ke.kind), ke.ofs_body, ke.len_body, ke.crc) == (
+        assert (int(ke.entry.kind), ke.entry.ofs_body, ke.entry.len_body, ke.entry.crc) == (
             ce.kind,
             ce.ofs_body,
             ce.len_body,
@@ -639,7 +639,7 @@ def test_kaitai_construct_and_load_agree(ckpt: Checkpoint) -> None:
             )
             records = rec
         if ce.kind == 2:
-            assert int(ke.body.kind) == ce.body.head.kind
+            assert int(ke.body.head.kind) == ce.body.head.kind
             assert [s.name for s in ke.body.slots] == list(loaded.optimizer.slots)
             assert [e.has_state for e in ke.body.entries] == (
                 ce.body.entries["ofs_data"] != v2.NO_STATE

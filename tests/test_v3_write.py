@@ -57,11 +57,11 @@ def canonical_problems(b: bytes) -> list[str]:
     if _u(b, 8, 8) != len(b) or _u(b, 16, 8) != 64:
         bad.append("len_file or ofs_section_table")
     k = OnertCheckpointV3(KaitaiStream(__import__("io").BytesIO(b)))
-    n = k.num_sections
+    n = k.header.num_sections
     if _u(b, 28, 4) != crc32c.crc32c(b[64 : 64 + 32 * n]):
         bad.append("section_table_crc")
     pos, keys = 64 + 32 * n, []
-    for s in k.section_table:
+    for s in (e.entry for e in k.section_table):
         kind = int(s.kind)
         body = b[s.ofs_body : s.ofs_body + s.len_body]
         if s.ofs_body != _align(pos, 64) or any(b[pos : s.ofs_body]):
@@ -99,13 +99,13 @@ def canonical_problems(b: bytes) -> list[str]:
             if any(getattr(t, pad, b"") or b""):
                 bad.append(f"non-zero {pad}")
         sec = k.section_table[0]
-        if t._io.pos() != sec.len_body:
+        if t._io.pos() != sec.entry.len_body:
             bad.append("the tensors section does not end where its last column ends")
         if not k.has_data:
             bad.append("tensors without a data section")
     if k.has_data:
         start = k.ofs_data_section
-        end = start + k.section_table[-1].len_body
+        end = start + k.section_table[-1].entry.len_body
         p = start
         for r in k.ranges:
             if not r.has_state:
@@ -207,7 +207,7 @@ def test_columns_only_when_needed() -> None:
     data = oc.to_bytes(Checkpoint(tensors=base, revision="v3"))
     k = OnertCheckpointV3(KaitaiStream(__import__("io").BytesIO(data)))
     assert k.tensors.columns == 0
-    assert k.section_table[0].len_body == 8 + 16
+    assert k.section_table[0].entry.len_body == 8 + 16
     cases = {
         1: Checkpoint(tensors=[Tensor(0, np.ones(4, np.uint8)), Tensor(5, np.ones(2, np.uint8))]),
         2: Checkpoint(tensors=[Tensor(0, np.ones(4, np.uint8), model_index=7), base[1]]),

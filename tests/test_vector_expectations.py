@@ -158,7 +158,7 @@ def state_value(data: bytes, e) -> object:
 
 def derive_v2(data: bytes) -> dict:
     h = OnertCheckpointV2(KaitaiStream(_io(data)))
-    bodies = {int(s.kind): s.body for s in h.section_table if int(s.kind) in (1, 2, 3, 5)}
+    bodies = {int(s.entry.kind): s.body for s in h.section_table}
     records = bodies[1].records if 1 in bodies else []
     tensors = []
     for r in records:
@@ -172,11 +172,11 @@ def derive_v2(data: bytes) -> dict:
     optimizer = None
     if 2 in bodies:
         o = bodies[2]
-        kind = int(o.kind)
+        kind = int(o.head.kind)
         names = {0: "sgd", 1: "sgd_momentum", 2: "adam"}
         slots = {}
         for j, desc in enumerate(o.slots):
-            entries = o.entries[j * o.num_tensors : (j + 1) * o.num_tensors]
+            entries = o.entries[j * o.head.num_tensors : (j + 1) * o.head.num_tensors]
             slots[desc.name] = [
                 entry(data, records[t].index, x.ofs_data, x.len_data)
                 for t, x in enumerate(entries)
@@ -235,7 +235,7 @@ def derive_v3(data: bytes) -> dict:
     optimizer = None
     if h.has_optimizer:
         o = h.optimizer
-        kind = int(o.kind)
+        kind = int(o.head.kind)
         names = {0: "sgd", 1: "sgd_momentum", 2: "adam"}
         slots = {}
         for j, desc in enumerate(o.slots):
@@ -245,7 +245,7 @@ def derive_v3(data: bytes) -> dict:
                 if o.entries[j * n + k] != NO_STATE
             ]
         optimizer = {"kind": names.get(kind, f"optimizer_{kind}"), "slots": slots}
-    bodies = {int(s.kind): s.body for s in h.section_table if int(s.kind) in (3, 5)}
+    bodies = {int(s.entry.kind): s.body for s in h.section_table}
     state = {e.key: state_value(data, e) for e in bodies[3].entries} if 3 in bodies else {}
     origin = None
     if 5 in bodies:

@@ -2,13 +2,13 @@
 
 (function (root, factory) {
   if (typeof define === 'function' && define.amd) {
-    define(['exports', 'kaitai-struct/KaitaiStream'], factory);
+    define(['exports', 'kaitai-struct/KaitaiStream', './OnertCheckpointCommon'], factory);
   } else if (typeof exports === 'object' && exports !== null && typeof exports.nodeType !== 'number') {
-    factory(exports, require('kaitai-struct/KaitaiStream'));
+    factory(exports, require('kaitai-struct/KaitaiStream'), require('./OnertCheckpointCommon'));
   } else {
-    factory(root.OnertCheckpointV2 || (root.OnertCheckpointV2 = {}), root.KaitaiStream);
+    factory(root.OnertCheckpointV2 || (root.OnertCheckpointV2 = {}), root.KaitaiStream, root.OnertCheckpointCommon || (root.OnertCheckpointCommon = {}));
   }
-})(typeof self !== 'undefined' ? self : this, function (OnertCheckpointV2_, KaitaiStream) {
+})(typeof self !== 'undefined' ? self : this, function (OnertCheckpointV2_, KaitaiStream, OnertCheckpointCommon_) {
 /**
  * Schema 2 of the training checkpoint of Samsung ONE's on-device training runtimes: the
  * trainable weights (with their circle tensor index, dtype, shape and name when known), the
@@ -48,108 +48,16 @@
  */
 
 var OnertCheckpointV2 = (function() {
-  OnertCheckpointV2.OptimizerKind = Object.freeze({
-    SGD: 0,
-    SGD_MOMENTUM: 1,
-    ADAM: 2,
+  OnertCheckpointV2.TensorFlags = Object.freeze({
+    HAS_DTYPE: 1,
+    HAS_SHAPE: 2,
+    HAS_NAME: 4,
+    HAS_MODEL_INDEX: 8,
 
-    0: "SGD",
-    1: "SGD_MOMENTUM",
-    2: "ADAM",
-  });
-
-  OnertCheckpointV2.OriginDialect = Object.freeze({
-    UNKNOWN: 0,
-    ONERT: 1,
-    ONERT_MICRO: 2,
-
-    0: "UNKNOWN",
-    1: "ONERT",
-    2: "ONERT_MICRO",
-  });
-
-  OnertCheckpointV2.OriginRevision = Object.freeze({
-    V1: 1,
-    WOF: 2,
-
-    1: "V1",
-    2: "WOF",
-  });
-
-  OnertCheckpointV2.SectionKind = Object.freeze({
-    TENSORS: 1,
-    OPTIMIZER: 2,
-    STATE: 3,
-    DATA: 4,
-    ORIGIN: 5,
-
-    1: "TENSORS",
-    2: "OPTIMIZER",
-    3: "STATE",
-    4: "DATA",
-    5: "ORIGIN",
-  });
-
-  OnertCheckpointV2.TensorType = Object.freeze({
-    GGML_Q8_1: -5,
-    GGML_Q8_0: -4,
-    GGML_Q4_1: -3,
-    GGML_Q4_0: -2,
-    UINT4: -1,
-    FLOAT32: 0,
-    FLOAT16: 1,
-    INT32: 2,
-    UINT8: 3,
-    INT64: 4,
-    STRING: 5,
-    BOOL: 6,
-    INT16: 7,
-    COMPLEX64: 8,
-    INT8: 9,
-    FLOAT64: 10,
-    COMPLEX128: 11,
-    UINT64: 12,
-    RESOURCE: 13,
-    VARIANT: 14,
-    UINT32: 15,
-    UINT16: 16,
-    INT4: 17,
-
-    "-5": "GGML_Q8_1",
-    "-4": "GGML_Q8_0",
-    "-3": "GGML_Q4_1",
-    "-2": "GGML_Q4_0",
-    "-1": "UINT4",
-    0: "FLOAT32",
-    1: "FLOAT16",
-    2: "INT32",
-    3: "UINT8",
-    4: "INT64",
-    5: "STRING",
-    6: "BOOL",
-    7: "INT16",
-    8: "COMPLEX64",
-    9: "INT8",
-    10: "FLOAT64",
-    11: "COMPLEX128",
-    12: "UINT64",
-    13: "RESOURCE",
-    14: "VARIANT",
-    15: "UINT32",
-    16: "UINT16",
-    17: "INT4",
-  });
-
-  OnertCheckpointV2.ValueType = Object.freeze({
-    INT: 0,
-    FLOAT: 1,
-    STRING: 2,
-    BYTES: 3,
-
-    0: "INT",
-    1: "FLOAT",
-    2: "STRING",
-    3: "BYTES",
+    1: "HAS_DTYPE",
+    2: "HAS_SHAPE",
+    4: "HAS_NAME",
+    8: "HAS_MODEL_INDEX",
   });
 
   function OnertCheckpointV2(_io, _parent, _root) {
@@ -160,27 +68,7 @@ var OnertCheckpointV2 = (function() {
     this._read();
   }
   OnertCheckpointV2.prototype._read = function() {
-    this.magic = this._io.readU2le();
-    if (!(this.magic == 429)) {
-      throw new KaitaiStream.ValidationNotEqualError(429, this.magic, this._io, "/seq/0");
-    }
-    this.version = this._io.readU1();
-    if (!(this.version == 2)) {
-      throw new KaitaiStream.ValidationNotEqualError(2, this.version, this._io, "/seq/1");
-    }
-    this.reserved0 = this._io.readU1();
-    if (!(this.reserved0 == 0)) {
-      throw new KaitaiStream.ValidationNotEqualError(0, this.reserved0, this._io, "/seq/2");
-    }
-    this.headerCrc = this._io.readU4le();
-    this.lenFile = this._io.readU8le();
-    this.ofsSectionTable = this._io.readU8le();
-    if (!(this.ofsSectionTable == 64)) {
-      throw new KaitaiStream.ValidationNotEqualError(64, this.ofsSectionTable, this._io, "/seq/5");
-    }
-    this.numSections = this._io.readU4le();
-    this.sectionTableCrc = this._io.readU4le();
-    this.reserved1 = this._io.readBytes(32);
+    this.header = new OnertCheckpointCommon_.OnertCheckpointCommon.Header(this._io, null, null, 2);
   }
 
   /**
@@ -196,37 +84,19 @@ var OnertCheckpointV2 = (function() {
       this._read();
     }
     OptimizerSection.prototype._read = function() {
-      this.kind = this._io.readU4le();
-      this.numSlots = this._io.readU4le();
-      this.numTensors = this._io.readU4le();
-      this.reserved = this._io.readU4le();
-      if (!(this.reserved == 0)) {
-        throw new KaitaiStream.ValidationNotEqualError(0, this.reserved, this._io, "/types/optimizer_section/seq/3");
-      }
+      this.head = new OnertCheckpointCommon_.OnertCheckpointCommon.OptimizerHead(this._io, null, null);
       this.slots = [];
-      for (var i = 0; i < this.numSlots; i++) {
-        this.slots.push(new SlotDescriptor(this._io, this, this._root));
+      for (var i = 0; i < this.head.numSlots; i++) {
+        this.slots.push(new OnertCheckpointCommon_.OnertCheckpointCommon.SlotDescriptor(this._io, null, null, this._root._io));
       }
       this.entries = [];
-      for (var i = 0; i < this.numSlots * this.numTensors; i++) {
+      for (var i = 0; i < this.head.numSlots * this.head.numTensors; i++) {
         this.entries.push(new SlotEntry(this._io, this, this._root));
       }
     }
 
     /**
-     * Optimizer kind; known kinds fix K and the slot names.
-     */
-
-    /**
-     * K, the number of state slots (at most MAX_SLOTS = 16).
-     */
-
-    /**
-     * T, equal to the tensors section's num_tensors.
-     */
-
-    /**
-     * Reserved, 0.
+     * Optimizer kind, K and T (onert_checkpoint_common.ksy).
      */
 
     /**
@@ -241,54 +111,7 @@ var OnertCheckpointV2 = (function() {
   })();
 
   /**
-   * Kind 5, optional. Where the content came from when it was upgraded from schema 1 or WOF:
-   * what a downgrade needs to write the original file back byte for byte.
-   */
-
-  var OriginSection = OnertCheckpointV2.OriginSection = (function() {
-    function OriginSection(_io, _parent, _root) {
-      this._io = _io;
-      this._parent = _parent;
-      this._root = _root;
-
-      this._read();
-    }
-    OriginSection.prototype._read = function() {
-      this.revision = this._io.readU4le();
-      this.dialect = this._io.readU4le();
-      this.flags = this._io.readU4le();
-      this.reserved = this._io.readU4le();
-      if (!(this.reserved == 0)) {
-        throw new KaitaiStream.ValidationNotEqualError(0, this.reserved, this._io, "/types/origin_section/seq/3");
-      }
-      this.numEntries = this._io.readU8le();
-    }
-
-    /**
-     * The revision upgraded from.
-     */
-
-    /**
-     * The schema-1 dialect of the original file.
-     */
-
-    /**
-     * Bit 0 FOOTERLESS (an early onert file without the step/epoch footer); others 0.
-     */
-
-    /**
-     * Reserved, 0.
-     */
-
-    /**
-     * N, the length of the original file's offset tables.
-     */
-
-    return OriginSection;
-  })();
-
-  /**
-   * One entry of the section table.
+   * One entry of the section table (onert_checkpoint_common.ksy) and its body.
    */
 
   var SectionEntry = OnertCheckpointV2.SectionEntry = (function() {
@@ -300,15 +123,7 @@ var OnertCheckpointV2 = (function() {
       this._read();
     }
     SectionEntry.prototype._read = function() {
-      this.kind = this._io.readU4le();
-      this.flags = this._io.readU4le();
-      this.ofsBody = this._io.readU8le();
-      this.lenBody = this._io.readU8le();
-      this.crc = this._io.readU4le();
-      this.reserved = this._io.readU4le();
-      if (!(this.reserved == 0)) {
-        throw new KaitaiStream.ValidationNotEqualError(0, this.reserved, this._io, "/types/section_entry/seq/5");
-      }
+      this.entry = new OnertCheckpointCommon_.OnertCheckpointCommon.SectionEntry(this._io, null, null);
     }
 
     /**
@@ -320,30 +135,30 @@ var OnertCheckpointV2 = (function() {
           return this._m_body;
         var io = this._root._io;
         var _pos = io.pos;
-        io.seek(this.ofsBody);
-        switch (this.kind) {
-        case OnertCheckpointV2.SectionKind.OPTIMIZER:
-          this._raw__m_body = io.readBytes(this.lenBody);
+        io.seek(this.entry.ofsBody);
+        switch (this.entry.kind) {
+        case OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.OPTIMIZER:
+          this._raw__m_body = io.readBytes(this.entry.lenBody);
           var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
           this._m_body = new OptimizerSection(_io__raw__m_body, this, this._root);
           break;
-        case OnertCheckpointV2.SectionKind.ORIGIN:
-          this._raw__m_body = io.readBytes(this.lenBody);
+        case OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.ORIGIN:
+          this._raw__m_body = io.readBytes(this.entry.lenBody);
           var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
-          this._m_body = new OriginSection(_io__raw__m_body, this, this._root);
+          this._m_body = new OnertCheckpointCommon_.OnertCheckpointCommon.OriginSection(_io__raw__m_body, null, null);
           break;
-        case OnertCheckpointV2.SectionKind.STATE:
-          this._raw__m_body = io.readBytes(this.lenBody);
+        case OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.STATE:
+          this._raw__m_body = io.readBytes(this.entry.lenBody);
           var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
-          this._m_body = new StateSection(_io__raw__m_body, this, this._root);
+          this._m_body = new OnertCheckpointCommon_.OnertCheckpointCommon.StateSection(_io__raw__m_body, null, null, this._root._io);
           break;
-        case OnertCheckpointV2.SectionKind.TENSORS:
-          this._raw__m_body = io.readBytes(this.lenBody);
+        case OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.TENSORS:
+          this._raw__m_body = io.readBytes(this.entry.lenBody);
           var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
           this._m_body = new TensorsSection(_io__raw__m_body, this, this._root);
           break;
         default:
-          this._m_body = io.readBytes(this.lenBody);
+          this._m_body = io.readBytes(this.entry.lenBody);
           break;
         }
         io.seek(_pos);
@@ -352,94 +167,10 @@ var OnertCheckpointV2 = (function() {
     });
 
     /**
-     * The must-understand flag.
-     */
-    Object.defineProperty(SectionEntry.prototype, 'isRequired', {
-      get: function() {
-        if (this._m_isRequired !== undefined)
-          return this._m_isRequired;
-        this._m_isRequired = (this.flags & 1) != 0;
-        return this._m_isRequired;
-      }
-    });
-
-    /**
-     * What the section holds; unknown kinds are skipped or refused by their REQUIRED flag.
-     */
-
-    /**
-     * Bit 0 REQUIRED (must understand); bits 1..31 reserved, 0.
-     */
-
-    /**
-     * Absolute offset of the section, a multiple of 64.
-     */
-
-    /**
-     * Size of the section in bytes.
-     */
-
-    /**
-     * CRC-32C of the section's `len_body` bytes.
-     */
-
-    /**
-     * Reserved, 0.
+     * Kind, flags, offset, size and CRC-32C of the section.
      */
 
     return SectionEntry;
-  })();
-
-  /**
-   * A slot's name (16 bytes).
-   */
-
-  var SlotDescriptor = OnertCheckpointV2.SlotDescriptor = (function() {
-    function SlotDescriptor(_io, _parent, _root) {
-      this._io = _io;
-      this._parent = _parent;
-      this._root = _root;
-
-      this._read();
-    }
-    SlotDescriptor.prototype._read = function() {
-      this.ofsName = this._io.readU8le();
-      this.lenName = this._io.readU4le();
-      this.reserved = this._io.readU4le();
-      if (!(this.reserved == 0)) {
-        throw new KaitaiStream.ValidationNotEqualError(0, this.reserved, this._io, "/types/slot_descriptor/seq/2");
-      }
-    }
-
-    /**
-     * The slot's name (`m`, `v`, `momentum`, ...).
-     */
-    Object.defineProperty(SlotDescriptor.prototype, 'name', {
-      get: function() {
-        if (this._m_name !== undefined)
-          return this._m_name;
-        var io = this._root._io;
-        var _pos = io.pos;
-        io.seek(this.ofsName);
-        this._m_name = KaitaiStream.bytesToStr(io.readBytes(this.lenName), "UTF-8");
-        io.seek(_pos);
-        return this._m_name;
-      }
-    });
-
-    /**
-     * Absolute offset of the UTF-8 slot name.
-     */
-
-    /**
-     * Slot name length (1..MAX_NAME_LEN).
-     */
-
-    /**
-     * Reserved, 0.
-     */
-
-    return SlotDescriptor;
   })();
 
   /**
@@ -480,109 +211,6 @@ var OnertCheckpointV2 = (function() {
      */
 
     return SlotEntry;
-  })();
-
-  /**
-   * One key/value pair (32 bytes).
-   */
-
-  var StateEntry = OnertCheckpointV2.StateEntry = (function() {
-    function StateEntry(_io, _parent, _root) {
-      this._io = _io;
-      this._parent = _parent;
-      this._root = _root;
-
-      this._read();
-    }
-    StateEntry.prototype._read = function() {
-      this.ofsKey = this._io.readU8le();
-      this.lenKey = this._io.readU4le();
-      this.valueType = this._io.readU1();
-      this.reserved = this._io.readBytes(3);
-      this.value = this._io.readU8le();
-      this.lenValue = this._io.readU8le();
-    }
-
-    /**
-     * The key.
-     */
-    Object.defineProperty(StateEntry.prototype, 'key', {
-      get: function() {
-        if (this._m_key !== undefined)
-          return this._m_key;
-        var io = this._root._io;
-        var _pos = io.pos;
-        io.seek(this.ofsKey);
-        this._m_key = KaitaiStream.bytesToStr(io.readBytes(this.lenKey), "UTF-8");
-        io.seek(_pos);
-        return this._m_key;
-      }
-    });
-
-    /**
-     * Absolute offset of the UTF-8 key.
-     */
-
-    /**
-     * Key length (1..MAX_KEY_LEN = 255).
-     */
-
-    /**
-     * Type of the value.
-     */
-
-    /**
-     * Reserved, all zero.
-     */
-
-    /**
-     * int64 (two's complement) or float64 bits for int and float; absolute offset of the value bytes for string and bytes.
-     */
-
-    /**
-     * Length of a string or bytes value (at most MAX_VALUE_LEN = 2**20); 0 for int and float.
-     */
-
-    return StateEntry;
-  })();
-
-  /**
-   * Kind 3. Training state as typed key/value pairs.
-   */
-
-  var StateSection = OnertCheckpointV2.StateSection = (function() {
-    function StateSection(_io, _parent, _root) {
-      this._io = _io;
-      this._parent = _parent;
-      this._root = _root;
-
-      this._read();
-    }
-    StateSection.prototype._read = function() {
-      this.numEntries = this._io.readU4le();
-      this.reserved = this._io.readU4le();
-      if (!(this.reserved == 0)) {
-        throw new KaitaiStream.ValidationNotEqualError(0, this.reserved, this._io, "/types/state_section/seq/1");
-      }
-      this.entries = [];
-      for (var i = 0; i < this.numEntries; i++) {
-        this.entries.push(new StateEntry(this._io, this, this._root));
-      }
-    }
-
-    /**
-     * Number of entries (at most MAX_STATE_ENTRIES = 1024).
-     */
-
-    /**
-     * Reserved, 0.
-     */
-
-    /**
-     * The entries; each key is unique.
-     */
-
-    return StateSection;
   })();
 
   /**
@@ -769,9 +397,9 @@ var OnertCheckpointV2 = (function() {
       if (this._m_sectionTable !== undefined)
         return this._m_sectionTable;
       var _pos = this._io.pos;
-      this._io.seek(this.ofsSectionTable);
+      this._io.seek(this.header.ofsSectionTable);
       this._m_sectionTable = [];
-      for (var i = 0; i < this.numSections; i++) {
+      for (var i = 0; i < this.header.numSections; i++) {
         this._m_sectionTable.push(new SectionEntry(this._io, this, this._root));
       }
       this._io.seek(_pos);
@@ -780,39 +408,7 @@ var OnertCheckpointV2 = (function() {
   });
 
   /**
-   * Magic number 429, bytes `ad 01`, as in schema 1.
-   */
-
-  /**
-   * Schema version; this layout is version 2.
-   */
-
-  /**
-   * Reserved, 0.
-   */
-
-  /**
-   * CRC-32C of the 64 header bytes, computed with these four bytes set to zero.
-   */
-
-  /**
-   * Size of the whole file in bytes; a shorter file is truncated, a longer one has trailing bytes.
-   */
-
-  /**
-   * Offset of the section table; always 64, right after the header.
-   */
-
-  /**
-   * Number of 32-byte entries in the section table (at most MAX_SECTIONS = 64).
-   */
-
-  /**
-   * CRC-32C of the `num_sections * 32` bytes of the section table.
-   */
-
-  /**
-   * Reserved, all zero.
+   * The 64-byte header (onert_checkpoint_common.ksy), version byte 2.
    */
 
   return OnertCheckpointV2;

@@ -2,13 +2,13 @@
 
 (function (root, factory) {
   if (typeof define === 'function' && define.amd) {
-    define(['exports', 'kaitai-struct/KaitaiStream'], factory);
+    define(['exports', 'kaitai-struct/KaitaiStream', './OnertCheckpointCommon'], factory);
   } else if (typeof exports === 'object' && exports !== null && typeof exports.nodeType !== 'number') {
-    factory(exports, require('kaitai-struct/KaitaiStream'));
+    factory(exports, require('kaitai-struct/KaitaiStream'), require('./OnertCheckpointCommon'));
   } else {
-    factory(root.OnertCheckpointV3 || (root.OnertCheckpointV3 = {}), root.KaitaiStream);
+    factory(root.OnertCheckpointV3 || (root.OnertCheckpointV3 = {}), root.KaitaiStream, root.OnertCheckpointCommon || (root.OnertCheckpointCommon = {}));
   }
-})(typeof self !== 'undefined' ? self : this, function (OnertCheckpointV3_, KaitaiStream) {
+})(typeof self !== 'undefined' ? self : this, function (OnertCheckpointV3_, KaitaiStream, OnertCheckpointCommon_) {
 /**
  * Schema 3 of the training checkpoint of Samsung ONE's on-device training runtimes: schema 2
  * (onert_checkpoint_v2.ksy) with smaller tables, for checkpoints of many small tensors.
@@ -37,110 +37,20 @@
  */
 
 var OnertCheckpointV3 = (function() {
-  OnertCheckpointV3.OptimizerKind = Object.freeze({
-    SGD: 0,
-    SGD_MOMENTUM: 1,
-    ADAM: 2,
+  OnertCheckpointV3.ColumnBits = Object.freeze({
+    INDEX: 1,
+    MODEL_INDEX: 2,
+    NAME: 4,
+    DTYPE: 8,
+    SHAPE: 16,
+    ORDER: 32,
 
-    0: "SGD",
-    1: "SGD_MOMENTUM",
-    2: "ADAM",
-  });
-
-  OnertCheckpointV3.OriginDialect = Object.freeze({
-    UNKNOWN: 0,
-    ONERT: 1,
-    ONERT_MICRO: 2,
-
-    0: "UNKNOWN",
-    1: "ONERT",
-    2: "ONERT_MICRO",
-  });
-
-  OnertCheckpointV3.OriginRevision = Object.freeze({
-    V1: 1,
-    WOF: 2,
-
-    1: "V1",
-    2: "WOF",
-  });
-
-  OnertCheckpointV3.SectionKind = Object.freeze({
-    TENSORS: 1,
-    OPTIMIZER: 2,
-    STATE: 3,
-    DATA: 4,
-    ORIGIN: 5,
-
-    1: "TENSORS",
-    2: "OPTIMIZER",
-    3: "STATE",
-    4: "DATA",
-    5: "ORIGIN",
-  });
-
-  OnertCheckpointV3.TensorType = Object.freeze({
-    NO_DTYPE: -128,
-    GGML_Q8_1: -5,
-    GGML_Q8_0: -4,
-    GGML_Q4_1: -3,
-    GGML_Q4_0: -2,
-    UINT4: -1,
-    FLOAT32: 0,
-    FLOAT16: 1,
-    INT32: 2,
-    UINT8: 3,
-    INT64: 4,
-    STRING: 5,
-    BOOL: 6,
-    INT16: 7,
-    COMPLEX64: 8,
-    INT8: 9,
-    FLOAT64: 10,
-    COMPLEX128: 11,
-    UINT64: 12,
-    RESOURCE: 13,
-    VARIANT: 14,
-    UINT32: 15,
-    UINT16: 16,
-    INT4: 17,
-
-    "-128": "NO_DTYPE",
-    "-5": "GGML_Q8_1",
-    "-4": "GGML_Q8_0",
-    "-3": "GGML_Q4_1",
-    "-2": "GGML_Q4_0",
-    "-1": "UINT4",
-    0: "FLOAT32",
-    1: "FLOAT16",
-    2: "INT32",
-    3: "UINT8",
-    4: "INT64",
-    5: "STRING",
-    6: "BOOL",
-    7: "INT16",
-    8: "COMPLEX64",
-    9: "INT8",
-    10: "FLOAT64",
-    11: "COMPLEX128",
-    12: "UINT64",
-    13: "RESOURCE",
-    14: "VARIANT",
-    15: "UINT32",
-    16: "UINT16",
-    17: "INT4",
-  });
-
-  OnertCheckpointV3.ValueType = Object.freeze({
-    INT: 0,
-    FLOAT: 1,
-    STRING: 2,
-    BYTES: 3,
-
-    0: "INT",
-    1: "FLOAT",
-    2: "STRING",
-    3: "BYTES",
+    1: "INDEX",
+    2: "MODEL_INDEX",
+    4: "NAME",
+    8: "DTYPE",
+    16: "SHAPE",
+    32: "ORDER",
   });
 
   function OnertCheckpointV3(_io, _parent, _root) {
@@ -151,27 +61,7 @@ var OnertCheckpointV3 = (function() {
     this._read();
   }
   OnertCheckpointV3.prototype._read = function() {
-    this.magic = this._io.readU2le();
-    if (!(this.magic == 429)) {
-      throw new KaitaiStream.ValidationNotEqualError(429, this.magic, this._io, "/seq/0");
-    }
-    this.version = this._io.readU1();
-    if (!(this.version == 3)) {
-      throw new KaitaiStream.ValidationNotEqualError(3, this.version, this._io, "/seq/1");
-    }
-    this.reserved0 = this._io.readU1();
-    if (!(this.reserved0 == 0)) {
-      throw new KaitaiStream.ValidationNotEqualError(0, this.reserved0, this._io, "/seq/2");
-    }
-    this.headerCrc = this._io.readU4le();
-    this.lenFile = this._io.readU8le();
-    this.ofsSectionTable = this._io.readU8le();
-    if (!(this.ofsSectionTable == 64)) {
-      throw new KaitaiStream.ValidationNotEqualError(64, this.ofsSectionTable, this._io, "/seq/5");
-    }
-    this.numSections = this._io.readU4le();
-    this.sectionTableCrc = this._io.readU4le();
-    this.reserved1 = this._io.readBytes(32);
+    this.header = new OnertCheckpointCommon_.OnertCheckpointCommon.Header(this._io, null, null, 3);
   }
 
   /**
@@ -357,37 +247,19 @@ var OnertCheckpointV3 = (function() {
       this._read();
     }
     OptimizerSection.prototype._read = function() {
-      this.kind = this._io.readU4le();
-      this.numSlots = this._io.readU4le();
-      this.numTensors = this._io.readU4le();
-      this.reserved = this._io.readU4le();
-      if (!(this.reserved == 0)) {
-        throw new KaitaiStream.ValidationNotEqualError(0, this.reserved, this._io, "/types/optimizer_section/seq/3");
-      }
+      this.head = new OnertCheckpointCommon_.OnertCheckpointCommon.OptimizerHead(this._io, null, null);
       this.slots = [];
-      for (var i = 0; i < this.numSlots; i++) {
-        this.slots.push(new SlotDescriptor(this._io, this, this._root));
+      for (var i = 0; i < this.head.numSlots; i++) {
+        this.slots.push(new OnertCheckpointCommon_.OnertCheckpointCommon.SlotDescriptor(this._io, null, null, this._root._io));
       }
       this.entries = [];
-      for (var i = 0; i < this.numSlots * this.numTensors; i++) {
+      for (var i = 0; i < this.head.numSlots * this.head.numTensors; i++) {
         this.entries.push(this._io.readU8le());
       }
     }
 
     /**
-     * Optimizer kind; known kinds fix K and the slot names.
-     */
-
-    /**
-     * K, the number of state slots (at most MAX_SLOTS = 16).
-     */
-
-    /**
-     * T, equal to the tensors section's num_tensors.
-     */
-
-    /**
-     * Reserved, 0.
+     * Optimizer kind, K and T (onert_checkpoint_common.ksy).
      */
 
     /**
@@ -399,52 +271,6 @@ var OnertCheckpointV3 = (function() {
      */
 
     return OptimizerSection;
-  })();
-
-  /**
-   * Kind 5, optional. What an upgraded file was (as schema 2).
-   */
-
-  var OriginSection = OnertCheckpointV3.OriginSection = (function() {
-    function OriginSection(_io, _parent, _root) {
-      this._io = _io;
-      this._parent = _parent;
-      this._root = _root;
-
-      this._read();
-    }
-    OriginSection.prototype._read = function() {
-      this.revision = this._io.readU4le();
-      this.dialect = this._io.readU4le();
-      this.flags = this._io.readU4le();
-      this.reserved = this._io.readU4le();
-      if (!(this.reserved == 0)) {
-        throw new KaitaiStream.ValidationNotEqualError(0, this.reserved, this._io, "/types/origin_section/seq/3");
-      }
-      this.numEntries = this._io.readU8le();
-    }
-
-    /**
-     * The revision upgraded from.
-     */
-
-    /**
-     * The schema-1 dialect of the original file.
-     */
-
-    /**
-     * Bit 0 FOOTERLESS (an early onert file without the step/epoch footer); others 0.
-     */
-
-    /**
-     * Reserved, 0.
-     */
-
-    /**
-     * N, the length of the original file's offset tables.
-     */
-
-    return OriginSection;
   })();
 
   /**
@@ -523,7 +349,7 @@ var OnertCheckpointV3 = (function() {
   })();
 
   /**
-   * One entry of the section table (as schema 2).
+   * One entry of the section table (onert_checkpoint_common.ksy) and its body.
    */
 
   var SectionEntry = OnertCheckpointV3.SectionEntry = (function() {
@@ -535,15 +361,7 @@ var OnertCheckpointV3 = (function() {
       this._read();
     }
     SectionEntry.prototype._read = function() {
-      this.kind = this._io.readU4le();
-      this.flags = this._io.readU4le();
-      this.ofsBody = this._io.readU8le();
-      this.lenBody = this._io.readU8le();
-      this.crc = this._io.readU4le();
-      this.reserved = this._io.readU4le();
-      if (!(this.reserved == 0)) {
-        throw new KaitaiStream.ValidationNotEqualError(0, this.reserved, this._io, "/types/section_entry/seq/5");
-      }
+      this.entry = new OnertCheckpointCommon_.OnertCheckpointCommon.SectionEntry(this._io, null, null);
     }
 
     /**
@@ -555,30 +373,30 @@ var OnertCheckpointV3 = (function() {
           return this._m_body;
         var io = this._root._io;
         var _pos = io.pos;
-        io.seek(this.ofsBody);
-        switch (this.kind) {
-        case OnertCheckpointV3.SectionKind.OPTIMIZER:
-          this._raw__m_body = io.readBytes(this.lenBody);
+        io.seek(this.entry.ofsBody);
+        switch (this.entry.kind) {
+        case OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.OPTIMIZER:
+          this._raw__m_body = io.readBytes(this.entry.lenBody);
           var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
           this._m_body = new OptimizerSection(_io__raw__m_body, this, this._root);
           break;
-        case OnertCheckpointV3.SectionKind.ORIGIN:
-          this._raw__m_body = io.readBytes(this.lenBody);
+        case OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.ORIGIN:
+          this._raw__m_body = io.readBytes(this.entry.lenBody);
           var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
-          this._m_body = new OriginSection(_io__raw__m_body, this, this._root);
+          this._m_body = new OnertCheckpointCommon_.OnertCheckpointCommon.OriginSection(_io__raw__m_body, null, null);
           break;
-        case OnertCheckpointV3.SectionKind.STATE:
-          this._raw__m_body = io.readBytes(this.lenBody);
+        case OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.STATE:
+          this._raw__m_body = io.readBytes(this.entry.lenBody);
           var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
-          this._m_body = new StateSection(_io__raw__m_body, this, this._root);
+          this._m_body = new OnertCheckpointCommon_.OnertCheckpointCommon.StateSection(_io__raw__m_body, null, null, this._root._io);
           break;
-        case OnertCheckpointV3.SectionKind.TENSORS:
-          this._raw__m_body = io.readBytes(this.lenBody);
+        case OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.TENSORS:
+          this._raw__m_body = io.readBytes(this.entry.lenBody);
           var _io__raw__m_body = new KaitaiStream(this._raw__m_body);
           this._m_body = new TensorsSection(_io__raw__m_body, this, this._root);
           break;
         default:
-          this._m_body = io.readBytes(this.lenBody);
+          this._m_body = io.readBytes(this.entry.lenBody);
           break;
         }
         io.seek(_pos);
@@ -587,197 +405,10 @@ var OnertCheckpointV3 = (function() {
     });
 
     /**
-     * The must-understand flag.
-     */
-    Object.defineProperty(SectionEntry.prototype, 'isRequired', {
-      get: function() {
-        if (this._m_isRequired !== undefined)
-          return this._m_isRequired;
-        this._m_isRequired = (this.flags & 1) != 0;
-        return this._m_isRequired;
-      }
-    });
-
-    /**
-     * What the section holds; unknown kinds are skipped or refused by their REQUIRED flag.
-     */
-
-    /**
-     * Bit 0 REQUIRED (must understand); bits 1..31 reserved, 0.
-     */
-
-    /**
-     * Absolute offset of the section, a multiple of 64.
-     */
-
-    /**
-     * Size of the section in bytes.
-     */
-
-    /**
-     * CRC-32C of the section's `len_body` bytes.
-     */
-
-    /**
-     * Reserved, 0.
+     * Kind, flags, offset, size and CRC-32C of the section.
      */
 
     return SectionEntry;
-  })();
-
-  /**
-   * A slot's name (16 bytes, as schema 2).
-   */
-
-  var SlotDescriptor = OnertCheckpointV3.SlotDescriptor = (function() {
-    function SlotDescriptor(_io, _parent, _root) {
-      this._io = _io;
-      this._parent = _parent;
-      this._root = _root;
-
-      this._read();
-    }
-    SlotDescriptor.prototype._read = function() {
-      this.ofsName = this._io.readU8le();
-      this.lenName = this._io.readU4le();
-      this.reserved = this._io.readU4le();
-      if (!(this.reserved == 0)) {
-        throw new KaitaiStream.ValidationNotEqualError(0, this.reserved, this._io, "/types/slot_descriptor/seq/2");
-      }
-    }
-
-    /**
-     * The slot's name (`m`, `v`, `momentum`, ...).
-     */
-    Object.defineProperty(SlotDescriptor.prototype, 'name', {
-      get: function() {
-        if (this._m_name !== undefined)
-          return this._m_name;
-        var io = this._root._io;
-        var _pos = io.pos;
-        io.seek(this.ofsName);
-        this._m_name = KaitaiStream.bytesToStr(io.readBytes(this.lenName), "UTF-8");
-        io.seek(_pos);
-        return this._m_name;
-      }
-    });
-
-    /**
-     * Absolute offset of the UTF-8 slot name.
-     */
-
-    /**
-     * Slot name length (1..MAX_NAME_LEN).
-     */
-
-    /**
-     * Reserved, 0.
-     */
-
-    return SlotDescriptor;
-  })();
-
-  /**
-   * One key/value pair (32 bytes).
-   */
-
-  var StateEntry = OnertCheckpointV3.StateEntry = (function() {
-    function StateEntry(_io, _parent, _root) {
-      this._io = _io;
-      this._parent = _parent;
-      this._root = _root;
-
-      this._read();
-    }
-    StateEntry.prototype._read = function() {
-      this.ofsKey = this._io.readU8le();
-      this.lenKey = this._io.readU4le();
-      this.valueType = this._io.readU1();
-      this.reserved = this._io.readBytes(3);
-      this.value = this._io.readU8le();
-      this.lenValue = this._io.readU8le();
-    }
-
-    /**
-     * The key.
-     */
-    Object.defineProperty(StateEntry.prototype, 'key', {
-      get: function() {
-        if (this._m_key !== undefined)
-          return this._m_key;
-        var io = this._root._io;
-        var _pos = io.pos;
-        io.seek(this.ofsKey);
-        this._m_key = KaitaiStream.bytesToStr(io.readBytes(this.lenKey), "UTF-8");
-        io.seek(_pos);
-        return this._m_key;
-      }
-    });
-
-    /**
-     * Absolute offset of the UTF-8 key.
-     */
-
-    /**
-     * Key length (1..MAX_KEY_LEN = 255).
-     */
-
-    /**
-     * Type of the value.
-     */
-
-    /**
-     * Reserved, all zero.
-     */
-
-    /**
-     * int64 (two's complement) or float64 bits for int and float; absolute offset of the value bytes for string and bytes.
-     */
-
-    /**
-     * Length of a string or bytes value (at most MAX_VALUE_LEN = 2**20); 0 for int and float.
-     */
-
-    return StateEntry;
-  })();
-
-  /**
-   * Kind 3. Training state as typed key/value pairs (as schema 2).
-   */
-
-  var StateSection = OnertCheckpointV3.StateSection = (function() {
-    function StateSection(_io, _parent, _root) {
-      this._io = _io;
-      this._parent = _parent;
-      this._root = _root;
-
-      this._read();
-    }
-    StateSection.prototype._read = function() {
-      this.numEntries = this._io.readU4le();
-      this.reserved = this._io.readU4le();
-      if (!(this.reserved == 0)) {
-        throw new KaitaiStream.ValidationNotEqualError(0, this.reserved, this._io, "/types/state_section/seq/1");
-      }
-      this.entries = [];
-      for (var i = 0; i < this.numEntries; i++) {
-        this.entries.push(new StateEntry(this._io, this, this._root));
-      }
-    }
-
-    /**
-     * Number of entries (at most MAX_STATE_ENTRIES = 1024).
-     */
-
-    /**
-     * Reserved, 0.
-     */
-
-    /**
-     * The entries; each key is unique.
-     */
-
-    return StateSection;
   })();
 
   /**
@@ -1027,7 +658,7 @@ var OnertCheckpointV3 = (function() {
     get: function() {
       if (this._m_hasData !== undefined)
         return this._m_hasData;
-      this._m_hasData =  ((this.numSections > 0) && (this.sectionTable[this.numSections - 1].kind == OnertCheckpointV3.SectionKind.DATA)) ;
+      this._m_hasData =  ((this.header.numSections > 0) && (this.sectionTable[this.header.numSections - 1].entry.kind == OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.DATA)) ;
       return this._m_hasData;
     }
   });
@@ -1039,7 +670,7 @@ var OnertCheckpointV3 = (function() {
     get: function() {
       if (this._m_hasOptimizer !== undefined)
         return this._m_hasOptimizer;
-      this._m_hasOptimizer =  ((this.numSections > this.optimizerPosition) && (this.sectionTable[this.optimizerPosition].kind == OnertCheckpointV3.SectionKind.OPTIMIZER)) ;
+      this._m_hasOptimizer =  ((this.header.numSections > this.optimizerPosition) && (this.sectionTable[this.optimizerPosition].entry.kind == OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.OPTIMIZER)) ;
       return this._m_hasOptimizer;
     }
   });
@@ -1051,7 +682,7 @@ var OnertCheckpointV3 = (function() {
     get: function() {
       if (this._m_hasTensors !== undefined)
         return this._m_hasTensors;
-      this._m_hasTensors =  ((this.numSections > 0) && (this.sectionTable[0].kind == OnertCheckpointV3.SectionKind.TENSORS)) ;
+      this._m_hasTensors =  ((this.header.numSections > 0) && (this.sectionTable[0].entry.kind == OnertCheckpointCommon_.OnertCheckpointCommon.SectionKind.TENSORS)) ;
       return this._m_hasTensors;
     }
   });
@@ -1063,7 +694,7 @@ var OnertCheckpointV3 = (function() {
     get: function() {
       if (this._m_numRanges !== undefined)
         return this._m_numRanges;
-      this._m_numRanges = (this.hasTensors ? this.tensors.numTensors * ((this.hasOptimizer ? this.optimizer.numSlots : 0) + 1) : 0);
+      this._m_numRanges = (this.hasTensors ? this.tensors.numTensors * ((this.hasOptimizer ? this.optimizer.head.numSlots : 0) + 1) : 0);
       return this._m_numRanges;
     }
   });
@@ -1076,7 +707,7 @@ var OnertCheckpointV3 = (function() {
       if (this._m_ofsDataSection !== undefined)
         return this._m_ofsDataSection;
       if (this.hasData) {
-        this._m_ofsDataSection = this.sectionTable[this.numSections - 1].ofsBody;
+        this._m_ofsDataSection = this.sectionTable[this.header.numSections - 1].entry.ofsBody;
       }
       return this._m_ofsDataSection;
     }
@@ -1131,9 +762,9 @@ var OnertCheckpointV3 = (function() {
       if (this._m_sectionTable !== undefined)
         return this._m_sectionTable;
       var _pos = this._io.pos;
-      this._io.seek(this.ofsSectionTable);
+      this._io.seek(this.header.ofsSectionTable);
       this._m_sectionTable = [];
-      for (var i = 0; i < this.numSections; i++) {
+      for (var i = 0; i < this.header.numSections; i++) {
         this._m_sectionTable.push(new SectionEntry(this._io, this, this._root));
       }
       this._io.seek(_pos);
@@ -1156,39 +787,7 @@ var OnertCheckpointV3 = (function() {
   });
 
   /**
-   * Magic number 429, bytes `ad 01`, as in schemas 1 and 2.
-   */
-
-  /**
-   * Schema version; this layout is version 3.
-   */
-
-  /**
-   * Reserved, 0.
-   */
-
-  /**
-   * CRC-32C of the 64 header bytes, computed with these four bytes set to zero.
-   */
-
-  /**
-   * Size of the whole file in bytes.
-   */
-
-  /**
-   * Offset of the section table; always 64, right after the header.
-   */
-
-  /**
-   * Number of 32-byte entries in the section table (at most MAX_SECTIONS = 64).
-   */
-
-  /**
-   * CRC-32C of the `num_sections * 32` bytes of the section table.
-   */
-
-  /**
-   * Reserved, all zero.
+   * The 64-byte header (onert_checkpoint_common.ksy), version byte 3.
    */
 
   return OnertCheckpointV3;

@@ -65,7 +65,8 @@ function v2Body(kind, body) {
   }
   if (kind === 2) {
     return {
-      ...pick(body, [["kind", "kind"], ["num_slots", "numSlots"], ["num_tensors", "numTensors"]]),
+      ...pick(body.head, [["kind", "kind"], ["num_slots", "numSlots"],
+        ["num_tensors", "numTensors"]]),
       slots: body.slots.map((s) => ({ ofs_name: s.ofsName, len_name: s.lenName, name: s.name })),
       entries: body.entries.map((e) => ({ ofs_data: e.ofsData, len_data: e.lenData })),
     };
@@ -89,14 +90,14 @@ function v2Body(kind, body) {
 
 function v2Layout(p) {
   return {
-    header: pick(p, [["magic", "magic"], ["version", "version"], ["reserved0", "reserved0"],
+    header: pick(p.header, [["magic", "magic"], ["version", "version"], ["reserved0", "reserved0"],
       ["header_crc", "headerCrc"], ["len_file", "lenFile"],
       ["ofs_section_table", "ofsSectionTable"], ["num_sections", "numSections"],
       ["section_table_crc", "sectionTableCrc"]]),
     sections: p.sectionTable.map((s) => ({
-      ...pick(s, [["kind", "kind"], ["flags", "flags"], ["ofs_body", "ofsBody"],
+      ...pick(s.entry, [["kind", "kind"], ["flags", "flags"], ["ofs_body", "ofsBody"],
         ["len_body", "lenBody"], ["crc", "crc"]]),
-      body: v2Body(s.kind, s.body),
+      body: v2Body(s.entry.kind, s.body),
     })),
   };
 }
@@ -123,7 +124,8 @@ function v3Body(kind, body) {
   }
   if (kind === 2) {
     return {
-      ...pick(body, [["kind", "kind"], ["num_slots", "numSlots"], ["num_tensors", "numTensors"]]),
+      ...pick(body.head, [["kind", "kind"], ["num_slots", "numSlots"],
+        ["num_tensors", "numTensors"]]),
       slots: body.slots.map((s) => ({ ofs_name: s.ofsName, len_name: s.lenName, name: s.name })),
       entries: body.entries,
     };
@@ -133,11 +135,10 @@ function v3Body(kind, body) {
 
 function v3Layout(p) {
   const out = v2Layout({ ...p, sectionTable: [] });
-  out.header.version = p.version;
   out.sections = p.sectionTable.map((s) => ({
-    ...pick(s, [["kind", "kind"], ["flags", "flags"], ["ofs_body", "ofsBody"],
+    ...pick(s.entry, [["kind", "kind"], ["flags", "flags"], ["ofs_body", "ofsBody"],
       ["len_body", "lenBody"], ["crc", "crc"]]),
-    body: v3Body(s.kind, s.body),
+    body: v3Body(s.entry.kind, s.body),
   }));
   out.ranges = p.ranges.filter((r) => r.hasState).map((r) => ({
     slot: r.slot, record: r.record, ofs_data: r.ofsData, len_data: r.lenData,

@@ -3,6 +3,7 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+from . import onert_checkpoint_common
 from enum import IntEnum
 
 
@@ -55,57 +56,11 @@ class OnertCheckpointV2(KaitaiStruct):
        Source - https://github.com/Samsung/ONE/blob/master/nnpackage/schema/circle_schema.fbs
     """
 
-    class OptimizerKind(IntEnum):
-        sgd = 0
-        sgd_momentum = 1
-        adam = 2
-
-    class OriginDialect(IntEnum):
-        unknown = 0
-        onert = 1
-        onert_micro = 2
-
-    class OriginRevision(IntEnum):
-        v1 = 1
-        wof = 2
-
-    class SectionKind(IntEnum):
-        tensors = 1
-        optimizer = 2
-        state = 3
-        data = 4
-        origin = 5
-
-    class TensorType(IntEnum):
-        ggml_q8_1 = -5
-        ggml_q8_0 = -4
-        ggml_q4_1 = -3
-        ggml_q4_0 = -2
-        uint4 = -1
-        float32 = 0
-        float16 = 1
-        int32 = 2
-        uint8 = 3
-        int64 = 4
-        string = 5
-        bool = 6
-        int16 = 7
-        complex64 = 8
-        int8 = 9
-        float64 = 10
-        complex128 = 11
-        uint64 = 12
-        resource = 13
-        variant = 14
-        uint32 = 15
-        uint16 = 16
-        int4 = 17
-
-    class ValueType(IntEnum):
-        int = 0
-        float = 1
-        string = 2
-        bytes = 3
+    class TensorFlags(IntEnum):
+        has_dtype = 1
+        has_shape = 2
+        has_name = 4
+        has_model_index = 8
     def __init__(self, _io, _parent=None, _root=None):
         super(OnertCheckpointV2, self).__init__(_io)
         self._parent = _parent
@@ -113,27 +68,12 @@ class OnertCheckpointV2(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.magic = self._io.read_u2le()
-        if not self.magic == 429:
-            raise kaitaistruct.ValidationNotEqualError(429, self.magic, self._io, u"/seq/0")
-        self.version = self._io.read_u1()
-        if not self.version == 2:
-            raise kaitaistruct.ValidationNotEqualError(2, self.version, self._io, u"/seq/1")
-        self.reserved0 = self._io.read_u1()
-        if not self.reserved0 == 0:
-            raise kaitaistruct.ValidationNotEqualError(0, self.reserved0, self._io, u"/seq/2")
-        self.header_crc = self._io.read_u4le()
-        self.len_file = self._io.read_u8le()
-        self.ofs_section_table = self._io.read_u8le()
-        if not self.ofs_section_table == 64:
-            raise kaitaistruct.ValidationNotEqualError(64, self.ofs_section_table, self._io, u"/seq/5")
-        self.num_sections = self._io.read_u4le()
-        self.section_table_crc = self._io.read_u4le()
-        self.reserved1 = self._io.read_bytes(32)
+        self.header = onert_checkpoint_common.OnertCheckpointCommon.Header(2, self._io)
 
 
     def _fetch_instances(self):
         pass
+        self.header._fetch_instances()
         _ = self.section_table
         if hasattr(self, '_m_section_table'):
             pass
@@ -152,24 +92,20 @@ class OnertCheckpointV2(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.kind = KaitaiStream.resolve_enum(OnertCheckpointV2.OptimizerKind, self._io.read_u4le())
-            self.num_slots = self._io.read_u4le()
-            self.num_tensors = self._io.read_u4le()
-            self.reserved = self._io.read_u4le()
-            if not self.reserved == 0:
-                raise kaitaistruct.ValidationNotEqualError(0, self.reserved, self._io, u"/types/optimizer_section/seq/3")
+            self.head = onert_checkpoint_common.OnertCheckpointCommon.OptimizerHead(self._io)
             self.slots = []
-            for i in range(self.num_slots):
-                self.slots.append(OnertCheckpointV2.SlotDescriptor(self._io, self, self._root))
+            for i in range(self.head.num_slots):
+                self.slots.append(onert_checkpoint_common.OnertCheckpointCommon.SlotDescriptor(self._root._io, self._io))
 
             self.entries = []
-            for i in range(self.num_slots * self.num_tensors):
+            for i in range(self.head.num_slots * self.head.num_tensors):
                 self.entries.append(OnertCheckpointV2.SlotEntry(self._io, self, self._root))
 
 
 
         def _fetch_instances(self):
             pass
+            self.head._fetch_instances()
             for i in range(len(self.slots)):
                 pass
                 self.slots[i]._fetch_instances()
@@ -180,32 +116,8 @@ class OnertCheckpointV2(KaitaiStruct):
 
 
 
-    class OriginSection(KaitaiStruct):
-        """Kind 5, optional. Where the content came from when it was upgraded from schema 1 or WOF:
-        what a downgrade needs to write the original file back byte for byte.
-        """
-        def __init__(self, _io, _parent=None, _root=None):
-            super(OnertCheckpointV2.OriginSection, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._read()
-
-        def _read(self):
-            self.revision = KaitaiStream.resolve_enum(OnertCheckpointV2.OriginRevision, self._io.read_u4le())
-            self.dialect = KaitaiStream.resolve_enum(OnertCheckpointV2.OriginDialect, self._io.read_u4le())
-            self.flags = self._io.read_u4le()
-            self.reserved = self._io.read_u4le()
-            if not self.reserved == 0:
-                raise kaitaistruct.ValidationNotEqualError(0, self.reserved, self._io, u"/types/origin_section/seq/3")
-            self.num_entries = self._io.read_u8le()
-
-
-        def _fetch_instances(self):
-            pass
-
-
     class SectionEntry(KaitaiStruct):
-        """One entry of the section table."""
+        """One entry of the section table (onert_checkpoint_common.ksy) and its body."""
         def __init__(self, _io, _parent=None, _root=None):
             super(OnertCheckpointV2.SectionEntry, self).__init__(_io)
             self._parent = _parent
@@ -213,32 +125,26 @@ class OnertCheckpointV2(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.kind = KaitaiStream.resolve_enum(OnertCheckpointV2.SectionKind, self._io.read_u4le())
-            self.flags = self._io.read_u4le()
-            self.ofs_body = self._io.read_u8le()
-            self.len_body = self._io.read_u8le()
-            self.crc = self._io.read_u4le()
-            self.reserved = self._io.read_u4le()
-            if not self.reserved == 0:
-                raise kaitaistruct.ValidationNotEqualError(0, self.reserved, self._io, u"/types/section_entry/seq/5")
+            self.entry = onert_checkpoint_common.OnertCheckpointCommon.SectionEntry(self._io)
 
 
         def _fetch_instances(self):
             pass
+            self.entry._fetch_instances()
             _ = self.body
             if hasattr(self, '_m_body'):
                 pass
-                _on = self.kind
-                if _on == OnertCheckpointV2.SectionKind.optimizer:
+                _on = self.entry.kind
+                if _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.optimizer:
                     pass
                     self._m_body._fetch_instances()
-                elif _on == OnertCheckpointV2.SectionKind.origin:
+                elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.origin:
                     pass
                     self._m_body._fetch_instances()
-                elif _on == OnertCheckpointV2.SectionKind.state:
+                elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.state:
                     pass
                     self._m_body._fetch_instances()
-                elif _on == OnertCheckpointV2.SectionKind.tensors:
+                elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.tensors:
                     pass
                     self._m_body._fetch_instances()
                 else:
@@ -253,79 +159,33 @@ class OnertCheckpointV2(KaitaiStruct):
 
             io = self._root._io
             _pos = io.pos()
-            io.seek(self.ofs_body)
-            _on = self.kind
-            if _on == OnertCheckpointV2.SectionKind.optimizer:
+            io.seek(self.entry.ofs_body)
+            _on = self.entry.kind
+            if _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.optimizer:
                 pass
-                self._raw__m_body = io.read_bytes(self.len_body)
+                self._raw__m_body = io.read_bytes(self.entry.len_body)
                 _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
                 self._m_body = OnertCheckpointV2.OptimizerSection(_io__raw__m_body, self, self._root)
-            elif _on == OnertCheckpointV2.SectionKind.origin:
+            elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.origin:
                 pass
-                self._raw__m_body = io.read_bytes(self.len_body)
+                self._raw__m_body = io.read_bytes(self.entry.len_body)
                 _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
-                self._m_body = OnertCheckpointV2.OriginSection(_io__raw__m_body, self, self._root)
-            elif _on == OnertCheckpointV2.SectionKind.state:
+                self._m_body = onert_checkpoint_common.OnertCheckpointCommon.OriginSection(_io__raw__m_body)
+            elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.state:
                 pass
-                self._raw__m_body = io.read_bytes(self.len_body)
+                self._raw__m_body = io.read_bytes(self.entry.len_body)
                 _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
-                self._m_body = OnertCheckpointV2.StateSection(_io__raw__m_body, self, self._root)
-            elif _on == OnertCheckpointV2.SectionKind.tensors:
+                self._m_body = onert_checkpoint_common.OnertCheckpointCommon.StateSection(self._root._io, _io__raw__m_body)
+            elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.tensors:
                 pass
-                self._raw__m_body = io.read_bytes(self.len_body)
+                self._raw__m_body = io.read_bytes(self.entry.len_body)
                 _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
                 self._m_body = OnertCheckpointV2.TensorsSection(_io__raw__m_body, self, self._root)
             else:
                 pass
-                self._m_body = io.read_bytes(self.len_body)
+                self._m_body = io.read_bytes(self.entry.len_body)
             io.seek(_pos)
             return getattr(self, '_m_body', None)
-
-        @property
-        def is_required(self):
-            """The must-understand flag."""
-            if hasattr(self, '_m_is_required'):
-                return self._m_is_required
-
-            self._m_is_required = self.flags & 1 != 0
-            return getattr(self, '_m_is_required', None)
-
-
-    class SlotDescriptor(KaitaiStruct):
-        """A slot's name (16 bytes)."""
-        def __init__(self, _io, _parent=None, _root=None):
-            super(OnertCheckpointV2.SlotDescriptor, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._read()
-
-        def _read(self):
-            self.ofs_name = self._io.read_u8le()
-            self.len_name = self._io.read_u4le()
-            self.reserved = self._io.read_u4le()
-            if not self.reserved == 0:
-                raise kaitaistruct.ValidationNotEqualError(0, self.reserved, self._io, u"/types/slot_descriptor/seq/2")
-
-
-        def _fetch_instances(self):
-            pass
-            _ = self.name
-            if hasattr(self, '_m_name'):
-                pass
-
-
-        @property
-        def name(self):
-            """The slot's name (`m`, `v`, `momentum`, ...)."""
-            if hasattr(self, '_m_name'):
-                return self._m_name
-
-            io = self._root._io
-            _pos = io.pos()
-            io.seek(self.ofs_name)
-            self._m_name = (io.read_bytes(self.len_name)).decode(u"UTF-8")
-            io.seek(_pos)
-            return getattr(self, '_m_name', None)
 
 
     class SlotEntry(KaitaiStruct):
@@ -354,71 +214,6 @@ class OnertCheckpointV2(KaitaiStruct):
             return getattr(self, '_m_has_state', None)
 
 
-    class StateEntry(KaitaiStruct):
-        """One key/value pair (32 bytes)."""
-        def __init__(self, _io, _parent=None, _root=None):
-            super(OnertCheckpointV2.StateEntry, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._read()
-
-        def _read(self):
-            self.ofs_key = self._io.read_u8le()
-            self.len_key = self._io.read_u4le()
-            self.value_type = KaitaiStream.resolve_enum(OnertCheckpointV2.ValueType, self._io.read_u1())
-            self.reserved = self._io.read_bytes(3)
-            self.value = self._io.read_u8le()
-            self.len_value = self._io.read_u8le()
-
-
-        def _fetch_instances(self):
-            pass
-            _ = self.key
-            if hasattr(self, '_m_key'):
-                pass
-
-
-        @property
-        def key(self):
-            """The key."""
-            if hasattr(self, '_m_key'):
-                return self._m_key
-
-            io = self._root._io
-            _pos = io.pos()
-            io.seek(self.ofs_key)
-            self._m_key = (io.read_bytes(self.len_key)).decode(u"UTF-8")
-            io.seek(_pos)
-            return getattr(self, '_m_key', None)
-
-
-    class StateSection(KaitaiStruct):
-        """Kind 3. Training state as typed key/value pairs."""
-        def __init__(self, _io, _parent=None, _root=None):
-            super(OnertCheckpointV2.StateSection, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._read()
-
-        def _read(self):
-            self.num_entries = self._io.read_u4le()
-            self.reserved = self._io.read_u4le()
-            if not self.reserved == 0:
-                raise kaitaistruct.ValidationNotEqualError(0, self.reserved, self._io, u"/types/state_section/seq/1")
-            self.entries = []
-            for i in range(self.num_entries):
-                self.entries.append(OnertCheckpointV2.StateEntry(self._io, self, self._root))
-
-
-
-        def _fetch_instances(self):
-            pass
-            for i in range(len(self.entries)):
-                pass
-                self.entries[i]._fetch_instances()
-
-
-
     class TensorRecord(KaitaiStruct):
         """A checkpoint tensor (72 bytes)."""
         def __init__(self, _io, _parent=None, _root=None):
@@ -431,7 +226,7 @@ class OnertCheckpointV2(KaitaiStruct):
             self.index = self._io.read_u4le()
             self.model_index = self._io.read_u4le()
             self.flags = self._io.read_u2le()
-            self.dtype = KaitaiStream.resolve_enum(OnertCheckpointV2.TensorType, self._io.read_s1())
+            self.dtype = KaitaiStream.resolve_enum(onert_checkpoint_common.OnertCheckpointCommon.TensorType, self._io.read_s1())
             self.rank = self._io.read_u1()
             self.len_name = self._io.read_u4le()
             self.ofs_name = self._io.read_u8le()
@@ -540,9 +335,9 @@ class OnertCheckpointV2(KaitaiStruct):
             return self._m_section_table
 
         _pos = self._io.pos()
-        self._io.seek(self.ofs_section_table)
+        self._io.seek(self.header.ofs_section_table)
         self._m_section_table = []
-        for i in range(self.num_sections):
+        for i in range(self.header.num_sections):
             self._m_section_table.append(OnertCheckpointV2.SectionEntry(self._io, self, self._root))
 
         self._io.seek(_pos)

@@ -3,6 +3,7 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+from . import onert_checkpoint_common
 from enum import IntEnum
 
 
@@ -44,58 +45,13 @@ class OnertCheckpointV3(KaitaiStruct):
        Source - https://github.com/Samsung/ONE/blob/master/nnpackage/schema/circle_schema.fbs
     """
 
-    class OptimizerKind(IntEnum):
-        sgd = 0
-        sgd_momentum = 1
-        adam = 2
-
-    class OriginDialect(IntEnum):
-        unknown = 0
-        onert = 1
-        onert_micro = 2
-
-    class OriginRevision(IntEnum):
-        v1 = 1
-        wof = 2
-
-    class SectionKind(IntEnum):
-        tensors = 1
-        optimizer = 2
-        state = 3
-        data = 4
-        origin = 5
-
-    class TensorType(IntEnum):
-        no_dtype = -128
-        ggml_q8_1 = -5
-        ggml_q8_0 = -4
-        ggml_q4_1 = -3
-        ggml_q4_0 = -2
-        uint4 = -1
-        float32 = 0
-        float16 = 1
-        int32 = 2
-        uint8 = 3
-        int64 = 4
-        string = 5
-        bool = 6
-        int16 = 7
-        complex64 = 8
-        int8 = 9
-        float64 = 10
-        complex128 = 11
-        uint64 = 12
-        resource = 13
-        variant = 14
-        uint32 = 15
-        uint16 = 16
-        int4 = 17
-
-    class ValueType(IntEnum):
-        int = 0
-        float = 1
-        string = 2
-        bytes = 3
+    class ColumnBits(IntEnum):
+        index = 1
+        model_index = 2
+        name = 4
+        dtype = 8
+        shape = 16
+        order = 32
     def __init__(self, _io, _parent=None, _root=None):
         super(OnertCheckpointV3, self).__init__(_io)
         self._parent = _parent
@@ -103,27 +59,12 @@ class OnertCheckpointV3(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.magic = self._io.read_u2le()
-        if not self.magic == 429:
-            raise kaitaistruct.ValidationNotEqualError(429, self.magic, self._io, u"/seq/0")
-        self.version = self._io.read_u1()
-        if not self.version == 3:
-            raise kaitaistruct.ValidationNotEqualError(3, self.version, self._io, u"/seq/1")
-        self.reserved0 = self._io.read_u1()
-        if not self.reserved0 == 0:
-            raise kaitaistruct.ValidationNotEqualError(0, self.reserved0, self._io, u"/seq/2")
-        self.header_crc = self._io.read_u4le()
-        self.len_file = self._io.read_u8le()
-        self.ofs_section_table = self._io.read_u8le()
-        if not self.ofs_section_table == 64:
-            raise kaitaistruct.ValidationNotEqualError(64, self.ofs_section_table, self._io, u"/seq/5")
-        self.num_sections = self._io.read_u4le()
-        self.section_table_crc = self._io.read_u4le()
-        self.reserved1 = self._io.read_bytes(32)
+        self.header = onert_checkpoint_common.OnertCheckpointCommon.Header(3, self._io)
 
 
     def _fetch_instances(self):
         pass
+        self.header._fetch_instances()
         _ = self.ranges
         if hasattr(self, '_m_ranges'):
             pass
@@ -288,24 +229,20 @@ class OnertCheckpointV3(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.kind = KaitaiStream.resolve_enum(OnertCheckpointV3.OptimizerKind, self._io.read_u4le())
-            self.num_slots = self._io.read_u4le()
-            self.num_tensors = self._io.read_u4le()
-            self.reserved = self._io.read_u4le()
-            if not self.reserved == 0:
-                raise kaitaistruct.ValidationNotEqualError(0, self.reserved, self._io, u"/types/optimizer_section/seq/3")
+            self.head = onert_checkpoint_common.OnertCheckpointCommon.OptimizerHead(self._io)
             self.slots = []
-            for i in range(self.num_slots):
-                self.slots.append(OnertCheckpointV3.SlotDescriptor(self._io, self, self._root))
+            for i in range(self.head.num_slots):
+                self.slots.append(onert_checkpoint_common.OnertCheckpointCommon.SlotDescriptor(self._root._io, self._io))
 
             self.entries = []
-            for i in range(self.num_slots * self.num_tensors):
+            for i in range(self.head.num_slots * self.head.num_tensors):
                 self.entries.append(self._io.read_u8le())
 
 
 
         def _fetch_instances(self):
             pass
+            self.head._fetch_instances()
             for i in range(len(self.slots)):
                 pass
                 self.slots[i]._fetch_instances()
@@ -313,28 +250,6 @@ class OnertCheckpointV3(KaitaiStruct):
             for i in range(len(self.entries)):
                 pass
 
-
-
-    class OriginSection(KaitaiStruct):
-        """Kind 5, optional. What an upgraded file was (as schema 2)."""
-        def __init__(self, _io, _parent=None, _root=None):
-            super(OnertCheckpointV3.OriginSection, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._read()
-
-        def _read(self):
-            self.revision = KaitaiStream.resolve_enum(OnertCheckpointV3.OriginRevision, self._io.read_u4le())
-            self.dialect = KaitaiStream.resolve_enum(OnertCheckpointV3.OriginDialect, self._io.read_u4le())
-            self.flags = self._io.read_u4le()
-            self.reserved = self._io.read_u4le()
-            if not self.reserved == 0:
-                raise kaitaistruct.ValidationNotEqualError(0, self.reserved, self._io, u"/types/origin_section/seq/3")
-            self.num_entries = self._io.read_u8le()
-
-
-        def _fetch_instances(self):
-            pass
 
 
     class RecordDims(KaitaiStruct):
@@ -396,7 +311,7 @@ class OnertCheckpointV3(KaitaiStruct):
 
 
     class SectionEntry(KaitaiStruct):
-        """One entry of the section table (as schema 2)."""
+        """One entry of the section table (onert_checkpoint_common.ksy) and its body."""
         def __init__(self, _io, _parent=None, _root=None):
             super(OnertCheckpointV3.SectionEntry, self).__init__(_io)
             self._parent = _parent
@@ -404,32 +319,26 @@ class OnertCheckpointV3(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.kind = KaitaiStream.resolve_enum(OnertCheckpointV3.SectionKind, self._io.read_u4le())
-            self.flags = self._io.read_u4le()
-            self.ofs_body = self._io.read_u8le()
-            self.len_body = self._io.read_u8le()
-            self.crc = self._io.read_u4le()
-            self.reserved = self._io.read_u4le()
-            if not self.reserved == 0:
-                raise kaitaistruct.ValidationNotEqualError(0, self.reserved, self._io, u"/types/section_entry/seq/5")
+            self.entry = onert_checkpoint_common.OnertCheckpointCommon.SectionEntry(self._io)
 
 
         def _fetch_instances(self):
             pass
+            self.entry._fetch_instances()
             _ = self.body
             if hasattr(self, '_m_body'):
                 pass
-                _on = self.kind
-                if _on == OnertCheckpointV3.SectionKind.optimizer:
+                _on = self.entry.kind
+                if _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.optimizer:
                     pass
                     self._m_body._fetch_instances()
-                elif _on == OnertCheckpointV3.SectionKind.origin:
+                elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.origin:
                     pass
                     self._m_body._fetch_instances()
-                elif _on == OnertCheckpointV3.SectionKind.state:
+                elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.state:
                     pass
                     self._m_body._fetch_instances()
-                elif _on == OnertCheckpointV3.SectionKind.tensors:
+                elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.tensors:
                     pass
                     self._m_body._fetch_instances()
                 else:
@@ -444,144 +353,33 @@ class OnertCheckpointV3(KaitaiStruct):
 
             io = self._root._io
             _pos = io.pos()
-            io.seek(self.ofs_body)
-            _on = self.kind
-            if _on == OnertCheckpointV3.SectionKind.optimizer:
+            io.seek(self.entry.ofs_body)
+            _on = self.entry.kind
+            if _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.optimizer:
                 pass
-                self._raw__m_body = io.read_bytes(self.len_body)
+                self._raw__m_body = io.read_bytes(self.entry.len_body)
                 _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
                 self._m_body = OnertCheckpointV3.OptimizerSection(_io__raw__m_body, self, self._root)
-            elif _on == OnertCheckpointV3.SectionKind.origin:
+            elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.origin:
                 pass
-                self._raw__m_body = io.read_bytes(self.len_body)
+                self._raw__m_body = io.read_bytes(self.entry.len_body)
                 _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
-                self._m_body = OnertCheckpointV3.OriginSection(_io__raw__m_body, self, self._root)
-            elif _on == OnertCheckpointV3.SectionKind.state:
+                self._m_body = onert_checkpoint_common.OnertCheckpointCommon.OriginSection(_io__raw__m_body)
+            elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.state:
                 pass
-                self._raw__m_body = io.read_bytes(self.len_body)
+                self._raw__m_body = io.read_bytes(self.entry.len_body)
                 _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
-                self._m_body = OnertCheckpointV3.StateSection(_io__raw__m_body, self, self._root)
-            elif _on == OnertCheckpointV3.SectionKind.tensors:
+                self._m_body = onert_checkpoint_common.OnertCheckpointCommon.StateSection(self._root._io, _io__raw__m_body)
+            elif _on == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.tensors:
                 pass
-                self._raw__m_body = io.read_bytes(self.len_body)
+                self._raw__m_body = io.read_bytes(self.entry.len_body)
                 _io__raw__m_body = KaitaiStream(BytesIO(self._raw__m_body))
                 self._m_body = OnertCheckpointV3.TensorsSection(_io__raw__m_body, self, self._root)
             else:
                 pass
-                self._m_body = io.read_bytes(self.len_body)
+                self._m_body = io.read_bytes(self.entry.len_body)
             io.seek(_pos)
             return getattr(self, '_m_body', None)
-
-        @property
-        def is_required(self):
-            """The must-understand flag."""
-            if hasattr(self, '_m_is_required'):
-                return self._m_is_required
-
-            self._m_is_required = self.flags & 1 != 0
-            return getattr(self, '_m_is_required', None)
-
-
-    class SlotDescriptor(KaitaiStruct):
-        """A slot's name (16 bytes, as schema 2)."""
-        def __init__(self, _io, _parent=None, _root=None):
-            super(OnertCheckpointV3.SlotDescriptor, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._read()
-
-        def _read(self):
-            self.ofs_name = self._io.read_u8le()
-            self.len_name = self._io.read_u4le()
-            self.reserved = self._io.read_u4le()
-            if not self.reserved == 0:
-                raise kaitaistruct.ValidationNotEqualError(0, self.reserved, self._io, u"/types/slot_descriptor/seq/2")
-
-
-        def _fetch_instances(self):
-            pass
-            _ = self.name
-            if hasattr(self, '_m_name'):
-                pass
-
-
-        @property
-        def name(self):
-            """The slot's name (`m`, `v`, `momentum`, ...)."""
-            if hasattr(self, '_m_name'):
-                return self._m_name
-
-            io = self._root._io
-            _pos = io.pos()
-            io.seek(self.ofs_name)
-            self._m_name = (io.read_bytes(self.len_name)).decode(u"UTF-8")
-            io.seek(_pos)
-            return getattr(self, '_m_name', None)
-
-
-    class StateEntry(KaitaiStruct):
-        """One key/value pair (32 bytes)."""
-        def __init__(self, _io, _parent=None, _root=None):
-            super(OnertCheckpointV3.StateEntry, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._read()
-
-        def _read(self):
-            self.ofs_key = self._io.read_u8le()
-            self.len_key = self._io.read_u4le()
-            self.value_type = KaitaiStream.resolve_enum(OnertCheckpointV3.ValueType, self._io.read_u1())
-            self.reserved = self._io.read_bytes(3)
-            self.value = self._io.read_u8le()
-            self.len_value = self._io.read_u8le()
-
-
-        def _fetch_instances(self):
-            pass
-            _ = self.key
-            if hasattr(self, '_m_key'):
-                pass
-
-
-        @property
-        def key(self):
-            """The key."""
-            if hasattr(self, '_m_key'):
-                return self._m_key
-
-            io = self._root._io
-            _pos = io.pos()
-            io.seek(self.ofs_key)
-            self._m_key = (io.read_bytes(self.len_key)).decode(u"UTF-8")
-            io.seek(_pos)
-            return getattr(self, '_m_key', None)
-
-
-    class StateSection(KaitaiStruct):
-        """Kind 3. Training state as typed key/value pairs (as schema 2)."""
-        def __init__(self, _io, _parent=None, _root=None):
-            super(OnertCheckpointV3.StateSection, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self._read()
-
-        def _read(self):
-            self.num_entries = self._io.read_u4le()
-            self.reserved = self._io.read_u4le()
-            if not self.reserved == 0:
-                raise kaitaistruct.ValidationNotEqualError(0, self.reserved, self._io, u"/types/state_section/seq/1")
-            self.entries = []
-            for i in range(self.num_entries):
-                self.entries.append(OnertCheckpointV3.StateEntry(self._io, self, self._root))
-
-
-
-        def _fetch_instances(self):
-            pass
-            for i in range(len(self.entries)):
-                pass
-                self.entries[i]._fetch_instances()
-
 
 
     class TensorsSection(KaitaiStruct):
@@ -640,7 +438,7 @@ class OnertCheckpointV3(KaitaiStruct):
                 pass
                 self.dtype = []
                 for i in range(self.num_tensors):
-                    self.dtype.append(KaitaiStream.resolve_enum(OnertCheckpointV3.TensorType, self._io.read_s1()))
+                    self.dtype.append(KaitaiStream.resolve_enum(onert_checkpoint_common.OnertCheckpointCommon.TensorType, self._io.read_s1()))
 
 
             if self.has_shape:
@@ -827,7 +625,7 @@ class OnertCheckpointV3(KaitaiStruct):
         if hasattr(self, '_m_has_data'):
             return self._m_has_data
 
-        self._m_has_data =  ((self.num_sections > 0) and (self.section_table[self.num_sections - 1].kind == OnertCheckpointV3.SectionKind.data)) 
+        self._m_has_data =  ((self.header.num_sections > 0) and (self.section_table[self.header.num_sections - 1].entry.kind == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.data)) 
         return getattr(self, '_m_has_data', None)
 
     @property
@@ -836,7 +634,7 @@ class OnertCheckpointV3(KaitaiStruct):
         if hasattr(self, '_m_has_optimizer'):
             return self._m_has_optimizer
 
-        self._m_has_optimizer =  ((self.num_sections > self.optimizer_position) and (self.section_table[self.optimizer_position].kind == OnertCheckpointV3.SectionKind.optimizer)) 
+        self._m_has_optimizer =  ((self.header.num_sections > self.optimizer_position) and (self.section_table[self.optimizer_position].entry.kind == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.optimizer)) 
         return getattr(self, '_m_has_optimizer', None)
 
     @property
@@ -845,7 +643,7 @@ class OnertCheckpointV3(KaitaiStruct):
         if hasattr(self, '_m_has_tensors'):
             return self._m_has_tensors
 
-        self._m_has_tensors =  ((self.num_sections > 0) and (self.section_table[0].kind == OnertCheckpointV3.SectionKind.tensors)) 
+        self._m_has_tensors =  ((self.header.num_sections > 0) and (self.section_table[0].entry.kind == onert_checkpoint_common.OnertCheckpointCommon.SectionKind.tensors)) 
         return getattr(self, '_m_has_tensors', None)
 
     @property
@@ -854,7 +652,7 @@ class OnertCheckpointV3(KaitaiStruct):
         if hasattr(self, '_m_num_ranges'):
             return self._m_num_ranges
 
-        self._m_num_ranges = (self.tensors.num_tensors * ((self.optimizer.num_slots if self.has_optimizer else 0) + 1) if self.has_tensors else 0)
+        self._m_num_ranges = (self.tensors.num_tensors * ((self.optimizer.head.num_slots if self.has_optimizer else 0) + 1) if self.has_tensors else 0)
         return getattr(self, '_m_num_ranges', None)
 
     @property
@@ -865,7 +663,7 @@ class OnertCheckpointV3(KaitaiStruct):
 
         if self.has_data:
             pass
-            self._m_ofs_data_section = self.section_table[self.num_sections - 1].ofs_body
+            self._m_ofs_data_section = self.section_table[self.header.num_sections - 1].entry.ofs_body
 
         return getattr(self, '_m_ofs_data_section', None)
 
@@ -909,9 +707,9 @@ class OnertCheckpointV3(KaitaiStruct):
             return self._m_section_table
 
         _pos = self._io.pos()
-        self._io.seek(self.ofs_section_table)
+        self._io.seek(self.header.ofs_section_table)
         self._m_section_table = []
-        for i in range(self.num_sections):
+        for i in range(self.header.num_sections):
             self._m_section_table.append(OnertCheckpointV3.SectionEntry(self._io, self, self._root))
 
         self._io.seek(_pos)

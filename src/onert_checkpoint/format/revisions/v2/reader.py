@@ -44,7 +44,7 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
 
 def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
     hdr = check_header(view)
-    num_sections, table_crc = hdr.num_sections, hdr.section_table_crc
+    num_sections, table_crc = hdr.header.num_sections, hdr.header.section_table_crc
     hdr._io.close()  # everything is read: release the buffer (see BufferReader)
     eager = verify_data and not defer
     sections = check_section_table(view, num_sections, table_crc, eager)

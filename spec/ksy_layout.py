@@ -1,0 +1,356 @@
+"""The fixed-size layout of each revision, read from its .ksy: what spec/regenerate.py turns into
+the library's layout module, the C layout header and the field tables of spec/SPEC.md.
+
+A record is a type whose `seq` is all fixed-size fields (integers, `size: N` bytes, or an
+integer with a literal `repeat-expr`); a type whose `seq` starts with fixed-size fields and goes
+on with variable ones contributes that fixed head, named by the type's `-ockpt-head` key. The
+`-ockpt-record` key renames a record (the top-level type of schema 1 is its header), and the
+top-level `-ockpt-limits` and `-ockpt-constants` keys (which Kaitai ignores) give the limits and
+the marker values.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+SPEC = Path(__file__).resolve().parent
+
+#: Schema file stem -> the prefix of its names in the layout module and the C header.
+SCHEMAS = {
+    "onert_checkpoint_common": ("", "v2"),
+    "onert_checkpoint_v1": ("v1", "v1"),
+    "onert_wof": ("wof", "wof"),
+    "onert_checkpoint_v2": ("v2", "v2"),
+    "onert_checkpoint_v3": ("v3", "v3"),
+}
+
+#: Kaitai integer type -> (size, NumPy format, struct format, C type).
+INTS = {
+    "u1": (1, "u1", "B", "uint8_t"),
+    "s1": (1, "i1", "b", "int8_t"),
+    "u2": (2, "<u2", "H", "uint16_t"),
+    "s2": (2, "<i2", "h", "int16_t"),
+    "u4": (4, "<u4", "I", "uint32_t"),
+    "s4": (4, "<i4", "i", "int32_t"),
+    "u8": (8, "<u8", "Q", "uint64_t"),
+    "s8": (8, "<i8", "q", "int64_t"),
+}
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    offset: int
+    size: int  # bytes in all
+    kind: str  # Kaitai type (u4, ...) or "bytes"
+    count: int  # elements (1 for a scalar, N for `repeat-expr: N` or `size: N`)
+    valid: int | None
+    enum: str | None
+    doc: str
+
+    @property
+    def elem(self) -> str:
+        return "u1" if self.kind == "bytes" else self.kind
+
+
+@dataclass
+class Record:
+    schema: str  # file stem
+    type_name: str  # the .ksy type (or the file id for the top level)
+    name: str  # layout name (snake_case)
+    doc: str
+    head: bool  # a fixed head of a longer type
+    fields: list[Field] = field(default_factory=list)
+
+    @property
+    def size(self) -> int:
+        return sum(f.size for f in self.fields)
+
+    @property
+    def prefix(self) -> str:
+        return SCHEMAS[self.schema][0]
+
+    @property
+    def py_name(self) -> str:
+        return camel(f"{self.prefix}_{self.name}" if self.prefix else self.name)
+
+    @property
+    def c_name(self) -> str:
+        return f"ockpt_{SCHEMAS[self.schema][1]}_{self.name}"
+
+    @property
+    def ref(self) -> str:
+        """The type's place in its .ksy."""
+        where = "" if self.type_name == self.schema else f" `{self.type_name}`"
+        return f"{self.schema}.ksy{where}"
+
+
+@dataclass
+class Schema:
+    stem: str
+    spec: dict
+    records: list[Record]
+    enums: dict[str, dict[int, str]]
+    limits: dict[str, int]
+    constants: dict[str, int]
+
+
+def camel(name: str) -> str:
+    return "".join(p[:1].upper() + p[1:] for p in name.split("_") if p)
+
+
+def first_line(doc: object) -> str:
+    return " ".join(str(doc or "").split())
+
+
+def fixed_field(spec: dict, offset: int) -> Field | None:
+    """The field at ``offset`` when its size is fixed, else None."""
+    if "if" in spec or "pos" in spec:
+        return None
+    kind = spec.get("type")
+    valid = spec.get("valid")
+    valid = valid if isinstance(valid, int) and not isinstance(valid, bool) else None
+    doc = first_line(spec.get("doc"))
+    enum = spec.get("enum")
+    if kind is None and isinstance(spec.get("size"), int):
+        return Field(spec["id"], offset, spec["size"], "bytes", spec["size"], valid, None, doc)
+    if kind not in INTS:
+        return None
+    count = 1
+    if "repeat" in spec:
+        if spec["repeat"] != "expr" or not isinstance(spec.get("repeat-expr"), int):
+            return None
+        count = spec["repeat-expr"]
+    size = INTS[kind][0] * count
+    return Field(spec["id"], offset, size, kind, count, valid, enum, doc)
+
+
+def records_of(stem: str, name: str, spec: dict, records: list[Record]) -> None:
+    seq = spec.get("seq") or []
+    if seq:
+        fields: list[Field] = []
+        offset = 0
+        for f in seq:
+            got = fixed_field(f, offset)
+            if got is None:
+                break
+            fields.append(got)
+            offset += got.size
+        whole = len(fields) == len(seq)
+        record_name = spec.get("-ockpt-record", name) if whole else spec.get("-ockpt-head")
+        if fields and record_name:
+            doc = first_line(spec.get("doc")) if name != stem else "The fixed start of the file."
+            records.append(Record(stem, name, record_name, doc, not whole, fields))
+    for sub, sub_spec in (spec.get("types") or {}).items():
+        records_of(stem, sub, sub_spec, records)
+
+
+def load(stem: str, spec_dir: Path = SPEC) -> Schema:
+    spec = yaml.safe_load((spec_dir / f"{stem}.ksy").read_text())
+    records: list[Record] = []
+    top = {k: v for k, v in spec.items() if k != "types"}
+    records_of(stem, stem, top, records)
+    for name, sub in (spec.get("types") or {}).items():
+        records_of(stem, name, sub, records)
+    enums = {
+        name: {int(k): (v["id"] if isinstance(v, dict) else str(v)) for k, v in values.items()}
+        for name, values in (spec.get("enums") or {}).items()
+    }
+    return Schema(stem, spec, records, enums, dict(spec.get("-ockpt-limits") or {}),
+                  dict(spec.get("-ockpt-constants") or {}))
+
+
+def load_all(spec_dir: Path = SPEC) -> list[Schema]:
+    return [load(stem, spec_dir) for stem in SCHEMAS]
+
+
+# The Python layout module --------------------------------------------------------------------
+def is_flags(enum: str) -> bool:
+    return enum.endswith("_flags") or enum.endswith("_bits")
+
+
+def python_module(schemas: list[Schema], header: str) -> str:
+    out = [
+        header.rstrip("\n"),
+        '"""The fixed-size layout of every revision, generated from spec/*.ksy: a NumPy structured',
+        "dtype, a struct format, the size and each field's offset for every fixed-size record",
+        "(and the fixed head of each variable-size section), the enums and flags, the limits and",
+        'the marker values. Readers and writers take them from here, never from a copy."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from enum import IntEnum, IntFlag",
+        "from typing import NamedTuple",
+        "",
+        "import numpy as np",
+        "",
+        "",
+        "class Field(NamedTuple):",
+        '    """A field of a record: where it is, how wide, and the value `valid:` requires."""',
+        "",
+        "    name: str",
+        "    offset: int",
+        "    size: int",
+        "    format: str  # NumPy element format",
+        "    count: int  # elements (1 for a scalar)",
+        "    valid: int | None",
+        "",
+        "",
+    ]
+    for s in schemas:
+        prefix = SCHEMAS[s.stem][0].upper()
+        for name, value in {**s.limits, **s.constants}.items():
+            const = f"{prefix}_{name.upper()}" if prefix else name.upper()
+            out.append(f"{const} = {value:#x}" if value > 4096 else f"{const} = {value}")
+    out += ["", ""]
+    for s in schemas:
+        prefix = SCHEMAS[s.stem][0]
+        for enum, values in s.enums.items():
+            cls = camel(f"{prefix}_{enum}" if prefix else enum)
+            base = "IntFlag" if is_flags(enum) else "IntEnum"
+            out.append(f"class {cls}({base}):")
+            out.append(f'    """`{enum}` of {s.stem}.ksy."""')
+            out.append("")
+            for value, member in sorted(values.items()):
+                out.append(f"    {member.upper()} = {value}")
+            out += ["", ""]
+    for s in schemas:
+        for r in s.records:
+            out.append(f"class {r.py_name}:")
+            what = "the fixed head of " if r.head else ""
+            doc = textwrap.wrap(f"{r.size} bytes: {what}{r.ref}. {r.doc}", 92)
+            out.append('    """' + "\n    ".join(doc) + '"""')
+            out.append("")
+            out.append(f"    SIZE = {r.size}")
+            fmt = "<" + "".join(
+                f"{f.count}s" if f.kind == "bytes" else INTS[f.kind][2] * f.count
+                for f in r.fields
+            )
+            out.append(f'    FORMAT = "{fmt}"  # the struct module\'s')
+            dtype_fields = [
+                f'("{f.name}", "{INTS[f.elem][1]}"' + (f", ({f.count},))" if f.count > 1 else ")")
+                for f in r.fields
+            ]
+            out.append("    DTYPE = np.dtype(")
+            out.append("        [")
+            out += [f"            {d}," for d in dtype_fields]
+            out.append("        ]")
+            out.append("    )")
+            for f in r.fields:
+                fmt1 = INTS[f.elem][1]
+                out.append(
+                    f'    {f.name} = Field("{f.name}", {f.offset}, {f.size}, "{fmt1}", {f.count}, '
+                    f"{f.valid})"
+                )
+            out.append("    FIELDS = (")
+            out += [f"        {f.name}," for f in r.fields]
+            out.append("    )")
+            out += ["", ""]
+    out.append("#: Every record, by name.")
+    out.append("RECORDS = {")
+    for s in schemas:
+        for r in s.records:
+            out.append(f'    "{r.py_name}": {r.py_name},')
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+# The C header --------------------------------------------------------------------------------
+def c_header(schemas: list[Schema]) -> str:
+    out = [
+        "/* Generated by spec/regenerate.py from the .ksy files of spec/. Do not edit. */",
+        "/*",
+        " * ockpt_layout.h - the on-disk structures of the onert checkpoint format family:",
+        " * each fixed-size record of the .ksy files as a packed C struct, with its size and",
+        " * every field's offset as macros, and the enums, flags and limits. All fields are",
+        " * little-endian.",
+        " *",
+        " * The reference reader and writer read and write every field byte by byte at these",
+        " * offsets (portable to any endianness and alignment); the packed structs may be used to",
+        " * read a file directly on a little-endian target whose compiler honours #pragma pack.",
+        " * Schema 3 shares the records named v2 here (onert_checkpoint_common.ksy).",
+        " */",
+        "#ifndef OCKPT_LAYOUT_H",
+        "#define OCKPT_LAYOUT_H",
+        "",
+        "#include <stdint.h>",
+        "",
+    ]
+    for s in schemas:
+        cp = SCHEMAS[s.stem][1].upper()
+        for name, value in {**s.limits, **s.constants}.items():
+            suffix = "u" if value >= 0 else ""
+            big = "ull" if value > 0xFFFFFFFF else suffix
+            text = f"{value:#x}{big}" if value > 4096 else f"{value}{big if value >= 0 else ''}"
+            out.append(f"#define OCKPT_{cp}_{name.upper()} {text}")
+        for enum, values in s.enums.items():
+            out.append(f"/* {enum} ({s.stem}.ksy) */")
+            for value, member in sorted(values.items()):
+                out.append(f"#define OCKPT_{cp}_{enum.upper()}_{member.upper()} ({value})")
+        out.append("")
+    out += ["#pragma pack(push, 1)", ""]
+    for s in schemas:
+        for r in s.records:
+            what = "the fixed head of " if r.head else ""
+            out.append(f"/* {r.size} bytes: {what}{r.ref}. */")
+            out.append(f"typedef struct {r.c_name} {{")
+            for f in r.fields:
+                ctype = INTS[f.elem][3]
+                arr = f"[{f.count}]" if f.count > 1 else ""
+                out.append(f"  {ctype} {f.name}{arr};")
+            out.append(f"}} {r.c_name};")
+            up = r.c_name.upper()
+            out.append(f"#define {up}_SIZE {r.size}")
+            for f in r.fields:
+                out.append(f"#define {up}_{f.name.upper()} {f.offset}")
+            out.append("")
+    out += ["#pragma pack(pop)", ""]
+    out.append("/* C99 compile-time size checks (a negative array size fails the build). */")
+    out.append(
+        "#define OCKPT_LAYOUT_SIZE(type, size) "
+        "typedef char type##_has_size[(sizeof(type) == (size)) ? 1 : -1]"
+    )
+    for s in schemas:
+        for r in s.records:
+            out.append(f"OCKPT_LAYOUT_SIZE({r.c_name}, {r.c_name.upper()}_SIZE);")
+    out += ["#undef OCKPT_LAYOUT_SIZE", "", "#endif /* OCKPT_LAYOUT_H */", ""]
+    return "\n".join(out)
+
+
+# The SPEC field tables -----------------------------------------------------------------------
+MARKER = re.compile(r"<!-- generated: (\S+) (\S+) -->\n.*?<!-- end generated -->", re.S)
+
+
+def field_table(r: Record) -> str:
+    rows = ["| offset | size | field | type | meaning |", "|---:|---:|---|---|---|"]
+    for f in r.fields:
+        kind = f"{f.elem}[{f.count}]" if f.count > 1 else f.elem
+        if f.kind == "bytes":
+            kind = f"u1[{f.count}]"
+        doc = f.doc.replace("|", "\\|")
+        if f.valid is not None:
+            doc = f"{doc} Must be {f.valid}." if str(f.valid) not in doc else doc
+        rows.append(f"| {f.offset} | {f.size} | `{f.name}` | {kind} | {doc} |")
+    rows.append(f"| {r.size} | | | | (end; {r.ref}) |")
+    return "\n".join(rows)
+
+
+def spec_tables(text: str, schemas: list[Schema]) -> str:
+    """``text`` with every `<!-- generated: <prefix> <record> -->` ... `<!-- end generated -->`
+    region replaced by the record's field table."""
+    by_key = {(SCHEMAS[s.stem][1], r.name): r for s in schemas for r in s.records}
+    by_key.update({(SCHEMAS[s.stem][0] or "common", r.name): r for s in schemas for r in s.records})
+
+    def table(m: re.Match) -> str:
+        r = by_key[(m.group(1), m.group(2))]
+        return (
+            f"<!-- generated: {m.group(1)} {m.group(2)} -->\n"
+            f"{field_table(r)}\n<!-- end generated -->"
+        )
+
+    return MARKER.sub(table, text)
