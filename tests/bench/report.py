@@ -36,6 +36,26 @@ def _fmt(value: float | None, unit: str) -> str:
     return f"{value:.3g} {unit}".strip()
 
 
+NOT_RECORDED = "not recorded"
+
+
+def load_text(machine: dict[str, Any]) -> str:
+    """The load average of the run as the page states it; results written before the benchmark
+    recorded it say so instead of a figure."""
+    load = machine.get("load")
+    if not load:
+        return f"load average {NOT_RECORDED}"
+    return (f"load average (1 min) {load['before']:.2f} before, {load['during_min']:.2f}-"
+            f"{load['during_max']:.2f} during (mean {load['during_mean']:.2f}), "
+            f"{load['after']:.2f} after")
+
+
+def machine_dependent(row: dict[str, Any]) -> bool:
+    """Whether the row's figure moves with the machine: every time, speed and ratio of times;
+    not a file size. Results written before rows recorded it are classified by their unit."""
+    return bool(row.get("machine_dependent", row["unit"] != "B"))
+
+
 def render(results: dict[str, Any]) -> str:
     """The results as Markdown: the machine, then one row per measure with its goal."""
     m = results["machine"]
@@ -43,14 +63,16 @@ def render(results: dict[str, Any]) -> str:
         BEGIN,
         "",
         f"Run of `python tests/bench/bench.py{' --quick' if results.get('quick') else ''}` on "
-        f"{results['date']} at commit `{results['commit']}`: {m['cpu']}, {m['cores']} cores, "
-        f"{m['memory_gib']} GiB, Python {m['python']}, NumPy {m['numpy']}, safetensors "
-        f"{m['safetensors']}, gguf {m['gguf']}. Every time is the median of "
-        f"{results['repeats']} interleaved repetitions in one process (start-up: separate "
-        "processes); a ratio is ours / baseline, measured side by side in the same run.",
+        f"{results['date']} at commit `{results['commit']}`. Machine: {m['cpu']}, "
+        f"{m['cores']} cores, {m['memory_gib']} GiB, {load_text(m)}; Python {m['python']}, "
+        f"NumPy {m['numpy']}, safetensors {m['safetensors']}, gguf {m['gguf']}. Every time is "
+        f"the median of {results['repeats']} interleaved repetitions in one process (start-up: "
+        "separate processes); a ratio is ours / baseline, measured side by side in the same run. "
+        "A row marked \"this machine\" holds a time, a speed or a ratio of times: it depends on "
+        "the CPU, the storage and the load, and another machine measures other figures.",
         "",
-        "| measure | ours | baseline | ratio | goal | met |",
-        "|---|---:|---:|---:|---|:---:|",
+        "| measure | ours | baseline | ratio | goal | met | figure holds on |",
+        "|---|---:|---:|---:|---|:---:|---|",
     ]
     for row in results["rows"]:
         ours = _fmt(row["ours"], row["unit"])
@@ -58,7 +80,9 @@ def render(results: dict[str, Any]) -> str:
             if row.get("baseline") is not None else "-"
         ratio = f"{row['ratio']:.3f}" if row.get("ratio") is not None else "-"
         met = {True: "yes", False: "**no**", None: "-"}[row.get("met")]
-        lines.append(f"| {row['measure']} | {ours} | {base} | {ratio} | {row['goal']} | {met} |")
+        where = "this machine" if machine_dependent(row) else "any machine"
+        lines.append(f"| {row['measure']} | {ours} | {base} | {ratio} | {row['goal']} | {met} "
+                     f"| {where} |")
     extra = results.get("context") or []
     if extra:
         lines += ["", "Context (same run):", ""]
