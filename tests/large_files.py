@@ -16,7 +16,13 @@ from onert_checkpoint.format.schemas.v2 import (
     TENSOR_RECORD_DTYPE,
 )
 
-__all__ = ["v1_many_entries", "v2_many_slots"]
+__all__ = [
+    "circle_reference_bomb",
+    "npz_bomb",
+    "v1_many_entries",
+    "v2_many_slots",
+    "v3_many_entries",
+]
 
 
 def v1_many_entries(n: int, *, adam: bool = False) -> bytes:
@@ -88,3 +94,83 @@ def v2_many_slots(n: int, k: int = 16, *, names: bool = False, bad_last: bool = 
     )
     struct.pack_into("<I", buf, 4, header_crc)
     return bytes(buf)
+
+
+def v3_many_entries(n: int, k: int = 0) -> bytes:
+    """A schema-3 file of ``n`` tensors, ``n - 1`` of them empty (about 8 bytes a tensor on
+    disk); with ``k`` slots, every tensor also has ``k`` empty slot entries. Written by this
+    package's own converter from :func:`v1_many_entries` or :func:`v2_many_slots`."""
+    import onert_checkpoint as oc
+    from onert_checkpoint.format.convert import convert
+
+    source = v1_many_entries(n) if k == 0 else v2_many_slots(n, k)
+    return oc.to_bytes(convert(oc.load(source), "v3"))
+
+
+def circle_reference_bomb(refs: int, rank: int, *, subgraphs: int = 1) -> bytes:
+    """A valid circle model whose first subgraph's tensor vector names one tensor table
+    ``refs`` times, that tensor having ``rank`` dimensions of 1; its subgraph vector names that
+    subgraph ``subgraphs`` times. About ``4 * (refs + rank + subgraphs)`` bytes, but
+    ``refs * rank`` dimensions (times ``subgraphs``) for a reader that expands every reference.
+    The tensor is a 4-byte float32 constant (buffer 1), so a checkpoint can be baked into it."""
+    import flatbuffers
+    from circle_schema.v0_9.circle import Buffer, Model, SubGraph, Tensor
+
+    b = flatbuffers.Builder(4 * (refs + rank + subgraphs) + 1024)
+    Tensor.StartShapeVector(b, rank)
+    for _ in range(rank):
+        b.PrependInt32(1)
+    shape = b.EndVector()
+    name = b.CreateString("t")
+    Tensor.Start(b)
+    Tensor.AddShape(b, shape)
+    Tensor.AddName(b, name)
+    Tensor.AddBuffer(b, 1)
+    tensor = Tensor.End(b)
+    SubGraph.StartTensorsVector(b, refs)
+    for _ in range(refs):
+        b.PrependUOffsetTRelative(tensor)
+    tensors = b.EndVector()
+    SubGraph.Start(b)
+    SubGraph.AddTensors(b, tensors)
+    subgraph = SubGraph.End(b)
+    data = b.CreateNumpyVector(np.ones(4, np.uint8))
+    Buffer.Start(b)
+    Buffer.AddData(b, data)
+    constant = Buffer.End(b)
+    Buffer.Start(b)
+    empty = Buffer.End(b)
+    Model.StartBuffersVector(b, 2)
+    b.PrependUOffsetTRelative(constant)
+    b.PrependUOffsetTRelative(empty)
+    buffers = b.EndVector()
+    Model.StartSubgraphsVector(b, subgraphs)
+    for _ in range(subgraphs):
+        b.PrependUOffsetTRelative(subgraph)
+    graphs = b.EndVector()
+    Model.Start(b)
+    Model.AddVersion(b, 3)
+    Model.AddSubgraphs(b, graphs)
+    Model.AddBuffers(b, buffers)
+    b.Finish(Model.End(b), file_identifier=b"CIR0")
+    return bytes(b.Output())
+
+
+def npz_bomb(declared: int) -> bytes:
+    """An npz of one member: a .npy of ``declared`` zero bytes (uint8), deflated, written in
+    chunks (never held whole): a container of about ``declared / 1000`` bytes."""
+    import io
+    import zipfile
+
+    header = np.lib.format.header_data_from_array_1_0(np.zeros(0, np.uint8))
+    header["shape"] = (declared,)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        with zf.open("0.npy", "w", force_zip64=True) as member:
+            np.lib.format.write_array_header_1_0(member, header)
+            chunk = bytes(1 << 20)
+            left = declared
+            while left:
+                member.write(chunk[: min(left, len(chunk))])
+                left -= min(left, len(chunk))
+    return out.getvalue()

@@ -7,6 +7,14 @@ buffer; every other part of the model (tensors, operators, options, signatures, 
 kept. The flatbuffer is rebuilt with circle-schema's object API (``ModelT``), never patched by
 offset.
 
+The object API makes one Python object per reference: a table or vector that the flatbuffer
+names from many places (a subgraph vector naming one subgraph a thousand times) is unpacked
+once per reference. Before unpacking, :func:`unpack_cost` estimates what that makes, counting
+every reference, in linear time (each distinct table is visited once); a model whose estimate
+exceeds :func:`unpack_budget` (64 MiB plus 8 times the model's size) is refused with
+``not_representable`` (field ``model``) instead of being expanded. No circle writer repeats a
+table reference, so real models are far below it.
+
 A buffer read by several tensors is split when those tensors get different values, so that no
 other tensor changes with them. Entries of a shared constant that onert trained apart
 (SPEC 7.9) are handled as ``shared`` says.
@@ -16,7 +24,8 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from typing import TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -29,7 +38,7 @@ from .onert_order import predict_onert_entries
 
 _T = TypeVar("_T")
 
-__all__ = ["SHARED_POLICIES", "bake"]
+__all__ = ["SHARED_POLICIES", "bake", "unpack_budget", "unpack_cost"]
 
 #: What to do with onert's diverged copies of a shared constant (SPEC 7.9): "error" refuses,
 #: "kept" bakes the entry onert kept (what its train_export_circle writes), "untie" gives each
@@ -138,12 +147,110 @@ def bake(
     return raw
 
 
+#: Estimated bytes per table the object API makes, per vector element and per buffer byte:
+#: the unpacked object, then the builder's growing copy and the output bytes (measured: a
+#: 2,000-dimension shape named 2,000 times peaked at 3x its elements' 4 bytes each over the
+#: unpacked arrays); generous, so that the estimate stays above the real cost.
+_TABLE_COST = 1024
+_ELEMENT_COST = 24
+_DATA_COST = 4
+
+
+def unpack_budget(model_size: int) -> int:
+    """The most :func:`unpack_cost` may estimate for a model of ``model_size`` bytes: the
+    bound every command keeps, 64 MiB plus 8 times the input's size."""
+    return 64 * 1024 * 1024 + 8 * model_size
+
+
+def unpack_cost(raw: bytes) -> int:
+    """The bytes the object API would make from the circle model ``raw``, estimated with every
+    reference counted as often as it occurs (each distinct table is read once, so this is
+    linear in the model's size). Raises ``not_representable`` when two operators share one
+    options table (whose size this estimate cannot see)."""
+    from circle_schema.v0_9.circle.Model import Model
+
+    model = Model.GetRootAs(raw, 0)
+    memo: dict[tuple[str, int], int] = {}
+    options_seen: set[int] = set()
+
+    def once(kind: str, table: Any, cost: Callable[[Any], int]) -> int:
+        key = (kind, table._tab.Pos)
+        if key not in memo:
+            memo[key] = cost(table)
+        return memo[key]
+
+    def vector(table: Any, *names: str) -> int:
+        return sum(_ELEMENT_COST * int(getattr(table, f"{n}Length")()) for n in names)
+
+    def text(value: bytes | None) -> int:
+        return len(value or b"")
+
+    def quantization(q: Any) -> int:
+        return _TABLE_COST + vector(q, "Min", "Max", "Scale", "ZeroPoint")
+
+    def tensor(t: Any) -> int:
+        q = t.Quantization()
+        return (
+            _TABLE_COST + vector(t, "Shape", "ShapeSignature") + text(t.Name())
+            + (0 if q is None else once("quantization", q, quantization))
+            + (0 if t.Sparsity() is None else _TABLE_COST)
+        )
+
+    def operator(op: Any) -> int:
+        options = op.BuiltinOptions()
+        if options is not None:
+            if options.Pos in options_seen:
+                raise _not_representable(
+                    "model", "two operators share one options table (no circle writer does "
+                    "that); baking would unpack it once per operator",
+                )
+            options_seen.add(options.Pos)
+        return (
+            2 * _TABLE_COST
+            + vector(op, "Inputs", "Outputs", "Intermediates", "MutatingVariableInputs")
+            + vector(op, "CustomOptions")
+        )
+
+    def subgraph(sg: Any) -> int:
+        total = _TABLE_COST + vector(sg, "Inputs", "Outputs") + text(sg.Name())
+        total += sum(once("tensor", sg.Tensors(i), tensor) for i in range(sg.TensorsLength()))
+        total += sum(
+            once("operator", sg.Operators(i), operator) for i in range(sg.OperatorsLength())
+        )
+        return total
+
+    def buffer(b: Any) -> int:
+        return _TABLE_COST + _DATA_COST * int(b.DataLength())
+
+    total = _TABLE_COST + text(model.Description())
+    total += sum(
+        once("subgraph", model.Subgraphs(i), subgraph) for i in range(model.SubgraphsLength())
+    )
+    total += sum(once("buffer", model.Buffers(i), buffer) for i in range(model.BuffersLength()))
+    total += _TABLE_COST * (
+        model.OperatorCodesLength() + model.MetadataLength() + 4 * model.SignatureDefsLength()
+    )
+    return total
+
+
+def _check_unpack_cost(raw: bytes) -> None:
+    cost, budget = unpack_cost(raw), unpack_budget(len(raw))
+    if cost > budget:
+        raise _not_representable(
+            "model",
+            f"the model's flatbuffer names its tables from many places: unpacking it to "
+            f"rebuild would make about {cost} bytes of objects from {len(raw)} bytes, over the "
+            f"limit of {budget} (64 MiB + 8x the model's size)",
+        )
+
+
 def _rebuild(
     model: CircleModel, kept: dict[int, np.ndarray], untie: dict[int, dict[int, np.ndarray]]
 ) -> bytes:
     import flatbuffers
     from circle_schema.v0_9.circle.Model import ModelT
 
+    _check_unpack_cost(model.source)
     obj = ModelT.InitFromPackedBuf(bytearray(model.source), 0)
     if any(b is not None and (b.offset or 0) > 1 for b in obj.buffers or []):
         raise _not_representable(

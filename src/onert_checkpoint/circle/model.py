@@ -4,6 +4,11 @@ Circle is the flatbuffers model format of Samsung ONE (file identifier ``CIR0``)
 the generated bindings of the ``circle-schema`` package. Only the first subgraph is read: both
 onert's training compiler and onert-micro's trainer take a single subgraph.
 
+A flatbuffer may name one table or vector from many places (a tensor vector that names one
+tensor a thousand times, tensors that share one shape vector): the reader reads each distinct
+table, shape, name and operand vector once and shares what it read, so its cost is bounded by
+the model's own size, never by what a naive expansion of every reference would make.
+
 onert's checkpoint entries follow the runtime's own iteration order (see
 :mod:`onert_checkpoint.circle.onert_order`); onert-micro's follow the model's tensor indices,
 and only some tensors carry data (FORMAT-FACTS section 2, OMCheckpointSaver.cpp).
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -29,7 +35,7 @@ MICRO_TRAINABLE_OPCODES = ("FULLY_CONNECTED", "CONV_2D")
 _FILE_IDENTIFIER = b"CIR0"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CircleTensor:
     """One tensor of the model's first subgraph."""
 
@@ -47,7 +53,7 @@ class CircleTensor:
     is_constant: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CircleOperator:
     """One operator: its builtin opcode name and tensor indices (-1 marks an omitted input)."""
 
@@ -129,56 +135,114 @@ class CircleModel:
 
         tensors: list[CircleTensor] = []
         data: dict[int, memoryview] = {}
+        # What a table, vector or buffer gives is read once per distinct position and shared:
+        # references repeated in the flatbuffer cost a lookup each, not another expansion.
+        tables: dict[int, tuple[str, str, int, tuple[int, ...], int, memoryview | None]] = {}
+        shapes: dict[int, tuple[int, ...]] = {}
+        names: dict[int, str] = {}
+        blobs: dict[int, memoryview | None] = {}
         for i in range(subgraph.TensorsLength()):
             t = subgraph.Tensors(i)
-            code = int(t.Type())
-            dtype, size = DTYPES.get(code, (f"type{code}", None))
-            shape = tuple(int(d) for d in t.ShapeAsNumpy()) if t.ShapeLength() else ()
-            count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-            buf_index = int(t.Buffer())
-            if not 0 <= buf_index < num_buffers:
-                raise _mismatch(f"tensor {i} names buffer {buf_index} of {num_buffers}")
-            blob = cls._buffer_bytes(model.Buffers(buf_index), view, buf_index)
+            known = tables.get(t._tab.Pos)
+            if known is None:
+                known = tables[t._tab.Pos] = cls._tensor_fields(
+                    t, i, model, view, num_buffers, shapes, names, blobs
+                )
+            name, dtype, code, shape, nbytes, blob = known
             if blob is not None:
                 data[i] = blob
-            name = t.Name()
-            tensors.append(
-                CircleTensor(
-                    index=i,
-                    name=name.decode("utf-8", "replace") if name else "",
-                    dtype=dtype,
-                    type_code=code,
-                    shape=shape,
-                    nbytes=count * size if size is not None and count >= 0 else 0,
-                    is_constant=blob is not None,
-                )
-            )
+            tensors.append(CircleTensor(i, name, dtype, code, shape, nbytes, blob is not None))
 
-        names = _opcode_names()
+        opcode_names = _opcode_names()
         codes = []
         for k in range(model.OperatorCodesLength()):
             oc = model.OperatorCodes(k)
             # Schema 0.3+: builtin_code; older files only fill deprecated_builtin_code (< 127).
             codes.append(max(int(oc.BuiltinCode()), int(oc.DeprecatedBuiltinCode())))
         operators = []
+        operands: dict[int, tuple[int, ...]] = {}  # vector position -> its checked tensors
+        made: dict[int, CircleOperator] = {}  # operator table position -> the operator
         for k in range(subgraph.OperatorsLength()):
             op = subgraph.Operators(k)
-            opcode_index = int(op.OpcodeIndex())
-            if not 0 <= opcode_index < len(codes):
-                raise _mismatch(f"operator {k} names opcode {opcode_index} of {len(codes)}")
-            code = codes[opcode_index]
-            inputs = tuple(int(x) for x in op.InputsAsNumpy()) if op.InputsLength() else ()
-            outputs = tuple(int(x) for x in op.OutputsAsNumpy()) if op.OutputsLength() else ()
-            for x in inputs + outputs:
-                if not -1 <= x < len(tensors):
-                    raise _mismatch(f"operator {k} names tensor {x} of {len(tensors)}")
-            operators.append(CircleOperator(names.get(code, f"BUILTIN_{code}"), inputs, outputs))
+            known_op = made.get(op._tab.Pos)
+            if known_op is None:
+                opcode_index = int(op.OpcodeIndex())
+                if not 0 <= opcode_index < len(codes):
+                    raise _mismatch(f"operator {k} names opcode {opcode_index} of {len(codes)}")
+                code = codes[opcode_index]
+                inputs = cls._operands(op, 6, k, len(tensors), operands)
+                outputs = cls._operands(op, 8, k, len(tensors), operands)
+                known_op = made[op._tab.Pos] = CircleOperator(
+                    opcode_names.get(code, f"BUILTIN_{code}"), inputs, outputs
+                )
+            operators.append(known_op)
 
         sg_in = tuple(int(x) for x in subgraph.InputsAsNumpy()) if subgraph.InputsLength() else ()
         sg_out = (
             tuple(int(x) for x in subgraph.OutputsAsNumpy()) if subgraph.OutputsLength() else ()
         )
         return cls(tensors, operators, sg_in, sg_out, data, raw)
+
+    @classmethod
+    def _tensor_fields(
+        cls,
+        t: Any,
+        i: int,
+        model: Any,
+        view: memoryview,
+        num_buffers: int,
+        shapes: dict[int, tuple[int, ...]],
+        names: dict[int, str],
+        blobs: dict[int, memoryview | None],
+    ) -> tuple[str, str, int, tuple[int, ...], int, memoryview | None]:
+        """(name, dtype, type code, shape, nbytes, constant bytes) of one tensor table; the
+        shape vector, name string and buffer are read once per distinct position."""
+        code = int(t.Type())
+        dtype, size = DTYPES.get(code, (f"type{code}", None))
+        shape: tuple[int, ...] = ()
+        at = _vector_at(t, 4)  # Tensor.shape
+        if at is not None:
+            shape = shapes.get(at)  # type: ignore[assignment]
+            if shape is None:
+                shape = shapes[at] = tuple(t.ShapeAsNumpy().tolist())
+        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        buf_index = int(t.Buffer())
+        if not 0 <= buf_index < num_buffers:
+            raise _mismatch(f"tensor {i} names buffer {buf_index} of {num_buffers}")
+        if buf_index in blobs:
+            blob = blobs[buf_index]
+        else:
+            blob = blobs[buf_index] = cls._buffer_bytes(model.Buffers(buf_index), view, buf_index)
+        name = ""
+        at = _vector_at(t, 10)  # Tensor.name (a string is a vector of bytes)
+        if at is not None:
+            name = names.get(at)  # type: ignore[assignment]
+            if name is None:
+                raw_name = t.Name()
+                name = names[at] = raw_name.decode("utf-8", "replace") if raw_name else ""
+        nbytes = count * size if size is not None and count >= 0 else 0
+        return name, dtype, code, shape, nbytes, blob
+
+    @staticmethod
+    def _operands(
+        op: Any, slot: int, k: int, num_tensors: int, seen: dict[int, tuple[int, ...]]
+    ) -> tuple[int, ...]:
+        """An operator's inputs (vtable slot 6) or outputs (8), each distinct vector read and
+        checked once."""
+        at = _vector_at(op, slot)
+        if at is None:
+            return ()
+        known = seen.get(at)
+        if known is None:
+            length = op._tab.VectorLen(op._tab.Offset(slot))
+            known = tuple(
+                np.frombuffer(op._tab.Bytes, "<i4", length, at).tolist()
+            )
+            for x in known:
+                if not -1 <= x < num_tensors:
+                    raise _mismatch(f"operator {k} names tensor {x} of {num_tensors}")
+            seen[at] = known
+        return known
 
     @staticmethod
     def _buffer_bytes(buffer: object, view: memoryview, index: int) -> memoryview | None:
@@ -230,6 +294,13 @@ class CircleModel:
                 if i >= 0 and self.tensors[i].is_constant:
                     saved.setdefault(i)
         return list(saved)
+
+
+def _vector_at(table: Any, slot: int) -> int | None:
+    """Where the vector (or string) in vtable ``slot`` of a generated table starts: the key
+    under which what it holds is read once. None when the field is absent."""
+    o = table._tab.Offset(slot)
+    return None if o == 0 else int(table._tab.Vector(o))
 
 
 def as_circle_model(model: CircleModel | str | os.PathLike[str] | bytes | bytearray | memoryview

@@ -47,17 +47,22 @@ def _floats(buf: Buffer, dtype: str | None) -> np.ndarray | None:
     return raw[:usable].view(item)
 
 
-def _label(ckpt: Checkpoint, index: int) -> str:
-    for t in ckpt.tensors:
-        if t.index == index and t.name:
-            return f" ({t.name!r})"
-    return ""
+def _labels(ckpt: Checkpoint) -> dict[int, str]:
+    """Entry index -> `` ('name')`` of the first named tensor with that index: built once, so
+    that labelling a finding is a lookup, not a scan of every tensor (which made ``validate``
+    quadratic in the entries)."""
+    out: dict[int, str] = {}
+    for index, name in zip(ckpt.tensors.indices(), ckpt.tensors.names()):
+        if name and index not in out:
+            out[index] = f" ({name!r})"
+    return out
 
 
 def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
     """Every value finding in ``ckpt``, weights first, then each slot, in entry order."""
     found: list[ValueWarning] = []
     dtypes = {t.index: t.dtype for t in ckpt.tensors}
+    labels = _labels(ckpt)
     for t in ckpt.tensors:
         values = _floats(t, t.dtype)
         if values is not None:
@@ -65,7 +70,7 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
             if bad.any():
                 found.append(ValueWarning(
                     "non_finite_weight", f"weights[{t.index}]",
-                    f"entry {t.index}{_label(ckpt, t.index)} holds {int(bad.sum())} NaN or "
+                    f"entry {t.index}{labels.get(t.index, '')} holds {int(bad.sum())} NaN or "
                     f"infinite values (first at element {int(np.argmax(bad))})",
                 ))
     if ckpt.optimizer is None:
@@ -78,7 +83,7 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
             if values is None:
                 continue
             field = f"{slot}[{index}]"
-            label = _label(ckpt, index)
+            label = labels.get(index, "")
             bad = ~np.isfinite(values)
             if bad.any():
                 found.append(ValueWarning(
