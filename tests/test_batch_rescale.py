@@ -399,3 +399,25 @@ def test_schema2_input_takes_its_units_from_its_origin() -> None:
     assert micro_v2.origin["dialect"] == "onert-micro"
     assert oc.to_bytes(to_dialect(micro_v2, "onert-micro", MODEL, batch_size=3)) == oc.to_bytes(
         direct)
+
+
+@pytest.mark.parametrize("zero", ["m", "v"])
+def test_one_all_zero_moment_does_not_hide_the_other(zero: str) -> None:
+    """m all zero and v not (or the reverse): the state still has units, so crossing dialects
+    without B is refused, and with B the non-zero moment is rescaled (v by B**2, m by B) while
+    the zero one stays zero."""
+    src = _onert_with_state(17)
+    for entry in src.optimizer.slots[zero].values():
+        entry.data = np.zeros_like(entry.data)
+    _refused(lambda: oc.convert(src, "v1", dialect="onert-micro", model=MODEL))
+    batch = 3
+    out = oc.convert(src, "v1", dialect="onert-micro", model=MODEL, batch_size=batch)
+    for slot, power in ADAM_POWERS.items():
+        before, after = _by_tensor(src, slot), _by_tensor(out, slot)
+        for i, values in before.items():
+            if slot == zero:
+                assert not after[i].any(), (slot, i)
+            else:
+                assert values.any()
+                want = _exact(values, batch, power, True)
+                assert after[i].tobytes() == want.tobytes(), (slot, i)

@@ -114,12 +114,18 @@ def _writer(
     if revision not in WRITERS:
         raise ValueError(f"unknown revision {revision!r}; choose from {', '.join(sorted(WRITERS))}")
     ckpt._check_live()
-    if revision == "v1" and dialect is not None:
+    if revision == "wof" or (revision == "v1" and dialect is not None):
         from .convert import content_dialect  # issue 11 item 10: no re-labelled entries
         from .errors import error_for
 
         have = content_dialect(ckpt)
-        if have is not None and have != dialect:
+        if revision == "wof" and have == "onert":  # WOF entries are circle tensor indices
+            raise error_for(
+                "not_representable", "dialect", None,
+                "the entries are indexed as onert entries; WOF indexes them by circle tensor, "
+                "which needs the circle model: convert(ckpt, 'wof', model=...)",
+            )
+        if revision == "v1" and have is not None and have != dialect:
             raise error_for(
                 "not_representable", "dialect", None,
                 f"the entries are indexed as {have} entries; writing them as {dialect} "
