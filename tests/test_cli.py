@@ -167,6 +167,7 @@ def test_info_json() -> None:
     result = run("info", "--json", "--model", MODEL, SGD)
     assert result.returncode == 0
     desc = json.loads(result.stdout)
+    assert desc.pop("model") == {"path": str(MODEL), "found": "--model"}  # which model
     assert desc == oc.describe(oc.bind(oc.load(SGD), MODEL))
     assert desc["tensors"][0]["name"] == "w0" and desc["tensors"][0]["shape"] == [8, 4]
 

@@ -205,8 +205,9 @@ def predict_onert_order(model: CircleModel) -> list[int]:
     the circle loader and the train backend's tensor registry (onert 0.1.0):
 
     1. the loader emplaces operands 0..T-1 in tensor order (``ir::Operands``);
-    2. ``TrainableGraph(const Graph &)`` copies them (``Operands`` copy = emplace in iteration
-       order);
+    2. the operands no operator reads or writes (and that are not model inputs or outputs:
+       unused constants, unused buffers' tensors) are erased; then ``TrainableGraph(const
+       Graph &)`` copies the rest (``Operands`` copy = emplace in iteration order);
     3. LossInsertionPass adds y_true (T) and the loss output (T+1);
     4. ``LoweredTrainableGraph`` copies the graph again;
     5. a constant read by several operators is split: each reader but the first one visited
@@ -221,12 +222,25 @@ def predict_onert_order(model: CircleModel) -> list[int]:
     8. ``genTensors`` inserts the constants into ``_trainable`` in that iteration order
        (backend/train/TensorBuilder.cc), and ``iterateTrainableTensors`` walks ``_trainable``.
 
-    Steps 5-7 were fitted to the runtime (150 of 150 random FC models, and 100 of 100 models
-    with shared weights and biases, agree with :func:`probe_onert_order`), not read line by
-    line; the probe is the authority where onert is installed. Only single-subgraph models with
-    one output are trainable by onert.
+    Steps 2 and 5-7 were fitted to the runtime (150 of 150 random FC models, 100 of 100 models
+    with shared weights and biases, and models of both kinds holding tensors no operator reads,
+    some of them sharing a used constant's buffer, agree with :func:`probe_onert_order`), not
+    read line by line; the probe is the authority where onert is installed. Only
+    single-subgraph models with one output are trainable by onert (0.1.0 refuses more
+    subgraphs: "TrainingCompiler does not support multiple subgraphs yet").
     """
     return [entry.tensor for entry in predict_onert_entries(model)]
+
+
+def _unused_operands(model: CircleModel) -> list[int]:
+    """The tensors no operator reads or writes and that are neither a model input nor an output:
+    what onert's UnusedOperandEliminationPass removes (compiler/pass/, run by the training
+    compiler before the graph becomes trainable). Their erasure changes no other key's place in
+    the map, but every later copy is built without them, which changes the iteration order."""
+    touched = {i for op in model.operators for i in (*op.inputs, *op.outputs)}
+    touched.update(model.inputs)
+    touched.update(model.outputs)
+    return [t.index for t in model.tensors if t.index not in touched]
 
 
 class OnertEntry(NamedTuple):
@@ -263,7 +277,10 @@ def predict_onert_entries(model: CircleModel) -> list[OnertEntry]:
             if i >= 0:
                 uses.setdefault(i, []).append(k)
 
-    operands = _copy(LibstdcxxUnorderedMap(range(count)))
+    loaded = LibstdcxxUnorderedMap(range(count))
+    for index in _unused_operands(model):
+        loaded.erase(index)  # step 2: UnusedOperandEliminationPass, before the first copy
+    operands = _copy(loaded)
     y_true, loss = count, count + 1
     operands.insert(y_true)
     operands.insert(loss)

@@ -1,0 +1,202 @@
+"""onert's entry order for models that hold tensors no operator reads.
+
+onert removes the operands no operator reads or writes before it copies the graph
+(UnusedOperandEliminationPass), so they shape the hash-map order it exports in only through
+their absence. The prediction must match the runtime for such models without the runtime:
+shared constants together with unused constants, unused activations, and unused tensors that
+share a used constant's buffer. Multiple subgraphs are not among them: onert 0.1.0 refuses to
+train them ("TrainingCompiler does not support multiple subgraphs yet").
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from circle_builder import OpSpec, TensorSpec, build_model
+from onert_peer import ONERT_MISSING, TrainPeer
+
+import onert_checkpoint as oc
+from onert_checkpoint.circle.model import CircleModel
+from onert_checkpoint.circle.onert_order import predict_onert_order, probe_onert_order
+
+
+def shared_model(
+    width: int,
+    sources: list[tuple[int, int]],
+    unused: dict[int, int],
+    *,
+    constant: bool = True,
+    seed: int = 0,
+) -> bytes:
+    """FC layers reading their own or an earlier layer's weight and bias (``sources``, as
+    circle_builder.build_shared_fc_model), with ``unused[k]`` tensors no operator reads placed
+    after layer k's constants (k = -1: before the first layer); constants when ``constant``."""
+    rng = np.random.default_rng(seed)
+    tensors = [TensorSpec("input", (1, width))]
+
+    def add(spec: TensorSpec) -> int:
+        tensors.append(spec)
+        return len(tensors) - 1
+
+    def unused_after(k: int) -> None:
+        for _ in range(unused.get(k, 0)):
+            data = rng.standard_normal(width).astype(np.float32) if constant else None
+            add(TensorSpec(f"unused{len(tensors)}", (width,), data=data))
+
+    unused_after(-1)
+    own_w: dict[int, int] = {}
+    own_b: dict[int, int] = {}
+    ops = []
+    prev = 0
+    for k, (ws, bs) in enumerate(sources):
+        if ws == k:
+            w = (rng.standard_normal((width, width)) * 0.3).astype(np.float32)
+            own_w[k] = add(TensorSpec(f"w{k}", (width, width), data=w))
+        if bs == k:
+            b = (rng.standard_normal(width) * 0.3).astype(np.float32)
+            own_b[k] = add(TensorSpec(f"b{k}", (width,), data=b))
+        unused_after(k)
+        out = add(TensorSpec(f"out{k}", (1, width)))
+        ops.append(OpSpec("FULLY_CONNECTED", (prev, own_w[ws], own_b[bs]), (out,)))
+        prev = out
+    return build_model(tensors, ops, [0], [prev])
+
+
+def with_aliases(raw: bytes, rng: random.Random, count: int) -> bytes:
+    """``raw`` plus ``count`` tensors sharing a constant's buffer: each alias is left unread,
+    or replaces the original for one of its readers (so a buffer backs two used tensors)."""
+    import flatbuffers
+    from circle_schema.v0_9.circle.Model import ModelT
+
+    obj = ModelT.InitFromPackedBuf(bytearray(raw), 0)
+    subgraph = obj.subgraphs[0]
+    constants = [k for k, t in enumerate(subgraph.tensors) if t.buffer != 0]
+    for _ in range(count):
+        source = rng.choice(constants)
+        alias = copy.deepcopy(subgraph.tensors[source])
+        alias.name = f"alias{len(subgraph.tensors)}".encode()
+        subgraph.tensors.append(alias)
+        readers = [op for op in subgraph.operators if source in list(op.inputs)]
+        if readers and rng.random() < 0.5:
+            op = rng.choice(readers)
+            new = len(subgraph.tensors) - 1
+            op.inputs = np.asarray([new if i == source else i for i in op.inputs], np.int32)
+    builder = flatbuffers.Builder(4096)
+    builder.Finish(obj.Pack(builder), file_identifier=b"CIR0")
+    return bytes(builder.Output())
+
+
+def _random_sources(rng: random.Random, layers: int) -> list[tuple[int, int]]:
+    sources: list[tuple[int, int]] = []
+    for k in range(layers):
+        ws = rng.randrange(k + 1) if k and rng.random() < 0.5 else k
+        bs = rng.randrange(k + 1) if k and rng.random() < 0.5 else k
+        # only a layer that owns its constant can lend it
+        ws = ws if ws == k or sources[ws][0] == ws else k
+        bs = bs if bs == k or sources[bs][1] == bs else k
+        sources.append((ws, bs))
+    return sources
+
+
+def _models() -> list[tuple[str, bytes]]:
+    rng = random.Random(25)
+    models = []
+    for i in range(18):
+        # every third: 13+ operators, so onert's operation map rehashes too
+        layers = rng.randint(13, 16) if i % 3 == 0 else rng.randint(2, 6)
+        sources = _random_sources(rng, layers)
+        unused = {rng.randrange(-1, layers): rng.randint(1, 3) for _ in range(rng.randint(1, 4))}
+        kind = ("constants", "activations", "aliases")[i % 3]
+        raw = shared_model(rng.choice([2, 3]), sources, unused, constant=kind != "activations",
+                           seed=i)
+        if kind == "aliases":
+            raw = with_aliases(raw, rng, rng.randint(1, 3))
+        models.append((f"{i}-{layers}layers-{kind}", raw))
+    return models
+
+
+MODELS = _models()
+
+#: Two layers sharing w0 and b0, two unused constants after layer 1's (none of its own): the
+#: runtime's order, as onert 0.1.0 exported it (probe_onert_order).
+SHARED_WITH_UNUSED = shared_model(3, [(0, 0), (0, 0)], {1: 2}, seed=3)
+SHARED_WITH_UNUSED_ORDER = [1, 2, 1, 2]
+#: Five layers, two shared constants, two unused constants after layer 3's.
+FIVE = shared_model(3, [(0, 0), (1, 1), (2, 1), (3, 1), (4, 0)], {3: 2}, seed=0)
+FIVE_ORDER = [9, 2, 4, 5, 5, 5, 7, 2, 1, 13]
+
+
+def test_the_prediction_gives_the_runtime_s_recorded_order_without_the_runtime() -> None:
+    """Recorded from onert 0.1.0: holds where onert is not installed (the unused tensors'
+    presence in the first map had given [2, 1, 2, 1] and a shuffled five-layer order)."""
+    assert predict_onert_order(CircleModel.load(SHARED_WITH_UNUSED)) == SHARED_WITH_UNUSED_ORDER
+    assert predict_onert_order(CircleModel.load(FIVE)) == FIVE_ORDER
+
+
+def test_the_models_hold_what_they_say() -> None:
+    for name, raw in MODELS:
+        model = CircleModel.load(raw)
+        read = {i for op in model.operators for i in (*op.inputs, *op.outputs)}
+        unread = [t.index for t in model.tensors if t.index not in read and t.index != 0]
+        assert unread, name  # every model holds tensors no operator reads
+    shared = [
+        name for name, raw in MODELS
+        if any(sum(i in op.inputs for op in CircleModel.load(raw).operators) > 1
+               for i in range(1, len(CircleModel.load(raw).tensors)))
+    ]
+    assert len(shared) >= len(MODELS) // 2  # most also share a constant between readers
+
+
+@pytest.fixture(scope="module")
+def onert_runtime() -> object:
+    return pytest.importorskip("onert", reason=ONERT_MISSING)
+
+
+@pytest.mark.parametrize("name,raw", MODELS, ids=[name for name, _ in MODELS])
+def test_prediction_matches_the_runtime(onert_runtime: object, name: str, raw: bytes) -> None:
+    probed = probe_onert_order(raw)
+    assert probed is not None and -1 not in probed
+    assert predict_onert_order(CircleModel.load(raw)) == probed
+
+
+def test_the_recorded_orders_are_the_runtime_s(onert_runtime: object) -> None:
+    assert probe_onert_order(SHARED_WITH_UNUSED) == SHARED_WITH_UNUSED_ORDER
+    assert probe_onert_order(FIVE) == FIVE_ORDER
+
+
+def test_the_runtime_s_file_reads_with_the_predicted_order_on_the_command_line(
+    onert_runtime: object, tmp_path: Path
+) -> None:
+    """onert trains the five-layer model (Adam) and exports; ``info --model --order predict``
+    (what runs where onert is not installed) names every entry as the runtime's markers say,
+    and the values are the trained tensors' (within a training step of the model's)."""
+    peer = TrainPeer(tmp_path / "peer", FIVE, "adam", learning_rate=1e-6)
+    rng = np.random.default_rng(1)
+    peer.train([rng.standard_normal((1, 3)).astype(np.float32)],
+               [rng.standard_normal((1, 3)).astype(np.float32)], epochs=1)
+    ckpt_path = tmp_path / "five.ckpt"
+    ckpt_path.write_bytes(peer.export())
+    model_path = tmp_path / "five.circle"
+    model_path.write_bytes(FIVE)
+    done = subprocess.run(
+        [sys.executable, "-m", "onert_checkpoint", "info", "--json", "--order", "predict",
+         "--model", str(model_path), str(ckpt_path)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    model = CircleModel.load(FIVE)
+    names = [model.tensors[i].name for i in FIVE_ORDER]
+    import json
+
+    # a shared constant's entries are named after it and their reader ("b0@op1")
+    assert [t["name"].split("@")[0] for t in json.loads(done.stdout)["tensors"]] == names
+    ckpt = oc.load(ckpt_path, model=model_path, order="predict")
+    for entry, index in zip(ckpt.tensors, FIVE_ORDER):
+        initial = model.initial_data(index)
+        assert np.allclose(np.asarray(entry), initial, atol=1e-4), entry.name
