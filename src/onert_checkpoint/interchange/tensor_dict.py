@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..format.errors import error_for
+from ..format.errors import CheckpointError, error_for
 from ..format.model import (
     OPTIMIZER_SLOTS,
     Buffer,
@@ -78,23 +78,38 @@ def _slot_names(ckpt: Checkpoint) -> tuple[str, ...]:
     return ckpt.optimizer.slot_names if ckpt.optimizer is not None else ()
 
 
-def _slot_labels(ckpt: Checkpoint) -> dict[str, str]:
+def path_safe(name: str) -> bool:
+    """True when ``name`` (plus ``.npy``) is an npz member name no extractor can turn into a
+    path outside its folder: no ``..``, ``.`` or empty component, no leading ``/``, no
+    backslash, no drive (a ``:`` in the first component). ``/`` inside is kept: ``a/b`` names
+    a folder ``a`` below the extraction folder, as TensorFlow-style names do."""
+    if "\\" in name:
+        return False
+    parts = name.split("/")
+    return ":" not in parts[0] and all(p not in ("", ".", "..") for p in parts)
+
+
+def _slot_labels(ckpt: Checkpoint, paths: bool = False) -> dict[str, str]:
     """Slot name -> the suffix of its arrays: the name itself when every name is printable and
     they are distinct, else ``slot<k>`` by position (a container may alter a control character
-    in an array name; the ``arrays`` metadata maps the labels back to the names)."""
+    in an array name; the ``arrays`` metadata maps the labels back to the names). With
+    ``paths`` (npz members) a name that could traverse a path is not used either."""
     slots = _slot_names(ckpt)
-    if all(s.isprintable() for s in slots):
+    if all(s.isprintable() and (not paths or path_safe(s)) for s in slots):
         return {s: s for s in slots}
     return {s: f"slot{k}" for k, s in enumerate(slots)}
 
 
-def _keys(ckpt: Checkpoint) -> dict[int, str]:
+def _keys(ckpt: Checkpoint, paths: bool = False) -> dict[int, str]:
     """Entry index -> export name: tensor names when every array name they give is unique,
-    printable and not the metadata prefix; else entry indices."""
+    printable and not the metadata prefix (and, with ``paths``, cannot traverse a path as an
+    npz member: :func:`path_safe`); else entry indices."""
     names = [t.name for t in ckpt.tensors]
-    labels = list(_slot_labels(ckpt).values())
+    labels = list(_slot_labels(ckpt, paths).values())
     usable = all(names) and all(
-        n.isprintable() and not n.startswith(NPZ_META_PREFIX) for n in names  # type: ignore[union-attr]
+        n.isprintable() and not n.startswith(NPZ_META_PREFIX)  # type: ignore[union-attr]
+        and (not paths or path_safe(n))  # type: ignore[arg-type]
+        for n in names
     )
     if usable:
         every = list(names) + [f"{n}.{s}" for n in names for s in labels]
@@ -137,9 +152,10 @@ def _dumps(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=True, allow_nan=False)
 
 
-def checkpoint_metadata(ckpt: Checkpoint) -> dict[str, str]:
-    """The string metadata that, with the arrays, makes an export lossless."""
-    keys, labels = _keys(ckpt), _slot_labels(ckpt)
+def checkpoint_metadata(ckpt: Checkpoint, *, paths: bool = False) -> dict[str, str]:
+    """The string metadata that, with the arrays, makes an export lossless (``paths``: for
+    arrays named as npz members, see :func:`path_safe`)."""
+    keys, labels = _keys(ckpt, paths), _slot_labels(ckpt, paths)
     offsets: dict[str, int] = {}
     arrays: dict[str, list[object]] = {}
     for t in ckpt.tensors:
@@ -214,7 +230,11 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
         >>> oc.to_bytes(oc.from_numpy_dict(arrays, meta)) == oc.to_bytes(ckpt)
         True
     """
-    keys, labels = _keys(ckpt), _slot_labels(ckpt)
+    return _numpy_dict(ckpt, metadata, paths=False)
+
+
+def _numpy_dict(ckpt: Checkpoint, metadata: bool, *, paths: bool) -> Any:
+    keys, labels = _keys(ckpt, paths), _slot_labels(ckpt, paths)
     arrays: dict[str, np.ndarray] = {}
     by_index: dict[int, Tensor] = {}
     for t in ckpt.tensors:
@@ -230,7 +250,7 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
                     entry.raw, None if w is None else w.dtype, None if w is None else w.shape
                 )
     if metadata:
-        return arrays, checkpoint_metadata(ckpt)
+        return arrays, checkpoint_metadata(ckpt, paths=paths)
     return arrays
 
 
@@ -415,9 +435,13 @@ def _regular(path: str | os.PathLike[str]) -> str:
 def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     """Write the arrays and metadata of ``ckpt`` to a NumPy ``.npz`` file.
 
-    The metadata travel as 0-d string arrays named ``__metadata__.<key>``.
+    The metadata travel as 0-d string arrays named ``__metadata__.<key>``. Member names are
+    the tensor names only when none of them could take a naive extractor out of its folder
+    (``..``, ``.`` or empty components, a leading ``/``, a backslash, a drive: see
+    :func:`path_safe`); otherwise every array is named by its entry index (``0``, ``0.m``)
+    and the names travel in the metadata, so nothing is lost. Slot names likewise.
     """
-    arrays, meta = to_numpy_dict(ckpt, metadata=True)
+    arrays, meta = _numpy_dict(ckpt, True, paths=True)
     members = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
     for key, value in meta.items():
         members[NPZ_META_PREFIX + key] = np.array(value)
@@ -427,10 +451,61 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     write_atomic(path, buffer.getbuffer())
 
 
+def npz_inflate_limit(container_size: int) -> int:
+    """The most bytes :func:`from_npz` inflates from an npz of ``container_size`` bytes:
+    24 MiB plus 3 times the container. The arrays, the checkpoint made of them and a file
+    written from it then stay within the bound every command keeps (64 MiB plus 8 times its
+    input); an npz this library writes (members stored, not compressed) is always below it."""
+    return 24 * 1024 * 1024 + 3 * container_size
+
+
+def _check_declared_sizes(name: str) -> None:
+    """Refuse an npz whose members declare more bytes than :func:`npz_inflate_limit`, before
+    any member is inflated: both the zip entry's uncompressed size and the .npy header's
+    shape times item size are read (a header may claim more than its entry holds: NumPy
+    would allocate what the header claims)."""
+    import zipfile
+
+    from numpy.lib import format as npy
+
+    limit = npz_inflate_limit(os.path.getsize(name))
+    total = 0
+    with zipfile.ZipFile(name) as zf:
+        for info in zf.infolist():
+            total += info.file_size
+            if total > limit:
+                raise _fail(
+                    f"{name}: its members inflate to more than {limit} bytes (the limit for a "
+                    f"{os.path.getsize(name)}-byte npz: 24 MiB + 3x its size); member "
+                    f"{info.filename!r} declares {info.file_size} bytes"
+                )
+            if not info.filename.endswith(".npy"):
+                continue
+            with zf.open(info) as member:
+                version = npy.read_magic(member)
+                # format 3.0 differs from 2.0 only in the header's text encoding
+                read_header = npy.read_array_header_1_0 if version == (1, 0) else (
+                    npy.read_array_header_2_0)
+                shape, _, dtype = read_header(member)
+                declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+            if declared > info.file_size:
+                raise _fail(
+                    f"{name}: member {info.filename!r} declares {dtype}{list(shape)} "
+                    f"({declared} bytes) in {info.file_size} bytes"
+                )
+
+
 def from_npz(path: str | os.PathLike[str], **options: Any) -> Checkpoint:
-    """Read a checkpoint written by :func:`to_npz` (or any npz of named arrays)."""
+    """Read a checkpoint written by :func:`to_npz` (or any npz of named arrays).
+
+    Sizes are checked before anything is inflated: an npz whose members declare more than
+    :func:`npz_inflate_limit` bytes (a compression bomb: a few MB of zip inflating to GB), or
+    a member whose .npy header claims more than the member holds, raises
+    :class:`~onert_checkpoint.NotRepresentableError`.
+    """
     name = _regular(path)
     try:
+        _check_declared_sizes(name)
         with np.load(name, allow_pickle=False) as npz:
             arrays, meta = {}, {}
             for key in npz.files:
@@ -439,6 +514,8 @@ def from_npz(path: str | os.PathLike[str], **options: Any) -> Checkpoint:
                 else:
                     arrays[key] = npz[key]
     except OSError:
+        raise
+    except CheckpointError:
         raise
     except Exception as exc:  # BadZipFile, ValueError (pickled objects, bad headers), ...
         raise unreadable(name, "npz", exc) from None

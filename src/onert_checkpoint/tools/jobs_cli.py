@@ -101,7 +101,8 @@ def _state_value(text: str) -> object:
 def _read_npy(path: str) -> Any:
     """The array of the .npy file ``path``. Its header is checked against the file's size
     before the array is made, so a header claiming terabytes is a usage error, not a
-    MemoryError; a missing or odd file is an I/O error (exit 2) naming ``path``."""
+    MemoryError, and bytes after the array are refused too (the file is not one array); a
+    missing or odd file is an I/O error (exit 2) naming ``path``."""
     import io
 
     import numpy as np
@@ -123,6 +124,11 @@ def _read_npy(path: str) -> Any:
             raise ValueError(
                 f"its header claims {dtype}{list(shape)} ({need} bytes) but the file holds "
                 f"{len(raw) - f.tell()} bytes of data"
+            )
+        if need < len(raw) - f.tell():  # bytes after the array: not what np.save writes
+            raise ValueError(
+                f"{len(raw) - f.tell() - need} bytes follow the {dtype}{list(shape)} array "
+                f"({need} bytes of data)"
             )
         f.seek(0)
         return npy.read_array(f, allow_pickle=False)
