@@ -6,11 +6,15 @@ by 6.7.3), independently of the library's writer and reader. Each valid file's d
 ``ockpt-info`` (buffer and stream, with and without scratch: SPEC 6.1's two methods) must equal
 the library's and carry the offsets the SPEC's placement rule gives; each invalid file must get,
 in every mode, the code, field and offset the rule assigns (C0-C13, O4, O7, P0-P4).
+
+The last part keeps the vectors honest: mutants of ockpt_v3.c that once passed every vector
+(MUTANTS, each with what it breaks) are built and must each fail a vector named with it.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 import struct
 import subprocess
 from collections.abc import Callable
@@ -418,3 +422,126 @@ def test_the_library_agrees(name):
     """The Python reader reports the same error on each hand-built file."""
     data, code, field, offset = CASES[name]
     assert python_output(data) == {"error": {"code": code, "field": field, "offset": offset(data)}}
+
+
+# Mutants the vectors must catch ----------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parent.parent
+C_DIR = ROOT / "spec" / "c"
+VECTORS = ROOT / "spec" / "vectors"
+
+#: Edits of spec/c/ockpt_v3.c, each a plausible slip, that every vector and every case above
+#: let pass until the vectors listed with it were added: a one-record index column (the identity
+#: decided by index[0] alone), the smallest order columns (one record, two records, order[0]),
+#: and the bytes at the ends of a data padding run (P4). The Python reader already got all of
+#: them right, so without these vectors the two readers could disagree unnoticed.
+#: name -> (text of ockpt_v3.c, its mutated text, the vectors that must catch the mutant)
+MUTANTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    # C4 starts its identity test at k = 1, as if index[0] were always 0: a valid one-record
+    # index column (index 5, index 2**32-1) is refused as redundant
+    "index-identity-ignores-record-0": (
+        "int identity = col32(b, l, C_INDEX, 0) == 0;",
+        "int identity = 1;",
+        ("v3-one-record-index", "v3-one-record-index-max"),
+    ),
+    # C4 takes a one-record index column for needed whatever it holds: index [0] is accepted
+    "index-one-record-never-redundant": (
+        "if (identity) return redundant(l);\n  }\n  /* C5 */",
+        "if (identity && n > 1) return redundant(l);\n  }\n  /* C5 */",
+        ("invalid-v3-c4-one-record-redundant-index",),
+    ),
+    # C9 takes a one-record order column for needed: order [0] is accepted
+    "order-one-record-never-redundant": (
+        "if (identity) return redundant(l);\n  }\n  /* C10",
+        "if (identity && n > 1) return redundant(l);\n  }\n  /* C10",
+        ("invalid-v3-c9-one-record-identity-order",),
+    ),
+    # C9's range check skips order[0]: order [1] of one record is called redundant, and an
+    # out-of-range order[0] reaches the placement (P2) as a record number
+    "order-range-check-skips-record-0": (
+        "for (k = 0; k < n; k++) {\n      uint32_t v = col32(b, l, C_ORDER, k);",
+        "for (k = 1; k < n; k++) {\n      uint32_t v = col32(b, l, C_ORDER, k);",
+        ("invalid-v3-c9-one-record-order-out-of-range", "invalid-v3-c9-order-first-out-of-range"),
+    ),
+    # P4 stops one byte early in each padding run: a dirty last byte (and a dirty 1-byte run)
+    # is accepted
+    "padding-run-last-byte-unchecked": (
+        "for (k = pos; k < start && !padded; k++)",
+        "for (k = pos; k + 1 < start && !padded; k++)",
+        (
+            "invalid-v3-p4-padding-run-last-byte",
+            "invalid-v3-p4-padding-run-of-one-byte",
+            "invalid-v3-p4-padding-last-byte-before-slot",
+        ),
+    ),
+    # P4 starts one byte late in each padding run
+    "padding-run-first-byte-unchecked": (
+        "for (k = pos; k < start && !padded; k++)",
+        "for (k = pos + 1; k < start && !padded; k++)",
+        ("invalid-v3-p4-padding-run-first-byte", "invalid-v3-p4-padding-run-of-one-byte"),
+    ),
+}
+BLIND_SPOT_VECTORS = sorted(
+    {*(v for _, _, vs in MUTANTS.values() for v in vs), "invalid-v3-c9-two-record-identity-order",
+     "v3-order-two-records-swapped", "invalid-v3-p4-padding-run-middle-byte"}
+)
+
+
+def _vector(name: str) -> dict:
+    return json.loads((VECTORS / f"{name}.json").read_text())
+
+
+@pytest.mark.parametrize("name", BLIND_SPOT_VECTORS)
+def test_blind_spot_vectors_in_every_mode(ockpt_info, name):
+    """The reference reader gives these vectors' expected JSON in all four modes (buffer and
+    stream, with and without scratch: the order checks differ between the last two)."""
+    want = _vector(name)
+    for mode, got in zip(MODES, describe(ockpt_info, VECTORS / f"{name}.ckpt")):
+        assert got == want, (mode, got)
+    assert python_output((VECTORS / f"{name}.ckpt").read_bytes()) == want
+
+
+def _build_mutant(tmp_path: Path, old: str, new: str) -> Path:
+    """ockpt-info built from a copy of spec/c/ whose ockpt_v3.c has ``old`` replaced by ``new``:
+    the Makefile's library sources (those of its fuzz harness, the harness aside) and
+    ockpt_info.c, at -O0 without the sanitizers, as the mutants are judged by their output."""
+    if shutil.which("gcc") is None or shutil.which("make") is None:
+        pytest.skip("gcc and make are needed to build the C reader (.ci/run installs them)")
+    source = (C_DIR / "ockpt_v3.c").read_text()
+    assert source.count(old) == 1, (
+        f"ockpt_v3.c no longer holds {old!r} once: re-anchor this mutant on today's code"
+    )
+    for src in C_DIR.iterdir():
+        if src.suffix in (".c", ".h") or src.name == "Makefile":
+            shutil.copy(src, tmp_path / src.name)
+    (tmp_path / "ockpt_v3.c").write_text(source.replace(old, new))
+    listed = subprocess.run(
+        ["make", "-s", "-C", str(tmp_path), "print-fuzz-sources"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    sources = [s for s in listed.stdout.split() if s != "fuzz_ockpt.c"] + ["ockpt_info.c"]
+    done = subprocess.run(
+        ["gcc", "-std=c99", "-O0", "-o", "ockpt-info", *sources],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    return tmp_path / "ockpt-info"
+
+
+@pytest.mark.parametrize("mutant", sorted(MUTANTS))
+def test_the_vectors_catch_the_mutant(tmp_path, mutant):
+    """Each mutant of MUTANTS builds and gives, on every vector listed with it, another output
+    than the vector's expected JSON (the unmutated reader gives exactly that: test_vectors.py
+    and the test above)."""
+    old, new, vectors = MUTANTS[mutant]
+    exe = _build_mutant(tmp_path, old, new)
+    for name in vectors:
+        res = subprocess.run([str(exe), str(VECTORS / f"{name}.ckpt")], capture_output=True,
+                             text=True)
+        got = json.loads(res.stdout)
+        got.get("error", {}).pop("message", None)
+        assert got != _vector(name), f"{mutant} passes {name}"
