@@ -299,6 +299,8 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
 #: Commands that touch no file, model or container, and why.
 NOT_IO_COMMANDS: dict[str, str] = {
     "completion": "prints a shell script built from the parser",
+    "conformance": "runs another program on the committed conformance vectors and corpus "
+    "(tests/test_conformance_runner.py: a crashing, hanging or lying reader is reported)",
 }
 
 
