@@ -83,7 +83,8 @@ def test_version() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["info", "validate", "dump", "diff", "convert", "export", "import", "new", "completion"],
+    ["info", "validate", "dump", "diff", "convert", "export", "import", "new", "conformance",
+     "completion"],
 )
 def test_every_command_has_help_with_examples(command: str) -> None:
     result = run(command, "--help")
