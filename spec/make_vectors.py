@@ -2532,6 +2532,17 @@ def v3_valid(name: str, v2_bytes: bytes, rule: str) -> None:
     ALL.append(Vector(f"v3-{name}", data, rule, revision="v3", description=description))
 
 
+def v3_valid_content(name: str, content: m3.Content, rule: str) -> None:
+    """A valid schema-3 vector encoded from ``content`` directly, for a data order that no
+    schema-2 file records (two 0-byte ranges at one offset: schema 2 keeps record order on a
+    tie); the library must read it and write the same bytes back."""
+    enc = m3.encode(content)
+    if oc.to_bytes(oc.load(enc.data)) != enc.data:
+        raise SystemExit(f"v3-{name}: the library does not write its own read back byte for byte")
+    ALL.append(Vector(f"v3-{name}", enc.data, rule, revision="v3",
+                      description=m3.describe(content, enc)))
+
+
 def v3_invalid(name: str, data: bytes, rule: str, code: str, field: str, offset: int) -> None:
     invalid(f"v3-{name}", data, rule, code, field, offset)
 
@@ -2635,6 +2646,15 @@ def make_valid_v3() -> None:
         ),
         "all six optional columns (odd n: padding before every u32 column after the first), "
         "sgd_momentum in the same data order",
+    )
+    swapped = m3.from_v2(write_v2(raw_tensors(0, 0, 4)))
+    swapped.order = [1, 0, 2]
+    v3_valid_content(
+        "order-zero-length-swapped",
+        swapped,
+        "records 0 and 1 of 0 bytes, record 2 of 4: order [1, 0, 2] swaps only the 0-byte "
+        "ranges, which land at one offset; the column is not redundant (the data order is part "
+        "of the content, SPEC.md 6.1) and the description equals that of the identity order",
     )
     sizes = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 1]
     v3_valid(
@@ -3332,6 +3352,15 @@ def make_invalid_v3() -> None:
         "p1-no-data",
         tensors_only(head(1, 0) + struct.pack("<Q", 0)),
         "P1: a tensors section (one 0-byte tensor) and no data section",
+        "offset_out_of_bounds",
+        "tensors[0].len_data",
+        136,
+    )
+    v3_invalid(
+        "p1-no-data-order",
+        tensors_only(head(2, 32) + struct.pack("<QQII", 0, 0, 1, 0)),
+        "P1 names record 0 whatever the order column says: two 0-byte tensors in data order "
+        "[1, 0] and no data section",
         "offset_out_of_bounds",
         "tensors[0].len_data",
         136,
