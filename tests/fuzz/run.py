@@ -95,8 +95,11 @@ def fuzz_command(target: str, exe: Path | None, work: Path, seconds: int, jobs: 
     else:
         assert exe is not None
         cmd = [str(exe)]
+    # -timeout is wall-clock time per input: 60 s, not 10, so that a loaded machine (the
+    # suite's runs share 2 cores with other work) does not report a slow input as a hang; an
+    # input of at most 4 KiB that runs a minute is still caught.
     cmd += [str(work / "corpus"), str(SEEDS), f"-max_total_time={seconds}", "-max_len=4096",
-            "-timeout=10", "-rss_limit_mb=2048", "-print_final_stats=1",
+            "-timeout=60", "-rss_limit_mb=2048", "-print_final_stats=1",
             f"-artifact_prefix={work / 'artifacts'}/"]
     if jobs > 1:
         cmd += [f"-fork={jobs}", "-ignore_crashes=0"]
