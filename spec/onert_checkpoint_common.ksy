@@ -71,7 +71,6 @@ types:
         size: 32
         doc: Reserved, all zero.
   section_entry:
-    -ockpt-record: section
     doc: One entry of the section table (32 bytes).
     seq:
       - id: kind
@@ -86,7 +85,7 @@ types:
         doc: Absolute offset of the section, a multiple of 64.
       - id: len_body
         type: u8
-        doc: Size of the section in bytes.
+        doc: Size of the section in bytes (may be 0).
       - id: crc
         type: u4
         doc: CRC-32C of the section's `len_body` bytes.

@@ -102,10 +102,12 @@ types:
     seq:
       - id: index
         type: u4
-        doc: Entry index, unique in the file (schema 1's offset-table position).
+        doc: Entry index (schema 1's offset-table position); greater than the previous
+          record's.
       - id: model_index
         type: u4
-        doc: Circle tensor index in the model's first subgraph when flag HAS_MODEL_INDEX, else 0.
+        doc: Circle tensor index in the model's first subgraph when flag HAS_MODEL_INDEX, else
+          0; unique.
       - id: flags
         type: u2
         doc: Bit 0 HAS_DTYPE, bit 1 HAS_SHAPE, bit 2 HAS_NAME, bit 3 HAS_MODEL_INDEX; others 0.

@@ -369,7 +369,7 @@ var OnertCheckpointCommon = (function() {
      */
 
     /**
-     * Size of the section in bytes.
+     * Size of the section in bytes (may be 0).
      */
 
     /**

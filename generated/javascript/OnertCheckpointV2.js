@@ -308,11 +308,11 @@ var OnertCheckpointV2 = (function() {
     });
 
     /**
-     * Entry index, unique in the file (schema 1's offset-table position).
+     * Entry index (schema 1's offset-table position); greater than the previous record's.
      */
 
     /**
-     * Circle tensor index in the model's first subgraph when flag HAS_MODEL_INDEX, else 0.
+     * Circle tensor index in the model's first subgraph when flag HAS_MODEL_INDEX, else 0; unique.
      */
 
     /**

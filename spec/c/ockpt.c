@@ -200,19 +200,20 @@ static ockpt_result validate_v1(const ockpt_src *buf, uint64_t S, ockpt_file *f,
   if (S < OCKPT_V1_HEADER_SIZE)
     return fail(OCKPT_E_TRUNCATED_HEADER, "header", 0, "file shorter than the 20-byte header");
   /* 2 */
-  if (rd_u8(buf, 3) != 0) return fail(OCKPT_E_RESERVED_NONZERO, "reserved", 3, "reserved byte is not 0");
-  opt1 = rd_u32(buf, 4);
-  opt2 = rd_u32(buf, 8);
-  other = rd_u32(buf, 12);
-  N = rd_u32(buf, 16);
+  if (rd_u8(buf, OCKPT_V1_HEADER_AT_RESERVED) != 0)
+    return fail(OCKPT_E_RESERVED_NONZERO, "reserved", OCKPT_V1_HEADER_AT_RESERVED, "reserved byte is not 0");
+  opt1 = rd_u32(buf, OCKPT_V1_HEADER_AT_OFS_OPT1);
+  opt2 = rd_u32(buf, OCKPT_V1_HEADER_AT_OFS_OPT2);
+  other = rd_u32(buf, OCKPT_V1_HEADER_AT_OFS_OTHER);
+  N = rd_u32(buf, OCKPT_V1_HEADER_AT_NUM_ENTRIES);
   /* 3: nothing is derived from N before this */
   if (OCKPT_V1_HEADER_SIZE + 4u * N > S)
-    return fail(OCKPT_E_COUNT_EXCEEDS_FILE, "num_entries", 16,
+    return fail(OCKPT_E_COUNT_EXCEEDS_FILE, "num_entries", OCKPT_V1_HEADER_AT_NUM_ENTRIES,
                 "the weight offset table does not fit in the file");
   /* 4 */
   if (other != 0) {
     if (other + OCKPT_FOOTER_SIZE > S)
-      return fail(OCKPT_E_TRUNCATED_FILE, "ofs_other", 12, "the 8-byte footer is cut off");
+      return fail(OCKPT_E_TRUNCATED_FILE, "ofs_other", OCKPT_V1_HEADER_AT_OFS_OTHER, "the 8-byte footer is cut off");
     if (other + OCKPT_FOOTER_SIZE < S)
       return fail(OCKPT_E_TRAILING_BYTES, "footer", other + OCKPT_FOOTER_SIZE,
                   "bytes follow the footer, which must end the file");
@@ -244,10 +245,10 @@ static ockpt_result validate_v1(const ockpt_src *buf, uint64_t S, ockpt_file *f,
   for (b = 0; b < nb; b++) {
     if (starts[b] + 4u * N > starts[b + 1]) {
       if (b + 1 < nb)
-        return fail(OCKPT_E_BLOCK_ORDER, b + 1 == 1 ? "ofs_opt1" : "ofs_opt2", b + 1 == 1 ? 4 : 8,
+        return fail(OCKPT_E_BLOCK_ORDER, b + 1 == 1 ? "ofs_opt1" : "ofs_opt2", b + 1 == 1 ? OCKPT_V1_HEADER_AT_OFS_OPT1 : OCKPT_V1_HEADER_AT_OFS_OPT2,
                     "block starts before the previous block's offset table ends");
       if (other != 0)
-        return fail(OCKPT_E_BLOCK_ORDER, "ofs_other", 12,
+        return fail(OCKPT_E_BLOCK_ORDER, "ofs_other", OCKPT_V1_HEADER_AT_OFS_OTHER,
                     "footer starts before the last block's offset table ends");
       return fail(OCKPT_E_BLOCK_ORDER, "header", 0,
                   "file ends before the last block's offset table ends");
@@ -326,7 +327,7 @@ static ockpt_result validate_v1(const ockpt_src *buf, uint64_t S, ockpt_file *f,
                                         : OCKPT_DIALECT_ONERT_MICRO;
   if (f->has_footer) {
     f->step = rd_u32(buf, other);
-    f->epoch = rd_u32(buf, other + 4u);
+    f->epoch = rd_u32(buf, other + OCKPT_V1_FOOTER_AT_EPOCH);
   }
   return ok_result();
 }
@@ -343,10 +344,11 @@ static ockpt_result validate_wof(const ockpt_src *buf, uint64_t S, ockpt_file *f
   f->file_size = S;
   if (S < OCKPT_WOF_HEADER_SIZE)
     return fail(OCKPT_E_TRUNCATED_HEADER, "header", 0, "file shorter than the 8-byte header");
-  if (rd_u8(buf, 3) != 0) return fail(OCKPT_E_RESERVED_NONZERO, "reserved", 3, "reserved byte is not 0");
-  N = rd_u32(buf, 4);
+  if (rd_u8(buf, OCKPT_WOF_HEADER_AT_RESERVED) != 0)
+    return fail(OCKPT_E_RESERVED_NONZERO, "reserved", OCKPT_WOF_HEADER_AT_RESERVED, "reserved byte is not 0");
+  N = rd_u32(buf, OCKPT_WOF_HEADER_AT_NUM_ENTRIES);
   if (OCKPT_WOF_HEADER_SIZE + 4u * N > S)
-    return fail(OCKPT_E_COUNT_EXCEEDS_FILE, "num_entries", 4,
+    return fail(OCKPT_E_COUNT_EXCEEDS_FILE, "num_entries", OCKPT_WOF_HEADER_AT_NUM_ENTRIES,
                 "the offset table does not fit in the file");
   f->revision = OCKPT_REV_WOF;
   f->num_entries = (uint32_t)N;

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "ockpt_errors.h"
+#include "ockpt_layout.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,59 +37,13 @@ extern "C" {
 #define OCKPT_VERSION_1 1u           /* schema-1 checkpoint, and WOF */
 #define OCKPT_VERSION_2 2u           /* schema 2 (ockpt_v2.c) */
 #define OCKPT_VERSION_3 3u           /* schema 3 (ockpt_v3.c) */
-#define OCKPT_V1_HEADER_SIZE 20u     /* magic, version, reserved, ofs_opt1/2, ofs_other, N */
-#define OCKPT_WOF_HEADER_SIZE 8u     /* magic, version, reserved, N */
-#define OCKPT_FOOTER_SIZE 8u         /* u32 step, u32 epoch */
+#define OCKPT_FOOTER_SIZE OCKPT_V1_FOOTER_SIZE /* u32 step, u32 epoch */
 #define OCKPT_MAX_BLOCKS 3u          /* weights, m, v */
 #define OCKPT_FIELD_MAX 48u /* "optimizer.slots[15][4294967295].len_data" and the like fit */
 
-/* Schema 2 (SPEC.md section 6): sizes, limits and codes. */
-#define OCKPT_V2_HEADER_SIZE 64u
-#define OCKPT_V2_SECTION_ENTRY_SIZE 32u
-#define OCKPT_V2_TENSOR_RECORD_SIZE 72u
-#define OCKPT_V2_SLOT_DESCRIPTOR_SIZE 16u
-#define OCKPT_V2_SLOT_ENTRY_SIZE 16u
-#define OCKPT_V2_STATE_ENTRY_SIZE 32u
-#define OCKPT_V2_ORIGIN_SIZE 24u
-#define OCKPT_V2_ALIGNMENT 64u
-#define OCKPT_V2_MAX_SECTIONS 64u
-#define OCKPT_V2_MAX_TENSORS (1u << 24)
-#define OCKPT_V2_MAX_RANK 8u
-#define OCKPT_V2_MAX_NAME_LEN 1024u
-#define OCKPT_V2_MAX_SLOTS 16u
-#define OCKPT_V2_MAX_STATE_ENTRIES 1024u
-#define OCKPT_V2_MAX_KEY_LEN 255u
-#define OCKPT_V2_MAX_VALUE_LEN (1u << 20)
-#define OCKPT_V2_NO_STATE UINT64_MAX /* ofs_data of a slot entry without state */
-#define OCKPT_V2_KIND_TENSORS 1u
-#define OCKPT_V2_KIND_OPTIMIZER 2u
-#define OCKPT_V2_KIND_STATE 3u
-#define OCKPT_V2_KIND_DATA 4u
-#define OCKPT_V2_KIND_ORIGIN 5u
-#define OCKPT_V2_FLAG_REQUIRED 1u
-#define OCKPT_V2_HAS_DTYPE 1u
-#define OCKPT_V2_HAS_SHAPE 2u
-#define OCKPT_V2_HAS_NAME 4u
-#define OCKPT_V2_HAS_MODEL_INDEX 8u
-#define OCKPT_V2_OPT_SGD 0u
-#define OCKPT_V2_OPT_SGD_MOMENTUM 1u
-#define OCKPT_V2_OPT_ADAM 2u
-#define OCKPT_V2_VALUE_INT 0u
-#define OCKPT_V2_VALUE_FLOAT 1u
-#define OCKPT_V2_VALUE_STRING 2u
-#define OCKPT_V2_VALUE_BYTES 3u
-#define OCKPT_V2_ORIGIN_FOOTERLESS 1u
-
-/* Schema 3 (SPEC.md section 6.7): the tensors section's optional columns and their "none". */
-#define OCKPT_V3_COL_INDEX 1u
-#define OCKPT_V3_COL_MODEL_INDEX 2u
-#define OCKPT_V3_COL_NAME 4u
-#define OCKPT_V3_COL_DTYPE 8u
-#define OCKPT_V3_COL_SHAPE 16u
-#define OCKPT_V3_COL_ORDER 32u
-#define OCKPT_V3_NO_MODEL_INDEX 0xFFFFFFFFu
-#define OCKPT_V3_NO_DTYPE (-128)
-#define OCKPT_V3_NO_SHAPE 255u
+/* Schemas 1, 2 and 3: every record's size and field offsets, the limits and the codes, as
+ * ockpt_layout.h generates them from the .ksy files (OCKPT_V2_HEADER_SIZE, OCKPT_V2_KIND_TENSORS,
+ * OCKPT_V2_MAX_TENSORS, OCKPT_V3_COL_NAME, ...). A schema-3 slot entry is one u64: */
 #define OCKPT_V3_SLOT_ENTRY_SIZE 8u
 
 /* Which member of the family a buffer holds. */

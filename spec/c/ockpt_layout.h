@@ -27,85 +27,85 @@
 #define OCKPT_V2_MAGIC 429u
 #define OCKPT_V2_NO_STATE 0xffffffffffffffffull
 /* section_kind (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_SECTION_KIND_TENSORS (1)
-#define OCKPT_V2_SECTION_KIND_OPTIMIZER (2)
-#define OCKPT_V2_SECTION_KIND_STATE (3)
-#define OCKPT_V2_SECTION_KIND_DATA (4)
-#define OCKPT_V2_SECTION_KIND_ORIGIN (5)
+#define OCKPT_V2_KIND_TENSORS 1u
+#define OCKPT_V2_KIND_OPTIMIZER 2u
+#define OCKPT_V2_KIND_STATE 3u
+#define OCKPT_V2_KIND_DATA 4u
+#define OCKPT_V2_KIND_ORIGIN 5u
 /* section_flags (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_SECTION_FLAGS_REQUIRED (1)
+#define OCKPT_V2_FLAG_REQUIRED 1u
 /* optimizer_kind (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_OPTIMIZER_KIND_SGD (0)
-#define OCKPT_V2_OPTIMIZER_KIND_SGD_MOMENTUM (1)
-#define OCKPT_V2_OPTIMIZER_KIND_ADAM (2)
+#define OCKPT_V2_OPT_SGD 0u
+#define OCKPT_V2_OPT_SGD_MOMENTUM 1u
+#define OCKPT_V2_OPT_ADAM 2u
 /* value_type (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_VALUE_TYPE_INT (0)
-#define OCKPT_V2_VALUE_TYPE_FLOAT (1)
-#define OCKPT_V2_VALUE_TYPE_STRING (2)
-#define OCKPT_V2_VALUE_TYPE_BYTES (3)
+#define OCKPT_V2_VALUE_INT 0u
+#define OCKPT_V2_VALUE_FLOAT 1u
+#define OCKPT_V2_VALUE_STRING 2u
+#define OCKPT_V2_VALUE_BYTES 3u
 /* origin_revision (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_ORIGIN_REVISION_V1 (1)
-#define OCKPT_V2_ORIGIN_REVISION_WOF (2)
+#define OCKPT_V2_ORIGIN_REVISION_V1 1u
+#define OCKPT_V2_ORIGIN_REVISION_WOF 2u
 /* origin_dialect (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_ORIGIN_DIALECT_UNKNOWN (0)
-#define OCKPT_V2_ORIGIN_DIALECT_ONERT (1)
-#define OCKPT_V2_ORIGIN_DIALECT_ONERT_MICRO (2)
+#define OCKPT_V2_ORIGIN_DIALECT_UNKNOWN 0u
+#define OCKPT_V2_ORIGIN_DIALECT_ONERT 1u
+#define OCKPT_V2_ORIGIN_DIALECT_ONERT_MICRO 2u
 /* origin_flags (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_ORIGIN_FLAGS_FOOTERLESS (1)
+#define OCKPT_V2_ORIGIN_FOOTERLESS 1u
 /* tensor_type (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_TENSOR_TYPE_NO_DTYPE (-128)
-#define OCKPT_V2_TENSOR_TYPE_GGML_Q8_1 (-5)
-#define OCKPT_V2_TENSOR_TYPE_GGML_Q8_0 (-4)
-#define OCKPT_V2_TENSOR_TYPE_GGML_Q4_1 (-3)
-#define OCKPT_V2_TENSOR_TYPE_GGML_Q4_0 (-2)
-#define OCKPT_V2_TENSOR_TYPE_UINT4 (-1)
-#define OCKPT_V2_TENSOR_TYPE_FLOAT32 (0)
-#define OCKPT_V2_TENSOR_TYPE_FLOAT16 (1)
-#define OCKPT_V2_TENSOR_TYPE_INT32 (2)
-#define OCKPT_V2_TENSOR_TYPE_UINT8 (3)
-#define OCKPT_V2_TENSOR_TYPE_INT64 (4)
-#define OCKPT_V2_TENSOR_TYPE_STRING (5)
-#define OCKPT_V2_TENSOR_TYPE_BOOL (6)
-#define OCKPT_V2_TENSOR_TYPE_INT16 (7)
-#define OCKPT_V2_TENSOR_TYPE_COMPLEX64 (8)
-#define OCKPT_V2_TENSOR_TYPE_INT8 (9)
-#define OCKPT_V2_TENSOR_TYPE_FLOAT64 (10)
-#define OCKPT_V2_TENSOR_TYPE_COMPLEX128 (11)
-#define OCKPT_V2_TENSOR_TYPE_UINT64 (12)
-#define OCKPT_V2_TENSOR_TYPE_RESOURCE (13)
-#define OCKPT_V2_TENSOR_TYPE_VARIANT (14)
-#define OCKPT_V2_TENSOR_TYPE_UINT32 (15)
-#define OCKPT_V2_TENSOR_TYPE_UINT16 (16)
-#define OCKPT_V2_TENSOR_TYPE_INT4 (17)
+#define OCKPT_V2_DTYPE_NO_DTYPE (-128)
+#define OCKPT_V2_DTYPE_GGML_Q8_1 (-5)
+#define OCKPT_V2_DTYPE_GGML_Q8_0 (-4)
+#define OCKPT_V2_DTYPE_GGML_Q4_1 (-3)
+#define OCKPT_V2_DTYPE_GGML_Q4_0 (-2)
+#define OCKPT_V2_DTYPE_UINT4 (-1)
+#define OCKPT_V2_DTYPE_FLOAT32 0u
+#define OCKPT_V2_DTYPE_FLOAT16 1u
+#define OCKPT_V2_DTYPE_INT32 2u
+#define OCKPT_V2_DTYPE_UINT8 3u
+#define OCKPT_V2_DTYPE_INT64 4u
+#define OCKPT_V2_DTYPE_STRING 5u
+#define OCKPT_V2_DTYPE_BOOL 6u
+#define OCKPT_V2_DTYPE_INT16 7u
+#define OCKPT_V2_DTYPE_COMPLEX64 8u
+#define OCKPT_V2_DTYPE_INT8 9u
+#define OCKPT_V2_DTYPE_FLOAT64 10u
+#define OCKPT_V2_DTYPE_COMPLEX128 11u
+#define OCKPT_V2_DTYPE_UINT64 12u
+#define OCKPT_V2_DTYPE_RESOURCE 13u
+#define OCKPT_V2_DTYPE_VARIANT 14u
+#define OCKPT_V2_DTYPE_UINT32 15u
+#define OCKPT_V2_DTYPE_UINT16 16u
+#define OCKPT_V2_DTYPE_INT4 17u
 
 /* optimizer_kind (onert_checkpoint_v1.ksy) */
-#define OCKPT_V1_OPTIMIZER_KIND_SGD (0)
-#define OCKPT_V1_OPTIMIZER_KIND_ADAM (1)
+#define OCKPT_V1_OPT_SGD 0u
+#define OCKPT_V1_OPT_ADAM 1u
 
 
 /* tensor_flags (onert_checkpoint_v2.ksy) */
-#define OCKPT_V2_TENSOR_FLAGS_HAS_DTYPE (1)
-#define OCKPT_V2_TENSOR_FLAGS_HAS_SHAPE (2)
-#define OCKPT_V2_TENSOR_FLAGS_HAS_NAME (4)
-#define OCKPT_V2_TENSOR_FLAGS_HAS_MODEL_INDEX (8)
+#define OCKPT_V2_HAS_DTYPE 1u
+#define OCKPT_V2_HAS_SHAPE 2u
+#define OCKPT_V2_HAS_NAME 4u
+#define OCKPT_V2_HAS_MODEL_INDEX 8u
 
 #define OCKPT_V3_NO_MODEL_INDEX 0xffffffffu
-#define OCKPT_V3_NO_DTYPE -128
+#define OCKPT_V3_NO_DTYPE (-128)
 #define OCKPT_V3_NO_SHAPE 255u
 #define OCKPT_V3_COLUMN_ALIGNMENT 8u
 #define OCKPT_V3_MAX_RANGE_ALIGNMENT 64u
 /* column_bits (onert_checkpoint_v3.ksy) */
-#define OCKPT_V3_COLUMN_BITS_INDEX (1)
-#define OCKPT_V3_COLUMN_BITS_MODEL_INDEX (2)
-#define OCKPT_V3_COLUMN_BITS_NAME (4)
-#define OCKPT_V3_COLUMN_BITS_DTYPE (8)
-#define OCKPT_V3_COLUMN_BITS_SHAPE (16)
-#define OCKPT_V3_COLUMN_BITS_ORDER (32)
+#define OCKPT_V3_COL_INDEX 1u
+#define OCKPT_V3_COL_MODEL_INDEX 2u
+#define OCKPT_V3_COL_NAME 4u
+#define OCKPT_V3_COL_DTYPE 8u
+#define OCKPT_V3_COL_SHAPE 16u
+#define OCKPT_V3_COL_ORDER 32u
 
 #pragma pack(push, 1)
 
 /* 64 bytes: onert_checkpoint_common.ksy `header`. */
-typedef struct ockpt_v2_header {
+typedef struct ockpt_v2_header_layout {
   uint16_t magic;
   uint8_t version;
   uint8_t reserved0;
@@ -115,102 +115,102 @@ typedef struct ockpt_v2_header {
   uint32_t num_sections;
   uint32_t section_table_crc;
   uint8_t reserved1[32];
-} ockpt_v2_header;
-#define OCKPT_V2_HEADER_SIZE 64
-#define OCKPT_V2_HEADER_MAGIC 0
-#define OCKPT_V2_HEADER_VERSION 2
-#define OCKPT_V2_HEADER_RESERVED0 3
-#define OCKPT_V2_HEADER_HEADER_CRC 4
-#define OCKPT_V2_HEADER_LEN_FILE 8
-#define OCKPT_V2_HEADER_OFS_SECTION_TABLE 16
-#define OCKPT_V2_HEADER_NUM_SECTIONS 24
-#define OCKPT_V2_HEADER_SECTION_TABLE_CRC 28
-#define OCKPT_V2_HEADER_RESERVED1 32
+} ockpt_v2_header_layout;
+#define OCKPT_V2_HEADER_SIZE 64u
+#define OCKPT_V2_HEADER_AT_MAGIC 0u
+#define OCKPT_V2_HEADER_AT_VERSION 2u
+#define OCKPT_V2_HEADER_AT_RESERVED0 3u
+#define OCKPT_V2_HEADER_AT_HEADER_CRC 4u
+#define OCKPT_V2_HEADER_AT_LEN_FILE 8u
+#define OCKPT_V2_HEADER_AT_OFS_SECTION_TABLE 16u
+#define OCKPT_V2_HEADER_AT_NUM_SECTIONS 24u
+#define OCKPT_V2_HEADER_AT_SECTION_TABLE_CRC 28u
+#define OCKPT_V2_HEADER_AT_RESERVED1 32u
 
 /* 32 bytes: onert_checkpoint_common.ksy `section_entry`. */
-typedef struct ockpt_v2_section {
+typedef struct ockpt_v2_section_entry_layout {
   uint32_t kind;
   uint32_t flags;
   uint64_t ofs_body;
   uint64_t len_body;
   uint32_t crc;
   uint32_t reserved;
-} ockpt_v2_section;
-#define OCKPT_V2_SECTION_SIZE 32
-#define OCKPT_V2_SECTION_KIND 0
-#define OCKPT_V2_SECTION_FLAGS 4
-#define OCKPT_V2_SECTION_OFS_BODY 8
-#define OCKPT_V2_SECTION_LEN_BODY 16
-#define OCKPT_V2_SECTION_CRC 24
-#define OCKPT_V2_SECTION_RESERVED 28
+} ockpt_v2_section_entry_layout;
+#define OCKPT_V2_SECTION_ENTRY_SIZE 32u
+#define OCKPT_V2_SECTION_ENTRY_AT_KIND 0u
+#define OCKPT_V2_SECTION_ENTRY_AT_FLAGS 4u
+#define OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY 8u
+#define OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY 16u
+#define OCKPT_V2_SECTION_ENTRY_AT_CRC 24u
+#define OCKPT_V2_SECTION_ENTRY_AT_RESERVED 28u
 
 /* 16 bytes: onert_checkpoint_common.ksy `optimizer_head`. */
-typedef struct ockpt_v2_optimizer_head {
+typedef struct ockpt_v2_optimizer_head_layout {
   uint32_t kind;
   uint32_t num_slots;
   uint32_t num_tensors;
   uint32_t reserved;
-} ockpt_v2_optimizer_head;
-#define OCKPT_V2_OPTIMIZER_HEAD_SIZE 16
-#define OCKPT_V2_OPTIMIZER_HEAD_KIND 0
-#define OCKPT_V2_OPTIMIZER_HEAD_NUM_SLOTS 4
-#define OCKPT_V2_OPTIMIZER_HEAD_NUM_TENSORS 8
-#define OCKPT_V2_OPTIMIZER_HEAD_RESERVED 12
+} ockpt_v2_optimizer_head_layout;
+#define OCKPT_V2_OPTIMIZER_HEAD_SIZE 16u
+#define OCKPT_V2_OPTIMIZER_HEAD_AT_KIND 0u
+#define OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS 4u
+#define OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_TENSORS 8u
+#define OCKPT_V2_OPTIMIZER_HEAD_AT_RESERVED 12u
 
 /* 16 bytes: onert_checkpoint_common.ksy `slot_descriptor`. */
-typedef struct ockpt_v2_slot_descriptor {
+typedef struct ockpt_v2_slot_descriptor_layout {
   uint64_t ofs_name;
   uint32_t len_name;
   uint32_t reserved;
-} ockpt_v2_slot_descriptor;
-#define OCKPT_V2_SLOT_DESCRIPTOR_SIZE 16
-#define OCKPT_V2_SLOT_DESCRIPTOR_OFS_NAME 0
-#define OCKPT_V2_SLOT_DESCRIPTOR_LEN_NAME 8
-#define OCKPT_V2_SLOT_DESCRIPTOR_RESERVED 12
+} ockpt_v2_slot_descriptor_layout;
+#define OCKPT_V2_SLOT_DESCRIPTOR_SIZE 16u
+#define OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME 0u
+#define OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME 8u
+#define OCKPT_V2_SLOT_DESCRIPTOR_AT_RESERVED 12u
 
 /* 8 bytes: the fixed head of onert_checkpoint_common.ksy `state_section`. */
-typedef struct ockpt_v2_state_head {
+typedef struct ockpt_v2_state_head_layout {
   uint32_t num_entries;
   uint32_t reserved;
-} ockpt_v2_state_head;
-#define OCKPT_V2_STATE_HEAD_SIZE 8
-#define OCKPT_V2_STATE_HEAD_NUM_ENTRIES 0
-#define OCKPT_V2_STATE_HEAD_RESERVED 4
+} ockpt_v2_state_head_layout;
+#define OCKPT_V2_STATE_HEAD_SIZE 8u
+#define OCKPT_V2_STATE_HEAD_AT_NUM_ENTRIES 0u
+#define OCKPT_V2_STATE_HEAD_AT_RESERVED 4u
 
 /* 32 bytes: onert_checkpoint_common.ksy `state_entry`. */
-typedef struct ockpt_v2_state_entry {
+typedef struct ockpt_v2_state_entry_layout {
   uint64_t ofs_key;
   uint32_t len_key;
   uint8_t value_type;
   uint8_t reserved[3];
   uint64_t value;
   uint64_t len_value;
-} ockpt_v2_state_entry;
-#define OCKPT_V2_STATE_ENTRY_SIZE 32
-#define OCKPT_V2_STATE_ENTRY_OFS_KEY 0
-#define OCKPT_V2_STATE_ENTRY_LEN_KEY 8
-#define OCKPT_V2_STATE_ENTRY_VALUE_TYPE 12
-#define OCKPT_V2_STATE_ENTRY_RESERVED 13
-#define OCKPT_V2_STATE_ENTRY_VALUE 16
-#define OCKPT_V2_STATE_ENTRY_LEN_VALUE 24
+} ockpt_v2_state_entry_layout;
+#define OCKPT_V2_STATE_ENTRY_SIZE 32u
+#define OCKPT_V2_STATE_ENTRY_AT_OFS_KEY 0u
+#define OCKPT_V2_STATE_ENTRY_AT_LEN_KEY 8u
+#define OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE 12u
+#define OCKPT_V2_STATE_ENTRY_AT_RESERVED 13u
+#define OCKPT_V2_STATE_ENTRY_AT_VALUE 16u
+#define OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE 24u
 
 /* 24 bytes: onert_checkpoint_common.ksy `origin_section`. */
-typedef struct ockpt_v2_origin {
+typedef struct ockpt_v2_origin_layout {
   uint32_t revision;
   uint32_t dialect;
   uint32_t flags;
   uint32_t reserved;
   uint64_t num_entries;
-} ockpt_v2_origin;
-#define OCKPT_V2_ORIGIN_SIZE 24
-#define OCKPT_V2_ORIGIN_REVISION 0
-#define OCKPT_V2_ORIGIN_DIALECT 4
-#define OCKPT_V2_ORIGIN_FLAGS 8
-#define OCKPT_V2_ORIGIN_RESERVED 12
-#define OCKPT_V2_ORIGIN_NUM_ENTRIES 16
+} ockpt_v2_origin_layout;
+#define OCKPT_V2_ORIGIN_SIZE 24u
+#define OCKPT_V2_ORIGIN_AT_REVISION 0u
+#define OCKPT_V2_ORIGIN_AT_DIALECT 4u
+#define OCKPT_V2_ORIGIN_AT_FLAGS 8u
+#define OCKPT_V2_ORIGIN_AT_RESERVED 12u
+#define OCKPT_V2_ORIGIN_AT_NUM_ENTRIES 16u
 
 /* 20 bytes: onert_checkpoint_v1.ksy. */
-typedef struct ockpt_v1_header {
+typedef struct ockpt_v1_header_layout {
   uint16_t magic;
   uint8_t version;
   uint8_t reserved;
@@ -218,49 +218,49 @@ typedef struct ockpt_v1_header {
   uint32_t ofs_opt2;
   uint32_t ofs_other;
   uint32_t num_entries;
-} ockpt_v1_header;
-#define OCKPT_V1_HEADER_SIZE 20
-#define OCKPT_V1_HEADER_MAGIC 0
-#define OCKPT_V1_HEADER_VERSION 2
-#define OCKPT_V1_HEADER_RESERVED 3
-#define OCKPT_V1_HEADER_OFS_OPT1 4
-#define OCKPT_V1_HEADER_OFS_OPT2 8
-#define OCKPT_V1_HEADER_OFS_OTHER 12
-#define OCKPT_V1_HEADER_NUM_ENTRIES 16
+} ockpt_v1_header_layout;
+#define OCKPT_V1_HEADER_SIZE 20u
+#define OCKPT_V1_HEADER_AT_MAGIC 0u
+#define OCKPT_V1_HEADER_AT_VERSION 2u
+#define OCKPT_V1_HEADER_AT_RESERVED 3u
+#define OCKPT_V1_HEADER_AT_OFS_OPT1 4u
+#define OCKPT_V1_HEADER_AT_OFS_OPT2 8u
+#define OCKPT_V1_HEADER_AT_OFS_OTHER 12u
+#define OCKPT_V1_HEADER_AT_NUM_ENTRIES 16u
 
 /* 8 bytes: onert_checkpoint_v1.ksy `footer`. */
-typedef struct ockpt_v1_footer {
+typedef struct ockpt_v1_footer_layout {
   uint32_t step;
   uint32_t epoch;
-} ockpt_v1_footer;
-#define OCKPT_V1_FOOTER_SIZE 8
-#define OCKPT_V1_FOOTER_STEP 0
-#define OCKPT_V1_FOOTER_EPOCH 4
+} ockpt_v1_footer_layout;
+#define OCKPT_V1_FOOTER_SIZE 8u
+#define OCKPT_V1_FOOTER_AT_STEP 0u
+#define OCKPT_V1_FOOTER_AT_EPOCH 4u
 
 /* 8 bytes: onert_wof.ksy. */
-typedef struct ockpt_wof_header {
+typedef struct ockpt_wof_header_layout {
   uint16_t magic;
   uint8_t version;
   uint8_t reserved;
   uint32_t num_entries;
-} ockpt_wof_header;
-#define OCKPT_WOF_HEADER_SIZE 8
-#define OCKPT_WOF_HEADER_MAGIC 0
-#define OCKPT_WOF_HEADER_VERSION 2
-#define OCKPT_WOF_HEADER_RESERVED 3
-#define OCKPT_WOF_HEADER_NUM_ENTRIES 4
+} ockpt_wof_header_layout;
+#define OCKPT_WOF_HEADER_SIZE 8u
+#define OCKPT_WOF_HEADER_AT_MAGIC 0u
+#define OCKPT_WOF_HEADER_AT_VERSION 2u
+#define OCKPT_WOF_HEADER_AT_RESERVED 3u
+#define OCKPT_WOF_HEADER_AT_NUM_ENTRIES 4u
 
 /* 8 bytes: the fixed head of onert_checkpoint_v2.ksy `tensors_section`. */
-typedef struct ockpt_v2_tensors_head {
+typedef struct ockpt_v2_tensors_head_layout {
   uint32_t num_tensors;
   uint32_t reserved;
-} ockpt_v2_tensors_head;
-#define OCKPT_V2_TENSORS_HEAD_SIZE 8
-#define OCKPT_V2_TENSORS_HEAD_NUM_TENSORS 0
-#define OCKPT_V2_TENSORS_HEAD_RESERVED 4
+} ockpt_v2_tensors_head_layout;
+#define OCKPT_V2_TENSORS_HEAD_SIZE 8u
+#define OCKPT_V2_TENSORS_HEAD_AT_NUM_TENSORS 0u
+#define OCKPT_V2_TENSORS_HEAD_AT_RESERVED 4u
 
 /* 72 bytes: onert_checkpoint_v2.ksy `tensor_record`. */
-typedef struct ockpt_v2_tensor_record {
+typedef struct ockpt_v2_tensor_record_layout {
   uint32_t index;
   uint32_t model_index;
   uint16_t flags;
@@ -271,55 +271,55 @@ typedef struct ockpt_v2_tensor_record {
   uint64_t ofs_data;
   uint64_t len_data;
   uint32_t dims[8];
-} ockpt_v2_tensor_record;
-#define OCKPT_V2_TENSOR_RECORD_SIZE 72
-#define OCKPT_V2_TENSOR_RECORD_INDEX 0
-#define OCKPT_V2_TENSOR_RECORD_MODEL_INDEX 4
-#define OCKPT_V2_TENSOR_RECORD_FLAGS 8
-#define OCKPT_V2_TENSOR_RECORD_DTYPE 10
-#define OCKPT_V2_TENSOR_RECORD_RANK 11
-#define OCKPT_V2_TENSOR_RECORD_LEN_NAME 12
-#define OCKPT_V2_TENSOR_RECORD_OFS_NAME 16
-#define OCKPT_V2_TENSOR_RECORD_OFS_DATA 24
-#define OCKPT_V2_TENSOR_RECORD_LEN_DATA 32
-#define OCKPT_V2_TENSOR_RECORD_DIMS 40
+} ockpt_v2_tensor_record_layout;
+#define OCKPT_V2_TENSOR_RECORD_SIZE 72u
+#define OCKPT_V2_TENSOR_RECORD_AT_INDEX 0u
+#define OCKPT_V2_TENSOR_RECORD_AT_MODEL_INDEX 4u
+#define OCKPT_V2_TENSOR_RECORD_AT_FLAGS 8u
+#define OCKPT_V2_TENSOR_RECORD_AT_DTYPE 10u
+#define OCKPT_V2_TENSOR_RECORD_AT_RANK 11u
+#define OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME 12u
+#define OCKPT_V2_TENSOR_RECORD_AT_OFS_NAME 16u
+#define OCKPT_V2_TENSOR_RECORD_AT_OFS_DATA 24u
+#define OCKPT_V2_TENSOR_RECORD_AT_LEN_DATA 32u
+#define OCKPT_V2_TENSOR_RECORD_AT_DIMS 40u
 
 /* 16 bytes: onert_checkpoint_v2.ksy `slot_entry`. */
-typedef struct ockpt_v2_slot_entry {
+typedef struct ockpt_v2_slot_entry_layout {
   uint64_t ofs_data;
   uint64_t len_data;
-} ockpt_v2_slot_entry;
-#define OCKPT_V2_SLOT_ENTRY_SIZE 16
-#define OCKPT_V2_SLOT_ENTRY_OFS_DATA 0
-#define OCKPT_V2_SLOT_ENTRY_LEN_DATA 8
+} ockpt_v2_slot_entry_layout;
+#define OCKPT_V2_SLOT_ENTRY_SIZE 16u
+#define OCKPT_V2_SLOT_ENTRY_AT_OFS_DATA 0u
+#define OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA 8u
 
 /* 8 bytes: the fixed head of onert_checkpoint_v3.ksy `tensors_section`. */
-typedef struct ockpt_v3_tensors_head {
+typedef struct ockpt_v3_tensors_head_layout {
   uint32_t num_tensors;
   uint32_t columns;
-} ockpt_v3_tensors_head;
-#define OCKPT_V3_TENSORS_HEAD_SIZE 8
-#define OCKPT_V3_TENSORS_HEAD_NUM_TENSORS 0
-#define OCKPT_V3_TENSORS_HEAD_COLUMNS 4
+} ockpt_v3_tensors_head_layout;
+#define OCKPT_V3_TENSORS_HEAD_SIZE 8u
+#define OCKPT_V3_TENSORS_HEAD_AT_NUM_TENSORS 0u
+#define OCKPT_V3_TENSORS_HEAD_AT_COLUMNS 4u
 
 #pragma pack(pop)
 
 /* C99 compile-time size checks (a negative array size fails the build). */
 #define OCKPT_LAYOUT_SIZE(type, size) typedef char type##_has_size[(sizeof(type) == (size)) ? 1 : -1]
-OCKPT_LAYOUT_SIZE(ockpt_v2_header, OCKPT_V2_HEADER_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_section, OCKPT_V2_SECTION_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_optimizer_head, OCKPT_V2_OPTIMIZER_HEAD_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_slot_descriptor, OCKPT_V2_SLOT_DESCRIPTOR_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_state_head, OCKPT_V2_STATE_HEAD_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_state_entry, OCKPT_V2_STATE_ENTRY_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_origin, OCKPT_V2_ORIGIN_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v1_header, OCKPT_V1_HEADER_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v1_footer, OCKPT_V1_FOOTER_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_wof_header, OCKPT_WOF_HEADER_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_tensors_head, OCKPT_V2_TENSORS_HEAD_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_tensor_record, OCKPT_V2_TENSOR_RECORD_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_slot_entry, OCKPT_V2_SLOT_ENTRY_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v3_tensors_head, OCKPT_V3_TENSORS_HEAD_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v2_header_layout, OCKPT_V2_HEADER_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v2_section_entry_layout, OCKPT_V2_SECTION_ENTRY_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v2_optimizer_head_layout, OCKPT_V2_OPTIMIZER_HEAD_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v2_slot_descriptor_layout, OCKPT_V2_SLOT_DESCRIPTOR_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v2_state_head_layout, OCKPT_V2_STATE_HEAD_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v2_state_entry_layout, OCKPT_V2_STATE_ENTRY_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v2_origin_layout, OCKPT_V2_ORIGIN_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v1_header_layout, OCKPT_V1_HEADER_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v1_footer_layout, OCKPT_V1_FOOTER_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_wof_header_layout, OCKPT_WOF_HEADER_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v2_tensors_head_layout, OCKPT_V2_TENSORS_HEAD_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v2_tensor_record_layout, OCKPT_V2_TENSOR_RECORD_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v2_slot_entry_layout, OCKPT_V2_SLOT_ENTRY_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v3_tensors_head_layout, OCKPT_V3_TENSORS_HEAD_SIZE);
 #undef OCKPT_LAYOUT_SIZE
 
 #endif /* OCKPT_LAYOUT_H */

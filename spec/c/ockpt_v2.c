@@ -244,26 +244,27 @@ static ockpt_result check_header(const v2 *c) {
   if (c->S < OCKPT_V2_HEADER_SIZE)
     return err(OCKPT_E_TRUNCATED_HEADER, F0("header"), 0,
                "file shorter than the 64-byte schema-2 header");
-  crc = ockpt_src_crc32c(buf, 0, 0, 4);
+  crc = ockpt_src_crc32c(buf, 0, 0, OCKPT_V2_HEADER_AT_HEADER_CRC);
   crc = ockpt_crc32c(crc, zero4, 4);
-  crc = ockpt_src_crc32c(buf, crc, 8, OCKPT_V2_HEADER_SIZE - 8u);
-  if (crc != rd32(buf, 4))
-    return err(OCKPT_E_HEADER_CHECKSUM, F0("header_crc"), 4, "header CRC-32C differs");
-  if (rd8(buf, 3) != 0) return err(OCKPT_E_RESERVED_NONZERO, F0("reserved0"), 3, "reserved0 is not 0");
-  for (k = 32; k < OCKPT_V2_HEADER_SIZE; k++)
+  crc = ockpt_src_crc32c(buf, crc, OCKPT_V2_HEADER_AT_LEN_FILE, OCKPT_V2_HEADER_SIZE - OCKPT_V2_HEADER_AT_LEN_FILE);
+  if (crc != rd32(buf, OCKPT_V2_HEADER_AT_HEADER_CRC))
+    return err(OCKPT_E_HEADER_CHECKSUM, F0("header_crc"), OCKPT_V2_HEADER_AT_HEADER_CRC, "header CRC-32C differs");
+  if (rd8(buf, OCKPT_V2_HEADER_AT_RESERVED0) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("reserved0"), OCKPT_V2_HEADER_AT_RESERVED0, "reserved0 is not 0");
+  for (k = OCKPT_V2_HEADER_AT_RESERVED1; k < OCKPT_V2_HEADER_SIZE; k++)
     if (rd8(buf, k) != 0)
       return err(OCKPT_E_RESERVED_NONZERO, F0("reserved1"), k, "reserved header byte is not 0");
-  len_file = rd64(buf, 8);
-  ofs_table = rd64(buf, 16);
+  len_file = rd64(buf, OCKPT_V2_HEADER_AT_LEN_FILE);
+  ofs_table = rd64(buf, OCKPT_V2_HEADER_AT_OFS_SECTION_TABLE);
   if (c->S < len_file)
-    return err(OCKPT_E_TRUNCATED_FILE, F0("len_file"), 8, "the file is shorter than len_file");
+    return err(OCKPT_E_TRUNCATED_FILE, F0("len_file"), OCKPT_V2_HEADER_AT_LEN_FILE, "the file is shorter than len_file");
   if (c->S > len_file)
     return err(OCKPT_E_TRAILING_BYTES, F0("file"), len_file, "bytes follow len_file bytes");
   if (ofs_table < OCKPT_V2_HEADER_SIZE)
-    return err(OCKPT_E_OVERLAP, F0("ofs_section_table"), 16,
+    return err(OCKPT_E_OVERLAP, F0("ofs_section_table"), OCKPT_V2_HEADER_AT_OFS_SECTION_TABLE,
                "the section table overlaps the header");
   if (ofs_table > OCKPT_V2_HEADER_SIZE)
-    return err(OCKPT_E_GAP, F0("ofs_section_table"), 16,
+    return err(OCKPT_E_GAP, F0("ofs_section_table"), OCKPT_V2_HEADER_AT_OFS_SECTION_TABLE,
                "the section table does not start right after the header");
   return ok();
 }
@@ -288,48 +289,48 @@ static ockpt_result check_sections(const v2 *c) {
   const ockpt_src *buf = &c->src;
   uint64_t S = c->S, n, table_end, pos;
   uint32_t i, prev_kind = 0;
-  n = rd32(buf, 24);
+  n = rd32(buf, OCKPT_V2_HEADER_AT_NUM_SECTIONS);
   if (n > OCKPT_V2_MAX_SECTIONS)
-    return err(OCKPT_E_LIMIT_EXCEEDED, F0("num_sections"), 24, "more than 64 sections");
+    return err(OCKPT_E_LIMIT_EXCEEDED, F0("num_sections"), OCKPT_V2_HEADER_AT_NUM_SECTIONS, "more than 64 sections");
   table_end = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * n;
   if (table_end > S)
-    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("num_sections"), 24,
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("num_sections"), OCKPT_V2_HEADER_AT_NUM_SECTIONS,
                "the section table does not fit in the file");
   if (ockpt_src_crc32c(buf, 0, OCKPT_V2_HEADER_SIZE, table_end - OCKPT_V2_HEADER_SIZE) !=
-      rd32(buf, 28))
-    return err(OCKPT_E_SECTION_TABLE_CHECKSUM, F0("section_table_crc"), 28,
+      rd32(buf, OCKPT_V2_HEADER_AT_SECTION_TABLE_CRC))
+    return err(OCKPT_E_SECTION_TABLE_CHECKSUM, F0("section_table_crc"), OCKPT_V2_HEADER_AT_SECTION_TABLE_CRC,
                "section table CRC-32C differs");
   c->info->num_sections = (uint32_t)n;
   pos = table_end;
   for (i = 0; i < n; i++) {
     uint64_t e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
-    uint32_t kind = rd32(buf, e), flags = rd32(buf, e + 4);
-    uint64_t start = rd64(buf, e + 8), length = rd64(buf, e + 16);
+    uint32_t kind = rd32(buf, e), flags = rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS);
+    uint64_t start = rd64(buf, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY), length = rd64(buf, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
     ockpt_v2_span *span = NULL;
     if (flags & ~OCKPT_V2_FLAG_REQUIRED)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("sections", i, ".flags"), e + 4,
+      return err(OCKPT_E_RESERVED_NONZERO, F1("sections", i, ".flags"), e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS,
                  "reserved section flag bits are set");
-    if (rd32(buf, e + 28) != 0)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("sections", i, ".reserved"), e + 28,
+    if (rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_RESERVED) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("sections", i, ".reserved"), e + OCKPT_V2_SECTION_ENTRY_AT_RESERVED,
                  "reserved field is not 0");
     if (start % OCKPT_V2_ALIGNMENT != 0)
-      return err(OCKPT_E_MISALIGNED, F1("sections", i, ".ofs_body"), e + 8,
+      return err(OCKPT_E_MISALIGNED, F1("sections", i, ".ofs_body"), e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY,
                  "section does not start at a multiple of 64");
     if (start > S)
-      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F1("sections", i, ".ofs_body"), e + 8,
+      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F1("sections", i, ".ofs_body"), e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY,
                  "section starts past the end of the file");
     if (length > S - start)
-      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F1("sections", i, ".len_body"), e + 16,
+      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F1("sections", i, ".len_body"), e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY,
                  "section ends past the end of the file");
     if (start < pos)
-      return err(OCKPT_E_OVERLAP, F1("sections", i, ".ofs_body"), e + 8,
+      return err(OCKPT_E_OVERLAP, F1("sections", i, ".ofs_body"), e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY,
                  "section starts before the end of the previous structure");
     if (start > align64(pos))
-      return err(OCKPT_E_GAP, F1("sections", i, ".ofs_body"), e + 8,
+      return err(OCKPT_E_GAP, F1("sections", i, ".ofs_body"), e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY,
                  "section starts after the alignment padding that follows the previous one");
     CHECK(check_padding(buf, pos, start));
-    if (ockpt_src_crc32c(buf, 0, start, length) != rd32(buf, e + 24))
-      return err(OCKPT_E_SECTION_CHECKSUM, F1("sections", i, ".crc"), e + 24,
+    if (ockpt_src_crc32c(buf, 0, start, length) != rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_CRC))
+      return err(OCKPT_E_SECTION_CHECKSUM, F1("sections", i, ".crc"), e + OCKPT_V2_SECTION_ENTRY_AT_CRC,
                  "section CRC-32C differs");
     /* g */
     if (!known_kind(kind) && (flags & OCKPT_V2_FLAG_REQUIRED))
@@ -338,7 +339,7 @@ static ockpt_result check_sections(const v2 *c) {
     /* h: REQUIRED set on kinds 1-4, clear on kind 5 */
     if (known_kind(kind) &&
         (flags & OCKPT_V2_FLAG_REQUIRED) != (kind == OCKPT_V2_KIND_ORIGIN ? 0u : 1u))
-      return err(OCKPT_E_BAD_SECTION_FLAGS, F1("sections", i, ".flags"), e + 4,
+      return err(OCKPT_E_BAD_SECTION_FLAGS, F1("sections", i, ".flags"), e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS,
                  "the REQUIRED flag of a defined kind differs from the specification");
     /* i: order keys strictly ascending */
     if (i > 0) {
@@ -386,7 +387,7 @@ static int64_t first_repeat(const v2 *c, uint64_t base, uint32_t n, uint64_t off
     int64_t best = -1;
     for (k = 0; k < n; k++) {
       uint64_t r = base + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
-      if (mask != 0 && !(rd16(buf, r + 8) & mask)) continue;
+      if (mask != 0 && !(rd16(buf, r + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & mask)) continue;
       keys[p++] = ((uint64_t)rd32(buf, r + off) << 32) | k;
     }
     heapsort_by(keys, p, less_u64, NULL);
@@ -400,11 +401,11 @@ static int64_t first_repeat(const v2 *c, uint64_t base, uint32_t n, uint64_t off
   for (k = 1; k < n; k++) {
     uint64_t r = base + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
     uint32_t v;
-    if (mask != 0 && !(rd16(buf, r + 8) & mask)) continue;
+    if (mask != 0 && !(rd16(buf, r + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & mask)) continue;
     v = rd32(buf, r + off);
     for (j = 0; j < k; j++) {
       uint64_t q = base + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)j;
-      if (mask != 0 && !(rd16(buf, q + 8) & mask)) continue;
+      if (mask != 0 && !(rd16(buf, q + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & mask)) continue;
       if (rd32(buf, q + off) == v) return k;
     }
   }
@@ -420,79 +421,79 @@ static ockpt_result check_tensors(const v2 *c) {
   uint32_t k, j;
   int64_t rep;
   pool p;
-  if (L < 8)
+  if (L < OCKPT_V2_TENSORS_HEAD_SIZE)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.num_tensors"), s,
                "the tensors section is shorter than its 8-byte head");
-  if (rd32(buf, s + 4) != 0)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("tensors.reserved"), s + 4, "reserved field is not 0");
+  if (rd32(buf, s + OCKPT_V2_TENSORS_HEAD_AT_RESERVED) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("tensors.reserved"), s + OCKPT_V2_TENSORS_HEAD_AT_RESERVED, "reserved field is not 0");
   n = rd32(buf, s);
   if (n == 0)
     return err(OCKPT_E_EMPTY_SECTION, F0("tensors.num_tensors"), s,
                "a tensors section without records");
   if (n > OCKPT_V2_MAX_TENSORS)
     return err(OCKPT_E_LIMIT_EXCEEDED, F0("tensors.num_tensors"), s, "more than 2^24 tensors");
-  if (8u + OCKPT_V2_TENSOR_RECORD_SIZE * n > L)
+  if (OCKPT_V2_TENSORS_HEAD_SIZE + OCKPT_V2_TENSOR_RECORD_SIZE * n > L)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.num_tensors"), s,
                "the tensor records do not fit in the tensors section");
-  base = s + 8u;
+  base = s + OCKPT_V2_TENSORS_HEAD_SIZE;
 #define REC(k) (base + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)(k))
   /* R2 */
   for (k = 0; k < n; k++)
-    if (rd16(buf, REC(k) + 8) & ~0xFu)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".flags"), REC(k) + 8,
+    if (rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & ~0xFu)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".flags"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS,
                  "reserved tensor flag bits are set");
   /* R3: field by field, each over all records */
   for (k = 0; k < n; k++)
-    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_MODEL_INDEX) && rd32(buf, REC(k) + 4) != 0)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".model_index"), REC(k) + 4,
+    if (!(rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_MODEL_INDEX) && rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_MODEL_INDEX) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".model_index"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_MODEL_INDEX,
                  "model_index must be 0 when its flag is clear");
   for (k = 0; k < n; k++)
-    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_DTYPE) && rd8(buf, REC(k) + 10) != 0)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".dtype"), REC(k) + 10,
+    if (!(rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_DTYPE) && rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".dtype"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE,
                  "dtype must be 0 when its flag is clear");
   for (k = 0; k < n; k++)
-    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_SHAPE) && rd8(buf, REC(k) + 11) != 0)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".rank"), REC(k) + 11,
+    if (!(rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_SHAPE) && rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".rank"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK,
                  "rank must be 0 when its flag is clear");
   for (k = 0; k < n; k++)
-    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME) && rd32(buf, REC(k) + 12) != 0)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".len_name"), REC(k) + 12,
+    if (!(rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_NAME) && rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".len_name"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME,
                  "len_name must be 0 when its flag is clear");
   for (k = 0; k < n; k++)
-    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME) && rd64(buf, REC(k) + 16) != 0)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".ofs_name"), REC(k) + 16,
+    if (!(rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_NAME) && rd64(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_OFS_NAME) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("tensors", k, ".ofs_name"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_OFS_NAME,
                  "ofs_name must be 0 when its flag is clear");
   /* R4 */
   for (k = 0; k < n; k++)
-    if (rd8(buf, REC(k) + 11) > OCKPT_V2_MAX_RANK)
-      return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", k, ".rank"), REC(k) + 11,
+    if (rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK) > OCKPT_V2_MAX_RANK)
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", k, ".rank"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK,
                  "rank exceeds 8");
   /* R5 */
   for (k = 0; k < n; k++)
-    for (j = rd8(buf, REC(k) + 11); j < OCKPT_V2_MAX_RANK; j++)
-      if (rd32(buf, REC(k) + 40 + 4u * j) != 0)
+    for (j = rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK); j < OCKPT_V2_MAX_RANK; j++)
+      if (rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + 4u * j) != 0)
         return err(OCKPT_E_RESERVED_NONZERO, F2("tensors", k, ".dims", j, ""),
-                   REC(k) + 40 + 4u * j, "a dim beyond the rank is not 0");
+                   REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + 4u * j, "a dim beyond the rank is not 0");
   /* R6 */
   for (k = 0; k < n; k++)
-    if ((rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_DTYPE) &&
-        ockpt_v2_dtype_name((int8_t)rd8(buf, REC(k) + 10)) == NULL)
-      return err(OCKPT_E_BAD_DTYPE, F1("tensors", k, ".dtype"), REC(k) + 10,
+    if ((rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_DTYPE) &&
+        ockpt_v2_dtype_name((int8_t)rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE)) == NULL)
+      return err(OCKPT_E_BAD_DTYPE, F1("tensors", k, ".dtype"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE,
                  "dtype is not a circle TensorType");
   /* R7 */
   for (k = 0; k < n; k++) {
-    uint32_t ln = rd32(buf, REC(k) + 12);
-    if ((rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME) && (ln == 0 || ln > OCKPT_V2_MAX_NAME_LEN))
-      return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", k, ".len_name"), REC(k) + 12,
+    uint32_t ln = rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME);
+    if ((rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_NAME) && (ln == 0 || ln > OCKPT_V2_MAX_NAME_LEN))
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", k, ".len_name"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME,
                  "a name has 1..1024 bytes");
   }
   /* R8 */
   p.expected = REC(n);
   p.end = s + L;
   for (k = 0; k < n; k++)
-    if (rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME)
-      CHECK(pool_item(&p, rd64(buf, REC(k) + 16), rd32(buf, REC(k) + 12),
-                      F1("tensors", k, ".ofs_name"), REC(k) + 16, "tensor name"));
+    if (rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_NAME)
+      CHECK(pool_item(&p, rd64(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_OFS_NAME), rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME),
+                      F1("tensors", k, ".ofs_name"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_OFS_NAME, "tensor name"));
   CHECK(pool_end(&p, "tensors.names"));
   /* R9 */
   for (k = 1; k < n; k++) {
@@ -504,45 +505,46 @@ static ockpt_result check_tensors(const v2 *c) {
       return err(OCKPT_E_TENSOR_ORDER, F1("tensors", k, ".index"), REC(k),
                  "tensor records are not in ascending index order");
   }
-  rep = first_repeat(c, base, (uint32_t)n, 4, OCKPT_V2_HAS_MODEL_INDEX);
+  rep = first_repeat(c, base, (uint32_t)n, OCKPT_V2_TENSOR_RECORD_AT_MODEL_INDEX,
+                     OCKPT_V2_HAS_MODEL_INDEX);
   if (rep >= 0)
     return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", rep, ".model_index"), REC(rep) + 4,
                "two tensor records have the same model index");
   /* R10 */
   for (k = 0; k < n; k++) {
-    uint64_t o = rd64(buf, REC(k) + 16);
-    uint32_t ln = rd32(buf, REC(k) + 12);
-    if (!(rd16(buf, REC(k) + 8) & OCKPT_V2_HAS_NAME)) continue;
+    uint64_t o = rd64(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_OFS_NAME);
+    uint32_t ln = rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME);
+    if (!(rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_NAME)) continue;
     if (!utf8_valid(buf, o, ln))
       return err(OCKPT_E_BAD_UTF8, F1("tensors", k, ".name"), o, "a name is not UTF-8");
     for (j = 0; j < k; j++) {
-      if (!(rd16(buf, REC(j) + 8) & OCKPT_V2_HAS_NAME) || rd32(buf, REC(j) + 12) != ln) continue;
-      if (same_bytes(buf, rd64(buf, REC(j) + 16), o, ln))
+      if (!(rd16(buf, REC(j) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_NAME) || rd32(buf, REC(j) + OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME) != ln) continue;
+      if (same_bytes(buf, rd64(buf, REC(j) + OCKPT_V2_TENSOR_RECORD_AT_OFS_NAME), o, ln))
         return err(OCKPT_E_DUPLICATE_TENSOR_NAME, F1("tensors", k, ".name"), o,
                    "two tensors have the same name");
     }
   }
   /* R11: product(dims) * size == len_data, without overflow */
   for (k = 0; k < n; k++) {
-    unsigned fl = rd16(buf, REC(k) + 8), elem, rank = rd8(buf, REC(k) + 11);
-    uint64_t len = rd64(buf, REC(k) + 32), prod;
+    unsigned fl = rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS), elem, rank = rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK);
+    uint64_t len = rd64(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_LEN_DATA), prod;
     int zero = 0, over = 0;
     if ((fl & (OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE)) !=
         (OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE))
       continue;
-    elem = ockpt_v2_dtype_size((int8_t)rd8(buf, REC(k) + 10));
+    elem = ockpt_v2_dtype_size((int8_t)rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE));
     if (elem == 0) continue;
     for (j = 0; j < rank; j++)
-      if (rd32(buf, REC(k) + 40 + 4u * j) == 0) zero = 1;
+      if (rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + 4u * j) == 0) zero = 1;
     prod = elem;
     if (!zero)
       for (j = 0; j < rank && !over; j++) {
-        uint64_t d = rd32(buf, REC(k) + 40 + 4u * j);
+        uint64_t d = rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + 4u * j);
         if (prod > len / d) over = 1; /* prod * d > len (d >= 1) */
         else prod *= d;
       }
     if (zero ? len != 0 : (over || prod != len))
-      return err(OCKPT_E_SHAPE_MISMATCH, F1("tensors", k, ".len_data"), REC(k) + 32,
+      return err(OCKPT_E_SHAPE_MISMATCH, F1("tensors", k, ".len_data"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_LEN_DATA,
                  "len_data differs from the product of the dims times the element size");
   }
 #undef REC
@@ -568,62 +570,62 @@ static ockpt_result check_optimizer(const v2 *c, unsigned entry_size) {
   uint64_t s = sec->offset, L = sec->length, K, T, desc, entries, namepool, need;
   uint32_t kind, j, t;
   pool p;
-  if (L < 16)
-    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + 4,
+  if (L < OCKPT_V2_OPTIMIZER_HEAD_SIZE)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS,
                "the optimizer section is shorter than its 16-byte head");
-  if (rd32(buf, s + 12) != 0)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("optimizer.reserved"), s + 12,
+  if (rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_RESERVED) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("optimizer.reserved"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_RESERVED,
                "reserved field is not 0");
   kind = rd32(buf, s);
-  K = rd32(buf, s + 4);
-  T = rd32(buf, s + 8);
+  K = rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS);
+  T = rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_TENSORS);
   if (K > OCKPT_V2_MAX_SLOTS)
-    return err(OCKPT_E_LIMIT_EXCEEDED, F0("optimizer.num_slots"), s + 4, "more than 16 slots");
+    return err(OCKPT_E_LIMIT_EXCEEDED, F0("optimizer.num_slots"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS, "more than 16 slots");
   if (T != c->info->num_tensors)
-    return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_tensors"), s + 8,
+    return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_tensors"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_TENSORS,
                "num_tensors differs from the tensors section's");
   /* K <= 16 and T <= 2^24: need < 2^33 */
-  need = 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * K + (uint64_t)entry_size * K * T;
+  need = OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * K + (uint64_t)entry_size * K * T;
   if (need > L)
-    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + 4,
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS,
                "the slot descriptors and entries do not fit in the optimizer section");
   if (kind <= OCKPT_V2_OPT_ADAM && known_k[kind] != K)
-    return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_slots"), s + 4,
+    return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_slots"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS,
                "a known optimizer kind with another number of slots");
-  desc = s + 16u;
+  desc = s + OCKPT_V2_OPTIMIZER_HEAD_SIZE;
   entries = desc + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * K;
   namepool = entries + (uint64_t)entry_size * K * T;
 #define DESC(j) (desc + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)(j))
   for (j = 0; j < K; j++)
-    if (rd32(buf, DESC(j) + 12) != 0)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("optimizer.slots", j, ".reserved"), DESC(j) + 12,
+    if (rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_RESERVED) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("optimizer.slots", j, ".reserved"), DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_RESERVED,
                  "reserved field is not 0");
   for (j = 0; j < K; j++) {
-    uint32_t ln = rd32(buf, DESC(j) + 8);
+    uint32_t ln = rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME);
     if (ln == 0 || ln > OCKPT_V2_MAX_NAME_LEN)
-      return err(OCKPT_E_LIMIT_EXCEEDED, F1("optimizer.slots", j, ".len_name"), DESC(j) + 8,
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("optimizer.slots", j, ".len_name"), DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME,
                  "a slot name has 1..1024 bytes");
   }
   p.expected = namepool;
   p.end = s + L;
   for (j = 0; j < K; j++)
-    CHECK(pool_item(&p, rd64(buf, DESC(j)), rd32(buf, DESC(j) + 8),
+    CHECK(pool_item(&p, rd64(buf, DESC(j)), rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME),
                     F1("optimizer.slots", j, ".ofs_name"), DESC(j), "slot name"));
   CHECK(pool_end(&p, "optimizer.names"));
   for (j = 0; j < K; j++) {
     uint64_t o = rd64(buf, DESC(j));
-    uint32_t ln = rd32(buf, DESC(j) + 8), q;
+    uint32_t ln = rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME), q;
     if (!utf8_valid(buf, o, ln))
       return err(OCKPT_E_BAD_UTF8, F1("optimizer.slots", j, ".name"), o,
                  "a slot name is not UTF-8");
     for (q = 0; q < j; q++)
-      if (rd32(buf, DESC(q) + 8) == ln && same_bytes(buf, rd64(buf, DESC(q)), o, ln))
+      if (rd32(buf, DESC(q) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME) == ln && same_bytes(buf, rd64(buf, DESC(q)), o, ln))
         return err(OCKPT_E_DUPLICATE_SLOT_NAME, F1("optimizer.slots", j, ".name"), o,
                    "two slots have the same name");
   }
   if (kind <= OCKPT_V2_OPT_ADAM)
     for (j = 0; j < K; j++)
-      if (!is_cstr(buf, rd64(buf, DESC(j)), rd32(buf, DESC(j) + 8), known_slots[kind][j]))
+      if (!is_cstr(buf, rd64(buf, DESC(j)), rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME), known_slots[kind][j]))
         return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.slots"), desc,
                    "a known optimizer kind with other slot names");
 #undef DESC
@@ -631,8 +633,8 @@ static ockpt_result check_optimizer(const v2 *c, unsigned entry_size) {
   for (j = 0; j < K && entry_size == OCKPT_V2_SLOT_ENTRY_SIZE; j++)
     for (t = 0; t < T; t++) {
       uint64_t e = entries + OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * T + t);
-      if (rd64(buf, e) == OCKPT_V2_NO_STATE && rd64(buf, e + 8) != 0)
-        return err(OCKPT_E_BAD_SLOT_ENTRY, F2("optimizer.slots", j, "", t, ".len_data"), e + 8,
+      if (rd64(buf, e) == OCKPT_V2_NO_STATE && rd64(buf, e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA) != 0)
+        return err(OCKPT_E_BAD_SLOT_ENTRY, F2("optimizer.slots", j, "", t, ".len_data"), e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA,
                    "an entry marked NO_STATE has a non-zero size");
     }
   c->info->optimizer_kind = kind;
@@ -655,75 +657,75 @@ static ockpt_result check_state(const v2 *c) {
   uint64_t s = sec->offset, L = sec->length, base, n;
   uint32_t k, q;
   pool p;
-  if (L < 8)
+  if (L < OCKPT_V2_STATE_HEAD_SIZE)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("state.num_entries"), s,
                "the state section is shorter than its 8-byte head");
-  if (rd32(buf, s + 4) != 0)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("state.reserved"), s + 4, "reserved field is not 0");
+  if (rd32(buf, s + OCKPT_V2_STATE_HEAD_AT_RESERVED) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("state.reserved"), s + OCKPT_V2_STATE_HEAD_AT_RESERVED, "reserved field is not 0");
   n = rd32(buf, s);
   if (n == 0)
     return err(OCKPT_E_EMPTY_SECTION, F0("state.num_entries"), s,
                "a state section without entries");
   if (n > OCKPT_V2_MAX_STATE_ENTRIES)
     return err(OCKPT_E_LIMIT_EXCEEDED, F0("state.num_entries"), s, "more than 1024 entries");
-  if (8u + OCKPT_V2_STATE_ENTRY_SIZE * n > L)
+  if (OCKPT_V2_STATE_HEAD_SIZE + OCKPT_V2_STATE_ENTRY_SIZE * n > L)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("state.num_entries"), s,
                "the state entries do not fit in the state section");
-  base = s + 8u;
+  base = s + OCKPT_V2_STATE_HEAD_SIZE;
 #define ENT(k) (base + OCKPT_V2_STATE_ENTRY_SIZE * (uint64_t)(k))
   for (k = 0; k < n; k++) {
     unsigned b; /* the offset of the first non-zero byte (SPEC section 9, error offsets) */
-    for (b = 13; b < 16; b++)
+    for (b = OCKPT_V2_STATE_ENTRY_AT_RESERVED; b < OCKPT_V2_STATE_ENTRY_AT_VALUE; b++)
       if (rd8(buf, ENT(k) + b) != 0)
         return err(OCKPT_E_RESERVED_NONZERO, F1("state", k, ".reserved"), ENT(k) + b,
                    "reserved byte is not 0");
   }
   for (k = 0; k < n; k++)
-    if (rd8(buf, ENT(k) + 12) > OCKPT_V2_VALUE_BYTES)
-      return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + 12,
+    if (rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE) > OCKPT_V2_VALUE_BYTES)
+      return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE,
                  "unknown value type");
   for (k = 0; k < n; k++) {
-    uint32_t lk = rd32(buf, ENT(k) + 8);
+    uint32_t lk = rd32(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY);
     if (lk == 0 || lk > OCKPT_V2_MAX_KEY_LEN)
-      return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_key"), ENT(k) + 8,
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_key"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY,
                  "a key has 1..255 bytes");
   }
   for (k = 0; k < n; k++)
-    if (rd8(buf, ENT(k) + 12) <= OCKPT_V2_VALUE_FLOAT && rd64(buf, ENT(k) + 24) != 0)
-      return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".len_value"), ENT(k) + 24,
+    if (rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE) <= OCKPT_V2_VALUE_FLOAT && rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE) != 0)
+      return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".len_value"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE,
                  "an int or float value has len_value 0");
   for (k = 0; k < n; k++)
-    if (rd8(buf, ENT(k) + 12) >= OCKPT_V2_VALUE_STRING &&
-        rd64(buf, ENT(k) + 24) > OCKPT_V2_MAX_VALUE_LEN)
-      return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_value"), ENT(k) + 24,
+    if (rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE) >= OCKPT_V2_VALUE_STRING &&
+        rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE) > OCKPT_V2_MAX_VALUE_LEN)
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_value"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE,
                  "a value has at most 1 MiB");
   p.expected = ENT(n);
   p.end = s + L;
   for (k = 0; k < n; k++) {
-    CHECK(pool_item(&p, rd64(buf, ENT(k)), rd32(buf, ENT(k) + 8), F1("state", k, ".ofs_key"),
+    CHECK(pool_item(&p, rd64(buf, ENT(k)), rd32(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY), F1("state", k, ".ofs_key"),
                     ENT(k), "state key or value"));
-    if (rd8(buf, ENT(k) + 12) >= OCKPT_V2_VALUE_STRING)
-      CHECK(pool_item(&p, rd64(buf, ENT(k) + 16), rd64(buf, ENT(k) + 24),
-                      F1("state", k, ".value"), ENT(k) + 16, "state key or value"));
+    if (rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE) >= OCKPT_V2_VALUE_STRING)
+      CHECK(pool_item(&p, rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE), rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE),
+                      F1("state", k, ".value"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE, "state key or value"));
   }
   CHECK(pool_end(&p, "state.pool"));
   for (k = 0; k < n; k++) {
-    uint64_t ko = rd64(buf, ENT(k)), value = rd64(buf, ENT(k) + 16);
-    uint32_t lk = rd32(buf, ENT(k) + 8);
-    uint8_t type = rd8(buf, ENT(k) + 12);
+    uint64_t ko = rd64(buf, ENT(k)), value = rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE);
+    uint32_t lk = rd32(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY);
+    uint8_t type = rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE);
     unsigned w;
     if (!utf8_valid(buf, ko, lk))
       return err(OCKPT_E_BAD_UTF8, F1("state", k, ".key"), ko, "a key is not UTF-8");
     for (q = 0; q < k; q++)
-      if (rd32(buf, ENT(q) + 8) == lk && same_bytes(buf, rd64(buf, ENT(q)), ko, lk))
+      if (rd32(buf, ENT(q) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY) == lk && same_bytes(buf, rd64(buf, ENT(q)), ko, lk))
         return err(OCKPT_E_DUPLICATE_STATE_KEY, F1("state", k, ".key"), ko,
                    "two state entries have the same key");
-    if (type == OCKPT_V2_VALUE_STRING && !utf8_valid(buf, value, rd64(buf, ENT(k) + 24)))
+    if (type == OCKPT_V2_VALUE_STRING && !utf8_valid(buf, value, rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE)))
       return err(OCKPT_E_BAD_UTF8, F1("state", k, ".value"), value, "a string is not UTF-8");
     for (w = 0; w < 8; w++)
       if (is_cstr(buf, ko, lk, well_known[w].key) &&
           (type != well_known[w].type || (type == OCKPT_V2_VALUE_INT && (value >> 63) != 0)))
-        return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + 12,
+        return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE,
                    "a well-known key with another type (or a negative int)");
   }
 #undef ENT
@@ -745,21 +747,21 @@ static ockpt_result check_origin(const v2 *c) {
     return err(OCKPT_E_GAP, F0("origin"), s + OCKPT_V2_ORIGIN_SIZE,
                "the origin section is longer than 24 bytes");
   rev = rd32(buf, s);
-  dialect = rd32(buf, s + 4);
-  flags = rd32(buf, s + 8);
+  dialect = rd32(buf, s + OCKPT_V2_ORIGIN_AT_DIALECT);
+  flags = rd32(buf, s + OCKPT_V2_ORIGIN_AT_FLAGS);
   if (flags & ~OCKPT_V2_ORIGIN_FOOTERLESS)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("origin.flags"), s + 8,
+    return err(OCKPT_E_RESERVED_NONZERO, F0("origin.flags"), s + OCKPT_V2_ORIGIN_AT_FLAGS,
                "reserved origin flag bits are set");
-  if (rd32(buf, s + 12) != 0)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("origin.reserved"), s + 12, "reserved field is not 0");
+  if (rd32(buf, s + OCKPT_V2_ORIGIN_AT_RESERVED) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("origin.reserved"), s + OCKPT_V2_ORIGIN_AT_RESERVED, "reserved field is not 0");
   if (rev != 1 && rev != 2)
     return err(OCKPT_E_BAD_ORIGIN, F0("origin.revision"), s, "unknown origin revision");
   if (dialect > 2)
-    return err(OCKPT_E_BAD_ORIGIN, F0("origin.dialect"), s + 4, "unknown origin dialect");
+    return err(OCKPT_E_BAD_ORIGIN, F0("origin.dialect"), s + OCKPT_V2_ORIGIN_AT_DIALECT, "unknown origin dialect");
   c->info->origin_revision = rev;
   c->info->origin_dialect = dialect;
   c->info->origin_flags = flags;
-  c->info->origin_num_entries = rd64(buf, s + 16);
+  c->info->origin_num_entries = rd64(buf, s + OCKPT_V2_ORIGIN_AT_NUM_ENTRIES);
   return ok();
 }
 
@@ -778,14 +780,14 @@ typedef struct ranges {
 static int get_range(const ranges *R, uint64_t p, uint64_t *start, uint64_t *len, uint64_t *at) {
   const ockpt_src *buf = &R->c->src;
   if (p < R->n) {
-    *at = R->rec_base + OCKPT_V2_TENSOR_RECORD_SIZE * p + 24;
+    *at = R->rec_base + OCKPT_V2_TENSOR_RECORD_SIZE * p + OCKPT_V2_TENSOR_RECORD_AT_OFS_DATA;
     *start = rd64(buf, *at);
-    *len = rd64(buf, *at + 8);
+    *len = rd64(buf, *at + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA);
     return 1;
   }
   *at = R->ent_base + OCKPT_V2_SLOT_ENTRY_SIZE * (p - R->n);
   *start = rd64(buf, *at);
-  *len = rd64(buf, *at + 8);
+  *len = rd64(buf, *at + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA);
   return *start != OCKPT_V2_NO_STATE;
 }
 
@@ -821,8 +823,8 @@ static ockpt_result check_ranges(const v2 *c) {
   uint64_t p, start, len, at, lo, hi, pos;
   R.c = c;
   R.n = info->num_tensors;
-  R.rec_base = info->tensors.offset + 8u;
-  R.ent_base = info->optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * info->num_slots;
+  R.rec_base = info->tensors.offset + OCKPT_V2_TENSORS_HEAD_SIZE;
+  R.ent_base = info->optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * info->num_slots;
   R.count = R.n + (uint64_t)info->num_slots * R.n;
   lo = info->data.offset;
   hi = info->data.offset + info->data.length;
@@ -936,18 +938,18 @@ int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
   if (!is_v2(f) || k >= f->v2.num_tensors || t == NULL) return -1;
   if (f->revision == OCKPT_REV_V3) return ockpt_v3_tensor_at(f, k, t);
   src = ockpt_src_of(f);
-  r = f->v2.tensors.offset + 8u + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
+  r = f->v2.tensors.offset + OCKPT_V2_TENSORS_HEAD_SIZE + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
   t->index = rd32(&src, r);
-  t->model_index = rd32(&src, r + 4);
-  t->flags = rd16(&src, r + 8);
-  t->dtype = (int8_t)rd8(&src, r + 10);
-  t->rank = rd8(&src, r + 11);
-  t->name_len = rd32(&src, r + 12);
-  t->name_offset = rd64(&src, r + 16);
+  t->model_index = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_MODEL_INDEX);
+  t->flags = rd16(&src, r + OCKPT_V2_TENSOR_RECORD_AT_FLAGS);
+  t->dtype = (int8_t)rd8(&src, r + OCKPT_V2_TENSOR_RECORD_AT_DTYPE);
+  t->rank = rd8(&src, r + OCKPT_V2_TENSOR_RECORD_AT_RANK);
+  t->name_len = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME);
+  t->name_offset = rd64(&src, r + OCKPT_V2_TENSOR_RECORD_AT_OFS_NAME);
   t->name = (t->flags & OCKPT_V2_HAS_NAME) && f->buf != NULL ? f->buf + t->name_offset : NULL;
-  t->offset = rd64(&src, r + 24);
-  t->nbytes = rd64(&src, r + 32);
-  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = rd32(&src, r + 40 + 4u * j);
+  t->offset = rd64(&src, r + OCKPT_V2_TENSOR_RECORD_AT_OFS_DATA);
+  t->nbytes = rd64(&src, r + OCKPT_V2_TENSOR_RECORD_AT_LEN_DATA);
+  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_DIMS + 4u * j);
   return 1;
 }
 
@@ -957,9 +959,9 @@ int ockpt_v2_slot_at(const ockpt_file *f, uint32_t j, uint64_t *name_offset,
   ockpt_src src;
   if (!is_v2(f) || j >= f->v2.num_slots) return -1;
   src = ockpt_src_of(f);
-  d = f->v2.optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)j;
+  d = f->v2.optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)j;
   if (name_offset != NULL) *name_offset = rd64(&src, d);
-  if (name_len != NULL) *name_len = rd32(&src, d + 8);
+  if (name_len != NULL) *name_len = rd32(&src, d + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME);
   return 1;
 }
 
@@ -977,12 +979,12 @@ int ockpt_v2_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *o
   if (!is_v2(f) || j >= f->v2.num_slots || k >= f->v2.num_tensors) return -1;
   if (f->revision == OCKPT_REV_V3) return ockpt_v3_slot_entry_at(f, j, k, offset, nbytes);
   src = ockpt_src_of(f);
-  e = f->v2.optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)f->v2.num_slots +
+  e = f->v2.optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)f->v2.num_slots +
       OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * f->v2.num_tensors + k);
   o = rd64(&src, e);
   if (o == OCKPT_V2_NO_STATE) return 0;
   if (offset != NULL) *offset = o;
-  if (nbytes != NULL) *nbytes = rd64(&src, e + 8);
+  if (nbytes != NULL) *nbytes = rd64(&src, e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA);
   return 1;
 }
 
@@ -995,12 +997,12 @@ int ockpt_v2_state(const ockpt_file *f, uint32_t k, ockpt_v2_state_info *e) {
   } bits;
   if (!is_v2(f) || k >= f->v2.num_state || e == NULL) return -1;
   src = ockpt_src_of(f);
-  r = f->v2.state.offset + 8u + OCKPT_V2_STATE_ENTRY_SIZE * (uint64_t)k;
-  v = rd64(&src, r + 16);
+  r = f->v2.state.offset + OCKPT_V2_STATE_HEAD_SIZE + OCKPT_V2_STATE_ENTRY_SIZE * (uint64_t)k;
+  v = rd64(&src, r + OCKPT_V2_STATE_ENTRY_AT_VALUE);
   e->key_offset = rd64(&src, r);
   e->key = f->buf != NULL ? f->buf + e->key_offset : NULL;
-  e->key_len = rd32(&src, r + 8);
-  e->type = rd8(&src, r + 12);
+  e->key_len = rd32(&src, r + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY);
+  e->type = rd8(&src, r + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE);
   e->i = 0;
   e->f = 0.0;
   e->value = NULL;
@@ -1014,7 +1016,7 @@ int ockpt_v2_state(const ockpt_file *f, uint32_t k, ockpt_v2_state_info *e) {
   } else {
     e->value_offset = v;
     e->value = f->buf != NULL ? f->buf + v : NULL;
-    e->len = rd64(&src, r + 24);
+    e->len = rd64(&src, r + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE);
   }
   return 1;
 }
@@ -1027,9 +1029,9 @@ int ockpt_v2_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *
   src = ockpt_src_of(f);
   e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
   if (kind != NULL) *kind = rd32(&src, e);
-  if (flags != NULL) *flags = rd32(&src, e + 4);
-  if (offset != NULL) *offset = rd64(&src, e + 8);
-  if (length != NULL) *length = rd64(&src, e + 16);
+  if (flags != NULL) *flags = rd32(&src, e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS);
+  if (offset != NULL) *offset = rd64(&src, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
+  if (length != NULL) *length = rd64(&src, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
   return 1;
 }
 

@@ -66,7 +66,7 @@ typedef struct layout {
 } layout;
 
 static void lay_out(layout *l, uint64_t s, uint64_t L, uint64_t n, uint32_t cols) {
-  uint64_t rel = 8u + 8u * n;
+  uint64_t rel = OCKPT_V3_TENSORS_HEAD_SIZE + 8u * n;
   unsigned i;
   l->s = s;
   l->L = L;
@@ -108,7 +108,9 @@ static unsigned rank_of(const ockpt_src *b, const layout *l, uint64_t k) {
 static uint32_t order_of(const ockpt_src *b, const layout *l, uint64_t q) {
   return has(l, C_ORDER) ? col32(b, l, C_ORDER, q) : (uint32_t)q;
 }
-static uint64_t len_at(const layout *l, uint64_t k) { return l->s + 8u + 8u * k; }
+static uint64_t len_at(const layout *l, uint64_t k) {
+  return l->s + OCKPT_V3_TENSORS_HEAD_SIZE + 8u * k;
+}
 
 /* Where the dims and names columns start (absolute), from D (the sum of the ranks). */
 static uint64_t dims_start(const layout *l) { return l->s + round_up(l->e, 8); }
@@ -247,7 +249,7 @@ static ockpt_result check_names(const v3 *c, const layout *l, uint64_t start) {
 /* ---- tensors section (C0-C13) -------------------------------------------------------------- */
 
 static ockpt_result redundant(const layout *l) {
-  return err(OCKPT_E_REDUNDANT_COLUMN, F0("tensors.columns"), l->s + 4,
+  return err(OCKPT_E_REDUNDANT_COLUMN, F0("tensors.columns"), l->s + OCKPT_V3_TENSORS_HEAD_AT_COLUMNS,
              "a column holds only the value its absence means");
 }
 
@@ -260,11 +262,11 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
   int all_none;
   unsigned i;
   /* C0 */
-  if (L < 8)
+  if (L < OCKPT_V3_TENSORS_HEAD_SIZE)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.num_tensors"), s,
                "the tensors section is shorter than its 8-byte head");
   n = rd32(b, s);
-  cols = rd32(b, s + 4);
+  cols = rd32(b, s + OCKPT_V3_TENSORS_HEAD_AT_COLUMNS);
   /* C1 */
   if (n == 0)
     return err(OCKPT_E_EMPTY_SECTION, F0("tensors.num_tensors"), s,
@@ -273,7 +275,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
     return err(OCKPT_E_LIMIT_EXCEEDED, F0("tensors.num_tensors"), s, "more than 2^24 tensors");
   /* C2 */
   if (cols & ~(uint32_t)0x3F)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("tensors.columns"), s + 4,
+    return err(OCKPT_E_RESERVED_NONZERO, F0("tensors.columns"), s + OCKPT_V3_TENSORS_HEAD_AT_COLUMNS,
                "reserved column bits are set");
   /* C3 */
   lay_out(l, s, L, n, cols);
@@ -456,7 +458,8 @@ static void walk_init(walk *w, const ockpt_src *b, const ockpt_v2_info *info) {
   w->n = info->tensors.present ? info->num_tensors : 0;
   w->K = info->optimizer.present ? info->num_slots : 0;
   w->count = w->n + w->K * w->n;
-  w->entries = info->optimizer.offset + 16u + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * w->K;
+  w->entries =
+      info->optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * w->K;
   lay_out(&w->l, info->tensors.offset, info->tensors.length, w->n, info->columns);
 }
 
@@ -472,7 +475,8 @@ static ockpt_result check_data(const v3 *c) {
     return err(OCKPT_E_EMPTY_SECTION, F0("data"), s, "a data section, but no tensors");
   if (!info->tensors.present) return ok();
   if (!info->data.present)
-    return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("tensors[0].len_data"), info->tensors.offset + 8u,
+    return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("tensors[0].len_data"),
+               info->tensors.offset + OCKPT_V3_TENSORS_HEAD_SIZE,
                "tensors, but no data section");
   walk_init(&w, &c->src, info);
   if (c->scratch != NULL && c->scratch_count >= w.count) {

@@ -784,7 +784,7 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
       v3_tensors(P, s);
       break;
     }
-    npos = base + 8 + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P->n;
+    npos = base + OCKPT_V2_TENSORS_HEAD_SIZE + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P->n;
     PUT32(s, P->n);
     PUT32(s, 0);
     for (k = 0; k < P->n; k++) {
@@ -808,7 +808,8 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
   }
   case 2: { /* optimizer: head, slot descriptors, slot entries, names (SPEC.md 6.4) */
     uint64_t entry = P->v3 ? OCKPT_V3_SLOT_ENTRY_SIZE : OCKPT_V2_SLOT_ENTRY_SIZE;
-    uint64_t npos = base + 16 + 16 * (uint64_t)P->K + entry * P->K * P->n;
+    uint64_t npos = base + OCKPT_V2_OPTIMIZER_HEAD_SIZE +
+                    (uint64_t)OCKPT_V2_SLOT_DESCRIPTOR_SIZE * P->K + entry * P->K * P->n;
     PUT32(s, c->optimizer_kind);
     PUT32(s, P->K);
     PUT32(s, P->n);
@@ -836,7 +837,7 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
     break;
   }
   case 3: { /* state: head, entries, then each key and its value (SPEC.md 6.4) */
-    uint64_t spos = base + 8 + (uint64_t)OCKPT_V2_STATE_ENTRY_SIZE * c->num_state;
+    uint64_t spos = base + OCKPT_V2_STATE_HEAD_SIZE + (uint64_t)OCKPT_V2_STATE_ENTRY_SIZE * c->num_state;
     PUT32(s, c->num_state);
     PUT32(s, 0);
     for (k = 0; k < c->num_state; k++) {

@@ -191,7 +191,7 @@ class Header:
     )
 
 
-class Section:
+class SectionEntry:
     """32 bytes: onert_checkpoint_common.ksy `section_entry`. One entry of the section table (32
     bytes)."""
 
@@ -538,7 +538,7 @@ class V3TensorsHead:
 #: Every record, by name.
 RECORDS = {
     "Header": Header,
-    "Section": Section,
+    "SectionEntry": SectionEntry,
     "OptimizerHead": OptimizerHead,
     "SlotDescriptor": SlotDescriptor,
     "StateHead": StateHead,
