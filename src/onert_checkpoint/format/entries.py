@@ -8,6 +8,14 @@ ascending order, where each entry's bytes are and how many, and for schema 2 the
 and the mapping the model objects expose; they make a :class:`~.model.Tensor` or
 :class:`~.model.Buffer` the first time it is asked for and keep it.
 
+Going over every entry (iterating the tensor list, a slot's ``values()`` or ``items()``) keeps
+no object: each entry not made yet is made *floating*, held by the list only through a weak
+reference, so a pass over 2M entries holds a few thousand objects at a time, not 2M (memory
+bounded by the file's size, not by the entry count). A floating entry is the one object for
+its entry while anyone holds it (a later lookup returns it), and the first assignment to any
+of its public attributes (``data``, ``name``, ``index``, ``dtype``, ``shape``, ...) settles it:
+the list then holds it for good, so no edit is lost when the caller lets go of it.
+
 The tensor bytes themselves are a :class:`DataStore`: the mapped file and the data checks that
 have not run yet (schema 2's data-section CRC-32C and padding, SPEC section 6.5). Those run the
 first time any entry's data is asked for, before a byte is handed out; a failure is raised then,
@@ -26,6 +34,7 @@ from collections.abc import (
     MutableSequence,
     ValuesView,
 )
+from itertools import islice
 from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
@@ -128,24 +137,38 @@ def stores_of(arrays: Iterable[np.ndarray | None]) -> list[DataStore]:
     return list(found.values())
 
 
-def _stable(store: DataStore) -> bool:
-    """True when the store's bytes cannot change: bytes, or a file read into private memory.
-    A mapping or a caller's writable buffer can (another process writing the file, the caller
-    writing the buffer)."""
-    from .source import PrivateBytes
-
+def _owner(store: DataStore) -> object:
     view = store.whole.base
-    owner = view.obj if isinstance(view, memoryview) else view
-    return isinstance(owner, (bytes, PrivateBytes))
+    return view.obj if isinstance(view, memoryview) else view
+
+
+def _stable(store: DataStore) -> bool:
+    """True when the store's bytes cannot have changed since they were checked: bytes, a file
+    read into private memory, or a mapped file not written since (its fingerprint). A caller's
+    writable buffer, or a mapped file written since, may have."""
+    from .source import PrivateBytes, mapped_file_unchanged
+
+    owner = _owner(store)
+    return isinstance(owner, (bytes, PrivateBytes)) or mapped_file_unchanged(owner)
 
 
 def must_verify(stores: Iterable[DataStore]) -> None:
     """Before a write computes fresh checksums over data read from ``stores``: run the checks
     they have not run (``verify_data=False``) and, for bytes that may have changed since their
-    check (a mapped file), run them again. Raises the check's error (``section_checksum``,
-    ``bad_padding``, ...) or ``released``."""
+    check (a mapped file written since, a writable buffer), run them again. Raises the check's
+    error (``section_checksum``, ``nonzero_padding``, ...) or ``released``."""
+    from .source import file_fingerprint, note_checked
+
     for store in stores:
-        store.verify(again=not _stable(store))
+        if store.released:
+            raise released_error()
+        stable = _stable(store)
+        if stable and store.verified:
+            continue
+        owner = _owner(store)
+        seen = file_fingerprint(owner)  # before the check: a later write will differ
+        store.verify(again=not stable)
+        note_checked(owner, seen)
 
 
 class EntryTable:
@@ -160,6 +183,7 @@ class EntryTable:
     __slots__ = (
         "_lengths_list",
         "cls",
+        "home",
         "keys",
         "lengths",
         "meta",
@@ -189,6 +213,8 @@ class EntryTable:
         self.owner = owner
         self.owner_rows = owner_rows
         self._lengths_list: list[int] | None = None
+        #: the list or mapping whose floating entries this table makes (weak: no cycle)
+        self.home: Callable[[], Any] | None = None
 
     def __len__(self) -> int:
         return int(self.keys.size)
@@ -310,6 +336,41 @@ class EntryTable:
             )
 
 
+#: Rows made per step of a pass over every entry (one read of the columns per chunk).
+_CHUNK = 4096
+
+_FLOATING: dict[type, type] = {}
+
+
+def _floating_class(cls: type) -> type:
+    """``cls`` with one difference: assigning a public attribute first settles the object
+    (:func:`_settle`) and turns it back into a plain ``cls``. No slot is added, so that the
+    class of an object can change between the two."""
+    sub = _FLOATING.get(cls)
+    if sub is None:
+
+        def __setattr__(self: Any, name: str, value: Any) -> None:
+            if not name.startswith("_"):
+                _settle(self)
+            object.__setattr__(self, name, value)
+
+        sub = type(cls.__name__, (cls,), {"__slots__": (), "__setattr__": __setattr__})
+        sub.__module__ = cls.__module__
+        sub.__qualname__ = cls.__qualname__
+        _FLOATING[cls] = sub
+    return sub
+
+
+def _settle(obj: Any) -> None:
+    """Make the floating ``obj`` an entry its list or mapping holds (before it is changed)."""
+    base = type(obj).__mro__[1]
+    table = obj._table
+    home = table.home() if table is not None and table.home is not None else None
+    if home is not None:
+        home._settle(obj)
+    object.__setattr__(obj, "__class__", base)
+
+
 class TensorList(MutableSequence["Tensor"]):
     """The weight entries of a checkpoint, in entry-index order: a list whose items are made
     on first access (from an :class:`EntryTable`) and which finds an entry by index or by name
@@ -325,6 +386,7 @@ class TensorList(MutableSequence["Tensor"]):
         "_by_index",
         "_by_name",
         "_dups",
+        "_floating",
         "_items",
         "_ref",
         "_renumbered",
@@ -336,7 +398,12 @@ class TensorList(MutableSequence["Tensor"]):
         # releases its file mapping at once, not at the next cyclic collection.
         self._ref = weakref.ref(self)
         self._table = table
+        # position -> a floating tensor (made by a pass over every item, held by no one here)
+        self._floating: weakref.WeakValueDictionary[int, Tensor] = (
+            weakref.WeakValueDictionary()
+        )
         if table is not None:
+            table.home = self._ref
             self._items: list[Tensor | None] = [None] * len(table)
         else:
             self._items = list(items) if items is not None else []
@@ -367,22 +434,63 @@ class TensorList(MutableSequence["Tensor"]):
         item = self._items[k]
         if item is None:
             assert self._table is not None
+            made = self._floating.get(k)
+            if made is not None:  # held by a caller: the same object, from now on held here
+                _settle(made)
+                return made
             made = cast("Tensor", self._table.make(k))  # a TensorList's table makes Tensors
             made._owner = self._ref
             self._items[k] = made
             return made
         return item
 
+    def _settle(self, obj: Tensor) -> None:
+        """A floating tensor is about to change: held here from now on."""
+        k = obj._row
+        if self._table is not None and self._floating.get(k) is obj and self._items[k] is None:
+            self._items[k] = obj
+            del self._floating[k]
+
     def __iter__(self) -> Iterator[Tensor]:
         if self._table is not None and None in self._items:
-            self.materialize()
+            return self._iter_floating()
         return iter(self._items)  # type: ignore[arg-type]
+
+    def _iter_floating(self) -> Iterator[Tensor]:
+        """Every item: those not made yet made floating, a chunk at a time (module doc)."""
+        items = self._items
+        table = self._table
+        assert table is not None
+        floating = self._floating
+        cls = _floating_class(table.cls)
+        for start in range(0, len(items), _CHUNK):
+            if self._table is not table:  # a structural change meanwhile: plain items
+                yield from islice(self._items, start, None)
+                return
+            chunk: list[Tensor | None] = items[start : start + _CHUNK]
+            missing = []
+            for j, t in enumerate(chunk):
+                if t is None:
+                    chunk[j] = floating.get(start + j)  # held here for this chunk
+                    if chunk[j] is None:
+                        missing.append(start + j)
+            for k, obj in zip(missing, table.make_rows(missing)):
+                made = cast("Tensor", obj)
+                made._owner = self._ref
+                object.__setattr__(made, "__class__", cls)
+                floating[k] = made
+                chunk[k - start] = made
+            yield from cast("list[Tensor]", chunk)
 
     def materialize(self) -> list[Tensor]:
         """Make every item (in one pass over the columns); return them as a list."""
         table = self._table
         if table is not None:
             items = self._items
+            for k, held in list(self._floating.items()):  # floating ones held elsewhere
+                object.__setattr__(held, "__class__", table.cls)
+                items[k] = held
+            self._floating.clear()
             missing = [k for k, t in enumerate(items) if t is None]
             for k, obj in zip(missing, table.make_rows(missing)):
                 obj._owner = self._ref  # type: ignore[attr-defined]
@@ -390,8 +498,9 @@ class TensorList(MutableSequence["Tensor"]):
         return self._items  # type: ignore[return-value]
 
     def made(self) -> list[Tensor]:
-        """The items made so far (none is made here)."""
-        return [t for t in self._items if t is not None]
+        """The items made so far, floating ones still held elsewhere included (none is made
+        here)."""
+        return [t for t in self._items if t is not None] + list(self._floating.values())
 
     def indices(self) -> list[int]:
         """Every item's entry index, in list order, without making the items."""
@@ -537,11 +646,16 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
     """One optimizer slot's entries by entry index, made on first access from an
     :class:`EntryTable`; any change first makes every entry (a plain dict after that)."""
 
-    __slots__ = ("_items", "_table")
+    __slots__ = ("__weakref__", "_floating", "_items", "_table")
 
     def __init__(self, table: EntryTable) -> None:
         self._table: EntryTable | None = table
         self._items: dict[int, Buffer] = {}
+        # entry index -> a floating entry (made by values() or items(), held by no one here)
+        self._floating: weakref.WeakValueDictionary[int, Buffer] = (
+            weakref.WeakValueDictionary()
+        )
+        table.home = weakref.ref(self)
 
     def __len__(self) -> int:
         return len(self._table) if self._table is not None else len(self._items)
@@ -553,12 +667,48 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
         table = self._table
         if table is None or isinstance(key, bool) or not isinstance(key, (int, np.integer)):
             raise KeyError(key)
+        floating = self._floating.get(int(key))
+        if floating is not None:  # held by a caller: the same object, from now on held here
+            _settle(floating)
+            return floating
         row = table.row_of(int(key))
         if row is None:
             raise KeyError(key)
         item = table.make(row)
         self._items[int(key)] = item
         return item
+
+    def _settle(self, obj: Buffer) -> None:
+        """A floating entry is about to change: held here from now on."""
+        key = obj._index
+        if self._table is not None and self._floating.get(key) is obj:
+            self._items.setdefault(key, obj)
+            del self._floating[key]
+
+    def _items_floating(self) -> Iterator[tuple[int, Buffer]]:
+        """(entry index, entry) of every entry, in table order: those not made yet made
+        floating, a chunk at a time (module doc)."""
+        table = self._table
+        if table is None:
+            yield from self._items.items()
+            return
+        made, floating = self._items, self._floating
+        cls = _floating_class(table.cls)
+        keys = table.keys
+        for start in range(0, len(keys), _CHUNK):
+            if self._table is not table:  # changed meanwhile: a plain dict from here on
+                rest = keys[start:].tolist()
+                yield from ((k, self._items[k]) for k in rest if k in self._items)
+                return
+            chunk = keys[start : start + _CHUNK].tolist()
+            have = {k: made.get(k) or floating.get(k) for k in chunk}
+            missing = [start + j for j, k in enumerate(chunk) if have[k] is None]
+            for obj in table.make_rows(missing):
+                object.__setattr__(obj, "__class__", cls)
+                floating[obj.index] = obj
+                have[obj.index] = obj
+            for k in chunk:
+                yield k, have[k]  # type: ignore[misc]
 
     def __contains__(self, key: object) -> bool:
         if key in self._items:
@@ -574,13 +724,18 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
         return iter(self._items)
 
     def made(self) -> list[Buffer]:
-        """The entries made so far (none is made here)."""
-        return list(self._items.values())
+        """The entries made so far, floating ones still held elsewhere included (none is made
+        here)."""
+        return list(self._items.values()) + list(self._floating.values())
 
     def materialize(self) -> dict[int, Buffer]:
         table = self._table
         if table is not None:
             made = self._items
+            for k, obj in list(self._floating.items()):  # floating ones held elsewhere
+                object.__setattr__(obj, "__class__", table.cls)
+                made.setdefault(k, obj)
+            self._floating.clear()
             rows = [r for r, k in enumerate(table.keys.tolist()) if k not in made]
             for obj in table.make_rows(rows):
                 made[obj.index] = obj
@@ -589,10 +744,14 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
         return self._items
 
     def values(self) -> ValuesView[Buffer]:
-        return self.materialize().values()
+        if self._table is None:
+            return self._items.values()
+        return _FloatingValues(self)
 
     def items(self) -> ItemsView[int, Buffer]:
-        return self.materialize().items()
+        if self._table is None:
+            return self._items.items()
+        return _FloatingItems(self)
 
     def __setitem__(self, key: int, value: Buffer) -> None:
         self.materialize()[key] = value
@@ -610,3 +769,21 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
     def __repr__(self) -> str:
         return repr(dict(self.items()))
 
+
+
+class _FloatingValues(ValuesView["Buffer"]):
+    """``SlotEntries.values()`` of a loaded slot: a pass that keeps no entry (module doc)."""
+
+    _mapping: SlotEntries
+
+    def __iter__(self) -> Iterator[Buffer]:
+        return (v for _, v in self._mapping._items_floating())
+
+
+class _FloatingItems(ItemsView[int, "Buffer"]):
+    """``SlotEntries.items()`` of a loaded slot: a pass that keeps no entry (module doc)."""
+
+    _mapping: SlotEntries
+
+    def __iter__(self) -> Iterator[tuple[int, Buffer]]:
+        return self._mapping._items_floating()
