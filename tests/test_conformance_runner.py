@@ -92,6 +92,37 @@ def test_a_reader_with_one_wrong_checksum_is_caught(ockpt_info: Path, tmp_path: 
         assert item["rule"]  # what the vector shows, from its table
 
 
+def test_a_schema_3_only_reader_conforms_to_the_microcontroller_profile_only(
+    ockpt_info: Path, tmp_path: Path
+) -> None:
+    """SPEC.md section 15: a reader of schema 3 alone refuses every other version byte with
+    unsupported_version; it agrees on the micro profile's cases and not on the full set."""
+    only_v3 = tmp_path / "only_v3.py"
+    only_v3.write_text(
+        "import json, os, sys\n"
+        "head = open(sys.argv[1], 'rb').read(3)\n"
+        "if len(head) == 3 and head[:2] == b'\\xad\\x01' and head[2] != 3:\n"
+        "    print(json.dumps({'error': {'code': 'unsupported_version', 'field': 'version',\n"
+        "                                'offset': 2}}))\n"
+        "    sys.exit(1)\n"
+        f"os.execv({str(ockpt_info)!r}, [{str(ockpt_info)!r}, sys.argv[1]])\n"
+    )
+    sample = ["--select", "invalid-v2-header*", "--select", "v3-minimal", "--select",
+              "invalid-version-*", "--select", "v1-onert-sgd"]
+    argv = ["--", sys.executable, str(only_v3), "{file}"]
+    micro = conformance("--profile", "micro", *sample, *argv)
+    assert micro.returncode == 0, micro.stdout
+    full = conformance(*sample, *argv)
+    assert full.returncode == 1
+    assert "DISAGREE vector v1-onert-sgd: expected a valid file" in full.stdout
+    assert "DISAGREE vector invalid-version-" not in full.stdout  # detection: every profile
+    detection = len(list(VECTORS.glob("invalid-version-*.ckpt")))
+    only_detection = conformance("--profile", "micro", "--no-corpus", "--select",
+                                 "invalid-version-*", *argv)
+    assert f"{detection} cases: {detection} agree" in only_detection.stdout
+    assert conformance("--revisions", "v1", *sample, *argv).returncode == 2  # v1 without wof
+
+
 def test_a_reader_that_crashes_or_prints_no_json_disagrees(tmp_path: Path) -> None:
     crash = tmp_path / "crash.py"
     crash.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")

@@ -4,23 +4,23 @@
 
 typedef enum ockpt_error {
   OCKPT_OK = 0,
-  /* The file is shorter than the fixed header of its revision (20 bytes for a schema-1 checkpoint, 8 for WOF, 64 for schema 2), or shorter than 3 bytes. */
+  /* The file is shorter than the fixed header of its revision (20 bytes for a schema-1 checkpoint, 8 for WOF, 64 for schemas 2 and 3), or shorter than 3 bytes. */
   OCKPT_E_TRUNCATED_HEADER = 1,
   /* The u16 at offset 0 is not 429 (bytes ad 01). */
   OCKPT_E_BAD_MAGIC = 2,
   /* The version byte at offset 2 names no revision this reader implements. */
   OCKPT_E_UNSUPPORTED_VERSION = 3,
-  /* A reserved field is not zero (byte 3 in schema 1 and WOF; every reserved field in schema 2). */
+  /* A reserved field is not zero (byte 3 in schema 1 and WOF; every reserved field and reserved flag or column bit in schemas 2 and 3). */
   OCKPT_E_RESERVED_NONZERO = 4,
   /* An entry count read from the file needs more bytes than the file has (checked before anything is allocated from it). */
   OCKPT_E_COUNT_EXCEEDS_FILE = 5,
-  /* An offset, or an offset plus a size, points past the end of the file (computed without integer overflow). */
+  /* An offset, or an offset plus a size, points past the end of the file or of the section it must lie in (computed without integer overflow); in schema 3, a data range placed by rule past the end of the data section, or tensors without a data section. */
   OCKPT_E_OFFSET_OUT_OF_BOUNDS = 6,
   /* Schema-1 blocks are not in file order weights < m < v < footer, or a block is too short to hold its own offset table. */
   OCKPT_E_BLOCK_ORDER = 7,
   /* The optimizer offsets fit no known optimizer: v present without m, or an SGD opt1_offset that is neither 0 nor the end of the blocks (the footer offset, or the file size in a footer-less file). */
   OCKPT_E_OPTIMIZER_LAYOUT = 8,
-  /* The file ends before the end of its last structure (the 8-byte schema-1 footer, or the file size recorded in a schema-2 header). */
+  /* The file ends before the end of its last structure (the 8-byte schema-1 footer, or the file size recorded in the header of schemas 2 and 3). */
   OCKPT_E_TRUNCATED_FILE = 9,
   /* Bytes follow the end of the last structure (the schema-1 footer must be the last 8 bytes of the file). */
   OCKPT_E_TRAILING_BYTES = 10,
@@ -40,9 +40,9 @@ typedef enum ockpt_error {
   OCKPT_E_AMBIGUOUS_ENTRIES = 17,
   /* The content cannot be written in the requested revision or dialect without losing something (lossy conversions need an explicit allow_lossy). */
   OCKPT_E_NOT_REPRESENTABLE = 18,
-  /* The CRC-32C of the 64-byte schema-2 header (computed with its header_crc field as zero) differs from header_crc. */
+  /* The CRC-32C of the 64-byte header of schemas 2 and 3 (computed with its header_crc field as zero) differs from header_crc. */
   OCKPT_E_HEADER_CHECKSUM = 19,
-  /* The CRC-32C of the schema-2 section table differs from the header's section_table_crc. */
+  /* The CRC-32C of the section table (schemas 2 and 3) differs from the header's section_table_crc. */
   OCKPT_E_SECTION_TABLE_CHECKSUM = 20,
   /* The CRC-32C of a section's bytes differs from the crc recorded in its section-table entry. */
   OCKPT_E_SECTION_CHECKSUM = 21,
@@ -52,7 +52,7 @@ typedef enum ockpt_error {
   OCKPT_E_DUPLICATE_SECTION = 23,
   /* A count or length exceeds the limit the specification names for it (sections, tensors, rank, slots, state entries, name, key or value length), or a name or key is empty. */
   OCKPT_E_LIMIT_EXCEEDED = 24,
-  /* A section or a data range does not start at a multiple of the alignment (64 bytes). */
+  /* A section, or a schema-2 data range, does not start at a multiple of the alignment (64 bytes); schema 3 places its data ranges by rule, so only its sections can be misaligned. */
   OCKPT_E_MISALIGNED = 25,
   /* An alignment padding byte between two structures is not zero. */
   OCKPT_E_NONZERO_PADDING = 26,
@@ -82,7 +82,7 @@ typedef enum ockpt_error {
   OCKPT_E_BAD_SLOT_ENTRY = 38,
   /* The origin section names an unknown revision or dialect. */
   OCKPT_E_BAD_ORIGIN = 39,
-  /* A schema-2 tensor record's entry index is smaller than the previous record's (records are in strictly ascending index order). */
+  /* A tensor record's entry index (schema 2's record field, schema 3's index column) is smaller than the previous record's (records are in strictly ascending index order). */
   OCKPT_E_TENSOR_ORDER = 40,
   /* A section of a kind the specification defines has its REQUIRED flag set where the specification says clear, or clear where it says set. */
   OCKPT_E_BAD_SECTION_FLAGS = 41,

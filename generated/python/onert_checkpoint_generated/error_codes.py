@@ -5,8 +5,8 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                       'category': 'format',
                       'applies': ['v1', 'wof', 'v2', 'v3'],
                       'summary': 'The file is shorter than the fixed header of its revision (20 '
-                                 'bytes for a schema-1 checkpoint, 8 for WOF, 64 for schema 2), or '
-                                 'shorter than 3 bytes.'},
+                                 'bytes for a schema-1 checkpoint, 8 for WOF, 64 for schemas 2 and '
+                                 '3), or shorter than 3 bytes.'},
  'bad_magic': {'number': 2,
                'category': 'version',
                'applies': ['v1', 'wof', 'v2', 'v3'],
@@ -20,7 +20,8 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                       'category': 'format',
                       'applies': ['v1', 'wof', 'v2', 'v3'],
                       'summary': 'A reserved field is not zero (byte 3 in schema 1 and WOF; every '
-                                 'reserved field in schema 2).'},
+                                 'reserved field and reserved flag or column bit in schemas 2 and '
+                                 '3).'},
  'count_exceeds_file': {'number': 5,
                         'category': 'format',
                         'applies': ['v1', 'wof', 'v2', 'v3'],
@@ -30,7 +31,10 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                           'category': 'format',
                           'applies': ['v1', 'wof', 'v2', 'v3'],
                           'summary': 'An offset, or an offset plus a size, points past the end of '
-                                     'the file (computed without integer overflow).'},
+                                     'the file or of the section it must lie in (computed without '
+                                     'integer overflow); in schema 3, a data range placed by rule '
+                                     'past the end of the data section, or tensors without a data '
+                                     'section.'},
  'block_order': {'number': 7,
                  'category': 'format',
                  'applies': ['v1'],
@@ -47,7 +51,8 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                     'category': 'format',
                     'applies': ['v1', 'v2', 'v3'],
                     'summary': 'The file ends before the end of its last structure (the 8-byte '
-                               'schema-1 footer, or the file size recorded in a schema-2 header).'},
+                               'schema-1 footer, or the file size recorded in the header of '
+                               'schemas 2 and 3).'},
  'trailing_bytes': {'number': 10,
                     'category': 'format',
                     'applies': ['v1', 'v2', 'v3'],
@@ -101,13 +106,13 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
  'header_checksum': {'number': 19,
                      'category': 'format',
                      'applies': ['v2', 'v3'],
-                     'summary': 'The CRC-32C of the 64-byte schema-2 header (computed with its '
-                                'header_crc field as zero) differs from header_crc.'},
+                     'summary': 'The CRC-32C of the 64-byte header of schemas 2 and 3 (computed '
+                                'with its header_crc field as zero) differs from header_crc.'},
  'section_table_checksum': {'number': 20,
                             'category': 'format',
                             'applies': ['v2', 'v3'],
-                            'summary': 'The CRC-32C of the schema-2 section table differs from the '
-                                       "header's section_table_crc."},
+                            'summary': 'The CRC-32C of the section table (schemas 2 and 3) differs '
+                                       "from the header's section_table_crc."},
  'section_checksum': {'number': 21,
                       'category': 'format',
                       'applies': ['v2', 'v3'],
@@ -132,8 +137,9 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
  'misaligned': {'number': 25,
                 'category': 'format',
                 'applies': ['v2', 'v3'],
-                'summary': 'A section or a data range does not start at a multiple of the '
-                           'alignment (64 bytes).'},
+                'summary': 'A section, or a schema-2 data range, does not start at a multiple of '
+                           'the alignment (64 bytes); schema 3 places its data ranges by rule, so '
+                           'only its sections can be misaligned.'},
  'nonzero_padding': {'number': 26,
                      'category': 'format',
                      'applies': ['v2', 'v3'],
@@ -203,8 +209,9 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
  'tensor_order': {'number': 40,
                   'category': 'format',
                   'applies': ['v2', 'v3'],
-                  'summary': "A schema-2 tensor record's entry index is smaller than the previous "
-                             "record's (records are in strictly ascending index order)."},
+                  'summary': "A tensor record's entry index (schema 2's record field, schema 3's "
+                             "index column) is smaller than the previous record's (records are in "
+                             'strictly ascending index order).'},
  'bad_section_flags': {'number': 41,
                        'category': 'format',
                        'applies': ['v2', 'v3'],

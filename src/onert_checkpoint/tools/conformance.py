@@ -41,6 +41,14 @@ __all__ = [
 #: The folders of a source checkout, found from this file (src/onert_checkpoint/tools/).
 _CHECKOUT = Path(__file__).resolve().parents[3]
 
+#: The revisions of each conformance profile (SPEC.md section 15).
+PROFILES: dict[str, frozenset[str]] = {
+    "micro": frozenset({"v3"}),
+    "full": frozenset({"v1", "wof", "v2", "v3"}),
+}
+#: The revisions a version byte names (SPEC.md section 3: v1 and WOF share byte 1).
+_BY_VERSION = {1: frozenset({"v1", "wof"}), 2: frozenset({"v2"}), 3: frozenset({"v3"})}
+
 
 @dataclass(frozen=True)
 class Case:
@@ -269,6 +277,13 @@ def conformance_arguments(p: argparse.ArgumentParser) -> None:
                    help="the corpus manifest (default: tests/corpus/manifest.json)")
     p.add_argument("--no-vectors", action="store_true", help="run the corpus only")
     p.add_argument("--no-corpus", action="store_true", help="run the vectors only")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--profile", choices=sorted(PROFILES),
+                       help="the revisions of a conformance profile (SPEC.md section 15): micro "
+                       "(v3), full (every revision; the default)")
+    which.add_argument("--revisions", type=_revisions_arg, metavar="LIST",
+                       help="the revisions the reader implements, e.g. v3 or v3,v1,wof: cases "
+                       "of other version bytes are not run (detection cases always are)")
     p.add_argument("--select", metavar="GLOB", action="append",
                    help="only the cases whose name (without 'vector '/'corpus ') matches; "
                    "repeatable")
@@ -277,6 +292,38 @@ def conformance_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                    help="readers run at once (the number of CPUs)")
     p.add_argument("--json", action="store_true", help="the report as JSON")
+
+
+def revisions_of(path: Path) -> frozenset[str] | None:
+    """The revisions the file's version byte names, or None for a file that revision
+    detection refuses before any revision's rules (SPEC.md section 3, steps 1 to 4: too
+    short, another magic, a version byte no revision has), which every profile must
+    refuse alike."""
+    with open(path, "rb") as f:
+        head = f.read(3)
+    if len(head) < 3 or head[:2] != b"\xad\x01":
+        return None
+    return _BY_VERSION.get(head[2])
+
+
+def in_profile(case: Case, revisions: frozenset[str]) -> bool:
+    found = revisions_of(case.path)
+    return found is None or bool(found & revisions)
+
+
+def _revisions_arg(text: str) -> frozenset[str]:
+    chosen = frozenset(r.strip() for r in text.split(",") if r.strip())
+    unknown = chosen - PROFILES["full"]
+    if unknown or not chosen:
+        raise argparse.ArgumentTypeError(
+            f"revisions are a comma-separated subset of v1, wof, v2, v3, not {text!r}"
+        )
+    if len(chosen & {"v1", "wof"}) == 1:
+        raise argparse.ArgumentTypeError(
+            "v1 and wof share version byte 1 and are told apart by structure (SPEC.md "
+            "section 3): name both or neither"
+        )
+    return chosen
 
 
 def _select(cases: list[Case], patterns: list[str] | None) -> list[Case]:
@@ -312,6 +359,10 @@ def cmd_conformance(args: argparse.Namespace) -> int:
         found, skipped = corpus_cases(manifest)
         cases += found
     cases = _select(cases, args.select)
+    revisions = args.revisions or PROFILES[args.profile or "full"]
+    outside = [c.name for c in cases if not in_profile(c, revisions)]
+    cases = [c for c in cases if in_profile(c, revisions)]
+    skipped += outside
     if not cases:
         raise CliError("usage_error", "no case to run (see --select, --no-vectors, --no-corpus)")
     outcomes = run_all(command, cases, args.timeout, args.jobs)
@@ -333,7 +384,8 @@ def cmd_conformance(args: argparse.Namespace) -> int:
             print(f"DISAGREE {safe_text(o.case.name)}: {safe_text(o.disagreement or '')}")
             print(f"  rule: {safe_text(o.case.rule or '(none recorded)')}")
             print(f"  file: {safe_text(str(o.case.path))}")
-        note = f", {len(skipped)} not run (need a circle model or not triaged)" if skipped else ""
+        note = (f", {len(skipped)} not run (outside the revisions, or needing a circle model, "
+                "or not triaged)" if skipped else "")
         print(f"{len(outcomes)} cases: {len(outcomes) - len(bad)} agree, {len(bad)} "
               f"disagree{note}")
     return EXIT_INVALID if bad else EXIT_OK
