@@ -88,6 +88,19 @@ def _bind(ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes)
                 t.data = t.raw
 
 
+def _check_model_indices_fit_schema_3(tensors: list[Tensor]) -> None:
+    """Schema 2 allows model index 0xFFFFFFFF, which schema 3 reserves as NO_MODEL_INDEX
+    (SPEC 6.7.3): the one thing of a schema-2 file that schema 3 cannot hold, refused rather
+    than dropped."""
+    for k, t in enumerate(tensors):
+        if t.model_index == 0xFFFF_FFFF:
+            raise error_for(
+                "not_representable", f"tensors[{k}].model_index", None,
+                f"tensor {t.index} has model index 0xFFFFFFFF, which schema 3 reserves for "
+                "'no model index'; keep the file as schema 2 or give the tensor another index",
+            )
+
+
 def upgrade(
     ckpt: Checkpoint,
     model: CircleModel | str | os.PathLike[str] | bytes | None = None,
@@ -121,6 +134,8 @@ def upgrade(
             view.dialect = ckpt.origin["dialect"]  # type: ignore[assignment]
             view.num_entries = int(ckpt.origin["num_entries"])  # type: ignore[call-overload]
         _bind(view, model)
+    if to == "v3":
+        _check_model_indices_fit_schema_3(tensors)
     return Checkpoint(
         tensors=tensors,
         optimizer=_copy_optimizer(ckpt.optimizer),
