@@ -19,6 +19,7 @@ import io
 import mmap
 import os
 import stat
+import weakref
 
 __all__ = ["COPY_BELOW", "BufferReader", "PrivateBytes", "Source", "open_source"]
 
@@ -90,6 +91,53 @@ def _read_all(fd: int, size: int, path: str) -> memoryview:
     return memoryview(buf).toreadonly()
 
 
+#: A mapped file -> (its path, its fingerprint when mapped or last checked). A mapping shows
+#: every later write to the file; a save that copies mapped bytes checks them again only when
+#: the file's fingerprint says it may have changed (:func:`mapped_file_unchanged`).
+_MAPPED: weakref.WeakKeyDictionary[mmap.mmap, tuple[str, tuple[int, ...]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _fingerprint(st: os.stat_result) -> tuple[int, ...]:
+    # ctime: any write or metadata change moves it, and no user can set it back (utime cannot)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def mapped_file_unchanged(mapped: object) -> bool:
+    """True when ``mapped`` is a mapping made by :func:`open_source` whose file has not been
+    written since it was mapped (or since :func:`note_checked`); False when it may have been,
+    or when it is not such a mapping."""
+    entry = _MAPPED.get(mapped) if isinstance(mapped, mmap.mmap) else None
+    if entry is None:
+        return False
+    path, seen = entry
+    try:
+        return _fingerprint(os.stat(path)) == seen
+    except OSError:
+        return False
+
+
+def file_fingerprint(mapped: object) -> tuple[int, ...] | None:
+    """The current fingerprint of the file behind ``mapped`` (taken before a check)."""
+    entry = _MAPPED.get(mapped) if isinstance(mapped, mmap.mmap) else None
+    if entry is None:
+        return None
+    try:
+        return _fingerprint(os.stat(entry[0]))
+    except OSError:
+        return None
+
+
+def note_checked(mapped: object, fingerprint: tuple[int, ...] | None) -> None:
+    """The bytes of ``mapped`` passed their checks while its file had ``fingerprint``."""
+    if not isinstance(mapped, mmap.mmap) or fingerprint is None:
+        return
+    entry = _MAPPED.get(mapped)
+    if entry is not None:
+        _MAPPED[mapped] = (entry[0], fingerprint)
+
+
 def open_source(source: Source, *, copy: bool | str = False) -> memoryview:
     """A read-only, byte-addressed view of ``source``.
 
@@ -114,6 +162,7 @@ def open_source(source: Source, *, copy: bool | str = False) -> memoryview:
                 if exc.errno not in (errno.ENODEV, errno.EINVAL, errno.EACCES, errno.ENOTSUP):
                     raise
                 return _read_all(fd, size, path)
+            _MAPPED[mapped] = (os.path.abspath(path), _fingerprint(os.fstat(fd)))
         finally:
             os.close(fd)
         return memoryview(mapped)
