@@ -1,0 +1,178 @@
+"""The real onert-micro runtime trains from schema 3 through the C kit, bit for bit as from its own
+checkpoint.
+
+Two paths from one checkpoint the runtime wrote (schema 1, onert-micro dialect: K steps of its
+own training, or the shipped ``real-files/ckpt_*.bin``):
+
+* the runtime's own: ``loadCheckpoint`` of the schema-1 file, J training steps,
+  ``saveCheckpoint`` (this project's driver.cpp);
+* ours: the file converted to schema 3 (``onert-ckpt convert --to v3``), read by the C kit's
+  streaming reader straight into the runtime's training buffers (the weights in the model
+  buffer, Adam's m and v in the runtime's Adam object, step and epoch), the same J steps, saved
+  through the C kit's writer as schema 3 (schema3_driver.cpp).
+
+Both must end with the same bits: ours converted back to schema 1 is byte for byte the runtime's
+file, and the library reads the same weights, m, v, step and epoch from both. The stream never
+hands the driver more than its small state holds at a time, and a file with one corrupt data
+byte is refused before a byte reaches the runtime.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from micro.peer import MicroPeer, RunResult, find_sources
+from micro.scenarios import MODELS
+from micro.schema3 import build_schema3_driver
+
+import onert_checkpoint as oc
+
+pytestmark = pytest.mark.interop
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+KINDS = ("sgd", "adam")
+K, J = 3, 4  # the runtime's steps before the checkpoint, and the steps after it
+NAMES = ("fc2", "fc3", "fc6", "fc3r")
+
+
+@pytest.fixture(scope="session")
+def schema3_driver(micro_driver: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """schema3_driver.cpp linked with the runtime (the objects built for ``micro_driver``) and
+    the C kit's reader and writer."""
+    folder = find_sources(REPO_ROOT)
+    if folder is None:
+        pytest.skip("the onert-micro folder is missing (../shared/reference/onert-micro next "
+                    "to the checkout, or ONERT_MICRO_DIR)")
+    return build_schema3_driver(folder, micro_driver.parent, tmp_path_factory.mktemp("schema3"))
+
+
+def _convert(src: Path, dst: Path, to: str) -> None:
+    subprocess.run([sys.executable, "-m", "onert_checkpoint", "convert", "--no-progress", str(src),
+                    str(dst), "--to", to], check=True, capture_output=True)
+
+
+def _ours(exe: Path, folder: Path, *, model: Path, opt: str, batch: int, load: Path,
+          data: tuple[Path, Path] | None = None, steps: int = 0, save: Path | None = None,
+          check: bool = True) -> RunResult:
+    argv = [str(exe), "--model", str(model), "--opt", opt, "--batch", str(batch), "--load",
+            str(load), "--steps", str(steps)]
+    if data is not None:
+        argv += ["--x", str(data[0]), "--y", str(data[1])]
+    if save is not None:
+        argv += ["--save", str(save)]
+    done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=60,
+                          check=False)
+    result = RunResult(done.returncode, done.stdout, done.stderr)
+    if check and done.returncode != 0:
+        raise AssertionError(f"schema3_driver failed ({done.returncode}):\n{done.stdout}"
+                             f"{done.stderr}")
+    return result
+
+
+def _same_content(theirs: oc.Checkpoint, ours: oc.Checkpoint) -> None:
+    """Weights, m, v (by entry index, bit for bit), step and epoch."""
+    assert [t.index for t in theirs.tensors] == [t.index for t in ours.tensors]
+    for a, b in zip(theirs.tensors, ours.tensors):
+        assert a.raw.tobytes() == b.raw.tobytes(), f"weights of entry {a.index} differ"
+    assert (theirs.optimizer is None) == (ours.optimizer is None)
+    if theirs.optimizer is not None and ours.optimizer is not None:
+        assert theirs.optimizer.kind == ours.optimizer.kind
+        for slot in theirs.optimizer.slots:
+            mine = ours.optimizer.slots[slot]
+            for i, buf in theirs.optimizer.slots[slot].items():
+                assert buf.raw.tobytes() == mine[i].raw.tobytes(), f"{slot}[{i}] differs"
+    assert theirs.state == ours.state
+
+
+def _start(micro: MicroPeer, name: str, kind: str) -> tuple[Path, int, tuple[Path, Path], Path]:
+    """The model, batch and data of ``name``, and a schema-1 checkpoint the runtime wrote: K steps
+    of its own training, or its shipped file (``real-files``)."""
+    if name == "real-files":
+        files = find_sources(REPO_ROOT)
+        assert files is not None
+        model = micro.file("m.circle", (files / "real-files" / "fc2.circle").read_bytes())
+        rng = np.random.default_rng(5)
+        data = (micro.file("x.f32", rng.standard_normal((6, 4)).astype(np.float32)),
+                micro.file("y.f32", rng.standard_normal((6, 2)).astype(np.float32)))
+        start = micro.file("start.ckpt", (files / "real-files" / f"ckpt_{kind}.bin").read_bytes())
+        return model, 2, data, start
+    sc = MODELS[name]
+    model, data = sc.files(micro)
+    start = micro.folder / "start.ckpt"
+    micro.run(model=model, opt=kind, batch=sc.batch, data=data, steps=K, save=start)
+    return model, sc.batch, data, start
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", (*NAMES, "real-files"))
+def test_trains_from_schema_3_as_from_its_own_checkpoint(micro, schema3_driver, name: str,
+                                                         kind: str) -> None:
+    model, batch, data, start = _start(micro, name, kind)
+    folder = micro.folder
+    # the runtime's own path
+    theirs = folder / "theirs.ckpt"
+    micro.run(model=model, opt=kind, batch=batch, load=start, data=data, steps=J, save=theirs)
+    # ours: schema 3 in, streamed into the runtime, trained, written by the C kit
+    start3, ours3, ours1 = folder / "start.ckpt3", folder / "ours.ckpt3", folder / "ours.ckpt"
+    _convert(start, start3, "v3")
+    done = _ours(schema3_driver, folder, model=model, opt=kind, batch=batch, load=start3,
+                 data=data, steps=J, save=ours3)
+    assert oc.load(ours3).revision == "v3"
+    _convert(ours3, ours1, "v1")
+    assert ours1.read_bytes() == theirs.read_bytes()
+    _same_content(oc.load(theirs), oc.load(ours3))
+
+    # what went through the stream: the whole file validated, then each trained array copied
+    # once, never more than the reader's fixed state at a time
+    expected = oc.load(start3)
+    arrays = sum(t.raw.nbytes for t in expected.tensors)
+    assert done.value("load", "copied") == arrays * (3 if kind == "adam" else 1)
+    assert done.value("load", "largest_read") <= done.value("load", "stream_state")
+    assert done.value("load", "read_bytes") >= start3.stat().st_size
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_saved_straight_back_is_the_same_file(micro, schema3_driver, kind: str) -> None:
+    """Loaded and written again without training: the C kit's writer gives back the file the
+    library wrote (records, data order, slots, state, origin), so nothing is lost on the way."""
+    model, batch, _, start = _start(micro, "fc6", kind)
+    start3, again = micro.folder / "start.ckpt3", micro.folder / "again.ckpt3"
+    _convert(start, start3, "v3")
+    _ours(schema3_driver, micro.folder, model=model, opt=kind, batch=batch, load=start3,
+          save=again)
+    assert again.read_bytes() == start3.read_bytes()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_corrupt_data_byte_is_refused_before_training(micro, schema3_driver,
+                                                        kind: str) -> None:
+    """One flipped bit in the first weight's data: the streaming reader refuses the file with the
+    code, field and offset the library reports, and nothing is trained or saved."""
+    model, batch, data, start = _start(micro, "fc2", kind)
+    start3 = micro.folder / "start.ckpt3"
+    _convert(start, start3, "v3")
+    raw = bytearray(start3.read_bytes())
+    weights = oc.load(start).tensors[0].raw.tobytes()
+    at = raw.find(weights)
+    assert at > 0
+    raw[at] ^= 1
+    bad = micro.file("bad.ckpt3", bytes(raw))
+    with pytest.raises(oc.CheckpointError) as caught:
+        ckpt = oc.load(bytes(raw))
+        for t in ckpt.tensors:
+            t.raw.tobytes()
+    out = micro.folder / "never.ckpt3"
+    done = _ours(schema3_driver, micro.folder, model=model, opt=kind, batch=batch, load=bad,
+                 data=data, steps=J, save=out, check=False)
+    assert done.returncode == 4, done.stdout + done.stderr
+    refused = done.stdout.splitlines()[-1].split()
+    assert refused[:2] == ["load", "refused"]
+    fields = dict(w.split("=", 1) for w in refused[2:])
+    error = caught.value
+    assert (fields["code"], fields["field"], int(fields["offset"])) == (
+        error.code, error.field, error.offset)
+    assert "train" not in done.stdout and not out.exists()
