@@ -104,6 +104,8 @@ class ApiPath:
     data_out: bool = True
     #: an optional package it needs (skipped without it)
     needs: str | None = None
+    #: it takes the checkpoint object (not a path): a released one must be refused
+    takes_object: bool = True
 
 
 def _ck(f: Family) -> oc.Checkpoint:
@@ -133,8 +135,8 @@ def _torch_round_trip(f: Family, out: Path) -> object:
 PUBLIC_API: dict[str, ApiPath] = {
     p.name: p
     for p in [
-        ApiPath("load", CHECKPOINT, lambda f, out: consume(oc.load(f.path))),
-        ApiPath("open", CHECKPOINT, lambda f, out: _open_and_read(f.path)),
+        ApiPath("load", CHECKPOINT, lambda f, out: consume(oc.load(f.path)), takes_object=False),
+        ApiPath("open", CHECKPOINT, lambda f, out: _open_and_read(f.path), takes_object=False),
         ApiPath("save", CHECKPOINT, lambda f, out: oc.save(_ck(f), out / "saved.ckpt")),
         ApiPath("to_bytes", CHECKPOINT, lambda f, out: oc.to_bytes(_ck(f))),
         ApiPath("convert", CHECKPOINT, lambda f, out: consume(oc.convert(_ck(f), "v3"))),
@@ -152,11 +154,13 @@ PUBLIC_API: dict[str, ApiPath] = {
         ApiPath("value_warnings", CHECKPOINT, lambda f, out: oc.value_warnings(_ck(f))),
         ApiPath("edit", CHECKPOINT, lambda f, out: consume(oc.edit(_ck(f), step=1))),
         ApiPath("edit_file", CHECKPOINT,
-                lambda f, out: oc.edit_file(f.path, out / "edited.ckpt", step=1)),
+                lambda f, out: oc.edit_file(f.path, out / "edited.ckpt", step=1),
+                takes_object=False),
         ApiPath("bind", CHECKPOINT,
                 lambda f, out: consume(oc.bind(_ck(f), f.model_or_default()))),
         ApiPath("bake", CHECKPOINT,
-                lambda f, out: oc.bake(f.path, f.model_or_default(), out / "baked.circle")),
+                lambda f, out: oc.bake(f.path, f.model_or_default(), out / "baked.circle"),
+                takes_object=False),
         ApiPath("CircleModel", MODEL, lambda f, out: oc.CircleModel.load(f.path.read_bytes()),
                 data_out=False),
         ApiPath("new_checkpoint", MODEL, lambda f, out: consume(oc.new_checkpoint(f.path)),

@@ -192,6 +192,19 @@ def test_api_hands_out_no_corrupt_data(
     assert not any((tmp_path / "corrupt").iterdir()), f"{path} on {family} wrote a file"
 
 
+@pytest.mark.parametrize(
+    "path", [p for p, a in PUBLIC_API.items() if a.reads == CHECKPOINT and a.takes_object]
+)
+def test_api_refuses_a_released_checkpoint(
+    path: str, families: dict[str, Family], tmp_path: Path
+) -> None:
+    """No use after release: a checkpoint handed out by an ``open`` block, after the block, is
+    refused by every path that takes it (code ``released``), and nothing is written."""
+    err = _outcome(path, families["v1-released"], tmp_path)
+    assert isinstance(err, CheckpointError) and err.code == "released", f"{path}: {err!r}"
+    assert not any(tmp_path.iterdir()), f"{path} wrote a file"
+
+
 # The command line ---------------------------------------------------------------------------
 
 
