@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..format.errors import error_for
+from ..format.loss import check_lossless
 from ..format.model import Checkpoint
 from ..format.saving import write_atomic
 from .tensor_dict import _regular, from_numpy_dict, to_numpy_dict, unreadable
@@ -48,6 +49,7 @@ def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
         >>> oc.to_bytes(oc.from_safetensors(out)) == oc.to_bytes(ckpt)
         True
     """
+    check_lossless(ckpt, "safetensors")  # the rule of every write (holds all; not released)
     _check_header_fits(ckpt)  # before any array is made: a refusal costs no memory
     arrays, meta = to_numpy_dict(ckpt, metadata=True)
     try:

@@ -441,6 +441,9 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     :func:`path_safe`); otherwise every array is named by its entry index (``0``, ``0.m``)
     and the names travel in the metadata, so nothing is lost. Slot names likewise.
     """
+    from ..format.loss import check_lossless
+
+    check_lossless(ckpt, "npz")  # the rule of every write (holds all; not released)
     arrays, meta = _numpy_dict(ckpt, True, paths=True)
     members = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
     for key, value in meta.items():
