@@ -28,6 +28,7 @@ import crc32c
 import numpy as np
 
 import onert_checkpoint as oc
+from tests import large_files
 
 __all__ = [
     "CLI_COMMANDS",
@@ -366,8 +367,9 @@ def _npz_with(folder: Path, name: str, source: Path, **meta: str) -> Path:
 def build_families(folder: Path) -> dict[str, Family]:
     """Every input family, written into ``folder``: schema 1 in both dialects (the real onert
     and onert-micro exports), WOF, schema 2 and 3 without and with names and dtypes, each of
-    those with one corrupt data byte, a released checkpoint, good and hostile safetensors and
-    npz files, good and broken circle models."""
+    those with one corrupt data byte, hostile-but-valid files (many zero-length tensors, many
+    slots), a released checkpoint, good and hostile safetensors and npz files (a compression
+    bomb among them), good, broken and hostile circle models (a reference bomb)."""
     folder.mkdir(parents=True, exist_ok=True)
     fams: list[Family] = []
 
@@ -384,6 +386,7 @@ def build_families(folder: Path) -> dict[str, Family]:
     ck("v3", oc.to_bytes(oc.upgrade(plain, to="v3")))
     ck("v3-named", oc.to_bytes(oc.upgrade(bound, to="v3")), FC2_MODEL)
     ck("v3-many-zero", v3_zero_length(1000))
+    ck("v2-many-slots", large_files.v2_many_slots(200, 16, names=True))
     for name in ("v2", "v2-named", "v3", "v3-named"):
         clean = next(f for f in fams if f.name == name)
         bad = _write(folder / f"{name}-corrupt.ckpt", _flip_data_byte(clean.path.read_bytes()))
@@ -409,6 +412,8 @@ def build_families(folder: Path) -> dict[str, Family]:
                _write(folder / "huge.safetensors", struct.pack("<Q", 1 << 62) + b"{}")),
         Family("npz-garbage", CONTAINER, _write(folder / "garbage.npz", b"PK\x03\x04" + b"x" * 60)),
         Family("npz-object-array", CONTAINER, _object_npz(folder / "object.npz")),
+        Family("npz-bomb", CONTAINER,
+               _write(folder / "bomb.npz", large_files.npz_bomb(64 << 20))),
     ]
     model = folder / "fc2.circle"
     shutil.copyfile(FC2_MODEL, model)
@@ -417,6 +422,8 @@ def build_families(folder: Path) -> dict[str, Family]:
         Family("model", MODEL, model),
         Family("model-truncated", MODEL, _write(folder / "cut.circle", raw[: len(raw) // 2])),
         Family("model-garbage", MODEL, _write(folder / "junk.circle", b"\xff" * 64)),
+        Family("model-reference-bomb", MODEL,
+               _write(folder / "bomb.circle", large_files.circle_reference_bomb(4000, 64))),
     ]
     return {f.name: f for f in fams}
 

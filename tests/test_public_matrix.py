@@ -51,14 +51,16 @@ from tests.public_surface import (
 FAMILY_KINDS = {
     "v1-onert": "checkpoint", "v1-onert-micro": "checkpoint", "wof": "checkpoint",
     "v2": "checkpoint", "v2-named": "checkpoint", "v3": "checkpoint", "v3-named": "checkpoint",
-    "v3-many-zero": "checkpoint", "v2-corrupt": "checkpoint", "v2-named-corrupt": "checkpoint",
+    "v3-many-zero": "checkpoint", "v2-many-slots": "checkpoint",
+    "v2-corrupt": "checkpoint", "v2-named-corrupt": "checkpoint",
     "v3-corrupt": "checkpoint", "v3-named-corrupt": "checkpoint", "v1-released": "checkpoint",
     "safetensors": "container", "npz": "container", "safetensors-revision-v9": "container",
     "safetensors-dialect-xl": "container", "npz-revision-v9": "container",
     "npz-dialect-xl": "container", "safetensors-garbage": "container",
     "safetensors-huge-header": "container", "npz-garbage": "container",
-    "npz-object-array": "container",
+    "npz-object-array": "container", "npz-bomb": "container",
     "model": "model", "model-truncated": "model", "model-garbage": "model",
+    "model-reference-bomb": "model",
 }
 CORRUPT = [name for name in FAMILY_KINDS if name.endswith("-corrupt")]
 
