@@ -127,9 +127,14 @@ def stores_of(arrays: Iterable[np.ndarray | None]) -> list[DataStore]:
     if not _CHECKED_STORES:
         return []
     found: dict[int, DataStore] = {}
+    last: object = None
     for arr in arrays:
         if arr is None:
             continue
+        base = arr.base
+        if base is last and base is not None:
+            continue  # views of one file share their base: looked up once per run of them
+        last = base
         root = _root(arr)
         store = _CHECKED_STORES.get(id(root))
         if store is not None and store.whole is root:
