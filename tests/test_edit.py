@@ -89,7 +89,11 @@ def test_replace_a_tensor_checked_against_the_model(tmp_path) -> None:
     before = oc.load(ADAM, model=MODEL)
     for name in ("b0", "w1", "b1"):
         assert np.array_equal(after[name].data, before[name].data)
-    for bad in (new.astype(np.float64), new.reshape(4, 8), new[:4]):
+    # the API's casting rule: float64 values float32 holds exactly are taken, as by
+    # ``tensor.data = x``; values it would round are not
+    converted = oc.edit(oc.load(ADAM, model=MODEL), replace={"w0": new.astype(np.float64)})
+    assert converted["w0"].data.dtype == np.float32
+    for bad in (new.astype(np.float64) + 0.1, new.reshape(4, 8), new[:4], new.astype(np.complex64)):
         with pytest.raises(CheckpointError) as info:
             oc.edit(oc.load(ADAM, model=MODEL), replace={"w0": bad})
         assert info.value.code == "model_mismatch"

@@ -96,6 +96,8 @@ typedef enum ockpt_error {
   OCKPT_E_BAD_DATA_ORDER = 45,
   /* The checkpoint's storage was released (the end of its open block): its data can no longer be read, copied or saved. */
   OCKPT_E_RELEASED = 46,
+  /* An optimizer slot name the checkpoint does not have was asked for (Checkpoint.slot): its optimizer's slots are named, for example m and v for Adam. */
+  OCKPT_E_UNKNOWN_SLOT = 47,
 } ockpt_error;
 
 /* The stable snake_case name of an error code. */
@@ -148,6 +150,7 @@ static inline const char *ockpt_error_name(ockpt_error e) {
   case OCKPT_E_REDUNDANT_COLUMN: return "redundant_column";
   case OCKPT_E_BAD_DATA_ORDER: return "bad_data_order";
   case OCKPT_E_RELEASED: return "released";
+  case OCKPT_E_UNKNOWN_SLOT: return "unknown_slot";
   }
   return "unknown";
 }

@@ -245,4 +245,10 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
               'category': 'usage',
               'applies': [],
               'summary': "The checkpoint's storage was released (the end of its open block): its "
-                         'data can no longer be read, copied or saved.'}}
+                         'data can no longer be read, copied or saved.'},
+ 'unknown_slot': {'number': 47,
+                  'category': 'usage',
+                  'applies': [],
+                  'summary': 'An optimizer slot name the checkpoint does not have was asked for '
+                             "(Checkpoint.slot): its optimizer's slots are named, for example m "
+                             'and v for Adam.'}}

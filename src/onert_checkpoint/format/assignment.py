@@ -2,8 +2,10 @@
 
 An entry's size is fixed by the model it belongs to, and every optimizer slot of a tensor has
 the tensor's size (SPEC rule 10, schema 2's shape rule): ``tensor.data = x`` keeps the entry's
-size, and a typed entry also its element type and shape. Values are converted only where that
-loses nothing (a list of numbers, float64 ones into a float32 tensor); anything else is a
+size, and a typed entry also its element type and shape. Values are converted by one rule,
+:func:`cast_for_entry`, which ``edit --replace`` on the command line follows too: an array
+casts when NumPy's ``same_kind`` casting allows it and every value survives exactly (float64
+values that float32 holds); Python numbers (a list) when every value survives; anything else is a
 :class:`~.errors.CheckpointError` that names the tensor, raised at the assignment rather than
 as a confusing error at save time or a file its model no longer reads.
 """
@@ -20,7 +22,11 @@ from .errors import error_for
 if TYPE_CHECKING:
     from .model import Buffer
 
-__all__ = ["check_assignment"]
+__all__ = ["cast_for_entry", "check_assignment"]
+
+
+#: The casting rule in words, for messages.
+CAST_RULE = "NumPy's same_kind casting, every value kept exactly"
 
 
 def _describe(arr: np.ndarray) -> str:
@@ -39,6 +45,24 @@ def _lossless(value: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
         back = converted.astype(value.dtype)
     nan = value.dtype.kind in "fc" and dtype.kind in "fc"
     return converted if np.array_equal(back, value, equal_nan=nan) else None
+
+
+def cast_for_entry(
+    value: np.ndarray, dtype: np.dtype, *, python_numbers: bool = False
+) -> np.ndarray | None:
+    """``value`` as ``dtype`` by the one rule every write of new values follows (the API's
+    ``entry.data = x`` and the command line's ``edit --replace``), or None when refused.
+
+    An array casts when NumPy's ``same_kind`` casting allows it (float64 to float32, int64 to
+    int32; not float to int, not a signed to an unsigned type) and every value survives the
+    cast exactly; ``python_numbers`` (values that came as Python numbers, which have no
+    NumPy type of their own) skips the kind test: the values alone decide.
+    """
+    if value.dtype == dtype:
+        return value
+    if not python_numbers and not np.can_cast(value.dtype, dtype, "same_kind"):
+        return None
+    return _lossless(value, dtype)
 
 
 def check_assignment(entry: Buffer, value: object) -> np.ndarray:
@@ -104,13 +128,13 @@ def check_assignment(entry: Buffer, value: object) -> np.ndarray:
             None,
             f"{what} is {_describe(current)}; the new data is {_describe(arr)}",
         )
-    converted = _lossless(arr, current.dtype)
+    converted = cast_for_entry(arr, current.dtype, python_numbers=not isinstance(value, np.ndarray))
     if converted is None:
         raise error_for(
             "model_mismatch",
             field,
             None,
             f"{what} is {_describe(current)}; the new data ({_describe(arr)}) does not convert "
-            f"to {current.dtype} without loss",
+            f"to {current.dtype} without loss ({CAST_RULE})",
         )
     return converted

@@ -161,7 +161,7 @@ class Buffer:
         return self.data
 
     def __getitem__(self, key: object) -> object:
-        return self.data[key]  # type: ignore[index]
+        return self.data[key]  # type: ignore[call-overload]
 
     def __iter__(self) -> Iterator[object]:
         return iter(self.data)
@@ -186,13 +186,15 @@ class Buffer:
         data = np.asarray(self.data)
         return data.dtype, data.shape
 
+    # Typed wide so that Tensor's metadata attributes of the same names (the model's dtype
+    # name and shape, None when unknown) can stand in for them.
     @property
-    def shape(self) -> tuple[int, ...]:
+    def shape(self) -> tuple[int, ...] | None:
         """The shape of ``data`` (a slot entry has its tensor's)."""
         return self._geometry()[1]
 
     @property
-    def dtype(self) -> np.dtype:
+    def dtype(self) -> np.dtype | str | None:
         """The dtype of ``data`` (a slot entry has its tensor's; bytes are uint8)."""
         return self._geometry()[0]
 
@@ -228,6 +230,11 @@ class Tensor(Buffer):
     """A weight entry, with what the circle model (or a schema-2 record) says of it."""
 
     __slots__ = ("_name", "_owner", "dtype", "model_index", "shape")
+
+    #: what the model or the file's record says (None when neither does; the array is then
+    #: the entry's bytes): the element type's name ("float32") and the shape
+    dtype: str | None
+    shape: tuple[int, ...] | None
 
     def __init__(
         self,
@@ -510,10 +517,20 @@ class Checkpoint(Mapping[object, Tensor]):
         self.state["epoch"] = operator.index(value)
 
     def slot(self, name: str, key: object) -> Buffer | None:
-        """The ``name`` slot entry (``"m"``, ``"v"``) of the tensor at ``key``, if any."""
-        if self.optimizer is None:
-            return None
-        return self.optimizer.slots.get(name, {}).get(self[key].index)
+        """The ``name`` slot entry (``"m"``, ``"v"``) of the tensor at ``key`` (a name or an
+        entry index); None when the slot holds no entry for that tensor. A slot name the
+        optimizer does not have is a :class:`~.errors.CheckpointError` (``unknown_slot``)
+        naming the slots there are; a key no tensor has is a ``KeyError``, as ``ckpt[key]``."""
+        slots = self.optimizer.slots if self.optimizer is not None else {}
+        entries = slots.get(name)
+        if entries is None:
+            from .errors import error_for
+
+            kind = "no optimizer" if self.optimizer is None else f"{self.optimizer.kind}"
+            have = ", ".join(repr(s) for s in slots) or "none"
+            raise error_for("unknown_slot", "optimizer", None,
+                            f"no optimizer slot {name!r} ({kind}; its slots: {have})")
+        return entries.get(self[key].index)
 
     def content_equal(self, other: Checkpoint) -> bool:
         """True when both hold the same entries, bytes, optimizer state and training state."""

@@ -200,7 +200,8 @@ def _dialect_text(desc: dict) -> str:
     if desc["dialect"]:
         return str(desc["dialect"])
     if desc["revision"] == "v1":
-        return "either (fits onert and onert-micro)"
+        # JSON says null here (SPEC section 9, which other readers print too): the text says so
+        return "either (fits onert and onert-micro; null in --json)"
     return "none (dialects are a schema-1 matter)"
 
 
@@ -321,8 +322,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_dump(args: argparse.Namespace) -> int:
-    if args.json and not args.layout:
-        raise CliError("usage_error", "--json needs --layout (values print as NumPy prints them)")
     if args.layout:
         return _dump_layout(args)
     from .dump import find_tensor, tensor_values
@@ -358,6 +357,8 @@ def cmd_dump(args: argparse.Namespace) -> int:
         if not tensors:
             print(f"no entry holds {slot!r} state")
             return EXIT_OK
+    if args.json:
+        return _dump_json(args, ckpt, tensors, slot)
     blocks = []
     with np.printoptions(threshold=args.threshold):
         for tensor in tensors:
@@ -374,6 +375,30 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 arr = arr.reshape(-1)[: args.limit]
             blocks.append(f"{safe_text(title)}\n{arr}")
     print("\n\n".join(blocks))
+    return EXIT_OK
+
+
+def _dump_json(
+    args: argparse.Namespace, ckpt: Checkpoint, tensors: list[Any], slot: str | None
+) -> int:
+    """``dump --json``: one object per entry, its values as a (nested) JSON list; a non-finite
+    value as SPEC section 9 writes it (``{"float": "nan"}``)."""
+    from .dump import tensor_values
+    from .jsonout import json_value
+
+    entries = []
+    for tensor in tensors:
+        arr = tensor_values(ckpt, tensor, slot=slot, dtype=args.dtype)
+        item: dict[str, Any] = {"index": tensor.index, "name": tensor.name,
+                                "slot": slot or "weights", "dtype": str(arr.dtype),
+                                "shape": list(arr.shape), "raw": args.dtype is None
+                                and tensor.dtype is None}
+        if args.limit is not None and arr.size > args.limit:
+            item["limit"] = args.limit
+            arr = arr.reshape(-1)[: args.limit]
+        item["values"] = json_value(arr.tolist())
+        entries.append(item)
+    _print_json({"file": args.file, "entries": entries})
     return EXIT_OK
 
 
@@ -418,10 +443,23 @@ def cmd_diff(args: argparse.Namespace) -> int:
         if not (value >= 0 and value != float("inf")):  # NaN fails the first test
             raise CliError("usage_error", f"{flag} must be a finite number >= 0, not {value}")
     model = _model(args, args.a, args.b)
-    a, b = _load(args.a, model, args.order), _load(args.b, model, args.order)
+    a, b = (_load_named(label, path, model, args.order)
+            for label, path in (("A", args.a), ("B", args.b)))
     result = diff(a, b, atol=args.atol, rtol=args.rtol)
+    hint = None
+    if model is None and result.entries and all(
+        e.status in ("only_a", "only_b", "size") for e in result.entries
+    ):
+        # no entry index holds the same tensor in both: onert's order against circle tensor
+        # indices (an onert file and its onert-micro conversion), or two unrelated models
+        hint = ("no entry pairs up by index: the files may number their entries differently "
+                "(onert's order, onert-micro's circle tensor indices); add --model "
+                "MODEL.circle to pair them by tensor name")
     if args.json:
-        _print_json(result.to_dict())
+        out = result.to_dict()
+        if hint is not None:
+            out["hint"] = hint
+        _print_json(out)
         return EXIT_OK if result.equal else EXIT_INVALID
     for label, path, ckpt in (("a", args.a, a), ("b", args.b, b)):
         kind = ckpt.optimizer.kind if ckpt.optimizer is not None else "no optimizer"
@@ -443,7 +481,20 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(safe_text(f"note: {key} {va} != {vb} (not a difference of content)"))
     verdict = "equal" if result.equal else "different"
     print(f"{verdict} (atol={args.atol:g}, rtol={args.rtol:g})")
+    if hint is not None:
+        print(f"hint: {hint}")
     return EXIT_OK if result.equal else EXIT_INVALID
+
+
+def _load_named(label: str, path: str, model: Any, order: str) -> Checkpoint:
+    """``_load`` of one of several files: an error says which file (``B (x.circle): ...``)."""
+    try:
+        return _load(path, model, order)
+    except CheckpointError as err:
+        from ..format.errors import error_for
+
+        raise error_for(err.code, err.field, err.offset,
+                        f"{label} ({path}): {err.message}") from None
 
 
 # convert, new, export, import ---------------------------------------------------------------
@@ -512,15 +563,55 @@ def _suffix(path: str) -> str:
         if lower.endswith(suffix):
             return suffix
     raise CliError(
-        "unknown_format", f"{safe_text(path)}: name the file .safetensors or .npz"
+        "unknown_format", f"{safe_text(path)}: name the file .safetensors or .npz (or .npy "
+        "with --tensor, for one entry)"
     )
+
+
+def _export_npy(args: argparse.Namespace, ckpt: Checkpoint) -> int:
+    """One entry (``--tensor``, with ``--slot`` one of its optimizer slots) as a .npy file:
+    the inverse of ``edit --replace``. Written through a temporary file and renamed."""
+    import tempfile
+
+    from .dump import find_tensor, tensor_values
+
+    tensor = find_tensor(ckpt, args.tensor)
+    if tensor is None:
+        raise CliError("no_such_tensor", _no_entry_message(ckpt, args.tensor, args.model))
+    slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
+    if args.slot is not None and tensor.index not in slots.get(args.slot, {}):
+        have = ", ".join(slots) or "none"
+        raise CliError("no_such_slot", f"entry {tensor.index} has no {args.slot!r} slot entry "
+                       f"(this checkpoint's slots: {have})")
+    arr = tensor_values(ckpt, tensor, slot=args.slot)
+    folder = os.path.dirname(os.path.abspath(args.output))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".onert-ckpt-", suffix=".npy.tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.save(f, np.ascontiguousarray(arr), allow_pickle=False)
+        os.replace(tmp, args.output)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    what = "" if args.slot is None else f" {args.slot}"
+    raw = " (raw bytes: no dtype known, give --model)" if tensor.dtype is None else ""
+    print(f"wrote {safe_text(args.output)}: entry {tensor.index}{what} "
+          f"{arr.dtype}{list(arr.shape)}{raw}")
+    return EXIT_OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from ..interchange.safetensors_io import to_safetensors
     from ..interchange.tensor_dict import to_npz, to_numpy_dict
 
-    suffix = _suffix(_output(args.output))
+    output = _output(args.output)
+    if output.lower().endswith(".npy") or args.tensor is not None or args.slot is not None:
+        if args.tensor is None or not output.lower().endswith(".npy"):
+            raise CliError("usage_error", "one entry is exported as .npy: give --tensor "
+                           "NAME|INDEX and an output named .npy (a whole checkpoint: "
+                           ".safetensors or .npz)")
+        return _export_npy(args, _load(args.input, _model(args, args.input), args.order))
+    suffix = _suffix(output)
     ckpt = _load(args.input, _model(args, args.input), args.order)
     if suffix == ".safetensors":
         to_safetensors(ckpt, args.output)
@@ -547,7 +638,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     if model is not None:
         options["entries"] = _model_entries(model, args.dialect or "onert")
     reader = from_safetensors if suffix == ".safetensors" else from_npz
-    ckpt = reader(args.input, **options)
+    try:
+        ckpt = reader(args.input, **options)
+    except CheckpointError as err:
+        if model is None and err.code == "not_representable" and "entries" in err.message:
+            # arrays named after tensors, not entry indices: the library asks for its
+            # ``entries`` argument; here that is the model (a usage matter, exit 2)
+            raise CliError(
+                "model_required",
+                f"{safe_text(args.input)}: {safe_text(err.message.split(';')[0])}: arrays "
+                "named after the model's tensors need the circle model: add --model "
+                "MODEL.circle",
+            ) from None
+        raise
     if model is not None and ckpt.num_entries is None:
         from ..circle.initial import trainable_tensors
 
@@ -645,8 +748,23 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(
-            EXIT_USAGE, f"onert-ckpt: error: usage_error: {message} (see {self.prog} --help)\n"
+            EXIT_USAGE,
+            f"onert-ckpt: error: usage_error: {message}{self._suggestion(message)} "
+            f"(see {self.prog} --help)\n",
         )
+
+    def _suggestion(self, message: str) -> str:
+        """``; did you mean 'info'?`` for a mistyped command or choice (argparse has its own
+        from Python 3.14 only)."""
+        import difflib
+        import re
+
+        found = re.search(r"invalid choice: '([^']*)'", message)
+        if found is None or "did you mean" in message:
+            return ""
+        choices = [str(c) for a in self._actions if a.choices for c in a.choices]
+        close = difflib.get_close_matches(found.group(1), choices, n=1)
+        return f"; did you mean {close[0]!r}?" if close else ""
 
 
 _EXAMPLES = {
@@ -682,6 +800,7 @@ _EXAMPLES = {
     "export": [
         "onert-ckpt export fc2-adam-step8.ckpt fc2.safetensors --model fc2.circle",
         "onert-ckpt export fc2-adam-step8.ckpt fc2.npz",
+        "onert-ckpt export fc2-adam-step8.ckpt w1.npy --tensor w1 --model fc2.circle",
     ],
     "import": [
         "onert-ckpt import fc2.safetensors fc2.ckpt",
@@ -701,7 +820,7 @@ _EXAMPLES = {
         "onert-ckpt edit a.ckpt b.ckpt --model fc2.circle --replace w0=w0.npy --step 0",
     ],
     "completion": [
-        "onert-ckpt completion bash > /etc/bash_completion.d/onert-ckpt",
+        "onert-ckpt completion bash > ~/.local/share/bash-completion/completions/onert-ckpt",
         "onert-ckpt completion zsh > ~/.zfunc/_onert-ckpt",
     ],
 }
@@ -790,7 +909,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threshold", type=int, default=1000, metavar="N",
                    help="NumPy summarizes arrays of more than N values with '...' (1000)")
     p.add_argument("--layout", action="store_true", help="print the annotated file map")
-    p.add_argument("--json", action="store_true", help="with --layout: the map as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="the values as JSON (with --layout: the map as JSON)")
     model_option(p, "circle model: names, dtypes and shapes")
 
     p = command("diff", "compare two checkpoints",
@@ -824,7 +944,10 @@ def build_parser() -> argparse.ArgumentParser:
                 "gives back the same file. Names are entry indices unless --model names them.",
                 cmd_export)
     p.add_argument("input", metavar="IN")
-    p.add_argument("output", metavar="OUT.safetensors|OUT.npz")
+    p.add_argument("output", metavar="OUT.safetensors|OUT.npz|OUT.npy")
+    p.add_argument("--tensor", metavar="I|NAME",
+                   help="export this one entry as OUT.npy (edit --replace reads it back)")
+    p.add_argument("--slot", metavar="SLOT", help="with --tensor: its optimizer slot (m, v)")
     model_option(p, "circle model: tensor names, dtypes and shapes")
 
     p = command("import", "build a checkpoint from safetensors or npz",
@@ -892,9 +1015,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout, sys.stderr = out, err
 
 
+def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
+                  extras: list[str]) -> str:
+    """argparse's "unrecognized arguments" message, with the nearest option of the command
+    for a mistyped flag (``--modle``: did you mean --model?)."""
+    import difflib
+
+    options: list[str] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and args.command in action.choices:
+            options = list(action.choices[args.command]._option_string_actions)
+    message = f"unrecognized arguments: {' '.join(extras)}"
+    for word in extras:
+        flag = word.split("=", 1)[0]
+        if flag.startswith("--"):
+            close = difflib.get_close_matches(flag, options, n=1)
+            if close:
+                return f"{message}; did you mean {close[0]}?"
+    return message
+
+
 def _main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        parser.error(_unrecognized(parser, args, extras))
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
@@ -916,6 +1061,9 @@ def _main(argv: Sequence[str] | None = None) -> int:
                 " (pass allow_lossy=True to drop them)",
                 f" ({args.command} never drops content)",
             )
+        # the library's keyword arguments are the command line's flags
+        message = message.replace("pass batch_size= (--batch-size on the command line; ",
+                                  "pass --batch-size B (")
         if "order" in vars(args):  # the library's order='probe' is the flag --order probe
             for source in ORDER_CHOICES:
                 message = message.replace(f"order={source!r}", f"--order {source}")
@@ -937,6 +1085,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         name = f": {err.filename}" if err.filename else ""
         msg = f"{err.strerror or err}{name}"
+        if isinstance(err, FileNotFoundError) and err.filename:
+            folder = os.path.dirname(os.fsdecode(err.filename))
+            if folder and not os.path.isdir(folder):
+                msg += f" (the folder {folder} does not exist)"
         print(f"onert-ckpt: error: io_error: {safe_text(msg)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

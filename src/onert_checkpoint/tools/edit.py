@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..format.assignment import CAST_RULE, cast_for_entry
 from ..format.errors import error_for
 from ..format.model import Buffer, Checkpoint, Optimizer, Tensor, is_schema2_family
 
@@ -58,13 +59,19 @@ def _replace(ckpt: Checkpoint, key: str | int, value: object) -> None:
             f"entry {tensor.index} has no dtype and shape to check the new values against: "
             "give the circle model",
         )
-    if arr.dtype != np.dtype(tensor.dtype) or tuple(arr.shape) != tuple(tensor.shape):
+    # the API's rule (entry.data = x): cast when same_kind allows it and no value changes
+    cast = None
+    if tuple(arr.shape) == tuple(tensor.shape):
+        cast = cast_for_entry(arr, np.dtype(tensor.dtype).newbyteorder("<"))
+    if cast is None:
+        lossy = tuple(arr.shape) == tuple(tensor.shape)
         raise _mismatch(
             where,
             f"entry {tensor.index} ({tensor.name!r}) is {tensor.dtype}{list(tensor.shape)}; "
-            f"the new values are {arr.dtype}{list(arr.shape)}",
+            f"the new values are {arr.dtype}{list(arr.shape)}"
+            + (f", which do not convert without loss ({CAST_RULE})" if lossy else ""),
         )
-    new = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<"), copy=True)
+    new = np.ascontiguousarray(cast).astype(cast.dtype.newbyteorder("<"), copy=True)
     if new.nbytes != tensor.nbytes:  # onert-micro's 4 bytes per element (SPEC 7.2)
         raise _not_representable(
             where,
