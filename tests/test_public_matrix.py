@@ -4,6 +4,9 @@ The paths and the families are listed once, in tests/public_surface.py. What is 
 
 * the list is complete: every public callable of ``onert_checkpoint`` and every command of
   ``onert-ckpt`` is in it (or named as touching no file), so a new path cannot arrive unguarded;
+* bounded memory: every public function's peak allocations stay within 64 MiB + 8x its
+  input files (the memory and time of the commands on big inputs: test_memory_bounds and the
+  bounded-cost tests);
 * only the project's errors: on every family a public function returns or raises
   :class:`~onert_checkpoint.CheckpointError` (``OSError`` for the file system), never another
   library's exception or a bare ``ValueError``; every error line of the command line is
@@ -27,6 +30,7 @@ import re
 import struct
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +68,7 @@ FAMILY_KINDS = {
 }
 CORRUPT = [name for name in FAMILY_KINDS if name.endswith("-corrupt")]
 
+MIB = 1 << 20
 ERROR_LINE = re.compile(r"^onert-ckpt: error: ([a-z][a-z0-9_]*): \S")
 INVALID_LINE = re.compile(r": invalid: ([a-z][a-z0-9_]*)\b")
 
@@ -141,6 +146,9 @@ def _api_cases() -> list[tuple[str, str]]:
 
 
 _OUTCOMES: dict[tuple[str, str], Exception | None] = {}
+#: (path, family) -> the peak of Python and NumPy allocations while the path ran (tracemalloc:
+#: deterministic, NumPy reports its buffers to it; a mapped file is page cache, not counted)
+_PEAKS: dict[tuple[str, str], int] = {}
 
 
 def _run_api(name: str, family: Family, out: Path) -> Exception | None:
@@ -148,6 +156,7 @@ def _run_api(name: str, family: Family, out: Path) -> Exception | None:
     path = PUBLIC_API[name]
     if path.needs is not None:
         pytest.importorskip(path.needs)
+    tracemalloc.start()
     try:
         path.run(family, out)
     except (CheckpointError, OSError) as exc:
@@ -158,6 +167,9 @@ def _run_api(name: str, family: Family, out: Path) -> Exception | None:
             f"{name} on {family.name}: {type(exc).__module__}.{type(exc).__name__} reached the "
             f"caller ({exc}); only CheckpointError (OSError for the file system) may"
         ) from exc
+    finally:
+        _PEAKS[name, family.name] = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
     return None
 
 
@@ -166,6 +178,21 @@ def _outcome(name: str, family: Family, out: Path) -> Exception | None:
     if key not in _OUTCOMES:
         _OUTCOMES[key] = _run_api(name, family, out)
     return _OUTCOMES[key]
+
+
+@pytest.mark.parametrize(
+    ("path", "family"), [(p, f) for p, f in _api_cases() if PUBLIC_API[p].bounded]
+)
+def test_api_memory_is_bounded_by_the_input(
+    path: str, family: str, families: dict[str, Family], tmp_path: Path
+) -> None:
+    """Peak allocations within 64 MiB + 8x the input files (the family's, and the model given
+    with it): a compression bomb or a reference bomb is refused, not inflated."""
+    fam = families[family]
+    _outcome(path, fam, tmp_path)
+    size = fam.path.stat().st_size + fam.model_or_default().stat().st_size
+    peak = _PEAKS[path, family]
+    assert peak <= 64 * MIB + 8 * size, f"{path} on {family}: {peak} bytes for {size}"
 
 
 @pytest.mark.parametrize(("path", "family"), _api_cases())
@@ -315,6 +342,7 @@ def test_cli_reports_corrupt_data_as_validate_does(
         assert not (tmp_path / "corrupt" / output).exists(), f"{command} wrote {output}"
 
 
+@pytest.mark.slow
 def test_every_command_reports_corrupt_data_through_the_real_entry(
     families: dict[str, Family], tmp_path: Path
 ) -> None:
