@@ -186,3 +186,43 @@ def test_micro_four_byte_elements_are_not_representable_in_torch() -> None:
     assert loaded.quirks == ("micro_element_size",)
     with pytest.raises(oc.NotRepresentableError, match="entry 2 holds 8 bytes"):
         oc.to_torch(loaded, model)
+
+
+def test_one_names_dict_serves_both_directions() -> None:
+    """``names`` runs circle tensor name -> parameter name in to_torch and from_torch alike:
+    the dict to_torch took builds the checkpoint back."""
+    net, opt = trained([4, 8, 3])
+    names = {c: f"layer{k}.{NAMES[c].split('.')[1]}" for k, c in enumerate(NAMES)}
+    params = {names[c]: dict(net.named_parameters())[NAMES[c]] for c in NAMES}
+    ckpt = oc.from_torch(params, opt.state_dict(), MODEL, names=names)
+    model_state, _ = oc.to_torch(oc.load(oc.to_bytes(ckpt)), MODEL, names=names)
+    assert set(model_state) == set(params)
+    for name, value in params.items():
+        assert torch.equal(model_state[name], value.detach())
+
+
+def test_from_torch_reads_a_reversed_map_with_a_deprecation_warning() -> None:
+    net, opt = trained([4, 8, 3])
+    params = {f"p{k}": p for k, (_, p) in enumerate(net.named_parameters())}
+    forward = {c: f"p{k}" for k, c in enumerate(NAMES)}  # circle -> parameter
+    reverse = {p: c for c, p in forward.items()}  # the earlier convention
+    expected = oc.to_bytes(oc.from_torch(params, opt.state_dict(), MODEL, names=forward))
+    with pytest.warns(DeprecationWarning, match="other way round"):
+        ckpt = oc.from_torch(params, opt.state_dict(), MODEL, names=reverse)
+    assert oc.to_bytes(ckpt) == expected
+
+
+def test_a_names_value_that_is_no_parameter_is_refused() -> None:
+    net, opt = trained([4, 8, 3])
+    names = dict(NAMES, w0="nope.weight")
+    with pytest.raises(oc.CheckpointError) as err:
+        oc.from_torch(net, opt.state_dict(), MODEL, names=names)
+    assert err.value.code == "model_mismatch" and "'nope.weight'" in str(err.value)
+
+
+def test_to_torch_gives_two_state_dicts() -> None:
+    net, opt = trained([4, 8, 3])
+    ckpt = oc.from_torch(net, opt.state_dict(), MODEL)
+    model_state, optim_state = oc.to_torch(oc.load(oc.to_bytes(ckpt)), MODEL, names=NAMES)
+    assert set(model_state) == set(dict(net.named_parameters()))
+    assert set(optim_state) == {"state", "param_groups"}

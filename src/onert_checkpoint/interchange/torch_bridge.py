@@ -4,17 +4,23 @@ A ``torch.nn.Module``'s parameters and a ``torch.optim.Adam`` (or ``SGD``) state
 checkpoint of the circle model that names the tensors: Adam's ``exp_avg`` is the ``m`` slot,
 ``exp_avg_sq`` the ``v`` slot, and its ``step`` the training state's step.
 
-Pairing: a parameter goes to the circle tensor of the same name, or to the one ``names`` maps it
-to; otherwise parameters and the model's trainable tensors are paired in order (the constant
+Pairing: a parameter goes to the circle tensor of the same name, or to the one ``names`` pairs
+it with; otherwise parameters and the model's trainable tensors are paired in order (the constant
 inputs of FULLY_CONNECTED and CONV_2D operators, operator by operator, which is the order of
 ``Module.parameters()`` for a network built layer by layer). Layouts: circle FULLY_CONNECTED
 weights are ``[out, in]`` like ``torch.nn.Linear``; circle CONV_2D weights are ``[O, H, W, I]``
 where ``torch.nn.Conv2d`` has ``[O, I, H, W]``, so those are permuted both ways.
+
+``names`` runs one way in both directions: circle tensor name -> parameter name (``{"w0":
+"0.weight"}``), so one dict serves ``to_torch`` and ``from_torch``. ``from_torch`` still takes a
+map the other way round (parameter -> circle name, its earlier convention) when that reading is
+the only one that fits, and warns (``DeprecationWarning``).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -61,12 +67,50 @@ def trainable_in_operator_order(model: CircleModel) -> list[int]:
     return list(out)
 
 
+def _by_parameter(
+    names: Mapping[str, str] | None, params: Sequence[str], model: CircleModel
+) -> dict[str, str]:
+    """``names`` (circle tensor name -> parameter name) as parameter -> circle tensor name.
+
+    A map that only fits the other way round (every key a parameter, every value a tensor
+    of the model, and not the documented reading) is the earlier convention of
+    ``from_torch``: taken as it is, with a DeprecationWarning.
+    """
+    names = dict(names or {})
+    if not names:
+        return {}
+    tensors = {t.name for t in model.tensors if t.name}
+    known = set(params)
+    documented = all(k in tensors for k in names) and all(v in known for v in names.values())
+    reversed_ = all(k in known for k in names) and all(v in tensors for v in names.values())
+    if reversed_ and not documented:
+        warnings.warn(
+            "from_torch's names map circle tensor names to parameter names, as to_torch's do; "
+            "this one maps parameter names to circle tensor names and was read that way: "
+            "give it the other way round",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return names
+    out: dict[str, str] = {}
+    for circle, param in names.items():
+        if param not in known:
+            raise _mismatch(
+                f"names maps circle tensor {circle!r} to {param!r}, which is not a parameter "
+                "(names run circle tensor name -> parameter name)"
+            )
+        if param in out:
+            raise _mismatch(f"names gives parameter {param!r} two circle tensors")
+        out[param] = circle
+    return out
+
+
 def _pair(
     params: Sequence[str], model: CircleModel, names: Mapping[str, str] | None
 ) -> dict[str, int]:
-    """torch parameter name -> circle tensor index."""
+    """torch parameter name -> circle tensor index (``names``: circle name -> parameter)."""
     by_name = {t.name: t.index for t in model.tensors if t.name}
-    names = dict(names or {})
+    names = _by_parameter(names, params, model)
     if names or all(p in by_name for p in params):
         out = {}
         for p in params:
@@ -79,7 +123,7 @@ def _pair(
     if len(order) != len(params):
         raise _mismatch(
             f"{len(params)} parameters but {len(order)} trainable tensors in the model; "
-            "pass names={parameter: circle tensor name}"
+            "pass names={circle tensor name: parameter name}"
         )
     return dict(zip(params, order))
 
@@ -126,7 +170,8 @@ def from_torch(
     ``model_state`` is a ``torch.nn.Module`` (its parameters, in order) or a mapping of
     parameter name to tensor (a ``state_dict`` holding only parameters). ``optim_state`` is
     ``optimizer.state_dict()`` of ``torch.optim.Adam`` or ``SGD`` over those parameters in the
-    same order, or None (SGD). ``names`` maps a parameter name to a circle tensor name.
+    same order, or None (SGD). ``names`` maps a circle tensor name to a parameter name, as
+    :func:`to_torch`'s does (one dict serves both).
     """
     from ..circle.initial import checkpoint_from_arrays
 
@@ -180,8 +225,9 @@ def to_torch(
     param_groups: Sequence[Mapping[str, Any]] | None = None,
     shapes: Mapping[str, Sequence[int]] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(model_state_dict, optim_state_dict)`` for ``module.load_state_dict`` and
-    ``optimizer.load_state_dict``.
+    """Two state dicts, ``(model_state_dict, optim_state_dict)``: the first for
+    ``module.load_state_dict``, the second for ``optimizer.load_state_dict`` (a module and an
+    optimizer are the caller's to build).
 
     Parameters come in the model's trainable order, named after the circle tensors or as
     ``names`` maps them (circle name -> parameter name). ``param_groups`` gives the optimizer's
