@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
@@ -20,7 +20,7 @@ from .. import __version__
 from ..format.dispatch import load
 from ..format.errors import CheckpointError
 from ..format.model import Checkpoint
-from .describe import describe
+from .describe import describe_lazy, json_pieces
 from .jsonout import dumps as json_dumps
 from .render import SafeStream, human_size, safe_text
 
@@ -171,7 +171,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         # the data checks load defers, before any CRC-32 of the data is shown: a corrupt data
         # section is reported as validate reports it (same code, exit 1), text or JSON
         ckpt.verify()
-        desc = describe(ckpt)
+        # entries described one at a time as they are printed (memory bounded by the file)
+        desc = describe_lazy(ckpt)
     except CheckpointError as err:
         if args.json:
             _print_json({"error": err.to_dict()})
@@ -181,9 +182,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     if args.json:
         if choice is not None:  # only then: the description of a file alone stays SPEC 9's
             desc["model"] = {"path": choice.path, "found": choice.how}
-        _print_json(desc)
+        sys.stdout.writelines(json_pieces(desc))
+        sys.stdout.write("\n")
     else:
-        print(render_info(desc, ckpt.quirks, model=None if choice is None else choice.describe()))
+        model = None if choice is None else choice.describe()
+        sys.stdout.writelines(line + "\n" for line in info_lines(desc, ckpt.quirks, model))
     return EXIT_OK
 
 
@@ -210,9 +213,31 @@ def render_info(
 ) -> str:
     """The human-readable summary and table of ``info`` (``model``: the circle model read,
     and how it was found)."""
+    return "\n".join(info_lines(desc, quirks, model))
+
+
+def _slot_column(entries: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, int]:
+    """(entry indices, ascending; their offsets (-1 for none) and sizes as one array of
+    rows; total bytes) of one slot: 24 bytes an entry, not a dict or a text per entry."""
+    flat = (
+        v for e in entries
+        for v in (e["index"], -1 if e["offset"] is None else e["offset"], e["nbytes"])
+    )
+    rows = np.fromiter(flat, np.int64).reshape(-1, 3)
+    rows = rows[np.argsort(rows[:, 0], kind="stable")]
+    return rows[:, 0].copy(), rows[:, 1:].copy(), int(rows[:, 2].sum())
+
+
+def info_lines(
+    desc: dict[str, Any], quirks: Sequence[str] = (), model: str | None = None
+) -> Iterator[str]:
+    """The lines of :func:`render_info`, one at a time. ``desc`` is :func:`describe`'s or
+    :func:`~onert_checkpoint.tools.describe.describe_lazy`'s; with the latter, the entries are
+    gone over twice (column widths, then the rows) and never held, so the memory stays bounded
+    by the file whatever its entry count."""
     opt = desc["optimizer"]
     state = ", ".join(f"{safe_text(str(k))}={_state_text(v)}" for k, v in desc["state"].items())
-    lines = [
+    yield from [
         f"revision   {desc['revision']}",
         f"dialect    {_dialect_text(desc)}",
         f"file size  {desc['file_size']} bytes ({human_size(desc['file_size'])})",
@@ -220,41 +245,61 @@ def render_info(
         f"state      {state or 'none'}",
     ]
     if model is not None:
-        lines.append(f"model      {safe_text(model)}")
+        yield f"model      {safe_text(model)}"
     if quirks:
-        lines.append(f"quirks     {', '.join(safe_text(q) for q in quirks)}")
-    lines.append("")
+        yield f"quirks     {', '.join(safe_text(q) for q in quirks)}"
+    yield ""
     slots = list(opt["slots"]) if opt else []
     header = ["entry", "offset", "bytes", "crc32"] + [f"{safe_text(s)}.offset" for s in slots]
+    # one slot's "offset+nbytes" texts, by entry index: a column per slot (a text per entry),
+    # looked up by binary search, not a dict of dicts
+    columns = {s: _slot_column(opt["slots"][s]) for s in slots}
     has_names = any("name" in t for t in desc["tensors"])
     if has_names:
         header += ["dtype", "shape", "name"]
-    rows = [header]
-    slot_by_index = {s: {e["index"]: e for e in opt["slots"][s]} for s in slots}
-    for t in desc["tensors"]:
-        row = [str(t["index"]), str(t["offset"]), str(t["nbytes"]), f"{t['crc32']:08x}"]
-        for s in slots:
-            e = slot_by_index[s].get(t["index"])
-            row.append("-" if e is None else f"{e['offset']}+{e['nbytes']}")
-        if has_names:
-            shape = t.get("shape")
-            dtype, name = t.get("dtype"), t.get("name")
-            row += [
-                "-" if dtype is None else safe_text(str(dtype)),
-                "-" if shape is None else "[" + ", ".join(map(str, shape)) + "]",
-                "-" if name is None else safe_text(str(name)),
-            ]
-        rows.append(row)
+
+    def rows() -> Iterator[list[str]]:
+        yield header
+        for t in desc["tensors"]:
+            row = [str(t["index"]), str(t["offset"]), str(t["nbytes"]), f"{t['crc32']:08x}"]
+            for s in slots:
+                keys, where, _ = columns[s]
+                at = int(np.searchsorted(keys, t["index"]))
+                if at < keys.size and keys[at] == t["index"]:
+                    offset, nbytes = where[at].tolist()
+                    row.append(f"{None if offset < 0 else offset}+{nbytes}")
+                else:
+                    row.append("-")
+            if has_names:
+                shape = t.get("shape")
+                dtype, name = t.get("dtype"), t.get("name")
+                row += [
+                    "-" if dtype is None else safe_text(str(dtype)),
+                    "-" if shape is None else "[" + ", ".join(map(str, shape)) + "]",
+                    "-" if name is None else safe_text(str(name)),
+                ]
+            yield row
+
     n = len(header)
-    lines += _table(rows, left=range(n - 3, n) if has_names else ())
-    weights = sum(t["nbytes"] for t in desc["tensors"])
-    state_bytes = sum(e["nbytes"] for s in slots for e in opt["slots"][s])
-    summary = f"{len(desc['tensors'])} tensors, {human_size(weights)} of weights"
+    widths = [0] * n
+    weights = count = 0
+    for row in rows():
+        widths = [max(w, len(c)) for w, c in zip(widths, row)]
+    left = set(range(n - 3, n)) if has_names else set()
+    for k, row in enumerate(rows()):
+        if k:
+            weights += int(row[2])
+            count += 1
+        yield "  ".join(
+            c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+        ).rstrip()
+    state_bytes = sum(columns[s][2] for s in slots)
+    summary = f"{count} tensors, {human_size(weights)} of weights"
     if slots:
         shown = ", ".join(safe_text(s) for s in slots)
         summary += f", {human_size(state_bytes)} of optimizer state ({shown})"
-    lines += ["", summary]
-    return "\n".join(lines)
+    yield ""
+    yield summary
 
 
 # validate -----------------------------------------------------------------------------------
@@ -1056,7 +1101,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         # The library's advice names its keyword; the command line's is the flag.
         if "allow_lossy" in vars(args):
             message = err.message.replace("pass allow_lossy=True", "pass --allow-lossy")
-        else:  # advise only options this command has (import, new: none to drop content)
+        else:  # advise only options this command has (new has none: it never drops content)
             message = err.message.replace(
                 " (pass allow_lossy=True to drop them)",
                 f" ({args.command} never drops content)",
