@@ -256,6 +256,8 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
         CliVariant("layout", CHECKPOINT, lambda f, out: ["dump", "--layout", str(f.path)]),
         CliVariant("layout-json", CHECKPOINT,
                    lambda f, out: ["dump", "--layout", "--json", str(f.path)]),
+        CliVariant("values-json", CHECKPOINT,
+                   lambda f, out: ["dump", "--json", str(f.path), *_m(f)]),
     ],
     "diff": [
         CliVariant("self", CHECKPOINT, lambda f, out: ["diff", str(f.path), str(f.path)]),
@@ -277,6 +279,9 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
                    output="e.safetensors"),
         CliVariant("npz", CHECKPOINT,
                    lambda f, out: ["export", str(f.path), str(out / "e.npz")], output="e.npz"),
+        CliVariant("one-entry-npy", CHECKPOINT,
+                   lambda f, out: ["export", str(f.path), str(out / "e.npy"), "--tensor", "0"],
+                   output="e.npy"),
     ],
     "import": [
         CliVariant("plain", CONTAINER,
