@@ -13,7 +13,8 @@ own training, or the shipped ``real-files/ckpt_*.bin``):
 
 Both must end with the same bits: ours converted back to schema 1 is byte for byte the runtime's
 file, and the library reads the same weights, m, v, step and epoch from both. The stream never
-hands the driver more than its small state holds at a time, and a file with one corrupt data
+hands the driver more than its small state holds at a time, the load's heap is Adam's state
+and a few bytes per record (no copy of the file), and a file with one corrupt data
 byte is refused before a byte reaches the runtime.
 """
 
@@ -133,6 +134,10 @@ def test_trains_from_schema_3_as_from_its_own_checkpoint(micro, schema3_driver, 
     assert done.value("load", "copied") == arrays * (3 if kind == "adam" else 1)
     assert done.value("load", "largest_read") <= done.value("load", "stream_state")
     assert done.value("load", "read_bytes") >= start3.stat().st_size
+    # and no copy of the file: the load's heap is Adam's m and v (the runtime's state, as its own
+    # loader allocates them) plus the driver's per-record bookkeeping
+    moments = 2 * arrays if kind == "adam" else 0
+    assert moments <= done.value("load", "heap_peak") <= moments + 4096
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -258,7 +258,9 @@ int main(int argc, char **argv)
   heap_mark(); // the load's heap: what it allocates above what import left
   Source src;
   src.fp = std::fopen(in_path.c_str(), "rb");
-  if (src.fp == nullptr || std::fseek(src.fp, 0, SEEK_END) != 0)
+  // unbuffered, as a flash read is: the reader's own cache is the only buffer of the load
+  if (src.fp == nullptr || std::setvbuf(src.fp, nullptr, _IONBF, 0) != 0 ||
+      std::fseek(src.fp, 0, SEEK_END) != 0)
     fail(2, "cannot read " + in_path);
   const uint64_t in_size = static_cast<uint64_t>(std::ftell(src.fp));
   static ockpt_stream stream; // the reader's whole state, with `f`
