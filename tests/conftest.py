@@ -97,12 +97,17 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
 #: loop can afford, or the module's total does).
 SLOW_MODULES: frozenset[str] = frozenset()
 
-#: Single tests (node ids under tests/, a prefix matches every parametrization) that are slow in
-#: a module that is otherwise quick.
+#: Single tests (node ids under tests/, without parameters: every parametrization is meant)
+#: that are slow in a module that is otherwise quick.
 SLOW_TESTS: tuple[str, ...] = ()
 
-#: Fixtures whose tests are marked too: the reference C reader is built and run.
-FIXTURE_MARKERS: dict[str, str] = {"ockpt_info": "c"}
+#: Fixtures (direct or through another fixture) whose tests are marked too: the reference C
+#: reader is built and run; the onert-micro peer is compiled from the runtime's C++ sources
+#: (tens of seconds of g++) and every test runs it.
+FIXTURE_MARKERS: dict[str, tuple[str, ...]] = {
+    "ockpt_info": ("c",),
+    "micro_driver": ("interop", "slow"),
+}
 
 TESTS_DIR = Path(__file__).resolve().parent
 
@@ -114,8 +119,8 @@ def markers_of(relative: str, fixtures: tuple[str, ...] | list[str]) -> set[str]
     found = {m for prefix, marks in MODULE_MARKERS.items()
              if (path.startswith(prefix) if prefix.endswith("/") else path == prefix)
              for m in marks}
-    found |= {FIXTURE_MARKERS[f] for f in fixtures if f in FIXTURE_MARKERS}
-    if path in SLOW_MODULES or relative.startswith(SLOW_TESTS):
+    found |= {m for f in fixtures for m in FIXTURE_MARKERS.get(f, ())}
+    if path in SLOW_MODULES or relative.split("[", 1)[0] in SLOW_TESTS:
         found.add("slow")
     return found
 
