@@ -46,19 +46,19 @@ def error_line(done: subprocess.CompletedProcess) -> str:
 
 
 @pytest.mark.parametrize(
-    "values",
+    ("values", "taken"),
     [
-        np.array([1.5, 2.0, 3.0]),  # float64 that float32 holds exactly
-        np.array([0.1, 2.0, 3.0]),  # float64 that float32 would round
-        np.array([1, 2, 3], np.int64),  # int to float: same_kind, exact
-        np.array([1, 2, 3], ">f4"),  # the other byte order
-        np.array([1, 2, 3], np.complex64),  # complex to float: not same_kind
-        np.array([1.0, 2.0]),  # another shape
+        (np.array([1.5, 2.0, 3.0]), True),  # float64 that float32 holds exactly
+        (np.array([0.1, 2.0, 3.0]), False),  # float64 that float32 would round
+        (np.array([1, 2, 3], np.int64), True),  # int to float: same_kind, exact
+        (np.array([1, 2, 3], ">f4"), True),  # the other byte order
+        (np.array([1, 2, 3], np.complex64), False),  # complex to float: not same_kind
+        (np.array([1.0, 2.0]), False),  # another shape
     ],
     ids=["f64-exact", "f64-rounds", "i64", "big-endian", "complex", "shape"],
 )
 def test_edit_replace_and_assignment_accept_and_refuse_the_same_values(
-    tmp_path: Path, values: np.ndarray
+    tmp_path: Path, values: np.ndarray, taken: bool
 ) -> None:
     ckpt = oc.load(SGD, model=MODEL)
     try:
@@ -70,6 +70,7 @@ def test_edit_replace_and_assignment_accept_and_refuse_the_same_values(
     np.save(tmp_path / "b1.npy", values)
     done = run("edit", SGD, tmp_path / "o.ckpt", "--model", MODEL, "--replace",
                f"b1={tmp_path / 'b1.npy'}")
+    assert api_takes == taken
     assert (done.returncode == 0) == api_takes, done.stderr
     if api_takes:
         back = oc.load(tmp_path / "o.ckpt", model=MODEL)
