@@ -6,20 +6,26 @@ The conformance vectors and the reference C reader produce exactly this object (
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+import numpy as np
+
+from ..format.entries import SlotEntries
 from ..format.model import Buffer, Checkpoint, Tensor, is_schema2_family
-from .jsonout import json_value
+from .jsonout import dumps, json_value
 
-__all__ = ["describe", "describe_entry"]
+__all__ = ["EntryDescriptions", "describe", "describe_entry", "describe_lazy", "json_pieces"]
 
 
-def describe_entry(entry: Buffer) -> dict[str, Any]:
+def describe_entry(entry: Buffer, *, crc32: int | None = None) -> dict[str, Any]:
+    """One entry of the description (``crc32``: the entry's CRC-32 when already known)."""
     out: dict[str, Any] = {
         "index": entry.index,
         "offset": entry.offset,
         "nbytes": entry.nbytes,
-        "crc32": entry.crc32(),
+        "crc32": entry.crc32() if crc32 is None else crc32,
     }
     if isinstance(entry, Tensor) and any(
         v is not None for v in (entry.name, entry.dtype, entry.shape, entry.model_index)
@@ -50,23 +56,91 @@ def _origin(origin: dict[str, object] | None) -> dict[str, object] | None:
     }
 
 
-def describe(ckpt: Checkpoint) -> dict[str, Any]:
-    """``{"revision", "dialect", "file_size", "tensors", "optimizer", "state", "origin"}``."""
+class EntryDescriptions:
+    """The :func:`describe_entry` of every entry of a tensor list or a slot, in entry order,
+    made one at a time on each pass and never kept: what the command line prints for a file of
+    millions of entries stays within memory bounded by the file (the entries are floating,
+    :mod:`onert_checkpoint.format.entries`). The CRC-32 of each entry is computed on the first
+    pass and kept (4 bytes an entry), so a second pass does not read the data again."""
+
+    def __init__(self, entries: Iterable[Buffer] | Mapping[int, Buffer]) -> None:
+        self._entries = entries
+        self._crcs: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self._entries)  # type: ignore[arg-type]
+
+    def _pass(self) -> Iterator[Buffer]:
+        entries = self._entries
+        if isinstance(entries, SlotEntries):
+            return (entry for _, entry in entries.items())  # ascending entry index
+        if isinstance(entries, Mapping):
+            return (entries[i] for i in sorted(entries))
+        return iter(entries)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        crcs = self._crcs
+        if crcs is None:
+            made = np.zeros(len(self), np.uint32)
+            k = 0
+            for k, entry in enumerate(self._pass()):
+                out = describe_entry(entry)
+                made[k] = out["crc32"]
+                yield out
+            self._crcs = made
+            return
+        for k, entry in enumerate(self._pass()):
+            yield describe_entry(entry, crc32=int(crcs[k]))
+
+
+def describe_lazy(ckpt: Checkpoint) -> dict[str, Any]:
+    """:func:`describe` with :class:`EntryDescriptions` in place of the lists of entries:
+    for printing (:func:`json_pieces`) in memory bounded by the file, whatever its entries."""
     optimizer = None
     if ckpt.optimizer is not None:
         optimizer = {
             "kind": ckpt.optimizer.kind,
             "slots": {
-                name: [describe_entry(entries[i]) for i in sorted(entries)]
-                for name, entries in ckpt.optimizer.slots.items()
+                name: EntryDescriptions(entries) for name, entries in ckpt.optimizer.slots.items()
             },
         }
     return {
         "revision": ckpt.revision,
         "dialect": ckpt.dialect,
         "file_size": ckpt.file_size,
-        "tensors": [describe_entry(t) for t in ckpt.tensors],
+        "tensors": EntryDescriptions(ckpt.tensors),
         "optimizer": optimizer,
         "state": {k: _state_value(v) for k, v in ckpt.state.items()},
         "origin": _origin(ckpt.origin if is_schema2_family(ckpt.revision) else None),
     }
+
+
+def describe(ckpt: Checkpoint) -> dict[str, Any]:
+    """``{"revision", "dialect", "file_size", "tensors", "optimizer", "state", "origin"}``."""
+    return _listed(describe_lazy(ckpt))
+
+
+def _listed(value: Any) -> Any:
+    if isinstance(value, EntryDescriptions):
+        return list(value)
+    if isinstance(value, dict):
+        return {k: _listed(v) for k, v in value.items()}
+    return value
+
+
+def json_pieces(value: Any) -> Iterator[str]:
+    """The text of ``json_dumps(describe(...))`` for a :func:`describe_lazy` result, in pieces
+    (one per entry), so that it is written without being held whole."""
+    if isinstance(value, EntryDescriptions):
+        yield "["
+        for k, item in enumerate(value):
+            yield (", " if k else "") + dumps(item)
+        yield "]"
+    elif isinstance(value, dict):
+        yield "{"
+        for k, (key, item) in enumerate(value.items()):
+            yield (", " if k else "") + json.dumps(str(key)) + ": "
+            yield from json_pieces(item)
+        yield "}"
+    else:
+        yield dumps(value)

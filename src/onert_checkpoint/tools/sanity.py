@@ -14,10 +14,12 @@ checked.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..format.entries import SlotEntries
 from ..format.model import Buffer, Checkpoint
 
 __all__ = ["ValueWarning", "value_warnings"]
@@ -47,30 +49,57 @@ def _floats(buf: Buffer, dtype: str | None) -> np.ndarray | None:
     return raw[:usable].view(item)
 
 
-def _labels(ckpt: Checkpoint) -> dict[int, str]:
-    """Entry index -> `` ('name')`` of the first named tensor with that index: built once, so
-    that labelling a finding is a lookup, not a scan of every tensor (which made ``validate``
-    quadratic in the entries)."""
-    out: dict[int, str] = {}
-    for index, name in zip(ckpt.tensors.indices(), ckpt.tensors.names()):
-        if name and index not in out:
-            out[index] = f" ({name!r})"
-    return out
+def _labeller(ckpt: Checkpoint) -> Callable[[int], str]:
+    """Entry index -> `` ('name')`` of the tensor with that index, or "": a lookup (binary
+    search or a dict the list keeps), made only for the entries a finding is about, so that
+    labelling is neither a scan of every tensor per finding (quadratic) nor a text kept per
+    entry."""
+    tensors = ckpt.tensors
+
+    def label(index: int) -> str:
+        pos = tensors.position_of_index(index)
+        name = None if pos is None else tensors[pos].name
+        return f" ({name!r})" if name else ""
+
+    return label
+
+
+def _ascending(entries: Mapping[int, Buffer]) -> Iterator[tuple[int, Buffer]]:
+    """A slot's (entry index, entry) in ascending index without holding them all: a loaded
+    slot's items already are (floating entries); a slot built in memory is sorted."""
+    if isinstance(entries, SlotEntries) and entries._table is not None:
+        return iter(entries.items())
+    return ((i, entries[i]) for i in sorted(entries))
 
 
 def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
-    """Every value finding in ``ckpt``, weights first, then each slot, in entry order."""
+    """Every value finding in ``ckpt``, weights first, then each slot, in entry order.
+
+    Linear in the entries, and no object is kept per entry (the passes go over floating
+    entries, :mod:`onert_checkpoint.format.entries`): the dtypes of the weights are a
+    column looked up by binary search."""
     found: list[ValueWarning] = []
-    dtypes = {t.index: t.dtype for t in ckpt.tensors}
-    labels = _labels(ckpt)
+    typed = [(t.index, t.dtype) for t in ckpt.tensors if t.dtype is not None]
+    typed.sort(key=lambda pair: pair[0])
+    typed_keys = np.array([i for i, _ in typed], np.int64)
+    typed_names = [d for _, d in typed]
+    del typed
+
+    def dtype_of(index: int) -> str | None:
+        at = int(np.searchsorted(typed_keys, index))
+        return typed_names[at] if at < typed_keys.size and typed_keys[at] == index else None
+
+    label_of = _labeller(ckpt)
     for t in ckpt.tensors:
+        if t.nbytes == 0:  # nothing to look at (known without reading the data)
+            continue
         values = _floats(t, t.dtype)
         if values is not None:
             bad = ~np.isfinite(values)
             if bad.any():
                 found.append(ValueWarning(
                     "non_finite_weight", f"weights[{t.index}]",
-                    f"entry {t.index}{labels.get(t.index, '')} holds {int(bad.sum())} NaN or "
+                    f"entry {t.index}{label_of(t.index)} holds {int(bad.sum())} NaN or "
                     f"infinite values (first at element {int(np.argmax(bad))})",
                 ))
     if ckpt.optimizer is None:
@@ -78,27 +107,28 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
     adam = ckpt.optimizer.kind == "adam"
     nonzero_at_zero: list[str] = []
     for slot, entries in ckpt.optimizer.slots.items():
-        for index in sorted(entries):
-            values = _floats(entries[index], dtypes.get(index))
+        for index, entry in _ascending(entries):
+            if entry.nbytes == 0:
+                continue
+            values = _floats(entry, dtype_of(index))
             if values is None:
                 continue
             field = f"{slot}[{index}]"
-            label = labels.get(index, "")
             bad = ~np.isfinite(values)
             if bad.any():
                 found.append(ValueWarning(
                     "non_finite_slot", field,
-                    f"{slot} of entry {index}{label} holds {int(bad.sum())} NaN or infinite "
-                    f"values (first at element {int(np.argmax(bad))})",
+                    f"{slot} of entry {index}{label_of(index)} holds {int(bad.sum())} NaN or "
+                    f"infinite values (first at element {int(np.argmax(bad))})",
                 ))
             if adam and slot == "v":
                 negative = values < 0
                 if negative.any():
                     found.append(ValueWarning(
                         "negative_adam_v", field,
-                        f"v of entry {index}{label} holds {int(negative.sum())} negative values "
-                        f"(min {float(values[negative].min())!r}); Adam's v is a running mean of "
-                        "squares",
+                        f"v of entry {index}{label_of(index)} holds {int(negative.sum())} "
+                        f"negative values (min {float(values[negative].min())!r}); Adam's v is a "
+                        "running mean of squares",
                     ))
             if adam and ckpt.step == 0 and np.any(values != 0):
                 nonzero_at_zero.append(field)
