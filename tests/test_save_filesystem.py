@@ -141,3 +141,24 @@ def test_temporary_names_carry_the_tag() -> None:
     assert len(names) == 50
     assert all(saving._is_our_temporary(n, "x.ckpt") for n in names)
     assert not any(saving._is_our_temporary(n, "y.ckpt") for n in names)
+
+
+@pytest.mark.parametrize("errno_name", ["EPERM", "EINVAL"])
+def test_an_owner_that_cannot_be_kept_does_not_fail_the_save(tmp_path: Path, monkeypatch,
+                                                              errno_name: str) -> None:
+    """A chown refused (no right to that group; an ID this user namespace cannot map) leaves
+    the file the process's own; the save completes, the set-ID bits still dropped."""
+    import errno
+
+    target = tmp_path / "t.ckpt"
+    target.write_bytes(SGD.read_bytes())
+    os.chmod(target, 0o4640)
+
+    def refuse(*args: object) -> None:
+        raise OSError(getattr(errno, errno_name), "refused")
+
+    monkeypatch.setattr(os, "getegid", lambda: -7)  # so that a same-user save tries too
+    monkeypatch.setattr(os, "fchown", refuse)
+    oc.save(oc.load(ADAM), target)
+    assert target.read_bytes() == ADAM.read_bytes()
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640

@@ -504,12 +504,23 @@ def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
     saving user's, as with any editor that saves by rename."""
     uid, gid = old.st_uid, old.st_gid
     me = os.geteuid()
-    if me == 0:
-        os.fchown(fd, uid, gid)  # before fchmod: a chown clears the set-ID bits anyway
-    elif me == uid and gid != os.getegid():
-        with contextlib.suppress(PermissionError):  # not a member of that group: ours
+    try:
+        if me == 0:
+            os.fchown(fd, uid, gid)  # before fchmod: a chown clears the set-ID bits anyway
+        elif me == uid and gid != os.getegid():
             os.fchown(fd, -1, gid)
+    except OSError as exc:
+        # not a member of that group; an ID unmapped in this user namespace (EINVAL); a file
+        # system that keeps no owners: the file stays the process's own, the save goes on
+        if exc.errno not in _OWNER_NOT_KEPT:
+            raise
     os.fchmod(fd, stat.S_IMODE(old.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
+
+
+_OWNER_NOT_KEPT = frozenset(
+    getattr(errno, name) for name in ("EPERM", "EACCES", "EINVAL", "EOPNOTSUPP", "ENOTSUP")
+    if hasattr(errno, name)
+)
 
 
 #: Keys the tag that ends a temporary's name (:func:`_temp_name`): the cleaner removes only
