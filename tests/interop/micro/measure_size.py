@@ -17,7 +17,8 @@ Prints the figures of spec/c/README.md ("Size and RAM against onert-micro") as M
   takes above what importing the model left (heap_count.h counts every ``new``), loading the
   same checkpoint of a 3-layer FC model (26,122 float32 weights) into the real runtime:
   onert-micro's ``loadCheckpoint`` of the schema-1 file against schema3_driver.cpp's streaming
-  load of the same content as schema 3.
+  load of the same content as schema 3, and the bytes each reads from the file (the streaming
+  load reads it to validate, then each array again to copy it).
 
 Needs gcc, g++, binutils; the RAM part also the onert-micro folder and the flatbuffers headers
 (as the interop tests). Nothing is written outside a temporary folder.
@@ -46,6 +47,9 @@ WRITER = ("ockpt_write.c",)
 LOAD_ROOTS = ("ockpt_stream_init", "ockpt_read_stream", "ockpt_stream_failed", "ockpt_file_copy",
               "ockpt_v2_slot_at", "ockpt_v2_state", "ockpt_v3_cursor_init",
               "ockpt_v3_next_tensor", "ockpt_v3_slot_entry")
+#: the same content through the schema-3-only buffer reader (there is no schema-3-only stream
+#: entry: ockpt_read_stream dispatches to every revision, so their rules stay linked)
+V3_BUFFER_ROOTS = ("ockpt_read_v3", *LOAD_ROOTS[3:])
 ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb"]
 OM_DEFINES = ["-std=c++17", "-DDIS_QUANT", "-DNDEBUG", "-Wno-narrowing", "-w"]
 
@@ -118,6 +122,11 @@ def code_sizes(t: Target, folder: Path | None, out: Path) -> list[tuple[str, int
     run([t.tool("ld"), "-r", "--gc-sections", *roots, "-o", str(linked), *map(str, split)])
     rows.append(("C kit streaming schema-3 load, linked (`ld -r --gc-sections`)",
                  text_bytes(t, linked)))
+    v3_only = out / f"{t.name}-v3-buffer.o"
+    run([t.tool("ld"), "-r", "--gc-sections", *[f"-u{s}" for s in V3_BUFFER_ROOTS], "-o",
+         str(v3_only), *map(str, split)])
+    rows.append(("C kit schema-3-only buffer load (`ockpt_read_v3`), linked the same way",
+                 text_bytes(t, v3_only)))
     if folder is None:
         return rows
     src = folder / _OM / "src" / "core" / "train"
@@ -168,8 +177,9 @@ def largest_frames(t: Target, out: Path) -> list[tuple[str, int]]:
     return sorted(frames, key=lambda f: -f[1])[:3]
 
 
-def heap(folder: Path, out: Path) -> list[tuple[str, str, int, int]]:
-    """(loader, optimizer, heap peak, heap kept) of each loader on the same checkpoint."""
+def heap(folder: Path, out: Path) -> list[tuple[str, str, int, int, int]]:
+    """(loader, optimizer, heap peak, heap kept, file bytes read) of each loader on the same
+    checkpoint."""
     import numpy as np
     from circle_builder import build_fc_model
 
@@ -196,8 +206,9 @@ def heap(folder: Path, out: Path) -> list[tuple[str, str, int, int]]:
                                 ("C kit streaming reader, schema 3", mine, v3)):
             line = next(x for x in text.splitlines() if x.startswith("load "))
             pairs = dict(w.split("=", 1) for w in line.split()[1:])
-            rows.append((f"{who} ({path.stat().st_size:,} B file)", kind,
-                         int(pairs["heap_peak"]), int(pairs["heap_kept"])))
+            size = path.stat().st_size
+            rows.append((f"{who} ({size:,} B file)", kind, int(pairs["heap_peak"]),
+                         int(pairs["heap_kept"]), int(pairs.get("read_bytes", size))))
     return rows
 
 
@@ -238,10 +249,10 @@ def main() -> int:
             return 0
         assert folder is not None
         print(f"| heap above the imported model, bytes (x86-64, gcc {gcc}) | optimizer | "
-              "peak during the load | kept after it (Adam m, v) |")
-        print("|---|---|---|---|")
-        for who, kind, peak, kept in heap(folder, out):
-            print(f"| {who} | {kind} | {peak:,} | {kept:,} |")
+              "peak during the load | kept after it (Adam m, v) | file bytes read |")
+        print("|---|---|---|---|---|")
+        for who, kind, peak, kept, read in heap(folder, out):
+            print(f"| {who} | {kind} | {peak:,} | {kept:,} | {read:,} |")
     return 0
 
 
