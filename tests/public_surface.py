@@ -173,9 +173,9 @@ PUBLIC_API: dict[str, ApiPath] = {
                 lambda f, out: consume(oc.checkpoint_from_arrays(f.path, {})), data_out=False),
         ApiPath("from_torch", MODEL, _torch_round_trip, data_out=False, needs="torch"),
         ApiPath("from_safetensors", CONTAINER,
-                lambda f, out: consume(_from_container(f)), data_out=False),
-        ApiPath("from_npz", CONTAINER, lambda f, out: consume(_from_container(f)),
-                data_out=False),
+                lambda f, out: consume(_from_container(oc.from_safetensors, f)), data_out=False),
+        ApiPath("from_npz", CONTAINER,
+                lambda f, out: consume(_from_container(oc.from_npz, f)), data_out=False),
         ApiPath("from_numpy_dict", CONTAINER, lambda f, out: _from_dict(f), data_out=False,
                 bounded=False),
     ]
@@ -201,9 +201,9 @@ def _from_dict(f: Family) -> object:
     return oc.to_bytes(oc.from_numpy_dict(arrays, meta))
 
 
-def _from_container(f: Family) -> oc.Checkpoint:
-    """The container's reader, and the checkpoint written out: an accepted import must write."""
-    reader = oc.from_npz if f.path.suffix == ".npz" else oc.from_safetensors
+def _from_container(reader: Callable[[Path], oc.Checkpoint], f: Family) -> oc.Checkpoint:
+    """``reader`` on every container (an npz given to the safetensors reader too), and the
+    checkpoint written out: an accepted import must write."""
     ckpt = reader(f.path)
     oc.to_bytes(ckpt)
     return ckpt
