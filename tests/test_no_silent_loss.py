@@ -177,6 +177,39 @@ def test_check_lossless_returns_what_an_allowed_write_drops() -> None:
     assert lost_content(ckpt, "safetensors") == []
 
 
+WRITES: dict[str, tuple[str, Callable[[oc.Checkpoint, Path], object]]] = {
+    "save": ("v1", lambda c, d: oc.save(c, d / "o.ckpt")),
+    "save --revision": ("v3", lambda c, d: oc.save(c, d / "o.ckpt", revision="v3")),
+    "to_bytes": ("wof", lambda c, d: oc.to_bytes(c, revision="wof", allow_lossy=True)),
+    "convert v1": ("v1", lambda c, d: oc.convert(oc.upgrade(c), "v1")),
+    "convert wof": ("wof", lambda c, d: oc.convert(oc.upgrade(c), "wof", allow_lossy=True)),
+    "upgrade": ("v2", lambda c, d: oc.upgrade(c, to="v2")),
+    "downgrade": ("v1", lambda c, d: oc.downgrade(oc.upgrade(c))),
+    "edit_file": ("v2", lambda c, d: oc.edit_file(ADAM, d / "o.ckpt", revision="v2", step=1)),
+    "to_safetensors": ("safetensors", lambda c, d: oc.to_safetensors(c, d / "o.safetensors")),
+    "to_npz": ("npz", lambda c, d: oc.to_npz(c, d / "o.npz")),
+}
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+def test_every_write_asks_the_one_rule(tmp_path: Path, monkeypatch, write: str) -> None:
+    """Each public write reaches ``lost_content`` for its target: a new write path that skips
+    the rule (and so could drop content silently) fails here."""
+    from onert_checkpoint.format import loss
+
+    asked: list[str] = []
+    real = loss.lost_content
+
+    def recording(ckpt: oc.Checkpoint, revision: str | None = None) -> list[str]:
+        asked.append(revision or ckpt.revision)
+        return real(ckpt, revision)
+
+    monkeypatch.setattr(loss, "lost_content", recording)
+    target, run = WRITES[write]
+    run(oc.load(ADAM), tmp_path)
+    assert target in asked, asked
+
+
 def test_cli_import_of_a_named_export_to_v1_refuses(tmp_path: Path) -> None:
     """A named, typed schema-2 export imported as schema 1: exit 1 naming what would be lost,
     no file; with --allow-lossy the file is written, exit 0, each loss said on stderr."""

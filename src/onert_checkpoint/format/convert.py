@@ -68,7 +68,9 @@ def _copy_optimizer(opt: Optimizer | None) -> Optimizer | None:
     )
 
 
-def _bind(ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes) -> None:
+def _bind(
+    ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes, order: str = "auto"
+) -> None:
     """Name, type and shape the tensors of ``ckpt`` (a schema-1 or WOF view) from ``model``.
 
     A tensor whose bytes disagree with its circle shape and type (onert-micro writes 4 bytes per
@@ -76,7 +78,7 @@ def _bind(ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes)
     """
     from ..circle.binding import bind
 
-    bind(ckpt, model)
+    bind(ckpt, model, order=order)
     for t in ckpt.tensors:
         if t.dtype is not None and t.shape is not None:
             count = 1
@@ -106,6 +108,7 @@ def upgrade(
     model: CircleModel | str | os.PathLike[str] | bytes | None = None,
     *,
     to: str = "v3",
+    order: str = "auto",
 ) -> Checkpoint:
     """Schema 1 (either dialect) or WOF to schema 3 (``to="v3"``, the recommended revision,
     SPEC 15) or schema 2 (``to="v2"``), losslessly.
@@ -114,11 +117,12 @@ def upgrade(
     tensor record gets the circle tensor's index, name, dtype and shape; without it the tensors
     are raw bytes. A schema-2 or schema-3 checkpoint is returned as a copy in revision ``to``
     (bound to ``model`` if given); the tensors keep the offsets (and a schema-3 file's
-    ``data_order``) they were read with, so the data keep their storage order.
+    ``data_order``) they were read with, so the data keep their storage order. ``order`` is
+    how an onert file's entries are matched to the model's tensors (:func:`~.load`'s).
     """
-    ckpt._check_live()
     if not is_schema2_family(to):
         raise ValueError(f"upgrade targets {', '.join(SCHEMA2_FAMILY)}, not {to!r}")
+    check_lossless(ckpt, to)  # the rule of every write: schema 2 and 3 hold all (not released)
     if ckpt.revision not in ("v1", "wof", *SCHEMA2_FAMILY):
         raise ValueError(f"cannot upgrade revision {ckpt.revision!r}")
     tensors = [_copy_tensor(t, keep_meta=True) for t in ckpt.tensors]
@@ -133,7 +137,7 @@ def upgrade(
             view.revision = str(ckpt.origin["revision"])
             view.dialect = ckpt.origin["dialect"]  # type: ignore[assignment]
             view.num_entries = int(ckpt.origin["num_entries"])  # type: ignore[call-overload]
-        _bind(view, model)
+        _bind(view, model, order)
     if to == "v3":
         _check_model_indices_fit_schema_3(tensors)
     return Checkpoint(
@@ -272,6 +276,7 @@ def convert(
     model: CircleModel | str | os.PathLike[str] | bytes | None = None,
     *,
     batch_size: int | None = None,
+    order: str = "auto",
 ) -> Checkpoint:
     """The content of ``ckpt`` as revision ``to`` ("v1", "v2", "v3" or "wof"; by default
     schema 3, the recommended revision; None keeps the input's revision), ready to :func:`save`.
@@ -291,14 +296,15 @@ def convert(
     ``batch_size``). A schema-2 input's ``batch_size`` state key (1 or more) gives B when the
     argument is absent and must agree with it when both are given; ``to="v2"`` (or ``"v3"``)
     records B there. Nothing is rescaled within one runtime, for SGD, or when writing WOF (no
-    state).
+    state). ``order`` is how an onert file's entries are matched to the model's tensors (as
+    :func:`~.load`'s: "auto", "probe", "predict" or "size").
     """
     ckpt._check_live()
     if to is None:
         to = ckpt.revision
     batch_size = _batch_size(ckpt, batch_size)
     if is_schema2_family(to):
-        out = upgrade(ckpt, model, to=to)
+        out = upgrade(ckpt, model, to=to, order=order)
         if batch_size is not None:
             out.state["batch_size"] = batch_size
         return out
@@ -319,7 +325,8 @@ def convert(
         if ckpt.revision != "v1":
             source = downgrade(ckpt, content_dialect(ckpt), allow_lossy, to="v1")
         # the state is dropped for WOF: re-indexed only, never rescaled
-        micro = to_dialect(source, "onert-micro", model, rescale=False)  # type: ignore[arg-type]
+        micro = to_dialect(source, "onert-micro", model, rescale=False,  # type: ignore[arg-type]
+                           order=order)
         return downgrade(upgrade(micro), None, allow_lossy, to="wof")
     if to == "v1" and dialect is not None and model is not None:
         # Between the runtimes: the model says which circle tensor each entry is. The content
@@ -330,6 +337,6 @@ def convert(
         if ckpt.revision != "v1":
             base = ckpt if is_schema2_family(ckpt.revision) else upgrade(ckpt)
             source = downgrade(base, content_dialect(ckpt), allow_lossy, to="v1")
-        return to_dialect(source, dialect, model, batch_size=batch_size)
+        return to_dialect(source, dialect, model, batch_size=batch_size, order=order)
     source = ckpt if is_schema2_family(ckpt.revision) else upgrade(ckpt)
     return downgrade(source, dialect, allow_lossy, to=to)
