@@ -131,6 +131,22 @@ def test_an_order_error_names_the_order_flag() -> None:
     assert fixed.returncode == 0, fixed.stderr
 
 
+@pytest.mark.parametrize("to", [["--to", "v3"], ["--to", "v1", "--dialect", "onert-micro",
+                                                "--batch-size", "1"]])
+def test_convert_takes_the_order_too(tmp_path: Path, to: list[str]) -> None:
+    """An onert file of equal-size tensors crossing to schema 3 or onert-micro: the entry
+    order by sizes is ambiguous (the error names --order), the predicted one is taken."""
+    done = run("convert", SQ, tmp_path / "a.ckpt", "--model", SQ_MODEL, "--order", "size", *to)
+    assert done.returncode == 1 and "--order predict" in error_line(done)
+    done = run("convert", SQ, tmp_path / "b.ckpt", "--model", SQ_MODEL, "--order", "predict",
+               *to)
+    assert done.returncode == 0, done.stderr
+    micro = to[1] == "v1"
+    expected = oc.convert(oc.load(SQ), to[1], dialect="onert-micro" if micro else None,
+                          model=SQ_MODEL, order="predict", batch_size=1 if micro else None)
+    assert (tmp_path / "b.ckpt").read_bytes() == oc.to_bytes(expected)
+
+
 def test_a_batch_size_error_names_the_flag(tmp_path: Path) -> None:
     done = run("convert", ADAM, tmp_path / "m.ckpt", "--to", "v1", "--dialect", "onert-micro",
                "--model", MODEL)

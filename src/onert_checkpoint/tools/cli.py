@@ -581,7 +581,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
             "usage_error",
             f"--dialect is a schema-1 matter; the output is {to} (add --to v1)",
         )
-    if args.model is None and needs_model(ckpt, to, args.dialect):
+    model = _model(args, args.input)
+    if model is None and needs_model(ckpt, to, args.dialect):
         target = f"the {args.dialect} dialect" if to == "v1" else "WOF (circle tensor indices)"
         raise CliError(
             "model_required",
@@ -591,7 +592,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     dropped = lost_in_write(ckpt, to, args.allow_lossy)
     result = convert(
         ckpt, to, dialect=args.dialect, allow_lossy=args.allow_lossy,
-        model=_load_model(args.model), batch_size=args.batch_size,
+        model=model, batch_size=args.batch_size, order=args.order,
     )
     size = os.path.getsize(args.input)
     _save(result, output, size_hint=size, progress=not args.no_progress)
@@ -978,7 +979,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--to", choices=("v1", "v2", "v3", "wof"),
                    help="target revision (default: the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
-    model_option(p, "circle model (needed to move between dialects)", order=False)
+    model_option(p, "circle model (needed to move between dialects)")
     batch_size_option(p)
     p.add_argument("--allow-lossy", action="store_true", help="permit dropping content")
     p.add_argument("--no-progress", action="store_true", help="never show a progress bar")
