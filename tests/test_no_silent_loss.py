@@ -332,7 +332,7 @@ READS: dict[str, Callable[[oc.Checkpoint], object]] = {
     "downgrade": lambda c: oc.downgrade(oc.upgrade(c)),
     "describe": lambda c: oc.describe(c),
     "diff": lambda c: oc.diff(c, oc.load(ADAM)),
-    "to_torch": lambda c: oc.to_torch(c),
+    "to_torch": lambda c: oc.to_torch(c, MODEL),
 }
 
 
