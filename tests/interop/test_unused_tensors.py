@@ -132,11 +132,41 @@ FIVE = shared_model(3, [(0, 0), (1, 1), (2, 1), (3, 1), (4, 0)], {3: 2}, seed=0)
 FIVE_ORDER = [9, 2, 4, 5, 5, 5, 7, 2, 1, 13]
 
 
+def reshape_model() -> bytes:
+    """Unused constants first and last, a RESHAPE's int32 shape constant (an entry to onert),
+    and a weight and bias shared by both FULLY_CONNECTED operators."""
+    rng = np.random.default_rng(3)
+
+    def f(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape).astype(np.float32)
+
+    tensors = [
+        TensorSpec("u0", (4,), data=f(4)), TensorSpec("x", (1, 4)),
+        TensorSpec("w0", (4, 4), data=f(4, 4)), TensorSpec("b0", (4,), data=f(4)),
+        TensorSpec("h", (1, 4)),
+        TensorSpec("shape", (2,), dtype="int32", data=np.array([1, 4], np.int32)),
+        TensorSpec("h2", (1, 4)),
+        TensorSpec("u1", (2,), dtype="int32", data=np.array([3, 4], np.int32)),
+        TensorSpec("y", (1, 4)),
+    ]
+    ops = [
+        OpSpec("FULLY_CONNECTED", (1, 2, 3), (4,)),
+        OpSpec("RESHAPE", (4, 5), (6,), new_shape=(1, 4)),
+        OpSpec("FULLY_CONNECTED", (6, 2, 3), (8,)),
+    ]
+    return build_model(tensors, ops, [1], [8])
+
+
+RESHAPE = reshape_model()
+RESHAPE_ORDER = [3, 2, 5, 3, 2]
+
+
 def test_the_prediction_gives_the_runtime_s_recorded_order_without_the_runtime() -> None:
     """Recorded from onert 0.1.0: holds where onert is not installed (the unused tensors'
     presence in the first map had given [2, 1, 2, 1] and a shuffled five-layer order)."""
     assert predict_onert_order(CircleModel.load(SHARED_WITH_UNUSED)) == SHARED_WITH_UNUSED_ORDER
     assert predict_onert_order(CircleModel.load(FIVE)) == FIVE_ORDER
+    assert predict_onert_order(CircleModel.load(RESHAPE)) == RESHAPE_ORDER
 
 
 def test_the_models_hold_what_they_say() -> None:
@@ -168,6 +198,7 @@ def test_prediction_matches_the_runtime(onert_runtime: object, name: str, raw: b
 def test_the_recorded_orders_are_the_runtime_s(onert_runtime: object) -> None:
     assert probe_onert_order(SHARED_WITH_UNUSED) == SHARED_WITH_UNUSED_ORDER
     assert probe_onert_order(FIVE) == FIVE_ORDER
+    assert probe_onert_order(RESHAPE) == RESHAPE_ORDER
 
 
 def test_the_runtime_s_file_reads_with_the_predicted_order_on_the_command_line(
