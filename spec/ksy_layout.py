@@ -66,6 +66,9 @@ class Record:
     doc: str
     head: bool  # a fixed head of a longer type
     fields: list[Field] = field(default_factory=list)
+    #: After a head: the arrays of integers that follow it, (name, element type, the bit of the
+    #: flags word that says the array is present, 0 for an array always there).
+    arrays: list[tuple[str, str, int]] = field(default_factory=list)
 
     @property
     def size(self) -> int:
@@ -132,6 +135,24 @@ def fixed_field(spec: dict, offset: int) -> Field | None:
     return Field(spec["id"], offset, size, kind, count, valid, enum, doc)
 
 
+def arrays_after(spec: dict, start: int) -> list[tuple[str, str, int]]:
+    """The integer arrays of ``spec``'s seq from field ``start`` on, each with the bit of its
+    `if:` condition (an instance ``(word & bit) != 0``)."""
+    out = []
+    for f in spec["seq"][start:]:
+        if f.get("type") not in INTS or f.get("repeat") != "expr":
+            continue
+        bit = 0
+        if "if" in f:
+            value = str((spec.get("instances") or {}).get(f["if"], {}).get("value", ""))
+            m = re.fullmatch(r"\(\w+ & (\d+)\) != 0", value)
+            if m is None:
+                continue
+            bit = int(m.group(1))
+        out.append((f["id"], INTS[f["type"]][1], bit))
+    return out
+
+
 def records_of(stem: str, name: str, spec: dict, records: list[Record]) -> None:
     seq = spec.get("seq") or []
     if seq:
@@ -147,7 +168,8 @@ def records_of(stem: str, name: str, spec: dict, records: list[Record]) -> None:
         record_name = spec.get("-ockpt-record", name) if whole else spec.get("-ockpt-head")
         if fields and record_name:
             doc = first_line(spec.get("doc")) if name != stem else "The fixed start of the file."
-            records.append(Record(stem, name, record_name, doc, not whole, fields))
+            arrays = [] if whole else arrays_after(spec, len(fields))
+            records.append(Record(stem, name, record_name, doc, not whole, fields, arrays))
     for sub, sub_spec in (spec.get("types") or {}).items():
         records_of(stem, sub, sub_spec, records)
 
@@ -252,6 +274,12 @@ def python_module(schemas: list[Schema], header: str) -> str:
             out.append("    FIELDS = (")
             out += [f"        {f.name}," for f in r.fields]
             out.append("    )")
+            if r.arrays:
+                out.append("    #: The arrays after this head: name, element type, presence bit")
+                out.append("    #: (0: always present).")
+                out.append("    ARRAYS = (")
+                out += [f'        ("{n}", "{t}", {b}),' for n, t, b in r.arrays]
+                out.append("    )")
             out += ["", ""]
     out.append("#: Every record, by name.")
     out.append("RECORDS = {")

@@ -533,6 +533,17 @@ class V3TensorsHead:
         num_tensors,
         columns,
     )
+    #: The arrays after this head: name, element type, presence bit
+    #: (0: always present).
+    ARRAYS = (
+        ("len_data", "<u8", 0),
+        ("index", "<u4", 1),
+        ("model_index", "<u4", 2),
+        ("len_name", "<u4", 4),
+        ("dtype", "i1", 8),
+        ("rank", "u1", 16),
+        ("order", "<u4", 32),
+    )
 
 
 #: Every record, by name.

@@ -48,7 +48,9 @@ def _is_checkpoint_with_appended_bytes(view: memoryview, error: CheckpointError)
     WOF-shaped, and its WOF error would hide the helpful one."""
     if error.code != "trailing_bytes":
         return False
-    cut = int.from_bytes(view[12:16], "little") + v1.FOOTER_SIZE  # rule 4 failed: cut < S
+    other = v1.V1Header.ofs_other
+    cut = int.from_bytes(view[other.offset : other.offset + other.size], "little")
+    cut += v1.FOOTER_SIZE  # rule 4 failed: cut < S
     try:
         layout = v1.read_layout(view[:cut])
     except CheckpointError:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from kaitaistruct import KaitaiStream
+from onert_checkpoint_generated.layout import V1Footer, V1Header
 from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
 
 from ..entries import DataStore, SlotEntries, TensorList
@@ -22,9 +23,10 @@ from .blocks import Block, block_table, read_blocks
 
 __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
 
-HEADER_SIZE = 20
-FOOTER_SIZE = 8
-SLOT_FIELDS = (("m", "ofs_opt1", 4), ("v", "ofs_opt2", 8))
+HEADER_SIZE = V1Header.SIZE
+FOOTER_SIZE = V1Footer.SIZE
+_OPT1, _OPT2, _OTHER = V1Header.ofs_opt1.offset, V1Header.ofs_opt2.offset, V1Header.ofs_other.offset
+SLOT_FIELDS = (("m", "ofs_opt1", _OPT1), ("v", "ofs_opt2", _OPT2))
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,9 @@ def _parse_header(view: memoryview) -> OnertCheckpointV1:
             0,
             f"a schema-1 checkpoint has a {HEADER_SIZE}-byte header; the file has {size} bytes",
         )
-    if view[3] != 0:
-        raise error_for("reserved_nonzero", "reserved", 3, f"reserved byte is {view[3]}, not 0")
+    at = V1Header.reserved.offset
+    if view[at] != 0:
+        raise error_for("reserved_nonzero", "reserved", at, f"reserved byte is {view[at]}, not 0")
     # The dispatcher has checked magic and version; the generated parser checks them again.
     return OnertCheckpointV1(KaitaiStream(BufferReader(view)))
 
@@ -63,7 +66,7 @@ def read_layout(view: memoryview) -> Layout:
         raise error_for(
             "count_exceeds_file",
             "num_entries",
-            16,
+            V1Header.num_entries.offset,
             f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes",
         )
     other = hdr.ofs_other
@@ -72,7 +75,7 @@ def read_layout(view: memoryview) -> Layout:
         raise error_for(
             "truncated_file",
             "ofs_other",
-            12,
+            _OTHER,
             f"the footer at {other} needs 8 bytes; the file ends at {size}",
         )
     if has_footer and other + FOOTER_SIZE < size:
@@ -86,12 +89,12 @@ def read_layout(view: memoryview) -> Layout:
     opt1, opt2 = hdr.ofs_opt1, hdr.ofs_opt2
     kind = "adam" if opt2 != 0 else "sgd"
     if kind == "adam" and opt1 == 0:
-        raise error_for("optimizer_layout", "ofs_opt1", 4, "a v block without an m block")
+        raise error_for("optimizer_layout", "ofs_opt1", _OPT1, "a v block without an m block")
     if kind == "sgd" and opt1 not in (0, end):
         raise error_for(
             "optimizer_layout",
             "ofs_opt1",
-            4,
+            _OPT1,
             f"without a v block, ofs_opt1 must be 0 or {end} (no optimizer state); it is {opt1}",
         )
     starts: list[tuple[str, int, str, int]] = [("weights", HEADER_SIZE, "header", 0)]
@@ -108,7 +111,7 @@ def read_layout(view: memoryview) -> Layout:
             starts.append((slot, value, name, at))
     bounds = [
         *starts,
-        ("footer", end, "ofs_other" if has_footer else "header", 12 if has_footer else 0),
+        ("footer", end, "ofs_other" if has_footer else "header", _OTHER if has_footer else 0),
     ]
     for (name, start, _, _), (next_name, next_start, field, at) in itertools.pairwise(bounds):
         if start + 4 * n > next_start:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 import numpy as np
+from onert_checkpoint_generated.layout import V2TensorRecord
 
 from ..dtypes import DTYPE_CODES, DTYPES
 from ..errors import error_for
@@ -81,6 +82,8 @@ __all__ = [
 ]
 
 U32_MAX = 0xFFFF_FFFF
+#: The largest value of each tensor-record field (its width in spec/onert_checkpoint_v2.ksy).
+_MAX = {f.name: int(np.iinfo(f.format).max) for f in V2TensorRecord.FIELDS}
 
 
 def _fail(message: str) -> NoReturn:
@@ -170,15 +173,15 @@ def _tensor_records(ckpt: Checkpoint):
     seen_name: set[bytes] = set()
     for k, t in enumerate(tensors):
         index = t.index
-        if not 0 <= index <= U32_MAX or index in seen_index:
-            _fail(f"tensor index {index} is out of 0..2**32-1 or used twice")
+        if not 0 <= index <= _MAX["index"] or index in seen_index:
+            _fail(f"tensor index {index} is out of 0..{_MAX['index']} or used twice")
         seen_index.add(index)
         flags = 0
         col_index[k] = index
         nbytes = t.nbytes
         model_index = t.model_index
         if model_index is not None:
-            if not 0 <= model_index <= U32_MAX or model_index in seen_model:
+            if not 0 <= model_index <= _MAX["model_index"] or model_index in seen_model:
                 _fail(f"model index {model_index} is out of range or used twice")
             seen_model.add(model_index)
             flags |= HAS_MODEL_INDEX
@@ -193,8 +196,8 @@ def _tensor_records(ckpt: Checkpoint):
             col_dtype[k] = code
         if t.shape is not None:
             shape = tuple(int(d) for d in t.shape)
-            if len(shape) > MAX_RANK or any(not 0 <= d <= U32_MAX for d in shape):
-                _fail(f"tensor {index}: shape {shape} exceeds rank {MAX_RANK} or u32 dims")
+            if len(shape) > MAX_RANK or any(not 0 <= d <= _MAX["dims"] for d in shape):
+                _fail(f"tensor {index}: shape {shape} exceeds rank {MAX_RANK} or the dims' width")
             flags |= HAS_SHAPE
             col_rank[k] = len(shape)
             shaped.append(k)
@@ -522,7 +525,7 @@ def origin_body(origin: dict[str, object]) -> bytes:
     return schema.ORIGIN.build(
         {
             "revision": ORIGIN_REVISIONS[str(origin["revision"])],
-            "dialect": ORIGIN_DIALECTS[origin["dialect"]],  # type: ignore[index]
+            "dialect": ORIGIN_DIALECTS[origin["dialect"]],
             "flags": FOOTERLESS if origin.get("footerless") else 0,
             "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
         }

@@ -30,6 +30,7 @@ import numpy as np
 from ..dtypes import DTYPE_CODES, DTYPES
 from ..model import Buffer, Checkpoint, Tensor
 from ..schemas import v2 as schema
+from ..schemas import v3 as schema3
 from .layout_plan import data_view
 from .v2 import (
     ALIGNMENT,
@@ -65,6 +66,16 @@ from .v2_write import (
     origin_of,
     state_body,
 )
+from .v3.constants import (
+    COLUMN_TYPES,
+    NO_DTYPE,
+    NO_MODEL_INDEX,
+    NO_SHAPE,
+    SLOT_LEN_SIZE,
+    VERSION,
+    align8,
+    range_alignment,
+)
 
 __all__ = [
     "COLUMNS",
@@ -78,13 +89,8 @@ __all__ = [
     "stream",
 ]
 
-VERSION = 3
 #: The tensors section's column bits (6.7.1), in the order the columns are laid out.
-COLUMNS = {"index": 1, "model_index": 2, "name": 4, "dtype": 8, "shape": 16, "order": 32}
-NO_MODEL_INDEX = 0xFFFF_FFFF
-NO_DTYPE = -128
-NO_SHAPE = 255
-SLOT_LEN_SIZE = 8  # 6.7.2: a slot entry is its u64 len_data
+COLUMNS = dict(schema3.COLUMN_BITS)
 
 #: Ranges smaller than this are copied into a gathering piece; larger ones are handed out as
 #: views of their arrays (zero copy).
@@ -93,16 +99,6 @@ SMALL_RANGE = 4096
 PIECE_BYTES = 1 << 20
 
 
-def range_alignment(length: int) -> int:
-    """``a(len)`` of 6.7.3: 64 for 64 bytes or more, else the smallest power of two not below
-    ``len`` (``a(0) = a(1) = 1``)."""
-    if length >= ALIGNMENT:
-        return ALIGNMENT
-    return 1 << max(length - 1, 0).bit_length()
-
-
-def _align8(n: int) -> int:
-    return -(-n // 8) * 8
 
 
 def _data_order(
@@ -195,21 +191,20 @@ def _tensors_body(tensors: list[Tensor], perm: list[int]) -> bytes:
     }
     columns = sum(bit for what, bit in COLUMNS.items() if present[what])
     layout: list[tuple[bool, list[int] | bytes, str]] = [
-        (present["index"], index, "<u4"),
-        (present["model_index"], model_index, "<u4"),
-        (present["name"], len_name, "<u4"),
-        (present["dtype"], dtype, "i1"),
-        (present["shape"], rank, "u1"),
-        (present["order"], perm, "<u4"),
+        (present["index"], index, COLUMN_TYPES["index"]),
+        (present["model_index"], model_index, COLUMN_TYPES["model_index"]),
+        (present["name"], len_name, COLUMN_TYPES["len_name"]),
+        (present["dtype"], dtype, COLUMN_TYPES["dtype"]),
+        (present["shape"], rank, COLUMN_TYPES["rank"]),
+        (present["order"], perm, COLUMN_TYPES["order"]),
         (present["shape"], dims, "<u4"),
         (present["name"], b"".join(names), ""),
     ]
-    body = bytearray(schema.TENSORS_HEAD.build({"num_tensors": n}))
-    body[4:8] = columns.to_bytes(4, "little")
-    body += np.asarray(len_data, "<u8").tobytes()
+    body = bytearray(schema3.TENSORS_HEAD.build({"num_tensors": n, "columns": columns}))
+    body += np.asarray(len_data, COLUMN_TYPES["len_data"]).tobytes()
     for wanted, values, kind in layout:
         if wanted:
-            body += bytes(_align8(len(body)) - len(body))  # zero padding before each column
+            body += bytes(align8(len(body)) - len(body))  # zero padding before each column
             body += values if isinstance(values, bytes) else np.asarray(values, kind).tobytes()
     return bytes(body)
 

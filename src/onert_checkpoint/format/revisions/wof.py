@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 from kaitaistruct import KaitaiStream
+from onert_checkpoint_generated.layout import WofHeader
 from onert_checkpoint_generated.onert_wof import OnertWof
 
 from ..entries import DataStore, TensorList
@@ -17,7 +18,8 @@ from .blocks import Block, block_table, read_blocks
 
 __all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
 
-HEADER_SIZE = 8
+HEADER_SIZE = WofHeader.SIZE
+_NUM_ENTRIES = WofHeader.num_entries.offset
 
 
 def read_layout(view: memoryview) -> tuple[OnertWof, Block]:
@@ -29,15 +31,16 @@ def read_layout(view: memoryview) -> tuple[OnertWof, Block]:
             0,
             f"a WOF file has an {HEADER_SIZE}-byte header; the file has {size} bytes",
         )
-    if view[3] != 0:
-        raise error_for("reserved_nonzero", "reserved", 3, f"reserved byte is {view[3]}, not 0")
+    at = WofHeader.reserved.offset
+    if view[at] != 0:
+        raise error_for("reserved_nonzero", "reserved", at, f"reserved byte is {view[at]}, not 0")
     hdr = OnertWof(KaitaiStream(BufferReader(view)))
     n = hdr.num_entries
     if HEADER_SIZE + 4 * n > size:
         raise error_for(
             "count_exceeds_file",
             "num_entries",
-            4,
+            _NUM_ENTRIES,
             f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes",
         )
     return hdr, read_blocks(view, [("tensors", HEADER_SIZE, size)], n, size)["tensors"]
@@ -51,7 +54,7 @@ def is_wof_shaped(view: memoryview) -> bool:
     size = len(view)
     if size < HEADER_SIZE:
         return False
-    n = int.from_bytes(view[4:8], "little")
+    n = int.from_bytes(view[_NUM_ENTRIES : _NUM_ENTRIES + WofHeader.num_entries.size], "little")
     return n != 0 and HEADER_SIZE + 4 * n <= size
 
 

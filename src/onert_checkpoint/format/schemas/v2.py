@@ -1,7 +1,8 @@
 """Construct schema of the schema-2 checkpoint (spec/onert_checkpoint_v2.ksy; spec/SPEC.md,
 section 6).
 
-Fixed-size records are NumPy structured dtypes read and built by :class:`RecordArray` in one
+The fixed-size records come from the layout generated from the .ksy files; the tables are
+their NumPy structured dtypes, read and built by :class:`RecordArray` in one
 step (the idiom of :class:`~.common.OffsetTable`): a 2**24-record tensor table costs one
 ``frombuffer``, not one Python call per field.
 """
@@ -9,29 +10,10 @@ step (the idiom of :class:`~.common.OffsetTable`): a 2**24-record tensor table c
 from __future__ import annotations
 
 import numpy as np
-from construct import (
-    Adapter,
-    Array,
-    Bytes,
-    Const,
-    Int8ul,
-    Int16ul,
-    Int32ul,
-    Int64ul,
-    Padding,
-    Pointer,
-    Struct,
-    Switch,
-    this,
-)
+from construct import Adapter, Array, Bytes, Pointer, Struct, Switch, this
+from onert_checkpoint_generated import layout
 
-from .v2_records import (
-    SECTION_DTYPE,
-    SLOT_DESCRIPTOR_DTYPE,
-    SLOT_ENTRY_DTYPE,
-    STATE_ENTRY_DTYPE,
-    TENSOR_RECORD_DTYPE,
-)
+from .common import record_struct
 
 __all__ = [
     "CHECKPOINT",
@@ -39,6 +21,7 @@ __all__ = [
     "OPTIMIZER_HEAD",
     "ORIGIN",
     "SECTION_DTYPE",
+    "SECTION_ENTRY",
     "SLOT_DESCRIPTOR_DTYPE",
     "SLOT_ENTRY_DTYPE",
     "STATE_ENTRY_DTYPE",
@@ -48,51 +31,33 @@ __all__ = [
     "RecordArray",
 ]
 
+# The fixed-size records, from the generated layout of spec/onert_checkpoint_common.ksy and
+# spec/onert_checkpoint_v2.ksy: Construct structs for the heads, NumPy record types for the
+# tables.
+
 #: The 64-byte header. ``header_crc`` is CRC-32C of these 64 bytes with the field itself zero.
-HEADER = Struct(
-    "magic" / Const(429, Int16ul),
-    "version" / Const(2, Int8ul),
-    "reserved0" / Const(0, Int8ul),
-    "header_crc" / Int32ul,
-    "len_file" / Int64ul,
-    "ofs_section_table" / Const(64, Int64ul),
-    "num_sections" / Int32ul,
-    "section_table_crc" / Int32ul,
-    Padding(32),  # reserved1
-)
+HEADER = record_struct(layout.Header, version=2)
 
 #: A section-table entry (32 bytes): kind, flags (bit 0 REQUIRED), offset, size, CRC-32C.
-
+SECTION_ENTRY = record_struct(layout.SectionEntry)
+SECTION_DTYPE = layout.SectionEntry.DTYPE
 
 #: Tensors section (kind 1): this head, ``num_tensors`` records, then the names.
-TENSORS_HEAD = Struct("num_tensors" / Int32ul, "reserved" / Const(0, Int32ul))
-
+TENSORS_HEAD = record_struct(layout.V2TensorsHead)
 #: A tensor record (72 bytes).
-
+TENSOR_RECORD_DTYPE = layout.V2TensorRecord.DTYPE
 
 #: Optimizer section (kind 2): this head, K slot descriptors, K*T slot entries, the slot names.
-OPTIMIZER_HEAD = Struct(
-    "kind" / Int32ul,
-    "num_slots" / Int32ul,
-    "num_tensors" / Int32ul,
-    "reserved" / Const(0, Int32ul),
-)
-
-
+OPTIMIZER_HEAD = record_struct(layout.OptimizerHead)
+SLOT_DESCRIPTOR_DTYPE = layout.SlotDescriptor.DTYPE
+SLOT_ENTRY_DTYPE = layout.V2SlotEntry.DTYPE
 
 #: State section (kind 3): this head, ``num_entries`` entries, then keys and values.
-STATE_HEAD = Struct("num_entries" / Int32ul, "reserved" / Const(0, Int32ul))
-
+STATE_HEAD = record_struct(layout.StateHead)
+STATE_ENTRY_DTYPE = layout.StateEntry.DTYPE
 
 #: Origin section (kind 5, optional): what an upgraded file was.
-ORIGIN = Struct(
-    "revision" / Int32ul,
-    "dialect" / Int32ul,
-    "flags" / Int32ul,
-    "reserved" / Const(0, Int32ul),
-    "num_entries" / Int64ul,
-)
-
+ORIGIN = record_struct(layout.Origin)
 
 
 class RecordArray(Adapter):
@@ -132,21 +97,14 @@ STATE = Struct(
 
 #: A section's body by kind (names, keys and values are found through the records' offsets;
 #: DATA and unknown kinds stay raw bytes).
+_KIND = layout.SectionKind
 _BODY = Switch(
     lambda ctx: int(ctx.kind),
-    {1: TENSORS, 2: OPTIMIZER, 3: STATE, 5: ORIGIN},
+    {_KIND.TENSORS: TENSORS, _KIND.OPTIMIZER: OPTIMIZER, _KIND.STATE: STATE, _KIND.ORIGIN: ORIGIN},
     default=Bytes(lambda ctx: int(ctx.len_body)),
 )
 
-_SECTION = Struct(
-    "kind" / Int32ul,
-    "flags" / Int32ul,
-    "ofs_body" / Int64ul,
-    "len_body" / Int64ul,
-    "crc" / Int32ul,
-    "reserved" / Const(0, Int32ul),
-    "body" / Pointer(this.ofs_body, _BODY),
-)
+_SECTION = Struct(*SECTION_ENTRY.subcons, "body" / Pointer(this.ofs_body, _BODY))
 
 #: The whole file's structure, for parsing: the header, then every section through the table.
 CHECKPOINT = Struct(

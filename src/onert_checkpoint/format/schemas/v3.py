@@ -14,27 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from construct import (
-    Array,
-    Bytes,
-    Const,
-    If,
-    Int8ul,
-    Int16ul,
-    Int32ul,
-    Int64ul,
-    Padding,
-    Pointer,
-    Struct,
-    Switch,
-    Tell,
-    this,
-)
+from construct import Array, Bytes, If, Padding, Pointer, Struct, Switch, Tell, this
+from onert_checkpoint_generated import layout
 
+from .common import record_struct
 from .v2 import (
     OPTIMIZER_HEAD,
     ORIGIN,
     SECTION_DTYPE,
+    SECTION_ENTRY,
     SLOT_DESCRIPTOR_DTYPE,
     STATE,
     STATE_ENTRY_DTYPE,
@@ -64,43 +52,36 @@ __all__ = [
     "data_placement",
 ]
 
-NO_STATE = 2**64 - 1
-NO_MODEL_INDEX = 0xFFFFFFFF
-NO_DTYPE = -128
-NO_SHAPE = 255
+NO_STATE = layout.NO_STATE
+NO_MODEL_INDEX = layout.V3_NO_MODEL_INDEX
+NO_DTYPE = layout.V3_NO_DTYPE
+NO_SHAPE = layout.V3_NO_SHAPE
 
 #: The bits of the tensors section's ``columns`` word (6.7.1), in column order.
-COLUMN_BITS = {"index": 1, "model_index": 2, "name": 4, "dtype": 8, "shape": 16, "order": 32}
+COLUMN_BITS = {b.name.lower(): int(b) for b in layout.V3ColumnBits}
+
+#: The columns' element types, by name (spec/onert_checkpoint_v3.ksy, `tensors_section`).
+_TYPES = {name: kind for name, kind, _ in layout.V3TensorsHead.ARRAYS}
 
 #: The 64-byte header: schema 2's with version byte 3.
-HEADER = Struct(
-    "magic" / Const(429, Int16ul),
-    "version" / Const(3, Int8ul),
-    "reserved0" / Const(0, Int8ul),
-    "header_crc" / Int32ul,
-    "len_file" / Int64ul,
-    "ofs_section_table" / Const(64, Int64ul),
-    "num_sections" / Int32ul,
-    "section_table_crc" / Int32ul,
-    Padding(32),  # reserved1
-)
+HEADER = record_struct(layout.Header, version=3)
 
 #: Tensors section (kind 1): this head, then the columns.
-TENSORS_HEAD = Struct("num_tensors" / Int32ul, "columns" / Int32ul)
+TENSORS_HEAD = record_struct(layout.V3TensorsHead)
 
 
 def _has(bit: int):
     return lambda ctx: bool(ctx.head.columns & bit)
 
 
-def _column(name: str, dtype: str, bit: int) -> list:
+def _column(name: str, bit: int) -> list:
     """A column of ``num_tensors`` values, after zero bytes up to the next multiple of 8 (the
     section starts at a multiple of 64, so the file position's alignment is the section's)."""
     at = f"_at_{name}"
     return [
         at / Tell,
         f"_pad_{name}" / If(_has(bit), Padding(lambda ctx: -ctx[at] % 8)),
-        name / If(_has(bit), RecordArray(np.dtype(dtype), this.head.num_tensors)),
+        name / If(_has(bit), RecordArray(np.dtype(_TYPES[name]), this.head.num_tensors)),
     ]
 
 
@@ -114,13 +95,13 @@ def _num_name_bytes(ctx) -> int:
 
 TENSORS = Struct(
     "head" / TENSORS_HEAD,
-    "len_data" / RecordArray(np.dtype("<u8"), this.head.num_tensors),
-    *_column("index", "<u4", COLUMN_BITS["index"]),
-    *_column("model_index", "<u4", COLUMN_BITS["model_index"]),
-    *_column("len_name", "<u4", COLUMN_BITS["name"]),
-    *_column("dtype", "i1", COLUMN_BITS["dtype"]),
-    *_column("rank", "u1", COLUMN_BITS["shape"]),
-    *_column("order", "<u4", COLUMN_BITS["order"]),
+    "len_data" / RecordArray(np.dtype(_TYPES["len_data"]), this.head.num_tensors),
+    *_column("index", COLUMN_BITS["index"]),
+    *_column("model_index", COLUMN_BITS["model_index"]),
+    *_column("len_name", COLUMN_BITS["name"]),
+    *_column("dtype", COLUMN_BITS["dtype"]),
+    *_column("rank", COLUMN_BITS["shape"]),
+    *_column("order", COLUMN_BITS["order"]),
     "_at_dims" / Tell,
     "_pad_dims" / If(_has(COLUMN_BITS["shape"]), Padding(lambda ctx: -ctx._at_dims % 8)),
     "dims" / If(_has(COLUMN_BITS["shape"]), RecordArray(np.dtype("<u4"), _num_dims)),
@@ -137,21 +118,14 @@ OPTIMIZER = Struct(
     "entries" / RecordArray(np.dtype("<u8"), lambda ctx: ctx.head.num_slots * ctx.head.num_tensors),
 )
 
+_KIND = layout.SectionKind
 _BODY = Switch(
     lambda ctx: int(ctx.kind),
-    {1: TENSORS, 2: OPTIMIZER, 3: STATE, 5: ORIGIN},
+    {_KIND.TENSORS: TENSORS, _KIND.OPTIMIZER: OPTIMIZER, _KIND.STATE: STATE, _KIND.ORIGIN: ORIGIN},
     default=Bytes(lambda ctx: int(ctx.len_body)),
 )
 
-_SECTION = Struct(
-    "kind" / Int32ul,
-    "flags" / Int32ul,
-    "ofs_body" / Int64ul,
-    "len_body" / Int64ul,
-    "crc" / Int32ul,
-    "reserved" / Const(0, Int32ul),
-    "body" / Pointer(this.ofs_body, _BODY),
-)
+_SECTION = Struct(*SECTION_ENTRY.subcons, "body" / Pointer(this.ofs_body, _BODY))
 
 #: The whole file's structure, for parsing: the header, then every section through the table.
 CHECKPOINT = Struct(

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from construct import Const, Int8ul, Int16ul, Int32ul, Struct, this
+from construct import Struct, this
+from onert_checkpoint_generated import layout
 
-from .common import OffsetTable
+from .common import OffsetTable, record_struct
 
 __all__ = ["HEADER", "WOF"]
 
-HEADER = Struct(
-    "magic" / Const(429, Int16ul),
-    "version" / Const(1, Int8ul),
-    "reserved" / Const(0, Int8ul),
-    "num_entries" / Int32ul,  # luci / onert-micro: n_buffers
-)
+#: The 8-byte header (spec/onert_wof.ksy); luci and onert-micro name num_entries n_buffers.
+HEADER = record_struct(layout.WofHeader)
 
 WOF = Struct(
     "header" / HEADER,

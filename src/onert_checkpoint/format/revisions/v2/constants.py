@@ -4,40 +4,49 @@ from __future__ import annotations
 
 import os
 
-# Sizes and limits (spec/SPEC.md, 6.2) ---------------------------------------------------------
-HEADER_SIZE = 64
-SECTION_ENTRY_SIZE = 32
-TENSOR_RECORD_SIZE = 72
-SLOT_DESCRIPTOR_SIZE = 16
-SLOT_ENTRY_SIZE = 16
-STATE_ENTRY_SIZE = 32
-ORIGIN_SIZE = 24
-SECTION_HEAD_SIZE = 8  # tensors and state sections
-OPTIMIZER_HEAD_SIZE = 16
+from onert_checkpoint_generated import layout
 
-ALIGNMENT = 64
-MAX_SECTIONS = 64
-MAX_TENSORS = 1 << 24
-MAX_RANK = 8
-MAX_NAME_LEN = 1024
-MAX_SLOTS = 16
-MAX_STATE_ENTRIES = 1024
-MAX_KEY_LEN = 255
-MAX_VALUE_LEN = 1 << 20
+# Sizes, limits and codes: generated from spec/onert_checkpoint_common.ksy and
+# spec/onert_checkpoint_v2.ksy (onert_checkpoint_generated.layout), named as the readers use them.
+HEADER_SIZE = layout.Header.SIZE
+SECTION_ENTRY_SIZE = layout.SectionEntry.SIZE
+TENSOR_RECORD_SIZE = layout.V2TensorRecord.SIZE
+SLOT_DESCRIPTOR_SIZE = layout.SlotDescriptor.SIZE
+SLOT_ENTRY_SIZE = layout.V2SlotEntry.SIZE
+STATE_ENTRY_SIZE = layout.StateEntry.SIZE
+ORIGIN_SIZE = layout.Origin.SIZE
+SECTION_HEAD_SIZE = layout.V2TensorsHead.SIZE  # tensors and state sections
+OPTIMIZER_HEAD_SIZE = layout.OptimizerHead.SIZE
+
+ALIGNMENT = layout.ALIGNMENT
+MAX_SECTIONS = layout.MAX_SECTIONS
+MAX_TENSORS = layout.MAX_TENSORS
+MAX_RANK = layout.MAX_RANK
+MAX_NAME_LEN = layout.MAX_NAME_LEN
+MAX_SLOTS = layout.MAX_SLOTS
+MAX_STATE_ENTRIES = layout.MAX_STATE_ENTRIES
+MAX_KEY_LEN = layout.MAX_KEY_LEN
+MAX_VALUE_LEN = layout.MAX_VALUE_LEN
 #: ``ofs_data`` of a slot entry whose tensor has no state in that slot.
-NO_STATE = 0xFFFF_FFFF_FFFF_FFFF
+NO_STATE = layout.NO_STATE
 
-# Codes -------------------------------------------------------------------------------------
-SECTION_KINDS = {"tensors": 1, "optimizer": 2, "state": 3, "data": 4, "origin": 5}
-FLAG_REQUIRED = 1
+SectionKind = layout.SectionKind
+SECTION_KINDS = {k.name.lower(): int(k) for k in SectionKind}
+FLAG_REQUIRED = int(layout.SectionFlags.REQUIRED)
 #: The REQUIRED flag each kind defined by the specification must have (rule T4h).
-KIND_FLAGS = {1: FLAG_REQUIRED, 2: FLAG_REQUIRED, 3: FLAG_REQUIRED, 4: FLAG_REQUIRED, 5: 0}
-HAS_DTYPE, HAS_SHAPE, HAS_NAME, HAS_MODEL_INDEX = 1, 2, 4, 8
-OPTIMIZER_CODES = {"sgd": 0, "sgd_momentum": 1, "adam": 2}
-VALUE_TYPES = {"int": 0, "float": 1, "string": 2, "bytes": 3}
-ORIGIN_REVISIONS = {"v1": 1, "wof": 2}
-ORIGIN_DIALECTS = {None: 0, "onert": 1, "onert-micro": 2}
-FOOTERLESS = 1
+KIND_FLAGS = {int(k): 0 if k is SectionKind.ORIGIN else FLAG_REQUIRED for k in SectionKind}
+_FLAGS = layout.V2TensorFlags
+HAS_DTYPE, HAS_SHAPE = int(_FLAGS.HAS_DTYPE), int(_FLAGS.HAS_SHAPE)
+HAS_NAME, HAS_MODEL_INDEX = int(_FLAGS.HAS_NAME), int(_FLAGS.HAS_MODEL_INDEX)
+OPTIMIZER_CODES = {k.name.lower(): int(k) for k in layout.OptimizerKind}
+VALUE_TYPES = {k.name.lower(): int(k) for k in layout.ValueType}
+ORIGIN_REVISIONS = {k.name.lower(): int(k) for k in layout.OriginRevision}
+#: The library names a dialect as Checkpoint.dialect does (None: unknown, or either).
+ORIGIN_DIALECTS = {
+    None if k is layout.OriginDialect.UNKNOWN else k.name.lower().replace("_", "-"): int(k)
+    for k in layout.OriginDialect
+}
+FOOTERLESS = int(layout.OriginFlags.FOOTERLESS)
 
 
 #: Well-known state keys and their value types; int keys are non-negative.
@@ -109,9 +118,13 @@ def _load_crc32c():
     return func
 
 
+_CRC_AT = layout.Header.header_crc.offset
+_CRC_END = _CRC_AT + layout.Header.header_crc.size
+
+
 def header_crc(header) -> int:
-    """The header checksum: CRC-32C of the 64 header bytes with bytes 4..7 taken as zero."""
-    return crc(header[8:HEADER_SIZE], crc(b"\0\0\0\0", crc(header[0:4])))
+    """The header checksum: CRC-32C of the header bytes with ``header_crc`` taken as zero."""
+    return crc(header[_CRC_END:HEADER_SIZE], crc(bytes(_CRC_END - _CRC_AT), crc(header[:_CRC_AT])))
 
 
 def optimizer_name(code: int) -> str:
@@ -121,5 +134,11 @@ def optimizer_name(code: int) -> str:
 def section_order_key(kind: int) -> tuple[int, int]:
     """Sections are in ascending order of this key (rule T4i): tensors, optimizer, state,
     origin, other kinds by kind, data last."""
-    known = {1: 1, 2: 2, 3: 3, 5: 4, 4: 6}
+    known = {
+        SectionKind.TENSORS: 1,
+        SectionKind.OPTIMIZER: 2,
+        SectionKind.STATE: 3,
+        SectionKind.ORIGIN: 4,
+        SectionKind.DATA: 6,
+    }
     return (known[kind], 0) if kind in known else (5, kind)

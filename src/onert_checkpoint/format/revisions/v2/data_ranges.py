@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from onert_checkpoint_generated.layout import V2TensorRecord
 
 from .constants import ALIGNMENT
 from .optimizer import SlotTable
@@ -61,7 +62,7 @@ class DataRanges:
         n = 0 if self.tensors is None else self.tensors.records.size
         if i < n:
             assert self.tensors is not None
-            return f"tensors[{i}].ofs_data", self.tensors.at(i) + 24
+            return f"tensors[{i}].ofs_data", self.tensors.at(i) + V2TensorRecord.ofs_data.offset
         i -= n
         assert self.slots is not None
         for j, rows in enumerate(self.present):

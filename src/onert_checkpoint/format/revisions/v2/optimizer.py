@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 
 import numpy as np
+from onert_checkpoint_generated.layout import OptimizerHead, SlotDescriptor, V2SlotEntry
 
 from ...model import OPTIMIZER_SLOTS
-from ...schemas.v2_records import SLOT_DESCRIPTOR_DTYPE, SLOT_ENTRY_DTYPE
 from .constants import (
     MAX_NAME_LEN,
     MAX_SLOTS,
@@ -47,6 +46,9 @@ class SlotTable:
         return np.flatnonzero(self.entries["ofs_data"][j] != NO_STATE)
 
 
+_NUM_TENSORS = OptimizerHead.num_tensors.offset
+
+
 def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int) -> SlotTable:
     """Rules O1 to O10, in order."""
     kind_name, names, entries_at, t = check_optimizer_head(view, sec, num_tensors)
@@ -59,17 +61,18 @@ def check_optimizer_head(
 ) -> tuple[str, list[str], int, int]:
     """Rules O1 to O9 (schema 3 has ``entry_size`` 8, SPEC 6.7.2); returns the kind's name,
     the slot names, the offset of the entry table and T."""
-    check_head(view, sec, OPTIMIZER_HEAD_SIZE, "optimizer", "num_slots", 4)
-    kind, k, t = struct.unpack_from("<III", view, sec.start)
+    head = check_head(view, sec, OptimizerHead, "optimizer", "num_slots")
+    kind, k, t = int(head["kind"]), int(head["num_slots"]), int(head["num_tensors"])
+    k_at, t_at = sec.start + OptimizerHead.num_slots.offset, sec.start + _NUM_TENSORS
     if k > MAX_SLOTS:
         fail(
-            "limit_exceeded", "optimizer.num_slots", sec.start + 4, f"{k} slots exceed {MAX_SLOTS}"
+            "limit_exceeded", "optimizer.num_slots", k_at, f"{k} slots exceed {MAX_SLOTS}"
         )
     if t != num_tensors:
         fail(
             "bad_optimizer",
             "optimizer.num_tensors",
-            sec.start + 8,
+            t_at,
             f"the optimizer section covers {t} tensors; the tensors section has {num_tensors}",
         )
     need = OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + entry_size * k * t
@@ -77,7 +80,7 @@ def check_optimizer_head(
         fail(
             "count_exceeds_file",
             "optimizer.num_slots",
-            sec.start + 4,
+            k_at,
             f"{k} slots for {t} tensors need {need} bytes; the section has {sec.length}",
         )
     kind_name = optimizer_name(kind)
@@ -86,7 +89,7 @@ def check_optimizer_head(
         fail(
             "bad_optimizer",
             "optimizer.num_slots",
-            sec.start + 4,
+            k_at,
             f"{kind_name} has {len(expected)} slots, not {k}",
         )
     desc_at = sec.start + OPTIMIZER_HEAD_SIZE
@@ -105,14 +108,14 @@ def check_slot_names(
     entry_size: int = SLOT_ENTRY_SIZE,
 ) -> list[str]:
     """O6 descriptors, O7 the name pool, O8 names UTF-8 and unique, O9 a known kind's names."""
-    desc = np.frombuffer(view, dtype=SLOT_DESCRIPTOR_DTYPE, count=k, offset=desc_at)
+    desc = np.frombuffer(view, dtype=SlotDescriptor.DTYPE, count=k, offset=desc_at)
     at = desc_at + SLOT_DESCRIPTOR_SIZE * np.arange(k, dtype=np.int64)
     i = first(desc["reserved"] != 0)
     if i is not None:
         fail(
             "reserved_nonzero",
             f"optimizer.slots[{i}].reserved",
-            int(at[i]) + 12,
+            int(at[i]) + SlotDescriptor.reserved.offset,
             "reserved field is not 0",
         )
     ln = desc["len_name"].astype(np.int64)
@@ -121,7 +124,7 @@ def check_slot_names(
         fail(
             "limit_exceeded",
             f"optimizer.slots[{i}].len_name",
-            int(at[i]) + 8,
+            int(at[i]) + SlotDescriptor.len_name.offset,
             f"a slot name has 1..{MAX_NAME_LEN} bytes, not {int(ln[i])}",
         )
     entries_at = desc_at + SLOT_DESCRIPTOR_SIZE * k
@@ -164,9 +167,9 @@ def check_slot_names(
 def check_slot_entries(view: memoryview, entries_at: int, k: int, t: int) -> np.ndarray:
     """O10: an entry without state (NO_STATE) has size 0. Returns the K x T entry table."""
     entries = (
-        np.frombuffer(view, dtype=SLOT_ENTRY_DTYPE, count=k * t, offset=entries_at).reshape(k, t)
+        np.frombuffer(view, dtype=V2SlotEntry.DTYPE, count=k * t, offset=entries_at).reshape(k, t)
         if k * t
-        else np.zeros((k, t), SLOT_ENTRY_DTYPE)
+        else np.zeros((k, t), V2SlotEntry.DTYPE)
     )
     bad = (entries["ofs_data"] == NO_STATE) & (entries["len_data"] != 0)
     i = first(bad.reshape(-1))
@@ -174,7 +177,7 @@ def check_slot_entries(view: memoryview, entries_at: int, k: int, t: int) -> np.
         fail(
             "bad_slot_entry",
             f"optimizer.slots[{i // t}][{i % t}].len_data",
-            entries_at + SLOT_ENTRY_SIZE * i + 8,
+            entries_at + SLOT_ENTRY_SIZE * i + V2SlotEntry.len_data.offset,
             "an entry marked NO_STATE must have size 0",
         )
     return entries

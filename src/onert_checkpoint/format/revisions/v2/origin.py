@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import struct
+import numpy as np
+from onert_checkpoint_generated.layout import Origin
 
 from .constants import FOOTERLESS, ORIGIN_DIALECT_NAMES, ORIGIN_REVISION_NAMES, ORIGIN_SIZE
 from .rules import fail
@@ -27,18 +28,30 @@ def check_origin_section(view: memoryview, sec: SectionInfo) -> dict[str, object
             sec.start + ORIGIN_SIZE,
             f"the origin section has {sec.length} bytes, not {ORIGIN_SIZE}",
         )
-    rev, dialect, flags, reserved, n = struct.unpack_from("<IIIIQ", view, sec.start)
+    o = np.frombuffer(view, dtype=Origin.DTYPE, count=1, offset=sec.start)[0]
+    rev, dialect, flags = int(o["revision"]), int(o["dialect"]), int(o["flags"])
     if flags & ~FOOTERLESS:
-        fail("reserved_nonzero", "origin.flags", sec.start + 8, f"reserved flag bits {flags:#x}")
-    if reserved:
-        fail("reserved_nonzero", "origin.reserved", sec.start + 12, "reserved field is not 0")
+        fail(
+            "reserved_nonzero",
+            "origin.flags",
+            sec.start + Origin.flags.offset,
+            f"reserved flag bits {flags:#x}",
+        )
+    if o["reserved"]:
+        at = sec.start + Origin.reserved.offset
+        fail("reserved_nonzero", "origin.reserved", at, "reserved field is not 0")
     if rev not in ORIGIN_REVISION_NAMES:
         fail("bad_origin", "origin.revision", sec.start, f"unknown origin revision {rev}")
     if dialect not in ORIGIN_DIALECT_NAMES:
-        fail("bad_origin", "origin.dialect", sec.start + 4, f"unknown origin dialect {dialect}")
+        fail(
+            "bad_origin",
+            "origin.dialect",
+            sec.start + Origin.dialect.offset,
+            f"unknown origin dialect {dialect}",
+        )
     return {
         "revision": ORIGIN_REVISION_NAMES[rev],
         "dialect": ORIGIN_DIALECT_NAMES[dialect],
-        "num_entries": n,
+        "num_entries": int(o["num_entries"]),
         "footerless": bool(flags & FOOTERLESS),
     }

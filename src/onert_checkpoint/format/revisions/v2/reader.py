@@ -9,6 +9,7 @@ first access of any tensor data, before a byte is handed out, unless ``verify_da
 from __future__ import annotations
 
 import numpy as np
+from onert_checkpoint_generated.onert_checkpoint_v2 import OnertCheckpointV2
 
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
 from ...errors import CheckpointError
@@ -43,9 +44,9 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
 
 
 def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
-    hdr = check_header(view)
-    num_sections, table_crc = hdr.header.num_sections, hdr.header.section_table_crc
-    hdr._io.close()  # everything is read: release the buffer (see BufferReader)
+    # The header through the generated parser (onert_checkpoint_v2.ksy), after rules H1-H5.
+    header = check_header(view, OnertCheckpointV2, 2).header
+    num_sections, table_crc = header.num_sections, header.section_table_crc
     eager = verify_data and not defer
     sections = check_section_table(view, num_sections, table_crc, eager)
     by_kind = {s.kind: s for s in sections if s.kind in KIND_NAMES}

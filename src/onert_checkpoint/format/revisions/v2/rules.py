@@ -4,7 +4,7 @@ padding, string pools, section heads, record tables (spec/SPEC.md, 6.5)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -109,30 +109,26 @@ def decode(view: memoryview, start: int, length: int, field: str, at: int) -> st
         fail("bad_utf8", field, at, f"{field} is not valid UTF-8")
 
 
-def check_head(
-    view: memoryview,
-    sec: SectionInfo,
-    head_size: int,
-    name: str,
-    count_field: str,
-    count_at: int = 0,
-) -> None:
-    """Rules R0, O1, V1: the section holds its head (the error names the count field, at its own
-    offset ``count_at`` within the head), and the head's reserved u32 is 0."""
-    if sec.length < head_size:
+def check_head(view: memoryview, sec: SectionInfo, head: Any, name: str, count_field: str):
+    """Rules R0, O1, V1: the section holds its head (the error names the count field, at its
+    offset in the head), and the head's ``reserved`` field is 0. ``head`` is the head's
+    generated record (onert_checkpoint_generated.layout); returns the head read through it."""
+    if sec.length < head.SIZE:
         fail(
             "count_exceeds_file",
             f"{name}.{count_field}",
-            sec.start + count_at,
-            f"the {name} section has {sec.length} bytes, less than its {head_size}-byte head",
+            sec.start + getattr(head, count_field).offset,
+            f"the {name} section has {sec.length} bytes, less than its {head.SIZE}-byte head",
         )
-    if int.from_bytes(view[sec.start + head_size - 4 : sec.start + head_size], "little"):
+    fields = np.frombuffer(view, dtype=head.DTYPE, count=1, offset=sec.start)[0]
+    if fields["reserved"]:
         fail(
             "reserved_nonzero",
             f"{name}.reserved",
-            sec.start + head_size - 4,
+            sec.start + head.reserved.offset,
             "reserved field is not 0",
         )
+    return fields
 
 
 def read_records(

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from onert_checkpoint_generated.layout import Header, SectionEntry
 
-from ...schemas.v2_records import SECTION_DTYPE
 from .constants import (
     ALIGNMENT,
     FLAG_REQUIRED,
@@ -47,7 +47,7 @@ def check_section_crc(view: memoryview, info: SectionInfo) -> None:
         fail(
             "section_checksum",
             f"sections[{info.index}].crc",
-            info.entry_offset + 24,
+            info.entry_offset + SectionEntry.crc.offset,
             f"CRC-32C of section {info.index} is {computed:#010x}; "
             f"the table records {info.crc:#010x}",
         )
@@ -63,7 +63,7 @@ def check_section_table(
         fail(
             "limit_exceeded",
             "num_sections",
-            24,
+            Header.num_sections.offset,
             f"{n} sections; at most {MAX_SECTIONS} are allowed",
         )
     table_end = HEADER_SIZE + SECTION_ENTRY_SIZE * n
@@ -71,7 +71,7 @@ def check_section_table(
         fail(
             "count_exceeds_file",
             "num_sections",
-            24,
+            Header.num_sections.offset,
             f"{n} sections need a {SECTION_ENTRY_SIZE * n}-byte table; the file has {size} bytes",
         )
     computed = crc(view[HEADER_SIZE:table_end])
@@ -79,10 +79,10 @@ def check_section_table(
         fail(
             "section_table_checksum",
             "section_table_crc",
-            28,
+            Header.section_table_crc.offset,
             f"section table CRC-32C is {computed:#010x}; the header records {table_crc:#010x}",
         )
-    table = np.frombuffer(view, dtype=SECTION_DTYPE, count=n, offset=HEADER_SIZE).tolist()
+    table = np.frombuffer(view, dtype=SectionEntry.DTYPE, count=n, offset=HEADER_SIZE).tolist()
     out: list[SectionInfo] = []
     pos = table_end
     for i, (kind, flags, start, length, crc_, reserved) in enumerate(table):
@@ -95,6 +95,10 @@ def check_section_table(
     if pos != size:
         fail("trailing_bytes", "file", pos, f"{size - pos} bytes follow the last section")
     return out
+
+
+_FLAGS, _OFS_BODY = SectionEntry.flags.offset, SectionEntry.ofs_body.offset
+_LEN_BODY, _RESERVED = SectionEntry.len_body.offset, SectionEntry.reserved.offset
 
 
 def check_section_entry(
@@ -110,42 +114,42 @@ def check_section_entry(
     i, e, f = info.index, info.entry_offset, f"sections[{info.index}]"
     kind, flags, start, length = info.kind, info.flags, info.start, info.length
     if flags & ~FLAG_REQUIRED:
-        fail("reserved_nonzero", f"{f}.flags", e + 4, f"reserved flag bits set: {flags:#x}")
+        fail("reserved_nonzero", f"{f}.flags", e + _FLAGS, f"reserved flag bits set: {flags:#x}")
     if reserved:
-        fail("reserved_nonzero", f"{f}.reserved", e + 28, "reserved field is not 0")
+        fail("reserved_nonzero", f"{f}.reserved", e + _RESERVED, "reserved field is not 0")
     if start % ALIGNMENT:
         fail(
             "misaligned",
             f"{f}.ofs_body",
-            e + 8,
+            e + _OFS_BODY,
             f"section starts at {start}, not a multiple of {ALIGNMENT}",
         )
     if start > size:
         fail(
             "offset_out_of_bounds",
             f"{f}.ofs_body",
-            e + 8,
+            e + _OFS_BODY,
             f"section starts at {start}, past the end ({size})",
         )
     if length > size - start:
         fail(
             "offset_out_of_bounds",
             f"{f}.len_body",
-            e + 16,
+            e + _LEN_BODY,
             f"section of {length} bytes at {start} ends past the end of the {size}-byte file",
         )
     if start < pos:
         fail(
             "overlap",
             f"{f}.ofs_body",
-            e + 8,
+            e + _OFS_BODY,
             f"section starts at {start}, before the end of the previous structure at {pos}",
         )
     if start > align(pos):
         fail(
             "gap",
             f"{f}.ofs_body",
-            e + 8,
+            e + _OFS_BODY,
             f"section starts at {start}; the previous structure ends at {pos}",
         )
     check_padding(view, pos, start)
@@ -164,7 +168,7 @@ def check_section_entry(
         fail(
             "bad_section_flags",
             f"{f}.flags",
-            e + 4,
+            e + _FLAGS,
             f"the {KIND_NAMES[kind]} section must have the REQUIRED flag "
             + ("set" if KIND_FLAGS[kind] else "clear"),
         )

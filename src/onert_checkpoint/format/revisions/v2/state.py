@@ -5,14 +5,13 @@ from __future__ import annotations
 import struct
 
 import numpy as np
+from onert_checkpoint_generated.layout import StateEntry, StateHead
 
 from ...model import TrainingState
-from ...schemas.v2_records import STATE_ENTRY_DTYPE
 from .constants import (
     MAX_KEY_LEN,
     MAX_STATE_ENTRIES,
     MAX_VALUE_LEN,
-    SECTION_HEAD_SIZE,
     STATE_ENTRY_SIZE,
     VALUE_TYPES,
     WELL_KNOWN_KEYS,
@@ -25,26 +24,29 @@ __all__ = ["check_state_section"]
 
 def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
     """Rules V1 to V9, in order (at most MAX_STATE_ENTRIES entries: plain loops)."""
-    check_head(view, sec, SECTION_HEAD_SIZE, "state", "num_entries")
-    n = int.from_bytes(view[sec.start : sec.start + 4], "little")
+    n = int(check_head(view, sec, StateHead, "state", "num_entries")["num_entries"])
     if n == 0:
         fail("empty_section", "state.num_entries", sec.start, "a state section without entries")
     ent = read_records(
         view,
         sec,
-        SECTION_HEAD_SIZE,
+        StateHead.SIZE,
         n,
         MAX_STATE_ENTRIES,
-        STATE_ENTRY_DTYPE,
+        StateEntry.DTYPE,
         "state",
         "num_entries",
         sec.start,
     )
-    base = sec.start + SECTION_HEAD_SIZE
+    base = sec.start + StateHead.SIZE
     at = base + STATE_ENTRY_SIZE * np.arange(n, dtype=np.int64)
     check_state_entries(ent, at)
     check_state_pool(ent, at, base + STATE_ENTRY_SIZE * n, sec.end)
     return read_state_values(view, ent, at)
+
+
+#: Each entry field's offset in the entry (spec/onert_checkpoint_common.ksy, `state_entry`).
+_AT = {f.name: f.offset for f in StateEntry.FIELDS}
 
 
 def _field(k: int, name: str) -> str:
@@ -59,7 +61,10 @@ def check_state_entries(ent: np.ndarray, at: np.ndarray) -> None:
     if i is not None:  # the offset of the first non-zero byte (SPEC section 9, error offsets)
         j = int(np.flatnonzero(reserved[i])[0])
         fail(
-            "reserved_nonzero", _field(i, "reserved"), int(at[i]) + 13 + j, "reserved byte is not 0"
+            "reserved_nonzero",
+            _field(i, "reserved"),
+            int(at[i]) + _AT["reserved"] + j,
+            "reserved byte is not 0",
         )
     vt = ent["value_type"].astype(np.int64)
     i = first(vt > 3)
@@ -67,7 +72,7 @@ def check_state_entries(ent: np.ndarray, at: np.ndarray) -> None:
         fail(
             "bad_state_type",
             _field(i, "value_type"),
-            int(at[i]) + 12,
+            int(at[i]) + _AT["value_type"],
             f"unknown value type {int(vt[i])}",
         )
     lk = ent["len_key"].astype(np.int64)
@@ -76,7 +81,7 @@ def check_state_entries(ent: np.ndarray, at: np.ndarray) -> None:
         fail(
             "limit_exceeded",
             _field(i, "len_key"),
-            int(at[i]) + 8,
+            int(at[i]) + _AT["len_key"],
             f"a key has 1..{MAX_KEY_LEN} bytes, not {int(lk[i])}",
         )
     scalar = vt <= 1
@@ -85,7 +90,7 @@ def check_state_entries(ent: np.ndarray, at: np.ndarray) -> None:
         fail(
             "bad_state_type",
             _field(i, "len_value"),
-            int(at[i]) + 24,
+            int(at[i]) + _AT["len_value"],
             "an int or float value has len_value 0",
         )
     i = first(~scalar & (ent["len_value"] > MAX_VALUE_LEN))
@@ -93,7 +98,7 @@ def check_state_entries(ent: np.ndarray, at: np.ndarray) -> None:
         fail(
             "limit_exceeded",
             _field(i, "len_value"),
-            int(at[i]) + 24,
+            int(at[i]) + _AT["len_value"],
             f"a value has at most {MAX_VALUE_LEN} bytes",
         )
 
@@ -113,7 +118,7 @@ def check_state_pool(ent: np.ndarray, at: np.ndarray, pool_start: int, pool_end:
             starts.append(int(ent["value"][k]))
             lengths.append(int(ent["len_value"][k]))
             fields.append(_field(k, "value"))
-            offs.append(int(at[k]) + 16)
+            offs.append(int(at[k]) + _AT["value"])
     check_pool(
         np.array(starts, np.uint64),
         np.array(lengths, np.uint64),
@@ -152,7 +157,7 @@ def read_state_values(view: memoryview, ent: np.ndarray, at: np.ndarray) -> Trai
             fail(
                 "bad_state_type",
                 _field(k, "value_type"),
-                int(at[k]) + 12,
+                int(at[k]) + _AT["value_type"],
                 f"{key!r} is a well-known key of type {want}"
                 + (" (non-negative)" if want == "int" else ""),
             )

@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from onert_checkpoint_generated.layout import V2TensorRecord, V2TensorsHead
 
 from ...dtypes import DTYPES
-from ...schemas.v2_records import TENSOR_RECORD_DTYPE
 from .constants import (
     HAS_DTYPE,
     HAS_MODEL_INDEX,
@@ -20,7 +20,6 @@ from .constants import (
     MAX_NAME_LEN,
     MAX_RANK,
     MAX_TENSORS,
-    SECTION_HEAD_SIZE,
     TENSOR_RECORD_SIZE,
 )
 from .rules import check_head, check_pool, check_unique, decode, fail, first, read_records
@@ -48,28 +47,31 @@ class TensorRecords:
         return self.base + TENSOR_RECORD_SIZE * k
 
 
+#: Each record field's offset in the record (spec/onert_checkpoint_v2.ksy, `tensor_record`).
+_AT = {f.name: f.offset for f in V2TensorRecord.FIELDS}
+
+
 def _field(k: int, name: str) -> str:
     return f"tensors[{k}].{name}"
 
 
 def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorRecords:
     """Rules R0 to R11, in order."""
-    check_head(view, sec, SECTION_HEAD_SIZE, "tensors", "num_tensors")  # R0
-    n = int.from_bytes(view[sec.start : sec.start + 4], "little")
+    n = int(check_head(view, sec, V2TensorsHead, "tensors", "num_tensors")["num_tensors"])  # R0
     if n == 0:  # R1
         fail("empty_section", "tensors.num_tensors", sec.start, "a tensors section without records")
     rec = read_records(
         view,
         sec,
-        SECTION_HEAD_SIZE,
+        V2TensorsHead.SIZE,
         n,
         MAX_TENSORS,
-        TENSOR_RECORD_DTYPE,
+        V2TensorRecord.DTYPE,
         "tensors",
         "num_tensors",
         sec.start,
     )
-    out = TensorRecords(rec, sec.start + SECTION_HEAD_SIZE, None)
+    out = TensorRecords(rec, sec.start + V2TensorsHead.SIZE, None)
     flags = rec["flags"]
     check_flags(out, flags)
     check_rank_and_dims(out)
@@ -89,22 +91,22 @@ def check_flags(t: TensorRecords, flags: np.ndarray) -> None:
         fail(
             "reserved_nonzero",
             _field(i, "flags"),
-            t.at(i) + 8,
+            t.at(i) + _AT["flags"],
             f"reserved flag bits {int(flags[i]):#x}",
         )
-    for flag, name, off in (
-        (HAS_MODEL_INDEX, "model_index", 4),
-        (HAS_DTYPE, "dtype", 10),
-        (HAS_SHAPE, "rank", 11),
-        (HAS_NAME, "len_name", 12),
-        (HAS_NAME, "ofs_name", 16),
+    for flag, name in (
+        (HAS_MODEL_INDEX, "model_index"),
+        (HAS_DTYPE, "dtype"),
+        (HAS_SHAPE, "rank"),
+        (HAS_NAME, "len_name"),
+        (HAS_NAME, "ofs_name"),
     ):
         i = first(((flags & flag) == 0) & (rec[name] != 0))
         if i is not None:
             fail(
                 "reserved_nonzero",
                 _field(i, name),
-                t.at(i) + off,
+                t.at(i) + _AT[name],
                 f"{name} must be 0 when its flag is clear",
             )
 
@@ -118,7 +120,7 @@ def check_rank_and_dims(t: TensorRecords) -> None:
         fail(
             "limit_exceeded",
             _field(i, "rank"),
-            t.at(i) + 11,
+            t.at(i) + _AT["rank"],
             f"rank {int(rank[i])} exceeds {MAX_RANK}",
         )
     dims = rec["dims"]
@@ -129,7 +131,7 @@ def check_rank_and_dims(t: TensorRecords) -> None:
         fail(
             "reserved_nonzero",
             _field(i, f"dims[{j}]"),
-            t.at(i) + 40 + 4 * j,
+            t.at(i) + _AT["dims"] + dims.itemsize * j,
             "a dim beyond the rank is not 0",
         )
 
@@ -142,7 +144,7 @@ def check_dtypes(t: TensorRecords, flags: np.ndarray) -> None:
         fail(
             "bad_dtype",
             _field(i, "dtype"),
-            t.at(i) + 10,
+            t.at(i) + _AT["dtype"],
             f"{int(code[i])} is not a circle TensorType",
         )
 
@@ -157,7 +159,7 @@ def check_name_pool(t: TensorRecords, flags: np.ndarray, sec: SectionInfo) -> np
         fail(
             "limit_exceeded",
             _field(i, "len_name"),
-            t.at(i) + 12,
+            t.at(i) + _AT["len_name"],
             f"a name has 1..{MAX_NAME_LEN} bytes, not {int(len_name[i])}",
         )
     named = np.flatnonzero(has_name) if not has_name.all() else None
@@ -166,7 +168,7 @@ def check_name_pool(t: TensorRecords, flags: np.ndarray, sec: SectionInfo) -> np
 
     def field_of(j: int) -> tuple[str, int]:
         k = j if named is None else int(named[j])
-        return _field(k, "ofs_name"), t.at(k) + 16
+        return _field(k, "ofs_name"), t.at(k) + _AT["ofs_name"]
 
     check_pool(
         starts,
@@ -281,7 +283,7 @@ def check_sizes(t: TensorRecords, flags: np.ndarray) -> None:
     fail(
         "shape_mismatch",
         _field(k, "len_data"),
-        t.at(k) + 32,
+        t.at(k) + _AT["len_data"],
         f"shape {rec['dims'][k, : int(rank[k])].tolist()} of "
         f"{DTYPES[int(rec['dtype'][k])][0]} needs {need} bytes; the record has {int(length[k])}",
     )

@@ -12,12 +12,13 @@ schema 2, unless ``verify_data=False``.
 from __future__ import annotations
 
 import numpy as np
+from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
 from ...errors import CheckpointError
 from ...model import Buffer, Checkpoint, Optimizer, Section, Tensor, TrainingState
 from ..v2.constants import KIND_NAMES
-from ..v2.header import check_header_rules
+from ..v2.header import check_header
 from ..v2.origin import check_origin_section
 from ..v2.section_table import SectionInfo, check_section_table
 from ..v2.state import check_state_section
@@ -47,7 +48,9 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
 
 
 def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
-    num_sections, table_crc = check_header_rules(view, VERSION)
+    # The header through the generated parser (onert_checkpoint_v3.ksy), after rules H1-H5.
+    header = check_header(view, OnertCheckpointV3, VERSION).header
+    num_sections, table_crc = header.num_sections, header.section_table_crc
     eager = verify_data and not defer
     sections = check_section_table(view, num_sections, table_crc, eager)
     by_kind = {s.kind: s for s in sections if s.kind in KIND_NAMES}

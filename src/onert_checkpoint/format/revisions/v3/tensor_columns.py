@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from onert_checkpoint_generated.layout import V3TensorsHead
 
 from ...dtypes import DTYPES
 from ..v2.constants import (
@@ -27,6 +28,7 @@ from ..v2.rules import check_padding, decode, fail, first
 from ..v2.section_table import SectionInfo
 from .constants import (
     COLUMN_BITS,
+    COLUMN_TYPES,
     FIXED_COLUMNS,
     NAME,
     NO_DTYPE,
@@ -66,7 +68,13 @@ class TensorColumns:
 
     def len_at(self, k: int) -> int:
         """The offset of ``len_data[k]`` (the field of tensor k's range errors, P1, P2, C13)."""
-        return self.start + 8 + 8 * k
+        return self.start + _LEN_DATA + _LEN_DATA_TYPE.itemsize * k
+
+
+_COLUMNS = V3TensorsHead.columns.offset
+#: The size column, right after the head (spec/onert_checkpoint_v3.ksy, `tensors_section`).
+_LEN_DATA = V3TensorsHead.SIZE
+_LEN_DATA_TYPE = np.dtype(COLUMN_TYPES["len_data"])
 
 
 def _field(k: int, name: str) -> str:
@@ -77,7 +85,7 @@ def _redundant(sec: SectionInfo, name: str, why: str) -> None:
     fail(
         "redundant_column",
         "tensors.columns",
-        sec.start + 4,
+        sec.start + _COLUMNS,
         f"the {name} column is present but {why}: a column is stored only when it is needed",
     )
 
@@ -96,15 +104,15 @@ def first_repeat(values: np.ndarray) -> int | None:
 def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
     """Rules C0 to C13, in order."""
     s, length = sec.start, sec.length
-    if length < 8:  # C0
+    if length < V3TensorsHead.SIZE:  # C0
         fail(
             "count_exceeds_file",
             "tensors.num_tensors",
             s,
-            f"the tensors section has {length} bytes, less than its 8-byte head",
+            f"the tensors section has {length} bytes, less than its {V3TensorsHead.SIZE}-byte head",
         )
-    n = int.from_bytes(view[s : s + 4], "little")
-    columns = int.from_bytes(view[s + 4 : s + 8], "little")
+    head = np.frombuffer(view, dtype=V3TensorsHead.DTYPE, count=1, offset=s)[0]
+    n, columns = int(head["num_tensors"]), int(head["columns"])
     if n == 0:  # C1
         fail("empty_section", "tensors.num_tensors", s, "a tensors section without records")
     if n > MAX_TENSORS:
@@ -113,11 +121,11 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
         fail(
             "reserved_nonzero",
             "tensors.columns",
-            s + 4,
+            s + _COLUMNS,
             f"reserved column bits set: {columns:#x}",
         )
     # C3: where the fixed columns are (relative to s), and the padding before each
-    pos = 8 + 8 * n
+    pos = _LEN_DATA + _LEN_DATA_TYPE.itemsize * n
     at: dict[str, int] = {}
     pads: list[tuple[int, int]] = []
     for name, bit, _ in FIXED_COLUMNS:
@@ -137,7 +145,7 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
         name: np.frombuffer(view, dtype=_type(name), count=n, offset=s + start)
         for name, start in at.items()
     }
-    lengths = np.frombuffer(view, dtype="<u8", count=n, offset=s + 8)
+    lengths = np.frombuffer(view, dtype=_LEN_DATA_TYPE, count=n, offset=s + _LEN_DATA)
     _check_index(sec, col.get("index"), at.get("index"))  # C4
     _check_model_index(sec, col.get("model_index"), at.get("model_index"))  # C5
     _check_len_name(sec, col.get("len_name"), at.get("len_name"))  # C6
@@ -406,7 +414,7 @@ def _check_sizes(
     fail(
         "shape_mismatch",
         _field(k, "len_data"),
-        s + 8 + 8 * k,
+        s + _LEN_DATA + _LEN_DATA_TYPE.itemsize * k,
         f"shape {dims[k, : int(rank[k])].tolist()} of {DTYPES[int(dtype[k])][0]} needs "
         f"{_product(dims, dtype, rank, k)} bytes; the record has {int(lengths[k])}",
     )
