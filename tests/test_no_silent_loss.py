@@ -404,14 +404,17 @@ def test_save_of_an_unverified_load_runs_the_checks_first(tmp_path: Path, revisi
     ckpt = oc.load(bad, verify_data=False)
     assert ckpt.tensors[0].raw.size  # handed out unchecked, as asked
     out = tmp_path / "out.ckpt"
+    exported = tmp_path / "out.safetensors"
     for write in (lambda: oc.save(ckpt, out), lambda: oc.to_bytes(ckpt),
                   lambda: oc.save(ckpt, out, revision="v1", allow_lossy=True),
                   lambda: oc.save(oc.upgrade(ckpt, to="v2"), out),
-                  lambda: oc.save(oc.convert(ckpt, "v1"), out)):
+                  lambda: oc.save(oc.convert(ckpt, "v1"), out),
+                  lambda: oc.to_safetensors(ckpt, exported),  # else laundered by an import
+                  lambda: oc.to_npz(ckpt, out)):
         with pytest.raises(oc.CheckpointError) as info:
             write()
         assert info.value.code in DATA_ERRORS
-    assert not out.exists()
+    assert not out.exists() and not exported.exists()
 
 
 @pytest.mark.parametrize("revision", ["v2", "v3"])

@@ -43,7 +43,7 @@ from .model import Checkpoint
 from .revisions import v1_write, v2_write, v3_write, wof_write
 from .source import not_regular
 
-__all__ = ["KEEP", "chunks", "save", "to_bytes", "write_atomic"]
+__all__ = ["KEEP", "chunks", "save", "to_bytes", "verify_sources", "write_atomic"]
 
 
 class _Keep:
@@ -135,8 +135,15 @@ def _writer(
     # The one rule of every write (format/loss.py): keep the content or refuse naming the loss;
     # and never a fresh checksum over bytes whose own checks have not passed (or may be stale).
     check_lossless(ckpt, revision, dialect=dialect, allow_lossy=allow_lossy)
-    must_verify(_sources(ckpt))
+    verify_sources(ckpt)
     return table.get(revision), dialect
+
+
+def verify_sources(ckpt: Checkpoint) -> None:
+    """Before any file is written from ``ckpt`` (a checkpoint, an export): the data checks of
+    the loaded files it copies from must pass, now if they have not run (``verify_data=False``)
+    or again if the bytes may have changed (:func:`~.entries.must_verify`)."""
+    must_verify(_sources(ckpt))
 
 
 def _sources(ckpt: Checkpoint) -> list[DataStore]:

@@ -14,7 +14,7 @@ import numpy as np
 from ..format.errors import error_for
 from ..format.loss import check_lossless
 from ..format.model import Checkpoint
-from ..format.saving import write_atomic
+from ..format.saving import verify_sources, write_atomic
 from .tensor_dict import _regular, from_numpy_dict, to_numpy_dict, unreadable
 
 __all__ = ["HEADER_LIMIT", "from_safetensors", "to_safetensors"]
@@ -50,6 +50,7 @@ def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
         True
     """
     check_lossless(ckpt, "safetensors")  # the rule of every write (holds all; not released)
+    verify_sources(ckpt)  # no unchecked bytes go out (verify_data=False, a changed mapping)
     _check_header_fits(ckpt)  # before any array is made: a refusal costs no memory
     arrays, meta = to_numpy_dict(ckpt, metadata=True)
     try:

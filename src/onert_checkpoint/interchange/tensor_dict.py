@@ -442,8 +442,10 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     and the names travel in the metadata, so nothing is lost. Slot names likewise.
     """
     from ..format.loss import check_lossless
+    from ..format.saving import verify_sources
 
     check_lossless(ckpt, "npz")  # the rule of every write (holds all; not released)
+    verify_sources(ckpt)  # no unchecked bytes go out (verify_data=False, a changed mapping)
     arrays, meta = _numpy_dict(ckpt, True, paths=True)
     members = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
     for key, value in meta.items():
