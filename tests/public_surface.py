@@ -282,6 +282,10 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
         CliVariant("one-entry-npy", CHECKPOINT,
                    lambda f, out: ["export", str(f.path), str(out / "e.npy"), "--tensor", "0"],
                    output="e.npy"),
+        CliVariant("one-slot-npy", CHECKPOINT,
+                   lambda f, out: ["export", str(f.path), str(out / "m.npy"), "--tensor", "0",
+                                   "--slot", "m"],
+                   output="m.npy"),
     ],
     "import": [
         CliVariant("plain", CONTAINER,
