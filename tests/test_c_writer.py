@@ -415,20 +415,27 @@ def test_refusals_match(ockpt_write, bad):
     assert res.returncode == 1 and res.stdout == b"", res.stderr
 
 
-@pytest.mark.parametrize("layout", ["v2", "v3", "onert", "onert-micro"])
-def test_example_program(tmp_path, layout):
-    """spec/c/examples/write_checkpoint.c writes a checkpoint from arrays in memory; the library
-    reads back exactly the arrays, Adam state and training state it holds."""
+@pytest.fixture(scope="module")
+def example_program(tmp_path_factory) -> Path:
+    """spec/c/examples/write_checkpoint.c built once for the module (an ASan build takes
+    seconds; every layout runs the same program)."""
     if shutil.which("gcc") is None or shutil.which("make") is None:
         pytest.skip("gcc and make are needed to build the example")
-    build = tmp_path / "c"
+    build = tmp_path_factory.mktemp("example") / "c"
     shutil.copytree(C_DIR, build, ignore=shutil.ignore_patterns("ockpt-info*", "ockpt-write",
                                                                "fuzz_ockpt", "write_checkpoint"))
     done = subprocess.run(["make", "-s", "-C", str(build), "CC=gcc", "examples"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+    return build / "examples" / "write_checkpoint"
+
+
+@pytest.mark.parametrize("layout", ["v2", "v3", "onert", "onert-micro"])
+def test_example_program(tmp_path, example_program, layout):
+    """spec/c/examples/write_checkpoint.c writes a checkpoint from arrays in memory; the library
+    reads back exactly the arrays, Adam state and training state it holds."""
     out = tmp_path / "example.ckpt"
-    res = subprocess.run([str(build / "examples" / "write_checkpoint"), str(out), layout],
+    res = subprocess.run([str(example_program), str(out), layout],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     ckpt = oc.load(out)
