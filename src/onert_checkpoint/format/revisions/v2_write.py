@@ -15,13 +15,10 @@ after them, tensors first, then each slot.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import re
 import struct
-from collections.abc import Generator, Iterator
-from dataclasses import dataclass
 from typing import NoReturn
 
 import numpy as np
@@ -31,8 +28,7 @@ from ..dtypes import DTYPE_CODES, DTYPES
 from ..errors import error_for
 from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section, is_schema2_family
 from ..schemas import v2 as schema
-from .layout_plan import data_view
-from .running_crc import RunningCrc
+from .container_write import Plan, assemble, chunks, finish, lay_out, stream
 from .v2 import (
     ALIGNMENT,
     FLAG_REQUIRED,
@@ -41,7 +37,6 @@ from .v2 import (
     HAS_MODEL_INDEX,
     HAS_NAME,
     HAS_SHAPE,
-    HEADER_SIZE,
     MAX_KEY_LEN,
     MAX_NAME_LEN,
     MAX_RANK,
@@ -55,7 +50,7 @@ from .v2 import (
     OPTIMIZER_HEAD_SIZE,
     ORIGIN_DIALECTS,
     ORIGIN_REVISIONS,
-    SECTION_ENTRY_SIZE,
+    ORIGIN_SIZE,
     SECTION_HEAD_SIZE,
     SECTION_KINDS,
     SLOT_DESCRIPTOR_SIZE,
@@ -64,9 +59,7 @@ from .v2 import (
     TENSOR_RECORD_SIZE,
     VALUE_TYPES,
     WELL_KNOWN_KEYS,
-    align,
-    crc,
-    header_crc,
+    SectionKind,
 )
 
 __all__ = [
@@ -81,6 +74,7 @@ __all__ = [
     "stream",
 ]
 
+VERSION = 2
 U32_MAX = 0xFFFF_FFFF
 #: The largest value of each tensor-record field (its width in spec/onert_checkpoint_v2.ksy).
 _MAX = {f.name: int(np.iinfo(f.format).max) for f in V2TensorRecord.FIELDS}
@@ -88,31 +82,6 @@ _MAX = {f.name: int(np.iinfo(f.format).max) for f in V2TensorRecord.FIELDS}
 
 def _fail(message: str) -> NoReturn:
     raise error_for("not_representable", None, None, message)
-
-
-@dataclass(frozen=True)
-class _Section:
-    kind: int
-    flags: int
-    offset: int
-    body: bytes | None  # None: the data section, streamed
-    length: int
-    crc: int
-
-
-@dataclass(frozen=True)
-class Plan:
-    header: bytes
-    table: bytes
-    sections: list[_Section]
-    #: data ranges in file order: (offset, buffer)
-    data: list[tuple[int, Buffer]]
-    file_size: int
-    #: the data section's CRC is not computed yet (``plan(..., data_crc=False)``): the header
-    #: and the section table are placeholders until :func:`finish`
-    pending: bool = False
-    #: the header's version byte (schema 3 shares this container, revisions/v3_write.py)
-    version: int = 2
 
 
 def origin_of(ckpt: Checkpoint) -> dict[str, object] | None:
@@ -359,43 +328,31 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
             ranges += [("s", j, slot[i]) for i in sorted(slot, key=rank.__getitem__)]
     ranges = _data_order(ranges)
 
-    # Section sizes, known before any offset.
-    bodies: list[tuple[int, int, int]] = []  # (kind, flags, length)
+    # Section sizes, known before any offset: (kind, flags, length).
+    heads: list[tuple[int, int, int]] = []
     if n:
-        tensors_len = SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n + sum(map(len, names))
-        bodies.append((SECTION_KINDS["tensors"], FLAG_REQUIRED, tensors_len))
+        length = SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n + sum(map(len, names))
+        heads.append((SectionKind.TENSORS, FLAG_REQUIRED, length))
     if opt_parts is not None:
         k = len(opt_parts[1])
-        opt_len = (
+        length = (
             OPTIMIZER_HEAD_SIZE
             + SLOT_DESCRIPTOR_SIZE * k
             + SLOT_ENTRY_SIZE * k * n
             + sum(map(len, opt_parts[1]))
         )
-        bodies.append((SECTION_KINDS["optimizer"], FLAG_REQUIRED, opt_len))
+        heads.append((SectionKind.OPTIMIZER, FLAG_REQUIRED, length))
     if state_ent is not None:
-        bodies.append(
-            (
-                SECTION_KINDS["state"],
-                FLAG_REQUIRED,
-                SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs)),
-            )
-        )
+        length = SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))
+        heads.append((SectionKind.STATE, FLAG_REQUIRED, length))
     if origin is not None:
-        bodies.append((SECTION_KINDS["origin"], 0, 24))
-    for s in extra:
-        bodies.append((s.kind, FLAG_REQUIRED if s.required else 0, len(s.data)))
+        heads.append((SectionKind.ORIGIN, 0, ORIGIN_SIZE))
+    heads += [(s.kind, FLAG_REQUIRED if s.required else 0, len(s.data)) for s in extra]
+    lengths = [length for _, _, length in heads]
     has_data = bool(ranges)
-    num_sections = len(bodies) + has_data
-    if num_sections > MAX_SECTIONS:
+    if len(lengths) + has_data > MAX_SECTIONS:
         _fail(f"schema 2 holds at most {MAX_SECTIONS} sections")
-    pos = HEADER_SIZE + SECTION_ENTRY_SIZE * num_sections
-    offsets = []
-    for _, _, length in bodies:
-        pos = align(pos)
-        offsets.append(pos)
-        pos += length
-    data_start = align(pos) if has_data else pos
+    offsets, data_start = lay_out(lengths, has_data)
     # Every range starts aligned, so the next one starts align(size) later: the offsets are a
     # running sum (vectorised: 30,000 ranges cost array operations, not a loop of align calls).
     count = len(ranges)
@@ -415,7 +372,6 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
             tensor_ofs[entry.index] = ofs
         else:
             slot_ofs[(j, entry.index)] = ofs
-    data_len = int(starts[-1] + sizes[-1]) - data_start if count else 0
 
     # Section bodies (metadata only; small).
     rec["ofs_data"] = [tensor_ofs[t.index] for t in tensors]
@@ -465,19 +421,8 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
         body_bytes.append(origin_body(origin))
     body_bytes += [bytes(s.data) for s in extra]
 
-    sections = [
-        _Section(kind, flags, ofs, body, length, crc(body))
-        for (kind, flags, length), ofs, body in zip(bodies, offsets, body_bytes)
-    ]
-    pending = has_data and not data_crc
-    if has_data:
-        value = 0 if pending else _data_crc(data_start, placed)
-        sections.append(
-            _Section(SECTION_KINDS["data"], FLAG_REQUIRED, data_start, None, data_len, value)
-        )
-    file_size = data_start + data_len if has_data else pos
-    header, table_bytes = _head(sections, file_size)
-    return Plan(header, table_bytes, sections, placed, file_size, pending)
+    bodies = [(int(kind), flags, body) for (kind, flags, _), body in zip(heads, body_bytes)]
+    return assemble(bodies, offsets, placed, data_start, VERSION, data_crc)
 
 
 def state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> bytes:
@@ -530,98 +475,3 @@ def origin_body(origin: dict[str, object]) -> bytes:
             "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
         }
     )
-
-
-def _head(sections: list[_Section], file_size: int, version: int = 2) -> tuple[bytes, bytes]:
-    """The header (with ``version`` as its version byte) and the section table, with their
-    CRCs."""
-    table = np.zeros(len(sections), schema.SECTION_DTYPE)
-    for i, s in enumerate(sections):
-        table[i] = (s.kind, s.flags, s.offset, s.length, s.crc, 0)
-    table_bytes = table.tobytes()
-    header = bytearray(
-        schema.HEADER.build(
-            {
-                "header_crc": 0,
-                "len_file": file_size,
-                "num_sections": len(sections),
-                "section_table_crc": crc(table_bytes),
-            }
-        )
-    )
-    header[2] = version
-    header[4:8] = header_crc(header).to_bytes(4, "little")
-    return bytes(header), table_bytes
-
-
-def _padding(n: int) -> bytes | memoryview:
-    return _ZEROS[:n] if n <= len(_ZEROS) else bytes(n)
-
-
-_ZEROS = memoryview(bytes(4096))
-
-
-def _data_crc(start: int, placed: list[tuple[int, Buffer]]) -> int:
-    value, p = 0, start
-    for ofs, b in placed:
-        value = crc(_padding(ofs - p), value)
-        value = crc(b.raw, value)
-        p = ofs + b.nbytes
-    return value
-
-
-def finish(p: Plan, value: int) -> Plan:
-    """``p`` with the data section's CRC ``value`` in its section table and header."""
-    sections = [*p.sections[:-1], dataclasses.replace(p.sections[-1], crc=value)]
-    header, table = _head(sections, p.file_size, p.version)
-    return Plan(header, table, sections, p.data, p.file_size, version=p.version)
-
-
-def chunks(p: Plan) -> Iterator[bytes | memoryview]:
-    """The file's bytes in order: header, section table, each section, data ranges last."""
-    if p.pending:
-        p = finish(p, _data_crc(p.sections[-1].offset, p.data))
-    yield from stream(p)
-
-
-def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes]]]:
-    """The file's bytes in order, as :func:`chunks`, for a writer that can write at an offset:
-    with a pending plan the data section's CRC is computed from the chunks as they go, and the
-    generator returns ``[(0, header + section table)]`` to be written over the placeholders."""
-    yield p.header
-    yield p.table
-    pos = HEADER_SIZE + len(p.table)
-    # The data CRC, when pending, is summed by a second thread while the chunks are written.
-    running = RunningCrc(crc) if p.pending else None
-    finished = False
-    try:
-        for s in p.sections:
-            if s.offset > pos:
-                yield _padding(s.offset - pos)
-            if s.body is not None:
-                yield s.body
-                pos = s.offset + s.length
-                continue
-            pos = s.offset
-            add = None if running is None else running.add
-            zeros, most = _ZEROS, len(_ZEROS)
-            for ofs, b in p.data:  # per range: 30,000 in a 1 GiB Adam save, kept lean
-                if ofs > pos:
-                    gap = ofs - pos
-                    pad = zeros[:gap] if gap <= most else bytes(gap)
-                    if add is not None:
-                        add(pad)
-                    yield pad
-                raw = data_view(b)
-                if add is not None:
-                    add(raw)
-                yield raw
-                pos = ofs + len(raw)  # a byte view: its length is the range's size
-        if running is None:
-            return []
-        done = finish(p, running.value())
-        finished = True
-    finally:
-        if running is not None and not finished:
-            running.close(cancel=True)  # abandoned: the writer failed or was interrupted
-    return [(0, done.header + done.table)]

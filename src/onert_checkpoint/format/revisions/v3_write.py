@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -31,37 +31,28 @@ from ..dtypes import DTYPE_CODES, DTYPES
 from ..model import Buffer, Checkpoint, Tensor
 from ..schemas import v2 as schema
 from ..schemas import v3 as schema3
-from .layout_plan import data_view
+from .container_write import PIECE_BYTES, SMALL_RANGE, Plan, assemble, chunks, lay_out, stream
 from .v2 import (
     ALIGNMENT,
     FLAG_REQUIRED,
-    HEADER_SIZE,
     MAX_NAME_LEN,
     MAX_RANK,
     MAX_SECTIONS,
     MAX_TENSORS,
     NO_STATE,
     OPTIMIZER_HEAD_SIZE,
-    SECTION_ENTRY_SIZE,
     SECTION_HEAD_SIZE,
-    SECTION_KINDS,
     SLOT_DESCRIPTOR_SIZE,
     STATE_ENTRY_SIZE,
-    align,
-    crc,
+    SectionKind,
 )
 from .v2_write import (
     U32_MAX,
-    Plan,
     _fail,
-    _head,
     _optimizer_parts,
-    _padding,
-    _Section,
     _state_entries,
     _utf8,
     extra_sections,
-    finish,
     origin_body,
     origin_of,
     state_body,
@@ -82,6 +73,8 @@ __all__ = [
     "NO_DTYPE",
     "NO_MODEL_INDEX",
     "NO_SHAPE",
+    "PIECE_BYTES",
+    "SMALL_RANGE",
     "VERSION",
     "chunks",
     "plan",
@@ -92,11 +85,6 @@ __all__ = [
 #: The tensors section's column bits (6.7.1), in the order the columns are laid out.
 COLUMNS = dict(schema3.COLUMN_BITS)
 
-#: Ranges smaller than this are copied into a gathering piece; larger ones are handed out as
-#: views of their arrays (zero copy).
-SMALL_RANGE = 4096
-#: A gathering piece is flushed once it holds this many bytes.
-PIECE_BYTES = 1 << 20
 
 
 
@@ -256,24 +244,23 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
 
     bodies: list[tuple[int, int, bytes]] = []  # (kind, flags, body)
     if tensors_body is not None:
-        bodies.append((SECTION_KINDS["tensors"], FLAG_REQUIRED, tensors_body))
+        bodies.append((SectionKind.TENSORS, FLAG_REQUIRED, tensors_body))
     if opt_parts is not None:
-        bodies.append((SECTION_KINDS["optimizer"], FLAG_REQUIRED, b""))  # placed below
+        bodies.append((SectionKind.OPTIMIZER, FLAG_REQUIRED, b""))  # placed below
     if state_ent is not None:
-        bodies.append((SECTION_KINDS["state"], FLAG_REQUIRED, b""))  # placed below
+        bodies.append((SectionKind.STATE, FLAG_REQUIRED, b""))  # placed below
     if origin is not None:
-        bodies.append((SECTION_KINDS["origin"], 0, origin_body(origin)))
+        bodies.append((SectionKind.ORIGIN, 0, origin_body(origin)))
     bodies += [(s.kind, FLAG_REQUIRED if s.required else 0, bytes(s.data)) for s in extra]
     has_data = bool(ranges)
-    num_sections = len(bodies) + has_data
-    if num_sections > MAX_SECTIONS:
+    if len(bodies) + has_data > MAX_SECTIONS:
         _fail(f"schema 3 holds at most {MAX_SECTIONS} sections")
 
     # Sizes first (every size is known from counts and lengths), then offsets, then the bodies
     # that hold absolute offsets (slot names, state keys and values).
     lengths = []
     for kind, _, body in bodies:
-        if kind == SECTION_KINDS["optimizer"]:
+        if kind == SectionKind.OPTIMIZER:
             assert opt_parts is not None
             k = len(opt_parts[1])
             body_len = (
@@ -282,7 +269,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
                 + SLOT_LEN_SIZE * k * n
                 + sum(map(len, opt_parts[1]))
             )
-        elif kind == SECTION_KINDS["state"]:
+        elif kind == SectionKind.STATE:
             assert state_ent is not None
             body_len = (
                 SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))
@@ -290,40 +277,19 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
         else:
             body_len = len(body)
         lengths.append(body_len)
-    pos = HEADER_SIZE + SECTION_ENTRY_SIZE * num_sections
-    offsets = []
-    for length in lengths:
-        pos = align(pos)
-        offsets.append(pos)
-        pos += length
-    finished: list[bytes] = []
-    for (kind, _, body), ofs in zip(bodies, offsets):
-        if kind == SECTION_KINDS["optimizer"]:
+    offsets, data_start = lay_out(lengths, has_data)
+    finished: list[tuple[int, int, bytes]] = []
+    for (kind, flags, body), ofs in zip(bodies, offsets):
+        if kind == SectionKind.OPTIMIZER:
             assert opt_parts is not None
             body = _optimizer_body(opt_parts[0], opt_parts[1], slot_sizes, n, ofs)
-        elif kind == SECTION_KINDS["state"]:
+        elif kind == SectionKind.STATE:
             assert state_ent is not None
             body = state_body(state_ent, state_blobs, ofs)
-        finished.append(body)
+        finished.append((int(kind), flags, body))
 
-    data_start = align(pos) if has_data else pos
-    starts = _place(data_start, [b.nbytes for b in ranges])
-    placed = list(zip(starts, ranges))
-    data_len = starts[-1] + ranges[-1].nbytes - data_start if has_data else 0
-
-    sections = [
-        _Section(kind, flags, ofs, body, len(body), crc(body))
-        for (kind, flags, _), ofs, body in zip(bodies, offsets, finished)
-    ]
-    pending = has_data and not data_crc
-    if has_data:
-        value = 0 if pending else _data_crc(data_start, placed)
-        sections.append(
-            _Section(SECTION_KINDS["data"], FLAG_REQUIRED, data_start, None, data_len, value)
-        )
-    file_size = data_start + data_len if has_data else pos
-    header, table = _head(sections, file_size, VERSION)
-    return Plan(header, table, sections, placed, file_size, pending, version=VERSION)
+    placed = list(zip(_place(data_start, [b.nbytes for b in ranges]), ranges))
+    return assemble(finished, offsets, placed, data_start, VERSION, data_crc)
 
 
 def _optimizer_body(
@@ -345,68 +311,3 @@ def _optimizer_body(
         + entries
         + b"".join(raw_names)
     )
-
-
-def _data_pieces(start: int, placed: list[tuple[int, Buffer]]) -> Iterator[bytes | memoryview]:
-    """The data section's bytes in order: ranges of :data:`SMALL_RANGE` bytes or more as views
-    of their arrays, the rest (and the padding) gathered into pieces of about
-    :data:`PIECE_BYTES`."""
-    gather = bytearray()
-    pos = start
-    for ofs, b in placed:
-        if ofs > pos:
-            gather += _padding(ofs - pos)
-        view = data_view(b)
-        size = view.nbytes
-        if size >= SMALL_RANGE:
-            if gather:
-                yield bytes(gather)
-                gather = bytearray()
-            yield view
-        elif size:
-            gather += view
-            if len(gather) >= PIECE_BYTES:
-                yield bytes(gather)
-                gather = bytearray()
-        pos = ofs + size
-    if gather:
-        yield bytes(gather)
-
-
-def _data_crc(start: int, placed: list[tuple[int, Buffer]]) -> int:
-    value = 0
-    for piece in _data_pieces(start, placed):
-        value = crc(piece, value)
-    return value
-
-
-def chunks(p: Plan) -> Iterator[bytes | memoryview]:
-    """The file's bytes in order: header, section table, each section, data last."""
-    if p.pending:
-        p = finish(p, _data_crc(p.sections[-1].offset, p.data))
-    yield from stream(p)
-
-
-def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes]]]:
-    """The file's bytes in order, as :func:`chunks`, for a writer that can write at an offset:
-    with a pending plan the data section's CRC is computed from the chunks as they go, and the
-    generator returns ``[(0, header + section table)]`` to be written over the placeholders."""
-    yield p.header
-    yield p.table
-    pos = HEADER_SIZE + len(p.table)
-    value = 0
-    for s in p.sections:
-        if s.offset > pos:
-            yield _padding(s.offset - pos)
-        if s.body is not None:
-            yield s.body
-            pos = s.offset + s.length
-            continue
-        for piece in _data_pieces(s.offset, p.data):
-            if p.pending:
-                value = crc(piece, value)
-            yield piece
-    if not p.pending:
-        return []
-    done = finish(p, value)
-    return [(0, done.header + done.table)]

@@ -1,0 +1,225 @@
+"""What schemas 2 and 3 write the same way (spec/SPEC.md 6.4, 6.6 and 6.7): the header and the
+section table with their CRC-32C, the sections in order at multiples of 64, the data section
+last, and the streaming of the data ranges with the data section's CRC-32C summed by a second
+thread while the bytes are written.
+
+Each schema supplies what differs: its section bodies (table encoders) and where its data ranges
+go (v2_write.py: each at a multiple of 64; v3_write.py: placed by size), and gets a :class:`Plan`
+from :func:`assemble`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from onert_checkpoint_generated.layout import Header
+
+from ..model import Buffer
+from ..schemas import v2 as schema
+from .layout_plan import data_view
+from .running_crc import RunningCrc
+from .v2.constants import (
+    FLAG_REQUIRED,
+    HEADER_SIZE,
+    SECTION_ENTRY_SIZE,
+    SectionKind,
+    align,
+    crc,
+    header_crc,
+)
+
+__all__ = [
+    "PIECE_BYTES",
+    "SMALL_RANGE",
+    "Plan",
+    "Section",
+    "assemble",
+    "chunks",
+    "finish",
+    "lay_out",
+    "padding",
+    "stream",
+]
+
+#: Ranges smaller than this are copied into a gathering piece; larger ones are handed out as
+#: views of their arrays (zero copy).
+SMALL_RANGE = 4096
+#: A gathering piece is flushed once it holds this many bytes.
+PIECE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Section:
+    kind: int
+    flags: int
+    offset: int
+    body: bytes | None  # None: the data section, streamed
+    length: int
+    crc: int
+
+
+@dataclass(frozen=True)
+class Plan:
+    header: bytes
+    table: bytes
+    sections: list[Section]
+    #: data ranges in file order: (offset, buffer)
+    data: list[tuple[int, Buffer]]
+    file_size: int
+    #: the data section's CRC is not computed yet (``plan(..., data_crc=False)``): the header
+    #: and the section table are placeholders until :func:`finish`
+    pending: bool = False
+    #: the header's version byte
+    version: int = 2
+
+
+def lay_out(lengths: list[int], has_data: bool) -> tuple[list[int], int]:
+    """Where each section body of ``lengths`` starts (after the header and a table that also
+    lists the data section when ``has_data``), and where the data section starts (or, without
+    one, where the file ends)."""
+    pos = HEADER_SIZE + SECTION_ENTRY_SIZE * (len(lengths) + has_data)
+    offsets = []
+    for length in lengths:
+        pos = align(pos)
+        offsets.append(pos)
+        pos += length
+    return offsets, align(pos) if has_data else pos
+
+
+def assemble(
+    bodies: list[tuple[int, int, bytes]],
+    offsets: list[int],
+    placed: list[tuple[int, Buffer]],
+    data_start: int,
+    version: int,
+    data_crc: bool,
+) -> Plan:
+    """The plan of a file of the sections ``bodies`` ((kind, flags, body) at ``offsets``) and,
+    when ``placed`` has ranges, the data section at ``data_start``. ``data_crc=False`` leaves
+    the data section's CRC to :func:`stream`."""
+    sections = [
+        Section(kind, flags, ofs, body, len(body), crc(body))
+        for (kind, flags, body), ofs in zip(bodies, offsets)
+    ]
+    file_size = data_start
+    pending = bool(placed) and not data_crc
+    if placed:
+        last_ofs, last = placed[-1]
+        data_len = last_ofs + last.nbytes - data_start
+        value = 0 if pending else _data_crc(data_start, placed)
+        sections.append(
+            Section(int(SectionKind.DATA), FLAG_REQUIRED, data_start, None, data_len, value)
+        )
+        file_size = data_start + data_len
+    header, table = _head(sections, file_size, version)
+    return Plan(header, table, sections, placed, file_size, pending, version)
+
+
+def _head(sections: list[Section], file_size: int, version: int) -> tuple[bytes, bytes]:
+    """The header (with ``version`` as its version byte) and the section table, with their
+    CRCs."""
+    table = np.zeros(len(sections), schema.SECTION_DTYPE)
+    for i, s in enumerate(sections):
+        table[i] = (s.kind, s.flags, s.offset, s.length, s.crc, 0)
+    table_bytes = table.tobytes()
+    fields = {
+        "header_crc": 0,
+        "len_file": file_size,
+        "num_sections": len(sections),
+        "section_table_crc": crc(table_bytes),
+    }
+    header = bytearray(schema.HEADER.build(fields))
+    header[Header.version.offset] = version
+    at = Header.header_crc.offset
+    header[at : at + Header.header_crc.size] = header_crc(header).to_bytes(4, "little")
+    return bytes(header), table_bytes
+
+
+def padding(n: int) -> bytes | memoryview:
+    return _ZEROS[:n] if n <= len(_ZEROS) else bytes(n)
+
+
+_ZEROS = memoryview(bytes(4096))
+
+
+def _pieces(start: int, placed: list[tuple[int, Buffer]]) -> Iterator[bytes | memoryview]:
+    """The data section's bytes in order: ranges of :data:`SMALL_RANGE` bytes or more as views
+    of their arrays, the rest (and the padding) gathered into pieces of about
+    :data:`PIECE_BYTES` (many small ranges cost few writes and CRC calls)."""
+    gather = bytearray()
+    pos = start
+    for ofs, b in placed:
+        if ofs > pos:
+            gather += padding(ofs - pos)
+        view = data_view(b)
+        size = view.nbytes
+        if size >= SMALL_RANGE:
+            if gather:
+                yield bytes(gather)
+                gather = bytearray()
+            yield view
+        elif size:
+            gather += view
+            if len(gather) >= PIECE_BYTES:
+                yield bytes(gather)
+                gather = bytearray()
+        pos = ofs + size
+    if gather:
+        yield bytes(gather)
+
+
+def _data_crc(start: int, placed: list[tuple[int, Buffer]]) -> int:
+    value = 0
+    for piece in _pieces(start, placed):
+        value = crc(piece, value)
+    return value
+
+
+def finish(p: Plan, value: int) -> Plan:
+    """``p`` with the data section's CRC ``value`` in its section table and header."""
+    sections = [*p.sections[:-1], dataclasses.replace(p.sections[-1], crc=value)]
+    header, table = _head(sections, p.file_size, p.version)
+    return Plan(header, table, sections, p.data, p.file_size, version=p.version)
+
+
+def chunks(p: Plan) -> Iterator[bytes | memoryview]:
+    """The file's bytes in order: header, section table, each section, data ranges last."""
+    if p.pending:
+        p = finish(p, _data_crc(p.sections[-1].offset, p.data))
+    yield from stream(p)
+
+
+def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes]]]:
+    """The file's bytes in order, as :func:`chunks`, for a writer that can write at an offset:
+    with a pending plan the data section's CRC is computed from the chunks as they go (by a
+    second thread, while they are written), and the generator returns
+    ``[(0, header + section table)]`` to be written over the placeholders."""
+    yield p.header
+    yield p.table
+    pos = HEADER_SIZE + len(p.table)
+    running = RunningCrc(crc) if p.pending else None
+    finished = False
+    try:
+        for s in p.sections:
+            if s.offset > pos:
+                yield padding(s.offset - pos)
+            if s.body is not None:
+                yield s.body
+                pos = s.offset + s.length
+                continue
+            add = None if running is None else running.add
+            for piece in _pieces(s.offset, p.data):
+                if add is not None:
+                    add(piece)
+                yield piece
+        if running is None:
+            return []
+        done = finish(p, running.value())
+        finished = True
+    finally:
+        if running is not None and not finished:
+            running.close(cancel=True)  # abandoned: the writer failed or was interrupted
+    return [(0, done.header + done.table)]
