@@ -80,7 +80,7 @@ def test_the_geometry_is_known_without_reading_the_data() -> None:
     lazy = oc.load(bytes(data))
     w1 = lazy["w1"]
     assert (w1.shape, len(w1), w1.ndim, w1.size) == ((3, 8), 3, 2, 24)
-    assert w1.dtype == np.dtype(np.float32)  # the name "float32", as NumPy compares it
+    assert w1.dtype == np.float32 and w1.dtype == "float32"  # a name NumPy's spellings equal
 
 
 @pytest.mark.parametrize(
@@ -114,3 +114,17 @@ def test_a_tensor_assigned_from_another_checkpoint_s_tensor() -> None:
     b["b1"].data = np.ones(3, np.float32)
     a["b1"].data = b["b1"]  # an array-like: checked and taken
     assert np.array_equal(a["b1"], np.ones(3, np.float32))
+
+
+def test_a_tensor_s_dtype_is_a_name_numpy_s_spellings_equal() -> None:
+    """``dtype`` is the name the model or record says, and compares as an array's dtype does;
+    it still keys dicts by its name (the library's tables are keyed by names)."""
+    tensor = bound()["w1"]
+    assert tensor.dtype == np.float32 and tensor.dtype == np.dtype("<f4")
+    assert tensor.dtype == np.asarray(tensor).dtype and np.asarray(tensor).dtype == tensor.dtype
+    assert tensor.dtype != np.float64 and not (tensor.dtype == np.int32)
+    assert tensor.dtype == "float32" and {"float32": 1}[tensor.dtype] == 1
+    assert str(tensor.dtype) == "float32" and repr(tensor.dtype) == "'float32'"
+    assert not (tensor.dtype == "int4x") and not (tensor.dtype == object)
+    tensor.dtype = "float32"  # settable, as before
+    assert tensor.dtype == np.float32

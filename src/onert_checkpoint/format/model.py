@@ -20,7 +20,7 @@ import numpy as np
 from .assignment import check_assignment
 from .entries import DataStore, EntryTable, SlotEntries, TensorList
 from .errors import released_error
-from .typed import typed_geometry
+from .typed import dtype_name, typed_geometry
 
 if TYPE_CHECKING:
     # PEP 688's buffer protocol (collections.abc.Buffer from Python 3.12), for type checkers
@@ -229,11 +229,10 @@ class Buffer:
 class Tensor(Buffer):
     """A weight entry, with what the circle model (or a schema-2 record) says of it."""
 
-    __slots__ = ("_name", "_owner", "dtype", "model_index", "shape")
+    __slots__ = ("_dtype", "_name", "_owner", "model_index", "shape")
 
     #: what the model or the file's record says (None when neither does; the array is then
-    #: the entry's bytes): the element type's name ("float32") and the shape
-    dtype: str | None
+    #: the entry's bytes): the shape
     shape: tuple[int, ...] | None
 
     def __init__(
@@ -257,7 +256,7 @@ class Tensor(Buffer):
         model_index: int | None,
     ) -> None:
         self._name = name
-        self.dtype = dtype
+        self._dtype = dtype
         self.shape = shape
         self.model_index = model_index
         self._owner: Callable[[], TensorList | None] | None = None  # weak reference
@@ -272,6 +271,17 @@ class Tensor(Buffer):
         owner = self._owner() if self._owner is not None else None
         if owner is not None and old != value:
             owner._changed(self, "index", old, value)
+
+    @property
+    def dtype(self) -> str | None:
+        """The element type's name ("float32") that the model or the file's record says, None
+        when neither does (the array is then the entry's bytes). It compares equal to NumPy's
+        spellings too (``tensor.dtype == np.float32``), as an array's dtype does."""
+        return dtype_name(self._dtype)
+
+    @dtype.setter
+    def dtype(self, value: str | None) -> None:
+        self._dtype = value
 
     @property
     def name(self) -> str | None:

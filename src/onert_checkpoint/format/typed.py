@@ -59,3 +59,38 @@ def typed_geometry(
         except ValueError:  # as typed_view: kept flat
             pass
     return dt, (size,)
+
+
+class DTypeName(str):
+    """An element type's name (``"float32"``) that also compares equal to NumPy's spelling of
+    the same type (``np.float32``, ``np.dtype("<f4")``), as an array's ``dtype`` does: a
+    tensor's ``dtype`` is a name (the model's or the file's record's) and still answers
+    ``tensor.dtype == np.float32``. Hashes as the plain name, so it keys the same dicts."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str) or other is None:
+            return str.__eq__(self, other) is True
+        try:
+            return bool(np.dtype(str(self)) == np.dtype(other))  # type: ignore[call-overload]
+        except TypeError:
+            return False
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+
+_NAMES: dict[str, DTypeName] = {}
+
+
+def dtype_name(name: str | None) -> str | None:
+    """``name`` as a :class:`DTypeName` (one object per name), None as None."""
+    if name is None or type(name) is DTypeName:
+        return name
+    found = _NAMES.get(name)
+    if found is None:
+        found = _NAMES[name] = DTypeName(name)
+    return found
