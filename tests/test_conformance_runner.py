@@ -123,6 +123,28 @@ def test_a_schema_3_only_reader_conforms_to_the_microcontroller_profile_only(
     assert conformance("--revisions", "v1", *sample, *argv).returncode == 2  # v1 without wof
 
 
+def test_another_decimal_of_the_same_binary64_conforms(ockpt_info: Path, tmp_path: Path) -> None:
+    """SPEC.md 9 and 9.3: conformance compares parsed values; the shortest decimal is only
+    recommended. A reader writing every float with 17 digits and an exponent
+    (0.1 as 1.00000000000000006e-01) agrees; one that drops the sign of -0.0 does not."""
+    long_form = tmp_path / "long_form.py"
+    long_form.write_text(
+        "import re, subprocess, sys\n"
+        f"text = subprocess.run([{str(ockpt_info)!r}, sys.argv[1]], capture_output=True,\n"
+        "                      text=True).stdout\n"
+        "number = r'(?<![\\w\"])-?\\d+(?:\\.\\d+(?:[eE][-+]?\\d+)?|[eE][-+]?\\d+)'\n"
+        "print(re.sub(number, lambda m: '%.17e' % float(m.group(0)), text))\n"
+    )
+    floats = ["--no-corpus", "--select", "v2-state-number-edges", "--select", "v3-state-types"]
+    res = conformance(*floats, "--", sys.executable, str(long_form), "{file}")
+    assert res.returncode == 0, res.stdout
+    unsigned = mutant(tmp_path, ockpt_info,
+                      "out.get('state', {}).update({k: 0.0 for k, v in out.get('state', {})"
+                      ".items() if v == 0.0 and isinstance(v, float)})")
+    res = conformance(*floats, "--", sys.executable, str(unsigned), "{file}")
+    assert res.returncode == 1 and "expected -0.0, got 0.0" in res.stdout
+
+
 def test_a_reader_that_crashes_or_prints_no_json_disagrees(tmp_path: Path) -> None:
     crash = tmp_path / "crash.py"
     crash.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n")
