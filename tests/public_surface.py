@@ -427,6 +427,13 @@ def build_families(folder: Path) -> dict[str, Family]:
                _write(folder / "garbage.safetensors", b"\x07" * 8 + b"{not json" * 8)),
         Family("safetensors-huge-header", CONTAINER,
                _write(folder / "huge.safetensors", struct.pack("<Q", 1 << 62) + b"{}")),
+        Family("safetensors-bf16", CONTAINER, _write(
+            folder / "bf16.safetensors",
+            _safetensors_bytes({"0": {"dtype": "BF16", "shape": [2], "data_offsets": [0, 4]}}, 4))),
+        Family("safetensors-overlap", CONTAINER, _write(
+            folder / "overlap.safetensors",
+            _safetensors_bytes({"0": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]},
+                                "0.m": {"dtype": "U8", "shape": [4], "data_offsets": [0, 4]}}, 4))),
         Family("npz-garbage", CONTAINER, _write(folder / "garbage.npz", b"PK\x03\x04" + b"x" * 60)),
         Family("npz-object-array", CONTAINER, _object_npz(folder / "object.npz")),
         Family("npz-bomb", CONTAINER,
@@ -443,6 +450,14 @@ def build_families(folder: Path) -> dict[str, Family]:
                _write(folder / "bomb.circle", large_files.circle_reference_bomb(4000, 64))),
     ]
     return {f.name: f for f in fams}
+
+
+def _safetensors_bytes(header: dict[str, object], data_size: int) -> bytes:
+    """A safetensors file written by hand: what its own writer would never produce."""
+    import json
+
+    text = json.dumps(header).encode()
+    return struct.pack("<Q", len(text)) + text + bytes(data_size)
 
 
 def _object_npz(path: Path) -> Path:
