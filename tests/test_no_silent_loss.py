@@ -333,6 +333,10 @@ READS: dict[str, Callable[[oc.Checkpoint], object]] = {
     "describe": lambda c: oc.describe(c),
     "diff": lambda c: oc.diff(c, oc.load(ADAM)),
     "to_torch": lambda c: oc.to_torch(c, MODEL),
+    "value_warnings": lambda c: oc.value_warnings(c),
+    "bind": lambda c: oc.bind(c, MODEL),
+    "edit": lambda c: oc.edit(c, step=1, reset_optimizer=True),
+    "bake": lambda c: oc.bake(c, MODEL),
 }
 
 
