@@ -51,6 +51,20 @@ def schema3_driver(micro_driver: Path, tmp_path_factory: pytest.TempPathFactory)
     return build_schema3_driver(folder, micro_driver.parent, tmp_path_factory.mktemp("schema3"))
 
 
+#: a cache for a small device: 2 lines of 16 bytes (the default is 8 lines of 64)
+SMALL_CACHE = ("-DOCKPT_STREAM_LINES=2u", "-DOCKPT_STREAM_LINE=16u")
+
+
+@pytest.fixture(scope="session")
+def small_cache_driver(micro_driver: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """schema3_driver.cpp with the kit's stream cache cut to SMALL_CACHE."""
+    folder = find_sources(REPO_ROOT)
+    if folder is None:
+        pytest.skip("the onert-micro folder is missing")
+    return build_schema3_driver(folder, micro_driver.parent,
+                                tmp_path_factory.mktemp("schema3-small"), SMALL_CACHE)
+
+
 def _convert(src: Path, dst: Path, to: str) -> None:
     subprocess.run([sys.executable, "-m", "onert_checkpoint", "convert", "--no-progress", str(src),
                     str(dst), "--to", to], check=True, capture_output=True)
@@ -181,3 +195,24 @@ def test_a_corrupt_data_byte_is_refused_before_training(micro, schema3_driver,
     assert (fields["code"], fields["field"], int(fields["offset"])) == (
         error.code, error.field, error.offset)
     assert "train" not in done.stdout and not out.exists()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_small_cache_trains_the_same(micro, schema3_driver, small_cache_driver,
+                                       kind: str) -> None:
+    """The stream cache is the load's only buffer and a compile-time choice: with 2 lines of 16
+    bytes (a state of a few hundred bytes) the load asks the callback for at most 16 bytes at a
+    time and the run ends with the same file as with the default cache."""
+    model, batch, data, start = _start(micro, "fc3", kind)
+    start3 = micro.folder / "start.ckpt3"
+    _convert(start, start3, "v3")
+    outs = []
+    for exe, name in ((schema3_driver, "default"), (small_cache_driver, "small")):
+        out = micro.folder / f"{name}.ckpt3"
+        done = _ours(exe, micro.folder, model=model, opt=kind, batch=batch, load=start3,
+                     data=data, steps=J, save=out)
+        outs.append((done, out.read_bytes()))
+    (default, default_bytes), (small, small_bytes) = outs
+    assert small_bytes == default_bytes
+    assert small.value("load", "largest_read") <= 16
+    assert small.value("load", "stream_state") <= default.value("load", "stream_state") - 448

@@ -147,15 +147,19 @@ def code_sizes(t: Target, folder: Path | None, out: Path) -> list[tuple[str, int
     return rows
 
 
-def sizeofs(t: Target, out: Path) -> dict[str, int]:
+#: the stream cache cut for a small device (test_micro_schema3.py trains with it too)
+SMALL_CACHE = ["-DOCKPT_STREAM_LINES=2u", "-DOCKPT_STREAM_LINE=16u"]
+
+
+def sizeofs(t: Target, out: Path, defines: list[str] = ()) -> dict[str, int]:
     """sizeof of the reader's state types, read from the compiler's assembly (no need to run
     target code)."""
     names = ("ockpt_stream", "ockpt_file", "ockpt_v3_cursor")
     probe = out / f"{t.name}-sizeof.c"
     probe.write_text('#include "ockpt.h"\nconst unsigned long long ockpt_sizes[] = {'
                      + ", ".join(f"sizeof({n})" for n in names) + "};\n")
-    asm = run([t.tool("gcc"), "-std=c99", "-Os", *t.flags, f"-I{C_KIT}", "-S", "-o", "-",
-               str(probe)])
+    asm = run([t.tool("gcc"), "-std=c99", "-Os", *t.flags, *defines, f"-I{C_KIT}", "-S", "-o",
+               "-", str(probe)])
     values = [int(v) for v in re.findall(r"^\s*\.(?:word|quad|long)\s+(\d+)", asm, re.M)]
     # a 64-bit value is one .quad on x86-64, two .words (low, high) on ARM
     if len(values) == 2 * len(names):
@@ -237,6 +241,9 @@ def main() -> int:
         sizes = [sizeofs(t, out) for t in targets]
         for name in sizes[0]:
             print(f"| `sizeof({name})` | " + " | ".join(f"{s[name]:,}" for s in sizes) + " |")
+        small = [sizeofs(t, out, SMALL_CACHE)["ockpt_stream"] for t in targets]
+        print(f"| `sizeof(ockpt_stream)` with `{' '.join(SMALL_CACHE)}` | "
+              + " | ".join(f"{v:,}" for v in small) + " |")
         frames = [largest_frames(t, out) for t in targets]
         print("| largest stack frames of the reader at -Os | "
               + " | ".join(", ".join(f"`{n}` {b:,}" for n, b in f) for f in frames) + " |")

@@ -56,19 +56,21 @@ def _runtime_objects(folder: Path, built: Path, out: Path) -> list[Path]:
     return objects
 
 
-def build_schema3_driver(folder: Path, built: Path, out: Path) -> Path:
+def build_schema3_driver(folder: Path, built: Path, out: Path,
+                         defines: tuple[str, ...] = ()) -> Path:
     """Link schema3_driver.cpp with the runtime (objects in ``built`` or compiled from ``folder``)
-    and the C kit into ``out``; the executable's path."""
+    and the C kit into ``out``; the executable's path. ``defines`` (``-DNAME=VALUE``) go to the
+    kit and the driver alike, e.g. the stream cache's ``OCKPT_STREAM_LINES``/``_LINE``."""
     out.mkdir(parents=True, exist_ok=True)
     runtime = _runtime_objects(folder, built, out)
     kit = []
     for name in KIT_SOURCES:
         obj = out / (name + ".o")
-        _run(["gcc", *_CFLAGS, "-c", str(C_KIT / name), "-o", str(obj)])
+        _run(["gcc", *_CFLAGS, *defines, "-c", str(C_KIT / name), "-o", str(obj)])
         kit.append(obj)
     driver = out / "schema3_driver.o"
-    _run(["g++", *_CXXFLAGS, *_includes(folder), f"-I{C_KIT}", "-c", str(SCHEMA3_DRIVER_SOURCE),
-          "-o", str(driver)])
+    _run(["g++", *_CXXFLAGS, *defines, *_includes(folder), f"-I{C_KIT}", "-c",
+          str(SCHEMA3_DRIVER_SOURCE), "-o", str(driver)])
     exe = out / "schema3_driver"
     _run(["g++", str(driver), *map(str, runtime), *map(str, kit), "-o", str(exe)])
     return exe
