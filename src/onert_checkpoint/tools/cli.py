@@ -1037,10 +1037,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .conformance import cmd_conformance, conformance_arguments
 
     p = command("conformance", "run another reader on every conformance vector and corpus case",
-                "Run a reader that prints SPEC.md section 9's JSON on every conformance vector "
-                "(spec/vectors) and corpus case (tests/corpus), compare its output as section 9 "
-                "says (an error's code, field and offset; a valid file's whole description, by "
-                "JSON value) and report each disagreement with the rule the case tests. Exit "
+                "Run a reader that prints SPEC.md section 9's JSON on every conformance vector\n"
+                "(spec/vectors) and corpus case (tests/corpus), compare its output as section 9\n"
+                "says (an error's code, field and offset; a valid file's whole description, by\n"
+                "JSON value) and report each disagreement with the rule the case tests. Exit\n"
                 "status 0 when the reader agrees on every case, 1 otherwise.", cmd_conformance)
     conformance_arguments(p)
 
