@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from .errors import CheckpointError, error_for
 from .model import Checkpoint
 from .revisions import v1, wof
+from .revisions.registry import REVISIONS
 from .source import Source, open_source
 
 if TYPE_CHECKING:
@@ -59,21 +60,10 @@ def _is_checkpoint_with_appended_bytes(view: memoryview, error: CheckpointError)
     return True
 
 
-def _read_version_2(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
-    from .revisions import v2  # imported for schema-2 files only (start-up time)
-
-    return v2.read(view, verify_data=verify_data)
-
-
-def _read_version_3(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
-    from .revisions import v3  # imported for schema-3 files only (start-up time)
-
-    return v3.read(view, verify_data=verify_data)
-
-
+# A version byte of one revision is read by its reader (imported on first use, registry.py);
+# version 1's two revisions are told apart by structure.
+READERS.update({r.version: r.read for r in REVISIONS if r.version != 1})
 READERS[1] = _read_version_1
-READERS[2] = _read_version_2
-READERS[3] = _read_version_3
 SUPPORTED_VERSIONS = tuple(sorted(READERS))
 
 

@@ -40,7 +40,7 @@ from typing import Any
 from .entries import DataStore, SlotEntries, must_verify, stores_of
 from .loss import check_lossless
 from .model import Checkpoint
-from .revisions import v1_write, v2_write, v3_write, wof_write
+from .revisions.registry import REVISIONS
 from .source import not_regular
 
 __all__ = ["KEEP", "chunks", "save", "to_bytes", "verify_sources", "write_atomic"]
@@ -58,50 +58,11 @@ KEEP: Any = _Keep()
 #: streamed (schema 2's header, once the data CRC computed on the way is known).
 Stream = Generator["bytes | memoryview", None, "list[tuple[int, bytes]]"]
 
-#: Writers of other revisions register here: revision -> (checkpoint, dialect, options) -> chunks.
-WRITERS: dict[str, Any] = {}
+#: Each revision's writer: revision -> (checkpoint, dialect, options) -> chunks (from the one
+#: table of revisions, revisions/registry.py).
+WRITERS: dict[str, Any] = {r.name: r.write_chunks for r in REVISIONS}
 #: Writers that stream with patches (see ``Stream``); ``save`` prefers them.
-STREAMERS: dict[str, Any] = {}
-
-
-def _v1_chunks(
-    ckpt: Checkpoint, dialect: str | None, **options: Any
-) -> Iterator[bytes | memoryview]:
-    return v1_write.chunks(v1_write.plan(ckpt, dialect))
-
-
-def _wof_chunks(
-    ckpt: Checkpoint, dialect: str | None, **options: Any
-) -> Iterator[bytes | memoryview]:
-    return wof_write.chunks(wof_write.plan(ckpt, allow_lossy=bool(options.get("allow_lossy"))))
-
-
-def _v2_chunks(
-    ckpt: Checkpoint, dialect: str | None, **options: Any
-) -> Iterator[bytes | memoryview]:
-    return v2_write.chunks(v2_write.plan(ckpt))
-
-
-def _v2_stream(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Stream:
-    return v2_write.stream(v2_write.plan(ckpt, data_crc=False))
-
-
-def _v3_chunks(
-    ckpt: Checkpoint, dialect: str | None, **options: Any
-) -> Iterator[bytes | memoryview]:
-    return v3_write.chunks(v3_write.plan(ckpt))
-
-
-def _v3_stream(ckpt: Checkpoint, dialect: str | None, **options: Any) -> Stream:
-    return v3_write.stream(v3_write.plan(ckpt, data_crc=False))
-
-
-WRITERS["v1"] = _v1_chunks
-WRITERS["v2"] = _v2_chunks
-WRITERS["v3"] = _v3_chunks
-WRITERS["wof"] = _wof_chunks
-STREAMERS["v2"] = _v2_stream
-STREAMERS["v3"] = _v3_stream
+STREAMERS: dict[str, Any] = {r.name: r.write_stream for r in REVISIONS if r.streams}
 
 
 def _writer(

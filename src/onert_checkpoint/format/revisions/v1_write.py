@@ -17,7 +17,7 @@ from ..schemas import v1 as schema
 from .layout_plan import PlannedBlock, check_table_length, data_view, plan_block, storage_order
 from .v1 import FOOTER_SIZE, HEADER_SIZE
 
-__all__ = ["DIALECTS", "Plan", "chunks", "plan", "resolve_dialect"]
+__all__ = ["DIALECTS", "Plan", "chunks", "plan", "resolve_dialect", "write_chunks"]
 
 DIALECTS = ("onert", "onert-micro")
 U32_MAX = 0xFFFFFFFF
@@ -165,3 +165,10 @@ def chunks(p: Plan) -> Iterator[bytes | memoryview]:
             yield data_view(entry)
     if p.footer is not None:
         yield schema.FOOTER.build(p.footer)
+
+
+def write_chunks(
+    ckpt: Checkpoint, dialect: str | None, **options: object
+) -> Iterator[bytes | memoryview]:
+    """The file's bytes (the registry's writer of schema 1, revisions/registry.py)."""
+    return chunks(plan(ckpt, dialect))

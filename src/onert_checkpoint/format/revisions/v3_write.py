@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from collections.abc import Generator, Iterator, Sequence
 
 import numpy as np
 
@@ -80,6 +80,8 @@ __all__ = [
     "plan",
     "range_alignment",
     "stream",
+    "write_chunks",
+    "write_stream",
 ]
 
 #: The tensors section's column bits (6.7.1), in the order the columns are laid out.
@@ -311,3 +313,17 @@ def _optimizer_body(
         + entries
         + b"".join(raw_names)
     )
+
+
+def write_chunks(
+    ckpt: Checkpoint, dialect: str | None, **options: object
+) -> Iterator[bytes | memoryview]:
+    """The file's bytes (the registry's writer, revisions/registry.py)."""
+    return chunks(plan(ckpt))
+
+
+def write_stream(
+    ckpt: Checkpoint, dialect: str | None, **options: object
+) -> Generator[bytes | memoryview, None, list[tuple[int, bytes]]]:
+    """The file's bytes with the data CRC computed on the way (:func:`stream`)."""
+    return stream(plan(ckpt, data_crc=False))

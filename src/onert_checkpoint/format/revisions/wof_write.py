@@ -17,7 +17,7 @@ from .layout_plan import (
 )
 from .wof import HEADER_SIZE
 
-__all__ = ["chunks", "plan"]
+__all__ = ["chunks", "plan", "write_chunks"]
 
 
 def plan(ckpt: Checkpoint, *, allow_lossy: bool = False) -> PlannedBlock:
@@ -56,3 +56,10 @@ def chunks(block: PlannedBlock) -> Iterator[bytes | memoryview]:
     yield from block.table_chunks()
     for entry in block.data:
         yield data_view(entry)
+
+
+def write_chunks(
+    ckpt: Checkpoint, dialect: str | None, **options: object
+) -> Iterator[bytes | memoryview]:
+    """The file's bytes (the registry's writer of WOF, revisions/registry.py)."""
+    return chunks(plan(ckpt, allow_lossy=bool(options.get("allow_lossy"))))

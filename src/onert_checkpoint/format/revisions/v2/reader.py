@@ -9,6 +9,7 @@ first access of any tensor data, before a byte is handed out, unless ``verify_da
 from __future__ import annotations
 
 import numpy as np
+from onert_checkpoint_generated.layout import SectionKind as Kind
 from onert_checkpoint_generated.onert_checkpoint_v2 import OnertCheckpointV2
 
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
@@ -50,12 +51,13 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
     eager = verify_data and not defer
     sections = check_section_table(view, num_sections, table_crc, eager)
     by_kind = {s.kind: s for s in sections if s.kind in KIND_NAMES}
-    tensors = check_tensors_section(view, by_kind[1]) if 1 in by_kind else None
+    sec = by_kind.get
+    tensors = check_tensors_section(view, t) if (t := sec(Kind.TENSORS)) else None
     num_tensors = 0 if tensors is None else tensors.records.size
-    slots = check_optimizer_section(view, by_kind[2], num_tensors) if 2 in by_kind else None
-    state = check_state_section(view, by_kind[3]) if 3 in by_kind else TrainingState()
-    origin = check_origin_section(view, by_kind[5]) if 5 in by_kind else None
-    data = by_kind.get(4)
+    slots = check_optimizer_section(view, o, num_tensors) if (o := sec(Kind.OPTIMIZER)) else None
+    state = check_state_section(view, v) if (v := sec(Kind.STATE)) else TrainingState()
+    origin = check_origin_section(view, g) if (g := sec(Kind.ORIGIN)) else None
+    data = sec(Kind.DATA)
     check_data_ranges(view, DataRanges.collect(tensors, slots), data, eager)
 
     pending = data_checks(view, data, tensors, slots) if defer and data is not None else None

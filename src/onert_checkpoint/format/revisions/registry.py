@@ -1,0 +1,58 @@
+"""The revisions of the format family in one table: each one's name, version byte, reader and
+writer (SPEC section 3). Loading (dispatch.py) and saving (saving.py) both take them from here.
+
+Readers and writers are modules of this package imported when first used, so that opening a
+schema-1 file never imports the schema-2 code (start-up time).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from ..model import Checkpoint
+
+__all__ = ["BY_NAME", "REVISIONS", "Revision"]
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A revision: its name, its version byte, and the modules (of this package) that read and
+    write it. A reader module has ``read(view, *, verify_data)``; a writer module has
+    ``write_chunks(ckpt, dialect, **options)`` and, when ``streams``, ``write_stream`` (a
+    stream whose header is patched in afterwards, see saving.Stream)."""
+
+    name: str
+    version: int
+    reader: str
+    writer: str
+    streams: bool = False
+
+    def read(self, view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+        return _module(self.reader).read(view, verify_data=verify_data)
+
+    def write_chunks(
+        self, ckpt: Checkpoint, dialect: str | None, **options: Any
+    ) -> Iterator[bytes | memoryview]:
+        return _module(self.writer).write_chunks(ckpt, dialect, **options)
+
+    def write_stream(self, ckpt: Checkpoint, dialect: str | None, **options: Any) -> Any:
+        return _module(self.writer).write_stream(ckpt, dialect, **options)
+
+
+def _module(name: str) -> ModuleType:
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+#: Every revision, in the order of SPEC section 3 (schema 1 and WOF share version byte 1 and are
+#: told apart by structure, dispatch.py).
+REVISIONS = (
+    Revision("v1", 1, "v1", "v1_write"),
+    Revision("wof", 1, "wof", "wof_write"),
+    Revision("v2", 2, "v2", "v2_write", streams=True),
+    Revision("v3", 3, "v3", "v3_write", streams=True),
+)
+BY_NAME = {r.name: r for r in REVISIONS}
