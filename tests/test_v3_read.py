@@ -1021,7 +1021,7 @@ def test_load_memory_is_a_small_multiple_of_the_file(spec):
 def test_load_time_grows_linearly():
     """8x the tensors (every column, Adam, sizes of every alignment, a reversed data order):
     load + verify takes at most 24x the CPU time (linear ~8, n log n ~10, quadratic ~64), the
-    best of 3 runs with the cyclic collector off, as tests/test_attacks.py times its cases."""
+    best of 3 runs with the cyclic collector off, as tests/test_hostile_use.py times its cases."""
     import gc
     import time
 

@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # the names below, imported on first use (module __getattr__)
 
 #: public name -> the module that defines it. ``import onert_checkpoint`` imports none of
 #: them: a command that reads one small file should not pay for NumPy-free parts it never
-#: uses, the circle schema, Construct or the interchange formats (issue 13, start-up).
+#: uses, the circle schema, Construct or the interchange formats (start-up time).
 _LAZY = {
     "bake": ".circle.bake",
     "bind": ".circle.binding",

@@ -1,4 +1,4 @@
-"""Checked assignment of an entry's data (issue 11 item 14).
+"""Checked assignment of an entry's data: the new data keep the entry's size, type and shape.
 
 An entry's size is fixed by the model it belongs to, and every optimizer slot of a tensor has
 the tensor's size (SPEC rule 10, schema 2's shape rule): ``tensor.data = x`` keeps the entry's

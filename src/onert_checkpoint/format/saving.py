@@ -76,7 +76,7 @@ def _writer(
         raise ValueError(f"unknown revision {revision!r}; choose from {', '.join(sorted(WRITERS))}")
     ckpt._check_live()
     if revision == "wof" or (revision == "v1" and dialect is not None):
-        from .convert import content_dialect  # issue 11 item 10: no re-labelled entries
+        from .convert import content_dialect  # entries are never re-labelled to a dialect
         from .errors import error_for
 
         have = content_dialect(ckpt)

@@ -1,13 +1,17 @@
-"""The attack suite of issue 11: every defect it lists, reproduced as a hostile user would,
-plus the variants a hostile tester tries next (other revisions, commands, output modes, paths).
+"""Hostile use of the library and the command line: each defect class reproduced as a hostile
+user would, plus the variants a hostile tester tries next (other revisions, commands, output
+modes, paths). Grouped by subject: the error line, allocation before checking, memory and time
+bounds, control bytes in output, diff and JSON, inputs and targets that are not regular files,
+the umask, lossless export/import, dialects, convert options, model errors, messages, checked
+assignment, files changed under a mapped checkpoint.
 
-Each test is one attack, named ``test_iNN_<attack>`` after the issue item it reproduces. The
-command line runs as a real subprocess (``python -m onert_checkpoint``) with a timeout, so a
-block is a failure and not a hang; every run is checked for the command line's promises:
-exit status 0, 1 or 2, errors as one line ``onert-ckpt: error: <snake_case_code>: ...``,
-never a traceback or a Python exception's name, no raw control byte on stdout or stderr.
-Memory is measured with tracemalloc (NumPy reports to it), time as the ratio of process CPU
-time at two sizes (generous bounds, never absolute timings).
+Each test is one attack, named after what it shows. The command line runs as a real subprocess
+(``python -m onert_checkpoint``) with a timeout, so a block is a failure and not a hang; every
+run is checked for the command line's promises: exit status 0, 1 or 2, errors as one line
+``onert-ckpt: error: <snake_case_code>: ...``, never a traceback or a Python exception's name,
+no raw control byte on stdout or stderr. Memory is measured with tracemalloc (NumPy reports to
+it), time as the ratio of process CPU time at two sizes (generous bounds, never absolute
+timings).
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ RAW_CONTROL = re.compile(
     rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]"
 )
 #: ``onert-ckpt: error: <snake_case_code>: ...``; the library's errors add `` at FIELD (offset N)``
-#: after the code (see test_i00_error_line_puts_the_code_before_the_first_colon).
+#: after the code (see test_error_line_puts_the_code_before_the_first_colon).
 ERROR_LINE = re.compile(r"^onert-ckpt: error: ([a-z][a-z0-9_]*)(?: at [^\n]*?)?: ")
 #: Names a hostile file carries: OSC title, CSI colour, C1 CSI, bidi override, NUL, CR/BS, DEL.
 HOSTILE = ["\x1b]0;pwned\x07", "\x1b[31mred\x1b[0m", "\x9b2J", "\u202eevil", "a\x00b", "\r\x08x",
@@ -302,7 +306,7 @@ def one_error(run: Run, status: int, code: str | None = None) -> str:
 STRICT_ERROR_LINE = re.compile(r"^onert-ckpt: error: [a-z][a-z0-9_]*: \S")
 
 
-def test_i00_error_line_puts_the_code_before_the_first_colon(files, tmp_path):
+def test_error_line_puts_the_code_before_the_first_colon(files, tmp_path):
     """The issue's form ``onert-ckpt: error: <snake_case_code>: ...`` for errors the library
     raises with a field and an offset (a parser that splits on ': ' must get the code)."""
     runs = [cli("info", files["png"])]
@@ -314,7 +318,7 @@ def test_i00_error_line_puts_the_code_before_the_first_colon(files, tmp_path):
         assert STRICT_ERROR_LINE.match(line), f"not 'onert-ckpt: error: <code>: ...': {line}"
 
 
-# Item 1: allocation before checking (convert) --------------------------------------------------
+# Allocation before checking (convert) ----------------------------------------------------------
 
 EXTS = ("npz", "safetensors")
 HUGE = [2**24 + 1, 2**28, 2**32, 2**40, 2**64 - 1]
@@ -332,7 +336,7 @@ def origin_file(path: Path, count: int, revision: str = "v1",
 
 @pytest.mark.parametrize("count", HUGE)
 @pytest.mark.parametrize("target", ["v1", "wof", "v1-onert-micro"])
-def test_i01_huge_origin_count_library_convert_refused_without_allocating(count, target,
+def test_huge_origin_count_library_convert_refused_without_allocating(count, target,
                                                                           tmp_path):
     src = oc.load(origin_file(tmp_path / "h.ckpt", count, "wof" if target == "wof" else "v1"))
     revision, _, dialect = target.partition("-")
@@ -350,7 +354,7 @@ def test_i01_huge_origin_count_library_convert_refused_without_allocating(count,
     assert not (tmp_path / "o.ckpt").exists()
 
 
-def test_i01_huge_origin_count_cli_convert_exit_1_under_1gib(tmp_path):
+def test_huge_origin_count_cli_convert_exit_1_under_1gib(tmp_path):
     """The issue's command (2**28, --to v1; a real process limited to 1 GiB of address
     space), then 2**40, 2**64-1, the WOF target and a dialect given: exit 1
     not_representable, nothing written."""
@@ -370,7 +374,7 @@ def test_i01_huge_origin_count_cli_convert_exit_1_under_1gib(tmp_path):
     assert not (tmp_path / "o.ckpt").exists()
 
 
-def test_i01_largest_legal_table_is_streamed(tmp_path):
+def test_largest_legal_table_is_streamed(tmp_path):
     """2**24 entries (the stated limit) is written, in windows: the 64 MiB offset table is
     never held in memory at once."""
     src = oc.load(origin_file(tmp_path / "h.ckpt", 2**24))
@@ -386,7 +390,7 @@ def test_i01_largest_legal_table_is_streamed(tmp_path):
     assert back.num_entries == 2**24 and len(back) == 1
 
 
-def test_i01_huge_origin_count_export_import_roundtrip(tmp_path):
+def test_huge_origin_count_export_import_roundtrip(tmp_path):
     src = origin_file(tmp_path / "h.ckpt", 2**64 - 1)
     for run in cli_batch(*[["export", src, tmp_path / f"e.{ext}"] for ext in EXTS]):
         assert run.status == 0, run
@@ -397,7 +401,7 @@ def test_i01_huge_origin_count_export_import_roundtrip(tmp_path):
         assert (tmp_path / f"back-{ext}.ckpt").read_bytes() == src.read_bytes(), ext
 
 
-def test_i01_huge_origin_count_import_to_v1_refused(tmp_path):
+def test_huge_origin_count_import_to_v1_refused(tmp_path):
     src = origin_file(tmp_path / "h.ckpt", 2**40)
     oc.to_npz(oc.load(src), tmp_path / "e.npz")
     run = cli("import", tmp_path / "e.npz", tmp_path / "o.ckpt", "--revision", "v1",
@@ -408,9 +412,9 @@ def test_i01_huge_origin_count_import_to_v1_refused(tmp_path):
         one_error(run, 1, "not_representable")
 
 
-def test_i01_limit_stated_in_spec_is_the_code_limit():
-    """The named limit of item 1 is stated in spec/SPEC.md (11.2) with the value the writer
-    enforces."""
+def test_limit_stated_in_spec_is_the_code_limit():
+    """The named limit on allocation before checking is stated in spec/SPEC.md (11.2) with the
+    value the writer enforces."""
     from onert_checkpoint.format.revisions.layout_plan import MAX_TABLE_ENTRIES
 
     spec = (Path(__file__).resolve().parents[1] / "spec" / "SPEC.md").read_text("utf-8")
@@ -418,7 +422,7 @@ def test_i01_limit_stated_in_spec_is_the_code_limit():
     assert re.search(r"MAX_TABLE_ENTRIES`? = 2\^24", spec), "SPEC does not state the limit"
 
 
-# Item 2: memory amplification on load --------------------------------------------------------
+# Memory amplification on load ----------------------------------------------------------------
 
 
 def load_peak(data: bytes | Path) -> int:
@@ -433,7 +437,7 @@ def load_peak(data: bytes | Path) -> int:
 
 
 @pytest.mark.parametrize("esize", [0, 4])
-def test_i02_v1_million_entries_load_memory(esize, tmp_path):
+def test_v1_million_entries_load_memory(esize, tmp_path):
     data = v1_bytes(1 << 20, esize)
     path = tmp_path / "m.ckpt"
     path.write_bytes(data)
@@ -444,8 +448,8 @@ def test_i02_v1_million_entries_load_memory(esize, tmp_path):
 
 
 @pytest.mark.parametrize("mode", [False])
-def test_i02_v1_million_entries_copying_load_memory(mode, tmp_path):
-    """The copying load of item 15 on the 1M-entry file: the copy plus the entries, within the
+def test_v1_million_entries_copying_load_memory(mode, tmp_path):
+    """The copying load (mmap=False) on the 1M-entry file: the copy plus the entries, within the
     bound."""
     path = tmp_path / "m.ckpt"
     path.write_bytes(v1_bytes(1 << 20, 0))
@@ -460,7 +464,7 @@ def test_i02_v1_million_entries_copying_load_memory(mode, tmp_path):
     assert peak <= (64 << 20) + 8 * size, f"load of {size} B peaked at {peak >> 20} MiB"
 
 
-def test_i02_v1_million_entries_child_rss(tmp_path):
+def test_v1_million_entries_child_rss(tmp_path):
     """The same from outside: a child's resident set grows by less than the bound."""
     path = tmp_path / "m.ckpt"
     path.write_bytes(v1_bytes(1 << 20, 0))
@@ -486,7 +490,7 @@ def v2_many_slots(n: int, slots: int = 16) -> bytes:
                                   state=TrainingState(step=1)))
 
 
-def test_i02_v2_self_described_16_slots_memory_slope():
+def test_v2_self_described_16_slots_memory_slope():
     """Load memory of a schema-2 file with a 16-slot self-described optimizer: within the
     bound at both sizes, and growing by at most 8 bytes per file byte between them (the
     issue's 65,536-tensor file peaked at 36x its size)."""
@@ -498,7 +502,7 @@ def test_i02_v2_self_described_16_slots_memory_slope():
     assert slope <= 8, f"load memory grows {slope:.1f} bytes per file byte"
 
 
-def test_i02_v2_16_slots_walk_every_entry_memory():
+def test_v2_16_slots_walk_every_entry_memory():
     """Touching every entry's size (as info does) stays within the bound too."""
     data = v2_many_slots(4096)
     tracemalloc.start()
@@ -513,7 +517,7 @@ def test_i02_v2_16_slots_walk_every_entry_memory():
     assert peak <= (64 << 20) + 8 * len(data), f"{len(data)} B peaked at {peak >> 20} MiB"
 
 
-def test_i02_v2_16_slots_last_range_invalid_memory():
+def test_v2_16_slots_last_range_invalid_memory():
     """The issue's second measurement: the same file with only its last optimizer range
     invalid (checksums recomputed so that the range rule runs) is refused within the bound."""
     from tests.fuzz.structure import reseal_v2
@@ -546,7 +550,7 @@ def test_i02_v2_16_slots_last_range_invalid_memory():
     assert peak <= (64 << 20) + 8 * len(data), f"{len(data)} B peaked at {peak >> 20} MiB"
 
 
-# Item 3: quadratic time ------------------------------------------------------------------------
+# Time linear in the entries --------------------------------------------------------------------
 
 
 def cpu(fn, repeat: int = 3) -> float:
@@ -569,7 +573,7 @@ RATIO = 24  # 8x the entries: linear is ~8, n log n ~10, quadratic ~64
 SMALL, BIG = 1500, 12000  # the issue's 5k / 40k made smaller for speed: the same 8x ratio
 
 
-def test_i03_diff_self_8x_entries_linear():
+def test_diff_self_8x_entries_linear():
     a5, a40 = oc.load(v1_bytes(SMALL)), oc.load(v1_bytes(BIG))
     b5, b40 = oc.load(v1_bytes(SMALL)), oc.load(v1_bytes(BIG))
     assert oc.diff(a40, b40).equal
@@ -578,7 +582,7 @@ def test_i03_diff_self_8x_entries_linear():
     assert t40 / t5 < RATIO, f"diff: {t40 / t5:.1f}x the 5k time for 8x the entries"
 
 
-def test_i03_getitem_by_index_and_name_linear():
+def test_getitem_by_index_and_name_linear():
     def named(n: int) -> Checkpoint:
         c = oc.load(v1_bytes(n))
         for t in c.tensors:
@@ -598,7 +602,7 @@ def test_i03_getitem_by_index_and_name_linear():
 
 @pytest.mark.parametrize("operation", ["convert-v2", "convert-v2-v1", "to_numpy_dict",
                                        "from_numpy_dict", "content_equal", "describe"])
-def test_i03_library_operations_linear(operation):
+def test_library_operations_linear(operation):
     small, big = oc.load(v1_bytes(SMALL)), oc.load(v1_bytes(BIG))
     pairs = {n: oc.to_numpy_dict(c, metadata=True) for n, c in ((SMALL, small), (BIG, big))}
     ops = {
@@ -632,7 +636,7 @@ def cli_in_process_cpu(args: list[str]) -> float:
 @pytest.mark.parametrize("command", [["dump", "--limit", "1"], ["diff", "--json"],
                                      ["info", "--json"], ["dump", "--layout", "--json"],
                                      ["validate"], ["export"]])
-def test_i03_cli_commands_8x_entries_linear(command, tmp_path):
+def test_cli_commands_8x_entries_linear(command, tmp_path):
     paths = {}
     for n in (SMALL, BIG):
         paths[n] = tmp_path / f"{n}.ckpt"
@@ -648,7 +652,7 @@ def test_i03_cli_commands_8x_entries_linear(command, tmp_path):
     assert t40 / t5 < RATIO, f"{command}: {t40 / t5:.1f}x the 5k time for 8x the entries"
 
 
-def test_i03_dump_limit_1_and_tensor_lookup_subprocess(tmp_path):
+def test_dump_limit_1_and_tensor_lookup_subprocess(tmp_path):
     path = tmp_path / "10k.ckpt"
     path.write_bytes(v1_bytes(10000))
     dump = cli("dump", "--limit", "1", path)
@@ -658,7 +662,7 @@ def test_i03_dump_limit_1_and_tensor_lookup_subprocess(tmp_path):
     assert diff.status == 0, diff
 
 
-# Item 4: raw control sequences -----------------------------------------------------------------
+# Raw control sequences -------------------------------------------------------------------------
 
 
 I04_COMMANDS = [
@@ -693,7 +697,7 @@ I04_COMMANDS = [
 ]
 
 
-def test_i04_no_raw_control_bytes_in_any_command(files, tmp_path):
+def test_no_raw_control_bytes_in_any_command(files, tmp_path):
     """Every command and output mode on a file full of terminal sequences, hostile tensor,
     slot and state names given as arguments, hostile output paths, paths that are not UTF-8:
     cli_batch() checks stdout and stderr of each run."""
@@ -712,7 +716,7 @@ def test_i04_no_raw_control_bytes_in_any_command(files, tmp_path):
     cli("info", files["hostile"])
 
 
-def test_i04_hostile_slot_names_escaped_in_info_header_and_summary(files):
+def test_hostile_slot_names_escaped_in_info_header_and_summary(files):
     run = cli("info", files["hostile"])
     assert run.status == 0, run
     assert b"\\x1b]0;pwned\\x07" in run.out, "slot name not shown escaped"
@@ -720,7 +724,7 @@ def test_i04_hostile_slot_names_escaped_in_info_header_and_summary(files):
     assert "optimizer state" in summary and "\\x9b" in summary, summary
 
 
-def test_i04_safe_text_used_by_library_reprs():
+def test_safe_text_used_by_library_reprs():
     """A tester's next step: the library's own strings (repr, error messages) built from a
     hostile name must be printable as well when they reach a terminal via the CLI."""
     c = oc.load(oc.to_bytes(hostile_v2()))
@@ -729,10 +733,10 @@ def test_i04_safe_text_used_by_library_reprs():
     assert "\x1b" not in repr(c) and all("\x1b" not in repr(t) for t in c.tensors)
 
 
-# Item 5: diff and JSON -------------------------------------------------------------------------
+# diff and JSON ---------------------------------------------------------------------------------
 
 
-def test_i05_diff_self_nan_state_equal_library_and_cli(files):
+def test_diff_self_nan_state_equal_library_and_cli(files):
     a, b = oc.load(files["hostile"]), oc.load(files["hostile"])
     d = oc.diff(a, b)
     assert d.equal, d.to_dict()
@@ -743,7 +747,7 @@ def test_i05_diff_self_nan_state_equal_library_and_cli(files):
     json_lines(run)
 
 
-def test_i05_diff_differing_bytes_state_is_strict_json_exit_1(files):
+def test_diff_differing_bytes_state_is_strict_json_exit_1(files):
     run = cli("diff", "--json", files["hostile"], files["hostile_b"])
     assert run.status == 1, run
     (obj,) = json_lines(run)
@@ -755,7 +759,7 @@ def test_i05_diff_differing_bytes_state_is_strict_json_exit_1(files):
     strict_json(json.dumps(d.to_dict(), allow_nan=False))
 
 
-def test_i05_every_json_output_strict_on_nan_inf(files):
+def test_every_json_output_strict_on_nan_inf(files):
     runs = cli_batch(["info", "--json", files["hostile"]], ["validate", "--json",
                                                             files["hostile"]],
                      ["validate", "--json", "--strict", files["hostile"], files["png"]],
@@ -767,7 +771,7 @@ def test_i05_every_json_output_strict_on_nan_inf(files):
         json_lines(run)  # strict: a bare NaN / Infinity token fails
 
 
-def test_i05_diff_json_nan_vs_number_and_inf_weights(tmp_path):
+def test_diff_json_nan_vs_number_and_inf_weights(tmp_path):
     """NaN learning rate against a number, infinite weights against finite: the max_abs /
     max_rel fields are non-finite, and must still be strict JSON."""
     a = Checkpoint(tensors=[Tensor(0, np.array([INF, 1.0], np.float32), dtype="float32",
@@ -783,14 +787,14 @@ def test_i05_diff_json_nan_vs_number_and_inf_weights(tmp_path):
     strict_json(json.dumps(d.to_dict(), allow_nan=False))
 
 
-def test_i05_real_file_equals_itself_with_model(files):
+def test_real_file_equals_itself_with_model(files):
     names = [FC3_SGD, FC3_ADAM, files["micro"], files["wof"], files["v2"]]
     for run in cli_batch(*[["diff", "--json", "--model", FC3, n, n] for n in names],
                          *[["diff", n, n] for n in names]):
         assert run.status == 0, run
 
 
-def test_i05_diff_self_nan_payloads_and_negative_zero(tmp_path):
+def test_diff_self_nan_payloads_and_negative_zero(tmp_path):
     """Two different NaN payloads in a state value or -0.0 vs 0.0: a file is still equal to
     itself (byte-identical), whatever the library's float equality says."""
     c = Checkpoint(tensors=[Tensor(0, np.frombuffer(b"\x01\x00\xc0\x7f\x00\x00\x00\x80",
@@ -803,7 +807,7 @@ def test_i05_diff_self_nan_payloads_and_negative_zero(tmp_path):
     assert run.status == 0, run
 
 
-def test_i05_file_equals_its_conversions(files, tmp_path):
+def test_file_equals_its_conversions(files, tmp_path):
     """diff of a file against its lossless conversions (schema 2; the other dialect, paired by
     name through the model): equal, exit 0 (the differing facts are notes, not differences)."""
     runs = cli_batch(["diff", FC3_ADAM, files["v2"]], ["diff", "--json", FC3_ADAM, files["v2"]],
@@ -815,7 +819,7 @@ def test_i05_file_equals_its_conversions(files, tmp_path):
         json_lines(run)
 
 
-# Item 6: inputs that are not regular files -----------------------------------------------------
+# Inputs that are not regular files -------------------------------------------------------------
 
 
 @pytest.fixture
@@ -840,7 +844,7 @@ I06_FIFO_COMMANDS = [
 ]
 
 
-def test_i06_fifo_never_blocks_cli(fifo, tmp_path):
+def test_fifo_never_blocks_cli(fifo, tmp_path):
     """A FIFO as checkpoint, model, import input, in every command: refused at once (each
     run is a real process with a timeout), naming the path."""
     pnpz, psafe = tmp_path / "pipe.npz", tmp_path / "pipe.safetensors"
@@ -855,7 +859,7 @@ def test_i06_fifo_never_blocks_cli(fifo, tmp_path):
         assert str(tmp_path).encode() in run.out + run.err, f"the path is not named: {run}"
 
 
-def test_i06_fifo_never_blocks_library(fifo, tmp_path):
+def test_fifo_never_blocks_library(fifo, tmp_path):
     pnpz, psafe = tmp_path / "p.npz", tmp_path / "p.safetensors"
     os.mkfifo(pnpz)
     os.mkfifo(psafe)
@@ -906,7 +910,7 @@ SPECIAL_PATHS = ["/dev/null", "/dev/zero", "/proc/self/status", "/proc/self/maps
                  "/sys/kernel/mm/transparent_hugepage/enabled", "/", "/proc/self/fd/0"]
 
 
-def test_i06_special_files_as_checkpoint_and_model():
+def test_special_files_as_checkpoint_and_model():
     """Devices, /proc and /sys pseudo files, the root folder, stdin: as the checkpoint and as
     the model, an error at once (/dev/zero as the model must not be read forever)."""
     paths = [p for p in SPECIAL_PATHS if os.path.exists(p)]
@@ -921,7 +925,7 @@ def test_i06_special_files_as_checkpoint_and_model():
         assert err is not None, p
 
 
-def test_i06_symlink_chain_loop_and_dangling(tmp_path):
+def test_symlink_chain_loop_and_dangling(tmp_path):
     a, b, c = tmp_path / "a.ckpt", tmp_path / "b.ckpt", tmp_path / "c.ckpt"
     b.symlink_to(FC3_SGD)
     a.symlink_to(b)
@@ -943,14 +947,14 @@ def test_i06_symlink_chain_loop_and_dangling(tmp_path):
         one_error(run, 2, "io_error")
 
 
-def test_i06_mmap_false_and_auto_load_equal():
+def test_mmap_false_and_auto_load_equal():
     ref = oc.load(FC3_ADAM)
     for mode in (False, "auto"):
         c = oc.load(FC3_ADAM, mmap=mode)
         assert oc.to_bytes(c) == oc.to_bytes(ref) == FC3_ADAM.read_bytes()
 
 
-# Item 7: save replaces whatever is at the path ------------------------------------------------
+# save replaces whatever is at the path --------------------------------------------------------
 
 
 def small() -> Checkpoint:
@@ -989,7 +993,7 @@ def node(path: Path) -> tuple[int, int, int]:
 WRITERS = ["save", "to_npz", "to_safetensors", "save-v1"]
 
 
-def test_i07_library_writers_refuse_special_targets(tmp_path):
+def test_library_writers_refuse_special_targets(tmp_path):
     """save (v2, v1), to_npz, to_safetensors to a device node, FIFO, directory, socket: an
     OSError naming the path, the node untouched, no temporary left (a child process: a FIFO
     could block, a device could be replaced)."""
@@ -1030,7 +1034,7 @@ def test_i07_library_writers_refuse_special_targets(tmp_path):
 CLI_WRITERS = ["convert", "export", "import", "new", "edit", "bake"]
 
 
-def test_i07_cli_writers_refuse_special_targets(tmp_path):
+def test_cli_writers_refuse_special_targets(tmp_path):
     """Every command that writes, to a device node, FIFO, directory, socket: exit 2 io_error
     naming the user's path (never a temporary), the node untouched, no temporary left."""
     folder = tmp_path / "w"
@@ -1067,7 +1071,7 @@ def test_i07_cli_writers_refuse_special_targets(tmp_path):
     assert sorted(x.name for x in folder.iterdir()) == sorted(t.name for t in targets.values())
 
 
-def test_i07_symlink_chain_followed_and_kept(tmp_path):
+def test_symlink_chain_followed_and_kept(tmp_path):
     real = tmp_path / "real.ckpt"
     real.write_bytes(b"old")
     (tmp_path / "l1").symlink_to(real)
@@ -1083,7 +1087,7 @@ def test_i07_symlink_chain_followed_and_kept(tmp_path):
     assert sorted(x.name for x in tmp_path.iterdir()) == ["l1", "l2", "real.ckpt"]
 
 
-def test_i07_symlink_to_device_refused(tmp_path):
+def test_symlink_to_device_refused(tmp_path):
     dev = special_target("chardev", tmp_path)
     link = tmp_path / "link.ckpt"
     link.symlink_to(dev)
@@ -1095,10 +1099,10 @@ def test_i07_symlink_to_device_refused(tmp_path):
     assert node(dev) == before and link.is_symlink()
 
 
-# Item 8: process-wide umask ----------------------------------------------------------------
+# The process-wide umask --------------------------------------------------------------------
 
 
-def test_i08_save_and_exports_never_touch_umask(tmp_path, monkeypatch):
+def test_save_and_exports_never_touch_umask(tmp_path, monkeypatch):
     calls = []
     real = os.umask
 
@@ -1118,7 +1122,7 @@ def test_i08_save_and_exports_never_touch_umask(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("mask", [0o077, 0o022])
-def test_i08_new_file_mode_follows_umask_in_a_child(mask, tmp_path):
+def test_new_file_mode_follows_umask_in_a_child(mask, tmp_path):
     code = textwrap.dedent(f"""
         import os, threading, onert_checkpoint as oc
         os.umask({mask})
@@ -1145,7 +1149,7 @@ def test_i08_new_file_mode_follows_umask_in_a_child(mask, tmp_path):
     assert p.stdout.split(None, 1)[1].strip() == f"['{want}']", p.stdout
 
 
-# Item 9: export/import lossless ---------------------------------------------------------------
+# Lossless export/import -----------------------------------------------------------------------
 
 ROUNDTRIP = ["hostile", "micro", "wof", "v2", "plain", "fc3-sgd", "fc3-adam", "fc3sq-adam",
              "fc2-adam", "origin-max", "v2-named"]
@@ -1166,7 +1170,7 @@ def roundtrip_file(name: str, files: dict[str, Path], tmp_path: Path) -> Path:
 
 @pytest.mark.parametrize("ext", ["npz", "safetensors"])
 @pytest.mark.parametrize("name", ROUNDTRIP)
-def test_i09_export_import_lossless_library(name, ext, files, tmp_path):
+def test_export_import_lossless_library(name, ext, files, tmp_path):
     src = roundtrip_file(name, files, tmp_path)
     data = src.read_bytes()
     to, frm = (oc.to_npz, oc.from_npz) if ext == "npz" else (oc.to_safetensors,
@@ -1178,7 +1182,7 @@ def test_i09_export_import_lossless_library(name, ext, files, tmp_path):
     assert oc.to_bytes(back) == data, f"{name}: {ext} round trip is not lossless"
 
 
-def test_i09_export_import_lossless_cli(files, tmp_path):
+def test_export_import_lossless_cli(files, tmp_path):
     names = ["hostile", "micro", "wof", "v2-named", "origin-max"]
     srcs = {n: roundtrip_file(n, files, tmp_path) for n in names}
     first = cli("export", srcs["hostile"], tmp_path / "hostile.npz")  # one real process
@@ -1195,7 +1199,7 @@ def test_i09_export_import_lossless_cli(files, tmp_path):
             assert (tmp_path / f"{n}-{ext}.ckpt").read_bytes() == srcs[n].read_bytes(), (n, ext)
 
 
-def test_i09_export_with_model_import_without_is_lossless(files, tmp_path):
+def test_export_with_model_import_without_is_lossless(files, tmp_path):
     names = ["fc3-adam", "micro", "fc3-sgd"]
     srcs = {n: roundtrip_file(n, files, tmp_path) for n in names}
     for run in cli_batch(*[["export", "--model", FC3, srcs[n], tmp_path / f"{n}.{ext}"]
@@ -1209,7 +1213,7 @@ def test_i09_export_with_model_import_without_is_lossless(files, tmp_path):
             assert (tmp_path / f"{n}-{ext}.ckpt").read_bytes() == srcs[n].read_bytes(), (n, ext)
 
 
-def test_i09_numpy_dict_roundtrip_hostile(files):
+def test_numpy_dict_roundtrip_hostile(files):
     data = files["hostile"].read_bytes()
     arrays, meta = oc.to_numpy_dict(oc.load(data), metadata=True)
     assert oc.to_bytes(oc.from_numpy_dict(arrays, meta)) == data
@@ -1218,7 +1222,7 @@ def test_i09_numpy_dict_roundtrip_hostile(files):
 VECTORS = Path(__file__).resolve().parents[1] / "spec" / "vectors"
 
 
-def test_i09_every_valid_vector_export_import_lossless_and_equal_to_itself(tmp_path):
+def test_every_valid_vector_export_import_lossless_and_equal_to_itself(tmp_path):
     """'For every valid file of every revision': each valid conformance vector (schema 1 both
     dialects, footer-less, absent and empty entries, WOF, schema 2 with every dtype, number
     edges, sections), a 0-byte-entry file, an empty WOF and an empty schema 2: export/import
@@ -1245,7 +1249,7 @@ def test_i09_every_valid_vector_export_import_lossless_and_equal_to_itself(tmp_p
     assert not problems, "\n".join(problems)
 
 
-# Item 10: dialect conversion without the model ------------------------------------------------
+# Dialect conversion without the model ---------------------------------------------------------
 
 
 I10_CASES = [
@@ -1259,7 +1263,7 @@ I10_CASES = [
 ]
 
 
-def test_i10_dialect_change_without_model_refused_cli(files, tmp_path):
+def test_dialect_change_without_model_refused_cli(files, tmp_path):
     """The issue's command (a real process), then SGD and Adam inputs, the other direction,
     without --to, from schema 2 and WOF: exit 2 model_required naming --model, nothing
     written."""
@@ -1275,7 +1279,7 @@ def test_i10_dialect_change_without_model_refused_cli(files, tmp_path):
     assert not list(tmp_path.glob("y*.ckpt"))
 
 
-def test_i10_library_convert_and_save_refuse_dialect_change_without_model(files, tmp_path):
+def test_library_convert_and_save_refuse_dialect_change_without_model(files, tmp_path):
     c, a = oc.load(FC3_SGD), oc.load(FC3_ADAM)
     calls = {
         "convert(sgd)": lambda: oc.convert(c, "v1", dialect="onert-micro"),
@@ -1300,7 +1304,7 @@ def test_i10_library_convert_and_save_refuse_dialect_change_without_model(files,
     assert not (tmp_path / "s.ckpt").exists()
 
 
-def test_i10_import_with_dialect_without_model(tmp_path):
+def test_import_with_dialect_without_model(tmp_path):
     """Export an onert file, import it as onert-micro without the model: refused (or, if
     written, the result must still describe the same tensors as the model says)."""
     oc.to_npz(oc.load(FC3_SGD), tmp_path / "e.npz")
@@ -1317,7 +1321,7 @@ def test_i10_import_with_dialect_without_model(tmp_path):
         assert "--model" in err
 
 
-def test_i10_edit_dialect_without_model(tmp_path):
+def test_edit_dialect_without_model(tmp_path):
     run = cli("edit", FC3_SGD, tmp_path / "y.ckpt", "--to", "v1", "--dialect", "onert-micro",
               "--step", "1")
     if run.status == 0:
@@ -1330,7 +1334,7 @@ def test_i10_edit_dialect_without_model(tmp_path):
         assert not (tmp_path / "y.ckpt").exists()
 
 
-def test_i10_onert_content_to_wof_without_model(tmp_path):
+def test_onert_content_to_wof_without_model(tmp_path):
     """WOF entries are circle tensor indices, as onert-micro's are (format/convert.py
     content_dialect): writing onert content as WOF re-indexes it, which needs the model,
     exactly like --dialect onert-micro."""
@@ -1349,7 +1353,7 @@ TARGETS = [("v1", "onert"), ("v1", "onert-micro"), ("v1", None), ("wof", None), 
 
 
 @pytest.mark.parametrize("name", ["fc3-sgd", "fc3-adam", "micro", "wof", "v2", "v2-named"])
-def test_i10_convert_every_target_and_dialect_with_model(name, files, tmp_path):
+def test_convert_every_target_and_dialect_with_model(name, files, tmp_path):
     """Every target revision and dialect, with the model: only CheckpointError escapes; what
     is written loads, binds to the model with the same weights, and converts back to the
     very same bytes when nothing was dropped."""
@@ -1370,11 +1374,11 @@ def test_i10_convert_every_target_and_dialect_with_model(name, files, tmp_path):
             assert data == src.read_bytes(), (revision, dialect)
 
 
-# Item 11: convert with --dialect and --model but no --to --------------------------------------
+# convert with --dialect and --model but no --to -----------------------------------------------
 
 
 @pytest.mark.parametrize("src,dialect", [("fc3-sgd", "onert-micro"), ("micro", "onert")])
-def test_i11_convert_dialect_model_without_to(src, dialect, files, tmp_path):
+def test_convert_dialect_model_without_to(src, dialect, files, tmp_path):
     path = roundtrip_file(src, files, tmp_path)
     out = tmp_path / "y.ckpt"
     # --batch-size 1: the Adam export trained one sample per step (Adam's units, SPEC 11.3)
@@ -1392,7 +1396,7 @@ def test_i11_convert_dialect_model_without_to(src, dialect, files, tmp_path):
     assert back.read_bytes() == path.read_bytes(), "dialect round trip not exact"
 
 
-def test_i11_convert_same_revision_no_options_is_identity(files, tmp_path):
+def test_convert_same_revision_no_options_is_identity(files, tmp_path):
     names = ("fc3-adam", "micro", "wof", "v2", "hostile", "origin-max")
     paths = {n: roundtrip_file(n, files, tmp_path) for n in names}
     for run in cli_batch(*[["convert", paths[n], tmp_path / f"{n}.same"] for n in names]):
@@ -1402,7 +1406,7 @@ def test_i11_convert_same_revision_no_options_is_identity(files, tmp_path):
 
 
 @pytest.mark.parametrize("name", ["fc3-adam", "micro", "fc3-sgd"])
-def test_i11_lossless_revision_round_trips(name, files, tmp_path):
+def test_lossless_revision_round_trips(name, files, tmp_path):
     path = roundtrip_file(name, files, tmp_path)
     c = oc.load(path)
     up = oc.to_bytes(oc.convert(c, "v2"))
@@ -1410,7 +1414,7 @@ def test_i11_lossless_revision_round_trips(name, files, tmp_path):
     assert oc.to_bytes(down) == path.read_bytes()
 
 
-def test_i11_dialect_on_v2_input_without_to(files, tmp_path):
+def test_dialect_on_v2_input_without_to(files, tmp_path):
     run = cli("convert", files["v2"], tmp_path / "y.ckpt", "--dialect", "onert-micro",
               "--model", FC3)
     if run.status == 0:
@@ -1419,9 +1423,9 @@ def test_i11_dialect_on_v2_input_without_to(files, tmp_path):
         one_error(run, run.status)
 
 
-def test_i11_hints_name_options_the_command_has(tmp_path):
+def test_hints_name_options_the_command_has(tmp_path):
     """A refused lossy write advises an option: the command given must have it (import has no
-    --allow-lossy; item 12's complaint about order='probe', for another command)."""
+    --allow-lossy; the model-error complaint about order='probe', for another command)."""
     oc.to_npz(oc.load(FC3_ADAM), tmp_path / "e.npz")
     runs = cli_batch(["import", tmp_path / "e.npz", tmp_path / "o.wof", "--revision", "wof"],
                      ["convert", FC3_ADAM, tmp_path / "o2.wof", "--to", "wof"],
@@ -1438,10 +1442,10 @@ def test_i11_hints_name_options_the_command_has(tmp_path):
             assert hint in options, f"{command} advises {hint}, an option it does not have: {run}"
 
 
-# Item 12: model errors -----------------------------------------------------------------------
+# Model errors --------------------------------------------------------------------------------
 
 
-def test_i12_checkpoint_of_another_model_is_model_mismatch(tmp_path):
+def test_checkpoint_of_another_model_is_model_mismatch(tmp_path):
     """The issue's command (a real process), then every command that takes --model."""
     runs = [cli("info", FC3SQ_ADAM, "--model", FC3)]
     runs += cli_batch(
@@ -1461,7 +1465,7 @@ def test_i12_checkpoint_of_another_model_is_model_mismatch(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
-def test_i12_library_bind_wrong_model():
+def test_library_bind_wrong_model():
     _, err = library_call(oc.load, FC3SQ_ADAM, model=FC3)
     assert isinstance(err, CheckpointError) and err.code == "model_mismatch", err
     assert "order=" not in err.message
@@ -1470,7 +1474,7 @@ def test_i12_library_bind_wrong_model():
 BAD_MODELS = ["missing", "dir", "fifo", "empty", "png", "ckpt", "devnull"]
 
 
-def test_i12_bad_model_files(tmp_path):
+def test_bad_model_files(tmp_path):
     """--model naming a missing file, a directory, a FIFO, /dev/null (I/O errors: exit 2
     io_error naming the path, like a missing checkpoint), an empty file, a PNG, a checkpoint
     (not a model: exit 1 with the project's code), for info, validate, convert, export."""
@@ -1509,14 +1513,14 @@ def test_i12_bad_model_files(tmp_path):
     assert not (tmp_path / "o.ckpt").exists() and not (tmp_path / "o.npz").exists()
 
 
-# Item 13: messages name internals ---------------------------------------------------------------
+# Messages name the user's paths, not internals --------------------------------------------------
 
 
 WRITING = ["convert", "export-npz", "export-safetensors", "import", "new", "edit", "bake"]
 WHERE = ["missing-folder", "directory", "empty", "file-as-folder"]
 
 
-def test_i13_unwritable_outputs_name_the_users_path(tmp_path):
+def test_unwritable_outputs_name_the_users_path(tmp_path):
     """Every command that writes, to a missing folder, a directory, the empty path, a path
     under a regular file: exit 2, one line naming the user's path (usage_error for the empty
     path), never an internal temporary name; nothing left behind."""
@@ -1569,7 +1573,7 @@ FOREIGN = [("png", None, "png"), ("npz", "import", "zip"), ("safetensors", "impo
            ("gguf", None, "gguf"), ("circle", "--model", "circle")]
 
 
-def test_i13_foreign_files_as_checkpoint_say_what_they_are(files, tmp_path):
+def test_foreign_files_as_checkpoint_say_what_they_are(files, tmp_path):
     """A PNG, npz, safetensors, GGUF, circle model given as the checkpoint, to info (a real
     process), validate, diff, convert, export, dump: bad_magic saying what the file looks
     like, and what to do (import; --model)."""
@@ -1592,7 +1596,7 @@ def test_i13_foreign_files_as_checkpoint_say_what_they_are(files, tmp_path):
     assert not (tmp_path / "o.ckpt").exists() and not (tmp_path / "o.npz").exists()
 
 
-def test_i13_foreign_files_library_message(files):
+def test_foreign_files_library_message(files):
     for kind in ("npz", "safetensors", "png"):
         _, err = library_call(oc.load, files[kind])
         assert isinstance(err, CheckpointError) and err.code == "bad_magic"
@@ -1602,7 +1606,7 @@ def test_i13_foreign_files_library_message(files):
 DUMP_KEYS = ["w1", "b0", "\x1b]0;x\x07", "99", "-1", "1.5", "", "00", "\u0661"]
 
 
-def test_i13_dump_unknown_tensor_hints_and_lists():
+def test_dump_unknown_tensor_hints_and_lists():
     """``dump --tensor w1`` without --model (a real process), then other keys that name no
     entry: no_such_tensor listing the entries, hinting --model for names."""
     runs = [cli("dump", "--tensor", "w1", FC3_SGD)]
@@ -1619,12 +1623,12 @@ def test_i13_dump_unknown_tensor_hints_and_lists():
             assert "--model" in err and "0, 1" in err, err
 
 
-def test_i13_dump_tensor_name_with_model_works():
+def test_dump_tensor_name_with_model_works():
     run = cli("dump", "--model", FC3, "--tensor", "w1", FC3_SGD)
     assert run.status == 0 and b"w1" in run.out, run
 
 
-def test_i13_dump_json_without_layout_is_usage_error():
+def test_dump_json_without_layout_is_usage_error():
     one_error(cli("dump", "--json", FC3_SGD), 2, "usage_error")
     for run in cli_batch(["dump", "--json", "--tensor", "0", FC3_SGD],
                          ["dump", "--json", "--model", FC3, FC3_SGD],
@@ -1632,7 +1636,7 @@ def test_i13_dump_json_without_layout_is_usage_error():
         one_error(run, 2, "usage_error")
 
 
-def test_i13_library_save_errors_name_user_path(tmp_path):
+def test_library_save_errors_name_user_path(tmp_path):
     for target in (tmp_path / "missing" / "x.ckpt", tmp_path):
         _, err = library_call(oc.save, small(), target)
         assert isinstance(err, OSError)
@@ -1649,7 +1653,7 @@ def test_i13_library_save_errors_name_user_path(tmp_path):
         pytest.fail("saved to the empty path")
 
 
-# Item 14: assignment is unchecked ---------------------------------------------------------------
+# Checked assignment -----------------------------------------------------------------------------
 
 
 def bound() -> Checkpoint:
@@ -1675,7 +1679,7 @@ BAD_VALUES = {
 
 @pytest.mark.parametrize("bad", list(BAD_VALUES))
 @pytest.mark.parametrize("target", ["weight", "m", "v"])
-def test_i14_bound_assignment_checked_and_named(bad, target):
+def test_bound_assignment_checked_and_named(bad, target):
     c = bound()
     entry = c["w0"] if target == "weight" else c.slot(target, "w0")
     before = np.array(entry.data, copy=True)
@@ -1690,7 +1694,7 @@ def test_i14_bound_assignment_checked_and_named(bad, target):
 
 
 @pytest.mark.parametrize("value", ["non-contiguous", "float64-exact", "list-exact", "fortran"])
-def test_i14_bound_assignment_of_good_values_round_trips(value, tmp_path):
+def test_bound_assignment_of_good_values_round_trips(value, tmp_path):
     c = bound()
     want = np.arange(42, dtype=np.float32).reshape(7, 6) / 8
     new = {"non-contiguous": np.ascontiguousarray(want.T).T,
@@ -1707,7 +1711,7 @@ def test_i14_bound_assignment_of_good_values_round_trips(value, tmp_path):
 
 
 @pytest.mark.parametrize("bad", ["wrong-size", "list-floats", "object", "none"])
-def test_i14_unbound_assignment_checked(bad):
+def test_unbound_assignment_checked(bad):
     c = oc.load(FC3_ADAM)
     entry = c[5]
     value = {"wrong-size": np.ones(10, np.float32), "list-floats": [0.5] * 168,
@@ -1718,7 +1722,7 @@ def test_i14_unbound_assignment_checked(bad):
     assert oc.to_bytes(c) == FC3_ADAM.read_bytes()
 
 
-def test_i14_unbound_same_size_typed_array_round_trips(tmp_path):
+def test_unbound_same_size_typed_array_round_trips(tmp_path):
     c = oc.load(FC3_ADAM)
     new = np.linspace(0, 1, 42, dtype=np.float32)
     c[5].data = new
@@ -1727,7 +1731,7 @@ def test_i14_unbound_same_size_typed_array_round_trips(tmp_path):
     assert np.array_equal(back["w0"].data.reshape(-1), new)
 
 
-def test_i14_assigned_file_loads_with_its_model(tmp_path):
+def test_assigned_file_loads_with_its_model(tmp_path):
     """The issue's exact sequence with a shape-compatible but mistyped array: either refused,
     or the written file loads with its model."""
     c = bound()
@@ -1739,7 +1743,7 @@ def test_i14_assigned_file_loads_with_its_model(tmp_path):
     oc.load(tmp_path / "a.ckpt", model=FC3)
 
 
-def test_i14_edit_replace_checks_like_assignment(tmp_path):
+def test_edit_replace_checks_like_assignment(tmp_path):
     """Assignment through the command line (``edit --replace KEY=FILE.npy``): a pickled object
     array (never unpickled), a wrong dtype and shape, a header claiming 10**11 elements, an
     untyped entry, a missing file: one error line, nothing written; a good array works."""
@@ -1765,11 +1769,11 @@ def test_i14_edit_replace_checks_like_assignment(tmp_path):
     assert np.array_equal(got["w0"].data, np.full((7, 6), 0.25, np.float32))
 
 
-# Item 15: mmap hazards ----------------------------------------------------------------------------
+# Mapped files changed after load ------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("path", ["v1", "v2", "wof"])
-def test_i15_copying_load_survives_truncation_and_rewrite(path, files, tmp_path):
+def test_copying_load_survives_truncation_and_rewrite(path, files, tmp_path):
     src = {"v1": FC3_ADAM, "v2": files["v2"], "wof": files["wof"]}[path]
     victim = tmp_path / "victim.ckpt"
     victim.write_bytes(src.read_bytes())
@@ -1790,7 +1794,7 @@ def test_i15_copying_load_survives_truncation_and_rewrite(path, files, tmp_path)
     assert "truncated-ok True" in p.stdout, p.stdout
 
 
-def test_i15_copying_load_not_changed_by_inplace_write(tmp_path):
+def test_copying_load_not_changed_by_inplace_write(tmp_path):
     victim = tmp_path / "victim.ckpt"
     victim.write_bytes(FC3_ADAM.read_bytes())
     c = oc.load(victim, mmap=False)
@@ -1801,7 +1805,7 @@ def test_i15_copying_load_not_changed_by_inplace_write(tmp_path):
     assert np.array_equal(c[5].data, before)
 
 
-def test_i15_mapped_v2_written_in_place_is_detected_on_first_access(files, tmp_path):
+def test_mapped_v2_written_in_place_is_detected_on_first_access(files, tmp_path):
     """A mapped schema-2 file written in place after load: the first data access checks the
     data section's CRC and refuses, instead of handing out the changed bytes."""
     victim = tmp_path / "victim.v2"
@@ -1815,7 +1819,7 @@ def test_i15_mapped_v2_written_in_place_is_detected_on_first_access(files, tmp_p
 
 
 @pytest.mark.parametrize("command", ["info", "dump", "validate", "export", "diff", "convert"])
-def test_i15_cli_file_truncated_after_load_no_sigbus(command, files, tmp_path):
+def test_cli_file_truncated_after_load_no_sigbus(command, files, tmp_path):
     """Item 15 on the command line: the file is truncated by someone else right after the CLI
     loaded it (made deterministic: the child's ``cli.load`` truncates the file once the real
     load returns). A copying read (cheap for small files) leaves the command working; a mapped
@@ -1843,7 +1847,7 @@ def test_i15_cli_file_truncated_after_load_no_sigbus(command, files, tmp_path):
     check_run([str(a) for a in argv], p.returncode, p.stdout, p.stderr)
 
 
-def test_i15_arrays_kept_after_open_exits(tmp_path):
+def test_arrays_kept_after_open_exits(tmp_path):
     """Arrays taken inside ``with oc.open(...)`` and used after it closed the file, and after
     the file was removed: still the bytes that were read, no crash (a child: a view on an
     unmapped region would kill the process)."""
@@ -1863,7 +1867,7 @@ def test_i15_arrays_kept_after_open_exits(tmp_path):
     assert p.stdout.split() == ["True", "True"], p.stdout
 
 
-def test_i15_cli_survives_truncation_race(tmp_path):
+def test_cli_survives_truncation_race(tmp_path):
     """The CLI reads files it is given: truncate one while many ``info``/``validate`` runs read
     it; none may die of SIGBUS (status must stay 0, 1 or 2: cli() checks)."""
     victim = tmp_path / "victim.ckpt"
@@ -1886,7 +1890,7 @@ IMPORT_INPUTS = ["truncated-npz", "truncated-safetensors", "garbage-npz", "pickl
                  "png-as-npz", "ckpt-as-safetensors"]
 
 
-def test_i15_hostile_import_inputs(tmp_path):
+def test_hostile_import_inputs(tmp_path):
     """Import reads untrusted files too: only CheckpointError/OSError from the library, one
     error line from the command line (never a zipfile, pickle or safetensors exception)."""
     raws = {}
