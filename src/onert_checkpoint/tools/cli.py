@@ -223,7 +223,8 @@ def _slot_column(entries: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndar
         v for e in entries
         for v in (e["index"], -1 if e["offset"] is None else e["offset"], e["nbytes"])
     )
-    rows = np.fromiter(flat, np.int64).reshape(-1, 3)
+    # annotated: numpy 2.2's stubs (Python 3.10) type reshape's result with a fixed rank
+    rows: np.ndarray = np.fromiter(flat, np.int64).reshape(-1, 3)
     rows = rows[np.argsort(rows[:, 0], kind="stable")]
     return rows[:, 0].copy(), rows[:, 1:].copy(), int(rows[:, 2].sum())
 

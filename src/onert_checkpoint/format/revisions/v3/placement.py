@@ -49,7 +49,7 @@ def place(lengths: np.ndarray, base: int = 0) -> np.ndarray:
     # offset within the next level's group: each level adds, at its heads, the change of that
     # offset from the group before (``diff``), and one cumulative sum adds them up.
     diff = np.zeros(count, np.int64)
-    heads = np.arange(count, dtype=np.int64)
+    heads: np.ndarray = np.arange(count, dtype=np.int64)  # numpy 2.2 and 2.4 stubs alike
     extent = lengths.astype(np.int64, copy=True)
     for lv in range(_TOP_LEVEL + 1):
         nxt = level[heads] > lv if lv < _TOP_LEVEL else heads == 0
