@@ -231,3 +231,39 @@ def test_the_runtime_s_file_reads_with_the_predicted_order_on_the_command_line(
     for entry, index in zip(ckpt.tensors, FIVE_ORDER):
         initial = model.initial_data(index)
         assert np.allclose(np.asarray(entry), initial, atol=1e-4), entry.name
+
+
+def test_a_new_checkpoint_of_such_a_model_is_what_the_runtime_reads(
+    onert_runtime: object, tmp_path: Path
+) -> None:
+    """``new`` writes the entries in the predicted order; each entry is then marked with its
+    circle tensor's own value, onert imports the file and writes its model back
+    (``train_export_circle``): every tensor holds its mark, so the runtime read each entry as
+    the tensor we meant (the model's equal sizes would hide a wrong order from every check)."""
+    model_path = tmp_path / "five.circle"
+    model_path.write_bytes(FIVE)
+    ours = tmp_path / "new.ckpt"
+    done = subprocess.run(
+        [sys.executable, "-m", "onert_checkpoint", "new", "--model", str(model_path),
+         "--optimizer", "sgd", str(ours)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    written = oc.load(ours, model=model_path, order="predict")
+    model = CircleModel.load(FIVE)
+    by_name = {t.name: t.index for t in model.tensors}
+    for entry in written.tensors:  # the tensor the library says it is ("b0@op1": a copy of b0)
+        index = by_name[entry.name.split("@")[0]]
+        entry.data = np.full(entry.shape, (index + 1) / 64, np.float32)
+    peer = TrainPeer(tmp_path / "peer", FIVE, "sgd", learning_rate=1e-30)
+    peer.import_bytes(oc.to_bytes(written))
+    # the runtime writes its model only after a step (this one moves nothing: lr 1e-30)
+    peer.train([np.zeros((1, 3), np.float32)], [np.zeros((1, 3), np.float32)], epochs=1)
+    baked = CircleModel.load(peer.export_circle())
+    marked = set(FIVE_ORDER)
+    assert marked == {t.index for t in model.tensors if t.is_constant and t.index in
+                      {i for op in model.operators for i in op.inputs}}
+    for index in marked:
+        values = baked.initial_data(index)
+        assert values is not None
+        assert np.all(np.asarray(values) == np.float32((index + 1) / 64)), model.tensors[index].name
