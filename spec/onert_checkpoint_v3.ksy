@@ -45,6 +45,9 @@ doc-ref:
   no_shape: 255
   column_alignment: 8
   max_range_alignment: 64
+  data_blocks_kind: 8
+  min_block_shift: 6
+  max_block_shift: 24
 seq:
   - id: header
     type: onert_checkpoint_common::header(3)
@@ -109,6 +112,14 @@ types:
             onert_checkpoint_common::section_kind::state: onert_checkpoint_common::state_section(_root._io)
             onert_checkpoint_common::section_kind::origin: onert_checkpoint_common::origin_section
         doc: The section's bytes, parsed by kind (DATA and unknown kinds stay raw bytes).
+      data_blocks:
+        io: _root._io
+        pos: entry.ofs_body
+        size: entry.len_body
+        type: data_blocks_section
+        if: entry.kind.to_i == 8
+        doc: Kind 8, optional (REQUIRED clear), the per-block CRC-32C of the data section
+          (SPEC.md 6.7.4); a reader that does not know it skips it.
   tensors_section:
     -ockpt-head: tensors_head
     doc: |
@@ -274,6 +285,32 @@ types:
         repeat-expr: head.num_slots * head.num_tensors
         doc: Slot j's entry for the t-th tensor record is entry j * T + t, its len_data, or
           NO_STATE (2**64-1) when the tensor has no state in that slot.
+  data_blocks_section:
+    doc: |
+      Kind 8 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
+      section, so that a reader verifies the blocks a read touches instead of the whole
+      section. Block i is the data section's bytes i * 2**block_shift up to
+      min((i + 1) * 2**block_shift, len_body) - 1 (the last block may be shorter). The data
+      section keeps its own whole-section CRC in the section table.
+    seq:
+      - id: block_shift
+        type: u4
+        doc: log2 of the block size, 6..24 (64 bytes to 16 MiB), the writer's choice.
+      - id: reserved
+        type: u4
+        doc: Reserved, 0.
+      - id: num_blocks
+        type: u8
+        doc: The data section's len_body divided by the block size, rounded up (at least 1).
+      - id: crc
+        type: u4
+        repeat: expr
+        repeat-expr: num_blocks
+        doc: CRC-32C of each block of the data section, in order.
+    instances:
+      block_size:
+        value: 1 << block_shift
+        doc: The block size in bytes.
   data_range:
     doc: |
       The i-th data range in data order, placed by rule: its start is the end of the previous

@@ -65,6 +65,63 @@ var OnertCheckpointV3 = (function() {
   }
 
   /**
+   * Kind 8 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
+   * section, so that a reader verifies the blocks a read touches instead of the whole
+   * section. Block i is the data section's bytes i * 2**block_shift up to
+   * min((i + 1) * 2**block_shift, len_body) - 1 (the last block may be shorter). The data
+   * section keeps its own whole-section CRC in the section table.
+   */
+
+  var DataBlocksSection = OnertCheckpointV3.DataBlocksSection = (function() {
+    function DataBlocksSection(_io, _parent, _root) {
+      this._io = _io;
+      this._parent = _parent;
+      this._root = _root;
+
+      this._read();
+    }
+    DataBlocksSection.prototype._read = function() {
+      this.blockShift = this._io.readU4le();
+      this.reserved = this._io.readU4le();
+      this.numBlocks = this._io.readU8le();
+      this.crc = [];
+      for (var i = 0; i < this.numBlocks; i++) {
+        this.crc.push(this._io.readU4le());
+      }
+    }
+
+    /**
+     * The block size in bytes.
+     */
+    Object.defineProperty(DataBlocksSection.prototype, 'blockSize', {
+      get: function() {
+        if (this._m_blockSize !== undefined)
+          return this._m_blockSize;
+        this._m_blockSize = 1 << this.blockShift;
+        return this._m_blockSize;
+      }
+    });
+
+    /**
+     * log2 of the block size, 6..24 (64 bytes to 16 MiB), the writer's choice.
+     */
+
+    /**
+     * Reserved, 0.
+     */
+
+    /**
+     * The data section's len_body divided by the block size, rounded up (at least 1).
+     */
+
+    /**
+     * CRC-32C of each block of the data section, in order.
+     */
+
+    return DataBlocksSection;
+  })();
+
+  /**
    * The i-th data range in data order, placed by rule: its start is the end of the previous
    * range (the data section's start for the first) rounded up to a(len_data).
    */
@@ -401,6 +458,26 @@ var OnertCheckpointV3 = (function() {
         }
         io.seek(_pos);
         return this._m_body;
+      }
+    });
+
+    /**
+     * Kind 8, optional (REQUIRED clear), the per-block CRC-32C of the data section (SPEC.md 6.7.4); a reader that does not know it skips it.
+     */
+    Object.defineProperty(SectionEntry.prototype, 'dataBlocks', {
+      get: function() {
+        if (this._m_dataBlocks !== undefined)
+          return this._m_dataBlocks;
+        if (this.entry.kind == 8) {
+          var io = this._root._io;
+          var _pos = io.pos;
+          io.seek(this.entry.ofsBody);
+          this._raw__m_dataBlocks = io.readBytes(this.entry.lenBody);
+          var _io__raw__m_dataBlocks = new KaitaiStream(this._raw__m_dataBlocks);
+          this._m_dataBlocks = new DataBlocksSection(_io__raw__m_dataBlocks, this, this._root);
+          io.seek(_pos);
+        }
+        return this._m_dataBlocks;
       }
     });
 

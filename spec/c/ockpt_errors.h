@@ -98,6 +98,10 @@ typedef enum ockpt_error {
   OCKPT_E_RELEASED = 46,
   /* An optimizer slot name the checkpoint does not have was asked for (Checkpoint.slot): its optimizer's slots are named, for example m and v for Adam. */
   OCKPT_E_UNKNOWN_SLOT = 47,
+  /* The CRC-32C of one block of a schema-3 data section differs from the one the data_blocks section records for it (the field names the block's CRC, the offset the block's first byte). */
+  OCKPT_E_BLOCK_CHECKSUM = 48,
+  /* A schema-3 data_blocks section does not fit its data section: a block size outside 64 bytes..16 MiB, a block count other than the data section's size divided by the block size (rounded up), or a length other than 16 bytes plus 4 per block. */
+  OCKPT_E_BAD_DATA_BLOCKS = 49,
 } ockpt_error;
 
 /* The stable snake_case name of an error code. */
@@ -151,6 +155,8 @@ static inline const char *ockpt_error_name(ockpt_error e) {
   case OCKPT_E_BAD_DATA_ORDER: return "bad_data_order";
   case OCKPT_E_RELEASED: return "released";
   case OCKPT_E_UNKNOWN_SLOT: return "unknown_slot";
+  case OCKPT_E_BLOCK_CHECKSUM: return "block_checksum";
+  case OCKPT_E_BAD_DATA_BLOCKS: return "bad_data_blocks";
   }
   return "unknown";
 }

@@ -251,4 +251,17 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                   'applies': [],
                   'summary': 'An optimizer slot name the checkpoint does not have was asked for '
                              "(Checkpoint.slot): its optimizer's slots are named, for example m "
-                             'and v for Adam.'}}
+                             'and v for Adam.'},
+ 'block_checksum': {'number': 48,
+                    'category': 'format',
+                    'applies': ['v3'],
+                    'summary': 'The CRC-32C of one block of a schema-3 data section differs from '
+                               'the one the data_blocks section records for it (the field names '
+                               "the block's CRC, the offset the block's first byte)."},
+ 'bad_data_blocks': {'number': 49,
+                     'category': 'format',
+                     'applies': ['v3'],
+                     'summary': 'A schema-3 data_blocks section does not fit its data section: a '
+                                'block size outside 64 bytes..16 MiB, a block count other than the '
+                                "data section's size divided by the block size (rounded up), or a "
+                                'length other than 16 bytes plus 4 per block.'}}

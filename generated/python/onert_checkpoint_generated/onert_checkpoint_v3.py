@@ -82,6 +82,45 @@ class OnertCheckpointV3(KaitaiStruct):
 
 
 
+    class DataBlocksSection(KaitaiStruct):
+        """Kind 8 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
+        section, so that a reader verifies the blocks a read touches instead of the whole
+        section. Block i is the data section's bytes i * 2**block_shift up to
+        min((i + 1) * 2**block_shift, len_body) - 1 (the last block may be shorter). The data
+        section keeps its own whole-section CRC in the section table.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(OnertCheckpointV3.DataBlocksSection, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.block_shift = self._io.read_u4le()
+            self.reserved = self._io.read_u4le()
+            self.num_blocks = self._io.read_u8le()
+            self.crc = []
+            for i in range(self.num_blocks):
+                self.crc.append(self._io.read_u4le())
+
+
+
+        def _fetch_instances(self):
+            pass
+            for i in range(len(self.crc)):
+                pass
+
+
+        @property
+        def block_size(self):
+            """The block size in bytes."""
+            if hasattr(self, '_m_block_size'):
+                return self._m_block_size
+
+            self._m_block_size = 1 << self.block_shift
+            return getattr(self, '_m_block_size', None)
+
+
     class DataRange(KaitaiStruct):
         """The i-th data range in data order, placed by rule: its start is the end of the previous
         range (the data section's start for the first) rounded up to a(len_data).
@@ -344,6 +383,11 @@ class OnertCheckpointV3(KaitaiStruct):
                 else:
                     pass
 
+            _ = self.data_blocks
+            if hasattr(self, '_m_data_blocks'):
+                pass
+                self._m_data_blocks._fetch_instances()
+
 
         @property
         def body(self):
@@ -380,6 +424,24 @@ class OnertCheckpointV3(KaitaiStruct):
                 self._m_body = io.read_bytes(self.entry.len_body)
             io.seek(_pos)
             return getattr(self, '_m_body', None)
+
+        @property
+        def data_blocks(self):
+            """Kind 8, optional (REQUIRED clear), the per-block CRC-32C of the data section (SPEC.md 6.7.4); a reader that does not know it skips it."""
+            if hasattr(self, '_m_data_blocks'):
+                return self._m_data_blocks
+
+            if int(self.entry.kind) == 8:
+                pass
+                io = self._root._io
+                _pos = io.pos()
+                io.seek(self.entry.ofs_body)
+                self._raw__m_data_blocks = io.read_bytes(self.entry.len_body)
+                _io__raw__m_data_blocks = KaitaiStream(BytesIO(self._raw__m_data_blocks))
+                self._m_data_blocks = OnertCheckpointV3.DataBlocksSection(_io__raw__m_data_blocks, self, self._root)
+                io.seek(_pos)
+
+            return getattr(self, '_m_data_blocks', None)
 
 
     class TensorsSection(KaitaiStruct):
