@@ -22,13 +22,14 @@ __all__ = ["BY_NAME", "REVISIONS", "Revision"]
 class Revision:
     """A revision: its name, its version byte, and the modules (of this package) that read and
     write it. A reader module has ``read(view, *, verify_data)``; a writer module has
-    ``write_chunks(ckpt, dialect, **options)`` and, when ``streams``, ``write_stream`` (a
-    stream whose header is patched in afterwards, see saving.Stream)."""
+    ``write_chunks(ckpt, dialect, **options)``, or, when ``streams``, ``plan(ckpt, *,
+    data_crc)`` for the container writer, which also streams (saving.Stream)."""
 
     name: str
     version: int
     reader: str
     writer: str
+    #: the writer plans a schema-2-family container (container_write.py), which can stream
     streams: bool = False
 
     def read(self, view: memoryview, *, verify_data: bool = True) -> Checkpoint:
@@ -37,10 +38,14 @@ class Revision:
     def write_chunks(
         self, ckpt: Checkpoint, dialect: str | None, **options: Any
     ) -> Iterator[bytes | memoryview]:
-        return _module(self.writer).write_chunks(ckpt, dialect, **options)
+        writer = _module(self.writer)
+        if self.streams:
+            return _module("container_write").chunks(writer.plan(ckpt))
+        return writer.write_chunks(ckpt, dialect, **options)
 
     def write_stream(self, ckpt: Checkpoint, dialect: str | None, **options: Any) -> Any:
-        return _module(self.writer).write_stream(ckpt, dialect, **options)
+        """The bytes with the data CRC computed on the way (container_write.stream)."""
+        return _module("container_write").stream(_module(self.writer).plan(ckpt, data_crc=False))
 
 
 def _module(name: str) -> ModuleType:

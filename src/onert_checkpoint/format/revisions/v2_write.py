@@ -19,7 +19,6 @@ import itertools
 import math
 import re
 import struct
-from collections.abc import Generator, Iterator
 from typing import NoReturn
 
 import numpy as np
@@ -73,8 +72,6 @@ __all__ = [
     "plan",
     "state_body",
     "stream",
-    "write_chunks",
-    "write_stream",
 ]
 
 VERSION = 2
@@ -478,17 +475,3 @@ def origin_body(origin: dict[str, object]) -> bytes:
             "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
         }
     )
-
-
-def write_chunks(
-    ckpt: Checkpoint, dialect: str | None, **options: object
-) -> Iterator[bytes | memoryview]:
-    """The file's bytes (the registry's writer, revisions/registry.py)."""
-    return chunks(plan(ckpt))
-
-
-def write_stream(
-    ckpt: Checkpoint, dialect: str | None, **options: object
-) -> Generator[bytes | memoryview, None, list[tuple[int, bytes]]]:
-    """The file's bytes with the data CRC computed on the way (:func:`stream`)."""
-    return stream(plan(ckpt, data_crc=False))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -67,6 +67,8 @@ from .v3.constants import (
     align8,
     range_alignment,
 )
+from .v3.data_blocks import DEFAULT_BLOCK_SIZE, HEAD_SIZE, block_shift_of, num_blocks
+from .v3.data_blocks import KIND as BLOCKS_KIND
 
 __all__ = [
     "COLUMNS",
@@ -80,8 +82,6 @@ __all__ = [
     "plan",
     "range_alignment",
     "stream",
-    "write_chunks",
-    "write_stream",
 ]
 
 #: The tensors section's column bits (6.7.1), in the order the columns are laid out.
@@ -255,6 +255,15 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
         bodies.append((SectionKind.ORIGIN, 0, origin_body(origin)))
     bodies += [(s.kind, FLAG_REQUIRED if s.required else 0, bytes(s.data)) for s in extra]
     has_data = bool(ranges)
+    # Placement is relative to the data section's start (a multiple of 64): computed once,
+    # before the sections are laid out, since the data_blocks section's size depends on it.
+    rel = _place(0, [b.nbytes for b in ranges])
+    data_len = rel[-1] + ranges[-1].nbytes if ranges else 0
+    shift = _data_blocks(ckpt, extra, data_len)
+    if shift is not None:  # kind 8 among the other kinds, in ascending kind order (6.4)
+        at = len(bodies) - sum(1 for s in extra if s.kind > BLOCKS_KIND)
+        placeholder = bytes(HEAD_SIZE + 4 * num_blocks(data_len, shift))
+        bodies.insert(at, (BLOCKS_KIND, 0, placeholder))
     if len(bodies) + has_data > MAX_SECTIONS:
         _fail(f"schema 3 holds at most {MAX_SECTIONS} sections")
 
@@ -290,8 +299,26 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
             body = state_body(state_ent, state_blobs, ofs)
         finished.append((int(kind), flags, body))
 
-    placed = list(zip(_place(data_start, [b.nbytes for b in ranges]), ranges))
-    return assemble(finished, offsets, placed, data_start, VERSION, data_crc)
+    placed = [(data_start + r, b) for r, b in zip(rel, ranges)]
+    return assemble(finished, offsets, placed, data_start, VERSION, data_crc, shift)
+
+
+def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> int | None:
+    """log2 of the data_blocks section's block size (SPEC 6.7.4), None for no section: the
+    checkpoint's ``data_block_size`` (0: none; None: :data:`DEFAULT_BLOCK_SIZE`); no section
+    without data bytes."""
+    if any(getattr(s, "kind", None) == BLOCKS_KIND for s in extra):
+        _fail(
+            f"a kept section of kind {BLOCKS_KIND} would collide with schema 3's data_blocks "
+            "section of that kind"
+        )
+    size = ckpt.data_block_size
+    if size is None:
+        size = DEFAULT_BLOCK_SIZE
+    if size == 0 and not isinstance(size, bool):
+        return None
+    shift = block_shift_of(size)
+    return shift if data_len else None
 
 
 def _optimizer_body(
@@ -313,17 +340,3 @@ def _optimizer_body(
         + entries
         + b"".join(raw_names)
     )
-
-
-def write_chunks(
-    ckpt: Checkpoint, dialect: str | None, **options: object
-) -> Iterator[bytes | memoryview]:
-    """The file's bytes (the registry's writer, revisions/registry.py)."""
-    return chunks(plan(ckpt))
-
-
-def write_stream(
-    ckpt: Checkpoint, dialect: str | None, **options: object
-) -> Generator[bytes | memoryview, None, list[tuple[int, bytes]]]:
-    """The file's bytes with the data CRC computed on the way (:func:`stream`)."""
-    return stream(plan(ckpt, data_crc=False))

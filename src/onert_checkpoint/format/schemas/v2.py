@@ -95,19 +95,18 @@ STATE = Struct(
     "entries" / _records(STATE_ENTRY_DTYPE, this.head.num_entries),
 )
 
-#: A section's body by kind (names, keys and values are found through the records' offsets;
-#: DATA and unknown kinds stay raw bytes).
-_KIND = layout.SectionKind
-_BODY = Switch(
-    lambda ctx: int(ctx.kind),
-    {_KIND.TENSORS: TENSORS, _KIND.OPTIMIZER: OPTIMIZER, _KIND.STATE: STATE, _KIND.ORIGIN: ORIGIN},
-    default=Bytes(lambda ctx: int(ctx.len_body)),
-)
+def checkpoint(header: Struct, tensors: Struct, optimizer: Struct) -> Struct:
+    """The whole file's structure of a schema-2-family revision, for parsing: the header, then
+    every section through the table, its body parsed by kind (names, keys and values are found
+    through the records' offsets; DATA and unknown kinds stay raw bytes)."""
+    kind = layout.SectionKind
+    body = Switch(
+        lambda ctx: int(ctx.kind),
+        {kind.TENSORS: tensors, kind.OPTIMIZER: optimizer, kind.STATE: STATE, kind.ORIGIN: ORIGIN},
+        default=Bytes(lambda ctx: int(ctx.len_body)),
+    )
+    section = Struct(*SECTION_ENTRY.subcons, "body" / Pointer(this.ofs_body, body))
+    return Struct("header" / header, "sections" / Array(this.header.num_sections, section))
 
-_SECTION = Struct(*SECTION_ENTRY.subcons, "body" / Pointer(this.ofs_body, _BODY))
 
-#: The whole file's structure, for parsing: the header, then every section through the table.
-CHECKPOINT = Struct(
-    "header" / HEADER,
-    "sections" / Array(this.header.num_sections, _SECTION),
-)
+CHECKPOINT = checkpoint(HEADER, TENSORS, OPTIMIZER)

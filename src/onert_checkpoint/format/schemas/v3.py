@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from construct import Array, Bytes, If, Padding, Pointer, Struct, Switch, Tell, this
+from construct import Bytes, If, Padding, Struct, Tell, this
 from onert_checkpoint_generated import layout
 
 from .common import record_struct
@@ -22,12 +22,12 @@ from .v2 import (
     OPTIMIZER_HEAD,
     ORIGIN,
     SECTION_DTYPE,
-    SECTION_ENTRY,
     SLOT_DESCRIPTOR_DTYPE,
     STATE,
     STATE_ENTRY_DTYPE,
     STATE_HEAD,
     RecordArray,
+    checkpoint,
 )
 
 __all__ = [
@@ -118,20 +118,8 @@ OPTIMIZER = Struct(
     "entries" / RecordArray(np.dtype("<u8"), lambda ctx: ctx.head.num_slots * ctx.head.num_tensors),
 )
 
-_KIND = layout.SectionKind
-_BODY = Switch(
-    lambda ctx: int(ctx.kind),
-    {_KIND.TENSORS: TENSORS, _KIND.OPTIMIZER: OPTIMIZER, _KIND.STATE: STATE, _KIND.ORIGIN: ORIGIN},
-    default=Bytes(lambda ctx: int(ctx.len_body)),
-)
-
-_SECTION = Struct(*SECTION_ENTRY.subcons, "body" / Pointer(this.ofs_body, _BODY))
-
-#: The whole file's structure, for parsing: the header, then every section through the table.
-CHECKPOINT = Struct(
-    "header" / HEADER,
-    "sections" / Array(this.header.num_sections, _SECTION),
-)
+#: The whole file's structure, for parsing (schema 2's container with these sections).
+CHECKPOINT = checkpoint(HEADER, TENSORS, OPTIMIZER)
 
 
 def alignment(length: int) -> int:

@@ -13,14 +13,14 @@ from onert_checkpoint_generated.layout import SectionKind as Kind
 from onert_checkpoint_generated.onert_checkpoint_v2 import OnertCheckpointV2
 
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
-from ...errors import CheckpointError
-from ...model import Buffer, Checkpoint, Optimizer, Section, Tensor, TrainingState
+from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from .constants import KIND_NAMES, NO_STATE
 from .data_ranges import DataRanges, check_data_ranges, data_checks
 from .header import check_header
 from .optimizer import SlotTable, check_optimizer_section
 from .origin import check_origin_section
-from .section_table import SectionInfo, check_section_table
+from .rules import read_in_rule_order
+from .section_table import check_section_table, unknown_section
 from .state import check_state_section
 from .tensors import TensorRecords, check_tensors_section
 
@@ -34,14 +34,7 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
     checked on the first access to any entry's data (or by :meth:`Checkpoint.verify`);
     ``verify_data=False`` skips them.
     """
-    try:
-        return _read(view, verify_data, defer=verify_data)
-    except CheckpointError:
-        if verify_data:
-            # A deferred check may come first in the spec's order: read again with every
-            # check in place, which raises the error the spec names for this file.
-            _read(view, True, defer=False)
-        raise
+    return read_in_rule_order(_read, view, verify_data)
 
 
 def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
@@ -73,7 +66,7 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
         file_size=len(view),
         source=view,
         origin=origin,
-        sections=[_unknown(view, s) for s in sections if s.kind not in KIND_NAMES],
+        sections=[unknown_section(view, s) for s in sections if s.kind not in KIND_NAMES],
     )
     ckpt._store = store
     return ckpt
@@ -114,7 +107,3 @@ def _optimizer(store: DataStore, slots: SlotTable, tensors: EntryTable) -> Optim
         )
         optimizer.slots[name] = SlotEntries(table)
     return optimizer
-
-
-def _unknown(view: memoryview, s: SectionInfo) -> Section:
-    return Section(kind=s.kind, data=bytes(view[s.start : s.end]), required=False, offset=s.start)

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
-from ...errors import error_for
+from ...errors import CheckpointError, error_for
 
 if TYPE_CHECKING:
+    from ...model import Checkpoint
     from .section_table import SectionInfo
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "decode",
     "fail",
     "first",
+    "read_in_rule_order",
     "read_records",
 ]
 
@@ -179,3 +181,17 @@ def check_unique(
             int(at[later]) + off,
             f"{name} {int(values[later])} appears twice",
         )
+
+
+def read_in_rule_order(
+    read: Callable[[memoryview, bool, bool], Checkpoint], view: memoryview, verify_data: bool
+) -> Checkpoint:
+    """``read(view, verify_data, defer)`` with the data checks deferred to the first access of
+    data; when the file is refused, a deferred check may come first in the spec's order: it is
+    read again with every check in place, which raises the error the spec names for the file."""
+    try:
+        return read(view, verify_data, verify_data)
+    except CheckpointError:
+        if verify_data:
+            read(view, True, False)
+        raise

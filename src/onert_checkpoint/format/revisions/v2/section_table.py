@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from onert_checkpoint_generated.layout import Header, SectionEntry
 
+from ...model import Section
 from .constants import (
     ALIGNMENT,
     FLAG_REQUIRED,
@@ -22,7 +23,7 @@ from .constants import (
 )
 from .rules import check_padding, fail
 
-__all__ = ["SectionInfo", "check_section_crc", "check_section_table"]
+__all__ = ["SectionInfo", "check_section_crc", "check_section_table", "unknown_section"]
 
 
 @dataclass(frozen=True)
@@ -184,3 +185,8 @@ def check_section_entry(
                 f"a section of kind {kind} after one of kind {previous.kind}: the order is "
                 "tensors, optimizer, state, origin, other kinds ascending, data",
             )
+
+
+def unknown_section(view: memoryview, s: SectionInfo) -> Section:
+    """A section of a kind this reader does not know (kept, and written back as it was)."""
+    return Section(kind=s.kind, data=bytes(view[s.start : s.end]), required=False, offset=s.start)

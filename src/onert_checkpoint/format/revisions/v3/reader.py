@@ -11,19 +11,24 @@ schema 2, unless ``verify_data=False``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from onert_checkpoint_generated.layout import SectionKind as Kind
 from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
-from ...errors import CheckpointError
-from ...model import Buffer, Checkpoint, Optimizer, Section, Tensor, TrainingState
+from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ..v2 import section_table as table
 from ..v2.constants import KIND_NAMES
 from ..v2.header import check_header
 from ..v2.origin import check_origin_section
-from ..v2.section_table import SectionInfo, check_section_table
+from ..v2.rules import read_in_rule_order
+from ..v2.section_table import check_section_table, unknown_section
 from ..v2.state import check_state_section
 from .constants import VERSION
+from .data_blocks import KIND as BLOCKS_KIND
+from .data_blocks import DataBlocks, check_data_blocks
 from .placement import Placement, check_placement, data_checks
 from .slot_entries import SlotLengths, check_optimizer_section
 from .tensor_columns import TensorColumns, check_tensors_section
@@ -38,14 +43,7 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
     on the first access to any entry's data (or by :meth:`Checkpoint.verify`);
     ``verify_data=False`` skips them.
     """
-    try:
-        return _read(view, verify_data, defer=verify_data)
-    except CheckpointError:
-        if verify_data:
-            # A deferred check may come first in the spec's order: read again with every
-            # check in place, which raises the error the spec names for this file.
-            _read(view, True, defer=False)
-        raise
+    return read_in_rule_order(_read, view, verify_data)
 
 
 def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
@@ -53,7 +51,12 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
     header = check_header(view, OnertCheckpointV3, VERSION).header
     num_sections, table_crc = header.num_sections, header.section_table_crc
     eager = verify_data and not defer
-    sections = check_section_table(view, num_sections, table_crc, eager)
+    # With a data_blocks section the data section's CRC runs after the block CRCs (rule B6 of
+    # SPEC 6.7.4), not in T4: a damaged byte is reported by its block.
+    blocks_first = _lists_data_blocks(view, num_sections)
+    sections = check_section_table(view, num_sections, table_crc, eager and not blocks_first)
+    blocks = _data_blocks(view, sections, eager)
+    sections = [s for s in sections if s.kind != BLOCKS_KIND]
     by_kind = {s.kind: s for s in sections if s.kind in KIND_NAMES}
     sec = by_kind.get
     tensors = check_tensors_section(view, t) if (t := sec(Kind.TENSORS)) else None
@@ -67,7 +70,10 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
     pending = None
     if defer and data is not None and tensors is not None:
         pending = data_checks(view, data, tensors, slots)
-    store = DataStore(np.frombuffer(view, dtype=np.uint8), pending)
+        if blocks is not None:
+            pending = _blocks_then(blocks, pending)
+    ranged = None if blocks is None or pending is None else blocks.check_range
+    store = DataStore(np.frombuffer(view, dtype=np.uint8), pending, ranged)
     table = _tensor_table(store, tensors, placement)
     ckpt = Checkpoint(
         tensors=TensorList(table=table),
@@ -79,11 +85,48 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
         file_size=len(view),
         source=view,
         origin=origin,
-        sections=[_unknown(view, s) for s in sections if s.kind not in KIND_NAMES],
+        sections=[unknown_section(view, s) for s in sections if s.kind not in KIND_NAMES],
         data_order=_data_order(tensors),
     )
     ckpt._store = store
+    ckpt.data_block_size = 0 if blocks is None else blocks.block_size
     return ckpt
+
+
+def _lists_data_blocks(view: memoryview, num_sections: int) -> bool:
+    """Whether the section table lists a data_blocks section (read before rules T1 to T5 pass:
+    only where their failure is reported is decided by it)."""
+    n = min(num_sections, (len(view) - 64) // 32 if len(view) >= 64 else 0, 64)
+    kinds = np.frombuffer(view, "<u4", n * 8, 64)[::8] if n > 0 else np.zeros(0, np.uint32)
+    return bool((kinds == BLOCKS_KIND).any())
+
+
+def _data_blocks(
+    view: memoryview, sections: list[table.SectionInfo], eager: bool
+) -> DataBlocks | None:
+    """Rules B1 to B5 on a data_blocks section, and with ``eager`` B6 (every block's CRC, then
+    the data section's): they run after T5, before the tensors section."""
+    found = next((s for s in sections if s.kind == BLOCKS_KIND), None)
+    if found is None:
+        return None
+    data = next((s for s in sections if s.kind == Kind.DATA), None)
+    blocks = check_data_blocks(view, found, data)
+    if eager and data is not None:
+        blocks.check_all()
+        table.check_section_crc(view, data)
+    return blocks
+
+
+def _blocks_then(blocks: DataBlocks, rest: Callable[[], None]) -> Callable[[], None]:
+    """The deferred data checks in the spec's order: every block (B6; all of them again, for a
+    caller who asks again after the bytes may have changed), the data section's CRC and P4."""
+
+    def run() -> None:
+        blocks.done[:] = False
+        blocks.check_all()
+        rest()
+
+    return run
 
 
 def _data_order(tensors: TensorColumns | None) -> np.ndarray | None:
@@ -124,7 +167,3 @@ def _optimizer(
         )
         optimizer.slots[name] = SlotEntries(table)
     return optimizer
-
-
-def _unknown(view: memoryview, s: SectionInfo) -> Section:
-    return Section(kind=s.kind, data=bytes(view[s.start : s.end]), required=False, offset=s.start)
