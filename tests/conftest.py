@@ -93,19 +93,56 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
     "test_c_writer.py": ("c",),
 }
 
-#: Modules whose tests are ``slow`` (measured with ``--durations``: each costs more than the inner
-#: loop can afford, or the module's total does).
-SLOW_MODULES: frozenset[str] = frozenset()
+#: Modules whose tests are ``slow``: measured per file (CPU time of a run of the file alone, on
+#: 2 cores), each of these costs 6 s or more, most of it spread over many tests (a whole-module
+#: mark), or is time-boxed (the fuzzers: 60 s + 30 s + 30 s of wall time).
+SLOW_MODULES: frozenset[str] = frozenset({
+    "fuzz/test_fuzzers.py",
+    "interop/test_onert_order.py",
+    "interop/test_operators.py",
+    "interop/test_resume.py",
+    "test_hostile_use.py",
+    "test_batch_rescale.py",
+    "test_c_stream.py",
+    "test_c_v3.py",
+    "test_c_writer.py",
+    "test_cli.py",
+    "test_convert.py",
+    "test_export_lossless.py",
+    "test_fuzz_entrypoints.py",
+    "test_fuzz_properties.py",
+    "test_linear_time.py",
+    "test_tools_hardening.py",
+    "test_v3_write.py",
+})
 
 #: Single tests (node ids under tests/, without parameters: every parametrization is meant)
-#: that are slow in a module that is otherwise quick.
-SLOW_TESTS: tuple[str, ...] = ()
+#: that are slow in a module that is otherwise quick: each costs seconds (a build, a pip
+#: install, a mkdocs site, mypy, a subprocess per command, hundreds of hypothesis examples).
+SLOW_TESTS: tuple[str, ...] = (
+    "interop/test_shared_weights.py::test_prediction_matches_the_probe_on_random_shared_models",
+    "test_differential_tables.py::test_mutated_files_read_the_same",
+    "test_differential_tables.py::test_written_files_read_the_same",
+    "test_docs_site.py::test_site_builds_strict",
+    "test_generated.py::test_regenerating_changes_nothing",
+    "test_hypothesis_seed.py::test_ci_runs_vary_and_a_printed_seed_reproduces",
+    "test_readme_claims.py::test_every_command_has_help_with_examples",
+    "test_readme_claims.py::test_pip_install_dot_gives_the_quick_start",
+    "test_save_faults.py::test_sigkill_during_saves_leaves_old_or_new",
+    "test_typecheck.py::test_mypy_reports_no_error",
+    "test_v3_read.py::test_a_file_with_every_column_reads_as_its_content",
+    "test_v3_read.py::test_load_time_grows_linearly",
+    "test_v3_read.py::test_mutated_files_load_or_raise_checkpoint_error",
+    "test_vector_expectations.py::test_c_reader_writes_shortest_floats",
+    "test_vectors.py::test_make_vectors_reproduces_the_committed_vectors",
+)
 
 #: Fixtures (direct or through another fixture) whose tests are marked too: the reference C
-#: reader is built and run; the onert-micro peer is compiled from the runtime's C++ sources
-#: (tens of seconds of g++) and every test runs it.
+#: reader is built with the sanitizers (seconds) and each test runs it in a child process,
+#: hundreds of them; the onert-micro peer is compiled from the runtime's C++ sources (tens of
+#: seconds of g++) and every test runs it.
 FIXTURE_MARKERS: dict[str, tuple[str, ...]] = {
-    "ockpt_info": ("c",),
+    "ockpt_info": ("c", "slow"),
     "micro_driver": ("interop", "slow"),
 }
 

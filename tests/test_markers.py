@@ -66,7 +66,8 @@ def test_markers_follow_module_fixture_and_test_tables(monkeypatch) -> None:
     monkeypatch.setattr(conftest, "SLOW_TESTS", ("test_a.py::test_slow",))
     assert conftest.markers_of("interop/test_x.py::test_y", []) == {"interop"}
     assert conftest.markers_of("fuzz/test_fuzzers.py::test_atheris_load", []) >= {"fuzz"}
-    assert conftest.markers_of("test_vectors.py::test_c_reader[x]", ["ockpt_info"]) == {"c"}
+    assert conftest.markers_of("test_vectors.py::test_c_reader[x]", ["ockpt_info"]) == {
+        "c", "slow"}
     assert "slow" in conftest.markers_of("interop/test_x.py::test_y", ["micro", "micro_driver"])
     assert conftest.markers_of("test_a.py::test_slow[1-2]", []) == {"slow"}
     assert conftest.markers_of("test_a.py::test_quick", []) == set()
