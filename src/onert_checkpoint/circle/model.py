@@ -34,6 +34,9 @@ MICRO_TRAINABLE_OPCODES = ("FULLY_CONNECTED", "CONV_2D")
 
 _FILE_IDENTIFIER = b"CIR0"
 
+#: The most dimensions an ndarray may have (32 before NumPy 2, 64 since).
+_MAX_NUMPY_RANK = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
+
 
 @dataclass(frozen=True, slots=True)
 class CircleTensor:
@@ -262,7 +265,8 @@ class CircleModel:
 
     # Queries ------------------------------------------------------------------------------
     def initial_data(self, index: int) -> np.ndarray | None:
-        """The constant buffer of tensor ``index``, typed and shaped (a read-only view)."""
+        """The constant buffer of tensor ``index``, typed and shaped (a read-only view); flat
+        when its size disagrees with the shape or NumPy cannot hold that many dimensions."""
         tensor = self.tensors[index]
         blob = self._data.get(index)
         if blob is None:
@@ -272,7 +276,7 @@ class CircleModel:
         except TypeError:
             return np.frombuffer(blob, dtype=np.uint8)
         arr = np.frombuffer(blob, dtype=dtype)
-        if tensor.nbytes == len(blob):
+        if tensor.nbytes == len(blob) and len(tensor.shape) <= _MAX_NUMPY_RANK:
             arr = arr.reshape(tensor.shape)
         return arr
 
