@@ -17,6 +17,7 @@ import numpy as np
 from construct import Bytes, If, Padding, Struct, Tell, this
 from onert_checkpoint_generated import layout
 
+from ..revisions.v3.constants import range_alignment
 from .common import record_struct
 from .v2 import (
     OPTIMIZER_HEAD,
@@ -48,8 +49,8 @@ __all__ = [
     "STATE_HEAD",
     "TENSORS",
     "TENSORS_HEAD",
-    "alignment",
     "data_placement",
+    "range_alignment",
 ]
 
 NO_STATE = layout.NO_STATE
@@ -122,13 +123,6 @@ OPTIMIZER = Struct(
 CHECKPOINT = checkpoint(HEADER, TENSORS, OPTIMIZER)
 
 
-def alignment(length: int) -> int:
-    """a(len) of SPEC.md 6.7.3: 64 for 64 bytes or more, else the smallest power of two not
-    below ``length`` (a(0) = a(1) = 1)."""
-    length = int(length)
-    return 64 if length >= 64 else 1 if length <= 1 else 1 << (length - 1).bit_length()
-
-
 def data_placement(
     ofs_data_section: int,
     len_data: Sequence[int],
@@ -147,7 +141,7 @@ def data_placement(
         ranges += [(j, k) for k in order if int(entries[j * n + k]) != NO_STATE]
     for j, k in ranges:
         length = int(len_data[k]) if j < 0 else int(entries[j * n + k])
-        a = alignment(length)
+        a = range_alignment(length)
         pos = -(-pos // a) * a
         if j < 0:
             tensor_at[k] = pos
