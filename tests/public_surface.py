@@ -209,12 +209,48 @@ def _from_container(reader: Callable[[Path], oc.Checkpoint], f: Family) -> oc.Ch
     return ckpt
 
 
+def _every_way_out(entry: oc.Buffer) -> None:
+    """Each way an entry hands its data out: the array protocol, ``numpy()``, ``raw``,
+    ``crc32()``, indexing and iteration."""
+    np.asarray(entry)
+    entry.numpy()
+    np.asarray(entry.raw)
+    entry.crc32()
+    if entry.ndim and len(entry):
+        entry[0]
+        next(iter(entry))
+
+
+def _tensors_out(f: Family) -> None:
+    for t in _ck(f).tensors:
+        _every_way_out(t)
+
+
+def _slots_out(f: Family) -> None:
+    ckpt = _ck(f)
+    for entries in (ckpt.optimizer.slots.values() if ckpt.optimizer else ()):
+        for entry in entries.values():
+            _every_way_out(entry)
+
+
+def _checkpoint_methods(f: Family) -> object:
+    ckpt = _ck(f)
+    ckpt.verify()
+    return ckpt.content_equal(oc.load(f.path))
+
+
+PUBLIC_API.update(
+    (p.name, p)
+    for p in [
+        ApiPath("Tensor", CHECKPOINT, lambda f, out: _tensors_out(f)),
+        ApiPath("Buffer", CHECKPOINT, lambda f, out: _slots_out(f)),
+        ApiPath("Checkpoint", CHECKPOINT, lambda f, out: _checkpoint_methods(f)),
+    ]
+)
+
 #: Public names that touch no file, model or container, and why.
 NOT_IO_API: dict[str, str] = {
-    "Buffer": "an in-memory entry; its data come from a path above",
-    "Checkpoint": "the in-memory container; made by the readers above",
     "Optimizer": "in-memory optimizer state",
-    "Tensor": "an in-memory entry; its data come from a path above",
     "TrainingState": "a dict of state values",
     "CheckpointError": "the error class",
     "FormatError": "an error class",
