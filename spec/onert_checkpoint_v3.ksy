@@ -45,7 +45,7 @@ doc-ref:
   no_shape: 255
   column_alignment: 8
   max_range_alignment: 64
-  data_blocks_kind: 8
+  data_blocks_kind: 0x100008
   min_block_shift: 6
   max_block_shift: 24
 seq:
@@ -117,8 +117,8 @@ types:
         pos: entry.ofs_body
         size: entry.len_body
         type: data_blocks_section
-        if: entry.kind.to_i == 8
-        doc: Kind 8, optional (REQUIRED clear), the per-block CRC-32C of the data section
+        if: entry.kind.to_i == 0x100008
+        doc: Kind 0x100008, optional (REQUIRED clear), the per-block CRC-32C of the data section
           (SPEC.md 6.7.4); a reader that does not know it skips it.
   tensors_section:
     -ockpt-head: tensors_head
@@ -287,7 +287,7 @@ types:
           NO_STATE (2**64-1) when the tensor has no state in that slot.
   data_blocks_section:
     doc: |
-      Kind 8 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
+      Kind 0x100008 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
       section, so that a reader verifies the blocks a read touches instead of the whole
       section. Block i is the data section's bytes i * 2**block_shift up to
       min((i + 1) * 2**block_shift, len_body) - 1 (the last block may be shorter). The data

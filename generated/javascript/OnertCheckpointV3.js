@@ -65,7 +65,7 @@ var OnertCheckpointV3 = (function() {
   }
 
   /**
-   * Kind 8 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
+   * Kind 0x100008 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
    * section, so that a reader verifies the blocks a read touches instead of the whole
    * section. Block i is the data section's bytes i * 2**block_shift up to
    * min((i + 1) * 2**block_shift, len_body) - 1 (the last block may be shorter). The data
@@ -462,13 +462,13 @@ var OnertCheckpointV3 = (function() {
     });
 
     /**
-     * Kind 8, optional (REQUIRED clear), the per-block CRC-32C of the data section (SPEC.md 6.7.4); a reader that does not know it skips it.
+     * Kind 0x100008, optional (REQUIRED clear), the per-block CRC-32C of the data section (SPEC.md 6.7.4); a reader that does not know it skips it.
      */
     Object.defineProperty(SectionEntry.prototype, 'dataBlocks', {
       get: function() {
         if (this._m_dataBlocks !== undefined)
           return this._m_dataBlocks;
-        if (this.entry.kind == 8) {
+        if (this.entry.kind == 1048584) {
           var io = this._root._io;
           var _pos = io.pos;
           io.seek(this.entry.ofsBody);

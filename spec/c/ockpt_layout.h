@@ -94,7 +94,7 @@
 #define OCKPT_V3_NO_SHAPE 255u
 #define OCKPT_V3_COLUMN_ALIGNMENT 8u
 #define OCKPT_V3_MAX_RANGE_ALIGNMENT 64u
-#define OCKPT_V3_DATA_BLOCKS_KIND 8u
+#define OCKPT_V3_DATA_BLOCKS_KIND 0x100008u
 #define OCKPT_V3_MIN_BLOCK_SHIFT 6u
 #define OCKPT_V3_MAX_BLOCK_SHIFT 24u
 /* column_bits (onert_checkpoint_v3.ksy) */

@@ -83,7 +83,7 @@ class OnertCheckpointV3(KaitaiStruct):
 
 
     class DataBlocksSection(KaitaiStruct):
-        """Kind 8 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
+        """Kind 0x100008 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
         section, so that a reader verifies the blocks a read touches instead of the whole
         section. Block i is the data section's bytes i * 2**block_shift up to
         min((i + 1) * 2**block_shift, len_body) - 1 (the last block may be shorter). The data
@@ -427,11 +427,11 @@ class OnertCheckpointV3(KaitaiStruct):
 
         @property
         def data_blocks(self):
-            """Kind 8, optional (REQUIRED clear), the per-block CRC-32C of the data section (SPEC.md 6.7.4); a reader that does not know it skips it."""
+            """Kind 0x100008, optional (REQUIRED clear), the per-block CRC-32C of the data section (SPEC.md 6.7.4); a reader that does not know it skips it."""
             if hasattr(self, '_m_data_blocks'):
                 return self._m_data_blocks
 
-            if int(self.entry.kind) == 8:
+            if int(self.entry.kind) == 1048584:
                 pass
                 io = self._root._io
                 _pos = io.pos()

@@ -148,6 +148,7 @@ def upgrade(
         origin=origin_of(ckpt),
         sections=list(ckpt.sections),
         data_order=ckpt.data_order,
+        data_block_size=ckpt.data_block_size,
     )
 
 

@@ -57,10 +57,28 @@ class DataStore:
     (:func:`must_verify`). After :meth:`release` every access raises ``released``.
     """
 
-    __slots__ = ("__weakref__", "_checks", "_error", "_pending", "enforce", "released", "whole")
+    __slots__ = (
+        "__weakref__",
+        "_checks",
+        "_error",
+        "_pending",
+        "_ranged",
+        "enforce",
+        "released",
+        "whole",
+    )
 
-    def __init__(self, whole: np.ndarray, pending: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        whole: np.ndarray,
+        pending: Callable[[], None] | None = None,
+        ranged: Callable[[int, int], None] | None = None,
+    ) -> None:
         self.whole = whole
+        #: checks of the bytes [start, end) alone (schema 3's per-block CRCs): until the whole
+        #: checks have run, a read verifies only what it hands out, at a cost independent of
+        #: the file's size
+        self._ranged = ranged
         self._checks = pending  # kept after they pass: a mapped file may change later
         self._pending = pending
         self._error: Exception | None = None
@@ -74,12 +92,16 @@ class DataStore:
         """True once nothing is left to check (or nothing was to be checked)."""
         return self._pending is None and self._error is None
 
-    def checked(self) -> np.ndarray:
-        """``whole``, after the pending checks have passed (they run once)."""
+    def checked(self, start: int | None = None, end: int | None = None) -> np.ndarray:
+        """``whole``, after the pending checks have passed (they run once); with a range and
+        ranged checks, after the checks of the bytes [start, end) only."""
         if self.released:
             raise released_error()
         if self.enforce and (self._pending is not None or self._error is not None):
-            self.verify()
+            if self._ranged is not None and start is not None and self._error is None:
+                self._ranged(start, start if end is None else end)
+            else:
+                self.verify()
         return self.whole
 
     def verify(self, *, again: bool = False) -> None:
@@ -104,7 +126,7 @@ class DataStore:
         """Forget the file (``open``'s exit): every later access raises ``released``."""
         _CHECKED_STORES.pop(id(self.whole), None)
         self.whole = np.zeros(0, np.uint8)
-        self._pending = self._checks = None
+        self._pending = self._checks = self._ranged = None
         self._error = None
         self.released = True
 
@@ -261,10 +283,11 @@ class EntryTable:
 
     def data(self, row: int) -> np.ndarray:
         """The entry's bytes, typed when the record says how (after the data checks)."""
-        whole = self.store.checked()
         start = int(self.offsets[row])
+        end = start + int(self.lengths[row])
+        whole = self.store.checked(start, end)
         dtype, shape = self.dtype_shape(row)
-        return typed_view(whole[start : start + int(self.lengths[row])], dtype, shape)
+        return typed_view(whole[start:end], dtype, shape)
 
     def nbytes(self, row: int) -> int:
         if self.store.released:

@@ -415,6 +415,11 @@ class Checkpoint(Mapping[object, Tensor]):
     #: content did not come from schema 3. The schema-3 writer keeps this order: the data
     #: offsets alone cannot order two 0-byte tensors that share an offset.
     data_order: Sequence[int] | np.ndarray | None = None
+    #: schema 3: the block size of the file's per-block data checksums (its data_blocks
+    #: section, spec/SPEC.md 6.7.4), 0 when it has none; the schema-3 writer writes this block
+    #: size (0: no such section, so a file without one is written back as it was), and None,
+    #: for content not read from schema 3, means the writer's default (64 KiB).
+    data_block_size: int | None = None
 
     # The file's bytes and its pending data checks, for a loaded checkpoint (not a field:
     # no annotation, so the type is given by a cast).

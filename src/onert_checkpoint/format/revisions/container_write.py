@@ -30,6 +30,8 @@ from .v2.constants import (
     crc,
     header_crc,
 )
+from .v3.data_blocks import KIND as BLOCKS_KIND
+from .v3.data_blocks import BlockCrcs, section_body
 
 __all__ = [
     "PIECE_BYTES",
@@ -74,6 +76,9 @@ class Plan:
     pending: bool = False
     #: the header's version byte
     version: int = 2
+    #: schema 3's data_blocks section (spec/SPEC.md 6.7.4): log2 of its block size, None
+    #: without one; its body is a placeholder while ``pending``
+    block_shift: int | None = None
 
 
 def lay_out(lengths: list[int], has_data: bool) -> tuple[list[int], int]:
@@ -96,10 +101,13 @@ def assemble(
     data_start: int,
     version: int,
     data_crc: bool,
+    block_shift: int | None = None,
 ) -> Plan:
     """The plan of a file of the sections ``bodies`` ((kind, flags, body) at ``offsets``) and,
     when ``placed`` has ranges, the data section at ``data_start``. ``data_crc=False`` leaves
-    the data section's CRC to :func:`stream`."""
+    the data section's CRC to :func:`stream`. With ``block_shift``, ``bodies`` holds schema
+    3's data_blocks section (its body a placeholder of the right size), whose block CRCs are
+    summed with the data section's (in the same pass)."""
     sections = [
         Section(kind, flags, ofs, body, len(body), crc(body))
         for (kind, flags, body), ofs in zip(bodies, offsets)
@@ -109,13 +117,26 @@ def assemble(
     if placed:
         last_ofs, last = placed[-1]
         data_len = last_ofs + last.nbytes - data_start
-        value = 0 if pending else _data_crc(data_start, placed)
+        blocks = None if block_shift is None else BlockCrcs(block_shift)
+        value = 0 if pending else _data_crc(data_start, placed, blocks)
         sections.append(
             Section(int(SectionKind.DATA), FLAG_REQUIRED, data_start, None, data_len, value)
         )
         file_size = data_start + data_len
+        if blocks is not None and not pending:
+            sections = _with_blocks(sections, block_shift, blocks.blocks())
     header, table = _head(sections, file_size, version)
-    return Plan(header, table, sections, placed, file_size, pending, version)
+    return Plan(header, table, sections, placed, file_size, pending, version, block_shift)
+
+
+def _with_blocks(sections: list[Section], shift: int | None, crcs: list[int]) -> list[Section]:
+    """``sections`` with the data_blocks section's body holding ``crcs``."""
+    assert shift is not None
+    body = section_body(shift, crcs)
+    return [
+        dataclasses.replace(s, body=body, crc=crc(body)) if s.kind == BLOCKS_KIND else s
+        for s in sections
+    ]
 
 
 def _head(sections: list[Section], file_size: int, version: int) -> tuple[bytes, bytes]:
@@ -171,24 +192,35 @@ def _pieces(start: int, placed: list[tuple[int, Buffer]]) -> Iterator[bytes | me
         yield bytes(gather)
 
 
-def _data_crc(start: int, placed: list[tuple[int, Buffer]]) -> int:
+def _data_crc(
+    start: int, placed: list[tuple[int, Buffer]], blocks: BlockCrcs | None = None
+) -> int:
+    """The data section's CRC (and, into ``blocks``, its blocks' CRCs)."""
+    add = crc if blocks is None else blocks
     value = 0
     for piece in _pieces(start, placed):
-        value = crc(piece, value)
+        value = add(piece, value)
     return value
 
 
-def finish(p: Plan, value: int) -> Plan:
-    """``p`` with the data section's CRC ``value`` in its section table and header."""
+def finish(p: Plan, value: int, blocks: list[int] | None = None) -> Plan:
+    """``p`` with the data section's CRC ``value`` in its section table and header (and the
+    data_blocks section's CRCs ``blocks``)."""
     sections = [*p.sections[:-1], dataclasses.replace(p.sections[-1], crc=value)]
+    if blocks is not None:
+        sections = _with_blocks(sections, p.block_shift, blocks)
     header, table = _head(sections, p.file_size, p.version)
-    return Plan(header, table, sections, p.data, p.file_size, version=p.version)
+    return Plan(
+        header, table, sections, p.data, p.file_size, version=p.version, block_shift=p.block_shift
+    )
 
 
 def chunks(p: Plan) -> Iterator[bytes | memoryview]:
     """The file's bytes in order: header, section table, each section, data ranges last."""
     if p.pending:
-        p = finish(p, _data_crc(p.sections[-1].offset, p.data))
+        blocks = None if p.block_shift is None else BlockCrcs(p.block_shift)
+        value = _data_crc(p.sections[-1].offset, p.data, blocks)
+        p = finish(p, value, None if blocks is None else blocks.blocks())
     yield from stream(p)
 
 
@@ -200,7 +232,8 @@ def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes
     yield p.header
     yield p.table
     pos = HEADER_SIZE + len(p.table)
-    running = RunningCrc(crc) if p.pending else None
+    blocks = BlockCrcs(p.block_shift) if p.pending and p.block_shift is not None else None
+    running = RunningCrc(blocks or crc) if p.pending else None
     finished = False
     try:
         for s in p.sections:
@@ -217,9 +250,12 @@ def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes
                 yield piece
         if running is None:
             return []
-        done = finish(p, running.value())
+        done = finish(p, running.value(), None if blocks is None else blocks.blocks())
         finished = True
     finally:
         if running is not None and not finished:
             running.close(cancel=True)  # abandoned: the writer failed or was interrupted
-    return [(0, done.header + done.table)]
+    patches = [(0, done.header + done.table)]
+    # the data_blocks section precedes the data: its CRCs are written over its placeholder
+    patches += [(s.offset, s.body) for s in done.sections if s.kind == BLOCKS_KIND and s.body]
+    return patches

@@ -260,7 +260,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     rel = _place(0, [b.nbytes for b in ranges])
     data_len = rel[-1] + ranges[-1].nbytes if ranges else 0
     shift = _data_blocks(ckpt, extra, data_len)
-    if shift is not None:  # kind 8 among the other kinds, in ascending kind order (6.4)
+    if shift is not None:  # among the other kinds, in ascending kind order (6.4)
         at = len(bodies) - sum(1 for s in extra if s.kind > BLOCKS_KIND)
         placeholder = bytes(HEAD_SIZE + 4 * num_blocks(data_len, shift))
         bodies.insert(at, (BLOCKS_KIND, 0, placeholder))

@@ -1,0 +1,206 @@
+"""Schema 3's data_blocks section (kind 0x100008, optional; spec/SPEC.md 6.7.4): one CRC-32C
+per block of the data section, so that reading one tensor verifies the blocks its bytes lie in
+instead of the whole data section.
+
+Reading: :func:`check_data_blocks` applies rules B1 to B5 (the section's own shape against the
+data section); :class:`DataBlocks` then verifies blocks on demand (:meth:`DataBlocks.check_range`,
+each block once: a bitmap of the verified ones) or all of them in order (B6, for ``verify()``
+and validation). Writing: :class:`BlockCrcs` sums every block's CRC-32C, and the whole
+section's, over the data pieces as the container writer streams them (one pass), and
+:func:`section_body` encodes the section.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from onert_checkpoint_generated.layout import (
+    V3_DATA_BLOCKS_KIND,
+    V3_MAX_BLOCK_SHIFT,
+    V3_MIN_BLOCK_SHIFT,
+)
+
+from ..v2.constants import crc
+from ..v2.rules import fail
+from ..v2.section_table import SectionInfo
+
+__all__ = [
+    "DEFAULT_BLOCK_SIZE",
+    "HEAD_SIZE",
+    "KIND",
+    "BlockCrcs",
+    "DataBlocks",
+    "block_shift_of",
+    "check_data_blocks",
+    "num_blocks",
+    "section_body",
+]
+
+KIND = V3_DATA_BLOCKS_KIND
+MIN_SHIFT, MAX_SHIFT = V3_MIN_BLOCK_SHIFT, V3_MAX_BLOCK_SHIFT
+#: block_shift (u32), reserved (u32), num_blocks (u64); then one u32 CRC per block
+HEAD_SIZE = 16
+#: The writer's block size when the checkpoint names none. 64 KiB: one 35 KB tensor costs at
+#: most two blocks of CRC (about 0.1 ms), the section 4 bytes per 64 KiB of data (0.006%);
+#: tests/bench/bench_data_blocks.py measures the choice.
+DEFAULT_BLOCK_SIZE = 1 << 16
+
+
+def num_blocks(data_len: int, shift: int) -> int:
+    """ceil(data_len / 2**shift)."""
+    return -(-data_len >> shift)
+
+
+def block_shift_of(size: int) -> int:
+    """log2 of a block size the writer accepts (a power of two, 64 B..16 MiB)."""
+    from ..v2_write import _fail
+
+    if (
+        isinstance(size, bool)
+        or not isinstance(size, (int, np.integer))
+        or size <= 0
+        or size & (size - 1)
+        or not MIN_SHIFT <= int(size).bit_length() - 1 <= MAX_SHIFT
+    ):
+        _fail(
+            f"data_block_size {size!r} is not a power of two from {1 << MIN_SHIFT} to "
+            f"{1 << MAX_SHIFT} bytes (0 writes no data_blocks section)"
+        )
+    return int(size).bit_length() - 1
+
+
+@dataclass
+class DataBlocks:
+    """A data section's blocks and their recorded CRCs; ``done[i]`` once block i matched."""
+
+    view: memoryview
+    data: SectionInfo
+    shift: int
+    crcs: np.ndarray  # u32, one per block
+    done: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.done = np.zeros(self.crcs.size, np.bool_)
+
+    @property
+    def block_size(self) -> int:
+        return 1 << self.shift
+
+    def check_range(self, start: int, end: int) -> None:
+        """Verify every block that bytes [start, end) (absolute) touch, each once per file."""
+        if end <= start:
+            return
+        lo = (start - self.data.start) >> self.shift
+        hi = (end - 1 - self.data.start) >> self.shift
+        if self.done[lo : hi + 1].all():
+            return
+        for i in range(lo, hi + 1):
+            if not self.done[i]:
+                self._check(i)
+
+    def check_all(self) -> None:
+        """Rule B6's first half: every block in order."""
+        for i in np.flatnonzero(~self.done).tolist():
+            self._check(i)
+
+    def _check(self, i: int) -> None:
+        start = self.data.start + (i << self.shift)
+        end = min(start + self.block_size, self.data.end)
+        computed = crc(self.view[start:end])
+        if computed != int(self.crcs[i]):
+            fail(
+                "block_checksum",
+                f"data_blocks.crc[{i}]",
+                start,
+                f"CRC-32C of data block {i} (bytes {start}..{end - 1}) is {computed:#010x}; "
+                f"the data_blocks section records {int(self.crcs[i]):#010x}",
+            )
+        self.done[i] = True
+
+
+def check_data_blocks(
+    view: memoryview, sec: SectionInfo, data: SectionInfo | None
+) -> DataBlocks:
+    """Rules B1 to B5 on the data_blocks section ``sec`` (spec/SPEC.md 6.7.4)."""
+    s, length = sec.start, sec.length
+    if length < HEAD_SIZE:  # B1
+        fail(
+            "bad_data_blocks",
+            "data_blocks",
+            s,
+            f"the data_blocks section has {length} bytes, less than its {HEAD_SIZE}-byte head",
+        )
+    shift, reserved, count = _head(view, s)
+    if reserved:  # B2
+        fail("reserved_nonzero", "data_blocks.reserved", s + 4, "reserved field is not 0")
+    if not MIN_SHIFT <= shift <= MAX_SHIFT:  # B3
+        fail(
+            "bad_data_blocks",
+            "data_blocks.block_shift",
+            s,
+            f"block_shift {shift} is outside {MIN_SHIFT}..{MAX_SHIFT} "
+            f"({1 << MIN_SHIFT} B to {1 << MAX_SHIFT} B blocks)",
+        )
+    if data is None or data.length == 0:  # B4
+        fail("empty_section", "data_blocks", s, "a data_blocks section, but no data to cover")
+    expected = num_blocks(data.length, shift)
+    if count != expected:  # B5
+        fail(
+            "bad_data_blocks",
+            "data_blocks.num_blocks",
+            s + 8,
+            f"num_blocks is {count}; {data.length} data bytes in blocks of {1 << shift} "
+            f"make {expected}",
+        )
+    if length != HEAD_SIZE + 4 * count:
+        fail(
+            "bad_data_blocks",
+            "data_blocks.crc",
+            s + HEAD_SIZE,
+            f"the data_blocks section has {length} bytes; {count} blocks need "
+            f"{HEAD_SIZE + 4 * count}",
+        )
+    crcs = np.frombuffer(view, "<u4", count, s + HEAD_SIZE)
+    return DataBlocks(view, data, shift, crcs)
+
+
+def _head(view: memoryview, s: int) -> tuple[int, int, int]:
+    shift, reserved = (int(x) for x in np.frombuffer(view, "<u4", 2, s))
+    return shift, reserved, int(np.frombuffer(view, "<u8", 1, s + 8)[0])
+
+
+def section_body(shift: int, crcs: list[int] | np.ndarray) -> bytes:
+    """The data_blocks section of blocks of 2**shift bytes with these CRCs."""
+    head = np.array([shift, 0], "<u4").tobytes() + np.array([len(crcs)], "<u8").tobytes()
+    return head + np.asarray(crcs, "<u4").tobytes()
+
+
+class BlockCrcs:
+    """``crc(piece, value)`` for the container writer's running CRC that also sums the CRC of
+    every block of 2**shift bytes of the same stream (pieces in order, from the section's
+    start): the whole-section CRC and the block CRCs in one pass over the data."""
+
+    def __init__(self, shift: int) -> None:
+        self.size = 1 << shift
+        self.crcs: list[int] = []
+        self._value = 0
+        self._fill = 0
+
+    def __call__(self, piece: Any, value: int) -> int:
+        mv = memoryview(piece).cast("B")
+        n, pos, size = mv.nbytes, 0, self.size
+        while pos < n:
+            take = min(size - self._fill, n - pos)
+            self._value = crc(mv[pos : pos + take], self._value)
+            self._fill += take
+            pos += take
+            if self._fill == size:
+                self.crcs.append(self._value)
+                self._value = self._fill = 0
+        return crc(mv, value)
+
+    def blocks(self) -> list[int]:
+        """Every block's CRC, the last (shorter) block's included."""
+        return [*self.crcs, self._value] if self._fill else list(self.crcs)
