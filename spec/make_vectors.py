@@ -2521,7 +2521,9 @@ def v3_of(v2_bytes: bytes) -> tuple[bytes, dict]:
     (schema 3 is canonical given the data order, SPEC.md 6.1)."""
     content = m3.from_v2(v2_bytes)
     enc = m3.encode(content)
-    written = oc.to_bytes(oc.load(v2_bytes), revision="v3")
+    loaded = oc.load(v2_bytes)
+    loaded.data_block_size = 0  # these vectors predate the data_blocks section (SPEC.md 6.7.4)
+    written = oc.to_bytes(loaded, revision="v3")
     if written != enc.data:
         raise SystemExit("the library's schema-3 writer and spec/make_vectors_v3.py disagree")
     return enc.data, m3.describe(content, enc)
@@ -2695,6 +2697,82 @@ def make_valid_v3() -> None:
         "real onert-micro Adam export (tests/data/real-onert-micro/ckpt_adam.bin) upgraded: "
         "its storage order kept in the order column",
     )
+
+
+def make_data_blocks_v3() -> None:
+    """Schema 3's optional data_blocks section (SPEC.md 6.7.4, rules B1 to B6), encoded by
+    spec/make_vectors_v3.py; the library must write the valid ones byte for byte."""
+    kind = m3.KIND_DATA_BLOCKS
+    content = m3.from_v2(V2_FULL)  # its private section (0x80000001) sorts after data_blocks
+    for name, shift, rule in (
+        ("data-blocks", 6, "6.7.4: 64-byte blocks, the last one shorter; the section sits "
+         "among the other kinds by ascending kind, before the data section"),
+        ("data-blocks-64k", 16, "6.7.4: the writer's default, 64 KiB blocks: one block here"),
+    ):
+        enc = m3.encode(content, block_shift=shift)
+        ck = oc.load(V2_FULL)
+        ck.data_block_size = 1 << shift
+        if oc.to_bytes(ck, revision="v3") != enc.data or oc.to_bytes(oc.load(enc.data)) != enc.data:
+            raise SystemExit(f"v3-{name}: the library's writer and make_vectors_v3.py disagree")
+        ALL.append(Vector(f"v3-{name}", enc.data, rule, revision="v3",
+                          description=m3.describe(content, enc)))
+
+    good = m3.encode(content, block_shift=6).data
+    f = m3.V3(good)
+    b, blen = f.sec(kind)
+    d, dlen = f.sec(4)
+    body = good[b : b + blen]
+    nblocks = -(-dlen // 64)
+
+    def with_body(raw: bytes, flags: int = 0) -> bytes:
+        c = m3.from_v2(V2_FULL)
+        c.others = [*c.others, (kind, flags, raw)]
+        return m3.encode(c).data
+
+    v3_invalid("b1-short", with_body(body[:12]),
+               "B1: a 12-byte data_blocks section (its head is 16 bytes)",
+               "bad_data_blocks", "data_blocks", b)
+    v3_invalid("b2-reserved", with_body(put(body, 4, 1)),
+               "B2: the data_blocks head's reserved word is 1",
+               "reserved_nonzero", "data_blocks.reserved", b + 4)
+    for shift in (5, 25):
+        v3_invalid(f"b3-block-shift-{shift}", with_body(put(body, 0, shift)),
+                   f"B3: block_shift {shift}, outside 6..24 (64 B to 16 MiB)",
+                   "bad_data_blocks", "data_blocks.block_shift", b)
+    no_data = m3.Content(others=[(kind, 0, body)])
+    nd = m3.encode(no_data).data
+    v3_invalid("b4-no-data", nd, "B4: a data_blocks section in a file without data",
+               "empty_section", "data_blocks", m3.V3(nd).sec(kind)[0])
+    v3_invalid("b5-num-blocks", with_body(put64(body, 8, nblocks + 1) + b"\0" * 4),
+               f"B5: num_blocks {nblocks + 1}; {dlen} data bytes in 64-byte blocks make "
+               f"{nblocks}",
+               "bad_data_blocks", "data_blocks.num_blocks", b + 8)
+    v3_invalid("b5-length", with_body(body + b"\0" * 4),
+               "B5: the section holds one CRC more than its num_blocks",
+               "bad_data_blocks", "data_blocks.crc", b + 16)
+    v3_invalid("b5-length-short", with_body(body[:-4]),
+               "B5: the section holds one CRC less than its num_blocks",
+               "bad_data_blocks", "data_blocks.crc", b + 16)
+    v3_invalid("b6-block-crc", with_body(put(body, 16 + 4, int.from_bytes(body[20:24],
+                                                                               "little") ^ 1)),
+               "B6: block 1's recorded CRC-32C is wrong (the data are intact)",
+               "block_checksum", "data_blocks.crc[1]", d + 64)
+    last = nblocks - 1
+    flipped = bytearray(good)
+    flipped[d + dlen - 1] ^= 0x80
+    v3_invalid("b6-data-byte", bytes(flipped),
+               "B6: the last data byte changed: its (shorter) last block fails before the "
+               "data section's own CRC-32C",
+               "block_checksum", f"data_blocks.crc[{last}]", d + 64 * last)
+    v3_invalid("b6-data-byte-resealed", m3.reseal(bytes(flipped)),
+               "B6: the last data byte changed and every section CRC recomputed: only the "
+               "block's CRC tells",
+               "block_checksum", f"data_blocks.crc[{last}]", d + 64 * last)
+    v3_invalid("b6-required", with_body(body, flags=1),
+               "6.7.4: the data_blocks section's REQUIRED flag MUST be clear; set, it is "
+               "refused as an unknown required kind is (T4g), by old and new readers alike",
+               "unknown_required_section", f"sections[{f.index_of(kind)}].kind",
+               64 + 32 * f.index_of(kind))
 
 
 def make_invalid_v3() -> None:
@@ -3562,6 +3640,7 @@ def build() -> list[Vector]:
     make_invalid_v2()
     make_valid_v3()
     make_invalid_v3()
+    make_data_blocks_v3()
     names = [v.name for v in ALL]
     if len(set(names)) != len(names):
         raise SystemExit("duplicate vector name")

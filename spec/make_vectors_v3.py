@@ -279,9 +279,22 @@ def assemble(sections: list[tuple[int, int, object]], version: int = 3) -> bytes
     return bytes(out)
 
 
-def encode(c: Content, *, extra_columns: int = 0) -> Encoded:
+#: SPEC.md 6.7.4: the optional data_blocks section, one CRC-32C per block of the data section
+KIND_DATA_BLOCKS = 0x100008
+
+
+def data_blocks_body(data: bytes, shift: int) -> bytes:
+    """The data_blocks section of a data section ``data`` in blocks of 2**shift bytes: u32
+    block_shift, u32 reserved (0), u64 num_blocks, then each block's CRC-32C (SPEC.md 6.7.4)."""
+    size = 1 << shift
+    crcs = [crc32c.crc32c(data[i : i + size]) for i in range(0, len(data), size)]
+    return struct.pack("<IIQ", shift, 0, len(crcs)) + struct.pack(f"<{len(crcs)}I", *crcs)
+
+
+def encode(c: Content, *, extra_columns: int = 0, block_shift: int | None = None) -> Encoded:
     """``c`` as schema 3; ``extra_columns`` adds columns that hold nothing (for the
-    ``redundant_column`` vectors)."""
+    ``redundant_column`` vectors); ``block_shift`` adds a data_blocks section of blocks of
+    2**block_shift bytes (when the data section has a byte)."""
     sections: list[tuple[int, int, object]] = []
     if c.records:
         sections.append(
@@ -293,11 +306,16 @@ def encode(c: Content, *, extra_columns: int = 0) -> Encoded:
         sections.append((KIND_STATE, REQUIRED, lambda s: state_body(c, s)))
     if c.origin is not None:
         sections.append((KIND_ORIGIN, 0, c.origin))
-    for kind, flags, raw in sorted(c.others):
-        sections.append((kind, flags, raw))
     where: dict[tuple[int, int], int] = {}
+    body = b""
     if c.records:
         body, where = data_body(c)
+    others = list(c.others)
+    if block_shift is not None and body:
+        others.append((KIND_DATA_BLOCKS, 0, data_blocks_body(body, block_shift)))
+    for kind, flags, raw in sorted(others):
+        sections.append((kind, flags, raw))
+    if c.records:
         sections.append((KIND_DATA, REQUIRED, body))
     data = assemble(sections)
     s = V3(data).sec(KIND_DATA)[0] if c.records else 0
