@@ -103,6 +103,8 @@ class Schema:
     enums: dict[str, dict[int, str]]
     limits: dict[str, int]
     constants: dict[str, int]
+    #: enum -> {value: bytes per element} from the values' `-ockpt-element-size` keys
+    element_sizes: dict[str, dict[int, int]] = field(default_factory=dict)
 
 
 def camel(name: str) -> str:
@@ -185,8 +187,14 @@ def load(stem: str, spec_dir: Path = SPEC) -> Schema:
         name: {int(k): (v["id"] if isinstance(v, dict) else str(v)) for k, v in values.items()}
         for name, values in (spec.get("enums") or {}).items()
     }
+    sizes = {
+        name: {int(k): v["-ockpt-element-size"] for k, v in values.items()
+               if isinstance(v, dict) and "-ockpt-element-size" in v}
+        for name, values in (spec.get("enums") or {}).items()
+    }
     return Schema(stem, spec, records, enums, dict(spec.get("-ockpt-limits") or {}),
-                  dict(spec.get("-ockpt-constants") or {}))
+                  dict(spec.get("-ockpt-constants") or {}),
+                  {name: table for name, table in sizes.items() if table})
 
 
 def load_all(spec_dir: Path = SPEC) -> list[Schema]:
@@ -243,6 +251,13 @@ def python_module(schemas: list[Schema], header: str) -> str:
             for value, member in sorted(values.items()):
                 out.append(f"    {member.upper()} = {value}")
             out += ["", ""]
+            if enum in s.element_sizes:
+                out.append(f"#: Bytes per element of each `{enum}` whose elements are whole bytes.")
+                const = f"{prefix}_{enum}".upper() if prefix else enum.upper()
+                out.append(f"{const}_ELEMENT_SIZE = {{")
+                out += [f"    {v}: {n}," for v, n in sorted(s.element_sizes[enum].items())]
+                out.append("}")
+                out += ["", ""]
     for s in schemas:
         for r in s.records:
             out.append(f"class {r.py_name}:")

@@ -247,27 +247,57 @@ enums:
   origin_flags:
     1: footerless
   tensor_type:
+    # circle's TensorType codes (circle_schema.fbs); -ockpt-element-size: bytes per element
+    # where elements are whole bytes. no_dtype is schema 3's "none" of the dtype column.
     -128: no_dtype
     -5: ggml_q8_1
     -4: ggml_q8_0
     -3: ggml_q4_1
     -2: ggml_q4_0
     -1: uint4
-    0: float32
-    1: float16
-    2: int32
-    3: uint8
-    4: int64
+    0:
+      id: float32
+      -ockpt-element-size: 4
+    1:
+      id: float16
+      -ockpt-element-size: 2
+    2:
+      id: int32
+      -ockpt-element-size: 4
+    3:
+      id: uint8
+      -ockpt-element-size: 1
+    4:
+      id: int64
+      -ockpt-element-size: 8
     5: string
-    6: bool
-    7: int16
-    8: complex64
-    9: int8
-    10: float64
-    11: complex128
-    12: uint64
+    6:
+      id: bool
+      -ockpt-element-size: 1
+    7:
+      id: int16
+      -ockpt-element-size: 2
+    8:
+      id: complex64
+      -ockpt-element-size: 8
+    9:
+      id: int8
+      -ockpt-element-size: 1
+    10:
+      id: float64
+      -ockpt-element-size: 8
+    11:
+      id: complex128
+      -ockpt-element-size: 16
+    12:
+      id: uint64
+      -ockpt-element-size: 8
     13: resource
     14: variant
-    15: uint32
-    16: uint16
+    15:
+      id: uint32
+      -ockpt-element-size: 4
+    16:
+      id: uint16
+      -ockpt-element-size: 2
     17: int4

@@ -127,6 +127,25 @@ class TensorType(IntEnum):
     INT4 = 17
 
 
+#: Bytes per element of each `tensor_type` whose elements are whole bytes.
+TENSOR_TYPE_ELEMENT_SIZE = {
+    0: 4,
+    1: 2,
+    2: 4,
+    3: 1,
+    4: 8,
+    6: 1,
+    7: 2,
+    8: 8,
+    9: 1,
+    10: 8,
+    11: 16,
+    12: 8,
+    15: 4,
+    16: 2,
+}
+
+
 class V1OptimizerKind(IntEnum):
     """`optimizer_kind` of onert_checkpoint_v1.ksy."""
 
