@@ -104,6 +104,9 @@ typedef struct ockpt_v2ctx {
   uint64_t *scratch;
   size_t scratch_count;
   ockpt_v2_info *info;
+  /* schema 3 with a data_blocks section (SPEC.md 6.7.4): T4 leaves the data section's CRC to
+   * rule B6, after the block CRCs (ockpt_v3.c) */
+  int data_crc_later;
 } ockpt_v2ctx;
 
 typedef int (*ockpt_less_fn)(const void *ctx, uint64_t a, uint64_t b);

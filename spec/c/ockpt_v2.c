@@ -329,7 +329,8 @@ static ockpt_result check_sections(const v2 *c) {
       return err(OCKPT_E_GAP, F1("sections", i, ".ofs_body"), e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY,
                  "section starts after the alignment padding that follows the previous one");
     CHECK(check_padding(buf, pos, start));
-    if (ockpt_src_crc32c(buf, 0, start, length) != rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_CRC))
+    if (!(c->data_crc_later && kind == OCKPT_V2_KIND_DATA) &&
+        ockpt_src_crc32c(buf, 0, start, length) != rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_CRC))
       return err(OCKPT_E_SECTION_CHECKSUM, F1("sections", i, ".crc"), e + OCKPT_V2_SECTION_ENTRY_AT_CRC,
                  "section CRC-32C differs");
     /* g */
@@ -910,6 +911,7 @@ ockpt_result ockpt_v2_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
   c.scratch = scratch;
   c.scratch_count = scratch != NULL ? scratch_count : 0;
   c.info = &f->v2;
+  c.data_crc_later = 0;
   CHECK(check_header(&c));
   CHECK(check_sections(&c));
   if (f->v2.tensors.present) CHECK(check_tensors(&c));

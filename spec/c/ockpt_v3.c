@@ -509,6 +509,75 @@ static ockpt_result check_data(const v3 *c) {
   return ok();
 }
 
+/* ---- the data_blocks section (SPEC.md 6.7.4, rules B1-B6) ----------------------------------- */
+
+/* Whether the section table lists a data_blocks section (looked at before T1-T5 pass: a table
+ * that fails them is refused there, whatever this says). */
+static int lists_data_blocks(const ockpt_src *b, uint64_t S) {
+  uint64_t n, i;
+  if (S < OCKPT_V2_HEADER_SIZE) return 0;
+  n = rd32(b, OCKPT_V2_HEADER_AT_NUM_SECTIONS);
+  if (n > OCKPT_V2_MAX_SECTIONS || n > (S - OCKPT_V2_HEADER_SIZE) / OCKPT_V2_SECTION_ENTRY_SIZE)
+    return 0;
+  for (i = 0; i < n; i++)
+    if (rd32(b, OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * i) ==
+        OCKPT_V3_DATA_BLOCKS_KIND)
+      return 1;
+  return 0;
+}
+
+/* B1-B5 on the data_blocks section, then B6: every block's CRC-32C in order, then the data
+ * section's own CRC (T4 f, moved here). Runs after T5, before the tensors section. */
+static ockpt_result check_data_blocks(const v3 *c) {
+  const ockpt_src *b = &c->src;
+  ockpt_v2_info *info = c->info;
+  uint64_t i, e = 0, s = 0, L = 0, d, dl, count, nb, blk;
+  uint32_t shift;
+  int found = 0;
+  for (i = 0; i < info->num_sections && !found; i++) {
+    e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * i;
+    if (rd32(b, e) == OCKPT_V3_DATA_BLOCKS_KIND) found = 1;
+  }
+  if (!found) return ok();
+  s = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
+  L = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
+  if (L < 16) /* B1 */
+    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks"), s,
+               "the data_blocks section is shorter than its 16-byte head");
+  if (rd32(b, s + 4) != 0) /* B2 */
+    return err(OCKPT_E_RESERVED_NONZERO, F0("data_blocks.reserved"), s + 4,
+               "reserved field is not 0");
+  shift = rd32(b, s);
+  if (shift < OCKPT_V3_MIN_BLOCK_SHIFT || shift > OCKPT_V3_MAX_BLOCK_SHIFT) /* B3 */
+    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks.block_shift"), s,
+               "block_shift is outside 6..24 (64 B to 16 MiB blocks)");
+  if (!info->data.present || info->data.length == 0) /* B4 */
+    return err(OCKPT_E_EMPTY_SECTION, F0("data_blocks"), s,
+               "a data_blocks section, but no data to cover");
+  d = info->data.offset;
+  dl = info->data.length;
+  blk = (uint64_t)1 << shift;
+  nb = dl / blk + (dl % blk != 0);
+  count = rd64(b, s + 8);
+  if (count != nb) /* B5 */
+    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks.num_blocks"), s + 8,
+               "num_blocks is not the data section's size divided by the block size");
+  if (L != 16 + 4 * nb)
+    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks.crc"), s + 16,
+               "the data_blocks section's length is not 16 bytes plus 4 per block");
+  for (i = 0; i < nb; i++) { /* B6 */
+    uint64_t at = d + i * blk, len = dl - i * blk < blk ? dl - i * blk : blk;
+    if (ockpt_src_crc32c(b, 0, at, len) != rd32(b, s + 16 + 4 * i))
+      return err(OCKPT_E_BLOCK_CHECKSUM, F1("data_blocks.crc", (int64_t)i, ""), at,
+                 "a data block's CRC-32C differs from the data_blocks section's");
+  }
+  e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)info->data.table_index;
+  if (ockpt_src_crc32c(b, 0, d, dl) != rd32(b, e + OCKPT_V2_SECTION_ENTRY_AT_CRC))
+    return err(OCKPT_E_SECTION_CHECKSUM, F1("sections", info->data.table_index, ".crc"),
+               e + OCKPT_V2_SECTION_ENTRY_AT_CRC, "section CRC-32C differs");
+  return ok();
+}
+
 /* ---- the whole file -------------------------------------------------------------------------- */
 
 uint64_t ockpt_v3_scratch_count(uint64_t S) {
@@ -530,8 +599,10 @@ ockpt_result ockpt_v3_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
   c.scratch = scratch;
   c.scratch_count = scratch != NULL ? scratch_count : 0;
   c.info = &f->v2;
+  c.data_crc_later = lists_data_blocks(src, S);
   CHECK(ockpt_v2_check_header(&c));
   CHECK(ockpt_v2_check_sections(&c));
+  CHECK(check_data_blocks(&c));
   if (f->v2.tensors.present) CHECK(check_tensors(&c, &l));
   if (f->v2.optimizer.present) CHECK(ockpt_v2_check_optimizer(&c, OCKPT_V3_SLOT_ENTRY_SIZE));
   if (f->v2.state.present) CHECK(ockpt_v2_check_state(&c));
