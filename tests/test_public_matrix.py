@@ -215,6 +215,13 @@ def _outcome(name: str, family: Family, out: Path) -> Exception | None:
     return _OUTCOMES[key]
 
 
+@pytest.mark.parametrize(("path", "family"), _api_cases())
+def test_api_raises_only_project_errors(
+    path: str, family: str, families: dict[str, Family], tmp_path: Path
+) -> None:
+    _outcome(path, families[family], tmp_path)
+
+
 @pytest.mark.parametrize(
     ("path", "family"), [(p, f) for p, f in _api_cases() if PUBLIC_API[p].bounded]
 )
@@ -228,13 +235,6 @@ def test_api_memory_is_bounded_by_the_input(
     size = fam.path.stat().st_size + fam.model_or_default().stat().st_size
     peak = _PEAKS[path, family]
     assert peak <= 64 * MIB + 8 * size, f"{path} on {family}: {peak} bytes for {size}"
-
-
-@pytest.mark.parametrize(("path", "family"), _api_cases())
-def test_api_raises_only_project_errors(
-    path: str, family: str, families: dict[str, Family], tmp_path: Path
-) -> None:
-    _outcome(path, families[family], tmp_path)
 
 
 @pytest.mark.parametrize("family", CORRUPT)
