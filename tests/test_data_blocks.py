@@ -178,13 +178,29 @@ def test_one_tensor_costs_its_blocks_whatever_the_file_s_size(counted: _Counted)
     assert large == small
 
 
+def _blocks_of(loaded: oc.Checkpoint, k: int, start: int, size: int) -> set[int]:
+    t = loaded.tensors[k]
+    return set(range((t.offset - start) // size, (t.offset + t.nbytes - 1 - start) // size + 1))
+
+
 def test_each_block_is_verified_once(counted: _Counted) -> None:
+    """Tensors 2 and 3 share a block: reading 3 after 2 verifies only 3's other blocks."""
     ckpt = _tensors(4)
-    loaded = oc.load(oc.to_bytes(ckpt, revision="v3"))
+    data = oc.to_bytes(ckpt, revision="v3")
+    _, _, start, length = _sections(data)[4]
+    loaded = oc.load(data)
+    two, three = (_blocks_of(loaded, k, start, 65536) for k in (2, 3))
+    assert two & three and three - two
+
+    def size(blocks: set[int]) -> int:  # the last block is shorter
+        return sum(min(65536, length - 65536 * i) for i in blocks)
+
+    counted.bytes = 0  # the writer's CRCs
     np.asarray(loaded.tensors[2].data)
-    first = counted.bytes
-    np.asarray(loaded.tensors[2].data)
-    assert first > 0 and counted.bytes == first
+    assert counted.bytes == size(two)
+    counted.bytes = 0
+    np.asarray(loaded.tensors[3].data)
+    assert counted.bytes == size(three - two)
 
 
 # --- reading: a changed byte ------------------------------------------------------------------
