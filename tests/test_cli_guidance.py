@@ -288,6 +288,28 @@ def test_a_model_found_by_convention_that_does_not_fit_is_named(tmp_path: Path) 
     assert f"{tmp_path / 'run.circle'} (beside the checkpoint)" in line
 
 
+def test_no_model_reads_without_the_one_found(tmp_path: Path) -> None:
+    shutil.copy(ADAM, tmp_path / "run.ckpt")
+    shutil.copy(SQ_MODEL, tmp_path / "run.circle")  # beside, but another model's
+    found = run("info", tmp_path / "run.ckpt")
+    assert found.returncode == 1 and "--no-model" in error_line(found)
+    done = run("info", "--no-model", tmp_path / "run.ckpt")
+    assert done.returncode == 0 and "model " not in done.stdout
+    both = run("info", "--no-model", "--model", MODEL, tmp_path / "run.ckpt")
+    assert both.returncode == 2 and "usage_error" in error_line(both)
+
+
+def test_validate_reads_each_file_through_its_own_model(tmp_path: Path) -> None:
+    shutil.copy(ADAM, tmp_path / "a.ckpt")
+    shutil.copy(MODEL, tmp_path / "a.circle")
+    shutil.copy(SQ, tmp_path / "b.ckpt")
+    shutil.copy(SQ_MODEL, tmp_path / "b.circle")
+    done = run("validate", tmp_path / "a.ckpt", tmp_path / "b.ckpt")
+    assert done.returncode == 0, done.stdout + done.stderr
+    missing = run("validate", "--model", tmp_path / "absent.circle", tmp_path / "a.ckpt")
+    assert missing.returncode == 2 and "absent.circle" in error_line(missing)
+
+
 # small ones ----------------------------------------------------------------------------------
 
 

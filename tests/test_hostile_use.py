@@ -287,7 +287,9 @@ def files(tmp_path_factory) -> dict[str, Path]:
         prefix = b"\x02\x00\x00\x00"  # a flatbuffers string: u32 length, bytes, NUL
         assert raw.count(prefix + name + b"\x00") == 1
         raw = raw.replace(prefix + name + b"\x00", prefix + evil + b"\x00")
-    out["hostile_model"] = d / "hostile.circle"
+    # not "hostile.circle": beside hostile.ckpt that name is the checkpoint's model by the
+    # command line's convention, and these names are for the --model attacks only
+    out["hostile_model"] = d / "hostile-names.circle"
     out["hostile_model"].write_bytes(raw)
     return out
 
@@ -1628,12 +1630,13 @@ def test_dump_tensor_name_with_model_works():
     assert run.status == 0 and b"w1" in run.out, run
 
 
-def test_dump_json_without_layout_is_usage_error():
-    one_error(cli("dump", "--json", FC3_SGD), 2, "usage_error")
-    for run in cli_batch(["dump", "--json", "--tensor", "0", FC3_SGD],
+def test_dump_json_without_layout_prints_values_as_strict_json():
+    for run in cli_batch(["dump", "--json", FC3_SGD],
+                         ["dump", "--json", "--tensor", "0", FC3_SGD],
                          ["dump", "--json", "--model", FC3, FC3_SGD],
                          ["dump", "--json", "--slot", "m", FC3_ADAM]):
-        one_error(run, 2, "usage_error")
+        assert run.status == 0, run
+        assert json.loads(run.out)["entries"], run
 
 
 def test_library_save_errors_name_user_path(tmp_path):

@@ -117,7 +117,13 @@ def _model(args: argparse.Namespace, *checkpoints: str) -> Any:
     Which one is kept in ``args.model_choice`` (``info`` prints it; errors name it)."""
     from .model_lookup import find_model
 
-    choice = find_model(getattr(args, "model", None), *checkpoints)
+    given = getattr(args, "model", None)
+    if getattr(args, "no_model", False):
+        if given is not None:
+            raise CliError("usage_error", "--model and --no-model exclude each other")
+        args.model_choice = None
+        return None
+    choice = find_model(given, *checkpoints)
     args.model_choice = choice
     return None if choice is None else _load_model(choice.path)
 
@@ -314,9 +320,13 @@ STRICT_QUIRKS = {
 
 def cmd_validate(args: argparse.Namespace) -> int:
     status = EXIT_OK
+    # --model: read once, and a model that cannot be read stops the command (exit 2) naming it;
+    # else each file's own model by the convention (model_lookup)
+    given = _model(args) if args.model is not None else None
     for path in args.files:
         try:
-            ckpt = _load(path, _model(args, path), args.order)
+            model = given if args.model is not None else _model(args, path)
+            ckpt = _load(path, model, args.order)
             ckpt.verify()  # the data checks load leaves to the first data access
         except CheckpointError as err:
             status = max(status, EXIT_INVALID)
@@ -328,6 +338,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         except OSError as err:
             status = EXIT_USAGE
             msg = err.strerror or str(err)
+            if err.filename is not None and os.fsdecode(err.filename) != path:
+                msg += f": {os.fsdecode(err.filename)}"  # the model found for it, not the file
             error = {"code": "io_error", "field": None, "offset": None, "message": msg}
             if args.json:
                 _print_json({"file": path, "valid": False, "error": error})
@@ -920,6 +932,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "<checkpoint name>.circle beside the checkpoint, else $ONERT_CKPT_MODEL)"
                        if order else what)
         if order:
+            p.add_argument("--no-model", action="store_true",
+                           help="read without a model, even when the convention finds one")
             order_option(p)
 
     def batch_size_option(p: argparse.ArgumentParser) -> None:
@@ -1116,7 +1130,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
                 message = message.replace(f"order={source!r}", f"--order {source}")
         choice = getattr(args, "model_choice", None)
         if choice is not None and choice.how != "--model":
-            message += f" (model: {choice.describe()}; --model names another)"
+            message += (f" (model: {choice.describe()}; --model names another, --no-model "
+                        "reads without one)")
         # "<code>: " first, so that a reader splitting on ": " gets the code (issue 11).
         where = f" [{_where(err).strip()}]" if _where(err) else ""
         print(f"onert-ckpt: error: {err.code}: {safe_text(message)}{where}",

@@ -59,6 +59,8 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", metavar="MODEL.circle",
                    help="circle model: names entries, checks --replace values (default: "
                    "<checkpoint name>.circle beside the checkpoint, else $ONERT_CKPT_MODEL)")
+    p.add_argument("--no-model", action="store_true",
+                   help="read without a model, even when the convention finds one")
     _cli().order_option(p)
     p.add_argument("--step", type=int, help="set the training step")
     p.add_argument("--epoch", type=int, help="set the epoch")
