@@ -271,6 +271,13 @@ class CliVariant:
     output: str | None = None
 
 
+def _npy(out: Path) -> Path:
+    """A .npy of float32[8, 4] (fc2's first entry, w0), beside ``out``: edit --replace's input."""
+    path = out.parent / f"{out.name}-w0.npy"  # beside out: out holds only what a command writes
+    np.save(path, np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4))
+    return path
+
+
 def _m(f: Family) -> list[str]:
     return ["--model", str(f.model)] if f.model is not None else []
 
@@ -284,6 +291,7 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
     "validate": [
         CliVariant("text", CHECKPOINT, lambda f, out: ["validate", str(f.path), *_m(f)]),
         CliVariant("json", CHECKPOINT, lambda f, out: ["validate", "--json", str(f.path)]),
+        CliVariant("strict", CHECKPOINT, lambda f, out: ["validate", "--strict", str(f.path)]),
     ],
     "dump": [
         CliVariant("values", CHECKPOINT, lambda f, out: ["dump", str(f.path), *_m(f)]),
@@ -297,6 +305,7 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
     ],
     "diff": [
         CliVariant("self", CHECKPOINT, lambda f, out: ["diff", str(f.path), str(f.path)]),
+        CliVariant("against-v1", CHECKPOINT, lambda f, out: ["diff", str(FC2), str(f.path)]),
         CliVariant("json", CHECKPOINT,
                    lambda f, out: ["diff", "--json", str(f.path), str(f.path)]),
     ],
@@ -308,6 +317,11 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
                    lambda f, out: ["convert", str(f.path), str(out / "c1.ckpt"), "--to", "v1",
                                    "--allow-lossy"],
                    output="c1.ckpt"),
+        CliVariant("micro", CHECKPOINT,
+                   lambda f, out: ["convert", str(f.path), str(out / "cm.ckpt"), "--to", "v1",
+                                   "--dialect", "onert-micro", "--model",
+                                   str(f.model_or_default()), "--batch-size", "2"],
+                   output="cm.ckpt"),
     ],
     "export": [
         CliVariant("safetensors", CHECKPOINT,
@@ -331,6 +345,10 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
                    lambda f, out: ["import", str(f.path), str(out / "i3.ckpt"),
                                    "--revision", "v3"],
                    output="i3.ckpt"),
+        CliVariant("model-micro", CONTAINER,
+                   lambda f, out: ["import", str(f.path), str(out / "im.ckpt"), "--model",
+                                   str(FC2_MODEL), "--dialect", "onert-micro"],
+                   output="im.ckpt"),
     ],
     "new": [
         CliVariant("adam", MODEL,
@@ -347,6 +365,14 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
         CliVariant("step", CHECKPOINT,
                    lambda f, out: ["edit", str(f.path), str(out / "ed.ckpt"), "--step", "1"],
                    output="ed.ckpt"),
+        CliVariant("drop-optimizer", CHECKPOINT,
+                   lambda f, out: ["edit", str(f.path), str(out / "eo.ckpt"), "--drop-optimizer",
+                                   "--to", "v3"],
+                   output="eo.ckpt"),
+        CliVariant("replace", CHECKPOINT,
+                   lambda f, out: ["edit", str(f.path), str(out / "er.ckpt"), "--replace",
+                                   f"0={_npy(out)}", *_m(f)],
+                   output="er.ckpt"),
         CliVariant("model", MODEL,
                    lambda f, out: ["edit", str(FC2), str(out / "em.ckpt"), "--model",
                                    str(f.path), "--step", "1"],
