@@ -21,6 +21,7 @@ import struct
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -416,6 +417,21 @@ def _flip_data_byte(data: bytes) -> bytes:
     return bytes(out)
 
 
+def _flip_padding_byte(data: bytes) -> bytes:
+    """``data`` with one padding byte between two data ranges set (no entry's bytes change)."""
+    ckpt = oc.load(data, verify_data=False)
+    ranges = sorted((e.offset, e.offset + e.nbytes) for e in _entries(ckpt) if e.nbytes)
+    gap = next(end for (_, end), (start, _) in pairwise(ranges) if start > end)
+    out = bytearray(data)
+    out[gap] ^= 0x5A
+    return bytes(out)
+
+
+def _entries(ckpt: oc.Checkpoint) -> list[oc.Buffer]:
+    slots = ckpt.optimizer.slots.values() if ckpt.optimizer is not None else ()
+    return [*ckpt.tensors, *(e for entries in slots for e in entries.values())]
+
+
 def _write(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
@@ -446,7 +462,8 @@ def _npz_with(folder: Path, name: str, source: Path, **meta: str) -> Path:
 def build_families(folder: Path) -> dict[str, Family]:
     """Every input family, written into ``folder``: schema 1 in both dialects (the real onert
     and onert-micro exports), WOF, schema 2 and 3 without and with names and dtypes, each of
-    those with one corrupt data byte, hostile-but-valid files (many zero-length tensors, many
+    those with one corrupt data byte (and schema 3 with one corrupt padding byte between data
+    ranges), hostile-but-valid files (many zero-length tensors, many
     slots), a released checkpoint, good and hostile safetensors and npz files (a compression
     bomb among them), good, broken and hostile circle models (a reference bomb)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -470,6 +487,10 @@ def build_families(folder: Path) -> dict[str, Family]:
         clean = next(f for f in fams if f.name == name)
         bad = _write(folder / f"{name}-corrupt.ckpt", _flip_data_byte(clean.path.read_bytes()))
         fams.append(Family(f"{name}-corrupt", CHECKPOINT, bad, clean.model, clean=name))
+    padded = folder / "v3-named-padding-corrupt.ckpt"
+    _write(padded, _flip_padding_byte((folder / "v3-named.ckpt").read_bytes()))
+    fams.append(Family("v3-named-padding-corrupt", CHECKPOINT, padded, FC2_MODEL,
+                       clean="v3-named"))
     fams.append(Family("v1-released", CHECKPOINT, FC2, FC2_MODEL, released=True))
 
     st = folder / "export.safetensors"
