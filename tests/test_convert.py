@@ -9,8 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import onert_checkpoint as oc
-from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from onert_checkpoint.format.convert import convert, downgrade, upgrade
+from onert_checkpoint import (
+    Buffer,
+    Checkpoint,
+    Optimizer,
+    Tensor,
+    TrainingState,
+    convert,
+    downgrade,
+    upgrade,
+)
 from tests.strategies import checkpoints, wof_checkpoints
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

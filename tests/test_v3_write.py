@@ -23,8 +23,7 @@ from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 
 import onert_checkpoint as oc
-from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from onert_checkpoint.format.convert import convert
+from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState, convert
 from onert_checkpoint.format.revisions import v3_write
 from tests.strategies import checkpoints, rich_checkpoints, wof_checkpoints
 

@@ -16,12 +16,13 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names below, imported on first use (module __getattr__)
+    from .api import convert, load, open, upgrade
     from .circle.bake import bake
     from .circle.binding import bind
     from .circle.initial import checkpoint_from_arrays, new_checkpoint
     from .circle.model import CircleModel
-    from .format.convert import convert, downgrade, upgrade
-    from .format.dispatch import SUPPORTED_VERSIONS, load
+    from .format.convert import downgrade
+    from .format.dispatch import SUPPORTED_VERSIONS
     from .format.errors import (
         CheckpointError,
         FormatError,
@@ -30,7 +31,6 @@ if TYPE_CHECKING:  # the names below, imported on first use (module __getattr__)
         UnsupportedFormatError,
     )
     from .format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-    from .format.opener import open
     from .format.saving import save, to_bytes
     from .interchange.safetensors_io import from_safetensors, to_safetensors
     from .interchange.tensor_dict import from_npz, from_numpy_dict, to_npz, to_numpy_dict
@@ -44,16 +44,18 @@ if TYPE_CHECKING:  # the names below, imported on first use (module __getattr__)
 #: them: a command that reads one small file should not pay for NumPy-free parts it never
 #: uses, the circle schema, Construct or the interchange formats (start-up time).
 _LAZY = {
+    # the functions that take a circle model, composed above the format and model layers
+    "convert": ".api",
+    "load": ".api",
+    "open": ".api",
+    "upgrade": ".api",
     "bake": ".circle.bake",
     "bind": ".circle.binding",
     "checkpoint_from_arrays": ".circle.initial",
     "new_checkpoint": ".circle.initial",
     "CircleModel": ".circle.model",
-    "convert": ".format.convert",
     "downgrade": ".format.convert",
-    "upgrade": ".format.convert",
     "SUPPORTED_VERSIONS": ".format.dispatch",
-    "load": ".format.dispatch",
     "CheckpointError": ".format.errors",
     "FormatError": ".format.errors",
     "ModelMismatchError": ".format.errors",
@@ -64,7 +66,6 @@ _LAZY = {
     "Optimizer": ".format.model",
     "Tensor": ".format.model",
     "TrainingState": ".format.model",
-    "open": ".format.opener",
     "save": ".format.saving",
     "to_bytes": ".format.saving",
     "from_safetensors": ".interchange.safetensors_io",

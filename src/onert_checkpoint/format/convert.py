@@ -9,14 +9,16 @@ be lost, whatever schema 1 cannot hold, unless ``allow_lossy=True``.
 
 Both return new :class:`~onert_checkpoint.Checkpoint` objects sharing the data arrays of
 their input (no tensor byte is copied).
+
+This module knows no circle model: what needs one (naming the tensors of an upgrade, moving
+entries between the runtimes' indexings, Adam's batch size) is composed over it by
+``onert_checkpoint.api``, whose ``upgrade`` and ``convert`` are the public ones.
 """
 
 from __future__ import annotations
 
-import os
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
-from .dtypes import DTYPE_CODES, DTYPES
 from .errors import error_for
 from .loss import V1_STATE_KEYS, check_lossless
 from .model import (
@@ -31,10 +33,7 @@ from .model import (
 from .revisions import v1_write
 from .revisions.v2_write import origin_of
 
-if TYPE_CHECKING:
-    from ..circle.model import CircleModel  # circle imports format: only for the hints
-
-__all__ = ["content_dialect", "convert", "downgrade", "indexing_text", "needs_model", "upgrade"]
+__all__ = ["content_dialect", "downgrade", "indexing_text", "needs_model", "upgrade"]
 
 V1_OPTIMIZERS = ("sgd", "adam")
 U32_MAX = 0xFFFF_FFFF
@@ -68,28 +67,6 @@ def _copy_optimizer(opt: Optimizer | None) -> Optimizer | None:
     )
 
 
-def _bind(
-    ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes, order: str = "auto"
-) -> None:
-    """Name, type and shape the tensors of ``ckpt`` (a schema-1 or WOF view) from ``model``.
-
-    A tensor whose bytes disagree with its circle shape and type (onert-micro writes 4 bytes per
-    element whatever the type, FORMAT-FACTS section 2) keeps its name but stays raw bytes.
-    """
-    from ..circle.binding import bind
-
-    bind(ckpt, model, order=order)
-    for t in ckpt.tensors:
-        if t.dtype is not None and t.shape is not None:
-            count = 1
-            for d in t.shape:
-                count *= d
-            size = DTYPES.get(DTYPE_CODES.get(t.dtype, 99), ("", None))[1]
-            if size is None or size * count != t.nbytes:
-                t.dtype, t.shape = None, None
-                t.data = t.raw
-
-
 def _check_model_indices_fit_schema_3(tensors: list[Tensor]) -> None:
     """Schema 2 allows model index 0xFFFFFFFF, which schema 3 reserves as NO_MODEL_INDEX
     (SPEC 6.7.3): the one thing of a schema-2 file that schema 3 cannot hold, refused rather
@@ -105,20 +82,20 @@ def _check_model_indices_fit_schema_3(tensors: list[Tensor]) -> None:
 
 def upgrade(
     ckpt: Checkpoint,
-    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
     *,
     to: str = "v3",
-    order: str = "auto",
+    name_tensors: Callable[[Checkpoint], None] | None = None,
 ) -> Checkpoint:
     """Schema 1 (either dialect) or WOF to schema 3 (``to="v3"``, the recommended revision,
-    SPEC 15) or schema 2 (``to="v2"``), losslessly.
+    SPEC 15) or schema 2 (``to="v2"``), losslessly; the tensors stay as they were read (raw
+    bytes for schema 1 and WOF).
 
-    With ``model`` (a circle model: path, bytes or :class:`~.circle_model.CircleModel`) every
-    tensor record gets the circle tensor's index, name, dtype and shape; without it the tensors
-    are raw bytes. A schema-2 or schema-3 checkpoint is returned as a copy in revision ``to``
-    (bound to ``model`` if given); the tensors keep the offsets (and a schema-3 file's
-    ``data_order``) they were read with, so the data keep their storage order. ``order`` is
-    how an onert file's entries are matched to the model's tensors (:func:`~.load`'s).
+    A schema-2 or schema-3 checkpoint is returned as a copy in revision ``to``; the tensors
+    keep the offsets (and a schema-3 file's ``data_order``) they were read with, so the data
+    keep their storage order. ``name_tensors``, if given, is called with a view of the copied
+    tensors as the file they came from laid them out (its revision, dialect and table length,
+    from the origin section of a schema-2 or schema-3 input), before the schema-3 checks: the
+    model layer names, types and shapes them there (:func:`onert_checkpoint.upgrade`).
     """
     if not is_schema2_family(to):
         raise ValueError(f"upgrade targets {', '.join(SCHEMA2_FAMILY)}, not {to!r}")
@@ -126,7 +103,7 @@ def upgrade(
     if ckpt.revision not in ("v1", "wof", *SCHEMA2_FAMILY):
         raise ValueError(f"cannot upgrade revision {ckpt.revision!r}")
     tensors = [_copy_tensor(t, keep_meta=True) for t in ckpt.tensors]
-    if model is not None:
+    if name_tensors is not None:
         view = Checkpoint(
             tensors=tensors,
             revision=ckpt.revision,
@@ -137,7 +114,7 @@ def upgrade(
             view.revision = str(ckpt.origin["revision"])
             view.dialect = ckpt.origin["dialect"]  # type: ignore[assignment]
             view.num_entries = int(ckpt.origin["num_entries"])  # type: ignore[call-overload]
-        _bind(view, model, order)
+        name_tensors(view)
     if to == "v3":
         _check_model_indices_fit_schema_3(tensors)
     return Checkpoint(
@@ -248,96 +225,3 @@ def needs_model(ckpt: Checkpoint, to: str, dialect: str | None) -> bool:
     if to != "v1" or dialect is None:
         return False
     return content_dialect(ckpt) != dialect
-
-
-def _batch_size(ckpt: Checkpoint, given: int | None) -> int | None:
-    """B from the argument or from a schema-2 file's ``batch_size`` key (0: not recorded);
-    both present and different is refused."""
-    from ..circle.adam_units import check_batch_size
-
-    if given is not None:
-        given = check_batch_size(given)
-    recorded = ckpt.state.get("batch_size") if is_schema2_family(ckpt.revision) else None
-    if isinstance(recorded, bool) or not isinstance(recorded, int) or recorded < 1:
-        return given
-    recorded = check_batch_size(recorded, "the file's batch_size")
-    if given is not None and given != recorded:
-        raise error_for(
-            "not_representable", "batch_size", None,
-            f"batch size {given} given, but the file records batch_size {recorded}",
-        )
-    return recorded
-
-
-def convert(
-    ckpt: Checkpoint,
-    to: str | None = "v3",
-    dialect: str | None = None,
-    allow_lossy: bool = False,
-    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
-    *,
-    batch_size: int | None = None,
-    order: str = "auto",
-) -> Checkpoint:
-    """The content of ``ckpt`` as revision ``to`` ("v1", "v2", "v3" or "wof"; by default
-    schema 3, the recommended revision; None keeps the input's revision), ready to :func:`save`.
-
-    ``to="v2"`` and ``to="v3"`` are :func:`upgrade` (``model`` names the tensors; between
-    schema 2 and 3 everything is kept but the data order, SPEC 6.7.3); ``"v1"`` and ``"wof"`` are
-    :func:`downgrade`. A checkpoint converted to v1 in another dialect than its content's
-    (:func:`content_dialect`) is re-indexed for the other runtime, which needs ``model``
-    (:func:`onert_checkpoint.circle.dialect_convert.to_dialect`); without it a
-    :class:`~onert_checkpoint.NotRepresentableError` (a ``ValueError``) names the missing
-    model. Nothing is silently dropped.
-
-    ``batch_size`` is the batch size B of the training run, for Adam state crossing between
-    onert and onert-micro (SPEC 11.3): onert-micro's m is B times and its v B**2 times onert's,
-    so the state is rescaled when the entries move to the other runtime's layout, and such a
-    move with non-zero Adam state and no B is refused (``not_representable``, field
-    ``batch_size``). A schema-2 input's ``batch_size`` state key (1 or more) gives B when the
-    argument is absent and must agree with it when both are given; ``to="v2"`` (or ``"v3"``)
-    records B there. Nothing is rescaled within one runtime, for SGD, or when writing WOF (no
-    state). ``order`` is how an onert file's entries are matched to the model's tensors (as
-    :func:`~.load`'s: "auto", "probe", "predict" or "size").
-    """
-    ckpt._check_live()
-    if to is None:
-        to = ckpt.revision
-    batch_size = _batch_size(ckpt, batch_size)
-    if is_schema2_family(to):
-        out = upgrade(ckpt, model, to=to, order=order)
-        if batch_size is not None:
-            out.state["batch_size"] = batch_size
-        return out
-    if to not in ("v1", "wof"):
-        raise ValueError(f"unknown revision {to!r}; choose from v1, v2, v3, wof")
-    if needs_model(ckpt, to, dialect) and model is None:
-        target = f"the {dialect} dialect" if to == "v1" else "WOF (circle tensor indices)"
-        raise error_for(
-            "not_representable", "dialect", None,
-            f"writing {indexing_text(ckpt)} in {target} needs the circle model to "
-            "index them: pass model= (--model on the command line)",
-        )
-    if to == "wof" and needs_model(ckpt, to, dialect):
-        # onert's order -> circle tensor indices (onert-micro's), then weights only.
-        from ..circle.dialect_convert import to_dialect
-
-        source = ckpt
-        if ckpt.revision != "v1":
-            source = downgrade(ckpt, content_dialect(ckpt), allow_lossy, to="v1")
-        # the state is dropped for WOF: re-indexed only, never rescaled
-        micro = to_dialect(source, "onert-micro", model, rescale=False,  # type: ignore[arg-type]
-                           order=order)
-        return downgrade(upgrade(micro), None, allow_lossy, to="wof")
-    if to == "v1" and dialect is not None and model is not None:
-        # Between the runtimes: the model says which circle tensor each entry is. The content
-        # is first laid out as schema 1 in its own dialect (nothing dropped unless allowed).
-        from ..circle.dialect_convert import to_dialect
-
-        source = ckpt
-        if ckpt.revision != "v1":
-            base = ckpt if is_schema2_family(ckpt.revision) else upgrade(ckpt)
-            source = downgrade(base, content_dialect(ckpt), allow_lossy, to="v1")
-        return to_dialect(source, dialect, model, batch_size=batch_size, order=order)
-    source = ckpt if is_schema2_family(ckpt.revision) else upgrade(ckpt)
-    return downgrade(source, dialect, allow_lossy, to=to)

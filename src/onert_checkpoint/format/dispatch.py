@@ -7,18 +7,14 @@ checkpoint and WOF.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from .errors import CheckpointError, error_for
 from .model import Checkpoint
 from .revisions import v1, wof
 from .revisions.registry import REVISIONS
 from .source import Source, open_source
-
-if TYPE_CHECKING:
-    from ..circle.model import CircleModel  # circle imports format: only for the hints
 
 __all__ = ["MAGIC", "READERS", "SUPPORTED_VERSIONS", "load", "read_view"]
 
@@ -99,18 +95,16 @@ def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
 
 def load(
     source: Source,
-    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
     *,
-    order: str = "auto",
     verify_data: bool = True,
     mmap: bool | Literal["auto"] = True,
 ) -> Checkpoint:
     """Read a checkpoint of any supported revision from a path, bytes or any buffer.
 
-    Tensor data are read-only NumPy views on the (memory-mapped) source, never copies; they are
-    bytes (uint8) unless ``model`` (a circle model: path, bytes or ``CircleModel``) says which
-    tensor each entry is, in which case they come out typed and shaped, with names
-    (:func:`onert_checkpoint.circle.binding.bind`; ``order`` says how onert's entry order is found).
+    Tensor data are read-only NumPy views on the (memory-mapped) source, never copies, as
+    bytes (uint8): this layer knows no circle model. The public
+    :func:`onert_checkpoint.load` adds the ``model`` that types, shapes and names them
+    (``onert_checkpoint.api``, the layer above both the format and the model).
 
     Every rule of the specification is checked; the checks of the tensor data section of
     schemas 2 and 3 (its CRC-32C and zero padding), which read the data itself, run on the
@@ -141,8 +135,4 @@ def load(
     ckpt = read_view(view)
     if not verify_data and ckpt._store is not None:
         ckpt._store.enforce = False
-    if model is not None:
-        from ..circle.binding import bind
-
-        bind(ckpt, model, order=order)
     return ckpt

@@ -584,7 +584,8 @@ def batch_size_arg(text: str) -> int:
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
-    from ..format.convert import convert, indexing_text, needs_model
+    from ..api import convert
+    from ..format.convert import indexing_text, needs_model
 
     output = _output(args.output)
     ckpt = load(args.input, mmap="auto")
@@ -720,7 +721,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         save_options["revision"] = args.revision
     dropped = lost_in_write(ckpt, args.revision, args.allow_lossy)
     if args.dialect is not None:
-        from ..format.convert import convert, indexing_text, needs_model
+        from ..api import convert
+        from ..format.convert import indexing_text, needs_model
 
         if needs_model(ckpt, args.revision or ckpt.revision, args.dialect):
             if model is None:

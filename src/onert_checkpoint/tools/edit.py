@@ -167,8 +167,7 @@ def edit_file(
     ``batch_size`` is :func:`~onert_checkpoint.convert`'s (Adam state crossing dialects).
     A target revision that cannot hold the content is refused (``not_representable``, naming
     what would be lost) unless ``allow_lossy``, as every write is (format/loss.py)."""
-    from ..format.convert import convert
-    from ..format.dispatch import load
+    from ..api import convert, load
     from ..format.saving import save
 
     # a private copy of a small input (mmap="auto"): cheap, and another process truncating the

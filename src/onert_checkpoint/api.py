@@ -1,0 +1,251 @@
+"""The public functions that take a circle model: ``load``, ``open``, ``upgrade``, ``convert``.
+
+The format layer (``format/``: the bytes on disk) knows no circle model, and the model layer
+(``circle/``) reads checkpoints through the format layer; the functions that accept a
+``model=`` join the two here, one layer above both, as safetensors keeps its format core free
+of the frameworks it is bound to. Without a model each is the format layer's own function;
+the circle modules are imported only when a model is given (start-up time).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Literal
+
+from .format import dispatch
+from .format.model import Checkpoint, is_schema2_family
+from .format.source import Source
+
+if TYPE_CHECKING:
+    from .circle.model import CircleModel
+
+__all__ = ["convert", "load", "open", "upgrade"]
+
+def load(
+    source: Source,
+    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
+    *,
+    order: str = "auto",
+    verify_data: bool = True,
+    mmap: bool | Literal["auto"] = True,
+) -> Checkpoint:
+    """Read a checkpoint of any supported revision from a path, bytes or any buffer.
+
+    Tensor data are read-only NumPy views on the (memory-mapped) source, never copies; they are
+    bytes (uint8) unless ``model`` (a circle model: path, bytes or ``CircleModel``) says which
+    tensor each entry is, in which case they come out typed and shaped, with names
+    (:func:`onert_checkpoint.circle.binding.bind`; ``order`` says how onert's entry order is found).
+
+    Every rule of the specification is checked; the checks of the tensor data section of
+    schemas 2 and 3 (its CRC-32C and zero padding), which read the data itself, run on the
+    first access to any entry's data, before a byte is handed out (or on ``ckpt.verify()``):
+    opening a large checkpoint to read its names costs what its structure costs.
+    ``verify_data=False`` hands data out without them (``onert-ckpt validate`` always checks
+    everything); :func:`~onert_checkpoint.save` and the other writers still run them before
+    they write the data under a fresh checksum (docs/saving.md).
+
+    ``mmap=False`` reads a path into private memory instead of mapping it: the arrays then no
+    longer change if the file is written in place, and truncating the file cannot kill the
+    process with SIGBUS (docs/saving.md, "Memory-mapped reading"); ``"auto"`` does so for files
+    smaller than 64 MiB. Only regular files are read: a directory, FIFO, socket or device is
+    refused with an ``OSError`` naming the path, before anything could block.
+
+        >>> ckpt = load("tests/data/real-onert/fc2-adam-step8.ckpt")
+        >>> ckpt.revision, ckpt.dialect, ckpt.optimizer.kind, ckpt.step, ckpt.epoch
+        ('v1', None, 'adam', 8, 0)
+        >>> [t.nbytes for t in ckpt.tensors]
+        [128, 32, 96, 12]
+        >>> named = load("tests/data/real-onert/fc2-adam-step8.ckpt",
+        ...              model="tests/data/real-onert/fc2.circle")
+        >>> named[0].dtype, named[0].shape == tuple(named[0].data.shape)
+        ('float32', True)
+    """
+    ckpt = dispatch.load(source, verify_data=verify_data, mmap=mmap)
+    if model is not None:
+        from .circle.binding import bind
+
+        bind(ckpt, model, order=order)
+    return ckpt
+
+
+@contextlib.contextmanager
+def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoint]:
+    """Map ``path`` and yield its :class:`Checkpoint`; on exit, release the mapping.
+
+    ``load_options`` are :func:`load`'s (``model``, ``order``, ``verify_data``, ``mmap``).
+    Inside the block only the bytes that are looked at are read. After it the checkpoint's
+    storage is released: reading an entry's data or size, copying, converting, exporting or
+    saving the checkpoint raises :class:`~onert_checkpoint.CheckpointError` with code
+    ``released`` (never empty entries: a save would write them over the file). Copy
+    (``np.array(t.data)``) what must outlive the block. An array view kept past the block
+    keeps the mapping alive instead of being invalidated.
+
+        >>> import onert_checkpoint as oc
+        >>> with oc.open("tests/data/real-onert/fc2-adam-step8.ckpt") as ckpt:
+        ...     first = ckpt[0].data.view("<f4").copy()
+        ...     ckpt.step, first.shape
+        (8, (32,))
+        >>> ckpt[0].nbytes
+        Traceback (most recent call last):
+        ...
+        onert_checkpoint.format.errors.CheckpointError: released: entry 0: ...
+    """
+    from .format import opener
+
+    model = load_options.pop("model", None)
+    order = load_options.pop("order", "auto")
+    with opener.open(path, **load_options) as ckpt:
+        if model is not None:
+            from .circle.binding import bind
+
+            bind(ckpt, model, order=order)
+        yield ckpt
+
+
+def _name_tensors(
+    ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes, order: str
+) -> None:
+    """Name, type and shape the tensors of ``ckpt`` (a schema-1 or WOF view) from ``model``.
+
+    A tensor whose bytes disagree with its circle shape and type (onert-micro writes 4 bytes per
+    element whatever the type, FORMAT-FACTS section 2) keeps its name but stays raw bytes.
+    """
+    from .circle.binding import bind
+    from .format.dtypes import DTYPE_CODES, DTYPES
+
+    bind(ckpt, model, order=order)
+    for t in ckpt.tensors:
+        if t.dtype is not None and t.shape is not None:
+            count = 1
+            for d in t.shape:
+                count *= d
+            size = DTYPES.get(DTYPE_CODES.get(t.dtype, 99), ("", None))[1]
+            if size is None or size * count != t.nbytes:
+                t.dtype, t.shape = None, None
+                t.data = t.raw
+
+
+def upgrade(
+    ckpt: Checkpoint,
+    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
+    *,
+    to: str = "v3",
+    order: str = "auto",
+) -> Checkpoint:
+    """Schema 1 (either dialect) or WOF to schema 3 (``to="v3"``, the recommended revision,
+    SPEC 15) or schema 2 (``to="v2"``), losslessly.
+
+    With ``model`` (a circle model: path, bytes or :class:`~onert_checkpoint.CircleModel`)
+    every tensor record gets the circle tensor's index, name, dtype and shape; without it the
+    tensors are raw bytes. A schema-2 or schema-3 checkpoint is returned as a copy in revision
+    ``to`` (bound to ``model`` if given); the tensors keep the offsets (and a schema-3 file's
+    ``data_order``) they were read with, so the data keep their storage order. ``order`` is
+    how an onert file's entries are matched to the model's tensors (:func:`load`'s).
+    """
+    from .format import convert as formats
+
+    if model is None:
+        return formats.upgrade(ckpt, to=to)
+    return formats.upgrade(
+        ckpt, to=to, name_tensors=lambda view: _name_tensors(view, model, order)
+    )
+
+
+def _batch_size(ckpt: Checkpoint, given: int | None) -> int | None:
+    """B from the argument or from a schema-2 file's ``batch_size`` key (0: not recorded);
+    both present and different is refused."""
+    from .circle.adam_units import check_batch_size
+    from .format.errors import error_for
+
+    if given is not None:
+        given = check_batch_size(given)
+    recorded = ckpt.state.get("batch_size") if is_schema2_family(ckpt.revision) else None
+    if isinstance(recorded, bool) or not isinstance(recorded, int) or recorded < 1:
+        return given
+    recorded = check_batch_size(recorded, "the file's batch_size")
+    if given is not None and given != recorded:
+        raise error_for(
+            "not_representable", "batch_size", None,
+            f"batch size {given} given, but the file records batch_size {recorded}",
+        )
+    return recorded
+
+
+def convert(
+    ckpt: Checkpoint,
+    to: str | None = "v3",
+    dialect: str | None = None,
+    allow_lossy: bool = False,
+    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
+    *,
+    batch_size: int | None = None,
+    order: str = "auto",
+) -> Checkpoint:
+    """The content of ``ckpt`` as revision ``to`` ("v1", "v2", "v3" or "wof"; by default
+    schema 3, the recommended revision; None keeps the input's revision), ready to :func:`save`.
+
+    ``to="v2"`` and ``to="v3"`` are :func:`upgrade` (``model`` names the tensors; between
+    schema 2 and 3 everything is kept but the data order, SPEC 6.7.3); ``"v1"`` and ``"wof"`` are
+    :func:`~onert_checkpoint.downgrade`. A checkpoint converted to v1 in another dialect than
+    its content's (:func:`onert_checkpoint.format.convert.content_dialect`) is re-indexed for
+    the other runtime, which needs ``model``
+    (:func:`onert_checkpoint.circle.dialect_convert.to_dialect`); without it a
+    :class:`~onert_checkpoint.NotRepresentableError` (a ``ValueError``) names the missing
+    model. Nothing is silently dropped.
+
+    ``batch_size`` is the batch size B of the training run, for Adam state crossing between
+    onert and onert-micro (SPEC 11.3): onert-micro's m is B times and its v B**2 times onert's,
+    so the state is rescaled when the entries move to the other runtime's layout, and such a
+    move with non-zero Adam state and no B is refused (``not_representable``, field
+    ``batch_size``). A schema-2 input's ``batch_size`` state key (1 or more) gives B when the
+    argument is absent and must agree with it when both are given; ``to="v2"`` (or ``"v3"``)
+    records B there. Nothing is rescaled within one runtime, for SGD, or when writing WOF (no
+    state). ``order`` is how an onert file's entries are matched to the model's tensors (as
+    :func:`load`'s: "auto", "probe", "predict" or "size").
+    """
+    from .format.convert import content_dialect, downgrade, indexing_text, needs_model
+    from .format.errors import error_for
+
+    ckpt._check_live()
+    if to is None:
+        to = ckpt.revision
+    batch_size = _batch_size(ckpt, batch_size)
+    if is_schema2_family(to):
+        out = upgrade(ckpt, model, to=to, order=order)
+        if batch_size is not None:
+            out.state["batch_size"] = batch_size
+        return out
+    if to not in ("v1", "wof"):
+        raise ValueError(f"unknown revision {to!r}; choose from v1, v2, v3, wof")
+    if needs_model(ckpt, to, dialect) and model is None:
+        target = f"the {dialect} dialect" if to == "v1" else "WOF (circle tensor indices)"
+        raise error_for(
+            "not_representable", "dialect", None,
+            f"writing {indexing_text(ckpt)} in {target} needs the circle model to "
+            "index them: pass model= (--model on the command line)",
+        )
+    if to == "wof" and needs_model(ckpt, to, dialect):
+        # onert's order -> circle tensor indices (onert-micro's), then weights only.
+        from .circle.dialect_convert import to_dialect
+
+        source = ckpt
+        if ckpt.revision != "v1":
+            source = downgrade(ckpt, content_dialect(ckpt), allow_lossy, to="v1")
+        # the state is dropped for WOF: re-indexed only, never rescaled
+        micro = to_dialect(source, "onert-micro", model, rescale=False,  # type: ignore[arg-type]
+                           order=order)
+        return downgrade(upgrade(micro), None, allow_lossy, to="wof")
+    if to == "v1" and dialect is not None and model is not None:
+        # Between the runtimes: the model says which circle tensor each entry is. The content
+        # is first laid out as schema 1 in its own dialect (nothing dropped unless allowed).
+        from .circle.dialect_convert import to_dialect
+
+        source = ckpt
+        if ckpt.revision != "v1":
+            base = ckpt if is_schema2_family(ckpt.revision) else upgrade(ckpt)
+            source = downgrade(base, content_dialect(ckpt), allow_lossy, to="v1")
+        return to_dialect(source, dialect, model, batch_size=batch_size, order=order)
+    source = ckpt if is_schema2_family(ckpt.revision) else upgrade(ckpt)
+    return downgrade(source, dialect, allow_lossy, to=to)
