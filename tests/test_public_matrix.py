@@ -433,6 +433,32 @@ def test_diagnostics_report_corrupt_data_as_validate_does(
     assert err.startswith(f"onert-ckpt: error: {expected['code']}: ") and f"[{where}]" in err
 
 
+def _where(err: CheckpointError | None) -> tuple[object, ...] | None:
+    return None if err is None else (err.code, err.field, err.offset)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", ["v1-onert", "v1-onert-micro", "wof", "v2-named", "v3-named"])
+def test_dump_layout_agrees_with_validate_on_every_byte_flip(
+    family: str, families: dict[str, Family]
+) -> None:
+    """Each byte of the file inverted in turn: the layout map reports the rule validate
+    reports (code, field, offset), or none when validate finds none (about 4 s of CPU)."""
+    from onert_checkpoint.tools.layout_map import layout_map
+
+    data = families[family].path.read_bytes()
+    for pos in range(len(data)):
+        flipped = bytearray(data)
+        flipped[pos] ^= 0xFF
+        try:
+            oc.load(bytes(flipped)).verify()
+            verdict = None
+        except CheckpointError as err:
+            verdict = err
+        mapped = layout_map(bytes(flipped)).error
+        assert _where(mapped) == _where(verdict), f"{family}, byte {pos}: {mapped} {verdict}"
+
+
 def test_to_safetensors_refuses_2m_zero_length_tensors_from_the_counts(tmp_path: Path) -> None:
     """A valid 16 MB schema-3 file of 2M zero-length tensors needs a safetensors header over
     safetensors' 100 MB limit: refused with the project's error before any entry is made
