@@ -35,8 +35,8 @@ def pytest_configure(config: pytest.Config) -> None:
     """Every run draws new examples, from a seed the run prints and a re-run can fix.
 
     Under CI=true hypothesis loads its ``ci`` profile, which derandomizes: every CI run would
-    draw the same examples, and a bug outside them would never be found (issue 12, item 6: a
-    schema-2 section-length off-by-one passed every property). This keeps the loaded profile
+    draw the same examples, and a bug outside them would never be found (a schema-2
+    section-length off-by-one once passed every property that way). This keeps the loaded profile
     (the ``ci`` one in CI: no database, no deadline) but turns derandomization off and seeds
     every hypothesis test with one seed per run, printed in the header and in the summary.
     Reproduce a failure with ``OCKPT_HYPOTHESIS_SEED=<seed> python -m pytest ...`` (or

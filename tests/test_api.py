@@ -58,7 +58,7 @@ def test_mapping_by_index_and_name() -> None:
     ckpt = oc.bind(oc.load(ADAM), MODEL)
     assert ckpt["w1"] is ckpt[2]
     assert ckpt["w1"].shape == (3, 8)
-    assert list(ckpt) == ["w0", "b0", "w1", "b1"]  # names once bound (issue 17 part 2)
+    assert list(ckpt) == ["w0", "b0", "w1", "b1"]  # names once bound, in entry order
     with pytest.raises(KeyError):
         ckpt["nope"]
 

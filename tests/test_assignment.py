@@ -1,4 +1,4 @@
-"""Assigning an entry's data is checked (issue 11 item 14): the entry keeps its size, and a
+"""Assigning an entry's data is checked: the entry keeps its size, and a
 typed entry its element type and shape; lossless conversions are made, anything else is a
 CheckpointError naming the tensor, raised at the assignment (not at save, not never)."""
 

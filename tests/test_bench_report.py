@@ -1,5 +1,5 @@
 """The performance figures in the docs are the committed benchmark results, not hand edits
-(issue 12: "a test checks that the README's tables match the last committed results file")."""
+(the README's and the docs' tables match the last committed results file)."""
 
 from __future__ import annotations
 

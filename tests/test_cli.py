@@ -258,7 +258,7 @@ def test_dump_tensor_as_numpy_prints_it() -> None:
 
 def test_dump_without_a_known_dtype_prints_raw_bytes_as_export_writes_them() -> None:
     # Typed when the type is known (model, schema-2 record, --dtype), clearly raw otherwise:
-    # the same rule as `export` (issue 17).
+    # the same rule as `export` (tests/test_tools_hardening.py checks the two agree).
     result = run("dump", ADAM, "--tensor", "3")
     assert result.returncode == 0
     title, body = result.stdout.split("\n", 1)

@@ -1,5 +1,5 @@
 """The documentation site builds in strict mode (broken links, missing pages, unresolved API
-references fail), and its CLI reference is the command line's own help (issue 17)."""
+references fail), and its CLI reference is the command line's own help."""
 
 from __future__ import annotations
 

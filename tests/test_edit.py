@@ -173,8 +173,9 @@ def test_edit_replace_npy_header_is_checked_before_allocating(tmp_path) -> None:
 
 
 def test_edit_survives_its_input_truncated_after_the_load(tmp_path) -> None:
-    """Issue 11 item 15 for ``edit``: another process truncates the input right after it was
-    loaded (made deterministic: the child's load truncates the file once it returns). A small
+    """A truncated input cannot fault ``edit``: another process truncates the input right
+    after it was loaded (made deterministic: the child's load truncates the file once it
+    returns). A small
     input is read into private memory (``mmap="auto"``), so the edit completes on the bytes it
     read; a mapped read would die of SIGBUS."""
     import textwrap

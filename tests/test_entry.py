@@ -1,5 +1,5 @@
-"""The entry point answers --version without importing the format or NumPy (start-up time,
-issue 13), with the same text as the full parser's --version."""
+"""The entry point answers --version without importing the format or NumPy (start-up
+time), with the same text as the full parser's --version."""
 
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ def test_other_commands_reach_the_cli() -> None:
 
 
 def test_new_writes_schema_2_directly(tmp_path: Path) -> None:
-    """`new --revision v2` (issue 17): the model's names, dtypes and shapes in the file; the
-    downgrade is the schema-1 file `new` writes."""
+    """`new --revision v2` writes schema 2 directly: the model's names, dtypes and shapes in
+    the file; the downgrade is the schema-1 file `new` writes."""
     import onert_checkpoint as oc
 
     model = Path(__file__).parent / "data" / "real-onert" / "fc2.circle"

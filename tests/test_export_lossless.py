@@ -1,5 +1,5 @@
-"""export then import gives back the same bytes, for every valid file of every revision
-(issue 11 item 9): schema 1 in both dialects, WOF, the real onert exports, and schema-2 files
+"""export then import gives back the same bytes, for every valid file of every revision:
+schema 1 in both dialects, WOF, the real onert exports, and schema-2 files
 with self-described optimizers, unknown optional sections, non-finite and bytes state values,
 tensor names, dtypes, shapes and model indices.
 """

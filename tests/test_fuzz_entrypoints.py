@@ -1,4 +1,4 @@
-"""Fuzzing every public path after a successful load (issue 11): valid files built to hurt the
+"""Fuzzing every public path after a successful load: valid files built to hurt the
 code that runs on them (see tests/fuzz/post_load.py for the properties).
 
 The inputs are *valid*: self-described optimizers with hostile slot names, unknown optional
@@ -118,7 +118,7 @@ def test_schema1_and_wof_files(sample, tmp_path_factory) -> None:
 def test_huge_origin_counts_convert_without_allocating(count: int, tmp_path: Path) -> None:
     """A 1 KB valid file whose origin section claims a huge table: converting it back to its
     origin is refused (or written) without allocating more than a few MiB, by the library and
-    by the command line (issue 11 item 1)."""
+    by the command line."""
     ckpt = Checkpoint(tensors=[Tensor(0, np.arange(4, dtype=np.float32))],
                       optimizer=Optimizer("sgd"), state=TrainingState(step=1, epoch=0),
                       origin={"revision": "v1", "dialect": "onert-micro", "num_entries": count,

@@ -1,4 +1,4 @@
-"""Fuzzing the paths that take a circle model after a successful load (issue 11): ``bind``,
+"""Fuzzing the paths that take a circle model after a successful load: ``bind``,
 ``bake`` (both shared-copy policies), ``to_dialect`` (both runtimes), ``edit``, the value
 sanity checks and ``to_torch``, on fc3 (tests/data/real-onert).
 

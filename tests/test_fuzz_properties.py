@@ -1,4 +1,4 @@
-"""The fuzz properties of ``load`` (issue 5), checked by structured mutation with hypothesis.
+"""The fuzz properties of ``load``, checked by structured mutation with hypothesis.
 
 For any bytes: ``load`` returns a checkpoint or raises a CheckpointError with a documented code,
 a field and an offset (no other exception escapes); an accepted file saves back byte for byte

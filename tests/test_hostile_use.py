@@ -1823,11 +1823,11 @@ def test_mapped_v2_written_in_place_is_detected_on_first_access(files, tmp_path)
 
 @pytest.mark.parametrize("command", ["info", "dump", "validate", "export", "diff", "convert"])
 def test_cli_file_truncated_after_load_no_sigbus(command, files, tmp_path):
-    """Item 15 on the command line: the file is truncated by someone else right after the CLI
-    loaded it (made deterministic: the child's ``cli.load`` truncates the file once the real
-    load returns). A copying read (cheap for small files) leaves the command working; a mapped
-    one dies of SIGBUS (the same happens for real: ``validate`` of a 27 MB file killed by
-    ``truncate`` from another shell, exit -7, every time)."""
+    """A truncated input cannot kill the command line: the file is truncated by someone else
+    right after the CLI loaded it (made deterministic: the child's ``cli.load`` truncates the
+    file once the real load returns). A copying read (cheap for small files) leaves the
+    command working; a mapped one dies of SIGBUS (the same happens for real: ``validate`` of
+    a 27 MB file killed by ``truncate`` from another shell, exit -7, every time)."""
     victim = tmp_path / "victim.ckpt"
     victim.write_bytes((files["v2"] if command == "convert" else FC3_ADAM).read_bytes())
     argv = {"info": ["info", victim], "dump": ["dump", victim], "validate": ["validate", victim],

@@ -1,4 +1,4 @@
-"""The hypothesis seed of a run (tests/conftest.py, issue 12 item 6): under CI=true every run
+"""The hypothesis seed of a run (tests/conftest.py): under CI=true every run
 draws new examples, prints its seed, and a run given that seed draws the same examples again.
 
 Each case runs pytest in a subprocess on a one-test module with this suite's conftest loaded as

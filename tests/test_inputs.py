@@ -1,4 +1,4 @@
-"""What ``load`` accepts as a path (issue 11 items 6 and 15).
+"""What ``load`` accepts as a path.
 
 Only regular files are read: a FIFO, socket, device or directory is refused with an ``OSError``
 naming the path, without blocking (a FIFO without a writer used to block ``open`` forever). A

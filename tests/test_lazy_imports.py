@@ -1,4 +1,4 @@
-"""Start-up (issue 13): ``import onert_checkpoint`` imports none of its parts, reading a
+"""Start-up time: ``import onert_checkpoint`` imports none of its parts, reading a
 schema-1 file imports neither schema 2, Construct nor the crc32c package's metadata lookup,
 and every public name still resolves. Checked in fresh interpreters (real subprocesses)."""
 

@@ -1,4 +1,4 @@
-"""Every public operation of the model objects is linear in the entry count (issue 11 item 3):
+"""Every public operation of the model objects is linear in the entry count:
 4x the entries may cost about 4x, never about 16x. Ratios of 10k and 40k entries (both past the
 few thousand entries whose objects fit in memory a fresh process has already touched: below
 that, page faults make the larger case look superlinear), bound 16x; a scan per lookup (the

@@ -1,5 +1,5 @@
-"""``load`` adds at most 64 MiB + 8x the file size, for any input, refused ones included
-(issue 11 item 2, issue 13). Measured with tracemalloc (deterministic: NumPy reports its
+"""``load`` adds at most 64 MiB + 8x the file size, for any input, refused ones included.
+Measured with tracemalloc (deterministic: NumPy reports its
 buffers to it; the mapped file itself is page cache, not an allocation).
 
 Before entries became columns made on access, the 1M-entry v1 file below added 313 MiB and the

@@ -1,4 +1,4 @@
-"""The README is a front page that claims nothing it does not check (issues 12 and 17): its
+"""The README is a front page that claims nothing it does not check: its
 command outputs are what the commands print, its Python example runs, it stays short, and
 every local link resolves."""
 

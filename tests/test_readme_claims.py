@@ -1,5 +1,5 @@
 """Promises of the front-page README.md that no other test checked (docs/claims.md lists every
-promise and the test that proves it; issue 12, "The README's claims").
+promise and the test that proves it).
 
 * The command list of "Command line" is the command line's own, and every command's ``--help``
   has examples (tests/test_cli.py checked a fixed list that lacked ``bake`` and ``edit``).

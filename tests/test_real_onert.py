@@ -87,7 +87,7 @@ def test_adam_rewritten_for_onert_micro_is_identical():
 
 def test_sgd_rewritten_for_onert_micro_needs_the_model_and_zeroes_the_optimizer_offsets():
     # Without the model, onert's entry order would be written where onert-micro reads circle
-    # tensor indices (issue 11 item 10): refused, as convert refuses it.
+    # tensor indices: refused (not_representable), as convert refuses it.
     with pytest.raises(oc.NotRepresentableError, match="needs the circle model"):
         oc.to_bytes(oc.load(SGD), dialect="onert-micro")
     micro = oc.convert(oc.load(SGD), "v1", dialect="onert-micro", model=DATA / "fc2.circle")

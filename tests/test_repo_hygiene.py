@@ -1,4 +1,4 @@
-"""No tracked file names an absolute path of the machine it was written on (issue 12, item 3).
+"""No tracked file names an absolute path of the machine it was written on.
 
 A path such as the developer's checkout, home folder or temporary folder works on that machine
 only: a test that opens one fails on every other machine, and a README that shows one is wrong
@@ -18,6 +18,11 @@ tests/corpus/files (fuzz inputs are arbitrary bytes), text or binary alike:
 It does not flag the same words inside a longer path or an address (``../shared/work/x``,
 ``https://host/home/u``), nor names such as ``tmp_path``, ``O_TMPFILE`` or ``tempfile``. No file
 is exempt: this module spells the roots in pieces so that it passes its own rule.
+
+Nor does the code, a test or a document under src/, tests/, docs/, spec/ or README.md cite
+an entry of an issue tracker (``tracker_references``): the tracker is not in the repository,
+so such a citation tells a reader only when a line was written. A check says what it proves;
+a test is named after it.
 """
 
 from __future__ import annotations
@@ -100,7 +105,7 @@ def test_no_tracked_file_names_a_machine_path() -> None:
 W, T, R = _S + "work", _S + "tmp", _S + "root"
 
 FLAGGED = [
-    # the two lines tests/interop/test_onert_order.py had before issue 12
+    # two lines tests/interop/test_onert_order.py once had
     f'    model = CircleModel.load("{W}/shared/reference/real-onert/fc2.circle")',
     f"REAL ?= {W}/shared/reference/real-onert",  # the old spec/c/Makefile
     f"\t./ockpt-info $$f > {T}/ockpt-check.a",
@@ -144,3 +149,64 @@ def test_rule_flags_this_machines_own_folders() -> None:
     assert machine_paths(f"ls {os.path.dirname(checkout)}/other", roots) != []
     assert machine_paths("ls builds/onert-checkpoint/tests", roots) == []
     assert all(r != "/" for r in _machine_roots())
+
+
+# No citation of an issue tracker ------------------------------------------------------------
+
+#: Where the code, the tests and the documents live (the corpus's fuzz inputs excepted above).
+CITING_PATHS = ("src/", "tests/", "docs/", "spec/", "README.md")
+_ISSUE = "[Ii]ss" + "ues?"  # spelt in pieces so that this file passes its own rule
+_TRACKER = re.compile(
+    r"\b" + _ISSUE + r"\s+#?\d+"  # a numbered issue, "#" or not
+    + r"|#\d+\s+" + "it" + r"ems?\b"  # an entry of a numbered list of one
+    + r"|\btest_i\d+_"  # a test named after the issue it came from
+)
+
+
+def tracker_references(text: str) -> list[str]:
+    """The citations of a numbered tracker entry in ``text``."""
+    return [m.group(0) for m in _TRACKER.finditer(text)]
+
+
+def test_no_tracked_file_cites_an_issue_tracker() -> None:
+    offenders = []
+    for name in _tracked_files():
+        if not name.startswith(CITING_PATHS) or name.startswith(EXEMPT_PREFIXES):
+            continue
+        path = ROOT / name
+        if not path.is_file():  # deleted in the working tree, not yet committed
+            continue
+        data = path.read_bytes()
+        if b"\0" in data:  # a binary file (vectors, real checkpoints, models)
+            continue
+        for lineno, line in enumerate(data.decode("latin-1").splitlines(), 1):
+            for hit in tracker_references(line):
+                offenders.append(f"{name}:{lineno}: {hit!r} in {line.strip()[:100]!r}")
+    assert offenders == [], "citations of an issue tracker:\n" + "\n".join(offenders)
+
+
+_I = "Iss" + "ue"
+CITING = [
+    f"(i{_I[1:]} 11 item 14): the entry keeps its size",
+    f"{_I} 13's goal: 100,000 tensors",
+    f"(i{_I[1:]}s 12 and 17)",
+    f"see i{_I[1:]} #21",
+    "the rule of #11 " + "it" + "em 3",
+    "def test_i" + "14_names_are_unique():",
+]
+NOT_CITING = [
+    "an issue with the header is reported as bad_magic",
+    "section 11.3, rule 14, SPEC 6.7.4",
+    "tensors[3].model_index, entries 0 to 7",
+    "def test_invalid_header(): test_io_error",
+]
+
+
+@pytest.mark.parametrize("line", CITING)
+def test_rule_flags_tracker_citations(line: str) -> None:
+    assert tracker_references(line) != [], line
+
+
+@pytest.mark.parametrize("line", NOT_CITING)
+def test_rule_leaves_other_numbers_alone(line: str) -> None:
+    assert tracker_references(line) == [], line

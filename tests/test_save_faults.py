@@ -1,4 +1,4 @@
-"""Saving under faults (issue 5): ``save`` never leaves a damaged file where a good one was.
+"""Saving under faults: ``save`` never leaves a damaged file where a good one was.
 
 * an OSError injected at every step of a save (the unnamed O_TMPFILE file, or mkstemp's file
   where there is none, fchmod, every write, fsync, the link that names it, close, replace, the

@@ -1,5 +1,5 @@
 """Saving over an existing file releases the old file's cached pages as the new file overtakes
-them (issue 13, the save rows; docs/saving.md "The old file's cached pages").
+them (the benchmark's save rows; docs/saving.md "The old file's cached pages").
 
 The old file must stay intact until the rename, so without this the new file's pages come on
 top of the old file's: a second file's worth of memory. These tests check that the advice is

@@ -1,4 +1,4 @@
-"""What ``save`` does with the path it is given (issue 11 items 7, 8 and 13; docs/saving.md).
+"""What ``save`` does with the path it is given (docs/saving.md).
 
 * a directory, FIFO, socket or device is refused with an OSError naming the path and left
   exactly as it was (as root, saving to a device used to replace the node with a file);

@@ -1,5 +1,6 @@
-"""The tools after a successful load, attacked as a hostile user would (issue 11 items 3, 4, 5,
-10, 11, 12, 13; issue 17's export/dump rule).
+"""The tools after a successful load, attacked as a hostile user would (bad input gets the
+project's error, in linear time, with no control byte reaching the terminal); export and dump
+agree on which entries are typed.
 
 The command line runs as a real subprocess (``python -m onert_checkpoint``); the per-field
 escaping and the linear-time checks call the command functions in-process, without the
@@ -117,7 +118,7 @@ def many(n: int, path: Path, revision: str = "v1") -> Path:
     return path
 
 
-# Item 3: every tool operation linear in the entry count ---------------------------------------
+# Every tool operation linear in the entry count -----------------------------------------------
 
 
 def python_lines(fn: Callable[[], object]) -> int:
@@ -188,7 +189,7 @@ def test_tool_work_grows_linearly(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert large / small < 6, (name, small, large)
 
 
-# Item 4: no control byte reaches the terminal -------------------------------------------------
+# No control byte reaches the terminal ---------------------------------------------------------
 
 
 def test_safe_text_escapes_every_terminal_control() -> None:
@@ -279,7 +280,7 @@ def test_info_table_columns_stay_aligned_with_hostile_slot_names(hostile: Path) 
     assert all(row[edge - 1] != " " and (len(row) == edge or row[edge] == " ") for row in rows)
 
 
-# Item 5: strict JSON, bytes state values, a file equals itself ------------------------------
+# Strict JSON, bytes state values, a file equals itself --------------------------------------
 
 
 def test_diff_json_is_strict_with_nan_inf_and_bytes(tmp_path: Path, hostile: Path) -> None:
@@ -338,7 +339,7 @@ def test_info_json_writes_non_finite_state_as_spec_section_9(hostile: Path) -> N
     assert doc["state"]["blob"] == {"bytes": "00ff1b"}  # type: ignore[index]
 
 
-# Items 10, 11: dialect conversion needs the model; --to defaults to the input's revision -----
+# Dialect conversion needs the model; --to defaults to the input's revision -------------------
 
 
 def test_convert_to_another_dialect_without_model_is_refused(tmp_path: Path) -> None:
@@ -380,7 +381,7 @@ def test_convert_of_a_v2_file_to_another_dialect_needs_the_model_too(tmp_path: P
     assert oc.load(tmp_path / "y.ckpt").dialect == "onert-micro"
 
 
-# Item 12: model errors --------------------------------------------------------------------------
+# Model errors -----------------------------------------------------------------------------------
 
 
 def test_a_checkpoint_of_another_model_is_model_mismatch() -> None:
@@ -403,7 +404,7 @@ def test_an_unreadable_model_is_an_io_error(tmp_path: Path, kind: str) -> None:
     assert len(err.splitlines()) == 1 and "io_error" in err and str(model) in err
 
 
-# Item 13: messages that say what to do ----------------------------------------------------------
+# Messages that say what to do -------------------------------------------------------------------
 
 
 def _sample(kind: str, tmp_path: Path) -> Path:
@@ -480,7 +481,7 @@ def test_an_unwritable_output_names_the_users_path(tmp_path: Path) -> None:
 
 
 def test_dump_and_export_agree_on_untyped_entries(tmp_path: Path) -> None:
-    # Issue 17: typed when the type is known, raw bytes otherwise, in both tools.
+    # typed when the type is known, raw bytes otherwise, in both tools.
     src = REAL / "fc2-adam-step8.ckpt"
     arrays = oc.to_numpy_dict(oc.load(src))
     out = run("dump", src, "--tensor", "1").stdout.decode()

@@ -1,5 +1,5 @@
 """Every bound of spec/SPEC.md section 6.5 at its edge: the last value allowed and the first one
-refused (issue 12, item 6).
+refused (an off-by-one in any comparison fails a test).
 
 Each length or offset comparison of the schema-2 reading rules gets a file that sits exactly on
 the bound and one that is one step past it (one byte, one count, or one alignment step where the

@@ -394,7 +394,7 @@ def test_onert_micro_real_files_present_or_skip() -> None:
     assert order != sorted(order)
 
 
-# --- file size (issue 13) -------------------------------------------------------------------
+# --- file size --------------------------------------------------------------------------------
 
 def _tiny(n: int, kind: str) -> Checkpoint:
     """``n`` float32 tensors of 16 bytes, as tests/bench/bench.py builds them but without the
@@ -408,7 +408,7 @@ def _tiny(n: int, kind: str) -> Checkpoint:
 
 @pytest.mark.parametrize("kind", ["sgd", "adam"])
 def test_v3_size_of_100k_tiny_tensors_within_the_goal(kind: str) -> None:
-    """Issue 13's goal: 100,000 tensors of 16 bytes as v3 at most 1.25 times v1 (sizes are
+    """Schema 3's size goal: 100,000 tensors of 16 bytes as v3 at most 1.25 times v1 (sizes are
     exact, computed by the writers' plans without writing)."""
     from onert_checkpoint.format.revisions import v1_write
 

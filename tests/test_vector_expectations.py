@@ -1,4 +1,4 @@
-"""The expected JSON of every valid vector, derived without the library (issue 12, item 7).
+"""The expected JSON of every valid vector, derived without the library.
 
 spec/make_vectors.py writes a valid vector's expectation from the library's own output, so a
 library bug could bless itself. Here each expectation is rebuilt from an independent source and

@@ -1,4 +1,4 @@
-"""The performance benchmark (issues 12 and 13): one command, every figure the docs quote.
+"""The performance benchmark: one command, every figure the docs quote.
 
     python tests/bench/bench.py            # 1 GiB files, 15 repetitions (about 10 minutes)
     python tests/bench/bench.py --quick    # 64 MiB files, 5 repetitions (a smoke run)
@@ -232,7 +232,7 @@ def interleaved(cases: dict[str, Callable[[], object]], repeats: int, *,
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-#: Idle seconds before each save case (issue 13). This machine is a virtual machine that hands
+#: Idle seconds before each save case (the save rows). This machine is a virtual machine that hands
 #: memory back to its host about 2 s after the guest frees it (virtio-balloon free page
 #: reporting); a page the guest then uses again costs a fault in the host, and writing 1 GiB
 #: into such pages took 1.0-1.4 s here against 0.2-0.4 s into pages freed a moment before

@@ -1,4 +1,4 @@
-"""The properties of every public path that runs *after* a successful load (issue 11).
+"""The properties of every public path that runs *after* a successful load.
 
 :func:`check_post_load` takes the bytes of a file that loads and sends the checkpoint through
 every public entry point: ``describe`` and the JSON of ``info``/``validate``/``diff``/

@@ -1,4 +1,4 @@
-"""Time-boxed coverage-guided fuzzing in every test run (issue 5).
+"""Time-boxed coverage-guided fuzzing in every test run.
 
 The atheris target (tests/fuzz/fuzz_load.py) and, where clang is installed, the libFuzzer
 harness of the C reference reader, each run for ``ONERT_CKPT_FUZZ_SECONDS`` (default 60 for

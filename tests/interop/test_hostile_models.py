@@ -1,4 +1,4 @@
-"""Circle models whose constants contradict themselves (issue 11: bad input gets the project's
+"""Circle models whose constants contradict themselves (bad input gets the project's
 error): a new checkpoint of such a model is refused with model_mismatch naming the tensor,
 never written so that it does not fit its own model."""
 

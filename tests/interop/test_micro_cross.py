@@ -1,4 +1,4 @@
-"""Moving a training run between onert and onert-micro (issue 16, item 4).
+"""Moving a training run between onert and onert-micro, compared with training on in one runtime.
 
 Same model, same data, same batches in the same order, learning rate 0.01, Adam betas 0.9 and
 0.999, epsilon 1e-7 (both runtimes' defaults):

@@ -1,4 +1,4 @@
-"""onert-micro's checkpoint loader on malformed files (issue 16, item 5).
+"""onert-micro's checkpoint loader on malformed files, next to what ``load`` says of each.
 
 Each variant is made from a file the runtime wrote itself (real-files/ckpt_{sgd,adam}.bin of
 ../shared/reference/onert-micro: the 2-layer model fc2.circle, N = 7 = every tensor, weight

@@ -1,4 +1,4 @@
-"""Reading what the real onert-micro runtime writes (issue 16, item 2).
+"""Reading what the real onert-micro runtime writes.
 
 The runtime (built from ../shared/reference/onert-micro with this project's driver, see
 tests/interop/conftest.py) trains float32 FC chains of 1 to 6 layers (tensors in chain order,

@@ -1,4 +1,4 @@
-"""The real onert-micro runtime reads what this project writes (issue 16, item 3).
+"""The real onert-micro runtime reads what this project writes.
 
 Every file below is written by this project's CLI and loaded by onert-micro's
 ``loadCheckpoint`` (or given as ``wof_ptr``), built from ../shared/reference/onert-micro with

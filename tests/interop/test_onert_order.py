@@ -114,7 +114,7 @@ def test_prediction_matches_runtime(onert_runtime: object, batch: int) -> None:
 
 
 def _deep_models() -> list[tuple[str, bytes]]:
-    """FC chains of 9 to 128 layers in every layout (issue 12, item 4).
+    """FC chains of 9 to 128 layers in every layout (past each rehash of onert's unordered_map).
 
     The unordered_map simulation goes wrong at different depths when it is broken: a missing
     head-bucket update in the rehash from 9 layers, a bucket pointer moved to a node threaded
@@ -238,8 +238,8 @@ def test_truncated_model_is_model_mismatch() -> None:
 
 
 def test_missing_file_is_an_io_error_and_garbage_model_mismatch(tmp_path: object) -> None:
-    """A model that cannot be read is an OSError naming its path, as for a checkpoint (issue 11
-    item 12); one that is read but is not a circle model is ModelMismatchError."""
+    """A model that cannot be read is an OSError naming its path, as for a checkpoint; one
+    that is read but is not a circle model is ModelMismatchError."""
     with pytest.raises(FileNotFoundError) as info:
         CircleModel.load(f"{tmp_path}/absent.circle")
     assert info.value.filename == f"{tmp_path}/absent.circle"

@@ -106,9 +106,9 @@ class CircleModel:
         A path is read like a checkpoint's (:func:`~onert_checkpoint.format.source.open_source`):
         only a regular file, checked before a byte is read, so a FIFO or a device raises
         :class:`OSError` naming the path at once instead of blocking or reading forever; a
-        missing or unreadable file is an :class:`OSError` too, as for a checkpoint (issue 11,
-        items 6 and 12). Raises :class:`~onert_checkpoint.ModelMismatchError` (code
-        ``model_mismatch``, field ``model``) when the bytes are not a readable circle model.
+        missing or unreadable file is an :class:`OSError` too, as for a checkpoint. Raises
+        :class:`~onert_checkpoint.ModelMismatchError` (code ``model_mismatch``, field
+        ``model``) when the bytes are not a readable circle model.
         """
         if isinstance(source, (bytes, bytearray, memoryview)):
             raw = bytes(source)

@@ -29,7 +29,7 @@ EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 def save(ckpt: Checkpoint, path: str, **kwargs: Any) -> None:
     """:func:`onert_checkpoint.save`, imported on first use: it brings every writer and
-    Construct, which the commands that only read never need (start-up time, issue 13)."""
+    Construct, which the commands that only read never need (start-up time)."""
     from ..format.saving import save as save_file
 
     save_file(ckpt, path, **kwargs)
@@ -1069,7 +1069,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; stdout and stderr pass through :class:`SafeStream` meanwhile, so
-    that no control byte read from a file reaches the terminal (issue 11, item 4)."""
+    that no control byte read from a file reaches the terminal (a name in a file could
+    otherwise move the cursor or retitle the terminal)."""
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)
     try:
@@ -1134,7 +1135,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
         if choice is not None and choice.how != "--model":
             message += (f" (model: {choice.describe()}; --model names another, --no-model "
                         "reads without one)")
-        # "<code>: " first, so that a reader splitting on ": " gets the code (issue 11).
+        # "<code>: " first, so that a reader splitting on ": " gets the stable part.
         where = f" [{_where(err).strip()}]" if _where(err) else ""
         print(f"onert-ckpt: error: {err.code}: {safe_text(message)}{where}",
               file=sys.stderr)

@@ -171,7 +171,7 @@ def edit_file(
     from ..format.saving import save
 
     # a private copy of a small input (mmap="auto"): cheap, and another process truncating the
-    # input meanwhile cannot fault the copy being written (issue 11 item 15)
+    # input meanwhile cannot fault the copy being written (SIGBUS on a truncated mapping)
     ckpt = load(source, model=model, order=order, mmap="auto")
     if revision is not None or dialect is not None:
         # converted first, so that the edits are checked against what the target holds

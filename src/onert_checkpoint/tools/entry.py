@@ -1,5 +1,5 @@
 """The ``onert-ckpt`` entry point: answers ``--version`` before anything heavy is imported,
-then hands over to :mod:`onert_checkpoint.tools.cli` (start-up time, issue 13: the command
+then hands over to :mod:`onert_checkpoint.tools.cli` (start-up time: the command
 line imports NumPy and the format modules only for commands that use them)."""
 
 from __future__ import annotations
