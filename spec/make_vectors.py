@@ -635,22 +635,15 @@ def make_invalid() -> None:
         "ofs_other",
         12,
     )
-    invalid(
-        "v1-other-past-end",
-        put(ONERT_ADAM, 12, oadam.size),
-        "rule 4: ofs_other == S",
-        "truncated_file",
-        "ofs_other",
-        12,
-    )
-    invalid(
-        "v1-other-max",
-        put(ONERT_ADAM, 12, U32_MAX),
-        "rule 4: ofs_other = 2**32-1 (no overflow in other + 8)",
-        "truncated_file",
-        "ofs_other",
-        12,
-    )
+    # fmt: off
+    header_patched([
+        ("v1-other-past-end", ONERT_ADAM, {"ofs_other": oadam.size}, "rule 4: ofs_other == S",
+         "truncated_file", "ofs_other", 12),
+        ("v1-other-max", ONERT_ADAM, {"ofs_other": U32_MAX},
+         "rule 4: ofs_other = 2**32-1 (no overflow in other + 8)",
+         "truncated_file", "ofs_other", 12),
+    ])
+    # fmt: on
     invalid(
         "v1-trailing-byte",
         ONERT_SGD + b"\x00",
@@ -684,14 +677,12 @@ def make_invalid() -> None:
         "footer",
         osgd.size,
     )
-    invalid(
-        "v1-other-early",
-        put(ONERT_ADAM, 12, oadam.other - 4),
-        "rule 4: ofs_other 4 bytes early",
-        "trailing_bytes",
-        "footer",
-        oadam.other + 4,
-    )
+    # fmt: off
+    header_patched([
+        ("v1-other-early", ONERT_ADAM, {"ofs_other": oadam.other - 4},
+         "rule 4: ofs_other 4 bytes early", "trailing_bytes", "footer", oadam.other + 4),
+    ])
+    # fmt: on
     fsgd = write(tensors(ONERT_COUNTS), dialect="onert", footerless=True)
     # A small ofs_opt1 makes a large file WOF-shaped (detection 5.4), so rule 7's first is small.
     tiny = {0: 1, 1: 1, 2: 1}
@@ -951,40 +942,25 @@ def make_invalid() -> None:
         V1(m_empty_v_full).entry_at("v", 2),
     )
     # rule 11
-    invalid(
-        "v1-absent-with-onert-sgd",
-        put(MICRO_SGD, 4, msgd.other),
-        "rule 11: absent entries with onert's SGD ofs_opt1 == ofs_other",
-        "dialect_conflict",
-        "header",
-        0,
-    )
     fl = write(tensors(MICRO_COUNTS, MICRO_ORDER), dialect="onert-micro", num_entries=6)
-    invalid(
-        "v1-footerless-absent",
-        put(fl[:-8], 12, 0),
-        "rule 11: no footer (onert) with absent entries (onert-micro)",
-        "dialect_conflict",
-        "header",
-        0,
-    )
     shuffled_sgd = write(tensors(ONERT_COUNTS, [2, 1, 0]), dialect="onert-micro")
-    invalid(
-        "v1-footerless-shuffled",
-        put(put(shuffled_sgd[:-8], 12, 0), 4, len(shuffled_sgd) - 8),
-        "rule 11: no footer (onert) with data out of table order (onert-micro)",
-        "dialect_conflict",
-        "header",
-        0,
-    )
-    invalid(
-        "v1-shuffled-with-onert-sgd",
-        put(shuffled_sgd, 4, V1(shuffled_sgd).other),
-        "rule 11: data out of table order with onert's SGD ofs_opt1",
-        "dialect_conflict",
-        "header",
-        0,
-    )
+    # fmt: off
+    header_patched([
+        ("v1-absent-with-onert-sgd", MICRO_SGD, {"ofs_opt1": msgd.other},
+         "rule 11: absent entries with onert's SGD ofs_opt1 == ofs_other",
+         "dialect_conflict", "header", 0),
+        ("v1-footerless-absent", fl[:-8], {"ofs_other": 0},
+         "rule 11: no footer (onert) with absent entries (onert-micro)",
+         "dialect_conflict", "header", 0),
+        ("v1-footerless-shuffled", shuffled_sgd[:-8],
+         {"ofs_other": 0, "ofs_opt1": len(shuffled_sgd) - 8},
+         "rule 11: no footer (onert) with data out of table order (onert-micro)",
+         "dialect_conflict", "header", 0),
+        ("v1-shuffled-with-onert-sgd", shuffled_sgd, {"ofs_opt1": V1(shuffled_sgd).other},
+         "rule 11: data out of table order with onert's SGD ofs_opt1",
+         "dialect_conflict", "header", 0),
+    ])
+    # fmt: on
     same = {0: 2, 1: 2, 2: 3}
     invalid(
         "v1-adam-empty-slot-shuffled",
