@@ -1196,7 +1196,8 @@ def write_v2(
     sections: list[Section] | None = None,
 ) -> bytes:
     ckpt = Checkpoint(
-        tensors=ts, optimizer=optimizer, state=TrainingState(state or {}), sections=sections or []
+        tensors=ts, optimizer=optimizer, state=TrainingState(state or {}), sections=sections or [],
+        revision="v2",
     )
     return oc.to_bytes(ckpt)
 

@@ -489,7 +489,7 @@ def v2_many_slots(n: int, slots: int = 16) -> bytes:
     opt = Optimizer("optimizer_9", {f"s{k}": {i: Buffer(i, np.zeros(4, np.float32))
                                              for i in range(n)} for k in range(slots)})
     return oc.to_bytes(Checkpoint(tensors=tensors, optimizer=opt,
-                                  state=TrainingState(step=1)))
+                                  state=TrainingState(step=1), revision="v2"))
 
 
 def test_v2_self_described_16_slots_memory_slope():

@@ -110,7 +110,8 @@ def v2_checkpoints(draw, max_tensors: int = 5) -> Checkpoint:
         )
     )
     return Checkpoint(
-        tensors=tensors, optimizer=optimizer, state=state, origin=origin, sections=sections
+        tensors=tensors, optimizer=optimizer, state=state, origin=origin, sections=sections,
+        revision="v2",
     )
 
 
@@ -127,6 +128,7 @@ def small_file() -> bytes:
         state=TrainingState(step=3, learning_rate=0.5, log_dir="r", x=b"\x01"),
         origin={"revision": "v1", "dialect": "onert-micro", "num_entries": 3, "footerless": False},
         sections=[Section(kind=77, data=b"opt")],
+        revision="v2",
     )
     ckpt.optimizer.slots["m"][0] = Buffer(0, np.ones(3, np.float32))
     return oc.to_bytes(ckpt)
@@ -205,20 +207,25 @@ def test_round_trip(ckpt: Checkpoint) -> None:
 
 
 def test_empty_checkpoint() -> None:
-    data = oc.to_bytes(Checkpoint())
+    data = oc.to_bytes(Checkpoint(revision="v2"))
     back = oc.load(data)
     assert back.revision == "v2" and len(back) == 0 and back.optimizer is None and not back.state
     assert data[:3] == b"\xad\x01\x02"
 
 
 def test_zero_length_tensors_share_an_offset() -> None:
-    ckpt = Checkpoint(tensors=[Tensor(index=i, data=np.zeros(0, np.uint8)) for i in range(3)])
+    ckpt = Checkpoint(
+        tensors=[Tensor(index=i, data=np.zeros(0, np.uint8)) for i in range(3)], revision="v2"
+    )
     back = oc.load(oc.to_bytes(ckpt))
     assert [t.nbytes for t in back.tensors] == [0, 0, 0]
 
 
-def test_default_revision_is_v2_and_loaded_v1_saves_as_v1() -> None:
-    assert Checkpoint().revision == "v2"
+def test_default_revision_is_v3_and_loaded_v1_saves_as_v1() -> None:
+    """A checkpoint built by hand is the recommended revision, schema 3; a loaded one keeps
+    its file's revision."""
+    assert Checkpoint().revision == "v3"
+    assert oc.load(oc.to_bytes(Checkpoint())).revision == "v3"
     path = "tests/data/real-onert/fc2-adam-step8.ckpt"
     with open(path, "rb") as f:
         raw = f.read()
@@ -368,6 +375,7 @@ def _named(**state) -> bytes:
             ],
             optimizer=Optimizer("optimizer_9", {"p": {}, "q": {}}),
             state=TrainingState(state or {"k1": 1, "k2": 2}),
+            revision="v2",
         )
     )
 
@@ -535,16 +543,20 @@ def test_empty_sections() -> None:
         with pytest.raises(oc.CheckpointError) as info:
             oc.load(raw_file(sections))
         assert (info.value.code, info.value.field, info.value.offset) == want
-    assert len(oc.to_bytes(Checkpoint())) == 64  # no section at all
+    assert len(oc.to_bytes(Checkpoint(revision="v2"))) == 64  # no section at all
     assert oc.load(raw_file([])).tensors == []
 
 
 def test_writer_sorts_kept_sections_and_refuses_two_of_a_kind() -> None:
-    ckpt = Checkpoint(sections=[Section(kind=9, data=b"x"), Section(kind=6, data=b"y")])
+    ckpt = Checkpoint(
+        sections=[Section(kind=9, data=b"x"), Section(kind=6, data=b"y")], revision="v2"
+    )
     back = oc.load(oc.to_bytes(ckpt))
     assert [(s.kind, s.data) for s in back.sections] == [(6, b"y"), (9, b"x")]
     with pytest.raises(oc.NotRepresentableError):
-        oc.to_bytes(Checkpoint(sections=[Section(kind=9, data=b"x"), Section(kind=9, data=b"")]))
+        oc.to_bytes(Checkpoint(
+            sections=[Section(kind=9, data=b"x"), Section(kind=9, data=b"")], revision="v2"
+        ))
 
 
 def test_data_order_is_kept_across_tensors_and_slots() -> None:
@@ -575,7 +587,8 @@ def test_empty_range_stays_valid_when_a_tensor_is_added() -> None:
         tensors=[
             Tensor(index=1, data=np.ones(4, np.uint8)),
             Tensor(index=3, data=np.zeros(0, np.uint8)),
-        ]
+        ],
+        revision="v2",
     )
     back = oc.load(oc.to_bytes(ckpt))
     back.tensors.append(Tensor(index=2, data=np.ones(8, np.uint8)))
@@ -593,7 +606,8 @@ def test_describe_non_finite_floats() -> None:
     ckpt = Checkpoint(
         state=TrainingState(
             learning_rate=float("inf"), best_metric=float("-inf"), a=nan_bits, b=-0.0, c=1.5
-        )
+        ),
+        revision="v2",
     )
     data = oc.to_bytes(ckpt)
     back = oc.load(data)
@@ -664,7 +678,9 @@ def test_data_checks_run_before_any_data_is_handed_out():
 
     import onert_checkpoint as oc
 
-    ckpt = oc.Checkpoint([oc.Tensor(0, np.arange(64, dtype=np.uint8))], oc.Optimizer("sgd"))
+    ckpt = oc.Checkpoint(
+        [oc.Tensor(0, np.arange(64, dtype=np.uint8))], oc.Optimizer("sgd"), revision="v2"
+    )
     data = bytearray(oc.to_bytes(ckpt))
     body = oc.load(bytes(data)).tensors[0].offset
     data[body] ^= 1  # a flipped bit in the tensor data
@@ -687,7 +703,9 @@ def test_data_checks_keep_the_spec_order_of_errors():
 
     import onert_checkpoint as oc
 
-    ckpt = oc.Checkpoint([oc.Tensor(0, np.arange(64, dtype=np.uint8))], oc.Optimizer("sgd"))
+    ckpt = oc.Checkpoint(
+        [oc.Tensor(0, np.arange(64, dtype=np.uint8))], oc.Optimizer("sgd"), revision="v2"
+    )
     data = oc.to_bytes(ckpt)
     body = oc.load(data).tensors[0].offset
     start, _ = section(data, 1)
@@ -706,7 +724,9 @@ def test_validate_checks_the_data_that_load_leaves_for_later():
 
     import numpy as np
 
-    ckpt = oc.Checkpoint([oc.Tensor(0, np.arange(64, dtype=np.uint8))], oc.Optimizer("sgd"))
+    ckpt = oc.Checkpoint(
+        [oc.Tensor(0, np.arange(64, dtype=np.uint8))], oc.Optimizer("sgd"), revision="v2"
+    )
     data = bytearray(oc.to_bytes(ckpt))
     data[oc.load(bytes(data))[0].offset] ^= 1
     with tempfile.TemporaryDirectory() as folder:

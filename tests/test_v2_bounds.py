@@ -208,11 +208,11 @@ def record(index: int, *, len_data: int = 0, ofs_data: int = 0, flags: int = 0,
 def one_tensor(nbytes: int = 5, **tensor) -> bytes:
     """One raw tensor (no dtype: rule R11 stays out of the way) and its data section."""
     return oc.to_bytes(Checkpoint(tensors=[Tensor(index=0, data=np.arange(nbytes, dtype=np.uint8)
-                                                  + 1, **tensor)]))
+                                                  + 1, **tensor)], revision="v2"))
 
 
 def two_tensors(first: int = 5, second: int = 3) -> bytes:
-    return oc.to_bytes(Checkpoint(tensors=[
+    return oc.to_bytes(Checkpoint(revision="v2", tensors=[
         Tensor(index=0, data=np.full(first, 7, np.uint8), name="a"),
         Tensor(index=1, data=np.full(second, 9, np.uint8), name="bb"),
     ]))
@@ -222,7 +222,7 @@ def two_tensors(first: int = 5, second: int = 3) -> bytes:
 
 
 def test_h1_header_size() -> None:
-    empty = oc.to_bytes(Checkpoint())
+    empty = oc.to_bytes(Checkpoint(revision="v2"))
     assert len(empty) == HEADER_SIZE
     valid(empty)  # S == 64: the smallest file
     refused(empty[:63], "truncated_header", "header", 0)
@@ -249,7 +249,7 @@ def test_h5_section_table_offset() -> None:
 def test_t1_max_sections() -> None:
     extra = [Section(kind=100 + k, data=b"x") for k in range(MAX_SECTIONS - 2)]
     data = oc.to_bytes(Checkpoint(tensors=[Tensor(index=0, data=np.ones(2, np.uint8))],
-                                  sections=extra))
+                                  sections=extra, revision="v2"))
     assert len(entries(data)) == MAX_SECTIONS
     valid(data)
     refused(put(data, 24, "<I", MAX_SECTIONS + 1), "limit_exceeded", "num_sections", 24)
@@ -338,7 +338,7 @@ def test_t5_file_ends_where_the_last_section_ends() -> None:
     data = one_tensor()
     valid(data)
     refused(with_size(data, len(data) + 1), "trailing_bytes", "file", len(data))
-    empty = oc.to_bytes(Checkpoint())
+    empty = oc.to_bytes(Checkpoint(revision="v2"))
     refused(with_size(empty, HEADER_SIZE + 1), "trailing_bytes", "file", HEADER_SIZE)
 
 
@@ -371,7 +371,7 @@ def test_r1_tensor_count() -> None:
 def test_r4_rank() -> None:
     shape = (1,) * MAX_RANK
     data = oc.to_bytes(Checkpoint(tensors=[Tensor(index=0, data=np.ones(shape, np.float32),
-                                                  dtype="float32", shape=shape)]))
+                                                  dtype="float32", shape=shape)], revision="v2"))
     valid(data)
     _, s, _ = where(data, TENSORS)
     r = s + 8
@@ -383,7 +383,7 @@ def test_r4_rank() -> None:
 def test_r5_dims_beyond_the_rank(rank: int) -> None:
     shape = (2,) * rank
     data = oc.to_bytes(Checkpoint(tensors=[Tensor(index=0, data=np.ones(shape, np.uint8),
-                                                  dtype="uint8", shape=shape)]))
+                                                  dtype="uint8", shape=shape)], revision="v2"))
     valid(data)
     _, s, _ = where(data, TENSORS)
     r = s + 8
@@ -423,7 +423,7 @@ def test_r8_name_pool() -> None:
 
 def test_r11_shape_and_length() -> None:
     data = oc.to_bytes(Checkpoint(tensors=[Tensor(index=0, data=np.ones((2, 3), np.int16),
-                                                  dtype="int16", shape=(2, 3))]))
+                                                  dtype="int16", shape=(2, 3))], revision="v2"))
     valid(data)
     _, s, _ = where(data, TENSORS)
     r = s + 8
@@ -436,7 +436,7 @@ def test_r11_shape_and_length() -> None:
 
 
 def test_o1_optimizer_section_head() -> None:
-    data = oc.to_bytes(Checkpoint(optimizer=Optimizer("sgd")))
+    data = oc.to_bytes(Checkpoint(revision="v2", optimizer=Optimizer("sgd")))
     _, s, length = where(data, OPTIMIZER)
     assert length == 16  # K = 0, T = 0: the head is the whole section
     valid(data)
@@ -446,7 +446,9 @@ def test_o1_optimizer_section_head() -> None:
 
 def test_o2_slot_count() -> None:
     names = [f"s{k}" for k in range(MAX_SLOTS)]
-    data = oc.to_bytes(Checkpoint(optimizer=Optimizer("optimizer_9", {n: {} for n in names})))
+    data = oc.to_bytes(
+        Checkpoint(optimizer=Optimizer("optimizer_9", {n: {} for n in names}), revision="v2")
+    )
     valid(data)
     _, s, _ = where(data, OPTIMIZER)
     refused(put(data, s + 4, "<I", MAX_SLOTS + 1), "limit_exceeded", "optimizer.num_slots",
@@ -454,7 +456,7 @@ def test_o2_slot_count() -> None:
 
 
 def _one_slot(name: str = "m") -> bytes:
-    ckpt = Checkpoint(tensors=[Tensor(index=0, data=np.ones(4, np.uint8))],
+    ckpt = Checkpoint(revision="v2", tensors=[Tensor(index=0, data=np.ones(4, np.uint8))],
                       optimizer=Optimizer("optimizer_9", {name: {}}))
     ckpt.optimizer.slots[name][0] = Buffer(0, np.full(2, 3, np.uint8))
     return oc.to_bytes(ckpt)
@@ -508,13 +510,13 @@ def test_v1_state_section_head() -> None:
 
 def test_v2_state_entry_count() -> None:
     many = TrainingState({f"k{i}": i for i in range(MAX_STATE_ENTRIES)})
-    data = oc.to_bytes(Checkpoint(state=many))
+    data = oc.to_bytes(Checkpoint(revision="v2", state=many))
     valid(data)
     _, s, _ = where(data, STATE)
     refused(put(data, s, "<I", MAX_STATE_ENTRIES + 1), "limit_exceeded", "state.num_entries", s)
     # 8 + 32n == L with n = 1 and an empty pool is impossible (a key has a byte), so the count
     # side: one entry more than the section holds
-    small = oc.to_bytes(Checkpoint(state=TrainingState(step=1)))
+    small = oc.to_bytes(Checkpoint(revision="v2", state=TrainingState(step=1)))
     _, s, length = where(small, STATE)
     assert length == 8 + 32 + len("step")
     not_refused_by(set_len_body(small, STATE, 8 + 32), "count_exceeds_file")
@@ -525,7 +527,7 @@ def test_v2_state_entry_count() -> None:
 
 @pytest.mark.parametrize("key_len", [1, MAX_KEY_LEN])
 def test_v5_key_length(key_len: int) -> None:
-    data = oc.to_bytes(Checkpoint(state=TrainingState({"k" * key_len: 1})))
+    data = oc.to_bytes(Checkpoint(revision="v2", state=TrainingState({"k" * key_len: 1})))
     valid(data)
     _, s, _ = where(data, STATE)
     r = s + 8
@@ -534,7 +536,7 @@ def test_v5_key_length(key_len: int) -> None:
 
 
 def test_v7_value_length() -> None:
-    data = oc.to_bytes(Checkpoint(state=TrainingState(blob=b"\0" * MAX_VALUE_LEN)))
+    data = oc.to_bytes(Checkpoint(revision="v2", state=TrainingState(blob=b"\0" * MAX_VALUE_LEN)))
     valid(data)
     _, s, _ = where(data, STATE)
     r = s + 8
@@ -544,7 +546,7 @@ def test_v7_value_length() -> None:
 
 
 def test_v8_state_pool() -> None:
-    data = oc.to_bytes(Checkpoint(state=TrainingState(log_dir="ab")))
+    data = oc.to_bytes(Checkpoint(revision="v2", state=TrainingState(log_dir="ab")))
     _, s, length = where(data, STATE)
     r = s + 8
     p = s + 8 + 32
@@ -608,7 +610,7 @@ def test_d1_empty_range_at_the_end_of_the_section() -> None:
 
 
 def test_d2_range_placement() -> None:
-    data = oc.to_bytes(Checkpoint(tensors=[
+    data = oc.to_bytes(Checkpoint(revision="v2", tensors=[
         Tensor(index=k, data=np.full(n, k + 1, np.uint8)) for k, n in enumerate((70, 3, 5))]))
     _, s, _ = where(data, DATA)
     _, t_s, _ = where(data, TENSORS)

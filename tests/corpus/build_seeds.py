@@ -199,7 +199,9 @@ def v2_seeds(adam: bytes, sgd: bytes) -> list[dict]:
         ("v2-trailing", reseal_v2(v2a + b"\0"), err("trailing_bytes", "file", size),
          "H4: one byte after len_file, resealed"),
     ]
-    nan = oc.to_bytes(oc.Checkpoint(state=oc.TrainingState(step=3, learning_rate=float("nan"))))
+    nan = oc.to_bytes(
+        oc.Checkpoint(state=oc.TrainingState(step=3, learning_rate=float("nan")), revision="v2")
+    )
     cases += [
         ("v2-state-nan", nan, ok("v2", None),
          "a NaN learning rate (found by a mutation run: the round trip compared NaN != NaN)"),

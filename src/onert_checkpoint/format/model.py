@@ -391,7 +391,8 @@ class Checkpoint(Mapping[object, Tensor]):
     ``nbytes``, ``index``, ``name``, ``dtype``, ``shape`` are attributes (metadata, known
     without reading the data); ``crc32()`` is a method because it reads every byte.
 
-    ``revision`` and ``dialect`` say what the file was (or what :func:`save` writes by default);
+    ``revision`` and ``dialect`` say what the file was (or what :func:`save` writes by default):
+    a checkpoint built by hand is ``"v3"``, the recommended revision (spec/SPEC.md 15);
     ``num_entries`` is the length of the file's offset tables, which for onert-micro files
     counts every tensor of the model, present or not.
     """
@@ -399,7 +400,7 @@ class Checkpoint(Mapping[object, Tensor]):
     tensors: _TensorsField = _TensorsField()  # any iterable of tensors; read as a TensorList
     optimizer: Optimizer | None = None
     state: TrainingState = field(default_factory=TrainingState)
-    revision: str = "v2"
+    revision: str = "v3"  # the recommended revision for content built by hand
     dialect: str | None = None
     num_entries: int | None = None
     quirks: tuple[str, ...] = ()
