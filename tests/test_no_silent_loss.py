@@ -397,7 +397,9 @@ def corrupt(tmp_path: Path, revision: str, name: str = "bad", source: Path = ADA
     return path
 
 
-DATA_ERRORS = ("section_checksum", "nonzero_padding")
+#: a changed data byte: the data section's CRC, its padding, or (schema 3 with the writer's
+#: default per-block checksums, SPEC 6.7.4) the CRC of the block it lies in
+DATA_ERRORS = ("section_checksum", "nonzero_padding", "block_checksum")
 
 
 @pytest.mark.parametrize("revision", ["v2", "v3"])
