@@ -273,8 +273,8 @@ class CliVariant:
 
 
 def _npy(out: Path) -> Path:
-    """A .npy of float32[8, 4] (fc2's first entry, w0), beside ``out``: edit --replace's input."""
-    path = out.parent / f"{out.name}-w0.npy"  # beside out: out holds only what a command writes
+    """A .npy of float32[8, 4] (fc2's first entry, w0) in ``out``: edit --replace's input."""
+    path = out / "w0.npy"
     np.save(path, np.linspace(-1, 1, 32, dtype=np.float32).reshape(8, 4))
     return path
 
