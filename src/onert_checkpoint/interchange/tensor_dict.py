@@ -199,6 +199,8 @@ def checkpoint_metadata(ckpt: Checkpoint, *, paths: bool = False) -> dict[str, s
         meta["quirks"] = _dumps(list(ckpt.quirks))
     if ckpt.data_order is not None:  # schema 3's order column (which offsets cannot tie-break)
         meta["data_order"] = _dumps([int(i) for i in ckpt.data_order])
+    if ckpt.data_block_size is not None:  # schema 3's per-block checksums: size, 0 for none
+        meta["data_block_size"] = _dumps(int(ckpt.data_block_size))
     if ckpt.sections:
         meta["sections"] = _dumps(
             [
@@ -300,6 +302,13 @@ def _sections(meta: Mapping[str, str]) -> list[Section]:
         except (KeyError, TypeError, ValueError) as exc:
             raise _fail(f"metadata 'sections' has a malformed entry: {exc!r}") from None
     return out
+
+
+def _data_block_size(meta: Mapping[str, str]) -> int | None:
+    size = _meta_json(meta, "data_block_size", "null", (int, type(None)))
+    if type(size) is bool or (size is not None and size < 0):
+        raise _fail("metadata 'data_block_size' must be a block size in bytes, or 0")
+    return size
 
 
 def _data_order(meta: Mapping[str, str]) -> list[int] | None:
@@ -418,6 +427,7 @@ def from_numpy_dict(
         quirks=tuple(_meta_json(meta, "quirks", "[]", list)),
         sections=_sections(meta),
         data_order=_data_order(meta),
+        data_block_size=_data_block_size(meta),
     )
     if origin is not None:
         ckpt.origin = origin
