@@ -71,17 +71,21 @@ def checkpoint_from_arrays(
     slots: Mapping[str, Mapping[int, object]] | None = None,
     state: Mapping[str, object] | None = None,
     dialect: str = "onert",
-    revision: str = "v1",
+    revision: str | None = None,
 ) -> Checkpoint:
-    """A schema-1 checkpoint of ``model`` whose weights are ``weights[circle tensor index]``.
+    """A checkpoint of ``model`` whose weights are ``weights[circle tensor index]``.
 
     Every trainable tensor of the dialect must be given, at its model size. Optimizer slots
     missing from ``slots`` are zero (a fresh optimizer); the state defaults to step 0, epoch 0.
     ``model`` is a :class:`CircleModel`, a path or the model's bytes. ``revision`` "v2" or
     "v3" gives the same content as schema 2 or 3 (names, dtypes and shapes kept, and the
-    dialect recorded in the origin section), "v1" (the default) as schema 1.
+    dialect recorded in the origin section), "v1" as schema 1. By default (None) it is "v1",
+    what the runtimes read, when schema 1 holds the content (the names, dtypes and shapes are
+    the model's), and "v3", the recommended revision, when it does not: a state key besides
+    step and epoch, or a step or epoch beyond 32 bits
+    (:func:`~onert_checkpoint.format.loss.fitting_revision`).
     """
-    if revision not in ("v1", "v2", "v3"):
+    if revision not in (None, "v1", "v2", "v3"):
         raise ValueError(f"unknown revision {revision!r}; choose from v1, v2, v3")
     model = as_circle_model(model)
     if optimizer not in ("adam", "sgd"):
@@ -150,6 +154,10 @@ def checkpoint_from_arrays(
         dialect=dialect,
         num_entries=num_entries,
     )
+    if revision is None:
+        from ..format.loss import fitting_revision
+
+        revision = fitting_revision(ckpt, annotations_are_content=False)
     if revision == "v1":
         return ckpt
     from ..format.convert import upgrade
@@ -162,11 +170,12 @@ def new_checkpoint(
     *,
     optimizer: str = "adam",
     dialect: str = "onert",
-    revision: str = "v1",
+    revision: str | None = None,
 ) -> Checkpoint:
     """A fresh checkpoint: the model's initial weights, zero optimizer state, step 0.
     ``model`` is a :class:`CircleModel`, a path or the model's bytes; ``revision`` as
-    :func:`checkpoint_from_arrays`.
+    :func:`checkpoint_from_arrays` (by default "v1": schema 1 holds a fresh checkpoint of SGD
+    or Adam, and the runtimes read it).
 
         >>> from onert_checkpoint.circle.model import CircleModel
         >>> model = CircleModel.load("tests/data/real-onert/fc2.circle")

@@ -19,7 +19,13 @@ from __future__ import annotations
 from .errors import error_for
 from .model import Checkpoint, is_schema2_family
 
-__all__ = ["EXPORT_TARGETS", "V1_STATE_KEYS", "check_lossless", "lost_content"]
+__all__ = [
+    "EXPORT_TARGETS",
+    "V1_STATE_KEYS",
+    "check_lossless",
+    "fitting_revision",
+    "lost_content",
+]
 
 #: What schema 1's footer holds; every other state key is lost in schema 1.
 V1_STATE_KEYS = ("step", "epoch")
@@ -37,6 +43,10 @@ def _short(items: list[int]) -> str:
 def _tensor_metadata(ckpt: Checkpoint) -> list[str]:
     if not is_schema2_family(ckpt.revision):
         return []  # a bound model's annotations: the model keeps them (module docstring)
+    return _annotations(ckpt)
+
+
+def _annotations(ckpt: Checkpoint) -> list[str]:
     lost = []
     for what, attr in (
         ("names", "name"),
@@ -89,6 +99,23 @@ def _state(ckpt: Checkpoint, target: str) -> list[str]:
     if "footerless" in ckpt.quirks and any(ckpt.state.get(k) for k in V1_STATE_KEYS):
         lost.append("the step and epoch (this footer-less onert file has no footer to hold them)")
     return lost
+
+
+def fitting_revision(ckpt: Checkpoint, *, annotations_are_content: bool = True) -> str:
+    """The revision a new checkpoint is written in when its maker names none: ``"v1"`` (what
+    the runtimes read) when schema 1 holds all of its content, else ``"v3"``, the recommended
+    revision, which holds everything (spec/SPEC.md 15). Never schema 2, and never a revision
+    that would drop content.
+
+    ``annotations_are_content``: the tensors' names, dtypes, shapes and model indices count as
+    content (arrays that carry them, like a safetensors file of named, typed arrays); False
+    when they are a circle model's (``new``, arrays placed by the model's tensor names), which
+    gives them back to a schema-1 file bound to it.
+    """
+    lost = _optimizer_state(ckpt, "v1") + _state(ckpt, "v1")
+    if annotations_are_content:
+        lost += _annotations(ckpt)
+    return "v3" if lost or ckpt.sections else "v1"
 
 
 def lost_content(ckpt: Checkpoint, revision: str | None = None) -> list[str]:

@@ -332,6 +332,11 @@ def from_numpy_dict(
     metadata the optimizer is Adam when there are ``.m``/``.v`` arrays and SGD otherwise, and
     the state is empty. Any array-like works (NumPy, or PyTorch CPU tensors via ``.numpy()``).
     Malformed metadata raises :class:`~onert_checkpoint.NotRepresentableError`.
+
+    The revision is the metadata's; without one it is "v1" (what the runtimes read) when
+    schema 1 holds the content, else "v3" (the recommended revision): arrays of names, dtypes
+    and shapes of their own, an optimizer other than SGD and Adam, or a state schema 1 cannot
+    hold. Names from ``entries`` are the caller's (a model's) and need no schema 3.
     """
     meta = dict(metadata or {})
     if meta.get("format", FORMAT_NAME) != FORMAT_NAME:
@@ -421,7 +426,7 @@ def from_numpy_dict(
         tensors=tensors,
         optimizer=optimizer,
         state=state,
-        revision=meta.get("revision", "v1"),
+        revision=meta.get("revision", "v3"),
         dialect=meta.get("dialect"),
         num_entries=num_entries,
         quirks=tuple(_meta_json(meta, "quirks", "[]", list)),
@@ -431,6 +436,15 @@ def from_numpy_dict(
     )
     if origin is not None:
         ckpt.origin = origin
+    if "revision" not in meta:
+        # Arrays of no export of ours: schema 1 when it holds them, else schema 3, never a
+        # write that drops what the arrays carry. Names that the caller's ``entries`` gave
+        # are the caller's (a model's tensor names), not the arrays' own content.
+        from ..format.loss import fitting_revision
+
+        ckpt.revision = fitting_revision(
+            ckpt, annotations_are_content=entries is None or "entries" in meta
+        )
     return ckpt
 
 

@@ -774,7 +774,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
     _output(args.output)
     model = _load_model(args.model)
-    # v2, v3: names, dtypes and shapes of the model kept
+    # v3, v2: names, dtypes and shapes of the model kept; v1 by default (it holds the rest)
     ckpt = new_checkpoint(
         model, optimizer=args.optimizer, dialect=args.dialect, revision=args.revision
     )
@@ -870,7 +870,7 @@ _EXAMPLES = {
     "new": [
         "onert-ckpt new --model fc2.circle --optimizer adam fc2-start.ckpt",
         "onert-ckpt new --model fc2.circle --optimizer sgd --dialect onert-micro micro.ckpt",
-        "onert-ckpt new --model fc2.circle --revision v2 fc2-start-v2.ckpt",
+        "onert-ckpt new --model fc2.circle --revision v3 fc2-start-v3.ckpt",
     ],
     "bake": [
         "onert-ckpt bake trained.ckpt --model fc2.circle fc2-trained.circle",
@@ -1020,7 +1020,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", metavar="IN.safetensors|IN.npz")
     p.add_argument("output", metavar="OUT")
     model_option(p, "circle model: place arrays named after its tensors", order=False)
-    p.add_argument("--revision", choices=("v1", "v2", "v3", "wof"), help="revision to write")
+    p.add_argument("--revision", choices=("v1", "v2", "v3", "wof"),
+                   help="revision to write (an export's own; other arrays: v1 when schema 1 "
+                   "holds them, else v3, the recommended revision)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
     batch_size_option(p)
     p.add_argument("--allow-lossy", action="store_true",
@@ -1034,9 +1036,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam", help="(adam)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), default="onert",
                    help="entry order, and the dialect a schema-2 file downgrades to (onert)")
-    p.add_argument("--revision", choices=("v1", "v2", "v3"), default="v1",
-                   help="v1 (what the runtimes read), or v2 or v3 (compact tables), with names, "
-                   "dtypes and shapes (v1)")
+    p.add_argument("--revision", choices=("v1", "v2", "v3"),
+                   help="v1 (what the runtimes read; the default, as schema 1 holds a fresh "
+                   "checkpoint), or v3 (the recommended revision) or v2, with names, dtypes "
+                   "and shapes")
 
     from .jobs_cli import bake_arguments, cmd_bake, cmd_edit, edit_arguments
 
