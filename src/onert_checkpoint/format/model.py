@@ -435,14 +435,19 @@ class Checkpoint(Mapping[object, Tensor]):
     # Mapping protocol -------------------------------------------------------------------
     def __getitem__(self, key: object) -> Tensor:
         tensors = self.tensors
+        return tensors[self._position(tensors, key)]
+
+    @staticmethod
+    def _position(tensors: TensorList, key: object) -> int:
+        """The list position of the tensor ``ckpt[key]`` names (KeyError when none)."""
         pos = None
-        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
-            pos = tensors.position_of_index(int(key))
-        elif isinstance(key, str):
+        if isinstance(key, str):  # the common key first: each lookup of a name pays this
             pos = tensors.position_of_name(key)
+        elif isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            pos = tensors.position_of_index(int(key))
         if pos is None:
             raise KeyError(key)
-        return tensors[pos]
+        return pos
 
     def __contains__(self, key: object) -> bool:
         try:
@@ -546,7 +551,9 @@ class Checkpoint(Mapping[object, Tensor]):
             have = ", ".join(repr(s) for s in slots) or "none"
             raise error_for("unknown_slot", "optimizer", None,
                             f"no optimizer slot {name!r} ({kind}; its slots: {have})")
-        return entries.get(self[key].index)
+        # the tensor's entry index without making its object (as ``self[key].index``)
+        tensors = self.tensors
+        return entries.get(tensors._key_of(self._position(tensors, key), "index"))
 
     def content_equal(self, other: Checkpoint) -> bool:
         """True when both hold the same entries, bytes, optimizer state and training state."""

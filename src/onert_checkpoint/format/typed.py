@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-__all__ = ["typed_geometry", "typed_view"]
+__all__ = ["little_endian_dtype", "typed_geometry", "typed_view"]
 
 _DTYPES: dict[str, np.dtype | None] = {}
 
@@ -23,6 +23,10 @@ def _little_endian(name: str) -> np.dtype | None:
             # prints as "float32"); elsewhere the explicit little-endian one does.
             _DTYPES[name] = dt if np.little_endian or dt.itemsize == 1 else dt.newbyteorder("<")
     return _DTYPES[name]
+
+
+#: the public name: the entry tables type their views with it (format/entries.py)
+little_endian_dtype = _little_endian
 
 
 def typed_view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None) -> np.ndarray:
