@@ -3,7 +3,7 @@
     python tests/bench/bench.py            # 1 GiB files, 15 repetitions (about 10 minutes)
     python tests/bench/bench.py --quick    # 64 MiB files, 5 repetitions (a smoke run)
 
-It writes its data into a temporary folder, then measures every row of the issue-13 table as a
+It writes its data into a temporary folder, then measures every row of docs/performance.md as a
 ratio against a baseline measured in the same process, interleaved (each repetition runs every
 case once, in turn, so that slow phases of a shared machine hit all cases alike), and takes the
 median. It writes tests/bench/results.json (machine, date, commit, every row) and, with
