@@ -2647,6 +2647,15 @@ def make_data_blocks_v3() -> None:
                "B6: the last data byte changed and every section CRC recomputed: only the "
                "block's CRC tells",
                "block_checksum", f"data_blocks.crc[{last}]", d + 64 * last)
+    di = f.index_of(4)
+    at = 64 + 32 * di + 24
+    wrong = put(good, at, u32(good, at) ^ 1)  # the data section's recorded CRC, one bit off
+    wrong = put(wrong, 28, crc32c.crc32c(wrong[64 : 64 + 32 * len(f.kinds())]))
+    wrong = put(put(wrong, 4, 0), 4, crc32c.crc32c(put(wrong, 4, 0)[:64]))
+    v3_invalid("b6-data-section-crc", wrong,
+               "B6: every block intact, the data section's own CRC-32C wrong (table and header "
+               "CRCs resealed): reported after the blocks, as T4 f's section_checksum",
+               "section_checksum", f"sections[{di}].crc", at)
     v3_invalid("b6-required", with_body(body, flags=1),
                "6.7.4: the data_blocks section's REQUIRED flag MUST be clear; set, it is "
                "refused as an unknown required kind is (T4g), by old and new readers alike",

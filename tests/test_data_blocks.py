@@ -269,9 +269,12 @@ def _reseal(data: bytes, data_crc: int | None = None) -> bytes:
 
 
 def test_verify_checks_the_data_section_s_own_crc_after_the_blocks() -> None:
-    """Every block intact, the data section's recorded CRC wrong: reads hand out verified
-    blocks, and ``verify()`` (and ``validate``) still refuse the file, as an old reader does."""
-    ckpt = _tensors(3)
+    """Every block intact, the data section's recorded CRC wrong: a read hands out verified
+    blocks, ``verify()`` (and ``validate``) still refuse the file, as an old reader does, and
+    so does the read that completes the verification of every block (describing the file,
+    exporting it: whatever reads all of it has run all of B6)."""
+    ckpt = _tensors(6)
+    ckpt.data_block_size = 4096
     data = oc.to_bytes(ckpt, revision="v3")
     i, _, _, _ = _sections(data)[4]
     bad = _reseal(data, data_crc=0x12345678)
@@ -280,6 +283,15 @@ def test_verify_checks_the_data_section_s_own_crc_after_the_blocks() -> None:
     with pytest.raises(oc.CheckpointError) as err:
         loaded.verify()
     assert (err.value.code, err.value.field) == ("section_checksum", f"sections[{i}].crc")
+    again = oc.load(bad)
+    for k in range(5):
+        np.asarray(again.tensors[k].data)
+    with pytest.raises(oc.CheckpointError) as err:
+        np.asarray(again.tensors[5].data)  # its blocks are the last unverified ones
+    assert err.value.code == "section_checksum"
+    with pytest.raises(oc.CheckpointError) as err:
+        oc.describe(oc.load(bad))
+    assert err.value.code == "section_checksum"
 
 
 def test_validate_reports_the_block(tmp_path: Path) -> None:
@@ -401,3 +413,27 @@ def test_schema_3_vectors_written_before_the_section_read_and_write_back_unchang
         assert oc.to_bytes(loaded) == data, name
         want = json.loads((old / name).with_suffix(".json").read_text())
         assert json.loads(json.dumps(oc.describe(loaded))) == want, name
+
+
+def test_c_reader_agrees_on_every_data_blocks_vector_in_every_mode(ockpt_info: Path) -> None:
+    """The reference C reader (buffer and stream, with and without scratch) gives each
+    data_blocks vector's expected JSON: through a stream it sums every block's CRC and the data
+    section's in one read of each byte."""
+    names = sorted(
+        p.stem for p in VECTORS.glob("*.ckpt")
+        if p.stem.startswith(("invalid-v3-b", "v3-data-blocks"))
+    )
+    assert len(names) >= 14
+    for name in names:
+        want = json.loads((VECTORS / f"{name}.json").read_text())
+        for mode in MODES:
+            res = subprocess.run(
+                [str(ockpt_info), *mode, str(VECTORS / f"{name}.ckpt")],
+                capture_output=True,
+                text=True,
+            )
+            assert "Sanitizer" not in res.stderr and "runtime error" not in res.stderr
+            got = json.loads(res.stdout)
+            if "error" in got:
+                got["error"].pop("message", None)
+            assert got == want, (name, mode)

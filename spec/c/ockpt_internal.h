@@ -20,6 +20,10 @@ uint8_t ockpt_stream_u8(ockpt_stream *s, uint64_t k);
 
 /* CRC-32C of `len` bytes at `at`, continuing from crc. */
 uint32_t ockpt_src_crc32c(const ockpt_src *src, uint32_t crc, uint64_t at, uint64_t len);
+/* The same CRC-32C, continuing `*also` over the same bytes too: through a stream each byte is
+ * read once (the data_blocks rule B6 sums every block's CRC and the data section's together). */
+uint32_t ockpt_src_crc32c_also(const ockpt_src *src, uint32_t crc, uint32_t *also, uint64_t at,
+                               uint64_t len);
 
 /* zlib CRC-32 of `len` bytes at `at` (for callers that print entry checksums). */
 uint32_t ockpt_src_crc32(const ockpt_src *src, uint32_t crc, uint64_t at, uint64_t len);

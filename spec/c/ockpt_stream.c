@@ -99,6 +99,24 @@ uint32_t ockpt_src_crc32c(const ockpt_src *src, uint32_t crc, uint64_t at, uint6
   return src_crc(src, ockpt_crc32c, crc, at, len);
 }
 
+uint32_t ockpt_src_crc32c_also(const ockpt_src *src, uint32_t crc, uint32_t *also, uint64_t at,
+                               uint64_t len) {
+  uint8_t chunk[OCKPT_STREAM_LINE];
+  if (src->buf != NULL) { /* in memory: two passes cost no second read of the file */
+    *also = src_crc(src, ockpt_crc32c, *also, at, len);
+    return src_crc(src, ockpt_crc32c, crc, at, len);
+  }
+  while (len > 0) {
+    uint32_t n = (uint32_t)(len < OCKPT_STREAM_LINE ? len : OCKPT_STREAM_LINE);
+    if (fetch(src->stream, at, chunk, n) != 0) return 0;
+    crc = ockpt_crc32c(crc, chunk, n);
+    *also = ockpt_crc32c(*also, chunk, n);
+    at += n;
+    len -= n;
+  }
+  return crc;
+}
+
 uint32_t ockpt_src_crc32(const ockpt_src *src, uint32_t crc, uint64_t at, uint64_t len) {
   return src_crc(src, ockpt_crc32, crc, at, len);
 }

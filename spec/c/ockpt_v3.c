@@ -532,7 +532,7 @@ static ockpt_result check_data_blocks(const v3 *c) {
   const ockpt_src *b = &c->src;
   ockpt_v2_info *info = c->info;
   uint64_t i, e = 0, s = 0, L = 0, d, dl, count, nb, blk;
-  uint32_t shift;
+  uint32_t shift, whole = 0;
   int found = 0;
   for (i = 0; i < info->num_sections && !found; i++) {
     e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * i;
@@ -565,14 +565,14 @@ static ockpt_result check_data_blocks(const v3 *c) {
   if (L != 16 + 4 * nb)
     return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks.crc"), s + 16,
                "the data_blocks section's length is not 16 bytes plus 4 per block");
-  for (i = 0; i < nb; i++) { /* B6 */
+  for (i = 0; i < nb; i++) { /* B6: each block's CRC, the section's summed on the way */
     uint64_t at = d + i * blk, len = dl - i * blk < blk ? dl - i * blk : blk;
-    if (ockpt_src_crc32c(b, 0, at, len) != rd32(b, s + 16 + 4 * i))
+    if (ockpt_src_crc32c_also(b, 0, &whole, at, len) != rd32(b, s + 16 + 4 * i))
       return err(OCKPT_E_BLOCK_CHECKSUM, F1("data_blocks.crc", (int64_t)i, ""), at,
                  "a data block's CRC-32C differs from the data_blocks section's");
   }
   e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)info->data.table_index;
-  if (ockpt_src_crc32c(b, 0, d, dl) != rd32(b, e + OCKPT_V2_SECTION_ENTRY_AT_CRC))
+  if (whole != rd32(b, e + OCKPT_V2_SECTION_ENTRY_AT_CRC))
     return err(OCKPT_E_SECTION_CHECKSUM, F1("sections", info->data.table_index, ".crc"),
                e + OCKPT_V2_SECTION_ENTRY_AT_CRC, "section CRC-32C differs");
   return ok();

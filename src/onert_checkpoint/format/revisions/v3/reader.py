@@ -71,6 +71,7 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
     if defer and data is not None and tensors is not None:
         pending = data_checks(view, data, tensors, slots)
         if blocks is not None:
+            blocks.rest = pending
             pending = _blocks_then(blocks, pending)
     ranged = None if blocks is None or pending is None else blocks.check_range
     store = DataStore(np.frombuffer(view, dtype=np.uint8), pending, ranged)
