@@ -129,7 +129,10 @@ def bake(
     target rules (a link followed, a directory, FIFO, socket or device refused untouched).
 
     Raises :class:`~onert_checkpoint.ModelMismatchError` when the checkpoint does not fit the
-    model and :class:`~onert_checkpoint.NotRepresentableError` for what a model cannot hold.
+    model and :class:`~onert_checkpoint.NotRepresentableError` for what a model cannot hold,
+    and for a model whose rebuild would exceed the memory bound (:func:`unpack_cost` over
+    :func:`unpack_budget`, 64 MiB plus 8 times the model's size: a flatbuffer that names one
+    table from many places; no circle writer makes one).
     """
     if shared not in SHARED_POLICIES:
         raise ValueError(f"shared must be one of {', '.join(SHARED_POLICIES)}, not {shared!r}")
