@@ -754,7 +754,7 @@ class TensorList(MutableSequence["Tensor"]):
             return getattr(t, attr)
         table = self._table
         assert table is not None
-        return int(table.keys[pos]) if attr == "index" else table.name(pos)
+        return table.keys.item(pos) if attr == "index" else table.name(pos)
 
     def _build(self, attr: str) -> dict[Any, int]:
         out: dict[Any, int] = {}
@@ -827,6 +827,16 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
 
     def __len__(self) -> int:
         return len(self._table) if self._table is not None else len(self._items)
+
+    def get(self, key: int, default: Any = None) -> Any:
+        # Mapping.get, without its extra call for an entry made already (Checkpoint.slot)
+        item = self._items.get(key)
+        if item is not None:
+            return item
+        try:
+            return self[key]
+        except KeyError:
+            return default
 
     def __getitem__(self, key: int) -> Buffer:
         item = self._items.get(key)
