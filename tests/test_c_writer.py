@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from onert_checkpoint.format.dtypes import DTYPE_CODES
-from onert_checkpoint.format.model import OPTIMIZER_SLOTS, Section
+from onert_checkpoint.format.model import OPTIMIZER_SLOTS, Section, is_schema2_family
 from onert_checkpoint.format.revisions import v2
 from onert_checkpoint.format.revisions.v2_write import origin_of
 from tests.strategies import checkpoints, wof_checkpoints
@@ -115,11 +115,20 @@ def _optimizer_code(kind: str) -> int:
 def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
     """The OCKW description of ``ckpt`` to write as ``revision`` in ``dialect``."""
     out = [b"OCKW", bytes([TARGETS[revision], DIALECTS[dialect]])]
-    out += [_u("I", ckpt.table_length), bytes([int("footerless" in ckpt.quirks)])]
+    # N, the table length, is schema 1's and WOF's; schema 2 and 3 have no table of N entries
+    # (their largest index, 2**32-1, makes N one more than a u32 holds)
+    n = ckpt.table_length if revision in ("v1", "wof") else min(ckpt.table_length, 0xFFFFFFFF)
+    out += [_u("I", n), bytes([int("footerless" in ckpt.quirks)])]
     tensors = sorted(ckpt.tensors, key=lambda t: t.index)
     out.append(_u("I", len(tensors)))
+    # A schema-1 or WOF checkpoint's names, dtypes and shapes are a bound model's, not its
+    # content (the model keeps them: format/loss.py); the C writer is given content only, and
+    # refuses to drop any (SPEC 11.2).
+    bound = not is_schema2_family(ckpt.revision) and revision in ("v1", "wof")
     for t in tensors:
         has, dims, dtype, rank = 0, [0] * 8, 0, 0
+        if bound:
+            t = Tensor(t.index, t.raw, t.offset)
         if t.dtype is not None:
             has |= v2.HAS_DTYPE
             dtype = DTYPE_CODES.get(str(t.dtype), 127)  # 127: no TensorType, refused
@@ -291,6 +300,35 @@ def test_vectors_cover_every_target(ockpt_write):
         seen.add((ckpt.revision, ckpt.dialect))
     assert {("v1", "onert"), ("v1", "onert-micro"), ("wof", None), ("v2", None),
             ("v3", None)} <= seen
+
+
+def _one(**kw: object) -> Checkpoint:
+    return Checkpoint([Tensor(0, np.arange(4, dtype=np.uint8))], **kw)  # type: ignore[arg-type]
+
+
+LOSSY = {  # (content, target): what the target cannot hold (SPEC 11.2)
+    "names": (lambda: Checkpoint([Tensor(0, np.arange(4, dtype=np.uint8), name="w")],
+                                 Optimizer("sgd"), revision="v3"), "v1"),
+    "names-wof": (lambda: Checkpoint([Tensor(0, np.arange(4, dtype=np.uint8), model_index=3)],
+                                     revision="v3"), "wof"),
+    "section": (lambda: _one(optimizer=Optimizer("sgd"), sections=[Section(kind=9, data=b"x")],
+                             revision="v3"), "v1"),
+    "section-wof": (lambda: _one(sections=[Section(kind=9, data=b"x")], revision="v3"), "wof"),
+    "footerless-step": (lambda: _one(optimizer=Optimizer("sgd"), state=TrainingState(step=5),
+                                     revision="v1", dialect="onert", quirks=("footerless",)),
+                        "v1"),
+    "adam-kind-wof": (lambda: _one(optimizer=Optimizer("adam"), revision="v3"), "wof"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOSSY))
+def test_both_writers_refuse_what_the_target_cannot_hold(ockpt_write, case):
+    """A write that would drop content is refused by the library (not_representable) and by
+    the C writer alike (SPEC 11: a lossy write only when asked; in C, by leaving it out)."""
+    make, target = LOSSY[case]
+    dialect = "onert" if target == "v1" else "keep"
+    assert python_file(make(), target, dialect) is None
+    assert c_file(ockpt_write, make(), target, dialect) is None
 
 
 # Random checkpoints -----------------------------------------------------------------------------

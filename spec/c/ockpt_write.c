@@ -346,6 +346,20 @@ static const char *check_slot_entries(const ockpt_w_checkpoint *c) {
   return NULL;
 }
 
+/* What schema 1 and WOF cannot hold at all, refused as the library refuses it (SPEC.md 11,
+ * 11.2: a lossy write only when asked): tensor names, dtypes, shapes and model indices, and
+ * sections of other kinds. The caller who means to drop them leaves them out of `c`. */
+static const char *unheld(const ockpt_w_checkpoint *c, int wof) {
+  uint32_t k;
+  for (k = 0; k < c->num_tensors; k++)
+    if (c->tensors[k].has != 0)
+      return wof ? "WOF holds no tensor names, dtypes, shapes or model indices"
+                 : "schema 1 holds no tensor names, dtypes, shapes or model indices";
+  if (c->num_sections > 0)
+    return wof ? "WOF holds no sections of other kinds" : "schema 1 holds no sections of other kinds";
+  return NULL;
+}
+
 /* ---- schema 1 (SPEC.md section 4; the runtimes' layouts: section 7) ------------------------ */
 
 static const char *onert_unfit(const ockpt_w_checkpoint *c) {
@@ -384,6 +398,7 @@ static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dial
   if (kind != OCKPT_V2_OPT_SGD && kind != OCKPT_V2_OPT_ADAM)
     return fail("schema 1 stores only SGD and Adam");
   if ((why = check_tensor_order(c, n)) != NULL) return fail(why);
+  if ((why = unheld(c, 0)) != NULL) return fail(why);
   if (kind == OCKPT_V2_OPT_ADAM) {
     if (c->num_slots != 2 || !is_text(c->slots[0].name, c->slots[0].name_len, "m") ||
         !is_text(c->slots[1].name, c->slots[1].name_len, "v"))
@@ -407,6 +422,8 @@ static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dial
   if (state_value(c, "step", &step) < 0 || state_value(c, "epoch", &epoch) < 0 || step < 0 ||
       epoch < 0 || step > 0xFFFFFFFF || epoch > 0xFFFFFFFF)
     return fail("step and epoch must be integers in 0..2**32-1");
+  if (c->footerless && (step != 0 || epoch != 0))
+    return fail("a footer-less file has no footer to hold the step and epoch");
   if (dialect == OCKPT_W_AUTO) dialect = onert_unfit(c) == NULL ? OCKPT_W_ONERT : OCKPT_W_ONERT_MICRO;
   onert = dialect == OCKPT_W_ONERT;
   why = onert ? onert_unfit(c) : micro_unfit(c, kind);
@@ -483,9 +500,12 @@ static ockpt_w_result write_wof(const ockpt_w_checkpoint *c, ockpt_write_fn writ
         if (c->slots[j].entries[k].nbytes != OCKPT_W_ABSENT)
           return fail("WOF holds weights only; writing it would lose the optimizer state");
   }
+  if (c->has_optimizer && c->optimizer_kind != OCKPT_V2_OPT_SGD)
+    return fail("WOF holds weights only; writing it would lose the optimizer kind");
   if (c->num_state > 0)
     return fail("WOF holds weights only; writing it would lose the training state");
   if ((why = check_tensor_order(c, n)) != NULL) return fail(why);
+  if ((why = unheld(c, 1)) != NULL) return fail(why);
   layout_init(&L, c, 0, 0, 0, 1, OCKPT_WOF_HEADER_SIZE + 4 * n);
   if (L.data_start + stored_total(&L) > 0xFFFFFFFFu)
     return fail("WOF offsets are u32; the content is too large");

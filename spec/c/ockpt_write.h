@@ -47,8 +47,9 @@ typedef struct ockpt_w_buffer {
   uint64_t src_offset;
 } ockpt_w_buffer;
 
-/* One tensor (weight entry). Schema 2 writes the fields `has` names (OCKPT_V2_HAS_* of
- * ockpt.h: 1 dtype, 2 shape, 4 name, 8 model index); schema 1 and WOF ignore them. */
+/* One tensor (weight entry). Schema 2 and 3 write the fields `has` names (OCKPT_V2_HAS_* of
+ * ockpt.h: 1 dtype, 2 shape, 4 name, 8 model index); schema 1 and WOF cannot hold them and
+ * refuse a tensor that has any (SPEC.md 11.2: no silent loss; leave them out to drop them). */
 typedef struct ockpt_w_tensor {
   uint32_t index; /* entry index: the tensors are given in strictly ascending index order */
   ockpt_w_buffer buf;

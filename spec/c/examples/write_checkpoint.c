@@ -106,6 +106,8 @@ int main(int argc, char **argv) {
   c.num_slots = 2;
   c.state = state;
   c.num_state = target != OCKPT_W_V1 ? 3 : 2; /* schema 1 keeps only step and epoch */
+  if (target == OCKPT_W_V1) /* nor names, dtypes or shapes: the writer refuses to drop them */
+    tensors[0].has = tensors[1].has = 0;
 
   out = fopen(argv[1], "wb");
   if (out == NULL) {
