@@ -12,6 +12,7 @@ section's, over the data pieces as the container writer streams them (one pass),
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,7 @@ from onert_checkpoint_generated.layout import (
     V3_DATA_BLOCKS_KIND,
     V3_MAX_BLOCK_SHIFT,
     V3_MIN_BLOCK_SHIFT,
+    SectionEntry,
 )
 
 from ..v2.constants import crc
@@ -79,22 +81,31 @@ class DataBlocks:
     ``rest``: the data section's other deferred checks (its own CRC, then P4), run by
     :meth:`check_range` once reads have verified every block: a reader that has handed out
     every byte has then run all of B6 and P4, as one that reports a file valid must (SPEC
-    6.7.4), whatever entry point read the bytes."""
+    6.7.4), whatever entry point read the bytes. Its CRC then needs no pass over the data:
+    :meth:`section_crc` combines the verified blocks' CRCs."""
 
     view: memoryview
     data: SectionInfo
     shift: int
     crcs: np.ndarray  # u32, one per block
     rest: Callable[[], None] | None = None
-    done: np.ndarray = field(init=False)
+    #: one byte per block (indexing a bytearray is what a read of one tensor costs)
+    done: bytearray = field(init=False)
+    remaining: int = field(init=False)
     completed: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
-        self.done = np.zeros(self.crcs.size, np.bool_)
+        self.done = bytearray(self.crcs.size)
+        self.remaining = self.crcs.size
 
     @property
     def block_size(self) -> int:
         return 1 << self.shift
+
+    def reset(self) -> None:
+        """Forget which blocks passed (a caller asks again: the bytes may have changed)."""
+        self.done = bytearray(self.crcs.size)
+        self.remaining = self.crcs.size
 
     def check_range(self, start: int, end: int) -> None:
         """Verify every block that bytes [start, end) (absolute) touch, each once per file."""
@@ -103,20 +114,33 @@ class DataBlocks:
         lo = (start - self.data.start) >> self.shift
         hi = (end - 1 - self.data.start) >> self.shift
         done = self.done
-        # a range's end blocks tested first: a reduction costs microseconds, once per array
-        if done[lo] and done[hi] and (hi - lo < 2 or done[lo : hi + 1].all()):
-            return
         for i in range(lo, hi + 1):
-            if not self.done[i]:
+            if not done[i]:
                 self._check(i)
-        if self.rest is not None and not self.completed and self.done.all():
+        if not self.remaining and self.rest is not None and not self.completed:
             self.rest()
             self.completed = True
 
     def check_all(self) -> None:
-        """Rule B6's first half: every block in order."""
-        for i in np.flatnonzero(~self.done).tolist():
-            self._check(i)
+        """Rule B6's first half: every block not verified yet, in order."""
+        done = self.done
+        for i in range(len(done)):
+            if not done[i]:
+                self._check(i)
+
+    def check_section_crc(self) -> None:
+        """B6's end, once every block has passed: the data section's own CRC (T4 f), combined
+        from the blocks' CRCs instead of read again."""
+        assert not self.remaining
+        value = combine(self.crcs, self.shift, self.data.length)
+        if value != self.data.crc:
+            fail(
+                "section_checksum",
+                f"sections[{self.data.index}].crc",
+                self.data.entry_offset + SectionEntry.crc.offset,
+                f"CRC-32C of section {self.data.index} is {value:#010x}; "
+                f"the table records {self.data.crc:#010x}",
+            )
 
     def _check(self, i: int) -> None:
         start = self.data.start + (i << self.shift)
@@ -130,7 +154,71 @@ class DataBlocks:
                 f"CRC-32C of data block {i} (bytes {start}..{end - 1}) is {computed:#010x}; "
                 f"the data_blocks section records {int(self.crcs[i]):#010x}",
             )
-        self.done[i] = True
+        self.done[i] = 1
+        self.remaining -= 1
+
+
+# CRC-32C of a concatenation from the CRCs of its parts (as zlib's crc32_combine): appending n
+# zero bytes to a message is a linear map of its CRC over GF(2), a 32x32 bit matrix; crc(A + B)
+# is that map for len(B) applied to crc(A), xor crc(B). Matrices are lists of 32 column words.
+_POLY = 0x82F63B78  # CRC-32C, reflected
+
+
+def _times(mat: list[int], vec: int) -> int:
+    out, i = 0, 0
+    while vec:
+        if vec & 1:
+            out ^= mat[i]
+        vec >>= 1
+        i += 1
+    return out
+
+
+def _square(mat: list[int]) -> list[int]:
+    return [_times(mat, mat[n]) for n in range(32)]
+
+
+@functools.cache
+def _zeros(log2_bytes: int) -> list[int]:
+    """The map of appending 2**log2_bytes zero bytes."""
+    if log2_bytes == 0:
+        bit = [_POLY] + [1 << n for n in range(31)]  # one zero bit
+        return _square(_square(_square(bit)))  # eight
+    return _square(_zeros(log2_bytes - 1))
+
+
+@functools.cache
+def _tables(log2_bytes: int) -> tuple[list[int], ...]:
+    """:func:`_zeros` as four byte-indexed tables: the map of x is their xor over x's bytes."""
+    mat = _zeros(log2_bytes)
+    return tuple([_times(mat, b << (8 * k)) for b in range(256)] for k in range(4))
+
+
+def _append_zeros(value: int, length: int) -> int:
+    k = 0
+    while length:
+        if length & 1:
+            value = _times(_zeros(k), value)
+        length >>= 1
+        k += 1
+    return value
+
+
+def combine(crcs: np.ndarray, shift: int, length: int) -> int:
+    """The CRC-32C of ``length`` bytes from the CRCs of their blocks of 2**shift bytes (the
+    last one shorter)."""
+    values = crcs.tolist()
+    if not values:
+        return 0
+    t0, t1, t2, t3 = _tables(shift)
+    whole = values[0]
+    for value in values[1:-1]:  # full blocks: one table lookup per byte of the CRC
+        w = whole
+        whole = t0[w & 255] ^ t1[(w >> 8) & 255] ^ t2[(w >> 16) & 255] ^ t3[w >> 24] ^ value
+    if len(values) > 1:
+        last = length - ((len(values) - 1) << shift)
+        whole = _append_zeros(whole, last) ^ values[-1]
+    return whole
 
 
 def check_data_blocks(

@@ -261,13 +261,20 @@ def _placement(ranges: DataRanges, parts: list[np.ndarray]) -> Placement:
 
 
 def data_checks(
-    view: memoryview, data: SectionInfo, tensors: TensorColumns, slots: SlotLengths | None
+    view: memoryview,
+    data: SectionInfo,
+    tensors: TensorColumns,
+    slots: SlotLengths | None,
+    *,
+    whole_crc: bool = True,
 ) -> Callable[[], None]:
     """The data section's checks that read its bytes, for the first access of tensor data: its
-    CRC-32C (T4f), then the padding between ranges (P4), in the spec's order."""
+    CRC-32C (T4f; ``whole_crc=False`` leaves it to the per-block checks, data_blocks.py), then
+    the padding between ranges (P4), in the spec's order."""
 
     def run() -> None:
-        check_section_crc(view, data)
+        if whole_crc:
+            check_section_crc(view, data)
         for _ in _walk(view, DataRanges.collect(tensors, slots), data, True):
             pass  # P2 and P3 passed at load: the walk recomputes the places for P4
 

@@ -69,10 +69,12 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
 
     pending = None
     if defer and data is not None and tensors is not None:
-        pending = data_checks(view, data, tensors, slots)
-        if blocks is not None:
-            blocks.rest = pending
-            pending = _blocks_then(blocks, pending)
+        if blocks is None:
+            pending = data_checks(view, data, tensors, slots)
+        else:
+            padding = data_checks(view, data, tensors, slots, whole_crc=False)
+            blocks.rest = _after_blocks(blocks, padding)
+            pending = _blocks_then(blocks, blocks.rest)
     ranged = None if blocks is None or pending is None else blocks.check_range
     store = DataStore(np.frombuffer(view, dtype=np.uint8), pending, ranged)
     table = _tensor_table(store, tensors, placement)
@@ -114,8 +116,19 @@ def _data_blocks(
     blocks = check_data_blocks(view, found, data)
     if eager and data is not None:
         blocks.check_all()
-        table.check_section_crc(view, data)
+        blocks.check_section_crc()
     return blocks
+
+
+def _after_blocks(blocks: DataBlocks, padding: Callable[[], None]) -> Callable[[], None]:
+    """What follows the blocks once all have passed: the data section's CRC (combined from
+    theirs), then P4."""
+
+    def run() -> None:
+        blocks.check_section_crc()
+        padding()
+
+    return run
 
 
 def _blocks_then(blocks: DataBlocks, rest: Callable[[], None]) -> Callable[[], None]:
@@ -123,9 +136,10 @@ def _blocks_then(blocks: DataBlocks, rest: Callable[[], None]) -> Callable[[], N
     caller who asks again after the bytes may have changed), the data section's CRC and P4."""
 
     def run() -> None:
-        blocks.done[:] = False
+        blocks.reset()
         blocks.check_all()
         rest()
+        blocks.completed = True
 
     return run
 
