@@ -437,3 +437,18 @@ def test_c_reader_agrees_on_every_data_blocks_vector_in_every_mode(ockpt_info: P
             if "error" in got:
                 got["error"].pop("message", None)
             assert got == want, (name, mode)
+
+
+@pytest.mark.parametrize("shift", [6, 9, 12, 16])
+def test_the_section_crc_combined_from_the_blocks_is_the_crc_of_the_data(shift: int) -> None:
+    """The data section's CRC that B6 checks last is combined from the blocks' CRCs (no second
+    pass over the data): equal to the CRC-32C of the bytes for any length, the last block
+    shorter or not."""
+    rng = np.random.default_rng(shift)
+    size = 1 << shift
+    for length in (1, size - 1, size, size + 1, 3 * size, 3 * size + 17):
+        data = rng.integers(0, 256, length, dtype=np.uint8).tobytes()
+        crcs = np.array(
+            [crc32c.crc32c(data[i : i + size]) for i in range(0, length, size)], np.uint32
+        )
+        assert data_blocks.combine(crcs, shift, length) == crc32c.crc32c(data), length
