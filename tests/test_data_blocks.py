@@ -420,7 +420,8 @@ def test_c_reader_agrees_on_every_data_blocks_vector_in_every_mode(ockpt_info: P
     data_blocks vector's expected JSON: through a stream it sums every block's CRC and the data
     section's in one read of each byte."""
     names = sorted(
-        p.stem for p in VECTORS.glob("*.ckpt")
+        p.stem
+        for p in VECTORS.glob("*.ckpt")
         if p.stem.startswith(("invalid-v3-b", "v3-data-blocks"))
     )
     assert len(names) >= 14
@@ -452,3 +453,23 @@ def test_the_section_crc_combined_from_the_blocks_is_the_crc_of_the_data(shift: 
             [crc32c.crc32c(data[i : i + size]) for i in range(0, length, size)], np.uint32
         )
         assert data_blocks.combine(crcs, shift, length) == crc32c.crc32c(data), length
+
+
+def test_dump_layout_names_the_section_and_its_fields(tmp_path: Path) -> None:
+    ckpt = _tensors(3, elements=3000)
+    ckpt.data_block_size = 4096
+    path = tmp_path / "blocks.ckpt"
+    oc.save(ckpt, path, revision="v3")
+    res = subprocess.run(
+        [sys.executable, "-m", "onert_checkpoint", "dump", "--layout", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    rows = {line.split()[2]: line for line in res.stdout.splitlines()[2:] if len(line.split()) > 2}
+    assert rows["sections[1].kind"].endswith("data_blocks")
+    assert "blocks of 4096 bytes" in rows["data_blocks.block_shift"]
+    data_len = _sections(path.read_bytes())[4][3]
+    assert rows["data_blocks.num_blocks"].split()[3] == str(-(-data_len // 4096))

@@ -196,6 +196,10 @@ def _v2_map(view: memoryview, revision: str = "v2") -> LayoutMap:
     fields = _v2_header(view)
     n = _u(view, 24, 4) or 0
     kinds = {code: name for name, code in v2.SECTION_KINDS.items()}
+    if revision == "v3":
+        from ..format.revisions.v3.data_blocks import KIND as BLOCKS_KIND
+
+        kinds[BLOCKS_KIND] = "data_blocks"
     bodies = []
     for i in range(n):
         at = 64 + 32 * i
@@ -212,6 +216,8 @@ def _v2_map(view: memoryview, revision: str = "v2") -> LayoutMap:
             fields.append(LayoutField(start, length, f"{name} section", "", f"{length} bytes"))
         if name == "tensors" and revision == "v3":
             fields += _v3_columns(view, start)
+        if name == "data_blocks":
+            fields += _data_blocks_fields(view, start, length)
     ranges: list[tuple[int, int, str]] = []  # the entries read from the file (with an offset)
     for t in ckpt.tensors:
         label = f"tensors[{t.index}]" + (f" {t.name}" if t.name else "")
@@ -241,6 +247,17 @@ def _version_2(view: memoryview) -> LayoutMap:
         return _v2_map(view)
     except CheckpointError as err:
         return LayoutMap("v2", len(view), _v2_header(view), err)
+
+
+def _data_blocks_fields(view: memoryview, s: int, length: int) -> list[LayoutField]:
+    """Schema 3's data_blocks section (SPEC 6.7.4): its head, then one CRC-32C per block."""
+    shift, count = _u(view, s, 4) or 0, _u(view, s + 8, 8) or 0
+    return [
+        LayoutField(s, 4, "data_blocks.block_shift", str(shift), f"blocks of {1 << shift} bytes"),
+        LayoutField(s + 4, 4, "data_blocks.reserved", str(_u(view, s + 4, 4)), "must be 0"),
+        LayoutField(s + 8, 8, "data_blocks.num_blocks", str(count), "blocks of the data section"),
+        LayoutField(s + 16, length - 16, "data_blocks.crc", "", "one CRC-32C per block"),
+    ]
 
 
 #: Schema 3's tensor columns (SPEC 6.7.1) in layout order: (name, column bit, element size).
