@@ -188,12 +188,25 @@ def cmd_info(args: argparse.Namespace) -> int:
     if args.json:
         if choice is not None:  # only then: the description of a file alone stays SPEC 9's
             desc["model"] = {"path": choice.path, "found": choice.how}
-        sys.stdout.writelines(json_pieces(desc))
-        sys.stdout.write("\n")
+        _write_all(json_pieces(desc), end="\n")
     else:
         model = None if choice is None else choice.describe()
-        sys.stdout.writelines(line + "\n" for line in info_lines(desc, ckpt.quirks, model))
+        _write_all(line + "\n" for line in info_lines(desc, ckpt.quirks, model))
     return EXIT_OK
+
+
+def _write_all(pieces: Iterable[str], end: str = "") -> None:
+    """Write ``pieces`` to stdout a batch at a time (never the whole output held), each batch
+    through ``sys.stdout.write``: the escaping stream's own write, not a raw writelines."""
+    batch: list[str] = []
+    size = 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece)
+        if size >= 1 << 16:
+            sys.stdout.write("".join(batch))
+            batch, size = [], 0
+    sys.stdout.write("".join(batch) + end)
 
 
 def _state_text(value: object) -> str:
@@ -261,12 +274,11 @@ def info_lines(
     # one slot's "offset+nbytes" texts, by entry index: a column per slot (a text per entry),
     # looked up by binary search, not a dict of dicts
     columns = {s: _slot_column(opt["slots"][s]) for s in slots}
-    has_names = any("name" in t for t in desc["tensors"])
-    if has_names:
-        header += ["dtype", "shape", "name"]
+    named = ["dtype", "shape", "name"]
 
-    def rows() -> Iterator[list[str]]:
-        yield header
+    def rows() -> Iterator[tuple[bool, list[str]]]:
+        """(has a name column, row) of every tensor; the name columns always made, shown
+        only when some tensor has them (found on the first of the two passes)."""
         for t in desc["tensors"]:
             row = [str(t["index"]), str(t["offset"]), str(t["nbytes"]), f"{t['crc32']:08x}"]
             for s in slots:
@@ -277,29 +289,35 @@ def info_lines(
                     row.append(f"{None if offset < 0 else offset}+{nbytes}")
                 else:
                     row.append("-")
-            if has_names:
-                shape = t.get("shape")
-                dtype, name = t.get("dtype"), t.get("name")
-                row += [
-                    "-" if dtype is None else safe_text(str(dtype)),
-                    "-" if shape is None else "[" + ", ".join(map(str, shape)) + "]",
-                    "-" if name is None else safe_text(str(name)),
-                ]
-            yield row
+            shape = t.get("shape")
+            dtype, name = t.get("dtype"), t.get("name")
+            row += [
+                "-" if dtype is None else safe_text(str(dtype)),
+                "-" if shape is None else "[" + ", ".join(map(str, shape)) + "]",
+                "-" if name is None else safe_text(str(name)),
+            ]
+            yield "name" in t, row
 
-    n = len(header)
-    widths = [0] * n
-    weights = count = 0
-    for row in rows():
+    widths = [len(c) for c in header + named]
+    has_names = False
+    for has_name, row in rows():
+        has_names = has_names or has_name
         widths = [max(w, len(c)) for w, c in zip(widths, row)]
+    n = len(header) + (3 if has_names else 0)
     left = set(range(n - 3, n)) if has_names else set()
-    for k, row in enumerate(rows()):
-        if k:
-            weights += int(row[2])
-            count += 1
-        yield "  ".join(
-            c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+    weights = count = 0
+
+    def line(row: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i in left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row[:n], widths))
         ).rstrip()
+
+    yield line(header + named)
+    for _, row in rows():
+        weights += int(row[2])
+        count += 1
+        yield line(row)
     state_bytes = sum(columns[s][2] for s in slots)
     summary = f"{count} tensors, {human_size(weights)} of weights"
     if slots:
