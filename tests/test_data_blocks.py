@@ -473,3 +473,94 @@ def test_dump_layout_names_the_section_and_its_fields(tmp_path: Path) -> None:
     assert "blocks of 4096 bytes" in rows["data_blocks.block_shift"]
     data_len = _sections(path.read_bytes())[4][3]
     assert rows["data_blocks.num_blocks"].split()[3] == str(-(-data_len // 4096))
+
+
+#: A loader over the C kit's streaming reader: validate, then (optionally) change one byte of
+#: the medium, then copy the whole data section through ockpt_v3_copy_verified with one block
+#: buffer of the file's block size, and through ockpt_file_copy.
+_COPY_DRIVER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ockpt.h"
+static unsigned char *medium;
+static int read_at(void *ctx, uint64_t at, void *dst, size_t len) {
+  (void)ctx;
+  memcpy(dst, medium + at, len);
+  return 0;
+}
+int main(int argc, char **argv) {
+  static ockpt_stream s;
+  ockpt_file f;
+  ockpt_result r;
+  FILE *fp = fopen(argv[1], "rb");
+  long size, flip = atol(argv[2]);
+  unsigned char *verified, *plain, *block;
+  uint32_t bs;
+  uint64_t d, n;
+  fseek(fp, 0, SEEK_END);
+  size = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  medium = malloc((size_t)size);
+  if (fread(medium, 1, (size_t)size, fp) != (size_t)size) return 3;
+  ockpt_stream_init(&s, read_at, NULL, (uint64_t)size);
+  r = ockpt_read_stream(&s, &f, NULL, 0);
+  if (r.code != OCKPT_OK) { printf("read %s\n", ockpt_error_name(r.code)); return 1; }
+  if (flip >= 0) medium[flip] ^= 1; /* the medium returns another byte from now on */
+  bs = ockpt_v3_block_size(&f);
+  d = f.v2.data.offset;
+  n = f.v2.data.length;
+  block = malloc(bs ? bs : 1);
+  verified = calloc(1, (size_t)n);
+  plain = calloc(1, (size_t)n);
+  ockpt_file_copy(&f, d, plain, (size_t)n);
+  r = ockpt_v3_copy_verified(&f, d, verified, (size_t)n, block, bs);
+  printf("%u %s %s %llu %d\n", (unsigned)bs, ockpt_error_name(r.code), r.field,
+         (unsigned long long)r.offset, memcmp(plain, medium + d, (size_t)n) == 0);
+  fclose(fp);
+  free(medium);
+  free(block);
+  free(verified);
+  free(plain);
+  return 0;
+}
+"""
+
+
+def test_c_copy_verifies_each_block_before_copying_it(tmp_path: Path) -> None:
+    """ockpt_v3_copy_verified: with one buffer of the writer's block size, a copy of the data
+    verified at the copy itself. A byte the medium changes after the file was validated reaches
+    the caller through ockpt_file_copy, never through the verifying copy, which names the
+    block."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is needed to build the C kit")
+    c_dir = ROOT / "spec" / "c"
+    (tmp_path / "driver.c").write_text(_COPY_DRIVER)
+    lib = ["ockpt.c", "ockpt_v2.c", "ockpt_v3.c", "ockpt_stream.c", "ockpt_crc32.c"]
+    built = subprocess.run(
+        ["gcc", "-std=c99", "-Wall", "-Werror", "-O1", "-fsanitize=address,undefined",
+         f"-I{c_dir}", "-o", str(tmp_path / "driver"), str(tmp_path / "driver.c"),
+         *(str(c_dir / f) for f in lib)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert built.returncode == 0, built.stderr
+    ckpt = _tensors(4, elements=3000)
+    ckpt.data_block_size = 512  # a microcontroller-sized buffer
+    path = tmp_path / "small-blocks.ckpt"
+    oc.save(ckpt, path, revision="v3")
+    _, _, d, length = _sections(path.read_bytes())[4]
+
+    def run(flip: int) -> list[str]:
+        res = subprocess.run([str(tmp_path / "driver"), str(path), str(flip)],
+                             capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0 and "Sanitizer" not in res.stderr, res.stdout + res.stderr
+        return res.stdout.split()
+
+    intact = run(-1)
+    assert intact[0] == "512" and intact[1] == "ok" and intact[-1] == "1"
+    at = d + 3 * 512 + 100
+    bs, code, field, offset, plain_equal = run(at)
+    assert (bs, code, field, int(offset)) == ("512", "block_checksum", "data_blocks.crc[3]",
+                                              d + 3 * 512)
+    assert plain_equal == "1"  # the unverified copy handed out the changed byte
+    assert length > 4 * 512

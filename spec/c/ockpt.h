@@ -323,6 +323,20 @@ int ockpt_v3_next_tensor(const ockpt_file *f, ockpt_v3_cursor *c, ockpt_v2_tenso
 int ockpt_v3_slot_entry(const ockpt_file *f, ockpt_v3_cursor *c, uint32_t j, uint32_t k,
                         uint32_t *index, uint64_t *offset, uint64_t *nbytes);
 
+/* Schema 3's per-block checksums (the optional data_blocks section, SPEC.md 6.7.4): the block
+ * size of a file read successfully, 0 when it has no such section or is not schema 3. */
+uint32_t ockpt_v3_block_size(const ockpt_file *f);
+
+/* Copy `len` bytes at `offset` (absolute, inside the data section) into dst, verifying each block
+ * they lie in first: the block is read once into `block` (the caller's buffer of at least
+ * ockpt_v3_block_size() bytes), its CRC-32C compared with the data_blocks section's, and only
+ * then its part copied, so no byte reaches dst unverified whatever the medium returns now.
+ * OCKPT_OK; block_checksum (field data_blocks.crc[i], offset the block's first byte);
+ * truncated_file (field "stream") when a read fails; offset_out_of_bounds (field "data") for a
+ * range outside the data section, a file without the section or a buffer smaller than a block. */
+ockpt_result ockpt_v3_copy_verified(const ockpt_file *f, uint64_t offset, void *dst, size_t len,
+                                    void *block, size_t block_len);
+
 /* The spec's name of a block: "weights", "m", "v", or "tensors" for WOF. */
 const char *ockpt_block_name(const ockpt_file *f, unsigned block);
 

@@ -761,3 +761,62 @@ int ockpt_v3_slot_entry_at(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t
   ockpt_v3_cursor_init(f, &c);
   return ockpt_v3_slot_entry(f, &c, j, k, NULL, offset, nbytes);
 }
+
+/* ---- per-block verified copies (SPEC.md 6.7.4) ---------------------------------------------- */
+
+/* The data_blocks section's offset, 0 when the file has none. */
+static uint64_t data_blocks_at(const ockpt_file *f, const ockpt_src *b) {
+  uint32_t i;
+  for (i = 0; i < f->v2.num_sections; i++) {
+    uint64_t e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
+    if (rd32(b, e) == OCKPT_V3_DATA_BLOCKS_KIND)
+      return rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
+  }
+  return 0;
+}
+
+uint32_t ockpt_v3_block_size(const ockpt_file *f) {
+  ockpt_src b;
+  uint64_t s;
+  if (!is_v3(f)) return 0;
+  b = ockpt_src_of(f);
+  s = data_blocks_at(f, &b);
+  return s == 0 ? 0 : (uint32_t)1 << rd32(&b, s);
+}
+
+ockpt_result ockpt_v3_copy_verified(const ockpt_file *f, uint64_t offset, void *dst, size_t len,
+                                    void *block, size_t block_len) {
+  ockpt_src b;
+  uint64_t s, d, end, i, size, k;
+  uint8_t *out = (uint8_t *)dst;
+  const uint8_t *buf = (const uint8_t *)block;
+  uint32_t shift;
+  if (!is_v3(f) || !f->v2.data.present)
+    return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("data"), offset, "no data section");
+  b = ockpt_src_of(f);
+  s = data_blocks_at(f, &b);
+  d = f->v2.data.offset;
+  end = d + f->v2.data.length;
+  if (s == 0) return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("data"), offset, "no data_blocks section");
+  shift = rd32(&b, s);
+  size = (uint64_t)1 << shift;
+  if (block == NULL || (uint64_t)block_len < size)
+    return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("data"), offset, "the block buffer is too small");
+  if (offset < d || offset > end || (uint64_t)len > end - offset)
+    return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("data"), offset, "the range is not in the data section");
+  for (i = (offset - d) >> shift; len > 0; i++) {
+    uint64_t at = d + (i << shift), n = end - at < size ? end - at : size, from, to;
+    if (ockpt_file_copy(f, at, block, (size_t)n) != 0)
+      return err(OCKPT_E_TRUNCATED_FILE, F0("stream"), at, "a read of the stream failed");
+    if (ockpt_crc32c(0, block, (size_t)n) != rd32(&b, s + 16 + 4 * i))
+      return err(OCKPT_E_BLOCK_CHECKSUM, F1("data_blocks.crc", (int64_t)i, ""), at,
+                 "a data block's CRC-32C differs from the data_blocks section's");
+    from = offset > at ? offset : at;
+    to = offset + len < at + n ? offset + len : at + n;
+    for (k = 0; k < to - from; k++) out[k] = buf[from - at + k]; /* no libc: freestanding */
+    out += to - from;
+    len -= (size_t)(to - from);
+    offset = to;
+  }
+  return ok();
+}
