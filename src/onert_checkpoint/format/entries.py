@@ -375,8 +375,8 @@ class EntryTable:
             return kinds
         flags = np.asarray(meta["flags"])
         typed = (flags & 1) != 0
-        codes = np.asarray(meta["dtype"]).astype(np.int64)
-        present = np.unique(codes[typed]) if typed.any() else np.zeros(0, np.int64)
+        codes = np.asarray(meta["dtype"])  # int8: compared as they are, no wider copy
+        present = np.unique(codes[typed]) if typed.any() else codes[:0]
         for code in present.tolist():
             dt = _TYPE_OF_CODE.get(code)
             if dt is None:  # a circle type NumPy lacks (int4, ...): bytes
