@@ -106,25 +106,11 @@ def load(
     :func:`onert_checkpoint.load` adds the ``model`` that types, shapes and names them
     (``onert_checkpoint.api``, the layer above both the format and the model).
 
-    Every rule of the specification is checked; the checks of the tensor data section of
-    schemas 2 and 3 (its CRC-32C and zero padding), which read the data itself, run on the
-    first access to any entry's data, before a byte is handed out (or on ``ckpt.verify()``):
-    opening a large checkpoint to read its names costs what its structure costs.
-    ``verify_data=False`` hands data out without them (``onert-ckpt validate`` always checks
-    everything); :func:`~onert_checkpoint.save` and the other writers still run them before
-    they write the data under a fresh checksum (docs/saving.md).
+    Every rule of the specification is checked; what is checked when (the deferred data checks,
+    ``verify_data``, ``mmap``) is documented once, on :func:`onert_checkpoint.load`.
 
-    ``mmap=False`` reads a path into private memory instead of mapping it: the arrays then no
-    longer change if the file is written in place, and truncating the file cannot kill the
-    process with SIGBUS (docs/saving.md, "Memory-mapped reading"); ``"auto"`` does so for files
-    smaller than 64 MiB. Only regular files are read: a directory, FIFO, socket or device is
-    refused with an ``OSError`` naming the path, before anything could block.
-
-        >>> ckpt = load("tests/data/real-onert/fc2-adam-step8.ckpt")
-        >>> ckpt.revision, ckpt.dialect, ckpt.optimizer.kind, ckpt.step, ckpt.epoch
-        ('v1', None, 'adam', 8, 0)
-        >>> [t.nbytes for t in ckpt.tensors]
-        [128, 32, 96, 12]
+        >>> load("tests/data/real-onert/fc2-adam-step8.ckpt").revision
+        'v1'
     """
     try:
         view = open_source(source, copy="auto" if mmap == "auto" else not mmap)

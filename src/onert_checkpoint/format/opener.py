@@ -24,22 +24,8 @@ __all__ = ["open"]
 def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoint]:
     """Map ``path`` and yield its :class:`Checkpoint`; on exit, release the mapping.
 
-    Inside the block only the bytes that are looked at are read. After it the checkpoint's
-    storage is released: reading an entry's data or size, copying, converting, exporting or
-    saving the checkpoint raises :class:`~onert_checkpoint.CheckpointError` with code
-    ``released`` (never empty entries: a save would write them over the file). Copy
-    (``np.array(t.data)``) what must outlive the block. An array view kept past the block
-    keeps the mapping alive instead of being invalidated.
-
-        >>> import onert_checkpoint as oc
-        >>> with oc.open("tests/data/real-onert/fc2-adam-step8.ckpt") as ckpt:
-        ...     first = ckpt[0].data.view("<f4").copy()
-        ...     ckpt.step, first.shape
-        (8, (32,))
-        >>> ckpt[0].nbytes
-        Traceback (most recent call last):
-        ...
-        onert_checkpoint.format.errors.CheckpointError: released: entry 0: ...
+    What a released checkpoint does is documented once, on :func:`onert_checkpoint.open`
+    (``onert_checkpoint.api``, which adds the model).
     """
     ckpt = load(path, **load_options)
     try:
