@@ -759,8 +759,9 @@ class TensorList(MutableSequence["Tensor"]):
     def _build(self, attr: str) -> dict[Any, int]:
         out: dict[Any, int] = {}
         dups = False
-        for pos in range(len(self._items)):
-            key = self._key_of(pos, attr)
+        # every key at once (the columns read in one pass, not one lookup per position)
+        keys: list[Any] = self.names() if attr == "name" else self.indices()
+        for pos, key in enumerate(keys):
             if key is None:
                 continue
             if key in out:
