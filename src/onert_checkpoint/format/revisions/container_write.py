@@ -102,21 +102,24 @@ def assemble(
     version: int,
     data_crc: bool,
     block_shift: int | None = None,
+    *,
+    has_data: bool = False,
 ) -> Plan:
     """The plan of a file of the sections ``bodies`` ((kind, flags, body) at ``offsets``) and,
     when ``placed`` has ranges, the data section at ``data_start``. ``data_crc=False`` leaves
     the data section's CRC to :func:`stream`. With ``block_shift``, ``bodies`` holds schema
     3's data_blocks section (its body a placeholder of the right size), whose block CRCs are
-    summed with the data section's (in the same pass)."""
+    summed with the data section's (in the same pass). ``has_data``: the file has a data
+    section even when ``placed`` is empty (schema 3 lists only the ranges with bytes)."""
+    has_data = has_data or bool(placed)
     sections = [
         Section(kind, flags, ofs, body, len(body), crc(body))
         for (kind, flags, body), ofs in zip(bodies, offsets)
     ]
     file_size = data_start
-    pending = bool(placed) and not data_crc
-    if placed:
-        last_ofs, last = placed[-1]
-        data_len = last_ofs + last.nbytes - data_start
+    pending = has_data and not data_crc
+    if has_data:
+        data_len = placed[-1][0] + placed[-1][1].nbytes - data_start if placed else 0
         blocks = None if block_shift is None else BlockCrcs(block_shift)
         value = 0 if pending else _data_crc(data_start, placed, blocks)
         sections.append(

@@ -221,7 +221,8 @@ def _optimizer_parts(ckpt: Checkpoint, tensors) -> tuple[int, list[bytes], list[
     raw = [_utf8(n, "slot name", MAX_NAME_LEN) for n in slot_names]
     if len(set(raw)) != len(raw):
         _fail("two optimizer slots have the same name")
-    present = {t.index for t in tensors}
+    # schema 3's plan passes the indices themselves (it keeps no tensor objects)
+    present = tensors if isinstance(tensors, set) else {t.index for t in tensors}
     for name in slot_names:
         orphans = sorted(set(opt.slots[name]) - present)
         if orphans:

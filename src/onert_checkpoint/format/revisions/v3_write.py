@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -91,111 +93,192 @@ COLUMNS = dict(schema3.COLUMN_BITS)
 
 
 
-def _data_order(
-    tensors: list[Tensor], data_order: Sequence[int] | np.ndarray | None
-) -> list[int]:
-    """The record positions of ``tensors`` (record order) in the order their ranges are placed:
-    by the offset they were read from, ties by their place in ``data_order`` (the file's
-    ``order`` column) and then by record; tensors built in memory last, in record order."""
-    n = len(tensors)
-    listed: dict[int, int] = {}
-    if data_order is not None:
-        try:
-            listed = {operator.index(i): k for k, i in enumerate(data_order)}
-        except TypeError:
-            _fail(f"data_order must list entry indices (integers), not {data_order!r:.80}")
+@dataclass
+class _Columns:
+    """The tensors' record columns (record order: ascending index), gathered in one pass that
+    makes the tensors a chunk at a time and keeps only those with data bytes (a file of many
+    empty tensors costs its columns, not an object per tensor)."""
 
-    def key(k: int) -> tuple[bool, int, int]:
-        t = tensors[k]
-        offset = t.offset
-        return (offset is None, offset or 0, listed.get(t.index, n + k))
+    index: np.ndarray
+    model_index: np.ndarray
+    len_name: np.ndarray
+    names: bytes
+    #: some tensor has a name (an empty one included)
+    named: bool
+    dtype: np.ndarray
+    rank: np.ndarray
+    dims: np.ndarray
+    len_data: np.ndarray
+    #: the offset each tensor was read from, -1 for one built in memory
+    offset: np.ndarray
+    #: record position -> the tensor, for the tensors with data bytes only
+    held: dict[int, Tensor]
 
-    return sorted(range(n), key=key)
 
-
-def _tensors_body(tensors: list[Tensor], perm: list[int]) -> bytes:
-    """The tensors section (6.7.1) of ``tensors`` (in record order), data order ``perm``."""
-    n = len(tensors)
-    if n > MAX_TENSORS:
-        _fail(f"schema 3 holds at most {MAX_TENSORS} tensors")
-    # Python lists filled per tensor, made arrays once (a NumPy item assignment per field and
-    # tensor costs more than the rest of the loop)
-    index = [0] * n
-    model_index = [NO_MODEL_INDEX] * n
-    len_name = [0] * n
-    dtype = [NO_DTYPE] * n
-    rank = [NO_SHAPE] * n
-    len_data = [0] * n
-    dims: list[int] = []
-    names: list[bytes] = []
-    seen_model: set[int] = set()
+def _gather(items: Iterable[Tensor]) -> _Columns:
+    """:class:`_Columns` of ``items`` (any order), with every per-tensor check of 6.7.1."""
+    index, model_index, len_name = array("q"), array("q"), array("q")
+    dtype, rank, dims, len_data, offset = array("q"), array("q"), array("q"), array("q"), array("q")
+    names = bytearray()
+    named = False
     seen_name: set[bytes] = set()
-    previous = -1
-    for k, t in enumerate(tensors):
-        if not previous < t.index <= U32_MAX:
-            _fail(f"tensor index {t.index} is out of 0..2**32-1 or used twice")
-        previous = index[k] = t.index
-        if t.model_index is not None:
-            if not 0 <= t.model_index < NO_MODEL_INDEX or t.model_index in seen_model:
-                _fail(
-                    f"model index {t.model_index} is out of 0..2**32-2 (2**32-1 means none in "
-                    "schema 3) or used twice"
-                )
-            seen_model.add(t.model_index)
-            model_index[k] = t.model_index
+    held: dict[int, Tensor] = {}
+    for k, t in enumerate(items):
+        i = t.index
+        if not 0 <= i <= U32_MAX:
+            _fail(f"tensor index {i} is out of 0..2**32-1 or used twice")
+        index.append(i)
+        mi = t.model_index
+        if mi is not None and not 0 <= mi < NO_MODEL_INDEX:
+            _fail(
+                f"model index {mi} is out of 0..2**32-2 (2**32-1 means none in schema 3) or "
+                "used twice"
+            )
+        model_index.append(NO_MODEL_INDEX if mi is None else mi)
+        code = NO_DTYPE
         if t.dtype is not None:
-            code = DTYPE_CODES.get(str(t.dtype))
-            if code is None:
-                _fail(f"tensor {t.index}: dtype {t.dtype!r} is not a circle TensorType")
-            dtype[k] = code
+            found = DTYPE_CODES.get(str(t.dtype))
+            if found is None:
+                _fail(f"tensor {i}: dtype {t.dtype!r} is not a circle TensorType")
+            code = found
+        dtype.append(code)
+        nbytes = t.nbytes
         if t.shape is not None:
             shape = tuple(int(d) for d in t.shape)
             if len(shape) > MAX_RANK or any(not 0 <= d <= U32_MAX for d in shape):
-                _fail(f"tensor {t.index}: shape {shape} exceeds rank {MAX_RANK} or u32 dims")
-            rank[k] = len(shape)
-            dims += shape
-            elem = DTYPES[DTYPE_CODES[str(t.dtype)]][1] if t.dtype is not None else None
-            if elem is not None and math.prod(shape) * elem != t.nbytes:
-                _fail(
-                    f"tensor {t.index}: shape {shape} of {t.dtype} disagrees with its "
-                    f"{t.nbytes} bytes"
-                )
+                _fail(f"tensor {i}: shape {shape} exceeds rank {MAX_RANK} or u32 dims")
+            rank.append(len(shape))
+            dims.extend(shape)
+            elem = DTYPES[code][1] if code != NO_DTYPE else None
+            if elem is not None and math.prod(shape) * elem != nbytes:
+                _fail(f"tensor {i}: shape {shape} of {t.dtype} disagrees with its {nbytes} bytes")
+        else:
+            rank.append(NO_SHAPE)
         if t.name is not None:
-            raw = _utf8(t.name, f"tensor {t.index}'s name", MAX_NAME_LEN)
+            raw = _utf8(t.name, f"tensor {i}'s name", MAX_NAME_LEN)
             if raw in seen_name:
                 _fail(f"two tensors are named {t.name!r}")
             seen_name.add(raw)
-            len_name[k] = len(raw)
-            names.append(raw)
-        len_data[k] = t.nbytes
+            named = True
+            names += raw
+            len_name.append(len(raw))
+        else:
+            len_name.append(0)
+        len_data.append(nbytes)
+        offset.append(-1 if t.offset is None else t.offset)
+        if nbytes:
+            held[k] = t
+    cols = _Columns(
+        *(np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
+          for a in (index, model_index, len_name)),
+        bytes(names),
+        named,
+        *(np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
+          for a in (dtype, rank, dims, len_data, offset)),
+        held,
+    )
+    del seen_name
+    return _in_record_order(cols)
 
-    identity = range(n)
+
+def _in_record_order(c: _Columns) -> _Columns:
+    """``c`` sorted by index (the items are already, when they come from a loaded file), with
+    the checks that need the order: indices and model indices unique."""
+    n = c.index.size
+    order = np.argsort(c.index, kind="stable")
+    if n and not (order == np.arange(n)).all():
+        ends = np.cumsum(c.len_name)
+        starts = ends - c.len_name
+        names = b"".join(c.names[s:e] for s, e in zip(starts[order].tolist(), ends[order].tolist()))
+        counts = np.where(c.rank == NO_SHAPE, 0, c.rank)
+        d_starts = np.cumsum(counts) - counts
+        new_counts = counts[order]
+        new_starts = np.cumsum(new_counts) - new_counts
+        total = int(new_counts.sum())
+        pick = np.repeat(d_starts[order] - new_starts, new_counts) + np.arange(total)
+        where = np.empty(n, np.int64)
+        where[order] = np.arange(n)
+        c = _Columns(
+            c.index[order], c.model_index[order], c.len_name[order], names, c.named,
+            c.dtype[order],
+            c.rank[order], c.dims[pick], c.len_data[order], c.offset[order],
+            {int(where[k]): t for k, t in c.held.items()},
+        )
+    if n > 1 and not (np.diff(c.index) > 0).all():
+        dup = int(c.index[np.flatnonzero(np.diff(c.index) == 0)[0]])
+        _fail(f"tensor index {dup} is out of 0..2**32-1 or used twice")
+    mi = c.model_index[c.model_index != NO_MODEL_INDEX]
+    if mi.size > 1:
+        s = np.sort(mi)
+        if not (np.diff(s) > 0).all():
+            dup = int(s[np.flatnonzero(np.diff(s) == 0)[0]])
+            _fail(
+                f"model index {dup} is out of 0..2**32-2 (2**32-1 means none in schema 3) or "
+                "used twice"
+            )
+    return c
+
+
+def _data_order(cols: _Columns, data_order: Sequence[int] | np.ndarray | None) -> np.ndarray:
+    """The record positions (record order) in the order their ranges are placed: by the offset
+    they were read from, ties by their place in ``data_order`` (the file's ``order`` column,
+    its last mention of an index) and then by record; tensors built in memory last, in record
+    order."""
+    n = cols.index.size
+    tie = np.arange(n, 2 * n, dtype=np.int64)
+    if data_order is not None:
+        try:
+            listed = np.asarray(data_order)
+            if listed.ndim != 1:
+                raise TypeError("not a sequence")
+            if listed.size and listed.dtype.kind not in "iub":
+                listed = np.array([operator.index(i) for i in listed.ravel()], np.int64)
+            listed = listed.astype(np.int64)
+        except (TypeError, ValueError, OverflowError):
+            _fail(f"data_order must list entry indices (integers), not {data_order!r:.80}")
+        if listed.size:
+            values, first_in_reversed = np.unique(listed[::-1], return_index=True)
+            last = listed.size - 1 - first_in_reversed  # a dict's last mention wins
+            at = np.searchsorted(values, cols.index)
+            at = np.minimum(at, values.size - 1)
+            found = values[at] == cols.index
+            tie[found] = last[at[found]]
+    built = cols.offset < 0
+    return np.lexsort((tie, np.where(built, 0, cols.offset), built))
+
+
+def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
+    """The tensors section (6.7.1) of the columns ``cols`` (record order), data order ``perm``."""
+    n = cols.index.size
+    if n > MAX_TENSORS:
+        _fail(f"schema 3 holds at most {MAX_TENSORS} tensors")
+    identity = np.arange(n)
     # Each column only if needed (6.7.1, rule C4 to C9: a redundant column is refused).
     present = {
-        "index": index != list(identity),
-        "model_index": bool(seen_model),
-        "name": bool(names),
-        "dtype": any(d != NO_DTYPE for d in dtype),
-        "shape": any(r != NO_SHAPE for r in rank),
-        "order": perm != list(identity),
+        "index": bool((cols.index != identity).any()),
+        "model_index": bool((cols.model_index != NO_MODEL_INDEX).any()),
+        "name": cols.named,
+        "dtype": bool((cols.dtype != NO_DTYPE).any()),
+        "shape": bool((cols.rank != NO_SHAPE).any()),
+        "order": bool((perm != identity).any()),
     }
     columns = sum(bit for what, bit in COLUMNS.items() if present[what])
-    layout: list[tuple[bool, list[int] | bytes, str]] = [
-        (present["index"], index, COLUMN_TYPES["index"]),
-        (present["model_index"], model_index, COLUMN_TYPES["model_index"]),
-        (present["name"], len_name, COLUMN_TYPES["len_name"]),
-        (present["dtype"], dtype, COLUMN_TYPES["dtype"]),
-        (present["shape"], rank, COLUMN_TYPES["rank"]),
+    layout: list[tuple[bool, np.ndarray | bytes, str]] = [
+        (present["index"], cols.index, COLUMN_TYPES["index"]),
+        (present["model_index"], cols.model_index, COLUMN_TYPES["model_index"]),
+        (present["name"], cols.len_name, COLUMN_TYPES["len_name"]),
+        (present["dtype"], cols.dtype, COLUMN_TYPES["dtype"]),
+        (present["shape"], cols.rank, COLUMN_TYPES["rank"]),
         (present["order"], perm, COLUMN_TYPES["order"]),
-        (present["shape"], dims, "<u4"),
-        (present["name"], b"".join(names), ""),
+        (present["shape"], cols.dims, "<u4"),
+        (present["name"], cols.names, ""),
     ]
     body = bytearray(schema3.TENSORS_HEAD.build({"num_tensors": n, "columns": columns}))
-    body += np.asarray(len_data, COLUMN_TYPES["len_data"]).tobytes()
+    body += cols.len_data.astype(COLUMN_TYPES["len_data"]).tobytes()
     for wanted, values, kind in layout:
         if wanted:
             body += bytes(align8(len(body)) - len(body))  # zero padding before each column
-            body += values if isinstance(values, bytes) else np.asarray(values, kind).tobytes()
+            body += values if isinstance(values, bytes) else values.astype(kind).tobytes()
     return bytes(body)
 
 
@@ -219,30 +302,45 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
 
     ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
     the data are written."""
-    tensors: list[Tensor] = sorted(ckpt.tensors, key=lambda t: t.index)
-    n = len(tensors)
-    perm = _data_order(tensors, ckpt.data_order)
-    tensors_body = _tensors_body(tensors, perm) if n else None
-    opt_parts = _optimizer_parts(ckpt, tensors) if ckpt.optimizer is not None else None
+    cols = _gather(ckpt.tensors)
+    n = cols.index.size
+    perm = _data_order(cols, ckpt.data_order)
+    tensors_body = _tensors_body(cols, perm) if n else None
+    opt_parts = (
+        _optimizer_parts(ckpt, set(cols.index.tolist())) if ckpt.optimizer is not None else None
+    )
     state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
     origin = origin_of(ckpt)
     extra = extra_sections(ckpt)
 
     # The ranges in data order: the tensors in ``perm``, then each slot's in the same order.
-    in_order = [tensors[k] for k in perm]
-    ranges: list[Buffer] = list(in_order)
+    # Only ranges with bytes are listed (an empty range moves nothing, 6.7.3), so a file of
+    # many empty entries costs columns, not an object per entry.
+    ranges: list[Buffer] = [cols.held[k] for k in perm[cols.len_data[perm] > 0].tolist()]
+    num_ranges = n
     slot_sizes: list[np.ndarray] = []
     if opt_parts is not None:
         assert ckpt.optimizer is not None
+        rank_of = np.empty(n, np.int64)  # record position -> place in data order
+        rank_of[perm] = np.arange(n)
         for name in opt_parts[2]:
             slot = ckpt.optimizer.slots[name]
+            keys, lens = array("q"), array("q")
+            held: list[Buffer] = []
+            for key, b in slot.items():
+                keys.append(key)
+                lens.append(b.nbytes)
+                if b.nbytes:
+                    held.append(b)
+            key_arr = np.frombuffer(keys, np.int64) if keys else np.zeros(0, np.int64)
+            len_arr = np.frombuffer(lens, np.int64) if lens else np.zeros(0, np.int64)
+            rows = np.searchsorted(cols.index, key_arr)
             sizes = np.full(n, NO_STATE, np.uint64)
-            for k, t in enumerate(tensors):
-                b = slot.get(t.index)
-                if b is not None:
-                    sizes[k] = b.nbytes
+            sizes[rows] = len_arr
             slot_sizes.append(sizes)
-            ranges += [b for b in (slot.get(t.index) for t in in_order) if b is not None]
+            num_ranges += key_arr.size
+            place = rank_of[rows[len_arr > 0]]
+            ranges += [held[j] for j in np.argsort(place, kind="stable").tolist()]
 
     bodies: list[tuple[int, int, bytes]] = []  # (kind, flags, body)
     if tensors_body is not None:
@@ -254,7 +352,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     if origin is not None:
         bodies.append((SectionKind.ORIGIN, 0, origin_body(origin)))
     bodies += [(s.kind, FLAG_REQUIRED if s.required else 0, bytes(s.data)) for s in extra]
-    has_data = bool(ranges)
+    has_data = num_ranges > 0
     # Placement is relative to the data section's start (a multiple of 64): computed once,
     # before the sections are laid out, since the data_blocks section's size depends on it.
     rel = _place(0, [b.nbytes for b in ranges])
@@ -300,7 +398,9 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
         finished.append((int(kind), flags, body))
 
     placed = [(data_start + r, b) for r, b in zip(rel, ranges)]
-    return assemble(finished, offsets, placed, data_start, VERSION, data_crc, shift)
+    return assemble(
+        finished, offsets, placed, data_start, VERSION, data_crc, shift, has_data=has_data
+    )
 
 
 def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> int | None:
