@@ -492,13 +492,15 @@ def _no_entry_message(ckpt: Checkpoint, key: str, model: str | None) -> str:
 def _dump_layout(args: argparse.Namespace) -> int:
     from .layout_map import layout_map
 
-    lmap = layout_map(args.file)
-    if args.json:
-        _print_json(lmap.to_dict())
+    lmap = layout_map(args.file, lazy=True)
+    if args.json:  # written a field at a time: a file of many entries is streamed
+        for piece in lmap.json_pieces():
+            sys.stdout.write(piece)
+        sys.stdout.write("\n")
         return EXIT_INVALID if lmap.error else EXIT_OK
     print(f"{safe_text(args.file)}: {lmap.revision or 'unknown revision'}, {lmap.file_size} bytes")
     rows = [["offset", "size", "field", "value", "note"]]
-    for f in lmap.fields:
+    for f in lmap.iter_fields():
         rows.append(
             [str(f.offset), str(f.size), safe_text(f.name), safe_text(f.value), safe_text(f.note)]
         )

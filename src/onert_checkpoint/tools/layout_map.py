@@ -10,17 +10,23 @@ offer ``layout_fields(view) -> list[LayoutField]``, which is used for its versio
 
 from __future__ import annotations
 
+import heapq
 import importlib
 import os
 import zlib
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 from ..format.dispatch import MAGIC, read_view
 from ..format.errors import CheckpointError
 from ..format.revisions import v1, wof
 from ..format.revisions.blocks import Block
 from ..format.source import open_source
+from .jsonout import dumps
 
 __all__ = ["MAPPERS", "LayoutField", "LayoutMap", "layout_map"]
 
@@ -43,14 +49,36 @@ class LayoutMap:
     fields: list[LayoutField] = field(default_factory=list)
     #: the first rule the file breaks (None for a valid file)
     error: CheckpointError | None = None
+    #: the data ranges' fields, in file order, all after ``fields`` (their offsets merge with
+    #: them): made on demand by :meth:`iter_fields` (``layout_map(..., lazy=True)``), so a
+    #: file of many entries is printed without a field object per entry at once
+    data: Callable[[], Iterator[LayoutField]] | None = field(default=None, repr=False)
+
+    def iter_fields(self) -> Iterator[LayoutField]:
+        """Every field in file order (``fields``, and the data ranges made as they go)."""
+        if self.data is None:
+            return iter(self.fields)
+        return heapq.merge(self.fields, self.data(), key=lambda f: (f.offset, -f.size))
 
     def to_dict(self) -> dict[str, object]:
         return {
             "revision": self.revision,
             "file_size": self.file_size,
-            "fields": [f.__dict__ for f in self.fields],
+            "fields": [f.__dict__ for f in self.iter_fields()],
             "error": None if self.error is None else self.error.to_dict(),
         }
+
+    def json_pieces(self) -> Iterator[str]:
+        """:meth:`to_dict` as one line of ASCII JSON, in pieces (the same text as
+        ``json.dumps(self.to_dict())``), one field at a time."""
+        yield f'{{"revision": {dumps(self.revision)}, "file_size": {dumps(self.file_size)}, '
+        yield '"fields": ['
+        sep = ""
+        for f in self.iter_fields():
+            yield sep + dumps(f.__dict__)
+            sep = ", "
+        error = None if self.error is None else self.error.to_dict()
+        yield f'], "error": {dumps(error)}}}'
 
 
 def _u(view: memoryview, at: int, size: int) -> int | None:
@@ -218,28 +246,65 @@ def _v2_map(view: memoryview, revision: str = "v2") -> LayoutMap:
             fields += _v3_columns(view, start)
         if name == "data_blocks":
             fields += _data_blocks_fields(view, start, length)
-    ranges: list[tuple[int, int, str]] = []  # the entries read from the file (with an offset)
-    for t in ckpt.tensors:
-        label = f"tensors[{t.index}]" + (f" {t.name}" if t.name else "")
-        if t.offset is not None:
-            ranges.append((t.offset, t.nbytes, f"{label} data"))
-    if ckpt.optimizer is not None:
-        for slot, entries in ckpt.optimizer.slots.items():
-            for i, b in entries.items():
-                if b.offset is not None:
-                    ranges.append((b.offset, b.nbytes, f"{slot}[{i}] data"))
-    for start, length, label in sorted(ranges, key=lambda r: r[0]):
-        crc = zlib.crc32(view[start : start + length]) & 0xFFFFFFFF
-        fields.append(LayoutField(start, length, label, "", f"crc32 {crc:08x}"))
     fields.sort(key=lambda f: (f.offset, -f.size))
+    data = _data_ranges(view, ckpt)
     # The data checks load defers (the data section's CRC-32C, its padding) run here too: the
     # map of a file whose data are corrupt still shows every field, and with them the rule
     # that fails, as validate reports it; never a clean map over bytes that fail their check.
     try:
         ckpt.verify()
     except CheckpointError as err:
-        return LayoutMap(revision, len(view), fields, err)
-    return LayoutMap(revision, len(view), fields)
+        return LayoutMap(revision, len(view), fields, err, data)
+    return LayoutMap(revision, len(view), fields, data=data)
+
+
+def _data_ranges(view: memoryview, ckpt: Any) -> Callable[[], Iterator[LayoutField]]:
+    """The fields of the entries read from the file (each with its CRC-32), in file order, made
+    on demand from columns gathered in one pass (offsets, sizes, slot and index as arrays: a
+    file of many entries costs its columns, not a field object per entry until printed)."""
+    offsets, sizes, slots, keys = array("q"), array("q"), array("q"), array("q")
+    names: list[str | None] = []
+    for t in ckpt.tensors:
+        if t.offset is not None:
+            offsets.append(t.offset)
+            sizes.append(t.nbytes)
+            slots.append(-1)
+            keys.append(t.index)
+            names.append(t.name)
+    slot_names: list[str] = []
+    if ckpt.optimizer is not None:
+        for j, (slot, entries) in enumerate(ckpt.optimizer.slots.items()):
+            slot_names.append(slot)
+            for i, b in entries.items():
+                if b.offset is not None:
+                    offsets.append(b.offset)
+                    sizes.append(b.nbytes)
+                    slots.append(j)
+                    keys.append(i)
+                    names.append(None)
+    columns = [np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
+               for a in (offsets, sizes, slots, keys)]
+    # file order: by offset, then the larger range first, then tensors before slots
+    order = np.lexsort((-columns[1], columns[0]))
+
+    def made() -> Iterator[LayoutField]:
+        for lo in range(0, order.size, _CHUNK):
+            rows = order[lo : lo + _CHUNK]
+            picked = zip(*(c[rows].tolist() for c in columns), rows.tolist())
+            for start, length, j, key, row in picked:
+                if j < 0:
+                    name = names[row]
+                    label = f"tensors[{key}]" + (f" {name}" if name else "") + " data"
+                else:
+                    label = f"{slot_names[j]}[{key}] data"
+                crc = zlib.crc32(view[start : start + length]) & 0xFFFFFFFF
+                yield LayoutField(start, length, label, "", f"crc32 {crc:08x}")
+
+    return made
+
+
+#: data range fields made per step
+_CHUNK = 1 << 14
 
 
 def _version_2(view: memoryview) -> LayoutMap:
@@ -340,8 +405,11 @@ MAPPERS: dict[int, Callable[[memoryview], LayoutMap]] = {
 }
 
 
-def layout_map(source: str | os.PathLike[str] | bytes | memoryview) -> LayoutMap:
-    """Map every field of ``source`` (a path or bytes), valid or not.
+def layout_map(
+    source: str | os.PathLike[str] | bytes | memoryview, *, lazy: bool = False
+) -> LayoutMap:
+    """Map every field of ``source`` (a path or bytes), valid or not. With ``lazy``, the data
+    ranges' fields are made as :meth:`LayoutMap.iter_fields` goes (``fields`` holds the rest).
 
     For example, the first fields and the last of a schema-1 file with a footer:
 
@@ -362,7 +430,11 @@ def layout_map(source: str | os.PathLike[str] | bytes | memoryview) -> LayoutMap
     version = view[2]
     mapper = MAPPERS.get(version) or _from_revision_module(version)
     if mapper is not None:
-        return mapper(view)
+        made = mapper(view)
+        if not lazy and made.data is not None:
+            made.fields = list(made.iter_fields())
+            made.data = None
+        return made
     fields = head + _int_fields(view, [(2, 1, "version", "schema version")])
     try:
         read_view(view)  # reports unsupported_version
