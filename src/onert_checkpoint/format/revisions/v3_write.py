@@ -168,14 +168,12 @@ def _gather(items: Iterable[Tensor]) -> _Columns:
         offset.append(-1 if t.offset is None else t.offset)
         if nbytes:
             held[k] = t
+    def arr(a: array[int]) -> np.ndarray:
+        return np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
+
     cols = _Columns(
-        *(np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
-          for a in (index, model_index, len_name)),
-        bytes(names),
-        named,
-        *(np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
-          for a in (dtype, rank, dims, len_data, offset)),
-        held,
+        arr(index), arr(model_index), arr(len_name), bytes(names), named, arr(dtype), arr(rank),
+        arr(dims), arr(len_data), arr(offset), held,
     )
     del seen_name
     return _in_record_order(cols)
