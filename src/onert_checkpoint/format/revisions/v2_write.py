@@ -19,6 +19,7 @@ import itertools
 import math
 import re
 import struct
+from array import array
 from typing import NoReturn
 
 import numpy as np
@@ -119,42 +120,41 @@ def _encodable(text: str) -> bool:
     return True
 
 
-def _tensor_records(ckpt: Checkpoint):
-    tensors = sorted(ckpt.tensors, key=lambda t: t.index)
-    n = len(tensors)
+def _tensor_records(
+    ckpt: Checkpoint,
+) -> tuple[np.ndarray, list[bytes], np.ndarray, dict[int, Buffer]]:
+    """The tensor records (record order: ascending index), their names (the named records'),
+    the offsets the tensors were read from (-1: built in memory) and, by record, the tensors
+    with data bytes: one pass that makes the tensors a chunk at a time and keeps no other (a
+    file of many empty tensors costs its records, not an object per tensor)."""
+    n = len(ckpt.tensors)
     if n > MAX_TENSORS:
         _fail(f"schema 2 holds at most {MAX_TENSORS} tensors")
-    # Columns gathered as Python lists and stored once (a NumPy store per field and tensor
-    # was most of a 10,000-tensor save's planning time); the checks and their order are
-    # those of one tensor after the other, so the first failing tensor is reported.
-    col_index = [0] * n
-    col_model = [0] * n
-    col_dtype = [0] * n
-    col_rank = [0] * n
-    col_flags = [0] * n
-    col_len_name = [0] * n
-    col_len_data = [0] * n
-    shaped: list[int] = []
+    # Columns gathered as compact arrays and stored once (a NumPy store per field and tensor
+    # was most of a 10,000-tensor save's planning time).
+    col_index, col_model, col_dtype, col_rank = array("q"), array("q"), array("q"), array("q")
+    col_flags, col_len_name, col_len_data, col_read = (
+        array("q"), array("q"), array("q"), array("q")
+    )
+    shaped = array("q")
     dims: list[tuple[int, ...]] = []
     names: list[bytes] = []
-    seen_index: set[int] = set()
-    seen_model: set[int] = set()
+    named = array("q")
     seen_name: set[bytes] = set()
-    for k, t in enumerate(tensors):
+    held: dict[int, Buffer] = {}
+    for k, t in enumerate(ckpt.tensors):
         index = t.index
-        if not 0 <= index <= _MAX["index"] or index in seen_index:
+        if not 0 <= index <= _MAX["index"]:
             _fail(f"tensor index {index} is out of 0..{_MAX['index']} or used twice")
-        seen_index.add(index)
         flags = 0
-        col_index[k] = index
+        col_index.append(index)
         nbytes = t.nbytes
         model_index = t.model_index
         if model_index is not None:
-            if not 0 <= model_index <= _MAX["model_index"] or model_index in seen_model:
+            if not 0 <= model_index <= _MAX["model_index"]:
                 _fail(f"model index {model_index} is out of range or used twice")
-            seen_model.add(model_index)
             flags |= HAS_MODEL_INDEX
-            col_model[k] = model_index
+        col_model.append(0 if model_index is None else model_index)
         dtype = t.dtype
         code = None
         if dtype is not None:
@@ -162,13 +162,14 @@ def _tensor_records(ckpt: Checkpoint):
             if code is None:
                 _fail(f"tensor {index}: dtype {dtype!r} is not a circle TensorType")
             flags |= HAS_DTYPE
-            col_dtype[k] = code
+        col_dtype.append(code or 0)
+        rank = 0
         if t.shape is not None:
             shape = tuple(int(d) for d in t.shape)
             if len(shape) > MAX_RANK or any(not 0 <= d <= _MAX["dims"] for d in shape):
                 _fail(f"tensor {index}: shape {shape} exceeds rank {MAX_RANK} or the dims' width")
             flags |= HAS_SHAPE
-            col_rank[k] = len(shape)
+            rank = len(shape)
             shaped.append(k)
             dims.append(shape + (0,) * (MAX_RANK - len(shape)))
             elem = DTYPES[code][1] if code is not None else None
@@ -177,29 +178,58 @@ def _tensor_records(ckpt: Checkpoint):
                     f"tensor {index}: shape {shape} of {dtype} disagrees with its "
                     f"{nbytes} bytes"
                 )
+        col_rank.append(rank)
         name = t.name
+        length = 0
         if name is not None:
             raw = _utf8(name, f"tensor {index}'s name", MAX_NAME_LEN)
             if raw in seen_name:
                 _fail(f"two tensors are named {name!r}")
             seen_name.add(raw)
             flags |= HAS_NAME
-            col_len_name[k] = len(raw)
+            length = len(raw)
             names.append(raw)
-        col_flags[k] = flags
-        col_len_data[k] = nbytes
+            named.append(k)
+        col_len_name.append(length)
+        col_flags.append(flags)
+        col_len_data.append(nbytes)
+        col_read.append(-1 if t.offset is None else t.offset)
+        if nbytes:
+            held[k] = t
+    del seen_name
     rec = np.zeros(n, schema.TENSOR_RECORD_DTYPE)
+    read = _ints(col_read)
     if n:
-        rec["index"] = col_index
-        rec["model_index"] = col_model
-        rec["dtype"] = col_dtype
-        rec["rank"] = col_rank
-        rec["flags"] = col_flags
-        rec["len_name"] = col_len_name
-        rec["len_data"] = col_len_data
-        if shaped:
-            rec["dims"][shaped] = dims
-    return tensors, rec, names
+        rec["index"] = _ints(col_index)
+        rec["model_index"] = _ints(col_model)
+        rec["dtype"] = _ints(col_dtype)
+        rec["rank"] = _ints(col_rank)
+        rec["flags"] = _ints(col_flags)
+        rec["len_name"] = _ints(col_len_name)
+        rec["len_data"] = _ints(col_len_data)
+        if dims:
+            rec["dims"][_ints(shaped)] = dims
+        order = np.argsort(rec["index"], kind="stable")
+        if not (order == np.arange(n)).all():  # in memory, any order: records by index
+            where = np.empty(n, np.int64)
+            where[order] = np.arange(n)
+            rec, read = rec[order], read[order]
+            names = [names[j] for j in np.argsort(where[_ints(named)], kind="stable").tolist()]
+            held = {int(where[k]): t for k, t in held.items()}
+        by_index = rec["index"].astype(np.int64)
+        if n > 1 and not (np.diff(by_index) > 0).all():
+            dup = int(by_index[np.flatnonzero(np.diff(by_index) == 0)[0]])
+            _fail(f"tensor index {dup} is out of 0..{_MAX['index']} or used twice")
+        has_model = (rec["flags"] & HAS_MODEL_INDEX) != 0
+        models = np.sort(rec["model_index"][has_model].astype(np.int64))
+        if models.size > 1 and not (np.diff(models) > 0).all():
+            dup = int(models[np.flatnonzero(np.diff(models) == 0)[0]])
+            _fail(f"model index {dup} is out of range or used twice")
+    return rec, names, read, held
+
+
+def _ints(a: array[int]) -> np.ndarray:
+    return np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
 
 
 def _optimizer_parts(ckpt: Checkpoint, tensors) -> tuple[int, list[bytes], list[str]]:
@@ -274,8 +304,9 @@ def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
     return ent, blobs
 
 
-def _data_order(ranges: list[tuple[str, int, Buffer]]) -> list[tuple[str, int, Buffer]]:
-    """The data ranges (given in range order) in the order the writer places them.
+def _data_order(read: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """The data ranges (given in range order: their offsets ``read``, -1 for one built in
+    memory, and ``sizes``) in the order the writer places them, as range numbers.
 
     Ranges read from a file keep their (offset, range order) order, the order rule D2 sorts
     them in, so a loaded file is written back as it was; ranges built in memory follow, in range
@@ -283,26 +314,22 @@ def _data_order(ranges: list[tuple[str, int, Buffer]]) -> list[tuple[str, int, B
     offsets by range order, so a 0-byte range may stay before a range only if it precedes it in
     range order; the others move to the end of the section, where every range is empty.
     """
-    if all(r[2].offset is None for r in ranges):
+    count = read.size
+    number = np.arange(count)
+    if not (read >= 0).any():
         # Built in memory: range order, in which every 0-byte range precedes the next range.
-        return ranges
-    ordered = sorted(
-        enumerate(ranges), key=lambda p: (p[1][2].offset is None, p[1][2].offset or 0, p[0])
-    )
-    out: list[tuple[int, tuple[str, int, Buffer]]] = []
-    moved: list[tuple[int, tuple[str, int, Buffer]]] = []
-    pending: list[tuple[int, tuple[str, int, Buffer]]] = []
-    for item in ordered:
-        if item[1][2].nbytes == 0:
-            pending.append(item)
-            continue
-        if pending:
-            out += sorted((e for e in pending if e[0] < item[0]), key=lambda e: e[0])
-            moved += [e for e in pending if e[0] > item[0]]
-            pending = []
-        out.append(item)
-    out += sorted(pending + moved, key=lambda e: e[0])
-    return [r for _, r in out]
+        return number
+    built = read < 0
+    ordered = np.lexsort((number, np.where(built, 0, read), built))
+    full = sizes[ordered] > 0
+    # for each place in ``ordered``: the next range with bytes (``count``: none follows)
+    at = np.where(full, np.arange(count), count)
+    following = np.minimum.accumulate(at[::-1])[::-1]
+    nxt = np.where(following < count, ordered[np.minimum(following, count - 1)], count)
+    # an empty range stays in the group of the next range with bytes when it precedes it in
+    # range order; else (and after the last such range) it moves to the end
+    group = np.where(full | (ordered < nxt), following, count)
+    return ordered[np.lexsort((ordered, full, group))]
 
 
 def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
@@ -310,24 +337,48 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
 
     ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
     the data are written (one pass over the tensor bytes instead of two)."""
-    tensors, rec, names = _tensor_records(ckpt)
-    n = len(tensors)
-    opt_parts = _optimizer_parts(ckpt, tensors) if ckpt.optimizer is not None else None
+    rec, names, read, held = _tensor_records(ckpt)
+    n = len(rec)
+    record_index = rec["index"].astype(np.int64)
+    opt_parts = (
+        _optimizer_parts(ckpt, set(record_index.tolist())) if ckpt.optimizer is not None else None
+    )
     state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
     origin = origin_of(ckpt)
     extra = extra_sections(ckpt)
 
-    # Data ranges: those with a known offset in (offset, range order) order, as rule D2 sorts
-    # them, so that a loaded file keeps its layout; then the others in range order (tensors in
-    # record order, then each slot's entries in record order).
-    rank = {t.index: k for k, t in enumerate(tensors)}
-    ranges: list[tuple[str, int, Buffer]] = [("t", 0, t) for t in tensors]
+    # Data ranges as columns, in range order (tensors in record order, then each slot's entries
+    # in record order): the offset each was read from (-1: none), its size and, for a slot's,
+    # the record it belongs to; the buffers kept are those with bytes (by range number).
+    reads = [read]
+    sizes_of = [rec["len_data"].astype(np.int64)]
+    slot_rows: list[np.ndarray] = []
     if opt_parts is not None:
         assert ckpt.optimizer is not None
-        for j, name in enumerate(opt_parts[2]):
-            slot = ckpt.optimizer.slots[name]
-            ranges += [("s", j, slot[i]) for i in sorted(slot, key=rank.__getitem__)]
-    ranges = _data_order(ranges)
+        for name in opt_parts[2]:
+            keys, lens, offs = array("q"), array("q"), array("q")
+            kept: list[Buffer | None] = []
+            for key, b in ckpt.optimizer.slots[name].items():
+                keys.append(key)
+                lens.append(b.nbytes)
+                offs.append(-1 if b.offset is None else b.offset)
+                kept.append(b if b.nbytes else None)
+            rows = np.searchsorted(record_index, _ints(keys))
+            by_row = np.argsort(rows, kind="stable")
+            base = sum(map(len, reads))
+            for j, m in enumerate(by_row.tolist()):
+                b = kept[m]
+                if b is not None:
+                    held[base + j] = b
+            del kept
+            slot_rows.append(rows[by_row])
+            reads.append(_ints(offs)[by_row])
+            sizes_of.append(_ints(lens)[by_row])
+    read_all = np.concatenate(reads) if reads else np.zeros(0, np.int64)
+    size_all = np.concatenate(sizes_of) if sizes_of else np.zeros(0, np.int64)
+    # Those with a known offset in (offset, range order) order, as rule D2 sorts them, so that
+    # a loaded file keeps its layout; then the others in range order.
+    ranges = _data_order(read_all, size_all)
 
     # Section sizes, known before any offset: (kind, flags, length).
     heads: list[tuple[int, int, int]] = []
@@ -350,32 +401,31 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
         heads.append((SectionKind.ORIGIN, 0, ORIGIN_SIZE))
     heads += [(s.kind, FLAG_REQUIRED if s.required else 0, len(s.data)) for s in extra]
     lengths = [length for _, _, length in heads]
-    has_data = bool(ranges)
+    count = ranges.size
+    has_data = count > 0
     if len(lengths) + has_data > MAX_SECTIONS:
         _fail(f"schema 2 holds at most {MAX_SECTIONS} sections")
     offsets, data_start = lay_out(lengths, has_data)
     # Every range starts aligned, so the next one starts align(size) later: the offsets are a
     # running sum (vectorised: 30,000 ranges cost array operations, not a loop of align calls).
-    count = len(ranges)
-    buffers = [b for _, _, b in ranges]
-    sizes = np.fromiter((b.nbytes for b in buffers), np.int64, count)
+    sizes = size_all[ranges]
     starts = np.empty(count, np.int64)
     if count:
         starts[0] = data_start
         np.cumsum(-(-sizes[:-1] // ALIGNMENT) * ALIGNMENT, out=starts[1:])
         starts[1:] += data_start
-    start_list = starts.tolist()
-    placed: list[tuple[int, Buffer]] = list(zip(start_list, buffers))
-    tensor_ofs: dict[int, int] = {}
-    slot_ofs: dict[tuple[int, int], int] = {}
-    for (what, j, entry), ofs in zip(ranges, start_list):
-        if what == "t":
-            tensor_ofs[entry.index] = ofs
-        else:
-            slot_ofs[(j, entry.index)] = ofs
+    ofs_of = np.empty(count, np.int64)  # by range number
+    ofs_of[ranges] = starts
+    # only the ranges with bytes are listed (an empty one writes nothing)
+    full = sizes > 0
+    placed: list[tuple[int, Buffer]] = [
+        (ofs, held[r]) for ofs, r in zip(starts[full].tolist(), ranges[full].tolist())
+    ]
+    if count and not full[-1]:  # the section ends where the last range (empty) is placed
+        placed.append((int(starts[-1]), Buffer(0, np.zeros(0, np.uint8))))
 
     # Section bodies (metadata only; small).
-    rec["ofs_data"] = [tensor_ofs[t.index] for t in tensors]
+    rec["ofs_data"] = ofs_of[:n]
     body_bytes: list[bytes] = []
     si = 0
     if n:
@@ -384,12 +434,13 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
         for k, raw in zip(named.tolist(), names):
             rec["ofs_name"][k] = tpos
             tpos += len(raw)
-        body_bytes.append(
-            schema.TENSORS_HEAD.build({"num_tensors": n}) + rec.tobytes() + b"".join(names)
-        )
+        # one copy of the records (join takes their buffer), not three
+        head = schema.TENSORS_HEAD.build({"num_tensors": n})
+        body_bytes.append(b"".join([head, rec.data.cast("B"), *names]))
+        del rec
         si = 1
     if opt_parts is not None:
-        code, raw_names, slot_names = opt_parts
+        code, raw_names, _ = opt_parts
         k = len(raw_names)
         start = offsets[si]
         desc = np.zeros(k, schema.SLOT_DESCRIPTOR_DTYPE)
@@ -400,14 +451,11 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
             npos += len(raw)
         ent = np.zeros((k, n), schema.SLOT_ENTRY_DTYPE)
         ent["ofs_data"] = NO_STATE
-        assert ckpt.optimizer is not None
-        for j, name in enumerate(slot_names):
-            entries = ckpt.optimizer.slots[name]
-            if not entries:
-                continue
-            cols = np.fromiter((rank[i] for i in entries), np.int64, len(entries))
-            ent["ofs_data"][j, cols] = [slot_ofs[(j, i)] for i in entries]
-            ent["len_data"][j, cols] = [b.nbytes for b in entries.values()]
+        base = n
+        for j, rows in enumerate(slot_rows):
+            ent["ofs_data"][j, rows] = ofs_of[base : base + rows.size]
+            ent["len_data"][j, rows] = size_all[base : base + rows.size]
+            base += rows.size
         body_bytes.append(
             schema.OPTIMIZER_HEAD.build({"kind": code, "num_slots": k, "num_tensors": n})
             + desc.tobytes()
@@ -423,7 +471,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     body_bytes += [bytes(s.data) for s in extra]
 
     bodies = [(int(kind), flags, body) for (kind, flags, _), body in zip(heads, body_bytes)]
-    return assemble(bodies, offsets, placed, data_start, VERSION, data_crc)
+    return assemble(bodies, offsets, placed, data_start, VERSION, data_crc, has_data=has_data)
 
 
 def state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> bytes:
