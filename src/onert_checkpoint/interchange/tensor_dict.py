@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import base64
 import errno
-import io
 import json
 import math
 import os
 import stat
 import struct
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -100,23 +99,87 @@ def _slot_labels(ckpt: Checkpoint, paths: bool = False) -> dict[str, str]:
     return {s: f"slot{k}" for k, s in enumerate(slots)}
 
 
-def _keys(ckpt: Checkpoint, paths: bool = False) -> dict[int, str]:
-    """Entry index -> export name: tensor names when every array name they give is unique,
-    printable and not the metadata prefix (and, with ``paths``, cannot traverse a path as an
-    npz member: :func:`path_safe`); else entry indices."""
-    names = [t.name for t in ckpt.tensors]
+def _key_names(ckpt: Checkpoint, paths: bool = False) -> list[str] | None:
+    """The tensors' export names in list order when they are their names (unique, printable,
+    not the metadata prefix and, with ``paths``, not able to traverse a path as an npz member:
+    :func:`path_safe`), else None: the entry indices are the names. One list, no mapping per
+    entry (a file may hold millions of empty entries)."""
+    tensors = ckpt.tensors
+    names = tensors.names() if hasattr(tensors, "names") else [t.name for t in tensors]
     labels = list(_slot_labels(ckpt, paths).values())
     usable = all(names) and all(
         n.isprintable() and not n.startswith(NPZ_META_PREFIX)  # type: ignore[union-attr]
         and (not paths or path_safe(n))  # type: ignore[arg-type]
         for n in names
     )
-    if usable:
+    if usable and labels:
         every = list(names) + [f"{n}.{s}" for n in names for s in labels]
         usable = len(set(every)) == len(every)
-    if usable:
-        return {t.index: str(t.name) for t in ckpt.tensors}
-    return {t.index: str(t.index) for t in ckpt.tensors}
+    elif usable:
+        usable = len(set(names)) == len(names)
+    return [str(n) for n in names] if usable else None
+
+
+class _Keys:
+    """Entry index -> export name (see :func:`_key_names`), looked up without a dict of every
+    entry when the names are the indices."""
+
+    def __init__(self, ckpt: Checkpoint, paths: bool) -> None:
+        self.names = _key_names(ckpt, paths)
+        self._tensors = ckpt.tensors
+        self._rows: dict[int, int] | None = None
+
+    def at(self, pos: int, index: int) -> str:
+        """The name of the tensor at list position ``pos`` (entry index ``index``)."""
+        return str(index) if self.names is None else self.names[pos]
+
+    def __getitem__(self, index: int) -> str:
+        if self.names is None:
+            return str(index)
+        find = getattr(self._tensors, "position_of_index", None)
+        if find is not None:
+            pos = find(index)
+        else:
+            if self._rows is None:
+                self._rows = {t.index: k for k, t in enumerate(self._tensors)}
+            pos = self._rows.get(index)
+        if pos is None:
+            raise KeyError(index)
+        return self.names[pos]
+
+
+def _keys(ckpt: Checkpoint, paths: bool = False) -> dict[int, str]:
+    """Entry index -> export name (see :func:`_key_names`)."""
+    keys = _Keys(ckpt, paths)
+    return {t.index: keys.at(k, t.index) for k, t in enumerate(ckpt.tensors)}
+
+
+class _JsonObject:
+    """A JSON object written a member at a time, the same text ``json.dumps`` gives the dict
+    (``", "`` and ``": "`` separators), kept as a few joined chunks rather than an object per
+    member."""
+
+    def __init__(self) -> None:
+        self._chunks: list[str] = []
+        self._pieces: list[str] = []
+        self.count = 0
+
+    def add(self, key: str, value_json: str) -> None:
+        self._pieces.append(f"{_dumps(key)}: {value_json}")
+        self.count += 1
+        if len(self._pieces) >= 4096:
+            self._chunks.append(", ".join(self._pieces))
+            self._pieces = []
+
+    def pieces(self) -> list[str]:
+        """The text as a few pieces (their concatenation is the JSON)."""
+        if self._pieces:
+            self._chunks.append(", ".join(self._pieces))
+            self._pieces = []
+        out = ["{"]
+        for k, chunk in enumerate(self._chunks):
+            out += [", ", chunk] if k else [chunk]
+        return [*out, "}"]
 
 
 def _state_json(value: object) -> object:
@@ -155,41 +218,47 @@ def _dumps(obj: object) -> str:
 def checkpoint_metadata(ckpt: Checkpoint, *, paths: bool = False) -> dict[str, str]:
     """The string metadata that, with the arrays, makes an export lossless (``paths``: for
     arrays named as npz members, see :func:`path_safe`)."""
-    keys, labels = _keys(ckpt, paths), _slot_labels(ckpt, paths)
-    offsets: dict[str, int] = {}
-    arrays: dict[str, list[object]] = {}
-    for t in ckpt.tensors:
-        arrays[keys[t.index]] = [t.index, None]
+    return {k: v if isinstance(v, str) else "".join(v) for k, v in _metadata(ckpt, paths).items()}
+
+
+def _metadata(ckpt: Checkpoint, paths: bool) -> dict[str, str | list[str]]:
+    """:func:`checkpoint_metadata`, each per-entry text as pieces (joined, it would be held
+    twice while joining; a writer can stream the pieces)."""
+    keys, labels = _Keys(ckpt, paths), _slot_labels(ckpt, paths)
+    # Each per-entry value is written into its JSON text as it is met: no dict of every entry.
+    entries, offsets, arrays, described = _JsonObject(), _JsonObject(), _JsonObject(), _JsonObject()
+    for pos, t in enumerate(ckpt.tensors):
+        key = keys.at(pos, t.index)
+        entries.add(key, _dumps(t.index))
+        arrays.add(key, f"[{_dumps(t.index)}, null]")
         if t.offset is not None:
-            offsets[keys[t.index]] = t.offset
+            offsets.add(key, _dumps(t.offset))
+        if (t.name, t.dtype, t.shape, t.model_index) != (None, None, None, None):
+            described.add(key, _dumps({
+                "name": t.name, "dtype": t.dtype,
+                "shape": None if t.shape is None else list(t.shape), "model_index": t.model_index,
+            }))
     if ckpt.optimizer is not None:
-        for slot, entries in ckpt.optimizer.slots.items():
-            for i, entry in entries.items():
-                arrays[f"{keys[i]}.{labels[slot]}"] = [i, slot]
+        for slot, slot_entries in ckpt.optimizer.slots.items():
+            for i, entry in slot_entries.items():
+                key = f"{keys[i]}.{labels[slot]}"
+                arrays.add(key, f"[{_dumps(i)}, {_dumps(slot)}]")
                 if entry.offset is not None:
-                    offsets[f"{keys[i]}.{labels[slot]}"] = entry.offset
-    meta = {
+                    offsets.add(key, _dumps(entry.offset))
+    meta: dict[str, str | list[str]] = {
         "format": FORMAT_NAME,
         "revision": ckpt.revision,
         "num_entries": str(ckpt.table_length),
         "optimizer": ckpt.optimizer.kind if ckpt.optimizer is not None else "none",
         "state": _dumps({k: _state_json(v) for k, v in ckpt.state.items()}),
-        "entries": _dumps({keys[t.index]: t.index for t in ckpt.tensors}),
-        "offsets": _dumps(offsets),
-        "arrays": _dumps(arrays),
+        "entries": entries.pieces(),
+        "offsets": offsets.pieces(),
+        "arrays": arrays.pieces(),
     }
     if ckpt.optimizer is not None:
         meta["slots"] = _dumps(list(ckpt.optimizer.slot_names))
-    described = {
-        keys[t.index]: {
-            "name": t.name, "dtype": t.dtype,
-            "shape": None if t.shape is None else list(t.shape), "model_index": t.model_index,
-        }
-        for t in ckpt.tensors
-        if (t.name, t.dtype, t.shape, t.model_index) != (None, None, None, None)
-    }
-    if described:
-        meta["tensors"] = _dumps(described)
+    if described.count:
+        meta["tensors"] = described.pieces()
     if ckpt.dialect is not None:
         meta["dialect"] = ckpt.dialect
     origin = getattr(ckpt, "origin", None)
@@ -221,8 +290,9 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
 
     Arrays are typed and shaped when the entry's dtype is known (a model bound, see
     :func:`~onert_checkpoint.bind`, or schema-2 records) and a plain number type, flat uint8
-    (the raw bytes) otherwise; they are views on the checkpoint's data. With
-    ``metadata=True`` returns ``(arrays, metadata)``.
+    (the raw bytes) otherwise; they are read-only views on the checkpoint's data (the empty
+    arrays of one dtype and shape are one object). With ``metadata=True`` returns
+    ``(arrays, metadata)``.
 
         >>> import onert_checkpoint as oc
         >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
@@ -236,24 +306,46 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
 
 
 def _numpy_dict(ckpt: Checkpoint, metadata: bool, *, paths: bool) -> Any:
-    keys, labels = _keys(ckpt, paths), _slot_labels(ckpt, paths)
-    arrays: dict[str, np.ndarray] = {}
-    by_index: dict[int, Tensor] = {}
-    for t in ckpt.tensors:
-        by_index[t.index] = t
-        arrays[keys[t.index]] = _export_view(t.raw, t.dtype, t.shape)
-    if ckpt.optimizer is not None:
-        for slot, entries in ckpt.optimizer.slots.items():
-            for i, entry in sorted(entries.items()):
-                w = by_index.get(i)
-                if w is not None and entry.nbytes != w.nbytes:
-                    w = None  # not the size of its weight: exported as raw bytes
-                arrays[f"{keys[i]}.{labels[slot]}"] = _export_view(
-                    entry.raw, None if w is None else w.dtype, None if w is None else w.shape
-                )
+    arrays = dict(_iter_arrays(ckpt, paths))
     if metadata:
         return arrays, checkpoint_metadata(ckpt, paths=paths)
     return arrays
+
+
+def _iter_arrays(ckpt: Checkpoint, paths: bool) -> Iterator[tuple[str, np.ndarray]]:
+    """(export name, array) of every weight, then of every slot entry, one at a time: a writer
+    streams them without holding them all."""
+    keys, labels = _Keys(ckpt, paths), _slot_labels(ckpt, paths)
+    # a slot array is typed as its weight when it has the weight's size: only the weights'
+    # (size, dtype, shape) are kept for that, and only when there are slots
+    weights: dict[int, tuple[int, str | None, tuple[int, ...] | None]] = {}
+    with_slots = ckpt.optimizer is not None and any(ckpt.optimizer.slots.values())
+    # Every empty array of one dtype and shape is one object: an array object costs about
+    # 150 bytes, 60 MB for 400k empty entries, and an empty array has no data to tell apart.
+    empties: dict[tuple[str | None, tuple[int, ...] | None], np.ndarray] = {}
+
+    def view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None) -> np.ndarray:
+        if raw.nbytes:
+            return _export_view(raw, dtype, shape)
+        geometry = (dtype if dtype in TYPED_EXPORT else None, shape)
+        arr = empties.get(geometry)
+        if arr is None:
+            arr = empties[geometry] = _export_view(raw, dtype, shape)
+        return arr
+
+    for pos, t in enumerate(ckpt.tensors):
+        if with_slots:
+            weights[t.index] = (t.nbytes, t.dtype, t.shape)
+        yield keys.at(pos, t.index), view(t.raw, t.dtype, t.shape)
+    if ckpt.optimizer is not None:
+        for slot, entries in ckpt.optimizer.slots.items():
+            for i, entry in sorted(entries.items()):
+                w = weights.get(i)
+                if w is not None and entry.nbytes != w[0]:
+                    w = None  # not the size of its weight: exported as raw bytes
+                yield f"{keys[i]}.{labels[slot]}", view(
+                    entry.raw, None if w is None else w[1], None if w is None else w[2]
+                )
 
 
 def _raw(arr: np.ndarray) -> np.ndarray:
@@ -470,14 +562,19 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
 
     check_lossless(ckpt, "npz")  # the rule of every write (holds all; not released)
     verify_sources(ckpt)  # no unchecked bytes go out (verify_data=False, a changed mapping)
-    arrays, meta = _numpy_dict(ckpt, True, paths=True)
-    members = {k: np.ascontiguousarray(v) for k, v in arrays.items()}
-    for key, value in meta.items():
-        members[NPZ_META_PREFIX + key] = np.array(value)
-    buffer = io.BytesIO()  # a file object: no ".npz" appended to the user's name
-    np.savez(buffer, **members)  # type: ignore[arg-type]
+    from .npz_stream import npz_chunks, string_member
+
+    meta = _metadata(ckpt, True)
+
+    def members() -> Iterator[tuple[str, Any]]:
+        # the metadata first, each text dropped once written; then the arrays one at a time
+        # from the checkpoint: never a dict of every array nor the whole file in memory
+        for key in list(meta):
+            yield NPZ_META_PREFIX + key, string_member(meta.pop(key))
+        yield from _iter_arrays(ckpt, True)
+
     # Written as save() writes: atomically, special files refused, errors naming the path.
-    write_atomic(path, buffer.getbuffer())
+    write_atomic(path, npz_chunks(members()))
 
 
 def npz_inflate_limit(container_size: int) -> int:

@@ -1,0 +1,109 @@
+"""The exports written a member at a time hold what the whole-dict writers held.
+
+``to_npz`` streams its zip (interchange/npz_stream.py): every member must have the bytes
+``numpy.savez`` gives the same arrays and metadata, the zip must read back (ZIP64 records
+included past 65535 members), and a checkpoint read back from it must write the original
+file. ``to_numpy_dict`` shares one object per empty array geometry: the arrays must still be
+what each entry holds.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import onert_checkpoint as oc
+from onert_checkpoint.interchange.npz_stream import npz_chunks, string_member
+from onert_checkpoint.interchange.tensor_dict import (
+    NPZ_META_PREFIX,
+    _numpy_dict,
+    checkpoint_metadata,
+)
+
+from .large_files import v3_many_entries
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _valid_files() -> list[Path]:
+    files = sorted((ROOT / "tests" / "data").rglob("*.ckpt"))
+    files += sorted(
+        p for p in (ROOT / "spec" / "vectors").glob("*.ckpt") if not p.name.startswith("invalid")
+    )
+    return files
+
+
+FILES = _valid_files()
+
+
+def _savez_members(ckpt: oc.Checkpoint) -> dict[str, bytes]:
+    """The members numpy.savez writes for the export's arrays and metadata (what to_npz wrote
+    before it streamed, except that a rank-0 array now keeps its shape: the old writer's
+    ``ascontiguousarray`` made it one-dimensional)."""
+    arrays, meta = _numpy_dict(ckpt, True, paths=True)
+    members = dict(arrays)
+    for key, value in meta.items():
+        members[NPZ_META_PREFIX + key] = np.array(value)
+    buffer = io.BytesIO()
+    np.savez(buffer, **members)  # type: ignore[arg-type]
+    with zipfile.ZipFile(buffer) as zf:
+        return {name: zf.read(name) for name in zf.namelist()}
+
+
+def test_there_are_files_to_compare():
+    assert len(FILES) >= 10
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_streamed_npz_has_the_members_savez_writes(path, tmp_path):
+    ckpt = oc.load(path)
+    out = tmp_path / "out.npz"
+    oc.to_npz(ckpt, out)
+    with zipfile.ZipFile(out) as zf:
+        assert zf.testzip() is None
+        got = {name: zf.read(name) for name in zf.namelist()}
+    assert got == _savez_members(ckpt)
+    assert oc.to_bytes(oc.from_npz(out)) == path.read_bytes()
+
+
+def test_streamed_npz_of_more_than_65535_members_reads_back(tmp_path):
+    """Past 65535 members the zip needs its ZIP64 end records; numpy reads every member."""
+    data = v3_many_entries(70_000)
+    out = tmp_path / "many.npz"
+    oc.to_npz(oc.load(data), out)
+    with np.load(out) as npz:
+        assert len(npz.files) == 70_000 + len(checkpoint_metadata(oc.load(data), paths=True))
+    assert oc.to_bytes(oc.from_npz(out)) == data
+
+
+@pytest.mark.parametrize("text", ["", "h\u00e9llo \u2603", "x" * 70_000, "a\ud800b"])
+def test_a_metadata_text_in_pieces_is_the_member_numpy_saves(text):
+    """The metadata texts are encoded a piece at a time: the member is numpy.save's."""
+    expected = io.BytesIO()
+    np.save(expected, np.array(text))
+    pieces = [text[:3], text[3:]]
+    zipped = b"".join(bytes(c) for c in npz_chunks([("m", string_member(pieces))]))
+    with zipfile.ZipFile(io.BytesIO(zipped)) as zf:
+        assert zf.read("m.npy") == expected.getvalue()
+
+
+def test_shared_empty_arrays_are_each_entrys_array():
+    """Empty arrays of one geometry are one object, each still the entry's (empty, typed as
+    the entry); an entry with bytes keeps its own view."""
+    ckpt = oc.Checkpoint([
+        oc.Tensor(0, np.zeros(0, np.uint8)),
+        oc.Tensor(1, np.zeros(0, np.uint8)),
+        oc.Tensor(2, np.arange(4, dtype=np.uint8)),
+        oc.Tensor(3, np.zeros(0, np.uint8), dtype="float32", shape=(0, 2)),
+    ])
+    arrays = oc.to_numpy_dict(ckpt)
+    assert arrays["0"] is arrays["1"]
+    assert arrays["3"].dtype == np.float32 and arrays["3"].shape == (0, 2)
+    assert arrays["2"].tolist() == [0, 1, 2, 3]
+    assert oc.to_bytes(oc.from_numpy_dict(*oc.to_numpy_dict(ckpt, metadata=True))) == (
+        oc.to_bytes(ckpt)
+    )
