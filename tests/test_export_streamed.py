@@ -1,5 +1,9 @@
 """The exports written a member at a time hold what the whole-dict writers held.
 
+``to_safetensors`` writes the safetensors format itself (interchange/safetensors_io.py): its
+file must be what safetensors' own writer gives the same arrays and metadata (header length,
+tensor order, dtype, shape, offsets, metadata, data), and read back with safetensors.
+
 ``to_npz`` streams its zip (interchange/npz_stream.py): every member must have the bytes
 ``numpy.savez`` gives the same arrays and metadata, the zip must read back (ZIP64 records
 included past 65535 members), and a checkpoint read back from it must write the original
@@ -10,11 +14,14 @@ what each entry holds.
 from __future__ import annotations
 
 import io
+import json
+import struct
 import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from safetensors.numpy import load_file, save
 
 import onert_checkpoint as oc
 from onert_checkpoint.interchange.npz_stream import npz_chunks, string_member
@@ -107,3 +114,69 @@ def test_shared_empty_arrays_are_each_entrys_array():
     assert oc.to_bytes(oc.from_numpy_dict(*oc.to_numpy_dict(ckpt, metadata=True))) == (
         oc.to_bytes(ckpt)
     )
+
+
+def _split_safetensors(data: bytes) -> tuple[int, dict, list[str], bytes]:
+    length = struct.unpack("<Q", data[:8])[0]
+    header = json.loads(data[8 : 8 + length])
+    return length, header, list(header), data[8 + length :]
+
+
+def _reference_safetensors(ckpt: oc.Checkpoint) -> bytes:
+    """What safetensors' own writer gives for the export's arrays and metadata (its metadata
+    keys come out in a hash map's order, which varies from run to run)."""
+    arrays, meta = oc.to_numpy_dict(ckpt, metadata=True)
+    return save(dict(arrays), metadata=meta)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_streamed_safetensors_is_what_safetensors_writes(path, tmp_path):
+    """The same header length, header (tensors in the same order, the same dtype, shape and
+    offsets; the same metadata), data bytes; safetensors reads it; it imports back to the
+    original file."""
+    ckpt = oc.load(path)
+    out = tmp_path / "out.safetensors"
+    oc.to_safetensors(ckpt, out)
+    got = _split_safetensors(out.read_bytes())
+    assert got == _split_safetensors(_reference_safetensors(ckpt))
+    assert got[2][0] == "__metadata__" and got[0] % 8 == 0
+    arrays = oc.to_numpy_dict(ckpt)
+    loaded = load_file(out)
+    assert set(loaded) == set(arrays)
+    for name, arr in arrays.items():
+        assert loaded[name].dtype == arr.dtype and loaded[name].shape == arr.shape
+        assert loaded[name].tobytes() == arr.tobytes()
+    assert oc.to_bytes(oc.from_safetensors(out)) == path.read_bytes()
+
+
+@pytest.mark.parametrize("long_name", [False, True])
+def test_streamed_safetensors_orders_names_as_safetensors(long_name, tmp_path):
+    """Tensors of several dtypes and names that sort differently as text and as UTF-8 bytes
+    (and, with a long name, the names sorted as objects rather than fixed-width bytes)."""
+    names = ["b", "a", "\u00e9", "z\u2603", "Z", "a.b", "10", "9"]
+    if long_name:
+        names.append("x" * 1000)
+    dtypes = ["float32", "uint8", "int64", "float16", "int8", "float64", "uint16", "int32",
+              "uint64"]
+    tensors = [
+        oc.Tensor(k, np.arange(2 * k + 2, dtype=np.uint8), name=n,
+                  dtype=dtypes[k % len(dtypes)] if (2 * k + 2) % 8 == 0 else "uint8",
+                  shape=None)
+        for k, n in enumerate(names)
+    ]
+    ckpt = oc.Checkpoint(tensors, revision="v3")
+    out = tmp_path / "o.safetensors"
+    oc.to_safetensors(ckpt, out)
+    assert _split_safetensors(out.read_bytes()) == _split_safetensors(
+        _reference_safetensors(ckpt))
+    assert oc.to_bytes(oc.from_safetensors(out)) == oc.to_bytes(ckpt)
+
+
+def test_a_name_with_a_lone_surrogate_travels_in_the_metadata(tmp_path):
+    """A name no UTF-8 text holds is not an array name (not printable): the array is named by
+    its entry index and the name travels escaped in the metadata."""
+    ckpt = oc.Checkpoint([oc.Tensor(0, np.zeros(1, np.uint8), name="a\ud800")], revision="v3")
+    out = tmp_path / "o.safetensors"
+    oc.to_safetensors(ckpt, out)
+    assert list(load_file(out)) == ["0"]
+    assert oc.from_safetensors(out).tensors[0].name == "a\ud800"

@@ -6,7 +6,10 @@ metadata keys are those of :mod:`onert_checkpoint.interchange.tensor_dict`.
 
 from __future__ import annotations
 
+import json
 import os
+import struct
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -15,7 +18,7 @@ from ..format.errors import error_for
 from ..format.loss import check_lossless
 from ..format.model import Checkpoint
 from ..format.saving import verify_sources, write_atomic
-from .tensor_dict import _regular, from_numpy_dict, to_numpy_dict, unreadable
+from .tensor_dict import _iter_arrays, _metadata, _regular, from_numpy_dict, unreadable
 
 __all__ = ["HEADER_LIMIT", "from_safetensors", "to_safetensors"]
 
@@ -27,14 +30,6 @@ HEADER_LIMIT = 100_000_000
 #: ``arrays`` metadata (``\"0\": [0, null], ``, 17 bytes as a JSON string): 69, rounded down.
 #: Exports of real checkpoints measure 104-118 bytes per array.
 MIN_HEADER_PER_ARRAY = 64
-
-
-def _numpy_api() -> Any:
-    try:
-        from safetensors import numpy as st_numpy
-    except ImportError as exc:  # pragma: no cover - safetensors is a dependency
-        raise ImportError("safetensors is needed: pip install safetensors") from exc
-    return st_numpy
 
 
 def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
@@ -52,19 +47,116 @@ def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     check_lossless(ckpt, "safetensors")  # the rule of every write (holds all; not released)
     verify_sources(ckpt)  # no unchecked bytes go out (verify_data=False, a changed mapping)
     _check_header_fits(ckpt)  # before any array is made: a refusal costs no memory
-    arrays, meta = to_numpy_dict(ckpt, metadata=True)
+    # Written as save() writes: atomically, special files refused, errors naming the path.
+    write_atomic(path, safetensors_chunks(ckpt))
+
+
+#: safetensors' dtype names, by NumPy name, in the order of its ``Dtype`` enum (a file lists
+#: its tensors by that order, largest first, then by name: what its own writer does)
+ST_DTYPES = {
+    "uint8": "U8", "int8": "I8", "int16": "I16", "uint16": "U16", "float16": "F16",
+    "int32": "I32", "uint32": "U32", "float32": "F32", "float64": "F64", "int64": "I64",
+    "uint64": "U64",
+}
+_RANK = {name: k for k, name in enumerate(ST_DTYPES)}
+
+
+def _json(text: str) -> str:
+    # serde_json's string escapes: the same as json.dumps with ensure_ascii=False
+    return json.dumps(text, ensure_ascii=False)
+
+
+def safetensors_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
+    """The safetensors file of ``ckpt`` in file order, the bytes safetensors' writer gives (the
+    metadata keys in the export's order rather than a hash map's): an 8-byte little-endian
+    header length, the JSON header (``__metadata__``, then each tensor's dtype, shape and
+    ``data_offsets``), padded with spaces to a multiple of 8, then the data. Made from the
+    checkpoint a tensor at a time: the header's tensor part is generated twice (to count, then
+    to write) rather than held, and the arrays are read when written."""
+    arrays: list[np.ndarray] = []
+    # the names as UTF-8 in fixed-width byte arrays (a few bytes each rather than a str object
+    # of about 50), sorted bytewise: the order of Rust's strings
+    chunks: list[np.ndarray] = []
+    batch: list[bytes] = []
     try:
-        data = _numpy_api().save({k: np.ascontiguousarray(v) for k, v in arrays.items()},
-                                 metadata=meta)
-    except MemoryError:
-        raise
-    except Exception as exc:  # safetensors' own SafetensorError: the project's error instead
+        for name, arr in _iter_arrays(ckpt, False):
+            arrays.append(arr)  # a view (one shared object per empty geometry)
+            batch.append(name.encode("utf-8"))
+            if len(batch) >= 4096:
+                chunks.append(np.array(batch, dtype=object))
+                batch = []
+    except UnicodeEncodeError as exc:  # a lone surrogate: no UTF-8 JSON holds it
+        raise _not_utf8(exc) from None
+    chunks.append(np.array(batch, dtype=object))
+    width = max((max(map(len, c), default=0) for c in chunks), default=0)
+    total = sum(sum(map(len, c)) for c in chunks)
+    if width * len(arrays) <= 8 * total:  # no long name to pad every name to
+        names = np.concatenate([c.astype(f"S{max(width, 1)}") for c in chunks])
+    else:
+        names = np.concatenate(chunks)
+    del chunks, batch
+    ranks = np.fromiter((_RANK[a.dtype.name] for a in arrays), np.int8, len(arrays))
+    by_name = np.argsort(names, kind="stable")
+    order = by_name[np.argsort(-ranks[by_name], kind="stable")]
+    del by_name, ranks
+    ends = np.cumsum(np.fromiter((arrays[k].nbytes for k in order), np.int64, len(order)))
+    meta = _metadata(ckpt, False)  # after the sort's temporaries are gone
+
+    def header() -> Iterator[str]:
+        yield '{"__metadata__":{'
+        for n, (key, value) in enumerate(meta.items()):
+            pieces = [value] if isinstance(value, str) else value
+            body = "".join(_json(p)[1:-1] for p in pieces) if len(pieces) < 64 else None
+            yield ("," if n else "") + _json(key) + ':"'
+            if body is None:  # a per-entry text: escaped a piece at a time
+                for p in pieces:
+                    yield _json(p)[1:-1]
+            else:
+                yield body
+            yield '"'
+        yield "}"
+        batch: list[str] = []
+        for at, k in enumerate(order.tolist()):
+            arr = arrays[k]
+            end = int(ends[at])
+            batch.append(
+                f',{_json(bytes(names[k]).decode("utf-8"))}:{{"dtype":"{ST_DTYPES[arr.dtype.name]}",'
+                f'"shape":[{",".join(str(d) for d in arr.shape)}],'
+                f'"data_offsets":[{end - arr.nbytes},{end}]}}'
+            )
+            if len(batch) >= 4096:
+                yield "".join(batch)
+                batch = []
+        yield "".join(batch) + "}"
+
+    try:
+        length = sum(len(piece.encode("utf-8")) for piece in header())
+    except UnicodeEncodeError as exc:
+        raise _not_utf8(exc) from None
+    padding = -length % 8
+    if length + padding > HEADER_LIMIT:
         raise error_for(
             "not_representable", "safetensors", None,
-            f"safetensors cannot hold this checkpoint ({type(exc).__name__}: {exc})",
-        ) from None
-    # Written as save() writes: atomically, special files refused, errors naming the path.
-    write_atomic(path, data)
+            f"the safetensors header would take {length + padding} bytes; safetensors holds "
+            f"at most {HEADER_LIMIT}",
+        )
+    yield struct.pack("<Q", length + padding)
+    for piece in header():
+        yield piece.encode("utf-8")
+    yield b" " * padding
+    for k in order.tolist():
+        arr = arrays[k]
+        if arr.nbytes:
+            yield memoryview(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))  # type: ignore[arg-type]
+
+
+def _not_utf8(exc: UnicodeEncodeError) -> Exception:
+    # a lone surrogate: no UTF-8 JSON holds it
+    return error_for(
+        "not_representable", "safetensors", None,
+        f"safetensors cannot hold this checkpoint (a name or metadata text is not UTF-8: "
+        f"{exc})",
+    )
 
 
 def _check_header_fits(ckpt: Checkpoint) -> None:
