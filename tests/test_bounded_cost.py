@@ -30,10 +30,8 @@ from __future__ import annotations
 import gc
 import json
 import resource
-import statistics
 import subprocess
 import sys
-import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -46,6 +44,7 @@ from onert_checkpoint.circle.bake import unpack_budget, unpack_cost
 from onert_checkpoint.interchange.tensor_dict import path_safe
 from onert_checkpoint.tools.layout_map import layout_map
 
+from .cpu_timing import median_cpu_time
 from .large_files import circle_reference_bomb, npz_bomb, v3_many_entries
 
 MIB = 1 << 20
@@ -264,20 +263,7 @@ LIMIT = 24.0  # 8x the input may cost about 8x; quadratic work gives 64x
 
 
 def cpu_time(action: Callable[[], object], repeat: int = 3) -> float:
-    """The median CPU time of ``repeat`` runs (CPU time: other jobs on a busy machine do not
-    count), with the cyclic collector off while timing (its passes scan what the whole
-    session keeps alive, not this operation's work)."""
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            t = time.process_time()
-            action()
-            times.append(time.process_time() - t)
-        finally:
-            gc.enable()
-    return statistics.median(times)
+    return median_cpu_time(action, repeat)
 
 
 def ratio(make: Callable[[int], object], act: Callable[[object], object], n: int) -> float:

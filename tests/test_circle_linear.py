@@ -10,14 +10,14 @@ objects (each operator with its own weight and bias constants), so no flatbuffer
 
 from __future__ import annotations
 
-import gc
-import time
 from collections.abc import Callable
 
 import pytest
 
 from onert_checkpoint.circle.model import CircleModel, CircleOperator, CircleTensor
 from onert_checkpoint.interchange.torch_bridge import trainable_in_operator_order
+
+from .cpu_timing import cpu_times
 
 LAYERS = 10_000  # operators; twice as many constant tensors
 #: walk time / plain pass time; a linear walk measured 2-5, a list membership test per tensor
@@ -39,20 +39,8 @@ def fc_chain(layers: int) -> CircleModel:
 
 
 def fastest(action: Callable[[], object], repeat: int = 5) -> float:
-    """The least CPU time of ``repeat`` runs: CPU time, so that a busy machine's other jobs do not
-    count (a preemption inside one wall-clock timing inflated a ratio), with the cyclic collector
-    paused (its passes scan what the session keeps alive, not this walk's work)."""
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            t = time.process_time()
-            action()
-            times.append(time.process_time() - t)
-        finally:
-            gc.enable()
-    return min(times)
+    """The least CPU time of ``repeat`` runs (a walk has no faulting-in to skew its minimum)."""
+    return min(cpu_times(action, repeat))
 
 
 def plain_pass(model: CircleModel) -> int:

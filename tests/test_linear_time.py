@@ -7,9 +7,6 @@ old ``Checkpoint.__getitem__``) makes them ~16x and more.
 
 from __future__ import annotations
 
-import gc
-import statistics
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -17,6 +14,7 @@ import pytest
 
 import onert_checkpoint as oc
 
+from .cpu_timing import median_cpu_time
 from .large_files import v2_many_slots
 
 SMALL, LARGE = 10_000, 40_000
@@ -24,23 +22,7 @@ LIMIT = 16.0
 
 
 def typical_time(action: Callable[[], object], repeat: int = 3) -> float:
-    """The median CPU time of ``repeat`` runs: CPU time, not wall time, so that other jobs on
-    a busy machine do not count; the median, as a lucky run of the small case (its memory
-    already faulted in) would make the minimum a poor measure."""
-    times = []
-    for _ in range(repeat):
-        # The cyclic collector's full passes scan every object the whole test session keeps
-        # alive, so their cost grows with what ran before, not with this operation: off while
-        # timing (the operation's own work is what is compared).
-        gc.collect()
-        gc.disable()
-        try:
-            t = time.process_time()
-            action()
-            times.append(time.process_time() - t)
-        finally:
-            gc.enable()
-    return statistics.median(times)
+    return median_cpu_time(action, repeat)
 
 
 @pytest.fixture(scope="module")
