@@ -102,6 +102,8 @@ typedef enum ockpt_error {
   OCKPT_E_BLOCK_CHECKSUM = 48,
   /* A schema-3 data_blocks section does not fit its data section: a block size outside 64 bytes..16 MiB, a block count other than the data section's size divided by the block size (rounded up), or a length other than 16 bytes plus 4 per block. */
   OCKPT_E_BAD_DATA_BLOCKS = 49,
+  /* A schema-3 range_index section does not match its file: a group size outside 16..65,536, a group count other than the tensor count divided by the group size (rounded up), a length other than its fields' (the field names the count or the start of the starts), a recorded start other than where the placement walk stands, or a position that is not the inverse of the order column. */
+  OCKPT_E_BAD_RANGE_INDEX = 50,
 } ockpt_error;
 
 /* The stable snake_case name of an error code. */
@@ -157,6 +159,7 @@ static inline const char *ockpt_error_name(ockpt_error e) {
   case OCKPT_E_UNKNOWN_SLOT: return "unknown_slot";
   case OCKPT_E_BLOCK_CHECKSUM: return "block_checksum";
   case OCKPT_E_BAD_DATA_BLOCKS: return "bad_data_blocks";
+  case OCKPT_E_BAD_RANGE_INDEX: return "bad_range_index";
   }
   return "unknown";
 }

@@ -264,4 +264,14 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                      'summary': 'A schema-3 data_blocks section does not fit its data section: a '
                                 'block size outside 64 bytes..16 MiB, a block count other than the '
                                 "data section's size divided by the block size (rounded up), or a "
-                                'length other than 16 bytes plus 4 per block.'}}
+                                'length other than 16 bytes plus 4 per block.'},
+ 'bad_range_index': {'number': 50,
+                     'category': 'format',
+                     'applies': ['v3'],
+                     'summary': 'A schema-3 range_index section does not match its file: a group '
+                                'size outside 16..65,536, a group count other than the tensor '
+                                'count divided by the group size (rounded up), a length other than '
+                                "its fields' (the field names the count or the start of the "
+                                'starts), a recorded start other than where the placement walk '
+                                'stands, or a position that is not the inverse of the order '
+                                'column.'}}
