@@ -2387,16 +2387,17 @@ def swap_first_two_weights(data: bytes) -> bytes:
 # ------------------------------------------------------------------------------------------------
 # Schema 3 (spec/SPEC.md section 6.7)
 
-if str(SPEC) not in sys.path:  # imported as a module (tests): its sibling is found here too
-    sys.path.insert(0, str(SPEC))
-import make_vectors_v3 as m3  # noqa: E402  (spec/make_vectors_v3.py, beside this script)
+ORACLES = SPEC / "oracles"  # encoders written from SPEC.md alone (spec/oracles/README.md)
+if str(ORACLES) not in sys.path:
+    sys.path.insert(0, str(ORACLES))
+import v3_encoder as m3  # noqa: E402  (spec/oracles/v3_encoder.py)
 
 REAL_MICRO = ROOT / "tests" / "data" / "real-onert-micro"
 
 
 def v3_of(v2_bytes: bytes) -> tuple[bytes, dict]:
     """The schema-3 encoding of a valid schema-2 file's content and its description, both from
-    spec/make_vectors_v3.py (SPEC.md 6.7 alone); the library's writer must give the same bytes
+    spec/oracles/v3_encoder.py (SPEC.md 6.7 alone); the library's writer must give the same bytes
     (schema 3 is canonical given the data order, SPEC.md 6.1)."""
     content = m3.from_v2(v2_bytes)
     enc = m3.encode(content)
@@ -2404,7 +2405,7 @@ def v3_of(v2_bytes: bytes) -> tuple[bytes, dict]:
     loaded.data_block_size = 0  # these vectors predate the data_blocks section (SPEC.md 6.7.4)
     written = oc.to_bytes(loaded, revision="v3")
     if written != enc.data:
-        raise SystemExit("the library's schema-3 writer and spec/make_vectors_v3.py disagree")
+        raise SystemExit("the library's schema-3 writer and spec/oracles/v3_encoder.py disagree")
     return enc.data, m3.describe(content, enc)
 
 
@@ -2580,7 +2581,7 @@ def make_valid_v3() -> None:
 
 def make_data_blocks_v3() -> None:
     """Schema 3's optional data_blocks section (SPEC.md 6.7.4, rules B1 to B6), encoded by
-    spec/make_vectors_v3.py; the library must write the valid ones byte for byte."""
+    spec/oracles/v3_encoder.py; the library must write the valid ones byte for byte."""
     kind = m3.KIND_DATA_BLOCKS
     content = m3.from_v2(V2_FULL)  # its private section (0x80000001) sorts after data_blocks
     for name, shift, rule in (
@@ -2592,7 +2593,7 @@ def make_data_blocks_v3() -> None:
         ck = oc.load(V2_FULL)
         ck.data_block_size = 1 << shift
         if oc.to_bytes(ck, revision="v3") != enc.data or oc.to_bytes(oc.load(enc.data)) != enc.data:
-            raise SystemExit(f"v3-{name}: the library's writer and make_vectors_v3.py disagree")
+            raise SystemExit(f"v3-{name}: the library's writer and v3_encoder.py disagree")
         ALL.append(Vector(f"v3-{name}", enc.data, rule, revision="v3",
                           description=m3.describe(content, enc)))
 
@@ -3553,7 +3554,7 @@ def readme(vectors: list[Vector]) -> str:
         "follow the rule of SPEC.md 6.5 named in the last column.",
         "",
         "Schema-3 vectors (`v3-*`, `invalid-v3-*`, spec/SPEC.md section 6.7) are encoded by",
-        "spec/make_vectors_v3.py, a second encoder written from SPEC.md 6.7 alone, and",
+        "spec/oracles/v3_encoder.py, a second encoder written from SPEC.md 6.7 alone, and",
         "make_vectors.py requires the library's writer (`to_bytes(..., revision=\"v3\")`) to",
         "produce the same bytes; each valid one's JSON is derived from that encoder's content",
         "(SPEC.md 9 with `revision` `\"v3\"` and the offsets placed by 6.7.3), not from the",

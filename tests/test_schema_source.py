@@ -156,7 +156,8 @@ def _widen_model_index(spec: Path) -> None:
 #: ockpt_v3.c, PUT16/PUT32/PUT64 in ockpt_write.c take offsets and sizes from ockpt_layout.h,
 #: widths from the call); schema 3's dims (u32) and slot-entry (u64) arrays in the library
 #: (revisions/v3, schemas/v3.py, v3_write.py), whose element types are not fixed-size records of
-#: the .ksy; the independent oracles (spec/make_vectors*.py, tests/test_v3_write.py's checker).
+#: the .ksy; the independent oracles (spec/make_vectors.py, spec/oracles/, tests/test_v3_write.py's
+#: checker).
 NOT_FOLLOWING = (
     "spec/c/ockpt_v2.c", "spec/c/ockpt_v3.c", "spec/c/ockpt_write.c",
     "src/onert_checkpoint/format/revisions/v3", "src/onert_checkpoint/format/schemas/v3.py",

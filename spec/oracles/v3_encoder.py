@@ -1,5 +1,6 @@
-"""Schema 3 for spec/make_vectors.py: a small encoder written from spec/SPEC.md 6.7 alone, the
-locator of fields the invalid vectors corrupt, and the expected description of a valid file.
+"""Schema 3 for spec/make_vectors.py, a test oracle (spec/oracles/README.md): a small encoder
+written from spec/SPEC.md 6.7 alone, the locator of fields the invalid vectors corrupt, and the
+expected description of a valid file.
 
 The encoder is a second writer, independent of the library's: it reads a schema-2 file with the
 Kaitai-generated parser (generated/python) and lays the same content out as schema 3 (6.7.1
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import crc32c
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "generated" / "python"))
 
 from kaitaistruct import KaitaiStream  # noqa: E402
