@@ -95,6 +95,25 @@ class Record:
         return f"{self.schema}.ksy{where}"
 
 
+@dataclass(frozen=True)
+class Array:
+    """An integer array whose length the file gives (`repeat-expr` an expression): a column of
+    schema 3, a table of slot entries, an offset table."""
+
+    schema: str  # file stem
+    type_name: str  # the .ksy type holding it (the file id for the top level)
+    name: str
+    kind: str  # Kaitai integer type
+    bit: int  # the bit of the type's flags word that says it is present (0: always)
+
+    @property
+    def const(self) -> str:
+        """Its name in the layout module and (with OCKPT_ and _ELEM_SIZE) in the C header."""
+        prefix = SCHEMAS[self.schema][1] if self.schema != "onert_checkpoint_common" else "v2"
+        where = "" if self.type_name == self.schema else f"_{self.type_name}"
+        return f"{prefix}{where}_{self.name}".upper()
+
+
 @dataclass
 class Schema:
     stem: str
@@ -105,6 +124,7 @@ class Schema:
     constants: dict[str, int]
     #: enum -> {value: bytes per element} from the values' `-ockpt-element-size` keys
     element_sizes: dict[str, dict[int, int]] = field(default_factory=dict)
+    arrays: list[Array] = field(default_factory=list)
 
 
 def camel(name: str) -> str:
@@ -137,6 +157,25 @@ def fixed_field(spec: dict, offset: int) -> Field | None:
     return Field(spec["id"], offset, size, kind, count, valid, enum, doc)
 
 
+def presence_bit(spec: dict, f: dict) -> int | None:
+    """The bit of the flags word whose `if:` instance (``(word & bit) != 0``) makes field ``f``
+    of type ``spec`` present: 0 without `if:`, None for another condition."""
+    if "if" not in f:
+        return 0
+    value = str((spec.get("instances") or {}).get(f["if"], {}).get("value", ""))
+    m = re.fullmatch(r"\(\w+ & (\d+)\) != 0", value)
+    return None if m is None else int(m.group(1))
+
+
+def is_array(f: dict) -> bool:
+    """An integer field repeated a number of times the file gives."""
+    return (
+        f.get("type") in INTS
+        and f.get("repeat") == "expr"
+        and not isinstance(f.get("repeat-expr"), int)
+    )
+
+
 def arrays_after(spec: dict, start: int) -> list[tuple[str, str, int]]:
     """The integer arrays of ``spec``'s seq from field ``start`` on, each with the bit of its
     `if:` condition (an instance ``(word & bit) != 0``)."""
@@ -144,15 +183,19 @@ def arrays_after(spec: dict, start: int) -> list[tuple[str, str, int]]:
     for f in spec["seq"][start:]:
         if f.get("type") not in INTS or f.get("repeat") != "expr":
             continue
-        bit = 0
-        if "if" in f:
-            value = str((spec.get("instances") or {}).get(f["if"], {}).get("value", ""))
-            m = re.fullmatch(r"\(\w+ & (\d+)\) != 0", value)
-            if m is None:
-                continue
-            bit = int(m.group(1))
-        out.append((f["id"], INTS[f["type"]][1], bit))
+        bit = presence_bit(spec, f)
+        if bit is not None:
+            out.append((f["id"], INTS[f["type"]][1], bit))
     return out
+
+
+def arrays_of(stem: str, name: str, spec: dict, out: list[Array]) -> None:
+    for f in spec.get("seq") or []:
+        bit = presence_bit(spec, f)
+        if is_array(f) and bit is not None:
+            out.append(Array(stem, name, f["id"], f["type"], bit))
+    for sub, sub_spec in (spec.get("types") or {}).items():
+        arrays_of(stem, sub, sub_spec, out)
 
 
 def records_of(stem: str, name: str, spec: dict, records: list[Record]) -> None:
@@ -181,8 +224,11 @@ def load(stem: str, spec_dir: Path = SPEC) -> Schema:
     records: list[Record] = []
     top = {k: v for k, v in spec.items() if k != "types"}
     records_of(stem, stem, top, records)
+    arrays: list[Array] = []
+    arrays_of(stem, stem, top, arrays)
     for name, sub in (spec.get("types") or {}).items():
         records_of(stem, name, sub, records)
+        arrays_of(stem, name, sub, arrays)
     enums = {
         name: {int(k): (v["id"] if isinstance(v, dict) else str(v)) for k, v in values.items()}
         for name, values in (spec.get("enums") or {}).items()
@@ -194,7 +240,7 @@ def load(stem: str, spec_dir: Path = SPEC) -> Schema:
     }
     return Schema(stem, spec, records, enums, dict(spec.get("-ockpt-limits") or {}),
                   dict(spec.get("-ockpt-constants") or {}),
-                  {name: table for name, table in sizes.items() if table})
+                  {name: table for name, table in sizes.items() if table}, arrays)
 
 
 def load_all(spec_dir: Path = SPEC) -> list[Schema]:
@@ -231,6 +277,18 @@ def python_module(schemas: list[Schema], header: str) -> str:
         "    format: str  # NumPy element format",
         "    count: int  # elements (1 for a scalar)",
         "    valid: int | None",
+        "",
+        "",
+        "class Array(NamedTuple):",
+        '    """An integer array whose length the file gives (a column, a table of entries): its',
+        "    element's NumPy format and size, and the bit of its type's flags word that says it is",
+        '    present (0: always)."""',
+        "",
+        "    type: str  # the .ksy type holding it",
+        "    name: str",
+        "    format: str  # NumPy element format",
+        "    size: int  # bytes per element",
+        "    bit: int",
         "",
         "",
     ]
@@ -296,6 +354,13 @@ def python_module(schemas: list[Schema], header: str) -> str:
                 out += [f'        ("{n}", "{t}", {b}),' for n, t, b in r.arrays]
                 out.append("    )")
             out += ["", ""]
+    for s in schemas:
+        for a in s.arrays:
+            fmt = INTS[a.kind][1]
+            out.append(
+                f'{a.const} = Array("{a.type_name}", "{a.name}", "{fmt}", {INTS[a.kind][0]}, {a.bit})'
+            )
+    out += ["", ""]
     out.append("#: Every record, by name.")
     out.append("RECORDS = {")
     for s in schemas:
@@ -357,7 +422,11 @@ def c_header(schemas: list[Schema]) -> str:
             for value, member in sorted(values.items()):
                 out.append(f"#define {prefix}{member.upper()} {c_int(value)}")
         out.append("")
-    out += ["#pragma pack(push, 1)", ""]
+    out.append("/* Bytes per element of each integer array whose length the file gives. */")
+    for s in schemas:
+        for a in s.arrays:
+            out.append(f"#define OCKPT_{a.const}_ELEM_SIZE {INTS[a.kind][0]}u")
+    out += ["", "#pragma pack(push, 1)", ""]
     for s in schemas:
         for r in s.records:
             what = "the fixed head of " if r.head else ""

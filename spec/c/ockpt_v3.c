@@ -22,6 +22,12 @@
 #define rd32(b, k) src_u32((b), (k))
 #define rd64(b, k) src_u64((b), (k))
 
+/* Element sizes of the columns and tables (ockpt_layout.h, from onert_checkpoint_v3.ksy). */
+#define LEN_SIZE OCKPT_V3_TENSORS_SECTION_LEN_DATA_ELEM_SIZE
+#define DIM_SIZE OCKPT_V3_RECORD_DIMS_DIMS_ELEM_SIZE
+#define CRC_SIZE OCKPT_V3_DATA_BLOCKS_SECTION_CRC_ELEM_SIZE
+#define COL_ALIGN OCKPT_V3_COLUMN_ALIGNMENT
+
 #define err ockpt_v2_err
 #define ok ockpt_v2_ok
 
@@ -55,7 +61,10 @@ enum { C_INDEX, C_MODEL, C_NAME, C_DTYPE, C_RANK, C_ORDER, C_FIXED };
 static const uint32_t col_bit[C_FIXED] = {OCKPT_V3_COL_INDEX, OCKPT_V3_COL_MODEL_INDEX,
                                           OCKPT_V3_COL_NAME,  OCKPT_V3_COL_DTYPE,
                                           OCKPT_V3_COL_SHAPE, OCKPT_V3_COL_ORDER};
-static const unsigned col_size[C_FIXED] = {4, 4, 4, 1, 1, 4};
+static const unsigned col_size[C_FIXED] = {
+    OCKPT_V3_TENSORS_SECTION_INDEX_ELEM_SIZE, OCKPT_V3_TENSORS_SECTION_MODEL_INDEX_ELEM_SIZE,
+    OCKPT_V3_TENSORS_SECTION_LEN_NAME_ELEM_SIZE, OCKPT_V3_TENSORS_SECTION_DTYPE_ELEM_SIZE,
+    OCKPT_V3_TENSORS_SECTION_RANK_ELEM_SIZE, OCKPT_V3_TENSORS_SECTION_ORDER_ELEM_SIZE};
 
 typedef struct layout {
   uint64_t s, L, n;
@@ -66,7 +75,7 @@ typedef struct layout {
 } layout;
 
 static void lay_out(layout *l, uint64_t s, uint64_t L, uint64_t n, uint32_t cols) {
-  uint64_t rel = OCKPT_V3_TENSORS_HEAD_SIZE + 8u * n;
+  uint64_t rel = OCKPT_V3_TENSORS_HEAD_SIZE + LEN_SIZE * n;
   unsigned i;
   l->s = s;
   l->L = L;
@@ -77,7 +86,7 @@ static void lay_out(layout *l, uint64_t s, uint64_t L, uint64_t n, uint32_t cols
     l->from[i] = 0;
     if (!(cols & col_bit[i])) continue;
     l->from[i] = s + rel;
-    rel = round_up(rel, 8);
+    rel = round_up(rel, COL_ALIGN);
     l->at[i] = s + rel;
     rel += n * col_size[i];
   }
@@ -87,7 +96,7 @@ static void lay_out(layout *l, uint64_t s, uint64_t L, uint64_t n, uint32_t cols
 static int has(const layout *l, unsigned i) { return (l->cols & col_bit[i]) != 0; }
 
 static uint32_t col32(const ockpt_src *b, const layout *l, unsigned i, uint64_t k) {
-  return rd32(b, l->at[i] + 4u * k);
+  return rd32(b, l->at[i] + col_size[i] * k);
 }
 
 static uint32_t index_of(const ockpt_src *b, const layout *l, uint64_t k) {
@@ -100,24 +109,24 @@ static uint32_t lname_of(const ockpt_src *b, const layout *l, uint64_t k) {
   return has(l, C_NAME) ? col32(b, l, C_NAME, k) : 0u;
 }
 static int dtype_of(const ockpt_src *b, const layout *l, uint64_t k) {
-  return has(l, C_DTYPE) ? (int)(int8_t)rd8(b, l->at[C_DTYPE] + k) : OCKPT_V3_NO_DTYPE;
+  return has(l, C_DTYPE) ? (int)(int8_t)rd8(b, l->at[C_DTYPE] + col_size[C_DTYPE] * k) : OCKPT_V3_NO_DTYPE;
 }
 static unsigned rank_of(const ockpt_src *b, const layout *l, uint64_t k) {
-  return has(l, C_RANK) ? rd8(b, l->at[C_RANK] + k) : OCKPT_V3_NO_SHAPE;
+  return has(l, C_RANK) ? rd8(b, l->at[C_RANK] + col_size[C_RANK] * k) : OCKPT_V3_NO_SHAPE;
 }
 static uint32_t order_of(const ockpt_src *b, const layout *l, uint64_t q) {
   return has(l, C_ORDER) ? col32(b, l, C_ORDER, q) : (uint32_t)q;
 }
 static uint64_t len_at(const layout *l, uint64_t k) {
-  return l->s + OCKPT_V3_TENSORS_HEAD_SIZE + 8u * k;
+  return l->s + OCKPT_V3_TENSORS_HEAD_SIZE + LEN_SIZE * k;
 }
 
 /* Where the dims and names columns start (absolute), from D (the sum of the ranks). */
-static uint64_t dims_start(const layout *l) { return l->s + round_up(l->e, 8); }
+static uint64_t dims_start(const layout *l) { return l->s + round_up(l->e, COL_ALIGN); }
 static uint64_t names_start(const layout *l, uint64_t D) {
   uint64_t rel = l->e;
-  if (l->cols & OCKPT_V3_COL_SHAPE) rel = round_up(rel, 8) + 4u * D;
-  return l->s + round_up(rel, 8);
+  if (l->cols & OCKPT_V3_COL_SHAPE) rel = round_up(rel, COL_ALIGN) + DIM_SIZE * D;
+  return l->s + round_up(rel, COL_ALIGN);
 }
 
 /* ---- the first record whose u32 value repeats an earlier record's -------------------------- */
@@ -265,7 +274,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
   if (L < OCKPT_V3_TENSORS_HEAD_SIZE)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.num_tensors"), s,
                "the tensors section is shorter than its 8-byte head");
-  n = rd32(b, s);
+  n = rd32(b, s + OCKPT_V3_TENSORS_HEAD_AT_NUM_TENSORS);
   cols = rd32(b, s + OCKPT_V3_TENSORS_HEAD_AT_COLUMNS);
   /* C1 */
   if (n == 0)
@@ -289,10 +298,10 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
       uint32_t here = col32(b, l, C_INDEX, k), before = col32(b, l, C_INDEX, k - 1);
       if (here == before)
         return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", (int64_t)k, ".index"),
-                   l->at[C_INDEX] + 4u * k, "two tensor records have the same index");
+                   l->at[C_INDEX] + col_size[C_INDEX] * k, "two tensor records have the same index");
       if (here < before)
         return err(OCKPT_E_TENSOR_ORDER, F1("tensors", (int64_t)k, ".index"),
-                   l->at[C_INDEX] + 4u * k, "tensor records are not in ascending index order");
+                   l->at[C_INDEX] + col_size[C_INDEX] * k, "tensor records are not in ascending index order");
       if (here != k) identity = 0;
     }
     if (identity) return redundant(l);
@@ -305,7 +314,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
     rep = first_repeat(c, l, C_MODEL, OCKPT_V3_NO_MODEL_INDEX);
     if (rep >= 0)
       return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", rep, ".model_index"),
-                 l->at[C_MODEL] + 4u * (uint64_t)rep, "two tensor records have the same model index");
+                 l->at[C_MODEL] + col_size[C_MODEL] * (uint64_t)rep, "two tensor records have the same model index");
   }
   /* C6 */
   if (has(l, C_NAME)) {
@@ -314,7 +323,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
     for (k = 0; k < n; k++)
       if (col32(b, l, C_NAME, k) > OCKPT_V2_MAX_NAME_LEN)
         return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", (int64_t)k, ".len_name"),
-                   l->at[C_NAME] + 4u * k, "a name has at most 1024 bytes");
+                   l->at[C_NAME] + col_size[C_NAME] * k, "a name has at most 1024 bytes");
   }
   /* C7 */
   if (has(l, C_DTYPE)) {
@@ -347,13 +356,13 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
       uint32_t v = col32(b, l, C_ORDER, k);
       if (v >= n)
         return err(OCKPT_E_BAD_DATA_ORDER, F1("tensors", (int64_t)k, ".order"),
-                   l->at[C_ORDER] + 4u * k, "an order value is not a record");
+                   l->at[C_ORDER] + col_size[C_ORDER] * k, "an order value is not a record");
       if (v != k) identity = 0;
     }
     rep = first_repeat(c, l, C_ORDER, UINT32_MAX); /* every value < n <= 2^24: none skipped */
     if (rep >= 0)
       return err(OCKPT_E_BAD_DATA_ORDER, F1("tensors", rep, ".order"),
-                 l->at[C_ORDER] + 4u * (uint64_t)rep, "an order value repeats an earlier one");
+                 l->at[C_ORDER] + col_size[C_ORDER] * (uint64_t)rep, "an order value repeats an earlier one");
     if (identity) return redundant(l);
   }
   /* C10: D <= 8n, P <= 1024n, all relative positions < 2^40 */
@@ -363,15 +372,15 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
       unsigned r = rank_of(b, l, k);
       if (r != OCKPT_V3_NO_SHAPE) D += r;
     }
-    dims = round_up(l->e, 8);
-    end = dims + 4u * D;
+    dims = round_up(l->e, COL_ALIGN);
+    end = dims + DIM_SIZE * D;
     if (end > L)
       return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.dims"), s + dims,
                  "the dims column ends past the tensors section");
   }
   if (has(l, C_NAME)) {
     for (k = 0; k < n; k++) P += col32(b, l, C_NAME, k);
-    names = round_up(end, 8);
+    names = round_up(end, COL_ALIGN);
     end = names + P;
     if (end > L)
       return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.names"), s + names,
@@ -384,7 +393,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
     if (has(l, i)) CHECK(ockpt_v2_check_padding(b, l->from[i], l->at[i]));
   if (has(l, C_RANK)) CHECK(ockpt_v2_check_padding(b, s + l->e, s + dims));
   if (has(l, C_NAME))
-    CHECK(ockpt_v2_check_padding(b, s + (has(l, C_RANK) ? dims + 4u * D : l->e), s + names));
+    CHECK(ockpt_v2_check_padding(b, s + (has(l, C_RANK) ? dims + DIM_SIZE * D : l->e), s + names));
   /* C12 */
   if (has(l, C_NAME)) CHECK(check_names(c, l, s + names));
   /* C13: product(dims) * size == len_data, without overflow (as R11) */
@@ -398,11 +407,11 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
       elem = dt == OCKPT_V3_NO_DTYPE ? 0 : ockpt_v2_dtype_size(dt);
       if (elem != 0) {
         for (j = 0; j < r; j++)
-          if (rd32(b, d + 4u * j) == 0) zero = 1;
+          if (rd32(b, d + DIM_SIZE * j) == 0) zero = 1;
         prod = elem;
         if (!zero)
           for (j = 0; j < r && !over; j++) {
-            uint64_t v = rd32(b, d + 4u * j);
+            uint64_t v = rd32(b, d + DIM_SIZE * j);
             if (prod > len / v) over = 1; /* prod * v > len (v >= 1) */
             else prod *= v;
           }
@@ -410,7 +419,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
           return err(OCKPT_E_SHAPE_MISMATCH, F1("tensors", (int64_t)k, ".len_data"), len_at(l, k),
                      "len_data differs from the product of the dims times the element size");
       }
-      d += 4u * r;
+      d += DIM_SIZE * r;
     }
   }
   c->info->num_tensors = (uint32_t)n;
@@ -491,11 +500,21 @@ static ockpt_result check_data(const v3 *c) {
     if (start > end || len > end - start)
       return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, range_field(&w, p), at,
                  "a data range ends past the data section");
-    for (k = pos; k < start && !padded; k++)
-      if (rd8(&c->src, k) != 0) {
-        padded = 1;
-        pad = k;
-      }
+    if (!padded && start > pos && (c->info->unchecked & OCKPT_UNCHECKED_BLOCKS)) {
+      /* a deferred read reads no data byte: only the padding's (at most 63), past the cache */
+      uint8_t gap[OCKPT_V2_ALIGNMENT];
+      if (ockpt_src_copy(&c->src, pos, gap, start - pos) != 0) return ok(); /* reported */
+      for (k = pos; k < start && !padded; k++)
+        if (gap[k - pos] != 0) {
+          padded = 1;
+          pad = k;
+        }
+    } else
+      for (k = pos; k < start && !padded; k++)
+        if (rd8(&c->src, k) != 0) {
+          padded = 1;
+          pad = k;
+        }
     if (offsets != NULL) offsets[p] = start;
     pos = start + len;
   }
@@ -526,48 +545,17 @@ static int lists_data_blocks(const ockpt_src *b, uint64_t S) {
   return 0;
 }
 
-/* B1-B5 on the data_blocks section, then B6: every block's CRC-32C in order, then the data
- * section's own CRC (T4 f, moved here). Runs after T5, before the tensors section. */
-static ockpt_result check_data_blocks(const v3 *c) {
-  const ockpt_src *b = &c->src;
-  ockpt_v2_info *info = c->info;
-  uint64_t i, e = 0, s = 0, L = 0, d, dl, count, nb, blk;
-  uint32_t shift, whole = 0;
-  int found = 0;
-  for (i = 0; i < info->num_sections && !found; i++) {
-    e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * i;
-    if (rd32(b, e) == OCKPT_V3_DATA_BLOCKS_KIND) found = 1;
-  }
-  if (!found) return ok();
-  s = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
-  L = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
-  if (L < 16) /* B1 */
-    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks"), s,
-               "the data_blocks section is shorter than its 16-byte head");
-  if (rd32(b, s + 4) != 0) /* B2 */
-    return err(OCKPT_E_RESERVED_NONZERO, F0("data_blocks.reserved"), s + 4,
-               "reserved field is not 0");
-  shift = rd32(b, s);
-  if (shift < OCKPT_V3_MIN_BLOCK_SHIFT || shift > OCKPT_V3_MAX_BLOCK_SHIFT) /* B3 */
-    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks.block_shift"), s,
-               "block_shift is outside 6..24 (64 B to 16 MiB blocks)");
-  if (!info->data.present || info->data.length == 0) /* B4 */
-    return err(OCKPT_E_EMPTY_SECTION, F0("data_blocks"), s,
-               "a data_blocks section, but no data to cover");
-  d = info->data.offset;
-  dl = info->data.length;
-  blk = (uint64_t)1 << shift;
-  nb = dl / blk + (dl % blk != 0);
-  count = rd64(b, s + 8);
-  if (count != nb) /* B5 */
-    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks.num_blocks"), s + 8,
-               "num_blocks is not the data section's size divided by the block size");
-  if (L != 16 + 4 * nb)
-    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks.crc"), s + 16,
-               "the data_blocks section's length is not 16 bytes plus 4 per block");
-  for (i = 0; i < nb; i++) { /* B6: each block's CRC, the section's summed on the way */
+/* B6 over a data_blocks section at s that passed B1-B5: each block's CRC-32C in order, the data
+ * section's summed on the way (each data byte read once), then the data section's CRC. */
+static ockpt_result check_blocks(const ockpt_src *b, const ockpt_v2_info *info, uint64_t s) {
+  uint64_t d = info->data.offset, dl = info->data.length, i, e;
+  uint64_t blk = (uint64_t)1 << rd32(b, s + OCKPT_V3_DATA_BLOCKS_HEAD_AT_BLOCK_SHIFT);
+  uint64_t nb = dl / blk + (dl % blk != 0);
+  uint32_t whole = 0;
+  for (i = 0; i < nb; i++) {
     uint64_t at = d + i * blk, len = dl - i * blk < blk ? dl - i * blk : blk;
-    if (ockpt_src_crc32c_also(b, 0, &whole, at, len) != rd32(b, s + 16 + 4 * i))
+    if (ockpt_src_crc32c_also(b, 0, &whole, at, len) !=
+        rd32(b, s + OCKPT_V3_DATA_BLOCKS_HEAD_SIZE + CRC_SIZE * i))
       return err(OCKPT_E_BLOCK_CHECKSUM, F1("data_blocks.crc", (int64_t)i, ""), at,
                  "a data block's CRC-32C differs from the data_blocks section's");
   }
@@ -578,11 +566,58 @@ static ockpt_result check_data_blocks(const v3 *c) {
   return ok();
 }
 
+/* B1-B5 on the data_blocks section, then B6: every block's CRC-32C in order, then the data
+ * section's own CRC (T4 f, moved here). Runs after T5, before the tensors section. */
+static ockpt_result check_data_blocks(const v3 *c) {
+  const ockpt_src *b = &c->src;
+  ockpt_v2_info *info = c->info;
+  uint64_t i, e = 0, s = 0, L = 0, dl, count, nb, blk;
+  uint32_t shift;
+  int found = 0;
+  for (i = 0; i < info->num_sections && !found; i++) {
+    e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * i;
+    if (rd32(b, e) == OCKPT_V3_DATA_BLOCKS_KIND) found = 1;
+  }
+  if (!found) return ok();
+  s = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
+  L = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
+  if (L < OCKPT_V3_DATA_BLOCKS_HEAD_SIZE) /* B1 */
+    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks"), s,
+               "the data_blocks section is shorter than its 16-byte head");
+  if (rd32(b, s + OCKPT_V3_DATA_BLOCKS_HEAD_AT_RESERVED) != 0) /* B2 */
+    return err(OCKPT_E_RESERVED_NONZERO, F0("data_blocks.reserved"),
+               s + OCKPT_V3_DATA_BLOCKS_HEAD_AT_RESERVED,
+               "reserved field is not 0");
+  shift = rd32(b, s + OCKPT_V3_DATA_BLOCKS_HEAD_AT_BLOCK_SHIFT);
+  if (shift < OCKPT_V3_MIN_BLOCK_SHIFT || shift > OCKPT_V3_MAX_BLOCK_SHIFT) /* B3 */
+    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks.block_shift"), s,
+               "block_shift is outside 6..24 (64 B to 16 MiB blocks)");
+  if (!info->data.present || info->data.length == 0) /* B4 */
+    return err(OCKPT_E_EMPTY_SECTION, F0("data_blocks"), s,
+               "a data_blocks section, but no data to cover");
+  dl = info->data.length;
+  blk = (uint64_t)1 << shift;
+  nb = dl / blk + (dl % blk != 0);
+  count = rd64(b, s + OCKPT_V3_DATA_BLOCKS_HEAD_AT_NUM_BLOCKS);
+  if (count != nb) /* B5 */
+    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks.num_blocks"),
+               s + OCKPT_V3_DATA_BLOCKS_HEAD_AT_NUM_BLOCKS,
+               "num_blocks is not the data section's size divided by the block size");
+  if (L != OCKPT_V3_DATA_BLOCKS_HEAD_SIZE + CRC_SIZE * nb)
+    return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks.crc"), s + OCKPT_V3_DATA_BLOCKS_HEAD_SIZE,
+               "the data_blocks section's length is not 16 bytes plus 4 per block");
+  if (b->stream != NULL && b->stream->defer) { /* B6 deferred: ockpt_verify_deferred() */
+    info->unchecked |= OCKPT_UNCHECKED_BLOCKS;
+    return ok();
+  }
+  return check_blocks(b, info, s);
+}
+
 /* ---- the whole file -------------------------------------------------------------------------- */
 
 uint64_t ockpt_v3_scratch_count(uint64_t S) {
   /* every record or range needs at least its 8-byte size in the file */
-  return S / 8u + 1u;
+  return S / LEN_SIZE + 1u;
 }
 
 ockpt_result ockpt_v3_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
@@ -708,8 +743,8 @@ int ockpt_v3_next_tensor(const ockpt_file *f, ockpt_v3_cursor *c, ockpt_v2_tenso
   r = rank_of(&src, &w.l, k);
   t->rank = r == OCKPT_V3_NO_SHAPE ? 0 : (uint8_t)r;
   if (r != OCKPT_V3_NO_SHAPE) t->flags |= OCKPT_V2_HAS_SHAPE;
-  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = j < t->rank ? rd32(&src, c->dims + 4u * j) : 0;
-  c->dims += 4u * t->rank;
+  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = j < t->rank ? rd32(&src, c->dims + DIM_SIZE * j) : 0;
+  c->dims += DIM_SIZE * t->rank;
   t->name_len = lname_of(&src, &w.l, k);
   t->name_offset = t->name_len != 0 ? c->name : 0;
   t->name = t->name_len != 0 && f->buf != NULL ? f->buf + c->name : NULL;
@@ -748,7 +783,7 @@ int ockpt_v3_tensor_at(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t)
   walk_init(&w, &src, &f->v2);
   for (q = 0; q < k; q++) { /* O(k): the records before k place its dims and name */
     unsigned r = rank_of(&src, &w.l, q);
-    if (r != OCKPT_V3_NO_SHAPE) c.dims += 4u * r;
+    if (r != OCKPT_V3_NO_SHAPE) c.dims += DIM_SIZE * r;
     c.name += lname_of(&src, &w.l, q);
   }
   c.record = k;
@@ -763,6 +798,21 @@ int ockpt_v3_slot_entry_at(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t
 }
 
 /* ---- per-block verified copies (SPEC.md 6.7.4) ---------------------------------------------- */
+
+static uint64_t data_blocks_at(const ockpt_file *f, const ockpt_src *b);
+
+ockpt_result ockpt_verify_deferred(ockpt_file *f) {
+  ockpt_src b;
+  ockpt_result r;
+  if (!is_v3(f) || f->v2.unchecked == 0) return ok();
+  b = ockpt_src_of(f);
+  r = check_blocks(&b, &f->v2, data_blocks_at(f, &b));
+  if (b.stream != NULL && b.stream->failed)
+    return err(OCKPT_E_TRUNCATED_FILE, F0("stream"), b.stream->failed_at,
+               "the read callback failed: the file is shorter than the size given");
+  if (r.code == OCKPT_OK) f->v2.unchecked = 0;
+  return r;
+}
 
 /* The data_blocks section's offset, 0 when the file has none. */
 static uint64_t data_blocks_at(const ockpt_file *f, const ockpt_src *b) {
@@ -781,7 +831,7 @@ uint32_t ockpt_v3_block_size(const ockpt_file *f) {
   if (!is_v3(f)) return 0;
   b = ockpt_src_of(f);
   s = data_blocks_at(f, &b);
-  return s == 0 ? 0 : (uint32_t)1 << rd32(&b, s);
+  return s == 0 ? 0 : (uint32_t)1 << rd32(&b, s + OCKPT_V3_DATA_BLOCKS_HEAD_AT_BLOCK_SHIFT);
 }
 
 ockpt_result ockpt_v3_copy_verified(const ockpt_file *f, uint64_t offset, void *dst, size_t len,
@@ -798,7 +848,7 @@ ockpt_result ockpt_v3_copy_verified(const ockpt_file *f, uint64_t offset, void *
   d = f->v2.data.offset;
   end = d + f->v2.data.length;
   if (s == 0) return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("data"), offset, "no data_blocks section");
-  shift = rd32(&b, s);
+  shift = rd32(&b, s + OCKPT_V3_DATA_BLOCKS_HEAD_AT_BLOCK_SHIFT);
   size = (uint64_t)1 << shift;
   if (block == NULL || (uint64_t)block_len < size)
     return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("data"), offset, "the block buffer is too small");
@@ -806,11 +856,22 @@ ockpt_result ockpt_v3_copy_verified(const ockpt_file *f, uint64_t offset, void *
     return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("data"), offset, "the range is not in the data section");
   for (i = (offset - d) >> shift; len > 0; i++) {
     uint64_t at = d + (i << shift), n = end - at < size ? end - at : size, from, to;
-    if (ockpt_file_copy(f, at, block, (size_t)n) != 0)
-      return err(OCKPT_E_TRUNCATED_FILE, F0("stream"), at, "a read of the stream failed");
-    if (ockpt_crc32c(0, block, (size_t)n) != rd32(&b, s + 16 + 4 * i))
-      return err(OCKPT_E_BLOCK_CHECKSUM, F1("data_blocks.crc", (int64_t)i, ""), at,
-                 "a data block's CRC-32C differs from the data_blocks section's");
+    uint32_t want = rd32(&b, s + OCKPT_V3_DATA_BLOCKS_HEAD_SIZE + CRC_SIZE * i);
+    /* the buffer still holds this block, verified by the last copy: check it again in memory
+     * (a buffer the caller changed since fails and is read again), else read it */
+    if (b.stream == NULL || b.stream->held != block || b.stream->held_at != at + 1 ||
+        ockpt_crc32c(0, block, (size_t)n) != want) {
+      if (b.stream != NULL) b.stream->held = NULL;
+      if (ockpt_src_copy(&b, at, block, n) != 0)
+        return err(OCKPT_E_TRUNCATED_FILE, F0("stream"), at, "a read of the stream failed");
+      if (ockpt_crc32c(0, block, (size_t)n) != want)
+        return err(OCKPT_E_BLOCK_CHECKSUM, F1("data_blocks.crc", (int64_t)i, ""), at,
+                   "a data block's CRC-32C differs from the data_blocks section's");
+      if (b.stream != NULL) {
+        b.stream->held = block;
+        b.stream->held_at = at + 1;
+      }
+    }
     from = offset > at ? offset : at;
     to = offset + len < at + n ? offset + len : at + n;
     for (k = 0; k < to - from; k++) out[k] = buf[from - at + k]; /* no libc: freestanding */
