@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..errors import error_for
+from ..loss import check_lossless
 from ..model import Checkpoint
 from ..schemas import wof as schema
 from .layout_plan import (
@@ -21,20 +22,7 @@ __all__ = ["chunks", "plan", "write_chunks"]
 
 
 def plan(ckpt: Checkpoint, *, allow_lossy: bool = False) -> PlannedBlock:
-    lost = []
-    if ckpt.optimizer is not None and any(ckpt.optimizer.slots.values()):
-        lost.append(f"the {ckpt.optimizer.kind} optimizer state")
-    if ckpt.state:
-        lost.append("the training state (" + ", ".join(sorted(ckpt.state)) + ")")
-    if lost and not allow_lossy:
-        raise error_for(
-            "not_representable",
-            None,
-            None,
-            "WOF holds weights only; writing it would lose "
-            + " and ".join(lost)
-            + " (pass allow_lossy=True to drop them)",
-        )
+    check_lossless(ckpt, "wof", allow_lossy=allow_lossy)
     n = check_table_length(ckpt.table_length, "WOF")
     if len({t.index for t in ckpt.tensors}) != len(ckpt.tensors) or any(
         not 0 <= t.index < n for t in ckpt.tensors
