@@ -41,6 +41,7 @@ VALID = sorted(
 )
 
 NEW = (1 << 64) - 1  # OCKPT_W_NEW and OCKPT_W_ABSENT
+NO_BLOCKS = (1 << 32) - 1  # OCKPT_W_NO_BLOCKS
 TARGETS = {"v1": 1, "wof": 2, "v2": 3, "v3": 4}
 DIALECTS = {None: 0, "onert": 1, "onert-micro": 2}
 #: (revision, dialect) pairs written for every checkpoint; "keep" is the loaded dialect.
@@ -194,6 +195,10 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
     # tensors that share a source offset (SPEC.md 6.7.3; the library's Checkpoint.data_order).
     order = [] if ckpt.data_order is None else [int(i) for i in ckpt.data_order]
     out += [_u("I", len(order))] + [_u("I", i) for i in order]
+    # Schema 3's data_blocks section (SPEC.md 6.7.4): the checkpoint's block size as the
+    # library reads it (None: its default, 0 in OCKW; 0: none, 2**32-1 in OCKW).
+    size = ckpt.data_block_size
+    out.append(_u("I", 0 if size is None else NO_BLOCKS if size == 0 else size))
     return b"".join(out)
 
 
@@ -207,19 +212,14 @@ PROVENANCE = b"provenance"
 
 
 def python_file(ckpt: Checkpoint, revision: str, dialect: str) -> bytes | None:
-    """What the library writes, None where it refuses the content. Schema 3 without the
-    optional per-block checksums (SPEC 6.7.4), which the C writer does not write."""
+    """What the library writes, None where it refuses the content; schema 3 with the
+    checkpoint's own data_blocks choice (SPEC 6.7.4), the library's default when it has none."""
     kwargs = {} if dialect == "keep" else {"dialect": dialect}
-    kept = ckpt.data_block_size
-    if revision == "v3":
-        ckpt.data_block_size = 0
     try:
         return oc.to_bytes(ckpt, revision=revision, **kwargs)
     except oc.CheckpointError as err:
         assert err.code == "not_representable", err
         return PROVENANCE if err.field == "dialect" else None
-    finally:
-        ckpt.data_block_size = kept
 
 
 def c_file(exe: Path, ckpt: Checkpoint, revision: str, dialect: str) -> bytes | None:
@@ -260,12 +260,11 @@ def check_all_writes(exe: Path, ckpt: Checkpoint) -> int:
 @pytest.mark.parametrize("path", VALID, ids=[p.stem for p in VALID])
 def test_valid_vector(ockpt_write, path):
     """Each valid vector, loaded and written as every target, the C file equals the library's;
-    written as it was loaded, that is the vector itself (but for the optional per-block
-    checksums of schema 3, SPEC 6.7.4, which the C writer does not write)."""
+    written as it was loaded, that is the vector itself (with its data_blocks section, SPEC
+    6.7.4, or without, as the vector has it)."""
     data = path.read_bytes()
     ckpt = oc.load(data)
-    if not ckpt.data_block_size:
-        assert c_file(ockpt_write, ckpt, ckpt.revision, "keep") == data
+    assert c_file(ockpt_write, ckpt, ckpt.revision, "keep") == data
     assert check_all_writes(ockpt_write, ckpt) >= 1
 
 
@@ -425,9 +424,45 @@ def test_random_schema3_with_a_data_order(ockpt_write, ckpt, data):
     assert c_file(ockpt_write, ckpt, "v3", "keep") == want
 
 
+def _block_size(file: bytes) -> int:
+    """The block size of a schema-2-family file's data_blocks section, 0 without one (read
+    from the section table: the file may hold a required section of an unknown kind)."""
+    (count,) = struct.unpack_from("<I", file, 24)
+    for i in range(count):
+        kind, _, ofs = struct.unpack_from("<IIQ", file, 64 + 32 * i)
+        if kind == 0x100008:
+            return 1 << struct.unpack_from("<I", file, ofs)[0]
+    return 0
+
+
+#: Block sizes of schema 3's data_blocks section (SPEC.md 6.7.4): the default (None), none (0),
+#: the smallest (several blocks and a shorter last one in a few hundred bytes), the largest.
+BLOCK_SIZES = [None, 0, 64, 128, 1024, 1 << 16, 1 << 24]
+
+
+@SETTINGS
+@given(ckpt=v2_checkpoints(), size=st.sampled_from(BLOCK_SIZES),
+       above=st.none() | st.integers(0x100010, 0x1000FF), data=st.data())
+def test_random_schema3_data_blocks(ockpt_write, ckpt, size, above, data):
+    """Schema 3's data_blocks section at every block size the library writes, and none: the
+    C file equals the library's, a kept section of a higher kind placed after it (6.4)."""
+    ckpt.data_block_size = size
+    if above is not None:
+        ckpt.sections.append(Section(kind=above, data=data.draw(st.binary(max_size=9))))
+    want = python_file(ckpt, "v3", "keep")
+    assert want is not None
+    got = _block_size(want)
+    has_data = any(t.nbytes for t in ckpt.tensors) or (
+        ckpt.optimizer is not None
+        and any(b.nbytes for s in ckpt.optimizer.slots.values() for b in s.values()))
+    assert got == ((1 << 16 if size is None else size) if has_data else 0)
+    assert c_file(ockpt_write, ckpt, "v3", "keep") == want
+
+
 @pytest.mark.parametrize("bad", [
     "duplicate-name", "bad-utf8-key", "surrogate-name", "shape-mismatch", "reserved-kind",
-    "well-known-type", "micro-footerless", "v3-model-index-none",
+    "well-known-type", "micro-footerless", "v3-model-index-none", "v3-block-size",
+    "v3-kept-data-blocks-kind",
 ])
 def test_refusals_match(ockpt_write, bad):
     """Content the library refuses, the C writer refuses too (before writing anything)."""
@@ -449,6 +484,13 @@ def test_refusals_match(ockpt_write, bad):
         ckpt.state["step"] = -1
     elif bad == "v3-model-index-none":  # 2**32-1 is schema 3's NO_MODEL_INDEX (SPEC.md 6.7.1)
         t1.model_index = 0xFFFFFFFF
+        assert python_file(ckpt, "v2", "keep") is not None
+        revision = "v3"
+    elif bad == "v3-block-size":  # not a power of two (SPEC.md 6.7.4: 64 B to 16 MiB)
+        ckpt.data_block_size = 100
+        revision = "v3"
+    elif bad == "v3-kept-data-blocks-kind":  # would collide with the writer's own section
+        ckpt.sections.append(Section(kind=0x100008, data=b"x"))
         assert python_file(ckpt, "v2", "keep") is not None
         revision = "v3"
     elif bad == "micro-footerless":

@@ -27,16 +27,46 @@ typedef struct sink {
   uint64_t count;
   int failed;
   size_t fill;
+  /* crc_only with blocks != NULL: also the CRC-32C of every block of 2^block_shift bytes,
+   * each put to `blocks` as a u32 as soon as the block ends (schema 3's data_blocks section,
+   * SPEC.md 6.7.4); `blocks` is another sink, never one with blocks of its own */
+  struct sink *blocks;
+  unsigned block_shift;
+  uint64_t block_fill;
+  uint32_t block_crc;
   uint8_t buf[256];
 } sink;
+
+static void put(sink *s, const void *data, uint64_t n);
+
+static void block_crcs(sink *s, const uint8_t *p, size_t k) {
+  uint64_t size = (uint64_t)1 << s->block_shift;
+  while (k > 0) {
+    size_t m = (size_t)(size - s->block_fill < k ? size - s->block_fill : k);
+    uint8_t le[4];
+    s->block_crc = ockpt_crc32c(s->block_crc, p, m);
+    s->block_fill += m;
+    if (s->block_fill == size) {
+      le[0] = (uint8_t)s->block_crc, le[1] = (uint8_t)(s->block_crc >> 8);
+      le[2] = (uint8_t)(s->block_crc >> 16), le[3] = (uint8_t)(s->block_crc >> 24);
+      put(s->blocks, le, 4);
+      s->block_crc = 0;
+      s->block_fill = 0;
+    }
+    p += m;
+    k -= m;
+  }
+}
 
 static void emit(sink *s, const uint8_t *p, uint64_t n) {
   while (n > 0) {
     size_t k = (size_t)(n < CHUNK ? n : CHUNK);
-    if (s->crc_only)
+    if (s->crc_only) {
       s->crc = ockpt_crc32c(s->crc, p, k);
-    else if (!s->failed && s->write(s->ctx, p, k) != 0)
+      if (s->blocks != NULL) block_crcs(s, p, k);
+    } else if (!s->failed && s->write(s->ctx, p, k) != 0) {
       s->failed = 1;
+    }
     p += k;
     n -= k;
   }
@@ -88,6 +118,10 @@ static void sink_init(sink *s, int crc_only, ockpt_write_fn write, void *ctx) {
   s->count = 0;
   s->failed = 0;
   s->fill = 0;
+  s->blocks = NULL;
+  s->block_shift = 0;
+  s->block_fill = 0;
+  s->block_crc = 0;
 }
 
 /* ---- ranges and their placement ------------------------------------------------------------ */
@@ -542,9 +576,13 @@ typedef struct v2plan {
   unsigned nbodies;        /* sections with a body in memory (all but data) */
   uint32_t kind[V2_MAX_BODIES + 1], flags[V2_MAX_BODIES + 1], crc[V2_MAX_BODIES + 1];
   uint64_t ofs[V2_MAX_BODIES + 1], len[V2_MAX_BODIES + 1];
-  int which[V2_MAX_BODIES]; /* 1 tensors, 2 optimizer, 3 state, 5 origin, 0: extra section */
+  int which[V2_MAX_BODIES]; /* 1 tensors, 2 optimizer, 3 state, 5 origin, 6 data_blocks,
+                             0: extra section */
   uint32_t extra[V2_MAX_BODIES];
   uint64_t file_size;
+  uint64_t data_len;     /* schema 3: the data section's length */
+  unsigned block_shift;  /* schema 3 with a data_blocks section: log2 of its block size */
+  uint32_t data_crc;     /* the data section's CRC-32C, summed with the blocks' (which 6) */
 } v2plan;
 
 static const char *const canonical_slots[3][2] = {{NULL, NULL}, {"momentum", NULL}, {"m", "v"}};
@@ -889,6 +927,20 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
     }
     break;
   }
+  case 6: { /* data_blocks (SPEC.md 6.7.4): each block's CRC-32C from a read of the data */
+    sink crcs;
+    PUT32(s, P->block_shift);
+    PUT32(s, 0);
+    PUT64(s, (P->data_len + ((uint64_t)1 << P->block_shift) - 1u) >> P->block_shift);
+    sink_init(&crcs, 1, NULL, NULL);
+    crcs.blocks = s;
+    crcs.block_shift = P->block_shift;
+    v3_data(P, &crcs);
+    flush(&crcs);
+    if (crcs.block_fill > 0) PUT32(s, crcs.block_crc); /* the last, shorter block */
+    P->data_crc = crcs.crc;
+    break;
+  }
   case 5: /* origin (SPEC.md 6.4) */
     PUT32(s, c->origin_revision);
     PUT32(s, c->origin_dialect);
@@ -930,6 +982,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   uint64_t pos, sum;
   unsigned b, nsec;
   uint32_t k;
+  int blocks = 0, blocks_added = 0;
   uint8_t header[OCKPT_V2_HEADER_SIZE];
   const char *why;
   sink s;
@@ -946,7 +999,25 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   P.n = c->num_tensors;
   P.K = c->has_optimizer ? c->num_slots : 0;
   P.has_data = P.n > 0; /* every tensor is a data range */
-  if (v3) v3_plan(&P);
+  if (v3) {
+    /* the data_blocks section (SPEC.md 6.7.4), as the library decides it (v3_write.py) */
+    uint32_t size = c->data_block_size == 0 ? OCKPT_W_DEFAULT_BLOCK_SIZE : c->data_block_size;
+    for (k = 0; k < c->num_sections; k++)
+      if (c->sections[k].kind == OCKPT_V3_DATA_BLOCKS_KIND)
+        return fail("a kept section of kind 0x100008 would collide with schema 3's data_blocks "
+                    "section");
+    v3_plan(&P);
+    P.data_len = v3_data(&P, NULL);
+    if (c->data_block_size != OCKPT_W_NO_BLOCKS) {
+      for (P.block_shift = OCKPT_V3_MIN_BLOCK_SHIFT;
+           P.block_shift <= OCKPT_V3_MAX_BLOCK_SHIFT && ((uint32_t)1 << P.block_shift) != size;
+           P.block_shift++) {
+      }
+      if (P.block_shift > OCKPT_V3_MAX_BLOCK_SHIFT)
+        return fail("data_block_size is not a power of two from 64 to 2**24 bytes");
+      blocks = P.data_len > 0; /* no section without data bytes */
+    }
+  }
   /* Sections in the canonical order (SPEC.md 6.6): tensors, optimizer, state, origin, kept
    * sections by kind, data. */
   if (P.n > 0) {
@@ -977,9 +1048,19 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   }
   if (c->has_origin) add_body(&P, 5, OCKPT_V2_KIND_ORIGIN, 0, OCKPT_V2_ORIGIN_SIZE, 0);
   if (c->num_sections > OCKPT_V2_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
-  for (k = 0; k < c->num_sections; k++)
-    add_body(&P, 0, c->sections[k].kind, c->sections[k].required ? OCKPT_V2_FLAG_REQUIRED : 0,
-             c->sections[k].len, k);
+  /* kept sections and the data_blocks section in ascending kind order (SPEC.md 6.4) */
+  for (k = 0; k <= c->num_sections; k++) {
+    if (blocks && !blocks_added &&
+        (k == c->num_sections || c->sections[k].kind > OCKPT_V3_DATA_BLOCKS_KIND)) {
+      add_body(&P, 6, OCKPT_V3_DATA_BLOCKS_KIND, 0,
+               16u + 4u * ((P.data_len + ((uint64_t)1 << P.block_shift) - 1u) >> P.block_shift),
+               0);
+      blocks_added = 1;
+    }
+    if (k < c->num_sections)
+      add_body(&P, 0, c->sections[k].kind,
+               c->sections[k].required ? OCKPT_V2_FLAG_REQUIRED : 0, c->sections[k].len, k);
+  }
   nsec = P.nbodies + (unsigned)P.has_data;
   if (nsec > OCKPT_V2_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
   pos = OCKPT_V2_HEADER_SIZE + (uint64_t)OCKPT_V2_SECTION_ENTRY_SIZE * nsec;
@@ -994,11 +1075,12 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
     P.kind[P.nbodies] = OCKPT_V2_KIND_DATA;
     P.flags[P.nbodies] = OCKPT_V2_FLAG_REQUIRED;
     P.ofs[P.nbodies] = P.L.data_start;
-    P.len[P.nbodies] = v3 ? v3_data(&P, NULL) : data_length(&P.L);
+    P.len[P.nbodies] = v3 ? P.data_len : data_length(&P.L);
     P.file_size = P.L.data_start + P.len[P.nbodies];
   }
 
-  /* Pass 1: every checksum (each body generated once into CRC-32C). */
+  /* Pass 1: every checksum (each body generated once into CRC-32C; the data_blocks body reads
+   * the data once for its blocks' CRCs and the data section's). */
   for (b = 0; b < P.nbodies; b++) {
     sink_init(&s, 1, write, ctx);
     put_body(&P, b, &s);
@@ -1006,7 +1088,9 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
     if (s.count != P.len[b]) return fail("internal: a section body's size");
     P.crc[b] = s.crc;
   }
-  if (P.has_data) {
+  if (blocks_added) {
+    P.crc[P.nbodies] = P.data_crc;
+  } else if (P.has_data) {
     sink_init(&s, 1, write, ctx);
     if (v3)
       v3_data(&P, &s);

@@ -15,7 +15,8 @@
  *     O(size) when that is record order, O(n^2) comparisons otherwise;
  *   - every schema-2 checksum is computed before the header is written, by generating each
  *     section body twice (once into CRC-32C, once into the callback) and reading tensor data
- *     twice;
+ *     twice; schema 3's data_blocks section (written by default) costs one more read of the
+ *     data, to emit each block's CRC-32C where the section precedes the data (README.md);
  *   - time: O(size) when the data ranges are in their storage order already (every checkpoint
  *     built in memory: no `src_offset`), else O(R^2) with R the number of data ranges (see
  *     README.md); uniqueness of names, keys and model indices is checked pairwise (O(n^2)).
@@ -123,7 +124,15 @@ typedef struct ockpt_w_checkpoint {
    * `order` column), to order 0-byte tensors that share a source offset; NULL/0 otherwise */
   const uint32_t *data_order;
   uint32_t num_data_order;
+  /* schema 3: the block size of the optional data_blocks section (SPEC.md 6.7.4: one CRC-32C
+   * per block of the data section): 0 writes the library's default, 65536 bytes, as
+   * `Checkpoint.data_block_size = None` does; OCKPT_W_NO_BLOCKS writes no such section (the
+   * library's 0); otherwise a power of two from 64 to 2^24. No section without data bytes. */
+  uint32_t data_block_size;
 } ockpt_w_checkpoint;
+
+#define OCKPT_W_DEFAULT_BLOCK_SIZE 65536u /* the Python library's DEFAULT_BLOCK_SIZE */
+#define OCKPT_W_NO_BLOCKS UINT32_MAX      /* data_block_size: no data_blocks section */
 
 typedef enum ockpt_w_status {
   OCKPT_W_OK = 0,
