@@ -170,7 +170,8 @@ def presence_bit(spec: dict, f: dict) -> int | None:
 def is_array(f: dict) -> bool:
     """An integer field repeated a number of times the file gives."""
     return (
-        f.get("type") in INTS
+        isinstance(f.get("type"), str)
+        and f["type"] in INTS
         and f.get("repeat") == "expr"
         and not isinstance(f.get("repeat-expr"), int)
     )
@@ -194,6 +195,9 @@ def arrays_of(stem: str, name: str, spec: dict, out: list[Array]) -> None:
         bit = presence_bit(spec, f)
         if is_array(f) and bit is not None:
             out.append(Array(stem, name, f["id"], f["type"], bit))
+    for inst, f in (spec.get("instances") or {}).items():
+        if "pos" in f and "if" not in f and is_array(f):  # a table at a fixed place (WOF's)
+            out.append(Array(stem, name, inst, f["type"], 0))
     for sub, sub_spec in (spec.get("types") or {}).items():
         arrays_of(stem, sub, sub_spec, out)
 
@@ -234,13 +238,23 @@ def load(stem: str, spec_dir: Path = SPEC) -> Schema:
         for name, values in (spec.get("enums") or {}).items()
     }
     sizes = {
-        name: {int(k): v["-ockpt-element-size"] for k, v in values.items()
-               if isinstance(v, dict) and "-ockpt-element-size" in v}
+        name: {
+            int(k): v["-ockpt-element-size"]
+            for k, v in values.items()
+            if isinstance(v, dict) and "-ockpt-element-size" in v
+        }
         for name, values in (spec.get("enums") or {}).items()
     }
-    return Schema(stem, spec, records, enums, dict(spec.get("-ockpt-limits") or {}),
-                  dict(spec.get("-ockpt-constants") or {}),
-                  {name: table for name, table in sizes.items() if table}, arrays)
+    return Schema(
+        stem,
+        spec,
+        records,
+        enums,
+        dict(spec.get("-ockpt-limits") or {}),
+        dict(spec.get("-ockpt-constants") or {}),
+        {name: table for name, table in sizes.items() if table},
+        arrays,
+    )
 
 
 def load_all(spec_dir: Path = SPEC) -> list[Schema]:
@@ -325,8 +339,7 @@ def python_module(schemas: list[Schema], header: str) -> str:
             out.append("")
             out.append(f"    SIZE = {r.size}")
             fmt = "<" + "".join(
-                f"{f.count}s" if f.kind == "bytes" else INTS[f.kind][2] * f.count
-                for f in r.fields
+                f"{f.count}s" if f.kind == "bytes" else INTS[f.kind][2] * f.count for f in r.fields
             )
             out.append(f'    FORMAT = "{fmt}"  # the struct module\'s')
             dtype_fields = [
@@ -356,10 +369,8 @@ def python_module(schemas: list[Schema], header: str) -> str:
             out += ["", ""]
     for s in schemas:
         for a in s.arrays:
-            fmt = INTS[a.kind][1]
-            out.append(
-                f'{a.const} = Array("{a.type_name}", "{a.name}", "{fmt}", {INTS[a.kind][0]}, {a.bit})'
-            )
+            fmt, size = INTS[a.kind][1], INTS[a.kind][0]
+            out.append(f'{a.const} = Array("{a.type_name}", "{a.name}", "{fmt}", {size}, {a.bit})')
     out += ["", ""]
     out.append("#: Every record, by name.")
     out.append("RECORDS = {")
@@ -459,8 +470,16 @@ def c_header(schemas: list[Schema]) -> str:
 MARKER = re.compile(r"<!-- generated: (\S+) (\S+) -->\n.*?<!-- end generated -->", re.S)
 
 
-SPEC_TYPES = {"u1": "u8", "s1": "s8", "u2": "u16", "s2": "s16", "u4": "u32", "s4": "s32",
-              "u8": "u64", "s8": "s64"}
+SPEC_TYPES = {
+    "u1": "u8",
+    "s1": "s8",
+    "u2": "u16",
+    "s2": "s16",
+    "u4": "u32",
+    "s4": "s32",
+    "u8": "u64",
+    "s8": "s64",
+}
 
 
 def field_table(r: Record, enums: dict[str, dict[int, str]]) -> str:

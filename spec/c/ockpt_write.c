@@ -12,6 +12,8 @@
  */
 #include "ockpt_write.h"
 
+#include <stddef.h>
+
 #include "ockpt.h"
 
 #define NONE UINT64_MAX
@@ -39,17 +41,21 @@ typedef struct sink {
 
 static void put(sink *s, const void *data, uint64_t n);
 
+static void set_le(uint8_t *p, uint64_t v, unsigned bytes) {
+  unsigned i;
+  for (i = 0; i < bytes; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
 static void block_crcs(sink *s, const uint8_t *p, size_t k) {
   uint64_t size = (uint64_t)1 << s->block_shift;
   while (k > 0) {
     size_t m = (size_t)(size - s->block_fill < k ? size - s->block_fill : k);
-    uint8_t le[4];
+    uint8_t le[OCKPT_V3_DATA_BLOCKS_SECTION_CRC_ELEM_SIZE];
     s->block_crc = ockpt_crc32c(s->block_crc, p, m);
     s->block_fill += m;
     if (s->block_fill == size) {
-      le[0] = (uint8_t)s->block_crc, le[1] = (uint8_t)(s->block_crc >> 8);
-      le[2] = (uint8_t)(s->block_crc >> 16), le[3] = (uint8_t)(s->block_crc >> 24);
-      put(s->blocks, le, 4);
+      set_le(le, s->block_crc, sizeof le);
+      put(s->blocks, le, sizeof le);
       s->block_crc = 0;
       s->block_fill = 0;
     }
@@ -105,10 +111,28 @@ static void put_le(sink *s, uint64_t v, unsigned bytes) {
   for (i = 0; i < bytes; i++) b[i] = (uint8_t)(v >> (8 * i));
   put(s, b, bytes);
 }
-#define PUT8(s, v) put_le((s), (uint64_t)(v), 1)
-#define PUT16(s, v) put_le((s), (uint64_t)(v), 2)
-#define PUT32(s, v) put_le((s), (uint64_t)(v), 4)
-#define PUT64(s, v) put_le((s), (uint64_t)(v), 8)
+/* A field of a record of ockpt_layout.h (`rec` a generated packed struct), as wide as the .ksy
+ * makes it; an element of an array of integers (`arr` its OCKPT_..._ELEM_SIZE stem). */
+#define WIDTH(rec, f) ((unsigned)sizeof(((const rec *)0)->f))
+#define PUTF(s, rec, f, v) put_le((s), (uint64_t)(v), WIDTH(rec, f))
+#define PUTA(s, arr, v) put_le((s), (uint64_t)(v), arr##_ELEM_SIZE)
+/* The same into a buffer holding the record, at the field's offset (OCKPT_..._AT_<FIELD>). */
+#define SETF(buf, rec, f, v) set_le((buf) + offsetof(rec, f), (uint64_t)(v), WIDTH(rec, f))
+#define V1H ockpt_v1_header_layout
+#define V1F ockpt_v1_footer_layout
+#define WOFH ockpt_wof_header_layout
+#define V2H ockpt_v2_header_layout
+#define SEC ockpt_v2_section_entry_layout
+#define TH2 ockpt_v2_tensors_head_layout
+#define TH3 ockpt_v3_tensors_head_layout
+#define REC ockpt_v2_tensor_record_layout
+#define OPT ockpt_v2_optimizer_head_layout
+#define DESC ockpt_v2_slot_descriptor_layout
+#define SLOT ockpt_v2_slot_entry_layout
+#define STH ockpt_v2_state_head_layout
+#define STE ockpt_v2_state_entry_layout
+#define ORG ockpt_v2_origin_layout
+#define DBH ockpt_v3_data_blocks_head_layout
 
 static void sink_init(sink *s, int crc_only, ockpt_write_fn write, void *ctx) {
   s->crc_only = crc_only;
@@ -471,8 +495,9 @@ static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dial
     /* onert writes data in table order (CheckpointExporter.cc); onert-micro in the order of
      * the file it read (OMCheckpointSaver.cpp): storage order by source offset. */
     start[b] = pos;
-    layout_init(&L[b], c, 0, b, onert && b > 0, !onert, pos + 4 * n);
-    end[b] = pos + 4 * n + stored_total(&L[b]);
+    layout_init(&L[b], c, 0, b, onert && b > 0, !onert,
+                pos + OCKPT_V1_OFFSET_TABLE_OFS_ENTRIES_ELEM_SIZE * n);
+    end[b] = pos + OCKPT_V1_OFFSET_TABLE_OFS_ENTRIES_ELEM_SIZE * n + stored_total(&L[b]);
     pos = end[b];
   }
   if (pos > 0xFFFFFFFFu) return fail("schema 1 offsets are u32; the content is too large");
@@ -486,13 +511,13 @@ static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dial
     opt1 = 0, opt2 = 0;
 
   sink_init(&s, 0, write, ctx);
-  PUT16(&s, OCKPT_MAGIC);
-  PUT8(&s, OCKPT_VERSION_1);
-  PUT8(&s, 0);
-  PUT32(&s, opt1);
-  PUT32(&s, opt2);
-  PUT32(&s, other);
-  PUT32(&s, n);
+  PUTF(&s, V1H, magic, OCKPT_MAGIC);
+  PUTF(&s, V1H, version, OCKPT_VERSION_1);
+  PUTF(&s, V1H, reserved, 0);
+  PUTF(&s, V1H, ofs_opt1, opt1);
+  PUTF(&s, V1H, ofs_opt2, opt2);
+  PUTF(&s, V1H, ofs_other, other);
+  PUTF(&s, V1H, num_entries, n);
   for (b = 0; b < nblocks; b++) {
     uint64_t i;
     k = 0;
@@ -502,13 +527,13 @@ static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dial
         if (range_at(&L[b], k) != NULL) value = range_offset(&L[b], k);
         k++;
       }
-      PUT32(&s, value);
+      PUTA(&s, OCKPT_V1_OFFSET_TABLE_OFS_ENTRIES, value);
     }
     put_data(&L[b], &s);
   }
   if (footer) {
-    PUT32(&s, step);
-    PUT32(&s, epoch);
+    PUTF(&s, V1F, step, step);
+    PUTF(&s, V1F, epoch, epoch);
   }
   flush(&s);
   res.status = s.failed ? OCKPT_W_IO : OCKPT_W_OK;
@@ -540,18 +565,18 @@ static ockpt_w_result write_wof(const ockpt_w_checkpoint *c, ockpt_write_fn writ
     return fail("WOF holds weights only; writing it would lose the training state");
   if ((why = check_tensor_order(c, n)) != NULL) return fail(why);
   if ((why = unheld(c, 1)) != NULL) return fail(why);
-  layout_init(&L, c, 0, 0, 0, 1, OCKPT_WOF_HEADER_SIZE + 4 * n);
+  layout_init(&L, c, 0, 0, 0, 1, OCKPT_WOF_HEADER_SIZE + OCKPT_WOF_OFS_ENTRIES_ELEM_SIZE * n);
   if (L.data_start + stored_total(&L) > 0xFFFFFFFFu)
     return fail("WOF offsets are u32; the content is too large");
   sink_init(&s, 0, write, ctx);
-  PUT16(&s, OCKPT_MAGIC);
-  PUT8(&s, OCKPT_VERSION_1);
-  PUT8(&s, 0);
-  PUT32(&s, n);
+  PUTF(&s, WOFH, magic, OCKPT_MAGIC);
+  PUTF(&s, WOFH, version, OCKPT_VERSION_1);
+  PUTF(&s, WOFH, reserved, 0);
+  PUTF(&s, WOFH, num_entries, n);
   for (i = 0, k = 0; i < n; i++) {
     uint64_t value = 0;
     if (k < c->num_tensors && c->tensors[k].index == i) value = range_offset(&L, k++);
-    PUT32(&s, value);
+    PUTA(&s, OCKPT_WOF_OFS_ENTRIES, value);
   }
   put_data(&L, &s);
   flush(&s);
@@ -760,7 +785,7 @@ static uint64_t v3_data(const v2plan *P, sink *s) {
 
 static void put_pad8(sink *s, uint64_t base) {
   uint64_t rel = s->count - base;
-  put_zeros(s, round_to(rel, 8) - rel);
+  put_zeros(s, round_to(rel, OCKPT_V3_COLUMN_ALIGNMENT) - rel);
 }
 
 /* The tensors section of schema 3 (6.7.1): each column only when needed. */
@@ -768,43 +793,50 @@ static void v3_tensors(const v2plan *P, sink *s) {
   const ockpt_w_checkpoint *c = P->c;
   uint64_t base = s->count, rec;
   uint32_t k, q;
-  PUT32(s, P->n);
-  PUT32(s, P->columns);
-  for (k = 0; k < P->n; k++) PUT64(s, c->tensors[k].buf.nbytes);
+  PUTF(s, TH3, num_tensors, P->n);
+  PUTF(s, TH3, columns, P->columns);
+  for (k = 0; k < P->n; k++) PUTA(s, OCKPT_V3_TENSORS_SECTION_LEN_DATA, c->tensors[k].buf.nbytes);
   if (P->columns & OCKPT_V3_COL_INDEX) {
     put_pad8(s, base);
-    for (k = 0; k < P->n; k++) PUT32(s, c->tensors[k].index);
+    for (k = 0; k < P->n; k++) PUTA(s, OCKPT_V3_TENSORS_SECTION_INDEX, c->tensors[k].index);
   }
   if (P->columns & OCKPT_V3_COL_MODEL_INDEX) {
     put_pad8(s, base);
     for (k = 0; k < P->n; k++)
-      PUT32(s, (c->tensors[k].has & OCKPT_V2_HAS_MODEL_INDEX) ? c->tensors[k].model_index
-                                                              : OCKPT_V3_NO_MODEL_INDEX);
+      PUTA(s, OCKPT_V3_TENSORS_SECTION_MODEL_INDEX,
+           (c->tensors[k].has & OCKPT_V2_HAS_MODEL_INDEX) ? c->tensors[k].model_index
+                                                          : OCKPT_V3_NO_MODEL_INDEX);
   }
   if (P->columns & OCKPT_V3_COL_NAME) {
     put_pad8(s, base);
     for (k = 0; k < P->n; k++)
-      PUT32(s, (c->tensors[k].has & OCKPT_V2_HAS_NAME) ? c->tensors[k].name_len : 0);
+      PUTA(s, OCKPT_V3_TENSORS_SECTION_LEN_NAME,
+           (c->tensors[k].has & OCKPT_V2_HAS_NAME) ? c->tensors[k].name_len : 0);
   }
   if (P->columns & OCKPT_V3_COL_DTYPE) {
     put_pad8(s, base);
     for (k = 0; k < P->n; k++)
-      PUT8(s, (c->tensors[k].has & OCKPT_V2_HAS_DTYPE) ? (uint8_t)c->tensors[k].dtype : 0x80u);
+      PUTA(s, OCKPT_V3_TENSORS_SECTION_DTYPE,
+           (uint8_t)((c->tensors[k].has & OCKPT_V2_HAS_DTYPE) ? c->tensors[k].dtype
+                                                               : OCKPT_V3_NO_DTYPE));
   }
   if (P->columns & OCKPT_V3_COL_SHAPE) {
     put_pad8(s, base);
     for (k = 0; k < P->n; k++)
-      PUT8(s, (c->tensors[k].has & OCKPT_V2_HAS_SHAPE) ? c->tensors[k].rank : OCKPT_V3_NO_SHAPE);
+      PUTA(s, OCKPT_V3_TENSORS_SECTION_RANK,
+           (c->tensors[k].has & OCKPT_V2_HAS_SHAPE) ? c->tensors[k].rank : OCKPT_V3_NO_SHAPE);
   }
   if (P->columns & OCKPT_V3_COL_ORDER) {
     put_pad8(s, base);
-    for (rec = NONE, k = 0; k < P->n; k++) PUT32(s, (uint32_t)(rec = next_record(P, rec)));
+    for (rec = NONE, k = 0; k < P->n; k++)
+      PUTA(s, OCKPT_V3_TENSORS_SECTION_ORDER, (uint32_t)(rec = next_record(P, rec)));
   }
   if (P->columns & OCKPT_V3_COL_SHAPE) {
     put_pad8(s, base);
     for (k = 0; k < P->n; k++)
       if (c->tensors[k].has & OCKPT_V2_HAS_SHAPE)
-        for (q = 0; q < c->tensors[k].rank; q++) PUT32(s, c->tensors[k].dims[q]);
+        for (q = 0; q < c->tensors[k].rank; q++)
+          PUTA(s, OCKPT_V3_RECORD_DIMS_DIMS, c->tensors[k].dims[q]);
   }
   if (P->columns & OCKPT_V3_COL_NAME) {
     put_pad8(s, base);
@@ -843,21 +875,22 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
       break;
     }
     npos = base + OCKPT_V2_TENSORS_HEAD_SIZE + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P->n;
-    PUT32(s, P->n);
-    PUT32(s, 0);
+    PUTF(s, TH2, num_tensors, P->n);
+    PUTF(s, TH2, reserved, 0);
     for (k = 0; k < P->n; k++) {
       const ockpt_w_tensor *t = &c->tensors[k];
       int named = (t->has & OCKPT_V2_HAS_NAME) != 0, shaped = (t->has & OCKPT_V2_HAS_SHAPE) != 0;
-      PUT32(s, t->index);
-      PUT32(s, (t->has & OCKPT_V2_HAS_MODEL_INDEX) ? t->model_index : 0);
-      PUT16(s, t->has);
-      PUT8(s, (t->has & OCKPT_V2_HAS_DTYPE) ? (uint8_t)t->dtype : 0);
-      PUT8(s, shaped ? t->rank : 0);
-      PUT32(s, named ? t->name_len : 0);
-      PUT64(s, named ? npos : 0);
-      PUT64(s, range_offset(&P->L, k));
-      PUT64(s, t->buf.nbytes);
-      for (q = 0; q < OCKPT_V2_MAX_RANK; q++) PUT32(s, shaped && q < t->rank ? t->dims[q] : 0);
+      PUTF(s, REC, index, t->index);
+      PUTF(s, REC, model_index, (t->has & OCKPT_V2_HAS_MODEL_INDEX) ? t->model_index : 0);
+      PUTF(s, REC, flags, t->has);
+      PUTF(s, REC, dtype, (t->has & OCKPT_V2_HAS_DTYPE) ? (uint8_t)t->dtype : 0);
+      PUTF(s, REC, rank, shaped ? t->rank : 0);
+      PUTF(s, REC, len_name, named ? t->name_len : 0);
+      PUTF(s, REC, ofs_name, named ? npos : 0);
+      PUTF(s, REC, ofs_data, range_offset(&P->L, k));
+      PUTF(s, REC, len_data, t->buf.nbytes);
+      for (q = 0; q < OCKPT_V2_MAX_RANK; q++)
+        PUTF(s, REC, dims[0], shaped && q < t->rank ? t->dims[q] : 0);
       if (named) npos += t->name_len;
     }
     for (k = 0; k < P->n; k++)
@@ -868,27 +901,28 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
     uint64_t entry = P->v3 ? OCKPT_V3_SLOT_ENTRY_SIZE : OCKPT_V2_SLOT_ENTRY_SIZE;
     uint64_t npos = base + OCKPT_V2_OPTIMIZER_HEAD_SIZE +
                     (uint64_t)OCKPT_V2_SLOT_DESCRIPTOR_SIZE * P->K + entry * P->K * P->n;
-    PUT32(s, c->optimizer_kind);
-    PUT32(s, P->K);
-    PUT32(s, P->n);
-    PUT32(s, 0);
+    PUTF(s, OPT, kind, c->optimizer_kind);
+    PUTF(s, OPT, num_slots, P->K);
+    PUTF(s, OPT, num_tensors, P->n);
+    PUTF(s, OPT, reserved, 0);
     for (j = 0; j < P->K; j++) {
-      PUT64(s, npos);
-      PUT32(s, c->slots[j].name_len);
-      PUT32(s, 0);
+      PUTF(s, DESC, ofs_name, npos);
+      PUTF(s, DESC, len_name, c->slots[j].name_len);
+      PUTF(s, DESC, reserved, 0);
       npos += c->slots[j].name_len;
     }
     for (j = 0; j < P->K; j++)
       for (k = 0; k < P->n; k++) {
         const ockpt_w_buffer *e = &c->slots[j].entries[k];
         if (P->v3) { /* 6.7.2: the size alone, NO_STATE without state */
-          PUT64(s, e->nbytes == OCKPT_W_ABSENT ? OCKPT_V2_NO_STATE : e->nbytes);
+          PUTA(s, OCKPT_V3_OPTIMIZER_SECTION_ENTRIES,
+               e->nbytes == OCKPT_W_ABSENT ? OCKPT_V2_NO_STATE : e->nbytes);
         } else if (e->nbytes == OCKPT_W_ABSENT) {
-          PUT64(s, OCKPT_V2_NO_STATE);
-          PUT64(s, 0);
+          PUTF(s, SLOT, ofs_data, OCKPT_V2_NO_STATE);
+          PUTF(s, SLOT, len_data, 0);
         } else {
-          PUT64(s, range_offset(&P->L, (uint64_t)P->n * (1u + j) + k));
-          PUT64(s, e->nbytes);
+          PUTF(s, SLOT, ofs_data, range_offset(&P->L, (uint64_t)P->n * (1u + j) + k));
+          PUTF(s, SLOT, len_data, e->nbytes);
         }
       }
     for (j = 0; j < P->K; j++) put(s, c->slots[j].name, c->slots[j].name_len);
@@ -896,16 +930,15 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
   }
   case 3: { /* state: head, entries, then each key and its value (SPEC.md 6.4) */
     uint64_t spos = base + OCKPT_V2_STATE_HEAD_SIZE + (uint64_t)OCKPT_V2_STATE_ENTRY_SIZE * c->num_state;
-    PUT32(s, c->num_state);
-    PUT32(s, 0);
+    PUTF(s, STH, num_entries, c->num_state);
+    PUTF(s, STH, reserved, 0);
     for (k = 0; k < c->num_state; k++) {
       const ockpt_w_state *e = &c->state[k];
       uint64_t value = 0;
-      PUT64(s, spos);
-      PUT32(s, e->key_len);
-      PUT8(s, e->type);
-      PUT8(s, 0);
-      PUT16(s, 0);
+      PUTF(s, STE, ofs_key, spos);
+      PUTF(s, STE, len_key, e->key_len);
+      PUTF(s, STE, value_type, e->type);
+      put_zeros(s, WIDTH(STE, reserved));
       spos += e->key_len;
       if (e->type == OCKPT_V2_VALUE_INT) {
         value = (uint64_t)e->i;
@@ -918,8 +951,8 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
         value = spos;
         spos += e->len;
       }
-      PUT64(s, value);
-      PUT64(s, e->type >= OCKPT_V2_VALUE_STRING ? e->len : 0);
+      PUTF(s, STE, value, value);
+      PUTF(s, STE, len_value, e->type >= OCKPT_V2_VALUE_STRING ? e->len : 0);
     }
     for (k = 0; k < c->num_state; k++) {
       put(s, c->state[k].key, c->state[k].key_len);
@@ -929,24 +962,25 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
   }
   case 6: { /* data_blocks (SPEC.md 6.7.4): each block's CRC-32C from a read of the data */
     sink crcs;
-    PUT32(s, P->block_shift);
-    PUT32(s, 0);
-    PUT64(s, (P->data_len + ((uint64_t)1 << P->block_shift) - 1u) >> P->block_shift);
+    PUTF(s, DBH, block_shift, P->block_shift);
+    PUTF(s, DBH, reserved, 0);
+    PUTF(s, DBH, num_blocks, (P->data_len + ((uint64_t)1 << P->block_shift) - 1u) >> P->block_shift);
     sink_init(&crcs, 1, NULL, NULL);
     crcs.blocks = s;
     crcs.block_shift = P->block_shift;
     v3_data(P, &crcs);
     flush(&crcs);
-    if (crcs.block_fill > 0) PUT32(s, crcs.block_crc); /* the last, shorter block */
+    if (crcs.block_fill > 0) /* the last, shorter block */
+      PUTA(s, OCKPT_V3_DATA_BLOCKS_SECTION_CRC, crcs.block_crc);
     P->data_crc = crcs.crc;
     break;
   }
   case 5: /* origin (SPEC.md 6.4) */
-    PUT32(s, c->origin_revision);
-    PUT32(s, c->origin_dialect);
-    PUT32(s, c->origin_flags);
-    PUT32(s, 0);
-    PUT64(s, c->origin_num_entries);
+    PUTF(s, ORG, revision, c->origin_revision);
+    PUTF(s, ORG, dialect, c->origin_dialect);
+    PUTF(s, ORG, flags, c->origin_flags);
+    PUTF(s, ORG, reserved, 0);
+    PUTF(s, ORG, num_entries, c->origin_num_entries);
     break;
   default:
     put(s, c->sections[P->extra[b]].data, c->sections[P->extra[b]].len);
@@ -956,12 +990,12 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
 static void put_table(const v2plan *P, sink *s) {
   unsigned b;
   for (b = 0; b < P->nbodies + (unsigned)P->has_data; b++) {
-    PUT32(s, P->kind[b]);
-    PUT32(s, P->flags[b]);
-    PUT64(s, P->ofs[b]);
-    PUT64(s, P->len[b]);
-    PUT32(s, P->crc[b]);
-    PUT32(s, 0);
+    PUTF(s, SEC, kind, P->kind[b]);
+    PUTF(s, SEC, flags, P->flags[b]);
+    PUTF(s, SEC, ofs_body, P->ofs[b]);
+    PUTF(s, SEC, len_body, P->len[b]);
+    PUTF(s, SEC, crc, P->crc[b]);
+    PUTF(s, SEC, reserved, 0);
   }
 }
 
@@ -1028,14 +1062,14 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
       v3_tensors(&P, &s);
       sum = s.count;
     } else {
-      sum += 8 + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P.n;
+      sum += OCKPT_V2_TENSORS_HEAD_SIZE + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P.n;
     }
     add_body(&P, 1, OCKPT_V2_KIND_TENSORS, OCKPT_V2_FLAG_REQUIRED, sum, 0);
   }
   if (c->has_optimizer) {
     for (sum = 0, k = 0; k < P.K; k++) sum += c->slots[k].name_len;
     add_body(&P, 2, OCKPT_V2_KIND_OPTIMIZER, OCKPT_V2_FLAG_REQUIRED,
-             16 + 16 * (uint64_t)P.K +
+             OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)P.K +
                  (v3 ? OCKPT_V3_SLOT_ENTRY_SIZE : OCKPT_V2_SLOT_ENTRY_SIZE) * (uint64_t)P.K * P.n +
                  sum,
              0);
@@ -1044,7 +1078,8 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
     for (sum = 0, k = 0; k < c->num_state; k++)
       sum += c->state[k].key_len + (c->state[k].type >= OCKPT_V2_VALUE_STRING ? c->state[k].len : 0);
     add_body(&P, 3, OCKPT_V2_KIND_STATE, OCKPT_V2_FLAG_REQUIRED,
-             8 + (uint64_t)OCKPT_V2_STATE_ENTRY_SIZE * c->num_state + sum, 0);
+             OCKPT_V2_STATE_HEAD_SIZE + (uint64_t)OCKPT_V2_STATE_ENTRY_SIZE * c->num_state + sum,
+             0);
   }
   if (c->has_origin) add_body(&P, 5, OCKPT_V2_KIND_ORIGIN, 0, OCKPT_V2_ORIGIN_SIZE, 0);
   if (c->num_sections > OCKPT_V2_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
@@ -1053,7 +1088,9 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
     if (blocks && !blocks_added &&
         (k == c->num_sections || c->sections[k].kind > OCKPT_V3_DATA_BLOCKS_KIND)) {
       add_body(&P, 6, OCKPT_V3_DATA_BLOCKS_KIND, 0,
-               16u + 4u * ((P.data_len + ((uint64_t)1 << P.block_shift) - 1u) >> P.block_shift),
+               OCKPT_V3_DATA_BLOCKS_HEAD_SIZE +
+                   OCKPT_V3_DATA_BLOCKS_SECTION_CRC_ELEM_SIZE *
+                       ((P.data_len + ((uint64_t)1 << P.block_shift) - 1u) >> P.block_shift),
                0);
       blocks_added = 1;
     }
@@ -1106,19 +1143,14 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
 
   /* The header (SPEC.md 6.2): header_crc is the CRC-32C of the 64 bytes with it zero. */
   for (k = 0; k < OCKPT_V2_HEADER_SIZE; k++) header[k] = 0;
-  header[0] = (uint8_t)(OCKPT_MAGIC & 0xFF);
-  header[1] = (uint8_t)(OCKPT_MAGIC >> 8);
-  header[2] = v3 ? OCKPT_VERSION_3 : OCKPT_VERSION_2;
-  for (k = 0; k < 8; k++) {
-    header[8 + k] = (uint8_t)(P.file_size >> (8 * k));
-    header[16 + k] = (uint8_t)((uint64_t)OCKPT_V2_HEADER_SIZE >> (8 * k));
-  }
-  for (k = 0; k < 4; k++) {
-    header[24 + k] = (uint8_t)(nsec >> (8 * k));
-    header[28 + k] = (uint8_t)(s.crc >> (8 * k));
-  }
+  SETF(header, V2H, magic, OCKPT_MAGIC);
+  SETF(header, V2H, version, v3 ? OCKPT_VERSION_3 : OCKPT_VERSION_2);
+  SETF(header, V2H, len_file, P.file_size);
+  SETF(header, V2H, ofs_section_table, OCKPT_V2_HEADER_SIZE);
+  SETF(header, V2H, num_sections, nsec);
+  SETF(header, V2H, section_table_crc, s.crc);
   sum = ockpt_crc32c(0, header, sizeof header);
-  for (k = 0; k < 4; k++) header[4 + k] = (uint8_t)(sum >> (8 * k));
+  SETF(header, V2H, header_crc, sum);
 
   /* Pass 2: the file, in order. */
   sink_init(&s, 0, write, ctx);

@@ -613,6 +613,7 @@ class V3DataBlocksHead:
 
 
 V1_OFFSET_TABLE_OFS_ENTRIES = Array("offset_table", "ofs_entries", "<u4", 4, 0)
+WOF_OFS_ENTRIES = Array("onert_wof", "ofs_entries", "<u4", 4, 0)
 V3_TENSORS_SECTION_LEN_DATA = Array("tensors_section", "len_data", "<u8", 8, 0)
 V3_TENSORS_SECTION_INDEX = Array("tensors_section", "index", "<u4", 4, 1)
 V3_TENSORS_SECTION_MODEL_INDEX = Array("tensors_section", "model_index", "<u4", 4, 2)
