@@ -48,6 +48,10 @@ doc-ref:
   data_blocks_kind: 0x100008
   min_block_shift: 6
   max_block_shift: 24
+  range_index_kind: 0x100009
+  min_group_shift: 4
+  max_group_shift: 16
+  default_group_shift: 6
 seq:
   - id: header
     type: onert_checkpoint_common::header(3)
@@ -120,6 +124,15 @@ types:
         if: entry.kind.to_i == 0x100008
         doc: Kind 0x100008, optional (REQUIRED clear), the per-block CRC-32C of the data section
           (SPEC.md 6.7.4); a reader that does not know it skips it.
+      range_index:
+        io: _root._io
+        pos: entry.ofs_body
+        size: entry.len_body
+        type: range_index_section
+        if: entry.kind.to_i == 0x100009
+        doc: Kind 0x100009, optional (REQUIRED clear), where the placement walk stands every
+          2**group_shift sequence positions of each pass (SPEC.md 6.7.5); a reader that does not
+          know it skips it.
   tensors_section:
     -ockpt-head: tensors_head
     doc: |
@@ -312,6 +325,45 @@ types:
       block_size:
         value: 1 << block_shift
         doc: The block size in bytes.
+  range_index_section:
+    -ockpt-head: range_index_head
+    doc: |
+      Kind 0x100009 (optional, REQUIRED clear; SPEC.md 6.7.5): for each pass p of the placement
+      walk (0: the tensor ranges, 1 + j: slot j's) and each group g of G = 2**group_shift
+      sequence positions, start[p * num_groups + g] is where the walk stands (the end of the
+      last range placed, relative to the data section's start) when pass p reaches position
+      G * g; with an `order` column, position[k] is the sequence position of record k (the
+      inverse of `order`). A lookup walks at most G - 1 ranges from its group's start.
+    seq:
+      - id: group_shift
+        type: u4
+        doc: log2 of the group size G, 4..16, the writer's choice.
+      - id: reserved
+        type: u4
+        doc: Reserved, 0.
+      - id: num_groups
+        type: u8
+        doc: The number of tensor records divided by G, rounded up.
+      - id: start
+        type: u8
+        repeat: expr
+        repeat-expr: num_passes * num_groups
+        doc: Where the walk stands, relative to the data section's start, when pass p reaches
+          sequence position G * g (entry p * num_groups + g).
+      - id: position
+        type: u4
+        repeat: expr
+        repeat-expr: _root.tensors.num_tensors
+        if: _root.has_tensors and _root.tensors.has_order
+        doc: The sequence position of each record (order[position[k]] = k); only with an
+          `order` column.
+    instances:
+      num_passes:
+        value: '1 + (_root.has_optimizer ? _root.optimizer.head.num_slots : 0)'
+        doc: One pass for the tensor ranges, one per optimizer slot.
+      group_size:
+        value: 1 << group_shift
+        doc: G, the sequence positions per group.
   data_range:
     doc: |
       The i-th data range in data order, placed by rule: its start is the end of the previous

@@ -331,6 +331,86 @@ var OnertCheckpointV3 = (function() {
   })();
 
   /**
+   * Kind 0x100009 (optional, REQUIRED clear; SPEC.md 6.7.5): for each pass p of the placement
+   * walk (0: the tensor ranges, 1 + j: slot j's) and each group g of G = 2**group_shift
+   * sequence positions, start[p * num_groups + g] is where the walk stands (the end of the
+   * last range placed, relative to the data section's start) when pass p reaches position
+   * G * g; with an `order` column, position[k] is the sequence position of record k (the
+   * inverse of `order`). A lookup walks at most G - 1 ranges from its group's start.
+   */
+
+  var RangeIndexSection = OnertCheckpointV3.RangeIndexSection = (function() {
+    function RangeIndexSection(_io, _parent, _root) {
+      this._io = _io;
+      this._parent = _parent;
+      this._root = _root;
+
+      this._read();
+    }
+    RangeIndexSection.prototype._read = function() {
+      this.groupShift = this._io.readU4le();
+      this.reserved = this._io.readU4le();
+      this.numGroups = this._io.readU8le();
+      this.start = [];
+      for (var i = 0; i < this.numPasses * this.numGroups; i++) {
+        this.start.push(this._io.readU8le());
+      }
+      if ( ((this._root.hasTensors) && (this._root.tensors.hasOrder)) ) {
+        this.position = [];
+        for (var i = 0; i < this._root.tensors.numTensors; i++) {
+          this.position.push(this._io.readU4le());
+        }
+      }
+    }
+
+    /**
+     * G, the sequence positions per group.
+     */
+    Object.defineProperty(RangeIndexSection.prototype, 'groupSize', {
+      get: function() {
+        if (this._m_groupSize !== undefined)
+          return this._m_groupSize;
+        this._m_groupSize = 1 << this.groupShift;
+        return this._m_groupSize;
+      }
+    });
+
+    /**
+     * One pass for the tensor ranges, one per optimizer slot.
+     */
+    Object.defineProperty(RangeIndexSection.prototype, 'numPasses', {
+      get: function() {
+        if (this._m_numPasses !== undefined)
+          return this._m_numPasses;
+        this._m_numPasses = 1 + (this._root.hasOptimizer ? this._root.optimizer.head.numSlots : 0);
+        return this._m_numPasses;
+      }
+    });
+
+    /**
+     * log2 of the group size G, 4..16, the writer's choice.
+     */
+
+    /**
+     * Reserved, 0.
+     */
+
+    /**
+     * The number of tensor records divided by G, rounded up.
+     */
+
+    /**
+     * Where the walk stands, relative to the data section's start, when pass p reaches sequence position G * g (entry p * num_groups + g).
+     */
+
+    /**
+     * The sequence position of each record (order[position[k]] = k); only with an `order` column.
+     */
+
+    return RangeIndexSection;
+  })();
+
+  /**
    * One record's part of the dims column (nothing for NO_SHAPE).
    */
 
@@ -478,6 +558,26 @@ var OnertCheckpointV3 = (function() {
           io.seek(_pos);
         }
         return this._m_dataBlocks;
+      }
+    });
+
+    /**
+     * Kind 0x100009, optional (REQUIRED clear), where the placement walk stands every 2**group_shift sequence positions of each pass (SPEC.md 6.7.5); a reader that does not know it skips it.
+     */
+    Object.defineProperty(SectionEntry.prototype, 'rangeIndex', {
+      get: function() {
+        if (this._m_rangeIndex !== undefined)
+          return this._m_rangeIndex;
+        if (this.entry.kind == 1048585) {
+          var io = this._root._io;
+          var _pos = io.pos;
+          io.seek(this.entry.ofsBody);
+          this._raw__m_rangeIndex = io.readBytes(this.entry.lenBody);
+          var _io__raw__m_rangeIndex = new KaitaiStream(this._raw__m_rangeIndex);
+          this._m_rangeIndex = new RangeIndexSection(_io__raw__m_rangeIndex, this, this._root);
+          io.seek(_pos);
+        }
+        return this._m_rangeIndex;
       }
     });
 

@@ -97,6 +97,10 @@
 #define OCKPT_V3_DATA_BLOCKS_KIND 0x100008u
 #define OCKPT_V3_MIN_BLOCK_SHIFT 6u
 #define OCKPT_V3_MAX_BLOCK_SHIFT 24u
+#define OCKPT_V3_RANGE_INDEX_KIND 0x100009u
+#define OCKPT_V3_MIN_GROUP_SHIFT 4u
+#define OCKPT_V3_MAX_GROUP_SHIFT 16u
+#define OCKPT_V3_DEFAULT_GROUP_SHIFT 6u
 /* column_bits (onert_checkpoint_v3.ksy) */
 #define OCKPT_V3_COL_INDEX 1u
 #define OCKPT_V3_COL_MODEL_INDEX 2u
@@ -118,6 +122,7 @@
 #define OCKPT_V3_RECORD_DIMS_DIMS_ELEM_SIZE 4u
 #define OCKPT_V3_OPTIMIZER_SECTION_ENTRIES_ELEM_SIZE 8u
 #define OCKPT_V3_DATA_BLOCKS_SECTION_CRC_ELEM_SIZE 4u
+#define OCKPT_V3_RANGE_INDEX_SECTION_START_ELEM_SIZE 8u
 
 #pragma pack(push, 1)
 
@@ -330,6 +335,17 @@ typedef struct ockpt_v3_data_blocks_head_layout {
 #define OCKPT_V3_DATA_BLOCKS_HEAD_AT_RESERVED 4u
 #define OCKPT_V3_DATA_BLOCKS_HEAD_AT_NUM_BLOCKS 8u
 
+/* 16 bytes: the fixed head of onert_checkpoint_v3.ksy `range_index_section`. */
+typedef struct ockpt_v3_range_index_head_layout {
+  uint32_t group_shift;
+  uint32_t reserved;
+  uint64_t num_groups;
+} ockpt_v3_range_index_head_layout;
+#define OCKPT_V3_RANGE_INDEX_HEAD_SIZE 16u
+#define OCKPT_V3_RANGE_INDEX_HEAD_AT_GROUP_SHIFT 0u
+#define OCKPT_V3_RANGE_INDEX_HEAD_AT_RESERVED 4u
+#define OCKPT_V3_RANGE_INDEX_HEAD_AT_NUM_GROUPS 8u
+
 #pragma pack(pop)
 
 /* C99 compile-time size checks (a negative array size fails the build). */
@@ -349,6 +365,7 @@ OCKPT_LAYOUT_SIZE(ockpt_v2_tensor_record_layout, OCKPT_V2_TENSOR_RECORD_SIZE);
 OCKPT_LAYOUT_SIZE(ockpt_v2_slot_entry_layout, OCKPT_V2_SLOT_ENTRY_SIZE);
 OCKPT_LAYOUT_SIZE(ockpt_v3_tensors_head_layout, OCKPT_V3_TENSORS_HEAD_SIZE);
 OCKPT_LAYOUT_SIZE(ockpt_v3_data_blocks_head_layout, OCKPT_V3_DATA_BLOCKS_HEAD_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_v3_range_index_head_layout, OCKPT_V3_RANGE_INDEX_HEAD_SIZE);
 #undef OCKPT_LAYOUT_SIZE
 
 #endif /* OCKPT_LAYOUT_H */

@@ -54,6 +54,10 @@ V3_MAX_RANGE_ALIGNMENT = 64
 V3_DATA_BLOCKS_KIND = 0x100008
 V3_MIN_BLOCK_SHIFT = 6
 V3_MAX_BLOCK_SHIFT = 24
+V3_RANGE_INDEX_KIND = 0x100009
+V3_MIN_GROUP_SHIFT = 4
+V3_MAX_GROUP_SHIFT = 16
+V3_DEFAULT_GROUP_SHIFT = 6
 
 
 class SectionKind(IntEnum):
@@ -612,6 +616,39 @@ class V3DataBlocksHead:
     )
 
 
+class V3RangeIndexHead:
+    """16 bytes: the fixed head of onert_checkpoint_v3.ksy `range_index_section`. Kind 0x100009
+    (optional, REQUIRED clear; SPEC.md 6.7.5): for each pass p of the placement walk (0: the
+    tensor ranges, 1 + j: slot j's) and each group g of G = 2**group_shift sequence positions,
+    start[p * num_groups + g] is where the walk stands (the end of the last range placed,
+    relative to the data section's start) when pass p reaches position G * g; with an `order`
+    column, position[k] is the sequence position of record k (the inverse of `order`). A lookup
+    walks at most G - 1 ranges from its group's start."""
+
+    SIZE = 16
+    FORMAT = "<IIQ"  # the struct module's
+    DTYPE = np.dtype(
+        [
+            ("group_shift", "<u4"),
+            ("reserved", "<u4"),
+            ("num_groups", "<u8"),
+        ]
+    )
+    group_shift = Field("group_shift", 0, 4, "<u4", 1, None)
+    reserved = Field("reserved", 4, 4, "<u4", 1, None)
+    num_groups = Field("num_groups", 8, 8, "<u8", 1, None)
+    FIELDS = (
+        group_shift,
+        reserved,
+        num_groups,
+    )
+    #: The arrays after this head: name, element type, presence bit
+    #: (0: always present).
+    ARRAYS = (
+        ("start", "<u8", 0),
+    )
+
+
 V1_OFFSET_TABLE_OFS_ENTRIES = Array("offset_table", "ofs_entries", "<u4", 4, 0)
 WOF_OFS_ENTRIES = Array("onert_wof", "ofs_entries", "<u4", 4, 0)
 V3_TENSORS_SECTION_LEN_DATA = Array("tensors_section", "len_data", "<u8", 8, 0)
@@ -624,6 +661,7 @@ V3_TENSORS_SECTION_ORDER = Array("tensors_section", "order", "<u4", 4, 32)
 V3_RECORD_DIMS_DIMS = Array("record_dims", "dims", "<u4", 4, 0)
 V3_OPTIMIZER_SECTION_ENTRIES = Array("optimizer_section", "entries", "<u8", 8, 0)
 V3_DATA_BLOCKS_SECTION_CRC = Array("data_blocks_section", "crc", "<u4", 4, 0)
+V3_RANGE_INDEX_SECTION_START = Array("range_index_section", "start", "<u8", 8, 0)
 
 
 #: Every record, by name.
@@ -643,4 +681,5 @@ RECORDS = {
     "V2SlotEntry": V2SlotEntry,
     "V3TensorsHead": V3TensorsHead,
     "V3DataBlocksHead": V3DataBlocksHead,
+    "V3RangeIndexHead": V3RangeIndexHead,
 }

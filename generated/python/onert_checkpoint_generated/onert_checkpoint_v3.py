@@ -291,6 +291,68 @@ class OnertCheckpointV3(KaitaiStruct):
 
 
 
+    class RangeIndexSection(KaitaiStruct):
+        """Kind 0x100009 (optional, REQUIRED clear; SPEC.md 6.7.5): for each pass p of the placement
+        walk (0: the tensor ranges, 1 + j: slot j's) and each group g of G = 2**group_shift
+        sequence positions, start[p * num_groups + g] is where the walk stands (the end of the
+        last range placed, relative to the data section's start) when pass p reaches position
+        G * g; with an `order` column, position[k] is the sequence position of record k (the
+        inverse of `order`). A lookup walks at most G - 1 ranges from its group's start.
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(OnertCheckpointV3.RangeIndexSection, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.group_shift = self._io.read_u4le()
+            self.reserved = self._io.read_u4le()
+            self.num_groups = self._io.read_u8le()
+            self.start = []
+            for i in range(self.num_passes * self.num_groups):
+                self.start.append(self._io.read_u8le())
+
+            if  ((self._root.has_tensors) and (self._root.tensors.has_order)) :
+                pass
+                self.position = []
+                for i in range(self._root.tensors.num_tensors):
+                    self.position.append(self._io.read_u4le())
+
+
+
+
+        def _fetch_instances(self):
+            pass
+            for i in range(len(self.start)):
+                pass
+
+            if  ((self._root.has_tensors) and (self._root.tensors.has_order)) :
+                pass
+                for i in range(len(self.position)):
+                    pass
+
+
+
+        @property
+        def group_size(self):
+            """G, the sequence positions per group."""
+            if hasattr(self, '_m_group_size'):
+                return self._m_group_size
+
+            self._m_group_size = 1 << self.group_shift
+            return getattr(self, '_m_group_size', None)
+
+        @property
+        def num_passes(self):
+            """One pass for the tensor ranges, one per optimizer slot."""
+            if hasattr(self, '_m_num_passes'):
+                return self._m_num_passes
+
+            self._m_num_passes = 1 + (self._root.optimizer.head.num_slots if self._root.has_optimizer else 0)
+            return getattr(self, '_m_num_passes', None)
+
+
     class RecordDims(KaitaiStruct):
         """One record's part of the dims column (nothing for NO_SHAPE)."""
         def __init__(self, rank, _io, _parent=None, _root=None):
@@ -388,6 +450,11 @@ class OnertCheckpointV3(KaitaiStruct):
                 pass
                 self._m_data_blocks._fetch_instances()
 
+            _ = self.range_index
+            if hasattr(self, '_m_range_index'):
+                pass
+                self._m_range_index._fetch_instances()
+
 
         @property
         def body(self):
@@ -442,6 +509,24 @@ class OnertCheckpointV3(KaitaiStruct):
                 io.seek(_pos)
 
             return getattr(self, '_m_data_blocks', None)
+
+        @property
+        def range_index(self):
+            """Kind 0x100009, optional (REQUIRED clear), where the placement walk stands every 2**group_shift sequence positions of each pass (SPEC.md 6.7.5); a reader that does not know it skips it."""
+            if hasattr(self, '_m_range_index'):
+                return self._m_range_index
+
+            if int(self.entry.kind) == 1048585:
+                pass
+                io = self._root._io
+                _pos = io.pos()
+                io.seek(self.entry.ofs_body)
+                self._raw__m_range_index = io.read_bytes(self.entry.len_body)
+                _io__raw__m_range_index = KaitaiStream(BytesIO(self._raw__m_range_index))
+                self._m_range_index = OnertCheckpointV3.RangeIndexSection(_io__raw__m_range_index, self, self._root)
+                io.seek(_pos)
+
+            return getattr(self, '_m_range_index', None)
 
 
     class TensorsSection(KaitaiStruct):

@@ -421,6 +421,12 @@ class Checkpoint(Mapping[object, Tensor]):
     #: size (0: no such section, so a file without one is written back as it was), and None,
     #: for content not read from schema 3, means the writer's default (64 KiB).
     data_block_size: int | None = None
+    #: schema 3: the group size G of the file's range_index section (spec/SPEC.md 6.7.5: where
+    #: the placement stands every G ranges), 0 when it has none; the schema-3 writer writes
+    #: this G (0: no such section, so a file without one is written back as it was), and None,
+    #: for content not read from schema 3, means the writer's default: G = 64 when the file
+    #: has more than 64 tensors, else no section.
+    range_index_group: int | None = None
 
     # The file's bytes and its pending data checks, for a loaded checkpoint (not a field:
     # no annotation, so the type is given by a cast).

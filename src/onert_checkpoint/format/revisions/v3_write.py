@@ -71,6 +71,10 @@ from .v3.constants import (
 )
 from .v3.data_blocks import DEFAULT_BLOCK_SIZE, HEAD_SIZE, block_shift_of, num_blocks
 from .v3.data_blocks import KIND as BLOCKS_KIND
+from .v3.range_index import DEFAULT_SHIFT as DEFAULT_GROUP_SHIFT
+from .v3.range_index import KIND as INDEX_KIND
+from .v3.range_index import group_shift_of, group_starts
+from .v3.range_index import section_body as index_body
 
 __all__ = [
     "COLUMNS",
@@ -317,10 +321,12 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     ranges: list[Buffer] = [cols.held[k] for k in perm[cols.len_data[perm] > 0].tolist()]
     num_ranges = n
     slot_sizes: list[np.ndarray] = []
+    # each pass's sequence positions of ranges with bytes (the range_index section's, 6.7.5)
+    positions: list[np.ndarray] = [np.flatnonzero(cols.len_data[perm] > 0)]
+    rank_of = np.empty(n, np.int64)  # record position -> place in data order
+    rank_of[perm] = np.arange(n)
     if opt_parts is not None:
         assert ckpt.optimizer is not None
-        rank_of = np.empty(n, np.int64)  # record position -> place in data order
-        rank_of[perm] = np.arange(n)
         for name in opt_parts[2]:
             slot = ckpt.optimizer.slots[name]
             keys, lens = array("q"), array("q")
@@ -338,7 +344,9 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
             slot_sizes.append(sizes)
             num_ranges += key_arr.size
             place = rank_of[rows[len_arr > 0]]
-            ranges += [held[j] for j in np.argsort(place, kind="stable").tolist()]
+            by_place = np.argsort(place, kind="stable")
+            ranges += [held[j] for j in by_place.tolist()]
+            positions.append(place[by_place])
 
     bodies: list[tuple[int, int, bytes]] = []  # (kind, flags, body)
     if tensors_body is not None:
@@ -360,6 +368,11 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
         at = len(bodies) - sum(1 for s in extra if s.kind > BLOCKS_KIND)
         placeholder = bytes(HEAD_SIZE + 4 * num_blocks(data_len, shift))
         bodies.insert(at, (BLOCKS_KIND, 0, placeholder))
+    group_shift = _range_index(ckpt, extra, n)
+    if group_shift is not None:  # after data_blocks, before kinds above its own (6.4)
+        at = len(bodies) - sum(1 for s in extra if s.kind > INDEX_KIND)
+        body = _range_index_body(n, group_shift, perm, positions, rel, ranges, rank_of)
+        bodies.insert(at, (INDEX_KIND, 0, body))
     if len(bodies) + has_data > MAX_SECTIONS:
         _fail(f"schema 3 holds at most {MAX_SECTIONS} sections")
 
@@ -417,6 +430,47 @@ def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> in
         return None
     shift = block_shift_of(size)
     return shift if data_len else None
+
+
+def _range_index(ckpt: Checkpoint, extra: Sequence[object], n: int) -> int | None:
+    """The range_index section's group_shift (SPEC 6.7.5), None for no section: the
+    checkpoint's ``range_index_group`` (0: none; None: groups of 64, only when there are more
+    than 64 tensors); no section without tensors."""
+    if any(getattr(s, "kind", None) == INDEX_KIND for s in extra):
+        _fail(
+            f"a kept section of kind {INDEX_KIND} would collide with schema 3's range_index "
+            "section of that kind"
+        )
+    group = ckpt.range_index_group
+    if group is None:
+        return DEFAULT_GROUP_SHIFT if n > 1 << DEFAULT_GROUP_SHIFT else None
+    if group == 0 and not isinstance(group, bool):
+        return None
+    shift = group_shift_of(group)
+    return shift if n else None
+
+
+def _range_index_body(
+    n: int,
+    shift: int,
+    perm: np.ndarray,
+    positions: list[np.ndarray],
+    rel: list[int],
+    ranges: list[Buffer],
+    rank_of: np.ndarray,
+) -> bytes:
+    """The range_index section: where the placement stands every 2**shift positions of each
+    pass, from the placed ranges with bytes (an empty range moves nothing), and the records'
+    positions when there is an ``order`` column (``perm`` not the identity)."""
+    ends = np.array(rel, np.int64) + np.array([b.nbytes for b in ranges], np.int64)
+    passes: list[tuple[np.ndarray | None, np.ndarray]] = []
+    lo = 0
+    for at in positions:
+        passes.append((at, ends[lo : lo + at.size]))
+        lo += at.size
+    starts = group_starts(n, shift, passes)
+    identity = bool((perm == np.arange(n)).all())
+    return index_body(n, shift, starts, None if identity else rank_of)
 
 
 def _optimizer_body(

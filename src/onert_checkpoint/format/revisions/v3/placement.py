@@ -132,9 +132,11 @@ def check_placement(
     slots: SlotLengths | None,
     data: SectionInfo | None,
     verify_data: bool,
+    after_p3: Callable[[Placement], object] | None = None,
 ) -> Placement | None:
     """Rules P0 to P3, and P4 with ``verify_data`` (else :func:`data_checks` runs it later).
-    Returns where every range is, None without ranges."""
+    Returns where every range is, None without ranges. ``after_p3`` runs on the placement
+    between P3 and P4 (the range_index section's rules, SPEC 6.7.5)."""
     if tensors is None:
         if data is not None:  # P0
             fail("empty_section", "data", data.start, "a data section, but no tensors section")
@@ -148,17 +150,29 @@ def check_placement(
         )
     ranges = DataRanges.collect(tensors, slots)
     parts = [np.empty(ranges.count(p), np.int64) for p in range(len(ranges.records))]
-    for part, lo, rel, _ in _walk(view, ranges, data, verify_data):
+    placed: list[Placement] = []
+
+    def between() -> None:
+        placed.append(_placement(ranges, parts))
+        if after_p3 is not None:
+            after_p3(placed[0])
+
+    for part, lo, rel, _ in _walk(view, ranges, data, verify_data, between):
         parts[part][lo : lo + rel.size] = rel
         parts[part][lo : lo + rel.size] += data.start
-    return _placement(ranges, parts)
+    return placed[0]
 
 
 def _walk(
-    view: memoryview, ranges: DataRanges, data: SectionInfo, padding: bool
+    view: memoryview,
+    ranges: DataRanges,
+    data: SectionInfo,
+    padding: bool,
+    between: Callable[[], None] | None = None,
 ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
     """Every range in data order, chunk by chunk: (part, first range, offsets from the
-    section's start, sizes), after rule P2 on them; then P3, then (``padding``) P4.
+    section's start, sizes), after rule P2 on them; then P3, ``between``, then (``padding``)
+    P4.
 
     A range larger than the section fails P2 at the latest at its own place: sizes capped at
     the section's size + 1 place every range before the first failure exactly, and a chunk is
@@ -197,6 +211,8 @@ def _walk(
             data.start + pos,
             f"bytes {data.start + pos}..{data.end} of the data section belong to no range",
         )
+    if between is not None:
+        between()
     if dirty is not None:  # P4
         fail(
             "nonzero_padding",

@@ -30,6 +30,8 @@ from .constants import VERSION
 from .data_blocks import KIND as BLOCKS_KIND
 from .data_blocks import DataBlocks, check_data_blocks
 from .placement import Placement, check_placement, data_checks
+from .range_index import KIND as INDEX_KIND
+from .range_index import RangeIndex, check_range_index
 from .slot_entries import SlotLengths, check_optimizer_section
 from .tensor_columns import TensorColumns, check_tensors_section
 
@@ -56,7 +58,8 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
     blocks_first = _lists_data_blocks(view, num_sections)
     sections = check_section_table(view, num_sections, table_crc, eager and not blocks_first)
     blocks = _data_blocks(view, sections, eager)
-    sections = [s for s in sections if s.kind != BLOCKS_KIND]
+    index = next((s for s in sections if s.kind == INDEX_KIND), None)
+    sections = [s for s in sections if s.kind not in (BLOCKS_KIND, INDEX_KIND)]
     by_kind = {s.kind: s for s in sections if s.kind in KIND_NAMES}
     sec = by_kind.get
     tensors = check_tensors_section(view, t) if (t := sec(Kind.TENSORS)) else None
@@ -65,7 +68,18 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
     state = check_state_section(view, v) if (v := sec(Kind.STATE)) else TrainingState()
     origin = check_origin_section(view, g) if (g := sec(Kind.ORIGIN)) else None
     data = sec(Kind.DATA)
-    placement = check_placement(view, tensors, slots, data, eager)
+    # The range_index section's rules I1 to I7 run after P3, before P4 (SPEC 6.7.5).
+    checked: list[RangeIndex] = []
+
+    def check_index(placed: Placement | None) -> None:
+        assert index is not None
+        checked.append(check_range_index(view, index, tensors, slots, data, placed))
+
+    placement = check_placement(
+        view, tensors, slots, data, eager, None if index is None else check_index
+    )
+    if index is not None and not checked:  # no ranges: I4 refuses the section
+        check_index(None)
 
     pending = None
     if defer and data is not None and tensors is not None:
@@ -93,6 +107,7 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
     )
     ckpt._store = store
     ckpt.data_block_size = 0 if blocks is None else blocks.block_size
+    ckpt.range_index_group = checked[0].group_size if checked else 0
     return ckpt
 
 

@@ -1,0 +1,275 @@
+"""Schema 3's range_index section (kind 0x100009, optional; spec/SPEC.md 6.7.5): where the
+placement walk of rule P2 stands every G = 2**group_shift sequence positions of each pass, so
+that a reader without scratch finds any range's offset in at most G - 1 steps.
+
+Reading: :func:`check_range_index` applies rules I1 to I7 (after P3, before P4) against the
+placement P2 computed. Writing: :func:`group_starts` computes the recorded starts from the
+ranges' sequence positions and ends (the writer's plan and the reader's check share it),
+:func:`section_body` encodes the section. :func:`lookup` is the section's lookup algorithm, as
+a reader without scratch runs it (the tests compare it with the placement).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from onert_checkpoint_generated.layout import (
+    V3_DEFAULT_GROUP_SHIFT,
+    V3_MAX_GROUP_SHIFT,
+    V3_MIN_GROUP_SHIFT,
+    V3_RANGE_INDEX_KIND,
+    V3RangeIndexHead,
+)
+
+from ..v2.constants import NO_STATE
+from ..v2.rules import fail, first
+from ..v2.section_table import SectionInfo
+from .constants import COLUMN_TYPES, range_alignment
+from .placement import Placement
+from .slot_entries import SlotLengths
+from .tensor_columns import TensorColumns
+
+__all__ = [
+    "DEFAULT_SHIFT",
+    "KIND",
+    "MAX_SHIFT",
+    "MIN_SHIFT",
+    "RangeIndex",
+    "check_range_index",
+    "group_shift_of",
+    "group_starts",
+    "lookup",
+    "num_groups",
+    "section_body",
+]
+
+KIND = V3_RANGE_INDEX_KIND
+MIN_SHIFT, MAX_SHIFT = V3_MIN_GROUP_SHIFT, V3_MAX_GROUP_SHIFT
+#: The writer's group size G = 64 when the checkpoint names none; written only when the file
+#: has more than G tensors.
+DEFAULT_SHIFT = V3_DEFAULT_GROUP_SHIFT
+
+HEAD = V3RangeIndexHead
+HEAD_SIZE = HEAD.SIZE
+_START = np.dtype(dict((name, kind) for name, kind, _ in HEAD.ARRAYS)["start"])
+#: position[k] is a sequence position, an element of the `order` column's type
+_POSITION = np.dtype(COLUMN_TYPES["order"])
+
+
+def num_groups(n: int, shift: int) -> int:
+    """ceil(n / 2**shift)."""
+    return -(-n >> shift)
+
+
+def group_shift_of(size: object) -> int:
+    """log2 of a group size the writer accepts (a power of two, 16..65,536)."""
+    from ..v2_write import _fail
+
+    if (
+        isinstance(size, bool)
+        or not isinstance(size, (int, np.integer))
+        or size <= 0
+        or int(size) & (int(size) - 1)
+        or not MIN_SHIFT <= int(size).bit_length() - 1 <= MAX_SHIFT
+    ):
+        _fail(
+            f"range_index_group {size!r} is not a power of two from {1 << MIN_SHIFT} to "
+            f"{1 << MAX_SHIFT} (0 writes no range_index section)"
+        )
+    return int(size).bit_length() - 1
+
+
+@dataclass
+class RangeIndex:
+    """A validated range_index section: its group shift, starts and (with an ``order``
+    column) positions, views on the file."""
+
+    shift: int
+    starts: np.ndarray
+    positions: np.ndarray | None
+
+    @property
+    def group_size(self) -> int:
+        return 1 << self.shift
+
+
+# One pass of the walk: the sequence positions of its ranges (ascending; None: every position
+# 0..n-1 has a range) and each range's end relative to the data section's start.
+Pass = tuple[np.ndarray | None, np.ndarray]
+
+
+def group_starts(n: int, shift: int, passes: list[Pass]) -> np.ndarray:
+    """``start`` of 6.7.5 (u64, pass-major): for each pass and group g, where the walk stands
+    when the pass reaches position G*g, i.e. the end of the last range of the pass at an
+    earlier position, or where the previous pass ended (0 for the first)."""
+    m = num_groups(n, shift)
+    bounds = np.arange(m, dtype=np.int64) << shift
+    out = np.empty(len(passes) * m, np.uint64)
+    base = 0
+    for p, (positions, ends) in enumerate(passes):
+        last = bounds - 1 if positions is None else np.searchsorted(positions, bounds) - 1
+        if ends.size:
+            values = np.where(last >= 0, ends[np.maximum(last, 0)], base)
+            base = int(ends[-1])
+        else:
+            values = np.full(m, base, np.int64)
+        out[p * m : (p + 1) * m] = values
+    return out
+
+
+def section_body(n: int, shift: int, starts: np.ndarray, positions: np.ndarray | None) -> bytes:
+    """The range_index section: the head, the starts, and (with an ``order`` column) every
+    record's sequence position."""
+    head = np.zeros(1, HEAD.DTYPE)
+    head["group_shift"] = shift
+    head["num_groups"] = num_groups(n, shift)
+    body = head.tobytes() + starts.astype(_START, copy=False).tobytes()
+    if positions is not None:
+        body += positions.astype(_POSITION).tobytes()
+    return body
+
+
+def _passes(
+    tensors: TensorColumns, slots: SlotLengths | None, placement: Placement, data: SectionInfo
+) -> list[Pass]:
+    """Every pass of the walk P2 made, from the offsets it found (record order, absolute)."""
+    n = tensors.size
+    order = tensors.order
+    lengths = tensors.lengths.astype(np.int64)
+    ends = placement.tensor_offsets - data.start + lengths
+    passes: list[Pass] = [(None, ends if order is None else ends[order])]
+    if slots is None:
+        return passes
+    where = None
+    if order is not None:
+        where = np.empty(n, np.int64)
+        where[order] = np.arange(n)
+    for j, (rows, offsets) in enumerate(zip(placement.slot_rows, placement.slot_offsets)):
+        slot_ends = offsets - data.start + slots.lengths[j][rows].astype(np.int64)
+        if where is None:  # records with an entry, ascending: their positions
+            passes.append((rows, slot_ends))
+            continue
+        at = where[rows]
+        mask = np.zeros(n, bool)
+        mask[at] = True
+        by_position = np.empty(n, np.int64)
+        by_position[at] = slot_ends
+        positions = np.flatnonzero(mask)
+        passes.append((positions, by_position[positions]))
+    return passes
+
+
+def check_range_index(
+    view: memoryview,
+    sec: SectionInfo,
+    tensors: TensorColumns | None,
+    slots: SlotLengths | None,
+    data: SectionInfo | None,
+    placement: Placement | None,
+) -> RangeIndex:
+    """Rules I1 to I7 on the range_index section ``sec`` (spec/SPEC.md 6.7.5), after P3."""
+    s, length = sec.start, sec.length
+    if length < HEAD_SIZE:  # I1
+        fail(
+            "bad_range_index",
+            "range_index",
+            s,
+            f"the range_index section has {length} bytes, less than its {HEAD_SIZE}-byte head",
+        )
+    head = np.frombuffer(view, HEAD.DTYPE, 1, s)[0]
+    shift, reserved, count = (int(head[f.name]) for f in HEAD.FIELDS)
+    if reserved:  # I2
+        fail(
+            "reserved_nonzero",
+            "range_index.reserved",
+            s + HEAD.reserved.offset,
+            "reserved field is not 0",
+        )
+    if not MIN_SHIFT <= shift <= MAX_SHIFT:  # I3
+        fail(
+            "bad_range_index",
+            "range_index.group_shift",
+            s + HEAD.group_shift.offset,
+            f"group_shift {shift} is outside {MIN_SHIFT}..{MAX_SHIFT} "
+            f"(groups of {1 << MIN_SHIFT} to {1 << MAX_SHIFT} ranges)",
+        )
+    if tensors is None or data is None or placement is None:  # I4
+        fail("empty_section", "range_index", s, "a range_index section, but no tensors section")
+    n = tensors.size
+    passes = 1 + (0 if slots is None else len(slots.names))
+    m = num_groups(n, shift)
+    if count != m:  # I5
+        fail(
+            "bad_range_index",
+            "range_index.num_groups",
+            s + HEAD.num_groups.offset,
+            f"num_groups is {count}; {n} tensor records in groups of {1 << shift} make {m}",
+        )
+    order = tensors.order
+    want = HEAD_SIZE + _START.itemsize * passes * m
+    if order is not None:
+        want += _POSITION.itemsize * n
+    if length != want:
+        fail(
+            "bad_range_index",
+            "range_index.start",
+            s + HEAD_SIZE,
+            f"the range_index section has {length} bytes; {passes} passes of {m} groups"
+            f"{' and a position per record' if order is not None else ''} need {want}",
+        )
+    starts = np.frombuffer(view, _START, passes * m, s + HEAD_SIZE)
+    expected = group_starts(n, shift, _passes(tensors, slots, placement, data))
+    bad = first(starts != expected)
+    if bad is not None:  # I6
+        fail(
+            "bad_range_index",
+            f"range_index.start[{bad}]",
+            s + HEAD_SIZE + _START.itemsize * bad,
+            f"start[{bad}] (pass {bad // m}, group {bad % m}) is {int(starts[bad])}; the walk "
+            f"stands at {int(expected[bad])}",
+        )
+    positions = None
+    if order is not None:
+        c = s + HEAD_SIZE + _START.itemsize * passes * m
+        positions = np.frombuffer(view, _POSITION, n, c)
+        bad = first(positions[order] != np.arange(n))
+        if bad is not None:  # I7
+            k = int(order[bad])
+            fail(
+                "bad_range_index",
+                f"range_index.position[{k}]",
+                c + _POSITION.itemsize * k,
+                f"position[{k}] is {int(positions[k])}; record {k} is at sequence position "
+                f"{bad} of the order column",
+            )
+    return RangeIndex(shift, starts, positions)
+
+
+def lookup(
+    index: RangeIndex,
+    lengths: list[np.ndarray],
+    order: np.ndarray | None,
+    part: int,
+    k: int,
+) -> int:
+    """6.7.5's lookup: the offset, relative to the data section's start, of record ``k``'s
+    range in pass ``part`` (0: its tensor range, 1 + j: its slot-j entry), from the group's
+    start and at most G - 1 ranges before it. ``lengths[part]`` is the pass's size column in
+    record order (``len_data``, or slot j's entries with NO_STATE)."""
+    sizes = lengths[part]
+    m = index.starts.size // len(lengths)
+    q = k if index.positions is None else int(index.positions[k])
+    g = q >> index.shift
+    pos = int(index.starts[part * m + g])
+    for i in range(g << index.shift, q):
+        r = i if order is None else int(order[i])
+        size = int(sizes[r])
+        if part and size == NO_STATE:
+            continue
+        pos = _align(pos, range_alignment(size)) + size
+    return _align(pos, range_alignment(int(sizes[k])))
+
+
+def _align(x: int, a: int) -> int:
+    return -(-x // a) * a
