@@ -24,13 +24,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import struct
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from onert_checkpoint_generated.layout import V1Header
+from onert_checkpoint_generated.layout import Field, Header, V1Header, WofHeader
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
@@ -214,6 +216,234 @@ class V1:
 
     def set_entry(self, block: str, i: int, value: int) -> bytes:
         return put(self.data, self.entry_at(block, i), value)
+
+
+# ------------------------------------------------------------------------------------------------
+# Invalid vectors as data: a table of cases, each a base file, a patch and the expected error
+
+
+#: A named place of a file (see Places), or a named place and a byte delta from it (one byte).
+Place = str | tuple[str, int]
+
+
+@dataclass(frozen=True)
+class Add:
+    """A value: the field's current value plus ``delta``."""
+
+    delta: int
+
+
+@dataclass(frozen=True)
+class Xor:
+    """A value: the current value with the bits of ``mask`` flipped."""
+
+    mask: int
+
+
+@dataclass(frozen=True)
+class At:
+    """A value: the position of a place of the base file."""
+
+    place: Place
+
+
+@dataclass(frozen=True)
+class Copy:
+    """A value: the value of another field of the base file."""
+
+    place: str
+
+
+@dataclass(frozen=True)
+class Cut:
+    """The file cut after its first ``end`` bytes (``end`` < 0: that many bytes off its end)."""
+
+    end: int
+
+
+@dataclass(frozen=True)
+class Append:
+    raw: bytes
+
+
+Value = int | bytes | Add | Xor | At | Copy
+#: A patch: places and their new values, or such pairs and cuts and appends, in order.
+Patch = dict[Place, Value] | tuple[tuple[Place, Value] | Cut | Append, ...]
+
+
+@dataclass(frozen=True)
+class Spot:
+    """Where a place is: its position, its width in bytes, whether it is signed, and whether it
+    is a field (of a layout record, or an entry of an offset table), a whole record, or an area
+    (a byte range without fields of its own)."""
+
+    pos: int
+    width: int
+    signed: bool = False
+    what: str = "field"
+
+
+class Places:
+    """The named places of a file, in the words of the error fields (SPEC.md 9, error fields):
+    ``record`` (``tensors[2]``, ``sections[1]``), ``record.field`` and ``record.field[i]`` (the
+    generated layout gives the field's offset and width: ``tensors[2].rank``,
+    ``tensors[1].dims[3]``), a bare header field (``num_sections``), ``area.end``, ``end`` (the
+    file's size) and ``*place`` (the position a field holds: ``*tensors[1].ofs_name``)."""
+
+    HEADER: type = Header
+    #: error field names that name an area of bytes, not a field (padding, a pool of names)
+    AREAS: frozenset[str] = frozenset()
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def record(self, path: str) -> tuple[int, type | int] | None:
+        """Position and layout class (or width) of the record ``path``; None if none is."""
+        return (0, self.HEADER) if path == "header" else None
+
+    def end(self, area: str) -> int:
+        raise KeyError(f"{area}.end")
+
+    def find(self, place: str) -> Spot:
+        if place.startswith("*"):
+            held = self.find(place[1:])
+            value = int.from_bytes(self.data[held.pos : held.pos + held.width], "little")
+            return Spot(value, 1, what="area")
+        if place == "end":
+            return Spot(len(self.data), 0, what="area")
+        found = self.record(place)
+        if found is not None:
+            pos, kind = found
+            if isinstance(kind, int):
+                return Spot(pos, kind, what="field" if kind else "area")
+            return Spot(pos, kind.SIZE, what="record")
+        head, _, tail = place.rpartition(".")
+        if tail == "end":
+            return Spot(self.end(head), 0, what="area")
+        found = self.record(head or "header")
+        name = re.fullmatch(r"([a-z_0-9]+)(?:\[(\d+)\])?", tail)
+        if found is None or isinstance(found[1], int) or name is None:
+            raise KeyError(place)
+        field = getattr(found[1], name[1], None)
+        if not isinstance(field, Field):
+            raise KeyError(place)
+        element = field.size // field.count
+        if name[2] is None:
+            return Spot(found[0] + field.offset, field.size, field.format.startswith("i"))
+        if int(name[2]) >= field.count:
+            raise KeyError(place)
+        at = found[0] + field.offset + element * int(name[2])
+        return Spot(at, element, field.format.startswith("i"))
+
+    def position(self, place: Place) -> int:
+        if isinstance(place, str):
+            return self.find(place).pos
+        return self.find(place[0]).pos + place[1]
+
+    def names(self, field: str) -> Spot | None:
+        """The place an error field names: a place, the bytes a ``name`` or ``key`` points at
+        (``tensors[1].name``: where ``tensors[1].ofs_name`` points), or one of AREAS (None).
+        KeyError if it names nothing of the layout."""
+        if field in self.AREAS:
+            return None
+        pointer = re.fullmatch(r"(.+)\.(name|key)", field)
+        if pointer:
+            target = self.find(f"*{pointer[1]}.ofs_{pointer[2]}")
+            return Spot(target.pos, 1, what="target")
+        return self.find(field)
+
+
+class WofPlaces(Places):
+    """WOF (onert_wof.ksy): the header, then ``tensors[i]``, the u32 offset table, and
+    ``tensors.data``, the bytes after it."""
+
+    HEADER = WofHeader
+    ENTRY = 4  # ofs_entries: u4
+
+    def record(self, path: str) -> tuple[int, type | int] | None:
+        entry = re.fullmatch(r"tensors\[(\d+)\]", path)
+        if entry:
+            return WofHeader.SIZE + self.ENTRY * int(entry[1]), self.ENTRY
+        if path == "tensors":
+            return WofHeader.SIZE, 0
+        if path == "tensors.data":
+            n = int.from_bytes(self.data[WofHeader.num_entries.offset :][:4], "little")
+            return WofHeader.SIZE + self.ENTRY * n, 0
+        return super().record(path)
+
+
+class V1Places(Places):
+    """Schema 1 (onert_checkpoint_v1.ksy): the header and its fields."""
+
+    HEADER = V1Header
+
+
+@dataclass(frozen=True)
+class Case:
+    """An invalid vector as data: ``base`` with ``patch`` applied (then its CRC-32Cs resealed:
+    ``seal`` "all", "header" or "none"), and the error of the first rule of spec/SPEC.md the
+    result breaks: ``code``, ``field`` and ``offset`` (a number, or a place of the base file).
+    ``error_as`` names the places of the error when the file is read as another revision."""
+
+    name: str
+    base: bytes
+    patch: Patch
+    code: str
+    field: str
+    offset: int | Place
+    note: str
+    seal: str = "none"
+    error_as: type[Places] | None = None
+
+
+def patched(case: Case, places: type[Places]) -> bytes:
+    """The bytes of ``case``: its patch applied at places of the base file."""
+    where = places(case.base)
+    data = bytearray(case.base)
+    ops = case.patch.items() if isinstance(case.patch, dict) else case.patch
+    for op in ops:
+        if isinstance(op, Cut):
+            del data[op.end :]
+            continue
+        if isinstance(op, Append):
+            data += op.raw
+            continue
+        place, value = op
+        spot = where.find(place) if isinstance(place, str) else Spot(where.position(place), 1)
+        if isinstance(value, bytes):
+            data[spot.pos : spot.pos + len(value)] = value
+            continue
+        old = data[spot.pos : spot.pos + spot.width]
+        current = int.from_bytes(old, "little", signed=spot.signed)
+        if isinstance(value, Add):
+            value = current + value.delta
+        elif isinstance(value, Xor):
+            value = current ^ value.mask
+        elif isinstance(value, At):
+            value = where.position(value.place)
+        elif isinstance(value, Copy):
+            held = where.find(value.place)
+            value = int.from_bytes(case.base[held.pos : held.pos + held.width], "little")
+        data[spot.pos : spot.pos + spot.width] = value.to_bytes(
+            spot.width, "little", signed=spot.signed
+        )
+    sealed = {"all": reseal, "header": reseal_header_only, "none": bytes}[case.seal]
+    return sealed(bytes(data))
+
+
+def expected_offset(case: Case, places: type[Places]) -> int:
+    if isinstance(case.offset, int):
+        return case.offset
+    return (case.error_as or places)(case.base).position(case.offset)
+
+
+def apply_table(table: str) -> None:
+    """An invalid vector ``invalid-<prefix><name>`` per case of CASE_TABLES[table]."""
+    prefix, places, cases = CASE_TABLES[table]
+    for case in cases():
+        data = patched(case, places)
+        offset = expected_offset(case, places)
+        invalid(f"{prefix}{case.name}", data, case.note, case.code, case.field, offset)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -983,78 +1213,7 @@ def make_invalid() -> None:
         0,
     )
 
-    # WOF: a version-1 file that is no valid checkpoint and no valid WOF is reported as WOF when
-    # it is WOF-shaped (detection 5.4)
-    wv = WOF
-    wtab, wn = 8, u32(WOF, 4)
-    wdata = wtab + 4 * wn
-    invalid(
-        "wof-reserved", put8(wv, 3, 1), "WOF: reserved byte 1", "reserved_nonzero", "reserved", 3
-    )
-    invalid(
-        "wof-entry-past-end",
-        put(wv, wtab + 4 * 4, len(wv) + 1),
-        "WOF rule 8: an entry past the end of the file",
-        "offset_out_of_bounds",
-        "tensors[4]",
-        wtab + 16,
-    )
-    invalid(
-        "wof-entry-into-table",
-        put(wv, wtab + 4 * 2, wtab + 4),
-        "WOF rule 8: an entry into the offset table",
-        "entry_out_of_block",
-        "tensors[2]",
-        wtab + 8,
-    )
-    invalid(
-        "wof-entry-into-header",
-        put(wv, wtab + 4 * 1, 2),
-        "WOF rule 8: a (formerly absent) entry into the header",
-        "entry_out_of_block",
-        "tensors[1]",
-        wtab + 4,
-    )
-    stored_first = min((u32(wv, wtab + 4 * i), i) for i in range(wn) if u32(wv, wtab + 4 * i))[1]
-    invalid(
-        "wof-hole",
-        put(wv, wtab + 4 * stored_first, wdata + 4),
-        "WOF rule 9: a hole before the first entry",
-        "unreferenced_bytes",
-        "tensors",
-        wdata,
-    )
-    zero = wv
-    for i in range(wn):
-        zero = put(zero, wtab + 4 * i, 0)
-    invalid(
-        "wof-all-absent-with-data",
-        zero,
-        "WOF rule 9: every entry absent but data follows the table",
-        "unreferenced_bytes",
-        "tensors",
-        wdata,
-    )
-    # Not WOF-shaped (the count does not fit): the checkpoint's error is reported. Read as a
-    # checkpoint, WOF's entries 1..3 are ofs_opt2, ofs_other and num_entries.
-    invalid(
-        "wof-count-exceeds",
-        put(wv, 4, len(wv)),
-        "detection 5.4: a WOF count too large is not WOF-shaped: the checkpoint error (rule 3, "
-        "its num_entries is WOF's entry 2)",
-        "count_exceeds_file",
-        "num_entries",
-        16,
-    )
-    short_wof = write_wof(tensors({0: 1}))  # 16 bytes: shorter than a checkpoint header
-    invalid(
-        "wof-short-entry-into-header",
-        put(short_wof, 8, 4),
-        "a 16-byte WOF whose entry points into the header: WOF-shaped, so WOF rule 8",
-        "entry_out_of_block",
-        "tensors[0]",
-        8,
-    )
+    apply_table("wof")
 
     # Readers must apply the rules in the order of spec/SPEC.md (the first failing rule wins).
     both = V1(osgd.set_entry("weights", 0, 4)).set_entry("weights", 1, osgd.size + 1)
@@ -1095,6 +1254,52 @@ def make_invalid() -> None:
         "version",
         2,
     )
+
+
+def wof_cases() -> list[Case]:
+    """WOF: a version-1 file that is no valid checkpoint and no valid WOF is reported as WOF when
+    it is WOF-shaped (detection 5.4). WOF holds tensors 0, 2 and 3 of 5."""
+    n = u32(WOF, WofHeader.num_entries.offset)
+    entries = [u32(WOF, WofPlaces(WOF).find(f"tensors[{i}]").pos) for i in range(n)]
+    stored_first = min((at, i) for i, at in enumerate(entries) if at)[1]
+    short_wof = write_wof(tensors({0: 1}))  # 16 bytes: shorter than a checkpoint header
+    # fmt: off
+    return [
+        Case("wof-reserved", WOF, {"reserved": 1},
+             "reserved_nonzero", "reserved", "reserved", "WOF: reserved byte 1"),
+        Case("wof-entry-past-end", WOF, {"tensors[4]": len(WOF) + 1},
+             "offset_out_of_bounds", "tensors[4]", "tensors[4]",
+             "WOF rule 8: an entry past the end of the file"),
+        Case("wof-entry-into-table", WOF, {"tensors[2]": At("tensors[1]")},
+             "entry_out_of_block", "tensors[2]", "tensors[2]",
+             "WOF rule 8: an entry into the offset table"),
+        Case("wof-entry-into-header", WOF, {"tensors[1]": 2},
+             "entry_out_of_block", "tensors[1]", "tensors[1]",
+             "WOF rule 8: a (formerly absent) entry into the header"),
+        Case("wof-hole", WOF, {f"tensors[{stored_first}]": At(("tensors.data", 4))},
+             "unreferenced_bytes", "tensors", "tensors.data",
+             "WOF rule 9: a hole before the first entry"),
+        Case("wof-all-absent-with-data", WOF, {f"tensors[{i}]": 0 for i in range(n)},
+             "unreferenced_bytes", "tensors", "tensors.data",
+             "WOF rule 9: every entry absent but data follows the table"),
+        # Not WOF-shaped (the count does not fit): the checkpoint's error is reported. Read as a
+        # checkpoint, WOF's entries 1..3 are ofs_opt2, ofs_other and num_entries.
+        Case("wof-count-exceeds", WOF, {"num_entries": len(WOF)},
+             "count_exceeds_file", "num_entries", "num_entries",
+             "detection 5.4: a WOF count too large is not WOF-shaped: the checkpoint error "
+             "(rule 3, its num_entries is WOF's entry 2)", error_as=V1Places),
+        Case("wof-short-entry-into-header", short_wof, {"tensors[0]": 4},
+             "entry_out_of_block", "tensors[0]", "tensors[0]",
+             "a 16-byte WOF whose entry points into the header: WOF-shaped, so WOF rule 8"),
+    ]
+    # fmt: on
+
+
+#: Every table of invalid vectors: name -> (the prefix of its vector names, the places of its
+#: files, its cases). tests/test_vector_cases.py checks every case's field and offset.
+CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
+    "wof": ("", WofPlaces, wof_cases),
+}
 
 
 # ------------------------------------------------------------------------------------------------

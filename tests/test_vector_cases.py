@@ -1,0 +1,90 @@
+"""The invalid vectors spec/make_vectors.py builds from tables (its CASE_TABLES): every case's
+expected error names a place the generated layout knows, at an offset inside the file.
+
+A case is a base file, a patch and the expected error (code, field, offset); the field follows
+the names of SPEC.md 9 (``tensors[2].rank``), which the table's ``Places`` resolve with the
+offsets of generated/python/onert_checkpoint_generated/layout.py.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC = ROOT / "spec"
+
+
+def _make_vectors():
+    if "make_vectors" in sys.modules:
+        return sys.modules["make_vectors"]
+    spec = importlib.util.spec_from_file_location("make_vectors", SPEC / "make_vectors.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["make_vectors"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+mv = _make_vectors()
+CASES = [
+    pytest.param(prefix, places, case, id=f"{prefix}{case.name}")
+    for table, (prefix, places, cases) in mv.CASE_TABLES.items()
+    for case in cases()
+]
+
+
+def test_every_table_has_cases_with_unique_names() -> None:
+    names = [p.id for p in CASES]
+    assert len(names) == len(set(names))
+    for table, (_prefix, _places, cases) in mv.CASE_TABLES.items():
+        assert cases(), table
+
+
+@pytest.mark.parametrize(("prefix", "places", "case"), CASES)
+def test_case_offset_lies_within_its_file(prefix, places, case) -> None:
+    data = mv.patched(case, places)
+    assert 0 <= mv.expected_offset(case, places) < len(data)
+
+
+@pytest.mark.parametrize(("prefix", "places", "case"), CASES)
+def test_case_field_names_a_place_of_the_layout(prefix, places, case) -> None:
+    """The field is a layout field (the offset lies inside it), the bytes a ``name``/``key``
+    field points at (the offset is where they start), a record or area of the file, or one of
+    the table's named areas (padding, a pool of names)."""
+    where = (case.error_as or places)(case.base)
+    spot = where.names(case.field)  # KeyError: the field names nothing of the layout
+    offset = mv.expected_offset(case, places)
+    if spot is None:
+        assert case.field in where.AREAS
+    elif spot.what == "field":
+        assert spot.pos <= offset < spot.pos + spot.width, (case.field, spot, offset)
+    elif spot.what == "target":
+        assert offset == spot.pos, (case.field, spot, offset)
+
+
+@pytest.mark.parametrize(("prefix", "places", "case"), CASES)
+def test_case_is_its_committed_vector(prefix, places, case) -> None:
+    stem = SPEC / "vectors" / f"invalid-{prefix}{case.name}"
+    assert mv.patched(case, places) == stem.with_suffix(".ckpt").read_bytes()
+    error = json.loads(stem.with_suffix(".json").read_text())["error"]
+    assert error == {
+        "code": case.code,
+        "field": case.field,
+        "offset": mv.expected_offset(case, places),
+    }
+
+
+def test_places_follow_the_generated_layout() -> None:
+    from onert_checkpoint_generated.layout import WofHeader
+
+    where = mv.WofPlaces(mv.WOF)
+    assert where.find("reserved").pos == WofHeader.reserved.offset
+    assert where.find("tensors[2]").pos == WofHeader.SIZE + 2 * 4
+    for unknown in ("reservd", "tensors[2].flags", "header.num_entries[1]"):
+        with pytest.raises(KeyError):
+            where.names(unknown)
