@@ -144,6 +144,7 @@ PUBLIC_API: dict[str, ApiPath] = {
         ApiPath("open", CHECKPOINT, lambda f, out: _open_and_read(f.path), takes_object=False),
         ApiPath("save", CHECKPOINT, lambda f, out: oc.save(_ck(f), out / "saved.ckpt")),
         ApiPath("to_bytes", CHECKPOINT, lambda f, out: oc.to_bytes(_ck(f))),
+        ApiPath("save_stream", CHECKPOINT, lambda f, out: _save_stream(_ck(f), out)),
         ApiPath("convert", CHECKPOINT, lambda f, out: consume(oc.convert(_ck(f), "v3"))),
         ApiPath("upgrade", CHECKPOINT, lambda f, out: consume(oc.upgrade(_ck(f), to="v3"))),
         ApiPath("downgrade", CHECKPOINT,
@@ -181,6 +182,12 @@ PUBLIC_API: dict[str, ApiPath] = {
                 bounded=False),
     ]
 }
+
+
+def _save_stream(ckpt: oc.Checkpoint, out: Path) -> int:
+    """``save_stream`` as a user writing to a pipe or stdout calls it: a file object."""
+    with open(out / "streamed.ckpt", "wb") as file:
+        return oc.save_stream(ckpt, file)
 
 
 def _open_and_read(path: Path) -> None:

@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the names below, imported on first use (module __getattr__)
         UnsupportedFormatError,
     )
     from .format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-    from .format.saving import save, to_bytes
+    from .format.saving import save, save_stream, to_bytes
     from .interchange.safetensors_io import from_safetensors, to_safetensors
     from .interchange.tensor_dict import from_npz, from_numpy_dict, to_npz, to_numpy_dict
     from .interchange.torch_bridge import from_torch, to_torch
@@ -67,6 +67,7 @@ _LAZY = {
     "Tensor": ".format.model",
     "TrainingState": ".format.model",
     "save": ".format.saving",
+    "save_stream": ".format.saving",
     "to_bytes": ".format.saving",
     "from_safetensors": ".interchange.safetensors_io",
     "to_safetensors": ".interchange.safetensors_io",
@@ -130,6 +131,7 @@ __all__ = [
     "new_checkpoint",
     "open",
     "save",
+    "save_stream",
     "to_bytes",
     "to_npz",
     "to_numpy_dict",

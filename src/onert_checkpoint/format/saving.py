@@ -27,6 +27,7 @@ import errno
 import fcntl
 import hashlib
 import io
+import itertools
 import mmap
 import os
 import re
@@ -35,7 +36,7 @@ import stat
 import sys
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 from .entries import DataStore, SlotEntries, must_verify, stores_of
 from .loss import check_lossless
@@ -43,7 +44,7 @@ from .model import Checkpoint
 from .revisions.registry import REVISIONS
 from .source import not_regular
 
-__all__ = ["KEEP", "chunks", "save", "to_bytes", "verify_sources", "write_atomic"]
+__all__ = ["KEEP", "chunks", "save", "save_stream", "to_bytes", "verify_sources", "write_atomic"]
 
 
 class _Keep:
@@ -334,6 +335,7 @@ def save(
     path: str | os.PathLike,
     *,
     progress: Callable[[int], object] | None = None,
+    forward_only: bool = False,
     **kwargs: Any,
 ) -> None:
     """Write ``ckpt`` to ``path`` atomically.
@@ -345,13 +347,78 @@ def save(
     ``progress``, if given, is called with the byte count of every chunk as it is written
     (the command line feeds a progress bar with it).
 
+    Schema 2 and 3 are written in one pass with the data section's checksums summed on the
+    way, then the header and section table (and schema 3's per-block checksums) written over
+    their placeholders. ``forward_only=True`` computes every checksum first, in a read pass
+    over the data, and then writes each byte once, in order, never at an offset: the same
+    bytes, for storage that only appends (docs/saving.md, "Writing in one forward pass";
+    :func:`save_stream` writes to a pipe or any other file object that way).
+
     ``path`` must be a regular file or not exist (a directory, FIFO, socket or device is
     refused with an ``OSError``; an empty path with a ``ValueError``); a symbolic link is
     followed and kept. Every ``OSError`` names ``path``.
     """
     user = _user_path(path)
-    data = _stream(ckpt, **kwargs)  # plans the layout: errors come before any file is touched
+    # plans the layout (and, forward only, every checksum): errors come before any file is
+    # touched
+    data = _no_patches(_forward(ckpt, **kwargs)) if forward_only else _stream(ckpt, **kwargs)
     _write_target(user, data, progress)
+
+
+def _forward(ckpt: Checkpoint, **kwargs: Any) -> Iterator[bytes | memoryview]:
+    """The file's bytes in order with every checksum already computed: :func:`chunks`, with
+    its plan (and the data read pass of schema 2 and 3) made before the first chunk is
+    asked for."""
+    data = chunks(ckpt, **kwargs)
+    first = next(data, None)  # a generator plans on its first step: before any byte goes out
+    return data if first is None else itertools.chain((first,), data)
+
+
+def save_stream(
+    ckpt: Checkpoint,
+    file: BinaryIO,
+    *,
+    progress: Callable[[int], object] | None = None,
+    **kwargs: Any,
+) -> int:
+    """Write ``ckpt`` to the binary file object ``file`` in one forward pass; returns the
+    number of bytes written.
+
+    For targets that cannot seek or only append: a pipe (``os.fdopen(w, "wb")``), standard
+    output (``sys.stdout.buffer``), a socket's file, an object store's upload stream, an
+    append-only file. Every offset and every checksum is computed first (schema 2 and 3
+    read the data once for their checksums), then each byte is written once, in order,
+    through ``file.write`` at the file's own position: ``seek``, ``tell`` and ``fileno``
+    are never called. The bytes are those :func:`save` and :func:`to_bytes` write; the
+    options are theirs (``revision``, ``dialect``, ``allow_lossy``). ``file`` is flushed,
+    not closed.
+
+    Content errors (``not_representable``, a failed data check of the source) are raised
+    before the first byte is written. A write error or an interruption afterwards leaves
+    the receiver with a prefix of the file: nothing here can take back what a pipe has sent,
+    so unlike :func:`save` there is no old file to keep (docs/saving.md, "Writing in one
+    forward pass", says what a reader makes of a prefix).
+    """
+    write = file.write
+    written = 0
+    for chunk in _forward(ckpt, **kwargs):
+        view = memoryview(chunk).cast("B")
+        if not view:
+            continue
+        rest = view
+        while rest:
+            n = write(rest)
+            # a raw file may take part of it; a file-like that returns nothing took it all
+            if n is None or n >= len(rest):
+                break
+            rest = rest[n:]
+        written += len(view)
+        if progress is not None:
+            progress(len(view))
+    flush = getattr(file, "flush", None)
+    if flush is not None:
+        flush()
+    return written
 
 
 def write_atomic(
