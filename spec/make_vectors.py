@@ -30,9 +30,25 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
-from onert_checkpoint_generated.layout import Field, Header, V1Header, WofHeader
+from onert_checkpoint_generated.layout import (
+    Field,
+    Header,
+    OptimizerHead,
+    Origin,
+    SectionEntry,
+    SectionKind,
+    SlotDescriptor,
+    StateEntry,
+    StateHead,
+    V1Header,
+    V2SlotEntry,
+    V2TensorRecord,
+    V2TensorsHead,
+    WofHeader,
+)
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
@@ -291,6 +307,7 @@ class Places:
     file's size) and ``*place`` (the position a field holds: ``*tensors[1].ofs_name``)."""
 
     HEADER: type = Header
+    SEAL = "none"  # how a case's file is sealed unless it says (Case.seal)
     #: error field names that name an area of bytes, not a field (padding, a pool of names)
     AREAS: frozenset[str] = frozenset()
 
@@ -381,9 +398,10 @@ class V1Places(Places):
 @dataclass(frozen=True)
 class Case:
     """An invalid vector as data: ``base`` with ``patch`` applied (then its CRC-32Cs resealed:
-    ``seal`` "all", "header" or "none"), and the error of the first rule of spec/SPEC.md the
-    result breaks: ``code``, ``field`` and ``offset`` (a number, or a place of the base file).
-    ``error_as`` names the places of the error when the file is read as another revision."""
+    ``seal`` "all", "header" or "none", by default its Places' SEAL), and the error of the first
+    rule of spec/SPEC.md the result breaks: ``code``, ``field`` and ``offset`` (a number, or a
+    place of the base file). ``error_as`` names the places of the error when the file is read as
+    another revision."""
 
     name: str
     base: bytes
@@ -392,7 +410,7 @@ class Case:
     field: str
     offset: int | Place
     note: str
-    seal: str = "none"
+    seal: str | None = None
     error_as: type[Places] | None = None
 
 
@@ -427,7 +445,8 @@ def patched(case: Case, places: type[Places]) -> bytes:
         data[spot.pos : spot.pos + spot.width] = value.to_bytes(
             spot.width, "little", signed=spot.signed
         )
-    sealed = {"all": reseal, "header": reseal_header_only, "none": bytes}[case.seal]
+    seal = case.seal or places.SEAL
+    sealed = {"all": reseal, "header": reseal_header_only, "none": bytes}[seal]
     return sealed(bytes(data))
 
 
@@ -1295,12 +1314,6 @@ def wof_cases() -> list[Case]:
     # fmt: on
 
 
-#: Every table of invalid vectors: name -> (the prefix of its vector names, the places of its
-#: files, its cases). tests/test_vector_cases.py checks every case's field and offset.
-CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
-    "wof": ("", WofPlaces, wof_cases),
-}
-
 
 # ------------------------------------------------------------------------------------------------
 # Schema 2 (spec/SPEC.md section 6)
@@ -1354,17 +1367,18 @@ def reseal(data: bytes) -> bytes:
 
 @dataclass(frozen=True)
 class V2:
-    """Where things are in a schema-2 file, read straight from its fields (SPEC.md 6.4)."""
+    """Where things are in a schema-2 file, read straight from its fields (SPEC.md 6.4), at the
+    offsets and sizes of the generated layout."""
 
     data: bytes
 
     @property
     def num_sections(self) -> int:
-        return u32(self.data, 24)
+        return u32(self.data, Header.num_sections.offset)
 
     def entry(self, i: int) -> int:
         """Position of section-table entry i."""
-        return 64 + 32 * i
+        return Header.SIZE + SectionEntry.SIZE * i
 
     def index_of(self, kind: int) -> int:
         return [u32(self.data, self.entry(i)) for i in range(self.num_sections)].index(kind)
@@ -1372,26 +1386,73 @@ class V2:
     def sec(self, kind: int) -> tuple[int, int]:
         """(ofs_body, len_body) of the section of ``kind``."""
         e = self.entry(self.index_of(kind))
-        return u64(self.data, e + 8), u64(self.data, e + 16)
+        return u64(self.data, e + SectionEntry.ofs_body.offset), u64(
+            self.data, e + SectionEntry.len_body.offset
+        )
 
     def rec(self, k: int) -> int:
         """Position of tensor record k."""
-        return self.sec(1)[0] + 8 + 72 * k
+        return self.sec(SectionKind.TENSORS)[0] + V2TensorsHead.SIZE + V2TensorRecord.SIZE * k
 
     @property
     def num_tensors(self) -> int:
-        return u32(self.data, self.sec(1)[0])
+        return u32(self.data, self.sec(SectionKind.TENSORS)[0])
 
     def slot_desc(self, j: int) -> int:
-        return self.sec(2)[0] + 16 + 16 * j
+        return self.sec(SectionKind.OPTIMIZER)[0] + OptimizerHead.SIZE + SlotDescriptor.SIZE * j
 
     def slot_entry(self, j: int, t: int) -> int:
-        s = self.sec(2)[0]
-        k, n = u32(self.data, s + 4), u32(self.data, s + 8)
-        return s + 16 + 16 * k + 16 * (j * n + t)
+        s = self.sec(SectionKind.OPTIMIZER)[0]
+        k = u32(self.data, s + OptimizerHead.num_slots.offset)
+        n = u32(self.data, s + OptimizerHead.num_tensors.offset)
+        return s + OptimizerHead.SIZE + SlotDescriptor.SIZE * k + V2SlotEntry.SIZE * (j * n + t)
 
     def state_entry(self, k: int) -> int:
-        return self.sec(3)[0] + 8 + 32 * k
+        return self.sec(SectionKind.STATE)[0] + StateHead.SIZE + StateEntry.SIZE * k
+
+
+class V2Places(Places):
+    """Schema 2 (SPEC.md 6.4): the header, ``sections[i]``, each section's head (``tensors``,
+    ``optimizer``, ``state``, ``origin``) and records (``tensors[k]``, ``optimizer.slots[j]``,
+    ``optimizer.slots[j][t]``, ``state[k]``), ``data`` (the data section) and ``<area>.end``."""
+
+    SEAL = "all"  # every CRC-32C recomputed unless a checksum is the rule tested
+    AREAS = frozenset({"file", "padding", "tensors.names", "optimizer.names", "state.pool"})
+    SECTIONS: ClassVar[dict[str, tuple[int, type | int]]] = {
+        "tensors": (SectionKind.TENSORS, V2TensorsHead),
+        "optimizer": (SectionKind.OPTIMIZER, OptimizerHead),
+        "state": (SectionKind.STATE, StateHead),
+        "data": (SectionKind.DATA, 0),
+        "origin": (SectionKind.ORIGIN, Origin),
+    }
+
+    def record(self, path: str) -> tuple[int, type | int] | None:
+        f = V2(self.data)
+        if path in self.SECTIONS:
+            kind, layout = self.SECTIONS[path]
+            return f.sec(kind)[0], layout
+        if path == "sections":
+            return f.entry(0), 0
+        if path == "optimizer.slots":
+            return f.slot_desc(0), 0
+        for pattern, where, layout in (
+            (r"sections\[(\d+)\]", f.entry, SectionEntry),
+            (r"tensors\[(\d+)\]", f.rec, V2TensorRecord),
+            (r"optimizer\.slots\[(\d+)\]", f.slot_desc, SlotDescriptor),
+            (r"optimizer\.slots\[(\d+)\]\[(\d+)\]", f.slot_entry, V2SlotEntry),
+            (r"state\[(\d+)\]", f.state_entry, StateEntry),
+        ):
+            match = re.fullmatch(pattern, path)
+            if match:
+                return where(*map(int, match.groups())), layout
+        return super().record(path)
+
+    def end(self, area: str) -> int:
+        f = V2(self.data)
+        if area == "sections":
+            return f.entry(f.num_sections)
+        ofs, length = f.sec(self.SECTIONS[area][0])
+        return ofs + length
 
 
 def write_v2(
@@ -1694,214 +1755,17 @@ def make_valid_v2() -> None:
 
 def make_invalid_v2() -> None:
     full, f = V2_FULL, V2(V2_FULL)
-    S = len(full)
     ts, tl = f.sec(1)
     os_, _ol = f.sec(2)
     ss, _sl = f.sec(3)
     ds, dl = f.sec(4)
-    table_end = 64 + 32 * f.num_sections
 
     def x(name: str, data: bytes, rule: str, code: str, field: str, offset: int) -> None:
         invalid(f"v2-{name}", data, rule, code, field, offset)
 
-    # Detection and header
-    x("magic", put8(full, 0, 0xAE), "detection 2 on a schema-2 file", "bad_magic", "magic", 0)
-    x("header-63", full[:63], "H1: 63 bytes", "truncated_header", "header", 0)
-    x(
-        "header-crc",
-        put8(full, 40, 1),
-        "H2: a reserved1 byte changed, CRC not resealed",
-        "header_checksum",
-        "header_crc",
-        4,
-    )
-    x("reserved0", reseal(put8(full, 3, 1)), "H3: reserved0", "reserved_nonzero", "reserved0", 3)
-    x(
-        "reserved1",
-        reseal(put8(full, 63, 9)),
-        "H3: last reserved1 byte",
-        "reserved_nonzero",
-        "reserved1",
-        63,
-    )
-    x(
-        "len-file-cut",
-        full[:-1],
-        "H4: the last byte missing (S < len_file)",
-        "truncated_file",
-        "len_file",
-        8,
-    )
-    x("trailing-byte", full + b"\0", "H4: one byte after len_file", "trailing_bytes", "file", S)
-    x(
-        "table-at-32",
-        reseal(put64(full, 16, 32)),
-        "H5: ofs_section_table < 64",
-        "overlap",
-        "ofs_section_table",
-        16,
-    )
-    x(
-        "table-at-128",
-        reseal(put64(full, 16, 128)),
-        "H5: ofs_section_table > 64",
-        "gap",
-        "ofs_section_table",
-        16,
-    )
-    # Section table
-    x(
-        "sections-65",
-        reseal(put(full, 24, 65)),
-        "T1: num_sections > 64",
-        "limit_exceeded",
-        "num_sections",
-        24,
-    )
-    empty = write_v2([])
-    x(
-        "sections-past-end",
-        reseal(put(empty, 24, 1)),
-        "T2: a 1-entry table in a 64-byte file",
-        "count_exceeds_file",
-        "num_sections",
-        24,
-    )
-    x(
-        "table-crc",
-        reseal_header_only(put8(full, f.entry(0) + 16, 0xFF)),
-        "T3: a section-table byte changed, header resealed",
-        "section_table_checksum",
-        "section_table_crc",
-        28,
-    )
-    e1 = f.entry(1)
-    x(
-        "section-flag-bit",
-        reseal(put(full, e1 + 4, 3)),
-        "T4a: flag bit 1",
-        "reserved_nonzero",
-        "sections[1].flags",
-        e1 + 4,
-    )
-    x(
-        "section-reserved",
-        reseal(put(full, e1 + 28, 1)),
-        "T4a: entry reserved",
-        "reserved_nonzero",
-        "sections[1].reserved",
-        e1 + 28,
-    )
-    x(
-        "section-misaligned",
-        reseal(put64(full, e1 + 8, os_ + 8)),
-        "T4b: ofs_body % 64 == 8",
-        "misaligned",
-        "sections[1].ofs_body",
-        e1 + 8,
-    )
-    x(
-        "section-past-end",
-        reseal(put64(full, e1 + 8, (S + 64) // 64 * 64)),
-        "T4c: ofs_body > S",
-        "offset_out_of_bounds",
-        "sections[1].ofs_body",
-        e1 + 8,
-    )
-    x(
-        "section-len-max",
-        reseal(put64(full, e1 + 16, 2**64 - 1)),
-        "T4c: len_body = 2**64-1 (no overflow in ofs + len)",
-        "offset_out_of_bounds",
-        "sections[1].len_body",
-        e1 + 16,
-    )
-    x(
-        "section-overlap",
-        reseal(put64(full, e1 + 8, ts)),
-        "T4d: section 1 at section 0's start",
-        "overlap",
-        "sections[1].ofs_body",
-        e1 + 8,
-    )
-    ed = f.entry(f.index_of(4))
-    x(
-        "data-section-gap",
-        reseal(put64(put64(full, ed + 8, ds + 64), ed + 16, dl - 64)),
-        "T4d: the data section 64 bytes after the padding",
-        "gap",
-        f"sections[{f.index_of(4)}].ofs_body",
-        ed + 8,
-    )
-    x(
-        "table-padding",
-        reseal(put8(full, table_end + 1, 1)),
-        "T4e: a padding byte after the table",
-        "nonzero_padding",
-        "padding",
-        table_end + 1,
-    )
-    x(
-        "section-crc",
-        put8(full, ds, full[ds] ^ 1),
-        "T4f: a data byte changed",
-        "section_checksum",
-        f"sections[{f.index_of(4)}].crc",
-        ed + 24,
-    )
-    x(
-        "unknown-required",
-        write_v2(tensors({0: 1}), sections=[Section(kind=7, data=b"x", required=True)]),
-        "T4g: an unknown kind with REQUIRED",
-        "unknown_required_section",
-        "sections[1].kind",
-        64 + 32,
-    )
-    e0 = f.entry(0)
-    x(
-        "tensors-not-required",
-        reseal(put(full, e0 + 4, 0)),
-        "T4h: tensors without REQUIRED",
-        "bad_section_flags",
-        "sections[0].flags",
-        e0 + 4,
-    )
+    apply_table("v2-header")
     up = upgraded(MICRO_ADAM)
     u = V2(up)
-    eo = u.entry(u.index_of(5))
-    x(
-        "origin-required",
-        reseal(put(up, eo + 4, 1)),
-        "T4h: origin with REQUIRED",
-        "bad_section_flags",
-        f"sections[{u.index_of(5)}].flags",
-        eo + 4,
-    )
-    x(
-        "section-order",
-        reseal(put(put(full, e0, 2), e1, 1)),
-        "T4i: optimizer listed before tensors",
-        "section_order",
-        "sections[1].kind",
-        e1,
-    )
-    e2 = f.entry(2)
-    x(
-        "duplicate-section",
-        reseal(put(full, e2, 2)),
-        "T4i: state relabelled optimizer",
-        "duplicate_section",
-        "sections[2].kind",
-        e2,
-    )
-    x(
-        "trailing-after-sections",
-        reseal(put64(full + bytes(64), 8, S + 64)),
-        "T5: len_file covers 64 bytes after the last section",
-        "trailing_bytes",
-        "file",
-        S,
-    )
     # Tensors
     x(
         "tensors-reserved",
@@ -2536,6 +2400,102 @@ def make_invalid_v2_spec_fixes() -> None:
             "tensors[1].name",
             name1,
         )
+
+
+def v2_header_cases() -> list[Case]:
+    """Schema 2's detection, header (H1 to H5) and section table (T1 to T5)."""
+    full, f = V2_FULL, V2(V2_FULL)
+    di = f.index_of(SectionKind.DATA)
+    up = upgraded(MICRO_ADAM)
+    ui = V2(up).index_of(SectionKind.ORIGIN)
+    unknown = write_v2(tensors({0: 1}), sections=[Section(kind=7, data=b"x", required=True)])
+    # fmt: off
+    return [
+        Case("magic", full, {"magic": 0x01AE},
+             "bad_magic", "magic", "magic", "detection 2 on a schema-2 file", seal="none"),
+        Case("header-63", full, (Cut(63),),
+             "truncated_header", "header", "header", "H1: 63 bytes", seal="none"),
+        Case("header-crc", full, {"reserved1[8]": 1},
+             "header_checksum", "header_crc", "header_crc",
+             "H2: a reserved1 byte changed, CRC not resealed", seal="none"),
+        Case("reserved0", full, {"reserved0": 1},
+             "reserved_nonzero", "reserved0", "reserved0", "H3: reserved0"),
+        Case("reserved1", full, {"reserved1[31]": 9},
+             "reserved_nonzero", "reserved1", "reserved1[31]", "H3: last reserved1 byte"),
+        Case("len-file-cut", full, (Cut(-1),),
+             "truncated_file", "len_file", "len_file", "H4: the last byte missing (S < len_file)",
+             seal="none"),
+        Case("trailing-byte", full, (Append(b"\0"),),
+             "trailing_bytes", "file", "end", "H4: one byte after len_file", seal="none"),
+        Case("table-at-32", full, {"ofs_section_table": 32},
+             "overlap", "ofs_section_table", "ofs_section_table", "H5: ofs_section_table < 64"),
+        Case("table-at-128", full, {"ofs_section_table": 128},
+             "gap", "ofs_section_table", "ofs_section_table", "H5: ofs_section_table > 64"),
+        # Section table
+        Case("sections-65", full, {"num_sections": 65},
+             "limit_exceeded", "num_sections", "num_sections", "T1: num_sections > 64"),
+        Case("sections-past-end", write_v2([]), {"num_sections": 1},
+             "count_exceeds_file", "num_sections", "num_sections",
+             "T2: a 1-entry table in a 64-byte file"),
+        Case("table-crc", full, {("sections[0].len_body", 0): 0xFF},
+             "section_table_checksum", "section_table_crc", "section_table_crc",
+             "T3: a section-table byte changed, header resealed", seal="header"),
+        Case("section-flag-bit", full, {"sections[1].flags": 3},
+             "reserved_nonzero", "sections[1].flags", "sections[1].flags", "T4a: flag bit 1"),
+        Case("section-reserved", full, {"sections[1].reserved": 1},
+             "reserved_nonzero", "sections[1].reserved", "sections[1].reserved",
+             "T4a: entry reserved"),
+        Case("section-misaligned", full, {"sections[1].ofs_body": Add(8)},
+             "misaligned", "sections[1].ofs_body", "sections[1].ofs_body",
+             "T4b: ofs_body % 64 == 8"),
+        Case("section-past-end", full, {"sections[1].ofs_body": (len(full) + 64) // 64 * 64},
+             "offset_out_of_bounds", "sections[1].ofs_body", "sections[1].ofs_body",
+             "T4c: ofs_body > S"),
+        Case("section-len-max", full, {"sections[1].len_body": 2**64 - 1},
+             "offset_out_of_bounds", "sections[1].len_body", "sections[1].len_body",
+             "T4c: len_body = 2**64-1 (no overflow in ofs + len)"),
+        Case("section-overlap", full, {"sections[1].ofs_body": Copy("sections[0].ofs_body")},
+             "overlap", "sections[1].ofs_body", "sections[1].ofs_body",
+             "T4d: section 1 at section 0's start"),
+        Case("data-section-gap", full,
+             {f"sections[{di}].ofs_body": Add(64), f"sections[{di}].len_body": Add(-64)},
+             "gap", f"sections[{di}].ofs_body", f"sections[{di}].ofs_body",
+             "T4d: the data section 64 bytes after the padding"),
+        Case("table-padding", full, {("sections.end", 1): 1},
+             "nonzero_padding", "padding", ("sections.end", 1),
+             "T4e: a padding byte after the table"),
+        Case("section-crc", full, {("data", 0): Xor(1)},
+             "section_checksum", f"sections[{di}].crc", f"sections[{di}].crc",
+             "T4f: a data byte changed", seal="none"),
+        Case("unknown-required", unknown, {},
+             "unknown_required_section", "sections[1].kind", "sections[1].kind",
+             "T4g: an unknown kind with REQUIRED", seal="none"),
+        Case("tensors-not-required", full, {"sections[0].flags": 0},
+             "bad_section_flags", "sections[0].flags", "sections[0].flags",
+             "T4h: tensors without REQUIRED"),
+        Case("origin-required", up, {f"sections[{ui}].flags": 1},
+             "bad_section_flags", f"sections[{ui}].flags", f"sections[{ui}].flags",
+             "T4h: origin with REQUIRED"),
+        Case("section-order", full,
+             {"sections[0].kind": SectionKind.OPTIMIZER, "sections[1].kind": SectionKind.TENSORS},
+             "section_order", "sections[1].kind", "sections[1].kind",
+             "T4i: optimizer listed before tensors"),
+        Case("duplicate-section", full, {"sections[2].kind": SectionKind.OPTIMIZER},
+             "duplicate_section", "sections[2].kind", "sections[2].kind",
+             "T4i: state relabelled optimizer"),
+        Case("trailing-after-sections", full, (Append(bytes(64)), ("len_file", Add(64))),
+             "trailing_bytes", "file", "end",
+             "T5: len_file covers 64 bytes after the last section"),
+    ]
+    # fmt: on
+
+
+#: Every table of invalid vectors: name -> (the prefix of its vector names, the places of its
+#: files, its cases). tests/test_vector_cases.py checks every case's field and offset.
+CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
+    "wof": ("", WofPlaces, wof_cases),
+    "v2-header": ("v2-", V2Places, v2_header_cases),
+}
 
 
 def reseal_header_only(data: bytes) -> bytes:
