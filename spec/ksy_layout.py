@@ -467,9 +467,6 @@ def c_header(schemas: list[Schema]) -> str:
 
 
 # The SPEC field tables -----------------------------------------------------------------------
-MARKER = re.compile(r"<!-- generated: (\S+) (\S+) -->\n.*?<!-- end generated -->", re.S)
-
-
 SPEC_TYPES = {
     "u1": "u8",
     "s1": "s8",
@@ -498,17 +495,154 @@ def field_table(r: Record, enums: dict[str, dict[int, str]]) -> str:
     return "\n".join(rows)
 
 
+class Poly:
+    """A size or an offset of a section: a constant plus multiples of the counts the section
+    names (n, K, K*T), written as spec/SPEC.md writes them (`16 + 16K + 8KT`)."""
+
+    def __init__(self, terms: dict[str, int] | None = None) -> None:
+        self.terms = {k: v for k, v in (terms or {}).items() if v}
+
+    def __add__(self, other: Poly) -> Poly:
+        out = dict(self.terms)
+        for k, v in other.terms.items():
+            out[k] = out.get(k, 0) + v
+        return Poly(out)
+
+    def __str__(self) -> str:
+        if not self.terms:
+            return "0"
+        parts = [str(v) if k == "" else f"{'' if v == 1 else v}{k}" for k, v in self.terms.items()]
+        return " + ".join(parts)
+
+
+def section_spec(schemas: list[Schema], prefix: str, type_name: str) -> tuple[Schema, dict]:
+    """The .ksy type ``type_name`` of a revision (`v2`: schema 2 and the common types, `v3`)."""
+    for s in schemas:
+        if SCHEMAS[s.stem][1] == prefix and type_name in (s.spec.get("types") or {}):
+            return s, s.spec["types"][type_name]
+    raise KeyError(f"{prefix} {type_name}: no such .ksy type")
+
+
+def type_of(schemas: list[Schema], home: Schema, ref: str) -> tuple[Schema, str, dict]:
+    """The type a field's `type:` names (``schema::type(args)``), searched in its own schema
+    then the imported common one."""
+    name = ref.split("(")[0]
+    stem, _, local = name.rpartition("::")
+    for s in schemas:
+        if s.stem == (stem or home.stem) and local in (s.spec.get("types") or {}):
+            return s, local, s.spec["types"][local]
+    raise KeyError(ref)
+
+
+def meaning(f: dict) -> str:
+    """A field's meaning in a SPEC table: its `-ockpt-meaning`, else its `doc`."""
+    return first_line(f.get("-ockpt-meaning", f.get("doc"))).replace("|", "\\|")
+
+
+def count_of(expr: object, symbols: dict[str, str]) -> str:
+    """A `repeat-expr` (`num_tensors`, `head.num_slots * head.num_tensors`) in symbols (K*T)."""
+    names = [part.strip().split(".")[-1] for part in str(expr).split("*")]
+    return "*".join(symbols[n] for n in names)
+
+
+def section_table(schemas: list[Schema], prefix: str, type_name: str) -> str:
+    """A variable-size section as spec/SPEC.md lays it out: the fields of its seq up to the
+    first optional one, each at its offset in the counts its fixed fields name (their
+    `-ockpt-symbol`), a record type embedded at its place with its fields, then the rows of
+    its `-ockpt-spec-after` key (the names or pool after the tables)."""
+    s, spec = section_spec(schemas, prefix, type_name)
+    rows = ["| at | size | type | field | meaning |", "|---|---|---|---|---|"]
+    symbols: dict[str, str] = {}
+    at = Poly()
+    for f in spec["seq"]:
+        if "if" in f:
+            break
+        kind = f.get("type")
+        if "-ockpt-symbol" in f:
+            symbols[f["id"]] = f["-ockpt-symbol"]
+        if kind in INTS and "repeat" not in f:
+            size = INTS[kind][0]
+            rows.append(f"| {at} | {size} | {SPEC_TYPES[kind]} | `{f['id']}` | {meaning(f)} |")
+            at = at + Poly({"": size})
+            continue
+        if "repeat" not in f:  # an embedded record: its fields in place
+            sub_s, _, sub = type_of(schemas, s, kind)
+            for g in sub["seq"]:
+                if "-ockpt-symbol" in g:
+                    symbols[g["id"]] = g["-ockpt-symbol"]
+                size = INTS[g["type"]][0]
+                rows.append(
+                    f"| {at} | {size} | {SPEC_TYPES[g['type']]} | `{g['id']}` | {meaning(g)} |"
+                )
+                at = at + Poly({"": size})
+            continue
+        count = count_of(f["repeat-expr"], symbols)
+        if kind in INTS:
+            elem, shown = INTS[kind][0], SPEC_TYPES[kind]
+        else:
+            sub_s, sub_name, _ = type_of(schemas, s, kind)
+            elem = next(r.size for r in sub_s.records if r.type_name == sub_name)
+            shown = sub_name
+        size = Poly({count.replace("*", ""): elem})
+        rows.append(f"| {at} | {size} | {shown}[{count}] | `{f['id']}` | {meaning(f)} |")
+        at = at + size
+    for extra in spec.get("-ockpt-spec-after") or []:
+        rows.append(f"| {at} | | {extra['type']} | {extra['id']} | {meaning(extra)} |")
+    return "\n".join(rows)
+
+
+def column_table(schemas: list[Schema], prefix: str, type_name: str) -> str:
+    """The optional columns of a columnar section (schema 3's tensors): each field with an
+    `if:` on a bit of its flags word, in seq order (zero padding `pad_*` left out), with the
+    bit's name, its type and count, its meaning and what a clear bit means (`-ockpt-absent`)."""
+    s, spec = section_spec(schemas, prefix, type_name)
+    bits = s.enums.get("column_bits", {})
+    rows = [
+        "| column | bit | type | per record k | when the bit is clear |",
+        "|---|---|---|---|---|",
+    ]
+    symbols = {f["id"]: f["-ockpt-symbol"] for f in spec["seq"] if "-ockpt-symbol" in f}
+    for f in spec["seq"]:
+        if "if" not in f or f["id"].startswith("pad_"):
+            continue
+        bit = bits[presence_bit(spec, f)].upper()
+        kind = f["type"]
+        if kind in INTS:
+            shown = f"{SPEC_TYPES[kind]}[{count_of(f['repeat-expr'], symbols)}]"
+        else:  # a record of variable size: its elements' type, counted by the field's symbol
+            _, _, sub = type_of(schemas, s, kind)
+            inner = sub["seq"][0]
+            elem = SPEC_TYPES[inner["type"]] if inner.get("type") in INTS else "u8"
+            shown = f"{elem}[{f['-ockpt-symbol']}]"
+        absent = first_line(f.get("-ockpt-absent"))
+        absent = f" {absent} " if absent else " "
+        rows.append(f"| `{f['id']}` | `{bit}` | {shown} | {meaning(f)} |{absent}|")
+    return "\n".join(rows)
+
+
+MARKER = re.compile(
+    r"<!-- generated: (\S+) (\S+)(?: (section|columns))? -->\n.*?<!-- end generated -->", re.S
+)
+
+
 def spec_tables(text: str, schemas: list[Schema]) -> str:
-    """``text`` with every `<!-- generated: <prefix> <record> -->` ... `<!-- end generated -->`
-    region replaced by the record's field table."""
+    """``text`` with every generated region replaced: `<!-- generated: <prefix> <record> -->`
+    by the record's field table, `<!-- generated: <prefix> <type> section -->` by the layout of
+    a variable-size section, `<!-- generated: <prefix> <type> columns -->` by its optional
+    columns; each region ends at `<!-- end generated -->`."""
     by_key = {(SCHEMAS[s.stem][1], r.name): (r, s) for s in schemas for r in s.records}
     common = next(s for s in schemas if s.stem == "onert_checkpoint_common").enums
 
     def table(m: re.Match) -> str:
-        r, s = by_key[(m.group(1), m.group(2))]
-        return (
-            f"<!-- generated: {m.group(1)} {m.group(2)} -->\n"
-            f"{field_table(r, {**common, **s.enums})}\n<!-- end generated -->"
-        )
+        prefix, name, what = m.group(1), m.group(2), m.group(3)
+        if what == "section":
+            body = section_table(schemas, prefix, name)
+        elif what == "columns":
+            body = column_table(schemas, prefix, name)
+        else:
+            r, s = by_key[(prefix, name)]
+            body = field_table(r, {**common, **s.enums})
+        head = " ".join(x for x in (prefix, name, what) if x)
+        return f"<!-- generated: {head} -->\n{body}\n<!-- end generated -->"
 
     return MARKER.sub(table, text)

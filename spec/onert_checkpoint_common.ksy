@@ -101,16 +101,22 @@ types:
     doc: The first 16 bytes of the optimizer section (kind 2).
     seq:
       - id: kind
+        -ockpt-meaning: "optimizer kind (the kind table of 6.4.4)"
         type: u4
         enum: optimizer_kind
         doc: Optimizer kind; known kinds fix K and the slot names.
       - id: num_slots
+        -ockpt-symbol: K
+        -ockpt-meaning: "K, 0..`MAX_SLOTS`"
         type: u4
         doc: K, the number of state slots (at most MAX_SLOTS = 16).
       - id: num_tensors
+        -ockpt-symbol: T
+        -ockpt-meaning: "T, equal to the tensors section's `num_tensors` (0 without one)"
         type: u4
         doc: T, equal to the tensors section's num_tensors.
       - id: reserved
+        -ockpt-meaning: "0"
         type: u4
         valid: 0
         doc: Reserved, 0.
@@ -141,6 +147,10 @@ types:
         doc: The slot's name (`m`, `v`, `momentum`, ...).
   state_section:
     -ockpt-head: state_head
+    -ockpt-spec-after:
+      - id: pool
+        type: "u8[]"
+        -ockpt-meaning: "for each entry in order: its key, then (string, bytes) its value"
     doc: Kind 3. Training state as typed key/value pairs.
     params:
       - id: file_io
@@ -148,13 +158,17 @@ types:
         doc: The whole file's stream (the keys' offsets are absolute).
     seq:
       - id: num_entries
+        -ockpt-symbol: n
+        -ockpt-meaning: "n, 1..`MAX_STATE_ENTRIES`"
         type: u4
         doc: Number of entries (at most MAX_STATE_ENTRIES = 1024).
       - id: reserved
+        -ockpt-meaning: "0"
         type: u4
         valid: 0
         doc: Reserved, 0.
       - id: entries
+        -ockpt-meaning: "state entries"
         type: state_entry(file_io)
         repeat: expr
         repeat-expr: num_entries

@@ -83,16 +83,24 @@ types:
         doc: The section's bytes, parsed by kind (DATA and unknown kinds stay raw bytes).
   tensors_section:
     -ockpt-head: tensors_head
+    -ockpt-spec-after:
+      - id: names
+        type: "u8[]"
+        -ockpt-meaning: "the names of the records with `HAS_NAME`, in record order"
     doc: Kind 1. One fixed-size record per checkpoint tensor, then the tensor names.
     seq:
       - id: num_tensors
+        -ockpt-symbol: n
+        -ockpt-meaning: "n, 1..`MAX_TENSORS`"
         type: u4
         doc: Number of tensor records (at most MAX_TENSORS = 2**24).
       - id: reserved
+        -ockpt-meaning: "0"
         type: u4
         valid: 0
         doc: Reserved, 0.
       - id: records
+        -ockpt-meaning: "tensor records, in strictly ascending `index` order"
         type: tensor_record
         repeat: expr
         repeat-expr: num_tensors
@@ -157,17 +165,23 @@ types:
         if: has_name
         doc: The tensor's name.
   optimizer_section:
+    -ockpt-spec-after:
+      - id: names
+        type: "u8[]"
+        -ockpt-meaning: "the K slot names in slot order"
     doc: Kind 2. The optimizer kind, its K named state slots, and per slot and tensor a range.
     seq:
       - id: head
         type: onert_checkpoint_common::optimizer_head
         doc: Optimizer kind, K and T (onert_checkpoint_common.ksy).
       - id: slots
+        -ockpt-meaning: "slot descriptors"
         type: onert_checkpoint_common::slot_descriptor(_root._io)
         repeat: expr
         repeat-expr: head.num_slots
         doc: One descriptor per slot.
       - id: entries
+        -ockpt-meaning: "slot j's entry for the t-th tensor record is entry j*T + t"
         type: slot_entry
         repeat: expr
         repeat-expr: head.num_slots * head.num_tensors

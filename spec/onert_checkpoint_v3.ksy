@@ -142,18 +142,24 @@ types:
       value other than its default; the section ends where its last column ends.
     seq:
       - id: num_tensors
+        -ockpt-symbol: n
+        -ockpt-meaning: "n, 1..`MAX_TENSORS`"
         type: u4
         doc: n, the number of tensor records (1..MAX_TENSORS = 2**24).
       - id: columns
+        -ockpt-meaning: "which optional columns follow: bit 0 `INDEX`, bit 1 `MODEL_INDEX`, bit 2 `NAME`, bit 3 `DTYPE`, bit 4 `SHAPE`, bit 5 `ORDER`; bits 6..31 are 0"
         type: u4
         doc: Bit 0 INDEX, bit 1 MODEL_INDEX, bit 2 NAME, bit 3 DTYPE, bit 4 SHAPE, bit 5 ORDER;
           bits 6..31 are 0.
       - id: len_data
+        -ockpt-meaning: "the size of each tensor's bytes"
         type: u8
         repeat: expr
         repeat-expr: num_tensors
         doc: The size of each tensor's bytes.
       - id: index
+        -ockpt-meaning: "the entry index; strictly ascending"
+        -ockpt-absent: "record k's index is k"
         type: u4
         repeat: expr
         repeat-expr: num_tensors
@@ -165,6 +171,8 @@ types:
         if: has_model_index
         doc: Zero bytes up to the next multiple of 8.
       - id: model_index
+        -ockpt-meaning: "circle tensor index, or `NO_MODEL_INDEX` = 0xFFFFFFFF"
+        -ockpt-absent: "no record has one"
         type: u4
         repeat: expr
         repeat-expr: num_tensors
@@ -175,6 +183,8 @@ types:
         if: has_name
         doc: Zero bytes up to the next multiple of 8.
       - id: len_name
+        -ockpt-meaning: "the size of the name, 1..`MAX_NAME_LEN`, or 0 = no name"
+        -ockpt-absent: "no record has a name"
         type: u4
         repeat: expr
         repeat-expr: num_tensors
@@ -185,6 +195,8 @@ types:
         if: has_dtype
         doc: Zero bytes up to the next multiple of 8.
       - id: dtype
+        -ockpt-meaning: "a dtype code of 6.4.3, or `NO_DTYPE` = −128 (byte 0x80)"
+        -ockpt-absent: "no record has a dtype"
         type: s1
         enum: onert_checkpoint_common::tensor_type
         repeat: expr
@@ -196,6 +208,8 @@ types:
         if: has_shape
         doc: Zero bytes up to the next multiple of 8.
       - id: rank
+        -ockpt-meaning: "0..`MAX_RANK`, or `NO_SHAPE` = 255"
+        -ockpt-absent: "no record has a shape"
         type: u1
         repeat: expr
         repeat-expr: num_tensors
@@ -206,6 +220,8 @@ types:
         if: has_order
         doc: Zero bytes up to the next multiple of 8.
       - id: order
+        -ockpt-meaning: "the record whose range is the k-th tensor range in the data section"
+        -ockpt-absent: "the data are in record order"
         type: u4
         repeat: expr
         repeat-expr: num_tensors
@@ -217,6 +233,8 @@ types:
         if: has_shape
         doc: Zero bytes up to the next multiple of 8 (present even when every rank is 0).
       - id: dims
+        -ockpt-symbol: D
+        -ockpt-meaning: "the dims of every record with a shape, in record order, each outermost first; D is the sum of those ranks"
         type: record_dims(rank[_index])
         repeat: expr
         repeat-expr: num_tensors
@@ -227,6 +245,8 @@ types:
         if: has_name
         doc: Zero bytes up to the next multiple of 8.
       - id: names
+        -ockpt-symbol: P
+        -ockpt-meaning: "the names of the records with a name, in record order, back to back; P is the sum of `len_name`"
         type: record_name(len_name[_index])
         repeat: expr
         repeat-expr: num_tensors
@@ -282,17 +302,23 @@ types:
         value: len_name != 0
         doc: False for a record without a name.
   optimizer_section:
+    -ockpt-spec-after:
+      - id: names
+        type: "u8[]"
+        -ockpt-meaning: "the K slot names in slot order"
     doc: Kind 2. The optimizer kind, its K named slots, and per slot and tensor a size.
     seq:
       - id: head
         type: onert_checkpoint_common::optimizer_head
         doc: Optimizer kind, K and T (onert_checkpoint_common.ksy).
       - id: slots
+        -ockpt-meaning: "slot descriptors, as 6.4.4"
         type: onert_checkpoint_common::slot_descriptor(_root._io)
         repeat: expr
         repeat-expr: head.num_slots
         doc: One descriptor per slot.
       - id: entries
+        -ockpt-meaning: "slot j's entry for the t-th tensor record is entry j*T + t"
         type: u8
         repeat: expr
         repeat-expr: head.num_slots * head.num_tensors
