@@ -203,6 +203,32 @@ def test_each_block_is_verified_once(counted: _Counted) -> None:
     assert counted.bytes == size(three - two)
 
 
+def test_once_reads_have_verified_every_block_a_hand_out_checks_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Reads that have verified every block (and so run the rest of B6 and P4) leave nothing
+    pending: later hand-outs, of entries made afresh, make no call into the checks."""
+    calls = []
+    real = data_blocks.DataBlocks.check_range
+
+    def check_range(self: data_blocks.DataBlocks, start: int, end: int) -> bool:
+        calls.append((start, end))
+        return real(self, start, end)
+
+    monkeypatch.setattr(data_blocks.DataBlocks, "check_range", check_range)
+    ckpt = _tensors(6)
+    ckpt.data_block_size = 4096
+    loaded = oc.load(oc.to_bytes(ckpt, revision="v3"))
+    for t in loaded.tensors:  # floating entries: none is kept
+        np.asarray(t.data)
+    del t
+    assert len(calls) == 6  # each read checked its own range
+    assert loaded._store is not None and loaded._store.verified
+    for k in range(6):  # entries made now, their arrays handed out for the first time
+        assert np.array_equal(loaded[f"t{k}"].data, ckpt.tensors[k].data)
+    assert len(calls) == 6
+
+
 # --- reading: a changed byte ------------------------------------------------------------------
 
 

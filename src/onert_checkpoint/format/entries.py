@@ -62,11 +62,12 @@ class DataStore:
     __slots__ = (
         "__weakref__",
         "_checks",
+        "_enforce",
         "_error",
         "_pending",
         "_ranged",
         "_typed",
-        "enforce",
+        "ready",
         "released",
         "whole",
     )
@@ -75,18 +76,21 @@ class DataStore:
         self,
         whole: np.ndarray,
         pending: Callable[[], None] | None = None,
-        ranged: Callable[[int, int], None] | None = None,
+        ranged: Callable[[int, int], bool | None] | None = None,
     ) -> None:
         self.whole = whole
         #: checks of the bytes [start, end) alone (schema 3's per-block CRCs): until the whole
         #: checks have run, a read verifies only what it hands out, at a cost independent of
-        #: the file's size
+        #: the file's size. True back: every check has passed by now (nothing is pending).
         self._ranged = ranged
         self._checks = pending  # kept after they pass: a mapped file may change later
         self._pending = pending
         self._error: Exception | None = None
         self.released = False
-        self.enforce = True
+        self._enforce = True
+        #: bytes may be handed out with no call at all: not released, and no check pending
+        #: (or none enforced). What each hand-out tests first (:meth:`EntryTable.data`).
+        self.ready = pending is None
         #: ``whole`` seen as one element type from one byte phase (:meth:`typed_whole`)
         self._typed: dict[int, np.ndarray] = {}
         if pending is not None:
@@ -97,14 +101,31 @@ class DataStore:
         """True once nothing is left to check (or nothing was to be checked)."""
         return self._pending is None and self._error is None
 
+    @property
+    def enforce(self) -> bool:
+        """Whether the pending checks run before a byte is handed out (``verify_data``)."""
+        return self._enforce
+
+    @enforce.setter
+    def enforce(self, value: bool) -> None:
+        self._enforce = value
+        self._settle()
+
+    def _settle(self) -> None:
+        self.ready = not self.released and (
+            not self._enforce or (self._pending is None and self._error is None)
+        )
+
     def checked(self, start: int | None = None, end: int | None = None) -> np.ndarray:
         """``whole``, after the pending checks have passed (they run once); with a range and
         ranged checks, after the checks of the bytes [start, end) only."""
         if self.released:
             raise released_error()
-        if self.enforce and (self._pending is not None or self._error is not None):
+        if self._enforce and (self._pending is not None or self._error is not None):
             if self._ranged is not None and start is not None and self._error is None:
-                self._ranged(start, start if end is None else end)
+                if self._ranged(start, start if end is None else end):
+                    self._pending = None  # the ranges read have run every check
+                    self.ready = True
             else:
                 self.verify()
         return self.whole
@@ -137,8 +158,10 @@ class DataStore:
             pending()
         except Exception as exc:
             self._error = exc
+            self.ready = False
             raise
         self._pending = None
+        self._settle()
 
     def release(self) -> None:
         """Forget the file (``open``'s exit): every later access raises ``released``."""
@@ -148,6 +171,7 @@ class DataStore:
         self._pending = self._checks = self._ranged = None
         self._error = None
         self.released = True
+        self.ready = False
 
 
 #: circle type code -> the little-endian NumPy dtype of its elements, for the types NumPy has
@@ -340,7 +364,7 @@ class EntryTable:
         start = self.offsets.item(row)
         end = start + self.lengths.item(row)
         store = self.store
-        whole = store.checked(start, end)
+        whole = store.whole if store.ready else store.checked(start, end)
         kinds = self._kinds
         if kinds is None:
             kinds = self._kinds = self._typing()
@@ -407,11 +431,35 @@ class EntryTable:
         return int(self.lengths[row])
 
     # -- making model objects ----------------------------------------------------------------
-    def make(self, row: int) -> Buffer:
-        obj = self.cls.__new__(self.cls)
-        obj._init_lazy(self.keys.item(row), self.offsets.item(row), self, row)
+    def make(self, row: int) -> Any:
+        """The model object of one row. This runs once per entry handed out, so it is
+        :meth:`~.model.Buffer._init_lazy` and :meth:`~.model.Tensor._set_meta` (with
+        :meth:`_tensor_meta`) written out, in one frame: the same attributes, set directly."""
+        cls = self.cls
+        obj: Any = cls.__new__(cls)
+        obj._index = self.keys.item(row)
+        obj._data = None
+        obj._table = self
+        obj._row = row
+        obj.offset = self.offsets.item(row)
         if self._tensors:
-            obj._set_meta(*self._tensor_meta(row))  # type: ignore[attr-defined]
+            obj._owner = None
+            meta = self.meta
+            if meta is None:
+                obj._name = obj._dtype = obj.shape = obj.model_index = None
+                return obj
+            names = meta["names"]
+            raw = None if names is None else names[row]
+            obj._name = None if raw is None else raw.decode("utf-8")
+            flags = meta["flags"].item(row)
+            obj._dtype = DTYPES[meta["dtype"].item(row)][0] if flags & 1 else None
+            if not flags & 2:
+                obj.shape = None
+            elif (rank := meta["rank"].item(row)) == 1:
+                obj.shape = (meta["dims"].item(row, 0),)
+            else:
+                obj.shape = tuple(meta["dims"][row, :rank].tolist())
+            obj.model_index = meta["model_index"].item(row) if flags & 8 else None
         return obj
 
     def _tensor_meta(
@@ -526,7 +574,7 @@ def _floating_get(floating: weakref.WeakValueDictionary[int, Any], key: int) -> 
     """``floating.get(key)`` at no cost when there is none: its lookup raises (and catches) a
     KeyError on every miss, and no floating entry exists until a pass over every entry ran.
     ``data`` is the dict the weakref module's WeakValueDictionary keeps its references in."""
-    return floating.get(key) if cast(Any, floating).data else None
+    return floating.get(key) if floating.data else None  # type: ignore[attr-defined]
 
 
 def _settle(obj: Any) -> None:
@@ -602,11 +650,12 @@ class TensorList(MutableSequence["Tensor"]):
         item = self._items[k]
         if item is None:
             assert self._table is not None
-            made = _floating_get(self._floating, k)
-            if made is not None:  # held by a caller: the same object, from now on held here
-                _settle(made)
-                return made
-            made = cast("Tensor", self._table.make(k))  # a TensorList's table makes Tensors
+            if self._floating.data:  # type: ignore[attr-defined]  # as _floating_get
+                made = self._floating.get(k)
+                if made is not None:  # held by a caller: the same object, from now on here
+                    _settle(made)
+                    return made
+            made = self._table.make(k)  # a TensorList's table makes Tensors
             made._owner = self._ref
             self._items[k] = made
             return made
@@ -830,9 +879,21 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
         return len(self._table) if self._table is not None else len(self._items)
 
     def get(self, key: int, default: Any = None) -> Any:
-        # Mapping.get, without its extra call for an entry made already (Checkpoint.slot)
+        # Mapping.get, without its extra calls (Checkpoint.slot): an entry made already, or
+        # one made now from its row when no floating entry exists (as __getitem__)
         item = self._items.get(key)
         if item is not None:
+            return item
+        table = self._table
+        if table is not None and type(key) is int and not self._floating.data:  # type: ignore[attr-defined]
+            first = table._first_key  # row_of's arithmetic, when the keys are consecutive
+            if first is not None and first >= 0 and 0 <= key - first < table.keys.size:
+                row: int | None = key - first
+            else:
+                row = table.row_of(key)
+            if row is None:
+                return default
+            item = self._items[key] = table.make(row)
             return item
         try:
             return self[key]

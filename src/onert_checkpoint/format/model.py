@@ -440,7 +440,13 @@ class Checkpoint(Mapping[object, Tensor]):
 
     # Mapping protocol -------------------------------------------------------------------
     def __getitem__(self, key: object) -> Tensor:
-        tensors = self.tensors
+        tensors: TensorList = self.__dict__["_tensors"]  # self.tensors, without its descriptor
+        if type(key) is str and (by_name := tensors._by_name) is not None:
+            # the common lookup (a name, the list's name map built) in as few calls as it takes
+            pos = by_name.get(key)
+            if pos is not None:
+                item = tensors._items[pos]
+                return item if item is not None else tensors._at(pos)
         return tensors[self._position(tensors, key)]
 
     @staticmethod
@@ -558,8 +564,16 @@ class Checkpoint(Mapping[object, Tensor]):
             raise error_for("unknown_slot", "optimizer", None,
                             f"no optimizer slot {name!r} ({kind}; its slots: {have})")
         # the tensor's entry index without making its object (as ``self[key].index``)
-        tensors = self.tensors
-        return entries.get(tensors._key_of(self._position(tensors, key), "index"))
+        tensors: TensorList = self.__dict__["_tensors"]  # self.tensors, without its descriptor
+        pos = None
+        if type(key) is str and (by_name := tensors._by_name) is not None:
+            pos = by_name.get(key)
+        if pos is None:
+            pos = self._position(tensors, key)
+        item = tensors._items[pos]
+        if item is not None:
+            return entries.get(item._index)
+        return entries.get(tensors._key_of(pos, "index"))
 
     def content_equal(self, other: Checkpoint) -> bool:
         """True when both hold the same entries, bytes, optimizer state and training state."""

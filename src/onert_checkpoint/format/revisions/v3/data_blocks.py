@@ -106,20 +106,23 @@ class DataBlocks:
         """Forget which blocks passed (a caller asks again: the bytes may have changed)."""
         self.done = bytearray(self.crcs.size)
         self.remaining = self.crcs.size
+        self.completed = False
 
-    def check_range(self, start: int, end: int) -> None:
-        """Verify every block that bytes [start, end) (absolute) touch, each once per file."""
-        if end <= start:
-            return
-        lo = (start - self.data.start) >> self.shift
-        hi = (end - 1 - self.data.start) >> self.shift
-        done = self.done
-        for i in range(lo, hi + 1):
-            if not done[i]:
-                self._check(i)
+    def check_range(self, start: int, end: int) -> bool:
+        """Verify every block that bytes [start, end) (absolute) touch, each once per file.
+        True once every block and :attr:`rest` have passed: the caller has nothing left to
+        check, and need not call again."""
+        if end > start:
+            lo = (start - self.data.start) >> self.shift
+            hi = (end - 1 - self.data.start) >> self.shift
+            done = self.done
+            for i in range(lo, hi + 1):
+                if not done[i]:
+                    self._check(i)
         if not self.remaining and self.rest is not None and not self.completed:
             self.rest()
             self.completed = True
+        return self.completed
 
     def check_all(self) -> None:
         """Rule B6's first half: every block not verified yet, in order."""
