@@ -34,6 +34,8 @@ from typing import ClassVar
 
 import numpy as np
 from onert_checkpoint_generated.layout import (
+    MAX_RANK,
+    MAX_TENSORS,
     Field,
     Header,
     OptimizerHead,
@@ -1755,7 +1757,6 @@ def make_valid_v2() -> None:
 
 def make_invalid_v2() -> None:
     full, f = V2_FULL, V2(V2_FULL)
-    ts, tl = f.sec(1)
     os_, _ol = f.sec(2)
     ss, _sl = f.sec(3)
     ds, dl = f.sec(4)
@@ -1766,202 +1767,8 @@ def make_invalid_v2() -> None:
     apply_table("v2-header")
     up = upgraded(MICRO_ADAM)
     u = V2(up)
-    # Tensors
-    x(
-        "tensors-reserved",
-        reseal(put(full, ts + 4, 1)),
-        "R0",
-        "reserved_nonzero",
-        "tensors.reserved",
-        ts + 4,
-    )
-    x(
-        "tensors-empty",
-        reseal(put(full, ts, 0)),
-        "R1: a tensors section with no record",
-        "empty_section",
-        "tensors.num_tensors",
-        ts,
-    )
-    x(
-        "tensors-limit",
-        reseal(put(full, ts, 2**24 + 1)),
-        "R1: num_tensors > 2**24",
-        "limit_exceeded",
-        "tensors.num_tensors",
-        ts,
-    )
-    x(
-        "tensors-count",
-        reseal(put(full, ts, 5)),
-        "R1: 5 records do not fit the section",
-        "count_exceeds_file",
-        "tensors.num_tensors",
-        ts,
-    )
+    apply_table("v2-tensors")
     r = f.rec
-    x(
-        "tensor-flag-bit",
-        reseal(put16(full, r(3) + 8, 0x10)),
-        "R2: flag bit 4",
-        "reserved_nonzero",
-        "tensors[3].flags",
-        r(3) + 8,
-    )
-    x(
-        "tensor-model-index-without-flag",
-        reseal(put(full, r(2) + 4, 1)),
-        "R3: model_index set",
-        "reserved_nonzero",
-        "tensors[2].model_index",
-        r(2) + 4,
-    )
-    x(
-        "tensor-dtype-without-flag",
-        reseal(put8(full, r(3) + 10, 3)),
-        "R3: dtype set",
-        "reserved_nonzero",
-        "tensors[3].dtype",
-        r(3) + 10,
-    )
-    x(
-        "tensor-rank",
-        reseal(put8(full, r(2) + 11, 9)),
-        "R4: rank 9",
-        "limit_exceeded",
-        "tensors[2].rank",
-        r(2) + 11,
-    )
-    x(
-        "tensor-dim-beyond-rank",
-        reseal(put(full, r(1) + 40 + 4 * 3, 1)),
-        "R5: dims[3] of rank 1",
-        "reserved_nonzero",
-        "tensors[1].dims[3]",
-        r(1) + 40 + 12,
-    )
-    x(
-        "tensor-dtype-18",
-        reseal(put8(full, r(2) + 10, 18)),
-        "R6: dtype 18",
-        "bad_dtype",
-        "tensors[2].dtype",
-        r(2) + 10,
-    )
-    x(
-        "tensor-dtype--6",
-        reseal(put8(full, r(2) + 10, 0xFA)),
-        "R6: dtype -6",
-        "bad_dtype",
-        "tensors[2].dtype",
-        r(2) + 10,
-    )
-    x(
-        "tensor-name-len-0",
-        reseal(put(full, r(0) + 12, 0)),
-        "R7: HAS_NAME with len_name 0",
-        "limit_exceeded",
-        "tensors[0].len_name",
-        r(0) + 12,
-    )
-    name0 = u64(full, r(0) + 16)
-    x(
-        "tensor-name-gap",
-        reseal(put64(full, r(1) + 16, u64(full, r(1) + 16) + 1)),
-        "R8: the second name one byte late",
-        "gap",
-        "tensors[1].ofs_name",
-        r(1) + 16,
-    )
-    x(
-        "tensor-name-overlap",
-        reseal(put64(full, r(1) + 16, name0)),
-        "R8: the second name at the first's place",
-        "overlap",
-        "tensors[1].ofs_name",
-        r(1) + 16,
-    )
-    x(
-        "tensor-name-past-section",
-        reseal(put(full, r(1) + 12, 200)),
-        "R8: the last name ends past its section",
-        "offset_out_of_bounds",
-        "tensors[1].ofs_name",
-        r(1) + 16,
-    )
-    x(
-        "tensor-name-short",
-        reseal(put(full, r(1) + 12, 4)),
-        "R8: the names end a byte before the section",
-        "gap",
-        "tensors.names",
-        ts + tl - 1,
-    )
-    x(
-        "tensor-index-equal",
-        reseal(put(full, r(2), 2)),
-        "R9: record 2 repeats index 2",
-        "duplicate_tensor_index",
-        "tensors[2].index",
-        r(2),
-    )
-    x(
-        "tensor-index-order",
-        reseal(put(full, r(1), 0)),
-        "R9: record 1's index below record 0's",
-        "tensor_order",
-        "tensors[1].index",
-        r(1),
-    )
-    x(
-        "tensor-model-index-repeat",
-        reseal(put(full, r(1) + 4, 3)),
-        "R9: model index 3 twice",
-        "duplicate_tensor_index",
-        "tensors[1].model_index",
-        r(1) + 4,
-    )
-    name1 = u64(full, r(1) + 16)
-    x(
-        "tensor-name-utf8",
-        reseal(put8(full, name1 + 2, 0xC0)),
-        "R10: an overlong UTF-8 lead byte",
-        "bad_utf8",
-        "tensors[1].name",
-        name1,
-    )
-    x(
-        "tensor-name-surrogate",
-        reseal(put_bytes(full, name1, b"\xed\xa0\x80")),
-        "R10: an encoded surrogate",
-        "bad_utf8",
-        "tensors[1].name",
-        name1,
-    )
-    x(
-        "tensor-name-repeat",
-        reseal(put_bytes(full, name1, b"fc1/w")),
-        "R10: two records fc1/w",
-        "duplicate_tensor_name",
-        "tensors[1].name",
-        name1,
-    )
-    x(
-        "tensor-shape",
-        reseal(put(full, r(2) + 40, 24)),
-        "R11: 25 floats declared as 24",
-        "shape_mismatch",
-        "tensors[2].len_data",
-        r(2) + 32,
-    )
-    x(
-        "tensor-shape-overflow",
-        reseal(put(put(put8(full, r(2) + 11, 3), r(2) + 44, 0xFFFFFFFF), r(2) + 48, 0xFFFFFFFF)),
-        "R11: dims 25 x 2**32-1 x 2**32-1 (product beyond 64 bits)",
-        "shape_mismatch",
-        "tensors[2].len_data",
-        r(2) + 32,
-    )
     # Optimizer
     x(
         "optimizer-reserved",
@@ -2490,11 +2297,88 @@ def v2_header_cases() -> list[Case]:
     # fmt: on
 
 
+def v2_tensor_cases() -> list[Case]:
+    """Schema 2's tensors section (R0 to R11): records 0 and 1 named fc1/w and fc1/b (model
+    indices 3 and 4), record 2 25 float32 of shape (25,), record 3 3 raw bytes."""
+    full = V2_FULL
+    # fmt: off
+    return [
+        Case("tensors-reserved", full, {"tensors.reserved": 1},
+             "reserved_nonzero", "tensors.reserved", "tensors.reserved", "R0"),
+        Case("tensors-empty", full, {"tensors.num_tensors": 0},
+             "empty_section", "tensors.num_tensors", "tensors.num_tensors",
+             "R1: a tensors section with no record"),
+        Case("tensors-limit", full, {"tensors.num_tensors": MAX_TENSORS + 1},
+             "limit_exceeded", "tensors.num_tensors", "tensors.num_tensors",
+             "R1: num_tensors > 2**24"),
+        Case("tensors-count", full, {"tensors.num_tensors": 5},
+             "count_exceeds_file", "tensors.num_tensors", "tensors.num_tensors",
+             "R1: 5 records do not fit the section"),
+        Case("tensor-flag-bit", full, {"tensors[3].flags": 0x10},
+             "reserved_nonzero", "tensors[3].flags", "tensors[3].flags", "R2: flag bit 4"),
+        Case("tensor-model-index-without-flag", full, {"tensors[2].model_index": 1},
+             "reserved_nonzero", "tensors[2].model_index", "tensors[2].model_index",
+             "R3: model_index set"),
+        Case("tensor-dtype-without-flag", full, {"tensors[3].dtype": 3},
+             "reserved_nonzero", "tensors[3].dtype", "tensors[3].dtype", "R3: dtype set"),
+        Case("tensor-rank", full, {"tensors[2].rank": MAX_RANK + 1},
+             "limit_exceeded", "tensors[2].rank", "tensors[2].rank", "R4: rank 9"),
+        Case("tensor-dim-beyond-rank", full, {"tensors[1].dims[3]": 1},
+             "reserved_nonzero", "tensors[1].dims[3]", "tensors[1].dims[3]",
+             "R5: dims[3] of rank 1"),
+        Case("tensor-dtype-18", full, {"tensors[2].dtype": 18},
+             "bad_dtype", "tensors[2].dtype", "tensors[2].dtype", "R6: dtype 18"),
+        Case("tensor-dtype--6", full, {"tensors[2].dtype": -6},
+             "bad_dtype", "tensors[2].dtype", "tensors[2].dtype", "R6: dtype -6"),
+        Case("tensor-name-len-0", full, {"tensors[0].len_name": 0},
+             "limit_exceeded", "tensors[0].len_name", "tensors[0].len_name",
+             "R7: HAS_NAME with len_name 0"),
+        Case("tensor-name-gap", full, {"tensors[1].ofs_name": Add(1)},
+             "gap", "tensors[1].ofs_name", "tensors[1].ofs_name",
+             "R8: the second name one byte late"),
+        Case("tensor-name-overlap", full, {"tensors[1].ofs_name": Copy("tensors[0].ofs_name")},
+             "overlap", "tensors[1].ofs_name", "tensors[1].ofs_name",
+             "R8: the second name at the first's place"),
+        Case("tensor-name-past-section", full, {"tensors[1].len_name": 200},
+             "offset_out_of_bounds", "tensors[1].ofs_name", "tensors[1].ofs_name",
+             "R8: the last name ends past its section"),
+        Case("tensor-name-short", full, {"tensors[1].len_name": 4},
+             "gap", "tensors.names", ("tensors.end", -1),
+             "R8: the names end a byte before the section"),
+        Case("tensor-index-equal", full, {"tensors[2].index": 2},
+             "duplicate_tensor_index", "tensors[2].index", "tensors[2].index",
+             "R9: record 2 repeats index 2"),
+        Case("tensor-index-order", full, {"tensors[1].index": 0},
+             "tensor_order", "tensors[1].index", "tensors[1].index",
+             "R9: record 1's index below record 0's"),
+        Case("tensor-model-index-repeat", full, {"tensors[1].model_index": 3},
+             "duplicate_tensor_index", "tensors[1].model_index", "tensors[1].model_index",
+             "R9: model index 3 twice"),
+        Case("tensor-name-utf8", full, {("*tensors[1].ofs_name", 2): 0xC0},
+             "bad_utf8", "tensors[1].name", "*tensors[1].ofs_name",
+             "R10: an overlong UTF-8 lead byte"),
+        Case("tensor-name-surrogate", full, {"*tensors[1].ofs_name": b"\xed\xa0\x80"},
+             "bad_utf8", "tensors[1].name", "*tensors[1].ofs_name", "R10: an encoded surrogate"),
+        Case("tensor-name-repeat", full, {"*tensors[1].ofs_name": b"fc1/w"},
+             "duplicate_tensor_name", "tensors[1].name", "*tensors[1].ofs_name",
+             "R10: two records fc1/w"),
+        Case("tensor-shape", full, {"tensors[2].dims[0]": 24},
+             "shape_mismatch", "tensors[2].len_data", "tensors[2].len_data",
+             "R11: 25 floats declared as 24"),
+        Case("tensor-shape-overflow", full,
+             {"tensors[2].rank": 3, "tensors[2].dims[1]": U32_MAX, "tensors[2].dims[2]": U32_MAX},
+             "shape_mismatch", "tensors[2].len_data", "tensors[2].len_data",
+             "R11: dims 25 x 2**32-1 x 2**32-1 (product beyond 64 bits)"),
+    ]
+    # fmt: on
+
+
 #: Every table of invalid vectors: name -> (the prefix of its vector names, the places of its
 #: files, its cases). tests/test_vector_cases.py checks every case's field and offset.
 CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
     "wof": ("", WofPlaces, wof_cases),
     "v2-header": ("v2-", V2Places, v2_header_cases),
+    "v2-tensors": ("v2-", V2Places, v2_tensor_cases),
 }
 
 
