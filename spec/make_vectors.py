@@ -34,11 +34,17 @@ from typing import ClassVar
 
 import numpy as np
 from onert_checkpoint_generated.layout import (
+    MAX_KEY_LEN,
+    MAX_NAME_LEN,
     MAX_RANK,
+    MAX_SLOTS,
+    MAX_STATE_ENTRIES,
     MAX_TENSORS,
+    MAX_VALUE_LEN,
     Field,
     Header,
     OptimizerHead,
+    OptimizerKind,
     Origin,
     SectionEntry,
     SectionKind,
@@ -49,6 +55,7 @@ from onert_checkpoint_generated.layout import (
     V2SlotEntry,
     V2TensorRecord,
     V2TensorsHead,
+    ValueType,
     WofHeader,
 )
 
@@ -1757,8 +1764,6 @@ def make_valid_v2() -> None:
 
 def make_invalid_v2() -> None:
     full, f = V2_FULL, V2(V2_FULL)
-    os_, _ol = f.sec(2)
-    ss, _sl = f.sec(3)
     ds, dl = f.sec(4)
 
     def x(name: str, data: bytes, rule: str, code: str, field: str, offset: int) -> None:
@@ -1769,233 +1774,8 @@ def make_invalid_v2() -> None:
     u = V2(up)
     apply_table("v2-tensors")
     r = f.rec
-    # Optimizer
-    x(
-        "optimizer-reserved",
-        reseal(put(full, os_ + 12, 1)),
-        "O1",
-        "reserved_nonzero",
-        "optimizer.reserved",
-        os_ + 12,
-    )
-    x(
-        "optimizer-slots-17",
-        reseal(put(full, os_ + 4, 17)),
-        "O2: K = 17",
-        "limit_exceeded",
-        "optimizer.num_slots",
-        os_ + 4,
-    )
-    x(
-        "optimizer-tensors",
-        reseal(put(full, os_ + 8, 3)),
-        "O3: T differs from num_tensors",
-        "bad_optimizer",
-        "optimizer.num_tensors",
-        os_ + 8,
-    )
-    x(
-        "optimizer-count",
-        reseal(put(full, os_ + 4, 16)),
-        "O4: 16 slots do not fit",
-        "count_exceeds_file",
-        "optimizer.num_slots",
-        os_ + 4,
-    )
-    mm = V2(V2_MOMENTUM)
-    mo = mm.sec(2)[0]
-    x(
-        "optimizer-known-k",
-        reseal(put(V2_MOMENTUM, mo, 2)),
-        "O5: sgd_momentum's one slot as adam",
-        "bad_optimizer",
-        "optimizer.num_slots",
-        mo + 4,
-    )
-    x(
-        "slot-reserved",
-        reseal(put(full, f.slot_desc(1) + 12, 1)),
-        "O6",
-        "reserved_nonzero",
-        "optimizer.slots[1].reserved",
-        f.slot_desc(1) + 12,
-    )
-    x(
-        "slot-name-len",
-        reseal(put(full, f.slot_desc(0) + 8, 1025)),
-        "O6: len_name 1025",
-        "limit_exceeded",
-        "optimizer.slots[0].len_name",
-        f.slot_desc(0) + 8,
-    )
-    x(
-        "slot-name-gap",
-        reseal(put64(full, f.slot_desc(1), u64(full, f.slot_desc(1)) + 1)),
-        "O7: slot name v a byte late",
-        "gap",
-        "optimizer.slots[1].ofs_name",
-        f.slot_desc(1),
-    )
-    c = V2(V2_CUSTOM)
-    cn = u64(V2_CUSTOM, c.slot_desc(1))
-    x(
-        "slot-name-repeat",
-        reseal(put_bytes(V2_CUSTOM, cn, b"aa")),
-        "O8: slots aa, aa",
-        "duplicate_slot_name",
-        "optimizer.slots[1].name",
-        cn,
-    )
-    x(
-        "slot-name-utf8",
-        reseal(put8(V2_CUSTOM, cn, 0x80)),
-        "O8: a continuation byte first",
-        "bad_utf8",
-        "optimizer.slots[1].name",
-        cn,
-    )
-    mn = u64(full, f.slot_desc(0))
-    x(
-        "optimizer-adam-names",
-        reseal(put_bytes(full, mn, b"x")),
-        "O9: adam with slots x, v",
-        "bad_optimizer",
-        "optimizer.slots",
-        os_ + 16,
-    )
-    nos = next(t for t in range(4) if u64(full, f.slot_entry(0, t)) == NO_STATE)
-    x(
-        "slot-no-state-size",
-        reseal(put64(full, f.slot_entry(0, nos) + 8, 4)),
-        "O10: a NO_STATE entry of 4 bytes",
-        "bad_slot_entry",
-        f"optimizer.slots[0][{nos}].len_data",
-        f.slot_entry(0, nos) + 8,
-    )
-    # State
-    st = f.state_entry
-    x(
-        "state-reserved",
-        reseal(put(full, ss + 4, 1)),
-        "V1",
-        "reserved_nonzero",
-        "state.reserved",
-        ss + 4,
-    )
-    x(
-        "state-empty",
-        reseal(put(full, ss, 0)),
-        "V2: a state section with no entry",
-        "empty_section",
-        "state.num_entries",
-        ss,
-    )
-    x(
-        "state-limit",
-        reseal(put(full, ss, 1025)),
-        "V2: 1025 entries",
-        "limit_exceeded",
-        "state.num_entries",
-        ss,
-    )
-    x(
-        "state-entry-reserved",
-        reseal(put8(full, st(1) + 15, 1)),
-        "V3",
-        "reserved_nonzero",
-        "state[1].reserved",
-        st(1) + 15,
-    )
-    x(
-        "state-type-4",
-        reseal(put8(full, st(3) + 12, 4)),
-        "V4: value_type 4",
-        "bad_state_type",
-        "state[3].value_type",
-        st(3) + 12,
-    )
-    x(
-        "state-key-len",
-        reseal(put(full, st(0) + 8, 256)),
-        "V5: len_key 256",
-        "limit_exceeded",
-        "state[0].len_key",
-        st(0) + 8,
-    )
-    x(
-        "state-int-len",
-        reseal(put64(full, st(3) + 24, 8)),
-        "V6: an int with len_value 8",
-        "bad_state_type",
-        "state[3].len_value",
-        st(3) + 24,
-    )
-    x(
-        "state-value-len",
-        reseal(put64(full, st(4) + 24, 2**20 + 1)),
-        "V7: a 1 MiB + 1 string",
-        "limit_exceeded",
-        "state[4].len_value",
-        st(4) + 24,
-    )
-    x(
-        "state-key-gap",
-        reseal(put64(full, st(1), u64(full, st(1)) + 1)),
-        "V8: key 1 a byte late",
-        "gap",
-        "state[1].ofs_key",
-        st(1),
-    )
-    x(
-        "state-value-overlap",
-        reseal(put64(full, st(4) + 16, u64(full, st(4)))),
-        "V8: a string value at its key's place",
-        "overlap",
-        "state[4].value",
-        st(4) + 16,
-    )
-    k2 = u64(full, st(4))
-    x(
-        "state-key-repeat",
-        reseal(put_bytes(full, k2, b"k1")),
-        "V9: keys k1, k1",
-        "duplicate_state_key",
-        "state[4].key",
-        k2,
-    )
-    x(
-        "state-key-utf8",
-        reseal(put8(full, k2, 0xFF)),
-        "V9: byte 0xff in a key",
-        "bad_utf8",
-        "state[4].key",
-        k2,
-    )
-    sv = u64(full, st(4) + 16)
-    x(
-        "state-string-utf8",
-        reseal(put8(full, sv, 0xF5)),
-        "V9: lead byte 0xf5 in a string",
-        "bad_utf8",
-        "state[4].value",
-        sv,
-    )
-    x(
-        "state-step-negative",
-        reseal(put64(full, st(0) + 16, 2**64 - 1)),
-        "V9: step = -1",
-        "bad_state_type",
-        "state[0].value_type",
-        st(0) + 12,
-    )
-    x(
-        "state-lr-int",
-        reseal(put8(full, st(2) + 12, 0)),
-        "V9: learning_rate as an int",
-        "bad_state_type",
-        "state[2].value_type",
-        st(2) + 12,
-    )
+    apply_table("v2-optimizer")
+    apply_table("v2-state")
     # Origin
     o = V2(up).sec(5)[0]
     x(
@@ -2373,12 +2153,103 @@ def v2_tensor_cases() -> list[Case]:
     # fmt: on
 
 
+def v2_optimizer_cases() -> list[Case]:
+    """Schema 2's optimizer section (O1 to O10): Adam's m and v over the four tensors of V2_FULL,
+    sgd_momentum's one slot (V2_MOMENTUM), a custom optimizer's slots aa, ab (V2_CUSTOM)."""
+    full, f = V2_FULL, V2(V2_FULL)
+    nos = next(t for t in range(4) if u64(full, f.slot_entry(0, t)) == NO_STATE)
+    # fmt: off
+    return [
+        Case("optimizer-reserved", full, {"optimizer.reserved": 1},
+             "reserved_nonzero", "optimizer.reserved", "optimizer.reserved", "O1"),
+        Case("optimizer-slots-17", full, {"optimizer.num_slots": MAX_SLOTS + 1},
+             "limit_exceeded", "optimizer.num_slots", "optimizer.num_slots", "O2: K = 17"),
+        Case("optimizer-tensors", full, {"optimizer.num_tensors": 3},
+             "bad_optimizer", "optimizer.num_tensors", "optimizer.num_tensors",
+             "O3: T differs from num_tensors"),
+        Case("optimizer-count", full, {"optimizer.num_slots": MAX_SLOTS},
+             "count_exceeds_file", "optimizer.num_slots", "optimizer.num_slots",
+             "O4: 16 slots do not fit"),
+        Case("optimizer-known-k", V2_MOMENTUM, {"optimizer.kind": OptimizerKind.ADAM},
+             "bad_optimizer", "optimizer.num_slots", "optimizer.num_slots",
+             "O5: sgd_momentum's one slot as adam"),
+        Case("slot-reserved", full, {"optimizer.slots[1].reserved": 1},
+             "reserved_nonzero", "optimizer.slots[1].reserved", "optimizer.slots[1].reserved",
+             "O6"),
+        Case("slot-name-len", full, {"optimizer.slots[0].len_name": MAX_NAME_LEN + 1},
+             "limit_exceeded", "optimizer.slots[0].len_name", "optimizer.slots[0].len_name",
+             "O6: len_name 1025"),
+        Case("slot-name-gap", full, {"optimizer.slots[1].ofs_name": Add(1)},
+             "gap", "optimizer.slots[1].ofs_name", "optimizer.slots[1].ofs_name",
+             "O7: slot name v a byte late"),
+        Case("slot-name-repeat", V2_CUSTOM, {"*optimizer.slots[1].ofs_name": b"aa"},
+             "duplicate_slot_name", "optimizer.slots[1].name", "*optimizer.slots[1].ofs_name",
+             "O8: slots aa, aa"),
+        Case("slot-name-utf8", V2_CUSTOM, {"*optimizer.slots[1].ofs_name": 0x80},
+             "bad_utf8", "optimizer.slots[1].name", "*optimizer.slots[1].ofs_name",
+             "O8: a continuation byte first"),
+        Case("optimizer-adam-names", full, {"*optimizer.slots[0].ofs_name": b"x"},
+             "bad_optimizer", "optimizer.slots", "optimizer.slots", "O9: adam with slots x, v"),
+        Case("slot-no-state-size", full, {f"optimizer.slots[0][{nos}].len_data": 4},
+             "bad_slot_entry", f"optimizer.slots[0][{nos}].len_data",
+             f"optimizer.slots[0][{nos}].len_data", "O10: a NO_STATE entry of 4 bytes"),
+    ]
+    # fmt: on
+
+
+def v2_state_cases() -> list[Case]:
+    """Schema 2's state section (V1 to V9): step, epoch, learning_rate, k1 (int), k2 (string),
+    kb (bytes), in that order."""
+    full = V2_FULL
+    # fmt: off
+    return [
+        Case("state-reserved", full, {"state.reserved": 1},
+             "reserved_nonzero", "state.reserved", "state.reserved", "V1"),
+        Case("state-empty", full, {"state.num_entries": 0},
+             "empty_section", "state.num_entries", "state.num_entries",
+             "V2: a state section with no entry"),
+        Case("state-limit", full, {"state.num_entries": MAX_STATE_ENTRIES + 1},
+             "limit_exceeded", "state.num_entries", "state.num_entries", "V2: 1025 entries"),
+        Case("state-entry-reserved", full, {"state[1].reserved[2]": 1},
+             "reserved_nonzero", "state[1].reserved", "state[1].reserved[2]", "V3"),
+        Case("state-type-4", full, {"state[3].value_type": 4},
+             "bad_state_type", "state[3].value_type", "state[3].value_type", "V4: value_type 4"),
+        Case("state-key-len", full, {"state[0].len_key": MAX_KEY_LEN + 1},
+             "limit_exceeded", "state[0].len_key", "state[0].len_key", "V5: len_key 256"),
+        Case("state-int-len", full, {"state[3].len_value": 8},
+             "bad_state_type", "state[3].len_value", "state[3].len_value",
+             "V6: an int with len_value 8"),
+        Case("state-value-len", full, {"state[4].len_value": MAX_VALUE_LEN + 1},
+             "limit_exceeded", "state[4].len_value", "state[4].len_value",
+             "V7: a 1 MiB + 1 string"),
+        Case("state-key-gap", full, {"state[1].ofs_key": Add(1)},
+             "gap", "state[1].ofs_key", "state[1].ofs_key", "V8: key 1 a byte late"),
+        Case("state-value-overlap", full, {"state[4].value": Copy("state[4].ofs_key")},
+             "overlap", "state[4].value", "state[4].value",
+             "V8: a string value at its key's place"),
+        Case("state-key-repeat", full, {"*state[4].ofs_key": b"k1"},
+             "duplicate_state_key", "state[4].key", "*state[4].ofs_key", "V9: keys k1, k1"),
+        Case("state-key-utf8", full, {"*state[4].ofs_key": 0xFF},
+             "bad_utf8", "state[4].key", "*state[4].ofs_key", "V9: byte 0xff in a key"),
+        Case("state-string-utf8", full, {"*state[4].value": 0xF5},
+             "bad_utf8", "state[4].value", "*state[4].value", "V9: lead byte 0xf5 in a string"),
+        Case("state-step-negative", full, {"state[0].value": 2**64 - 1},
+             "bad_state_type", "state[0].value_type", "state[0].value_type", "V9: step = -1"),
+        Case("state-lr-int", full, {"state[2].value_type": ValueType.INT},
+             "bad_state_type", "state[2].value_type", "state[2].value_type",
+             "V9: learning_rate as an int"),
+    ]
+    # fmt: on
+
+
 #: Every table of invalid vectors: name -> (the prefix of its vector names, the places of its
 #: files, its cases). tests/test_vector_cases.py checks every case's field and offset.
 CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
     "wof": ("", WofPlaces, wof_cases),
     "v2-header": ("v2-", V2Places, v2_header_cases),
     "v2-tensors": ("v2-", V2Places, v2_tensor_cases),
+    "v2-optimizer": ("v2-", V2Places, v2_optimizer_cases),
+    "v2-state": ("v2-", V2Places, v2_state_cases),
 }
 
 
