@@ -443,21 +443,38 @@ ockpt_result ockpt_read_scratch(const void *buf, size_t len, ockpt_file *out, ui
   return read_any(&src, src.buf == NULL ? 0 : (uint64_t)len, out, scratch, scratch_count);
 }
 
-ockpt_result ockpt_read_stream(ockpt_stream *s, ockpt_file *out, uint64_t *scratch,
-                               size_t scratch_count) {
+static ockpt_result read_stream(ockpt_stream *s, ockpt_file *out, uint64_t *scratch,
+                                size_t scratch_count, int defer) {
   ockpt_src src;
   ockpt_file ignored;
   ockpt_result r;
   src.buf = NULL;
   src.stream = s;
   if (out == NULL) out = &ignored;
+  s->held = NULL; /* a block buffer verified for an earlier read proves nothing now */
+  s->held_at = 0;
+  s->defer = defer;
   r = read_any(&src, s->size, out, scratch, scratch_count);
+  s->defer = 0;
   if (s->failed) { /* what was read is not the file: report the read that failed */
     r = fail(OCKPT_E_TRUNCATED_FILE, "stream", s->failed_at,
              "the read callback failed: the file is shorter than the size given");
     *out = zero_file;
+  } else if (r.code == OCKPT_OK && out->v2.unchecked != 0) {
+    r.code = OCKPT_DEFERRED; /* never OCKPT_OK: not every rule ran */
+    r.message = "every rule passed but the data blocks' checksums (B6), deferred";
   }
   return r;
+}
+
+ockpt_result ockpt_read_stream(ockpt_stream *s, ockpt_file *out, uint64_t *scratch,
+                               size_t scratch_count) {
+  return read_stream(s, out, scratch, scratch_count, 0);
+}
+
+ockpt_result ockpt_read_stream_deferred(ockpt_stream *s, ockpt_file *out, uint64_t *scratch,
+                                        size_t scratch_count) {
+  return read_stream(s, out, scratch, scratch_count, 1);
 }
 
 ockpt_result ockpt_read(const void *buf, size_t len, ockpt_file *out) {

@@ -85,6 +85,15 @@ typedef struct ockpt_result {
   const char *message;         /* static English text naming the rule; never NULL */
 } ockpt_result;
 
+/* Not an error and not OCKPT_OK: what ockpt_read_stream_deferred() returns for a file that passed
+ * every rule but the data checks it deferred (schema 3 with a data_blocks section: rule B6, every
+ * block's CRC-32C and the data section's). The file is readable (ockpt_entry(), the ockpt_v2_* and
+ * ockpt_v3_* functions, ockpt_v3_copy_verified()) but not known valid: ockpt_verify_deferred()
+ * runs the rest and returns OCKPT_OK or the error. Above every error code of error-codes.toml. */
+#define OCKPT_DEFERRED ((ockpt_error)127)
+/* f.v2.unchecked: rule B6 (the data blocks' and the data section's CRC-32C) was not run */
+#define OCKPT_UNCHECKED_BLOCKS 1u
+
 /* One block: an offset table of N u32 at `table`, then data in [data_start, end]. */
 typedef struct ockpt_block {
   uint64_t table;      /* byte offset of the offset table */
@@ -105,6 +114,9 @@ typedef struct ockpt_v2_span {
 /* Schema 2: what the reader found; records are read on demand with the ockpt_v2_* functions. */
 typedef struct ockpt_v2_info {
   uint32_t num_sections;
+  /* schema 3 only: the rules a deferred read left for ockpt_verify_deferred() (OCKPT_UNCHECKED_*;
+   * 0 after every other successful read) */
+  uint32_t unchecked;
   ockpt_v2_span tensors, optimizer, state, data, origin;
   uint32_t num_tensors;    /* tensor records (0 without a tensors section) */
   uint32_t optimizer_kind; /* when optimizer.present */
@@ -141,12 +153,15 @@ typedef struct ockpt_stream {
   void *ctx;
   uint64_t size;      /* the file's size in bytes */
   int failed;         /* a read failed (or was asked outside the file): results are void */
+  int defer;          /* the read in progress defers rule B6 (ockpt_read_stream_deferred) */
   uint64_t failed_at; /* the offset of the first failed read */
   unsigned clock;     /* least-recently-used replacement */
   unsigned last;      /* the line of the last cache hit, tried first */
   uint64_t line_start[OCKPT_STREAM_LINES];
   uint32_t line_len[OCKPT_STREAM_LINES]; /* 0: empty line */
   unsigned line_used[OCKPT_STREAM_LINES];
+  const void *held;   /* ockpt_v3_copy_verified(): the caller's block buffer, and where the */
+  uint64_t held_at;   /* verified block it holds starts, plus 1 (0: none) */
   uint8_t line[OCKPT_STREAM_LINES][OCKPT_STREAM_LINE];
 } ockpt_stream;
 
@@ -240,10 +255,29 @@ ockpt_result ockpt_read_stream(ockpt_stream *s, ockpt_file *out, uint64_t *scrat
 size_t ockpt_stream_scratch_count(ockpt_stream *s);
 int ockpt_stream_failed(const ockpt_stream *s);
 
+/* The one-pass load: as ockpt_read_stream(), every rule in the spec's order, except that for a
+ * schema-3 file with a data_blocks section rule B6 (every block's CRC-32C, then the data section's)
+ * is deferred (SPEC.md 6.5, 6.7.4), so that no data byte is read; the padding between ranges
+ * (P4) is still checked, reading only those bytes. Such a file gives OCKPT_DEFERRED, never
+ * OCKPT_OK, with f.v2.unchecked = OCKPT_UNCHECKED_BLOCKS; each range copied with
+ * ockpt_v3_copy_verified() is then read once and verified block by block before a byte of it
+ * is copied, and ockpt_file_copy() refuses the data section. Every other file is read completely
+ * (as ockpt_read_stream: OCKPT_OK or the error): without a data_blocks section nothing could
+ * verify the data later. An error is the first failing rule among those run. */
+ockpt_result ockpt_read_stream_deferred(ockpt_stream *s, ockpt_file *out, uint64_t *scratch,
+                                        size_t scratch_count);
+
+/* The validator call after a deferred read: the whole of B6 (every block in order, then the data
+ * section's CRC), reading the data once more. OCKPT_OK (and f.v2.unchecked cleared: the file is
+ * valid) or B6's error. O(1) and OCKPT_OK for a file that deferred nothing. */
+ockpt_result ockpt_verify_deferred(ockpt_file *f);
+
 /* Bytes of a file read by any reader (buffer or stream), for names, keys, values and data:
  * ockpt_file_copy() copies `len` bytes at `offset` into dst (0 on success, -1 when the range
  * leaves the file or a read failed); ockpt_file_crc32() is zlib's CRC-32 of such a range
- * (continuing from crc). Through a stream they read in OCKPT_STREAM_LINE-byte pieces. */
+ * (continuing from crc). Through a stream they read in OCKPT_STREAM_LINE-byte pieces.
+ * After a deferred read (f.v2.unchecked) ockpt_file_copy() refuses (-1) a range that reaches into
+ * the data section: its blocks are unchecked (ockpt_v3_copy_verified() copies from there). */
 int ockpt_file_copy(const ockpt_file *f, uint64_t offset, void *dst, size_t len);
 uint32_t ockpt_file_crc32(const ockpt_file *f, uint32_t crc, uint64_t offset, uint64_t len);
 
@@ -332,6 +366,10 @@ uint32_t ockpt_v3_block_size(const ockpt_file *f);
  * they lie in first: the block is read once into `block` (the caller's buffer of at least
  * ockpt_v3_block_size() bytes), its CRC-32C compared with the data_blocks section's, and only
  * then its part copied, so no byte reaches dst unverified whatever the medium returns now.
+ * Through a stream the buffer is remembered with the block it holds: the next copy from that
+ * block (the same buffer) re-checks the buffer's CRC-32C in memory instead of reading the block
+ * again, so copying the ranges in data order reads each data byte once (a buffer changed in
+ * between is read again, never trusted).
  * OCKPT_OK; block_checksum (field data_blocks.crc[i], offset the block's first byte);
  * truncated_file (field "stream") when a read fails; offset_out_of_bounds (field "data") for a
  * range outside the data section, a file without the section or a buffer smaller than a block. */

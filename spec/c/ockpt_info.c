@@ -5,7 +5,9 @@
  * allocation-free path instead (both must print the same thing). --stream reads the file
  * through ockpt_read_stream() and a read-at-offset callback (fseek/fread) instead of a buffer:
  * the same output again (tests/test_c_stream.py). --stream-size=N streams and tells the reader
- * the file has N bytes (to test a read callback that fails). */
+ * the file has N bytes (to test a read callback that fails). --deferred streams with
+ * ockpt_read_stream_deferred() and then runs the deferred checks (ockpt_verify_deferred()) before
+ * it prints: the same output again. */
 #include <float.h>
 #include <limits.h>
 #include <stdio.h>
@@ -352,7 +354,7 @@ static int read_at(void *ctx, uint64_t offset, void *dst, size_t len) {
   return fread(dst, 1, len, fp) == len ? 0 : -1;
 }
 
-static int stream_main(const char *path, int use_scratch, long claimed) {
+static int stream_main(const char *path, int use_scratch, long claimed, int deferred) {
   static ockpt_stream stream;
   FILE *fp = fopen(path, "rb");
   long size;
@@ -375,7 +377,12 @@ static int stream_main(const char *path, int use_scratch, long claimed) {
       if (scratch == NULL) count = 0;
     }
   }
-  r = ockpt_read_stream(&stream, &f, scratch, count);
+  if (deferred) {
+    r = ockpt_read_stream_deferred(&stream, &f, scratch, count);
+    if (r.code == OCKPT_DEFERRED) r = ockpt_verify_deferred(&f);
+  } else {
+    r = ockpt_read_stream(&stream, &f, scratch, count);
+  }
   if (r.code == OCKPT_OK && (f.revision == OCKPT_REV_V2 || f.revision == OCKPT_REV_V3)) {
     print_v2(&f);
     rc = 0;
@@ -398,7 +405,7 @@ static int stream_main(const char *path, int use_scratch, long claimed) {
 
 int main(int argc, char **argv) {
   const char *path = NULL;
-  int use_scratch = 1, use_stream = 0, usage = 0, k, rc;
+  int use_scratch = 1, use_stream = 0, deferred = 0, usage = 0, k, rc;
   long claimed = -1;
   size_t len = 0, count = 0;
   unsigned char *buf;
@@ -410,6 +417,8 @@ int main(int argc, char **argv) {
       use_scratch = 0;
     else if (strcmp(argv[k], "--stream") == 0)
       use_stream = 1;
+    else if (strcmp(argv[k], "--deferred") == 0)
+      use_stream = 1, deferred = 1;
     else if (strncmp(argv[k], "--stream-size=", 14) == 0)
       use_stream = 1, claimed = strtol(argv[k] + 14, NULL, 10);
     else if (path == NULL)
@@ -418,10 +427,10 @@ int main(int argc, char **argv) {
       usage = 1;
   }
   if (path == NULL || usage) {
-    fprintf(stderr, "usage: ockpt-info [--no-scratch] [--stream | --stream-size=N] FILE\n");
+    fprintf(stderr, "usage: ockpt-info [--no-scratch] [--stream | --stream-size=N] [--deferred] FILE\n");
     return 2;
   }
-  if (use_stream) return stream_main(path, use_scratch, claimed);
+  if (use_stream) return stream_main(path, use_scratch, claimed, deferred);
   buf = slurp(path, &len);
   if (buf == NULL) {
     fprintf(stderr, "ockpt-info: cannot read %s\n", path);

@@ -25,6 +25,10 @@ uint32_t ockpt_src_crc32c(const ockpt_src *src, uint32_t crc, uint64_t at, uint6
 uint32_t ockpt_src_crc32c_also(const ockpt_src *src, uint32_t crc, uint32_t *also, uint64_t at,
                                uint64_t len);
 
+/* Copy `len` bytes at `at` (inside the file) into dst; through a stream straight from the
+ * callback, OCKPT_STREAM_LINE bytes at a time, past the cache. 0, or -1 when a read failed. */
+int ockpt_src_copy(const ockpt_src *src, uint64_t at, void *dst, uint64_t len);
+
 /* zlib CRC-32 of `len` bytes at `at` (for callers that print entry checksums). */
 uint32_t ockpt_src_crc32(const ockpt_src *src, uint32_t crc, uint64_t at, uint64_t len);
 

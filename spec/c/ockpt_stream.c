@@ -14,6 +14,9 @@ void ockpt_stream_init(ockpt_stream *s, ockpt_read_fn read, void *ctx, uint64_t 
   s->size = size;
   s->failed = 0;
   s->failed_at = 0;
+  s->defer = 0;
+  s->held = NULL;
+  s->held_at = 0;
   s->clock = 0;
   s->last = 0;
   for (k = 0; k < OCKPT_STREAM_LINES; k++) {
@@ -121,11 +124,31 @@ uint32_t ockpt_src_crc32(const ockpt_src *src, uint32_t crc, uint64_t at, uint64
   return src_crc(src, ockpt_crc32, crc, at, len);
 }
 
+int ockpt_src_copy(const ockpt_src *src, uint64_t at, void *dst, uint64_t len) {
+  uint8_t *out = (uint8_t *)dst;
+  uint64_t k;
+  if (src->buf != NULL) {
+    for (k = 0; k < len; k++) out[k] = src->buf[at + k]; /* no libc: freestanding */
+    return 0;
+  }
+  while (len > 0) { /* straight into dst, past the cache, a line's size at a time */
+    uint32_t n = (uint32_t)(len < OCKPT_STREAM_LINE ? len : OCKPT_STREAM_LINE);
+    if (fetch(src->stream, at, out, n) != 0) return -1;
+    out += n;
+    at += n;
+    len -= n;
+  }
+  return 0;
+}
+
 int ockpt_file_copy(const ockpt_file *f, uint64_t offset, void *dst, size_t len) {
   uint8_t *out = (uint8_t *)dst;
   ockpt_src src;
   size_t k;
   if (f == NULL || offset > f->file_size || (uint64_t)len > f->file_size - offset) return -1;
+  if (f->v2.unchecked != 0 && len != 0 && offset < f->v2.data.offset + f->v2.data.length &&
+      offset + len > f->v2.data.offset)
+    return -1; /* a deferred read: the data blocks are unchecked (ockpt_v3_copy_verified) */
   src = ockpt_src_of(f);
   if (src.buf == NULL && src.stream == NULL) return -1;
   for (k = 0; k < len; k++) out[k] = src_u8(&src, offset + k);
