@@ -60,10 +60,13 @@ from .v2_write import (
     state_body,
 )
 from .v3.constants import (
+    BLOCK_CRCS,
     COLUMN_TYPES,
+    DIMS,
     NO_DTYPE,
     NO_MODEL_INDEX,
     NO_SHAPE,
+    SLOT_ENTRIES,
     SLOT_LEN_SIZE,
     VERSION,
     align8,
@@ -272,7 +275,7 @@ def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
         (present["dtype"], cols.dtype, COLUMN_TYPES["dtype"]),
         (present["shape"], cols.rank, COLUMN_TYPES["rank"]),
         (present["order"], perm, COLUMN_TYPES["order"]),
-        (present["shape"], cols.dims, "<u4"),
+        (present["shape"], cols.dims, DIMS.format),
         (present["name"], cols.names, ""),
     ]
     body = bytearray(schema3.TENSORS_HEAD.build({"num_tensors": n, "columns": columns}))
@@ -339,7 +342,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
             key_arr = np.frombuffer(keys, np.int64) if keys else np.zeros(0, np.int64)
             len_arr = np.frombuffer(lens, np.int64) if lens else np.zeros(0, np.int64)
             rows = np.searchsorted(cols.index, key_arr)
-            sizes = np.full(n, NO_STATE, np.uint64)
+            sizes = np.full(n, NO_STATE, SLOT_ENTRIES.format)
             sizes[rows] = len_arr
             slot_sizes.append(sizes)
             num_ranges += key_arr.size
@@ -366,7 +369,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     shift = _data_blocks(ckpt, extra, data_len)
     if shift is not None:  # among the other kinds, in ascending kind order (6.4)
         at = len(bodies) - sum(1 for s in extra if s.kind > BLOCKS_KIND)
-        placeholder = bytes(HEAD_SIZE + 4 * num_blocks(data_len, shift))
+        placeholder = bytes(HEAD_SIZE + BLOCK_CRCS.size * num_blocks(data_len, shift))
         bodies.insert(at, (BLOCKS_KIND, 0, placeholder))
     group_shift = _range_index(ckpt, extra, n)
     if group_shift is not None:  # after data_blocks, before kinds above its own (6.4)
@@ -485,7 +488,7 @@ def _optimizer_body(
         desc["ofs_name"][j] = npos
         desc["len_name"][j] = len(raw)
         npos += len(raw)
-    entries = b"".join(s.astype("<u8").tobytes() for s in slot_sizes)
+    entries = b"".join(s.astype(SLOT_ENTRIES.format).tobytes() for s in slot_sizes)
     return (
         schema.OPTIMIZER_HEAD.build({"kind": code, "num_slots": k, "num_tensors": n})
         + desc.tobytes()

@@ -63,6 +63,8 @@ COLUMN_BITS = {b.name.lower(): int(b) for b in layout.V3ColumnBits}
 
 #: The columns' element types, by name (spec/onert_checkpoint_v3.ksy, `tensors_section`).
 _TYPES = {name: kind for name, kind, _ in layout.V3TensorsHead.ARRAYS}
+_ALIGN = layout.V3_COLUMN_ALIGNMENT
+_DIM = np.dtype(layout.V3_RECORD_DIMS_DIMS.format)
 
 #: The 64-byte header: schema 2's with version byte 3.
 HEADER = record_struct(layout.Header, version=3)
@@ -81,7 +83,7 @@ def _column(name: str, bit: int) -> list:
     at = f"_at_{name}"
     return [
         at / Tell,
-        f"_pad_{name}" / If(_has(bit), Padding(lambda ctx: -ctx[at] % 8)),
+        f"_pad_{name}" / If(_has(bit), Padding(lambda ctx: -ctx[at] % _ALIGN)),
         name / If(_has(bit), RecordArray(np.dtype(_TYPES[name]), this.head.num_tensors)),
     ]
 
@@ -104,10 +106,10 @@ TENSORS = Struct(
     *_column("rank", COLUMN_BITS["shape"]),
     *_column("order", COLUMN_BITS["order"]),
     "_at_dims" / Tell,
-    "_pad_dims" / If(_has(COLUMN_BITS["shape"]), Padding(lambda ctx: -ctx._at_dims % 8)),
-    "dims" / If(_has(COLUMN_BITS["shape"]), RecordArray(np.dtype("<u4"), _num_dims)),
+    "_pad_dims" / If(_has(COLUMN_BITS["shape"]), Padding(lambda ctx: -ctx._at_dims % _ALIGN)),
+    "dims" / If(_has(COLUMN_BITS["shape"]), RecordArray(_DIM, _num_dims)),
     "_at_names" / Tell,
-    "_pad_names" / If(_has(COLUMN_BITS["name"]), Padding(lambda ctx: -ctx._at_names % 8)),
+    "_pad_names" / If(_has(COLUMN_BITS["name"]), Padding(lambda ctx: -ctx._at_names % _ALIGN)),
     "names" / If(_has(COLUMN_BITS["name"]), Bytes(_num_name_bytes)),
 )
 
@@ -116,7 +118,11 @@ TENSORS = Struct(
 OPTIMIZER = Struct(
     "head" / OPTIMIZER_HEAD,
     "slots" / RecordArray(SLOT_DESCRIPTOR_DTYPE, this.head.num_slots),
-    "entries" / RecordArray(np.dtype("<u8"), lambda ctx: ctx.head.num_slots * ctx.head.num_tensors),
+    "entries"
+    / RecordArray(
+        np.dtype(layout.V3_OPTIMIZER_SECTION_ENTRIES.format),
+        lambda ctx: ctx.head.num_slots * ctx.head.num_tensors,
+    ),
 )
 
 #: The whole file's structure, for parsing (schema 2's container with these sections).

@@ -24,11 +24,22 @@ NO_MODEL_INDEX = layout.V3_NO_MODEL_INDEX
 NO_DTYPE = layout.V3_NO_DTYPE
 NO_SHAPE = layout.V3_NO_SHAPE
 
-#: A slot entry is one u64, its ``len_data`` (6.7.2); NO_STATE is 2^64 - 1.
-SLOT_LEN_SIZE = 8
+# The integer arrays of schema 3 (spec/onert_checkpoint_v3.ksy): each element's NumPy format
+# (``.format``) and size (``.size``) -------------------------------------------------------------
+#: The ``dims`` column: every shaped record's dims, back to back (6.7.1).
+DIMS = layout.V3_RECORD_DIMS_DIMS
+#: The optimizer section's entries: one per slot and record, its ``len_data`` (6.7.2).
+SLOT_ENTRIES = layout.V3_OPTIMIZER_SECTION_ENTRIES
+#: The data_blocks section's CRC-32C of each block (6.7.4).
+BLOCK_CRCS = layout.V3_DATA_BLOCKS_SECTION_CRC
+
+#: A slot entry's size (6.7.2); NO_STATE (2^64 - 1, onert_checkpoint_common.ksy) for no state.
+SLOT_LEN_SIZE = SLOT_ENTRIES.size
+NO_STATE = layout.NO_STATE
 
 #: The largest alignment of a data range (6.7.3): ranges of 64 bytes or more.
 MAX_RANGE_ALIGNMENT = layout.V3_MAX_RANGE_ALIGNMENT
+
 
 def range_alignment(length: int) -> int:
     """``a(len)`` of 6.7.3: MAX_RANGE_ALIGNMENT (64) for 64 bytes or more, else the smallest

@@ -14,13 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from onert_checkpoint_generated.layout import SectionEntry as Section
 from onert_checkpoint_generated.layout import SectionKind as Kind
 from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..v2 import section_table as table
-from ..v2.constants import KIND_NAMES
+from ..v2.constants import HEADER_SIZE, KIND_NAMES, MAX_SECTIONS, SECTION_ENTRY_SIZE
 from ..v2.header import check_header
 from ..v2.origin import check_origin_section
 from ..v2.rules import read_in_rule_order
@@ -114,8 +115,9 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
 def _lists_data_blocks(view: memoryview, num_sections: int) -> bool:
     """Whether the section table lists a data_blocks section (read before rules T1 to T5 pass:
     only where their failure is reported is decided by it)."""
-    n = min(num_sections, (len(view) - 64) // 32 if len(view) >= 64 else 0, 64)
-    kinds = np.frombuffer(view, "<u4", n * 8, 64)[::8] if n > 0 else np.zeros(0, np.uint32)
+    room = (len(view) - HEADER_SIZE) // SECTION_ENTRY_SIZE if len(view) >= HEADER_SIZE else 0
+    n = min(num_sections, room, MAX_SECTIONS)
+    kinds = np.frombuffer(view, Section.DTYPE, n, HEADER_SIZE)["kind"]
     return bool((kinds == BLOCKS_KIND).any())
 
 

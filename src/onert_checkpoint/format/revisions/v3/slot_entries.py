@@ -8,10 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..v2.constants import NO_STATE
 from ..v2.optimizer import check_optimizer_head
 from ..v2.section_table import SectionInfo
-from .constants import SLOT_LEN_SIZE
+from .constants import NO_STATE, SLOT_ENTRIES, SLOT_LEN_SIZE
 
 __all__ = ["SlotLengths", "check_optimizer_section"]
 
@@ -36,16 +35,16 @@ class SlotLengths:
 
     @staticmethod
     def absent(column: np.ndarray) -> np.ndarray:
-        return column == np.uint64(NO_STATE)
+        return column == np.array(NO_STATE, SLOT_ENTRIES.format)
 
 
 def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int) -> SlotLengths:
-    """Rules O1 to O9 (O4 and O7 with 8-byte entries; there is no O10)."""
+    """Rules O1 to O9 (O4 and O7 with entries of SLOT_LEN_SIZE bytes; there is no O10)."""
     kind, names, entries_at, t = check_optimizer_head(view, sec, num_tensors, SLOT_LEN_SIZE)
     k = len(names)
     lengths = (
-        np.frombuffer(view, dtype="<u8", count=k * t, offset=entries_at).reshape(k, t)
+        np.frombuffer(view, dtype=SLOT_ENTRIES.format, count=k * t, offset=entries_at).reshape(k, t)
         if k * t
-        else np.zeros((k, t), np.uint64)
+        else np.zeros((k, t), SLOT_ENTRIES.format)
     )
     return SlotLengths(kind, names, lengths, entries_at, t)

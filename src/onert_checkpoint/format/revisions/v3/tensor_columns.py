@@ -29,6 +29,7 @@ from ..v2.section_table import SectionInfo
 from .constants import (
     COLUMN_BITS,
     COLUMN_TYPES,
+    DIMS,
     FIXED_COLUMNS,
     NAME,
     NO_DTYPE,
@@ -163,13 +164,13 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
     if columns & SHAPE:
         dims_at = align8(end)
         pads.append((end, dims_at))
-        end = dims_at + 4 * num_dims
+        end = dims_at + DIMS.size * num_dims
         if end > length:
             fail(
                 "count_exceeds_file",
                 "tensors.dims",
                 s + dims_at,
-                f"{num_dims} dims need {4 * num_dims} bytes from {s + dims_at}; "
+                f"{num_dims} dims need {DIMS.size * num_dims} bytes from {s + dims_at}; "
                 f"the section ends at {s + length}",
             )
     if columns & NAME:
@@ -193,20 +194,16 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
         names = _check_names(view, len_name, s + names_at)  # C12
     # (n, the largest rank): what the entry tables read of v2's (n, 8) column, dims[k, :rank]
     widest = 0 if rank is None or not num_dims else int(rank[shaped].max())
-    dims = np.zeros((n, widest), np.uint32)
+    dims = np.zeros((n, widest), DIMS.format)
     if widest:
         assert dims_at is not None and shaped is not None and rank is not None
-        flat = np.frombuffer(view, dtype="<u4", count=num_dims, offset=s + dims_at)
+        flat = np.frombuffer(view, dtype=DIMS.format, count=num_dims, offset=s + dims_at)
         _fill_dims(dims, flat, rank, shaped)
     dtype = col.get("dtype")
     if dtype is not None and rank is not None:
         _check_sizes(lengths, dtype, rank, shaped, dims, s)  # C13
-    keys = (
-        col["index"].astype(np.int64) if "index" in col else np.arange(n, dtype=np.int64)
-    )
-    return TensorColumns(
-        s, lengths, keys, col.get("order"), _meta(n, col, shaped, dims, names)
-    )
+    keys = col["index"].astype(np.int64) if "index" in col else np.arange(n, dtype=np.int64)
+    return TensorColumns(s, lengths, keys, col.get("order"), _meta(n, col, shaped, dims, names))
 
 
 def _type(name: str) -> str:
@@ -228,7 +225,7 @@ def _check_index(sec: SectionInfo, index: np.ndarray | None, start: int | None) 
         fail(
             "duplicate_tensor_index" if index[k] == index[i] else "tensor_order",
             _field(k, "index"),
-            _at(sec, start, 4, k),
+            _at(sec, start, index.itemsize, k),
             f"record {k} has index {int(index[k])}; the previous record has {int(index[i])} "
             "(records are in strictly ascending index order)",
         )
@@ -252,7 +249,7 @@ def _check_model_index(sec: SectionInfo, mi: np.ndarray | None, start: int | Non
         fail(
             "duplicate_tensor_index",
             _field(k, "model_index"),
-            _at(sec, start, 4, k),
+            _at(sec, start, mi.itemsize, k),
             f"model_index {int(mi[k])} appears twice",
         )
 
@@ -269,7 +266,7 @@ def _check_len_name(sec: SectionInfo, ln: np.ndarray | None, start: int | None) 
         fail(
             "limit_exceeded",
             _field(k, "len_name"),
-            _at(sec, start, 4, k),
+            _at(sec, start, ln.itemsize, k),
             f"a name has 1..{MAX_NAME_LEN} bytes, not {int(ln[k])}",
         )
 
@@ -286,7 +283,7 @@ def _check_dtype(sec: SectionInfo, code: np.ndarray | None, start: int | None) -
         fail(
             "bad_dtype",
             _field(k, "dtype"),
-            _at(sec, start, 1, k),
+            _at(sec, start, code.itemsize, k),
             f"{int(code[k])} is not a circle TensorType",
         )
 
@@ -304,7 +301,7 @@ def _check_rank(sec: SectionInfo, rank: np.ndarray | None, start: int | None) ->
         fail(
             "limit_exceeded",
             _field(k, "rank"),
-            _at(sec, start, 1, k),
+            _at(sec, start, rank.itemsize, k),
             f"rank {int(rank[k])} exceeds {MAX_RANK}",
         )
 
@@ -322,10 +319,10 @@ def _check_order(sec: SectionInfo, order: np.ndarray | None, start: int | None) 
         fail(
             "bad_data_order",
             _field(k, "order"),
-            _at(sec, start, 4, k),
+            _at(sec, start, order.itemsize, k),
             f"order[{k}] is {int(order[k])}: the column must name each of the {n} records once",
         )
-    if not (order != np.arange(n, dtype=np.uint32)).any():
+    if not (order != np.arange(n, dtype=order.dtype)).any():
         _redundant(sec, "order", "the data are in record order")
 
 
@@ -405,8 +402,11 @@ def _check_sizes(
     exact = prod < 2.0**52
     wrong = exact & (prod != length.astype(np.float64))
     doubtful = np.flatnonzero(~exact)
-    bad = [int(sized[j]) for j in doubtful.tolist() if _product(dims, dtype, rank, int(sized[j]))
-           != int(lengths[sized[j]])]
+    bad = [
+        int(sized[j])
+        for j in doubtful.tolist()
+        if _product(dims, dtype, rank, int(sized[j])) != int(lengths[sized[j]])
+    ]
     candidates = [*sized[np.flatnonzero(wrong)[:1]].tolist(), *bad[:1]]
     if not candidates:
         return
