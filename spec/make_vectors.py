@@ -1763,147 +1763,8 @@ def make_valid_v2() -> None:
 
 
 def make_invalid_v2() -> None:
-    full, f = V2_FULL, V2(V2_FULL)
-    ds, dl = f.sec(4)
-
-    def x(name: str, data: bytes, rule: str, code: str, field: str, offset: int) -> None:
-        invalid(f"v2-{name}", data, rule, code, field, offset)
-
-    apply_table("v2-header")
-    up = upgraded(MICRO_ADAM)
-    u = V2(up)
-    apply_table("v2-tensors")
-    r = f.rec
-    apply_table("v2-optimizer")
-    apply_table("v2-state")
-    # Origin
-    o = V2(up).sec(5)[0]
-    x(
-        "origin-reserved",
-        reseal(put(up, o + 12, 1)),
-        "G2",
-        "reserved_nonzero",
-        "origin.reserved",
-        o + 12,
-    )
-    x(
-        "origin-flags",
-        reseal(put(up, o + 8, 2)),
-        "G2: flag bit 1",
-        "reserved_nonzero",
-        "origin.flags",
-        o + 8,
-    )
-    x(
-        "origin-revision",
-        reseal(put(up, o, 3)),
-        "G3: revision 3",
-        "bad_origin",
-        "origin.revision",
-        o,
-    )
-    x(
-        "origin-dialect",
-        reseal(put(up, o + 4, 3)),
-        "G3: dialect 3",
-        "bad_origin",
-        "origin.dialect",
-        o + 4,
-    )
-    ui = u.index_of(5)
-    x(
-        "origin-short",
-        reseal(put64(put64(up, o + 16, 0), u.entry(ui) + 16, 16)),
-        "G1: a 16-byte origin section (its num_entries, zeroed, becomes padding)",
-        "count_exceeds_file",
-        "origin",
-        o,
-    )
-    x(
-        "origin-long",
-        reseal(put64(up, u.entry(ui) + 16, 32)),
-        "G1: a 32-byte origin section (8 bytes of its padding counted in)",
-        "gap",
-        "origin",
-        o + 24,
-    )
-    # Data ranges
-    one = write_v2(tensors({0: 1}))
-    w = V2(one)
-    x(
-        "data-without-ranges",
-        reseal(put(put(one, w.entry(0), 0x80000000), w.entry(0) + 4, 0)),
-        "D0: the tensors section relabelled a private kind: a data section, no range",
-        "empty_section",
-        "data",
-        w.sec(4)[0],
-    )
-    x(
-        "data-misaligned",
-        reseal(put64(full, r(0) + 24, u64(full, r(0) + 24) + 4)),
-        "D1: ofs_data % 64 == 4",
-        "misaligned",
-        "tensors[0].ofs_data",
-        r(0) + 24,
-    )
-    x(
-        "data-outside",
-        reseal(put64(full, r(3) + 24, 0)),
-        "D1: ofs_data 0, before the data section",
-        "offset_out_of_bounds",
-        "tensors[3].ofs_data",
-        r(3) + 24,
-    )
-    se = f.slot_entry(1, 3)
-    x(
-        "data-slot-too-long",
-        reseal(put64(full, se + 8, dl)),
-        "D1: a slot entry longer than what remains of the data section",
-        "offset_out_of_bounds",
-        "optimizer.slots[1][3].ofs_data",
-        se,
-    )
-    x(
-        "data-overlap",
-        reseal(put64(full, r(3) + 24, u64(full, r(0) + 24))),
-        "D2: tensor 3's range at tensor 0's",
-        "overlap",
-        "tensors[3].ofs_data",
-        r(3) + 24,
-    )
-    big = u64(full, r(2) + 24)  # the 100-byte tensor, followed by 28 bytes of padding
-    x(
-        "data-gap",
-        reseal(put64(full, r(2) + 24, big + 64)),
-        "D2: the 100-byte range moved 64 bytes later, into its own padding",
-        "gap",
-        "tensors[2].ofs_data",
-        r(2) + 24,
-    )
-    x(
-        "data-padding",
-        reseal(put8(full, ds + 16 + 5, 1)),
-        "D3: a padding byte after the first 16-byte range",
-        "nonzero_padding",
-        "padding",
-        ds + 21,
-    )
-    last = max(
-        (u64(full, f.slot_entry(j, t)), j, t)
-        for j in range(2)
-        for t in range(4)
-        if u64(full, f.slot_entry(j, t)) != NO_STATE
-    )
-    _, lj, lt = last
-    le = f.slot_entry(lj, lt)
-    x(
-        "data-end-gap",
-        reseal(put64(full, le + 8, u64(full, le + 8) - 4)),
-        "D4: the last range 4 bytes shorter",
-        "gap",
-        "data",
-        ds + dl - 4,
-    )
+    for table in ("v2-header", "v2-tensors", "v2-optimizer", "v2-state", "v2-origin", "v2-data"):
+        apply_table(table)
     make_invalid_v2_spec_fixes()
 
 
@@ -2242,6 +2103,73 @@ def v2_state_cases() -> list[Case]:
     # fmt: on
 
 
+def v2_origin_cases() -> list[Case]:
+    """Schema 2's origin section (G1 to G3), in onert-micro's Adam export upgraded."""
+    up = upgraded(MICRO_ADAM)
+    ui = V2(up).index_of(SectionKind.ORIGIN)
+    # fmt: off
+    return [
+        Case("origin-reserved", up, {"origin.reserved": 1},
+             "reserved_nonzero", "origin.reserved", "origin.reserved", "G2"),
+        Case("origin-flags", up, {"origin.flags": 2},
+             "reserved_nonzero", "origin.flags", "origin.flags", "G2: flag bit 1"),
+        Case("origin-revision", up, {"origin.revision": 3},
+             "bad_origin", "origin.revision", "origin.revision", "G3: revision 3"),
+        Case("origin-dialect", up, {"origin.dialect": 3},
+             "bad_origin", "origin.dialect", "origin.dialect", "G3: dialect 3"),
+        Case("origin-short", up, {"origin.num_entries": 0, f"sections[{ui}].len_body": 16},
+             "count_exceeds_file", "origin", "origin",
+             "G1: a 16-byte origin section (its num_entries, zeroed, becomes padding)"),
+        Case("origin-long", up, {f"sections[{ui}].len_body": 32},
+             "gap", "origin", ("origin", Origin.SIZE),
+             "G1: a 32-byte origin section (8 bytes of its padding counted in)"),
+    ]
+    # fmt: on
+
+
+def v2_data_cases() -> list[Case]:
+    """Schema 2's data ranges (D0 to D4)."""
+    full, f = V2_FULL, V2(V2_FULL)
+    di = f.index_of(SectionKind.DATA)
+    _, lj, lt = max(  # the range stored last: a slot entry
+        (u64(full, f.slot_entry(j, t)), j, t)
+        for j in range(2)
+        for t in range(4)
+        if u64(full, f.slot_entry(j, t)) != NO_STATE
+    )
+    # fmt: off
+    return [
+        Case("data-without-ranges", write_v2(tensors({0: 1})),
+             {"sections[0].kind": 0x80000000, "sections[0].flags": 0},
+             "empty_section", "data", "data",
+             "D0: the tensors section relabelled a private kind: a data section, no range"),
+        Case("data-misaligned", full, {"tensors[0].ofs_data": Add(4)},
+             "misaligned", "tensors[0].ofs_data", "tensors[0].ofs_data",
+             "D1: ofs_data % 64 == 4"),
+        Case("data-outside", full, {"tensors[3].ofs_data": 0},
+             "offset_out_of_bounds", "tensors[3].ofs_data", "tensors[3].ofs_data",
+             "D1: ofs_data 0, before the data section"),
+        Case("data-slot-too-long", full,
+             {"optimizer.slots[1][3].len_data": Copy(f"sections[{di}].len_body")},
+             "offset_out_of_bounds", "optimizer.slots[1][3].ofs_data",
+             "optimizer.slots[1][3].ofs_data",
+             "D1: a slot entry longer than what remains of the data section"),
+        Case("data-overlap", full, {"tensors[3].ofs_data": Copy("tensors[0].ofs_data")},
+             "overlap", "tensors[3].ofs_data", "tensors[3].ofs_data",
+             "D2: tensor 3's range at tensor 0's"),
+        # tensor 2, 100 bytes, is followed by 28 bytes of padding
+        Case("data-gap", full, {"tensors[2].ofs_data": Add(64)},
+             "gap", "tensors[2].ofs_data", "tensors[2].ofs_data",
+             "D2: the 100-byte range moved 64 bytes later, into its own padding"),
+        Case("data-padding", full, {("data", 16 + 5): 1},
+             "nonzero_padding", "padding", ("data", 16 + 5),
+             "D3: a padding byte after the first 16-byte range"),
+        Case("data-end-gap", full, {f"optimizer.slots[{lj}][{lt}].len_data": Add(-4)},
+             "gap", "data", ("data.end", -4), "D4: the last range 4 bytes shorter"),
+    ]
+    # fmt: on
+
+
 #: Every table of invalid vectors: name -> (the prefix of its vector names, the places of its
 #: files, its cases). tests/test_vector_cases.py checks every case's field and offset.
 CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
@@ -2250,6 +2178,8 @@ CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
     "v2-tensors": ("v2-", V2Places, v2_tensor_cases),
     "v2-optimizer": ("v2-", V2Places, v2_optimizer_cases),
     "v2-state": ("v2-", V2Places, v2_state_cases),
+    "v2-origin": ("v2-", V2Places, v2_origin_cases),
+    "v2-data": ("v2-", V2Places, v2_data_cases),
 }
 
 
