@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "bench"))
+import bench  # noqa: E402
 import report  # noqa: E402
 
 PAGES = [ROOT / "docs" / "performance.md", ROOT / "README.md"]
@@ -67,3 +69,56 @@ def test_rows_say_whether_their_figure_depends_on_the_machine() -> None:
         assert lines[row["measure"]].endswith(f"| {where} |"), lines[row["measure"]]
     assert any(row["unit"] == "B" for row in results["rows"])
     assert any(row["unit"] != "B" for row in results["rows"])
+
+
+# --- schema 3's goals table (tests/bench/bench_schema3_goals.py) -------------------------------
+import bench_schema3_goals as goals  # noqa: E402
+
+
+def test_schema3_goals_page_equals_results() -> None:
+    """docs/schema-3.md's goals table is the committed results file, rendered."""
+    results = json.loads(goals.RESULTS.read_text())
+    text = goals.PAGE.read_text()
+    assert goals.BEGIN in text and goals.END in text, "docs/schema-3.md lost its goals table"
+    start, end = text.index(goals.BEGIN), text.index(goals.END) + len(goals.END)
+    assert text[start:end] == goals.render(results), (
+        "docs/schema-3.md's goals table differs from tests/bench/schema3_goals.json; run "
+        "python tests/bench/bench_schema3_goals.py --write-docs")
+
+
+def test_schema3_goals_results_name_machine_load_commit_and_every_row() -> None:
+    results = json.loads(goals.RESULTS.read_text())
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}", results["date"])
+    assert re.fullmatch(r"[0-9a-f]{7,40}\+?", results["commit"])
+    machine = results["machine"]
+    for key in ("cpu", "cores", "python", "numpy", "safetensors"):
+        assert machine[key], key
+    assert {"before", "during_min", "during_max", "after"} <= set(machine["load"])
+    measures = " / ".join(r["measure"] for r in results["rows"])
+    for part in ("first byte", "read all", "hand-out", "tiny Adam", "no-scratch",
+                 "streaming reader's state", "bytes read per byte", "forward pass"):
+        assert part in measures, part
+    for r in results["rows"]:
+        if r["ratio"] is not None and r["baseline"]:
+            assert r["ratio"] == pytest.approx(r["ours"] / r["baseline"], rel=1e-9)
+
+
+def test_schema3_goals_rows_run_on_tiny_inputs(tmp_path: Path) -> None:
+    """The quick mode's Python rows, on files of a few tensors, once each: every row has a
+    figure (no time is asserted)."""
+    from bench_handout import write_pair
+
+    ours, st = write_pair(tmp_path, "tiny", 12, 35_000)
+    rows = goals.first_byte_rows(ours, st, 12, 1)
+    rows += goals.read_all_row(ours, st, 12, 1)
+    rows += goals.handout_rows(tmp_path, 50, 1)
+    rows += goals.size_row(200)
+    rows += goals.writer_rows(tmp_path, 3, 1)
+    assert len(rows) == 7
+    for r in rows:
+        assert r["ours"] is not None and r["ours"] > 0, r
+        assert r["unit"] in ("s", "us", "B"), r
+    page = goals.render({"date": "2026-12-01", "commit": "0000000", "quick": True,
+                         "repeats": 1, "machine": {**bench.machine(), "load": None},
+                         "rows": rows})
+    assert page.count("\n| ") == len(rows) + 1  # the header, then one line a row
