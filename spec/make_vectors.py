@@ -1345,12 +1345,6 @@ def put64(data: bytes, at: int, value: int) -> bytes:
     return bytes(out)
 
 
-def put16(data: bytes, at: int, value: int) -> bytes:
-    out = bytearray(data)
-    struct.pack_into("<H", out, at, value)
-    return bytes(out)
-
-
 def put_bytes(data: bytes, at: int, raw: bytes) -> bytes:
     return data[:at] + raw + data[at + len(raw) :]
 
@@ -1763,91 +1757,8 @@ def make_valid_v2() -> None:
 
 
 def make_invalid_v2() -> None:
-    for table in ("v2-header", "v2-tensors", "v2-optimizer", "v2-state", "v2-origin", "v2-data"):
-        apply_table(table)
-    make_invalid_v2_spec_fixes()
-
-
-def make_invalid_v2_spec_fixes() -> None:
-    """The cases named by the spec fixes of document revision 3 (SPEC.md 2.2)."""
-    full, f = V2_FULL, V2(V2_FULL)
-
-    def x(name: str, data: bytes, rule: str, code: str, field: str, offset: int) -> None:
-        invalid(f"v2-{name}", data, rule, code, field, offset)
-
-    # O1: a 16-byte SGD head cut to 12 bytes (the 4 bytes after it are then zero padding)
-    sgd = write_v2([], Optimizer("sgd"), {"step": 1})
-    g = V2(sgd)
-    e = g.entry(g.index_of(2))
-    x(
-        "optimizer-short",
-        reseal(put64(sgd, e + 16, 12)),
-        "O1: a 12-byte optimizer section; the field is num_slots, at s + 4",
-        "count_exceeds_file",
-        "optimizer.num_slots",
-        g.sec(2)[0] + 4,
-    )
-    # T4i: two sections of the same unknown kind
-    two = write_v2(
-        tensors({0: 1}), sections=[Section(kind=6, data=b"first"), Section(kind=7, data=b"next")]
-    )
-    t = V2(two)
-    e7 = t.entry(t.index_of(7))
-    x(
-        "duplicate-unknown-section",
-        reseal(put(two, e7, 6)),
-        "T4i: kind 6 twice (an unknown kind repeated is a duplicate too)",
-        "duplicate_section",
-        f"sections[{t.index_of(7)}].kind",
-        e7,
-    )
-    # O7 / V8: the final gap of a pool names the pool
-    c = V2(V2_CUSTOM)
-    d1 = c.slot_desc(1)
-    x(
-        "slot-names-short",
-        reseal(put(V2_CUSTOM, d1 + 8, 1)),
-        "O7: the slot names end a byte before the section",
-        "gap",
-        "optimizer.names",
-        u64(V2_CUSTOM, d1) + 1,
-    )
-    kb = f.state_entry(5)
-    x(
-        "state-pool-short",
-        reseal(put64(full, kb + 24, 0)),
-        "V8: the last value 1 byte shorter, so the pool ends a byte before the section",
-        "gap",
-        "state.pool",
-        u64(full, kb + 16),
-    )
-    # V3: the offset of the first non-zero reserved byte (SPEC.md 9, error offsets)
-    st1 = f.state_entry(1)
-    x(
-        "state-entry-reserved-middle",
-        reseal(put8(put8(full, st1 + 15, 1), st1 + 14, 2)),
-        "V3: reserved bytes 14 and 15 set: the offset is the first non-zero byte's",
-        "reserved_nonzero",
-        "state[1].reserved",
-        st1 + 14,
-    )
-    # R10: what RFC 3629 rejects, one vector per kind not covered above
-    name1 = u64(full, f.rec(1) + 16)  # "fc1/b", 5 bytes
-    for label, raw, why in [
-        ("overlong-3", b"\xe0\x80\xaf", "an overlong 3-byte form (E0 followed by 80..9F)"),
-        ("overlong-4", b"\xf0\x8f\xbf\xbf", "an overlong 4-byte form (F0 followed by 80..8F)"),
-        ("above-10ffff", b"\xf4\x90\x80\x80", "U+110000 (F4 followed by 90..BF)"),
-        ("lead-c1", b"\xc1\xbf", "lead byte C1 (always overlong)"),
-        ("cut-at-end", b"fc1\xe2\x82", "a 3-byte sequence cut by the end of the name"),
-    ]:
-        x(
-            f"tensor-name-utf8-{label}",
-            reseal(put_bytes(full, name1 + 5 - len(raw), raw)),
-            f"R10: {why}",
-            "bad_utf8",
-            "tensors[1].name",
-            name1,
-        )
+    for table in ("header", "tensors", "optimizer", "state", "origin", "data", "spec-fixes"):
+        apply_table(f"v2-{table}")
 
 
 def v2_header_cases() -> list[Case]:
@@ -2170,6 +2081,52 @@ def v2_data_cases() -> list[Case]:
     # fmt: on
 
 
+def v2_spec_fix_cases() -> list[Case]:
+    """The cases named by the spec fixes of document revision 3 (SPEC.md 2.2)."""
+    full = V2_FULL
+    sgd = write_v2([], Optimizer("sgd"), {"step": 1})
+    gi = V2(sgd).index_of(SectionKind.OPTIMIZER)
+    two = write_v2(
+        tensors({0: 1}), sections=[Section(kind=6, data=b"first"), Section(kind=7, data=b"next")]
+    )
+    i7 = V2(two).index_of(7)
+    name1 = ("*tensors[1].ofs_name", len("fc1/b"))  # the end of tensor 1's name
+    # fmt: off
+    return [
+        # O1: a 16-byte SGD head cut to 12 bytes (the 4 bytes after it are then zero padding)
+        Case("optimizer-short", sgd, {f"sections[{gi}].len_body": 12},
+             "count_exceeds_file", "optimizer.num_slots", "optimizer.num_slots",
+             "O1: a 12-byte optimizer section; the field is num_slots, at s + 4"),
+        Case("duplicate-unknown-section", two, {f"sections[{i7}].kind": 6},
+             "duplicate_section", f"sections[{i7}].kind", f"sections[{i7}].kind",
+             "T4i: kind 6 twice (an unknown kind repeated is a duplicate too)"),
+        # O7 / V8: the final gap of a pool names the pool
+        Case("slot-names-short", V2_CUSTOM, {"optimizer.slots[1].len_name": 1},
+             "gap", "optimizer.names", ("*optimizer.slots[1].ofs_name", 1),
+             "O7: the slot names end a byte before the section"),
+        Case("state-pool-short", full, {"state[5].len_value": 0},
+             "gap", "state.pool", "*state[5].value",
+             "V8: the last value 1 byte shorter, so the pool ends a byte before the section"),
+        # V3: the offset of the first non-zero reserved byte (SPEC.md 9, error offsets)
+        Case("state-entry-reserved-middle", full,
+             {"state[1].reserved[2]": 1, "state[1].reserved[1]": 2},
+             "reserved_nonzero", "state[1].reserved", "state[1].reserved[1]",
+             "V3: reserved bytes 14 and 15 set: the offset is the first non-zero byte's"),
+    ] + [
+        # R10: what RFC 3629 rejects, one vector per kind not covered above
+        Case(f"tensor-name-utf8-{label}", full, {(name1[0], name1[1] - len(raw)): raw},
+             "bad_utf8", "tensors[1].name", "*tensors[1].ofs_name", f"R10: {why}")
+        for label, raw, why in [
+            ("overlong-3", b"\xe0\x80\xaf", "an overlong 3-byte form (E0 followed by 80..9F)"),
+            ("overlong-4", b"\xf0\x8f\xbf\xbf", "an overlong 4-byte form (F0 followed by 80..8F)"),
+            ("above-10ffff", b"\xf4\x90\x80\x80", "U+110000 (F4 followed by 90..BF)"),
+            ("lead-c1", b"\xc1\xbf", "lead byte C1 (always overlong)"),
+            ("cut-at-end", b"fc1\xe2\x82", "a 3-byte sequence cut by the end of the name"),
+        ]
+    ]
+    # fmt: on
+
+
 #: Every table of invalid vectors: name -> (the prefix of its vector names, the places of its
 #: files, its cases). tests/test_vector_cases.py checks every case's field and offset.
 CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
@@ -2180,6 +2137,7 @@ CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
     "v2-state": ("v2-", V2Places, v2_state_cases),
     "v2-origin": ("v2-", V2Places, v2_origin_cases),
     "v2-data": ("v2-", V2Places, v2_data_cases),
+    "v2-spec-fixes": ("v2-", V2Places, v2_spec_fix_cases),
 }
 
 
