@@ -51,6 +51,7 @@ from onert_checkpoint_generated.layout import (
     SlotDescriptor,
     StateEntry,
     StateHead,
+    V1Footer,
     V1Header,
     V2SlotEntry,
     V2TensorRecord,
@@ -208,36 +209,36 @@ class V1:
 
     @property
     def opt1(self) -> int:
-        return u32(self.data, 4)
+        return u32(self.data, V1Header.ofs_opt1.offset)
 
     @property
     def opt2(self) -> int:
-        return u32(self.data, 8)
+        return u32(self.data, V1Header.ofs_opt2.offset)
 
     @property
     def other(self) -> int:
-        return u32(self.data, 12)
+        return u32(self.data, V1Header.ofs_other.offset)
 
     @property
     def n(self) -> int:
-        return u32(self.data, 16)
+        return u32(self.data, V1Header.num_entries.offset)
 
     @property
     def size(self) -> int:
         return len(self.data)
 
     def table(self, block: str) -> int:
-        return {"weights": 20, "m": self.opt1, "v": self.opt2}[block]
+        return {"weights": V1Header.SIZE, "m": self.opt1, "v": self.opt2}[block]
 
     def entry_at(self, block: str, i: int) -> int:
         """The table position of entry ``i`` of ``block``."""
-        return self.table(block) + 4 * i
+        return self.table(block) + V1Places.ENTRY * i
 
     def entry(self, block: str, i: int) -> int:
         return u32(self.data, self.entry_at(block, i))
 
     def data_start(self, block: str) -> int:
-        return self.table(block) + 4 * self.n
+        return self.table(block) + V1Places.ENTRY * self.n
 
     def set_entry(self, block: str, i: int, value: int) -> bytes:
         return put(self.data, self.entry_at(block, i), value)
@@ -399,9 +400,23 @@ class WofPlaces(Places):
 
 
 class V1Places(Places):
-    """Schema 1 (onert_checkpoint_v1.ksy): the header and its fields."""
+    """Schema 1 (onert_checkpoint_v1.ksy): the header, ``weights[i]``, ``m[i]`` and ``v[i]``
+    (the u32 offset tables), ``weights``, ``m`` and ``v`` (each block's data, after its table)
+    and ``footer``."""
 
     HEADER = V1Header
+    ENTRY = 4  # an offset-table entry: u4
+
+    def record(self, path: str) -> tuple[int, type | int] | None:
+        f = V1(self.data)
+        entry = re.fullmatch(r"(weights|m|v)\[(\d+)\]", path)
+        if entry:
+            return f.entry_at(entry[1], int(entry[2])), self.ENTRY
+        if path in ("weights", "m", "v"):
+            return f.data_start(path), 0
+        if path == "footer":
+            return f.other, V1Footer
+        return super().record(path)
 
 
 @dataclass(frozen=True)
@@ -792,206 +807,7 @@ def make_valid() -> None:
 def make_invalid() -> None:
     osgd, oadam, msgd, madam = V1(ONERT_SGD), V1(ONERT_ADAM), V1(MICRO_SGD), V1(MICRO_ADAM)
 
-    # Reading a file, steps 1-4
-    invalid("empty", b"", "detection 1: S < 2", "truncated_header", "header", 0)
-    invalid("one-byte", b"\xad", "detection 1: S < 2", "truncated_header", "header", 0)
-    invalid(
-        "magic-only",
-        b"\xad\x01",
-        "detection 3: the version byte is missing",
-        "truncated_header",
-        "header",
-        0,
-    )
-    invalid("bad-magic-zero", bytes(20), "detection 2: magic 0", "bad_magic", "magic", 0)
-    invalid(
-        "bad-magic-swapped",
-        b"\x01\xad" + ONERT_SGD[2:],
-        "detection 2: magic byte-swapped (big-endian writer)",
-        "bad_magic",
-        "magic",
-        0,
-    )
-    invalid(
-        "bad-magic-two-bytes",
-        b"PK",
-        "detection 2: two bytes, not the magic",
-        "bad_magic",
-        "magic",
-        0,
-    )
-    # fmt: off
-    header_patched([
-        ("version-0", ONERT_SGD, {"version": 0}, "detection 4: version byte 0",
-         "unsupported_version", "version", 2),
-        ("version-4", ONERT_SGD, {"version": 4},
-         "detection 4: version byte 4 (3 is schema 3: vector invalid-v3-v1-bytes-version-3)",
-         "unsupported_version", "version", 2),
-        ("version-255", ONERT_SGD, {"version": 255}, "detection 4: version byte 255",
-         "unsupported_version", "version", 2),
-    ])
-    # fmt: on
-
-    # Schema 1, rule 1
-    invalid(
-        "v1-header-19",
-        ONERT_SGD[:19],
-        "rule 1: a 19-byte file (not WOF-shaped)",
-        "truncated_header",
-        "header",
-        0,
-    )
-    invalid(
-        "v1-header-3",
-        ONERT_SGD[:3],
-        "rule 1 (and WOF): a 3-byte file",
-        "truncated_header",
-        "header",
-        0,
-    )
-    invalid(
-        "v1-header-7",
-        ONERT_SGD[:7],
-        "rule 1 (and WOF): a 7-byte file",
-        "truncated_header",
-        "header",
-        0,
-    )
-    # fmt: off
-    header_patched([
-        # rule 2
-        ("v1-reserved", ONERT_SGD, {"reserved": 1}, "rule 2: reserved byte 1",
-         "reserved_nonzero", "reserved", 3),
-        ("v1-micro-reserved", MICRO_SGD, {"reserved": 0xFF}, "rule 2: reserved byte 0xff",
-         "reserved_nonzero", "reserved", 3),
-        # rule 3
-        ("v1-count-max", ONERT_SGD, {"num_entries": U32_MAX},
-         "rule 3: N = 2**32-1 (checked before any allocation)",
-         "count_exceeds_file", "num_entries", 16),
-        ("v1-count-one-too-many", ONERT_SGD, {"num_entries": (osgd.size - 20) // 4 + 1},
-         "rule 3: the table would end 4 bytes past the file",
-         "count_exceeds_file", "num_entries", 16),
-        ("v1-count-overflow-32", ONERT_SGD, {"num_entries": 0x40000000},
-         "rule 3: 4N wraps to 0 in 32-bit arithmetic",
-         "count_exceeds_file", "num_entries", 16),
-    ])
-    # fmt: on
-    # rule 4
-    invalid(
-        "v1-footer-cut",
-        ONERT_SGD[:-1],
-        "rule 4: the last footer byte is missing",
-        "truncated_file",
-        "ofs_other",
-        12,
-    )
-    invalid(
-        "v1-micro-footer-cut",
-        MICRO_SGD[:-4],
-        "rule 4: the epoch is missing",
-        "truncated_file",
-        "ofs_other",
-        12,
-    )
-    # fmt: off
-    header_patched([
-        ("v1-other-past-end", ONERT_ADAM, {"ofs_other": oadam.size}, "rule 4: ofs_other == S",
-         "truncated_file", "ofs_other", 12),
-        ("v1-other-max", ONERT_ADAM, {"ofs_other": U32_MAX},
-         "rule 4: ofs_other = 2**32-1 (no overflow in other + 8)",
-         "truncated_file", "ofs_other", 12),
-    ])
-    # fmt: on
-    invalid(
-        "v1-trailing-byte",
-        ONERT_SGD + b"\x00",
-        "rule 4: one byte after the footer",
-        "trailing_bytes",
-        "footer",
-        osgd.size,
-    )
-    invalid(
-        "v1-micro-trailing-8",
-        MICRO_SGD + bytes(8),
-        "rule 4: a second footer",
-        "trailing_bytes",
-        "footer",
-        msgd.size,
-    )
-    invalid(
-        "v1-adam-appended-zeros",
-        ONERT_ADAM + bytes(1000),
-        "section 3 step 5.3: a valid Adam checkpoint with 1000 zero bytes appended is WOF-shaped "
-        "(n = ofs_opt1 fits), yet reports its own trailing_bytes, not a WOF error",
-        "trailing_bytes",
-        "footer",
-        oadam.size,
-    )
-    invalid(
-        "v1-sgd-appended-zeros",
-        ONERT_SGD + bytes(4 * osgd.size),
-        "section 3 step 5.3: the same for onert's SGD (ofs_opt1 = ofs_other)",
-        "trailing_bytes",
-        "footer",
-        osgd.size,
-    )
-    # fmt: off
-    header_patched([
-        ("v1-other-early", ONERT_ADAM, {"ofs_other": oadam.other - 4},
-         "rule 4: ofs_other 4 bytes early", "trailing_bytes", "footer", oadam.other + 4),
-    ])
-    # fmt: on
-    fsgd = write(tensors(ONERT_COUNTS), dialect="onert", footerless=True)
-    # A small ofs_opt1 makes a large file WOF-shaped (detection 5.4), so rule 7's first is small.
-    tiny = {0: 1, 1: 1, 2: 1}
-    tiny_adam = write(tensors(tiny), adam(tensors(tiny)), dialect="onert")
-    fl_adam = write(
-        tensors(ONERT_COUNTS), adam(tensors(ONERT_COUNTS)), dialect="onert", footerless=True
-    )
-    # fmt: off
-    header_patched([
-        # rule 5
-        ("v1-adam-opt1-zero", ONERT_ADAM, {"ofs_opt1": 0},
-         "rule 5: a v block without an m block", "optimizer_layout", "ofs_opt1", 4),
-        ("v1-sgd-opt1-random", ONERT_SGD, {"ofs_opt1": 36},
-         "rule 5: SGD ofs_opt1 neither 0 nor ofs_other", "optimizer_layout", "ofs_opt1", 4),
-        ("v1-micro-sgd-opt1-past", MICRO_SGD, {"ofs_opt1": msgd.size + 100},
-         "rule 5: SGD ofs_opt1 past the end", "optimizer_layout", "ofs_opt1", 4),
-        ("v1-footerless-sgd-opt1", fsgd, {"ofs_opt1": 32},
-         "rule 5: footer-less SGD whose ofs_opt1 is not the end of the file",
-         "optimizer_layout", "ofs_opt1", 4),
-        ("v1-footerless-sgd-opt1-s-minus-8", fsgd, {"ofs_opt1": len(fsgd) - 8},
-         "rule 5: footer-less SGD: end is S (there is no footer offset), so S - 8 is refused",
-         "optimizer_layout", "ofs_opt1", 4),
-        # rule 6
-        ("v1-opt1-past-end", ONERT_ADAM, {"ofs_opt1": oadam.size + 1},
-         "rule 6: ofs_opt1 > S", "offset_out_of_bounds", "ofs_opt1", 4),
-        ("v1-opt2-max", ONERT_ADAM, {"ofs_opt2": U32_MAX},
-         "rule 6: ofs_opt2 = 2**32-1", "offset_out_of_bounds", "ofs_opt2", 8),
-        ("v1-opt1-opt2-past-end", ONERT_ADAM,
-         {"ofs_opt1": oadam.size + 4, "ofs_opt2": oadam.size + 8},
-         "rule 6: both past the end: ofs_opt1 is reported", "offset_out_of_bounds", "ofs_opt1", 4),
-        # rule 7
-        ("v1-opt1-in-weight-table", tiny_adam, {"ofs_opt1": 28},
-         "rule 7: the m block starts inside the weight table (a file too small to be WOF-shaped)",
-         "block_order", "ofs_opt1", 4),
-        ("v1-opt1-in-header-wof-shaped", ONERT_ADAM, {"ofs_opt1": 8},
-         "detection 5.4: ofs_opt1 = 8 makes the file WOF-shaped, so WOF's rule 8 is reported: "
-         "its entry 2 is the checkpoint's num_entries, 3",
-         "entry_out_of_block", "tensors[2]", 16),
-        ("v1-opt2-in-m-table", ONERT_ADAM, {"ofs_opt2": oadam.opt1 + 4},
-         "rule 7: the v block starts inside the m table", "block_order", "ofs_opt2", 8),
-        ("v1-opt1-opt2-swapped", ONERT_ADAM, {"ofs_opt1": oadam.opt2, "ofs_opt2": oadam.opt1},
-         "rule 7: v before m", "block_order", "ofs_opt2", 8),
-        ("v1-opt2-near-footer", ONERT_ADAM, {"ofs_opt2": oadam.other - 4},
-         "rule 7: the v table would overlap the footer", "block_order", "ofs_other", 12),
-        ("v1-sgd-table-over-footer", ONERT_SGD, {"num_entries": (osgd.other - 20) // 4 + 1},
-         "rule 7: the weight table runs into the footer", "block_order", "ofs_other", 12),
-        ("v1-footerless-opt2-near-end", fl_adam, {"ofs_opt2": len(fl_adam) - 4},
-         "rule 7, footer-less: the v table would run past the end of the file",
-         "block_order", "header", 0),
-    ])
-    # fmt: on
+    apply_table("v1-header")
     # rule 8
     invalid(
         "v1-weight-into-header",
@@ -1282,6 +1098,137 @@ def make_invalid() -> None:
         "version",
         2,
     )
+
+
+def v1_header_cases() -> list[Case]:
+    """Detection steps 1 to 4 and schema 1's rules 1 to 7: cuts, appended bytes and header
+    fields (onert_checkpoint_v1.ksy's, at the generated layout's offsets)."""
+    sgd, adam_, micro = ONERT_SGD, ONERT_ADAM, MICRO_SGD
+    fsgd = write(tensors(ONERT_COUNTS), dialect="onert", footerless=True)
+    # A small ofs_opt1 makes a large file WOF-shaped (detection 5.4), so rule 7's first is small.
+    tiny = {0: 1, 1: 1, 2: 1}
+    tiny_adam = write(tensors(tiny), adam(tensors(tiny)), dialect="onert")
+    fl_adam = write(
+        tensors(ONERT_COUNTS), adam(tensors(ONERT_COUNTS)), dialect="onert", footerless=True
+    )
+    entries = (len(sgd) - V1Header.SIZE) // V1Places.ENTRY  # as many as the file holds
+    # fmt: off
+    return [
+        # Reading a file, steps 1-4
+        Case("empty", b"", {}, "truncated_header", "header", "header", "detection 1: S < 2"),
+        Case("one-byte", b"\xad", {},
+             "truncated_header", "header", "header", "detection 1: S < 2"),
+        Case("magic-only", b"\xad\x01", {}, "truncated_header", "header", "header",
+             "detection 3: the version byte is missing"),
+        Case("bad-magic-zero", bytes(20), {},
+             "bad_magic", "magic", "magic", "detection 2: magic 0"),
+        Case("bad-magic-swapped", sgd, {"magic": 0xAD01}, "bad_magic", "magic", "magic",
+             "detection 2: magic byte-swapped (big-endian writer)"),
+        Case("bad-magic-two-bytes", b"PK", {}, "bad_magic", "magic", "magic",
+             "detection 2: two bytes, not the magic"),
+        Case("version-0", sgd, {"version": 0}, "unsupported_version", "version", "version",
+             "detection 4: version byte 0"),
+        Case("version-4", sgd, {"version": 4}, "unsupported_version", "version", "version",
+             "detection 4: version byte 4 (3 is schema 3: vector invalid-v3-v1-bytes-version-3)"),
+        Case("version-255", sgd, {"version": 255}, "unsupported_version", "version", "version",
+             "detection 4: version byte 255"),
+        # Schema 1, rule 1
+        Case("v1-header-19", sgd, (Cut(19),), "truncated_header", "header", "header",
+             "rule 1: a 19-byte file (not WOF-shaped)"),
+        Case("v1-header-3", sgd, (Cut(3),), "truncated_header", "header", "header",
+             "rule 1 (and WOF): a 3-byte file"),
+        Case("v1-header-7", sgd, (Cut(7),), "truncated_header", "header", "header",
+             "rule 1 (and WOF): a 7-byte file"),
+        # rule 2
+        Case("v1-reserved", sgd, {"reserved": 1}, "reserved_nonzero", "reserved", "reserved",
+             "rule 2: reserved byte 1"),
+        Case("v1-micro-reserved", micro, {"reserved": 0xFF},
+             "reserved_nonzero", "reserved", "reserved", "rule 2: reserved byte 0xff"),
+        # rule 3
+        Case("v1-count-max", sgd, {"num_entries": U32_MAX},
+             "count_exceeds_file", "num_entries", "num_entries",
+             "rule 3: N = 2**32-1 (checked before any allocation)"),
+        Case("v1-count-one-too-many", sgd, {"num_entries": entries + 1},
+             "count_exceeds_file", "num_entries", "num_entries",
+             "rule 3: the table would end 4 bytes past the file"),
+        Case("v1-count-overflow-32", sgd, {"num_entries": 0x40000000},
+             "count_exceeds_file", "num_entries", "num_entries",
+             "rule 3: 4N wraps to 0 in 32-bit arithmetic"),
+        # rule 4
+        Case("v1-footer-cut", sgd, (Cut(-1),), "truncated_file", "ofs_other", "ofs_other",
+             "rule 4: the last footer byte is missing"),
+        Case("v1-micro-footer-cut", micro, (Cut(-4),),
+             "truncated_file", "ofs_other", "ofs_other", "rule 4: the epoch is missing"),
+        Case("v1-other-past-end", adam_, {"ofs_other": len(adam_)},
+             "truncated_file", "ofs_other", "ofs_other", "rule 4: ofs_other == S"),
+        Case("v1-other-max", adam_, {"ofs_other": U32_MAX},
+             "truncated_file", "ofs_other", "ofs_other",
+             "rule 4: ofs_other = 2**32-1 (no overflow in other + 8)"),
+        Case("v1-trailing-byte", sgd, (Append(b"\0"),), "trailing_bytes", "footer", "end",
+             "rule 4: one byte after the footer"),
+        Case("v1-micro-trailing-8", micro, (Append(bytes(8)),),
+             "trailing_bytes", "footer", "end", "rule 4: a second footer"),
+        Case("v1-adam-appended-zeros", adam_, (Append(bytes(1000)),),
+             "trailing_bytes", "footer", "end",
+             "section 3 step 5.3: a valid Adam checkpoint with 1000 zero bytes appended is "
+             "WOF-shaped (n = ofs_opt1 fits), yet reports its own trailing_bytes, not a WOF "
+             "error"),
+        Case("v1-sgd-appended-zeros", sgd, (Append(bytes(4 * len(sgd))),),
+             "trailing_bytes", "footer", "end",
+             "section 3 step 5.3: the same for onert's SGD (ofs_opt1 = ofs_other)"),
+        Case("v1-other-early", adam_, {"ofs_other": Add(-4)},
+             "trailing_bytes", "footer", ("*ofs_other", 4), "rule 4: ofs_other 4 bytes early"),
+        # rule 5
+        Case("v1-adam-opt1-zero", adam_, {"ofs_opt1": 0},
+             "optimizer_layout", "ofs_opt1", "ofs_opt1", "rule 5: a v block without an m block"),
+        Case("v1-sgd-opt1-random", sgd, {"ofs_opt1": 36},
+             "optimizer_layout", "ofs_opt1", "ofs_opt1",
+             "rule 5: SGD ofs_opt1 neither 0 nor ofs_other"),
+        Case("v1-micro-sgd-opt1-past", micro, {"ofs_opt1": len(micro) + 100},
+             "optimizer_layout", "ofs_opt1", "ofs_opt1", "rule 5: SGD ofs_opt1 past the end"),
+        Case("v1-footerless-sgd-opt1", fsgd, {"ofs_opt1": 32},
+             "optimizer_layout", "ofs_opt1", "ofs_opt1",
+             "rule 5: footer-less SGD whose ofs_opt1 is not the end of the file"),
+        Case("v1-footerless-sgd-opt1-s-minus-8", fsgd, {"ofs_opt1": len(fsgd) - 8},
+             "optimizer_layout", "ofs_opt1", "ofs_opt1",
+             "rule 5: footer-less SGD: end is S (there is no footer offset), so S - 8 is "
+             "refused"),
+        # rule 6
+        Case("v1-opt1-past-end", adam_, {"ofs_opt1": len(adam_) + 1},
+             "offset_out_of_bounds", "ofs_opt1", "ofs_opt1", "rule 6: ofs_opt1 > S"),
+        Case("v1-opt2-max", adam_, {"ofs_opt2": U32_MAX},
+             "offset_out_of_bounds", "ofs_opt2", "ofs_opt2", "rule 6: ofs_opt2 = 2**32-1"),
+        Case("v1-opt1-opt2-past-end", adam_,
+             {"ofs_opt1": len(adam_) + 4, "ofs_opt2": len(adam_) + 8},
+             "offset_out_of_bounds", "ofs_opt1", "ofs_opt1",
+             "rule 6: both past the end: ofs_opt1 is reported"),
+        # rule 7
+        Case("v1-opt1-in-weight-table", tiny_adam, {"ofs_opt1": 28},
+             "block_order", "ofs_opt1", "ofs_opt1",
+             "rule 7: the m block starts inside the weight table (a file too small to be "
+             "WOF-shaped)"),
+        Case("v1-opt1-in-header-wof-shaped", adam_, {"ofs_opt1": 8},
+             "entry_out_of_block", "tensors[2]", "tensors[2]",
+             "detection 5.4: ofs_opt1 = 8 makes the file WOF-shaped, so WOF's rule 8 is "
+             "reported: its entry 2 is the checkpoint's num_entries, 3", error_as=WofPlaces),
+        Case("v1-opt2-in-m-table", adam_, {"ofs_opt2": At("m[1]")},
+             "block_order", "ofs_opt2", "ofs_opt2",
+             "rule 7: the v block starts inside the m table"),
+        Case("v1-opt1-opt2-swapped", adam_,
+             {"ofs_opt1": Copy("ofs_opt2"), "ofs_opt2": Copy("ofs_opt1")},
+             "block_order", "ofs_opt2", "ofs_opt2", "rule 7: v before m"),
+        Case("v1-opt2-near-footer", adam_, {"ofs_opt2": At(("footer", -4))},
+             "block_order", "ofs_other", "ofs_other",
+             "rule 7: the v table would overlap the footer"),
+        Case("v1-sgd-table-over-footer", sgd,
+             {"num_entries": (V1(sgd).other - V1Header.SIZE) // V1Places.ENTRY + 1},
+             "block_order", "ofs_other", "ofs_other",
+             "rule 7: the weight table runs into the footer"),
+        Case("v1-footerless-opt2-near-end", fl_adam, {"ofs_opt2": len(fl_adam) - 4},
+             "block_order", "header", "header",
+             "rule 7, footer-less: the v table would run past the end of the file"),
+    ]
+    # fmt: on
 
 
 def wof_cases() -> list[Case]:
@@ -2130,6 +2077,7 @@ def v2_spec_fix_cases() -> list[Case]:
 #: Every table of invalid vectors: name -> (the prefix of its vector names, the places of its
 #: files, its cases). tests/test_vector_cases.py checks every case's field and offset.
 CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
+    "v1-header": ("", V1Places, v1_header_cases),
     "wof": ("", WofPlaces, wof_cases),
     "v2-header": ("v2-", V2Places, v2_header_cases),
     "v2-tensors": ("v2-", V2Places, v2_tensor_cases),
