@@ -182,6 +182,11 @@ _TYPE_OF_CODE: dict[int, np.dtype] = {
     if (dt := little_endian_dtype(name)) is not None and dt.itemsize > 0
 }
 
+#: circle type code -> the element size of its NumPy dtype (0 for the types handed out as bytes)
+_SIZE_OF_CODE: list[int] = [
+    _TYPE_OF_CODE[c].itemsize if c in _TYPE_OF_CODE else 0 for c in range(max(_TYPE_OF_CODE) + 1)
+]
+
 #: id of a store's ``whole`` array -> the store, for the stores that have data checks. A save
 #: finds here the checks that bytes copied out of a loaded file (``upgrade``, ``convert``) still
 #: owe (:func:`must_verify`).
@@ -262,6 +267,7 @@ class EntryTable:
         "_first_key",
         "_kinds",
         "_lengths_list",
+        "_name_strs",
         "_tensors",
         "cls",
         "home",
@@ -301,6 +307,9 @@ class EntryTable:
         self._first_key: int | None = None
         self._tensors = hasattr(cls, "_set_meta")  # a Tensor's table (model.py imports us)
         self._kinds: np.ndarray | None = None  # how each row is typed: :meth:`_typing`
+        #: every row's name as text, once the list's name map has decoded them all (the map
+        #: holds the same strings): :meth:`make` then decodes none
+        self._name_strs: list[str | None] | None = None
 
     def __len__(self) -> int:
         return int(self.keys.size)
@@ -372,7 +381,7 @@ class EntryTable:
         if not kind:
             return whole[start:end]
         code = (kind if kind > 0 else -kind) - 1
-        size = _TYPE_OF_CODE[code].itemsize
+        size = _SIZE_OF_CODE[code]
         phase = start % size
         typed = store._typed.get(code << 8 | phase)
         if typed is None:
@@ -448,9 +457,12 @@ class EntryTable:
             if meta is None:
                 obj._name = obj._dtype = obj.shape = obj.model_index = None
                 return obj
-            names = meta["names"]
-            raw = None if names is None else names[row]
-            obj._name = None if raw is None else raw.decode("utf-8")
+            strs = self._name_strs
+            if strs is not None:
+                obj._name = strs[row]
+            else:
+                raw = None if (names := meta["names"]) is None else names[row]
+                obj._name = None if raw is None else raw.decode("utf-8")
             flags = meta["flags"].item(row)
             obj._dtype = DTYPES[meta["dtype"].item(row)][0] if flags & 1 else None
             if not flags & 2:
@@ -810,6 +822,8 @@ class TensorList(MutableSequence["Tensor"]):
         dups = False
         # every key at once (the columns read in one pass, not one lookup per position)
         keys: list[Any] = self.names() if attr == "name" else self.indices()
+        if attr == "name" and self._table is not None:
+            self._table._name_strs = keys  # a row's position is its row while the table holds
         for pos, key in enumerate(keys):
             if key is None:
                 continue

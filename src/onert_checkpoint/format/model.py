@@ -147,7 +147,11 @@ class Buffer:
     # pending data checks run before a byte is handed out; the geometry (shape, dtype, ndim,
     # size, len) is known from the entry's metadata without reading or checking the data.
     def __array__(self, dtype: object = None, copy: bool | None = None) -> np.ndarray:
-        data = self.data
+        data = self._data
+        if data is None:
+            data = self.data
+        if dtype is None:  # np.asarray(entry): the common call, answered first
+            return data.copy() if copy else data
         if dtype is not None and np.dtype(dtype) != data.dtype:  # type: ignore[call-overload]
             if copy is False:
                 # NumPy's protocol: a copy that is forbidden but needed is a ValueError
