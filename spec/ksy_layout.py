@@ -452,6 +452,9 @@ def c_header(schemas: list[Schema]) -> str:
             out.append(f"#define {up}_SIZE {r.size}u")
             for f in r.fields:
                 out.append(f"#define {up}_AT_{f.name.upper()} {f.offset}u")
+            for f in r.fields:  # an array of a fixed count (schema 2's dims): its element
+                if f.count > 1 and f.kind != "bytes":
+                    out.append(f"#define {up}_{f.name.upper()}_ELEM_SIZE {INTS[f.kind][0]}u")
             out.append("")
     out += ["#pragma pack(pop)", ""]
     out.append("/* C99 compile-time size checks (a negative array size fails the build). */")

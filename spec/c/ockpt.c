@@ -14,6 +14,10 @@
 #define rd_u16(b, k) src_u16((b), (k))
 #define rd_u32(b, k) src_u32((b), (k))
 
+/* One entry of a schema-1 or WOF offset table (ockpt_layout.h; both tables are u32). */
+#define OFS_SIZE OCKPT_V1_OFFSET_TABLE_OFS_ENTRIES_ELEM_SIZE
+typedef char ockpt_wof_table_is_v1s[OCKPT_WOF_OFS_ENTRIES_ELEM_SIZE == OFS_SIZE ? 1 : -1];
+
 static const ockpt_file zero_file;
 static const ockpt_result zero_result;
 
@@ -68,13 +72,13 @@ static uint64_t entry_size(const ockpt_file *f, const ockpt_block *bl, uint32_t 
   if (bl->monotonic) {
     /* Table order is (offset, index) order: the next present entry in the table is next. */
     for (j = i + 1; j < n; j++) {
-      uint32_t oj = rd_u32(&fs, bl->table + 4u * (uint64_t)j);
+      uint32_t oj = rd_u32(&fs, bl->table + OFS_SIZE * (uint64_t)j);
       if (oj != 0) return (uint64_t)oj - o;
     }
     return bl->end - o;
   }
   for (j = 0; j < n; j++) { /* O(N): the smallest (offset, index) after (o, i) */
-    uint32_t oj = rd_u32(&fs, bl->table + 4u * (uint64_t)j);
+    uint32_t oj = rd_u32(&fs, bl->table + OFS_SIZE * (uint64_t)j);
     if (oj == 0 || j == i) continue;
     if ((oj > o || (oj == o && j > i)) && oj < best) best = oj;
   }
@@ -123,7 +127,7 @@ static void fill_sizes(ockpt_file *f, uint64_t *scratch, size_t scratch_count) {
     uint32_t i;
     if (bl->monotonic) continue; /* already O(1) amortised without scratch */
     for (i = 0; i < n; i++) {
-      uint32_t o = rd_u32(&fs, bl->table + 4u * (uint64_t)i);
+      uint32_t o = rd_u32(&fs, bl->table + OFS_SIZE * (uint64_t)i);
       sizes[i] = 0;
       if (o != 0) keys[p++] = ((uint64_t)o << 32) | i;
     }
@@ -144,7 +148,7 @@ static ockpt_result check_entries(ockpt_file *f, unsigned b, const char *name) {
   uint32_t i, prev = 0;
   bl->monotonic = 1;
   for (i = 0; i < f->num_entries; i++) {
-    uint64_t t = bl->table + 4u * (uint64_t)i;
+    uint64_t t = bl->table + OFS_SIZE * (uint64_t)i;
     uint32_t o = rd_u32(&fs, t);
     if (o == 0) continue; /* absent */
     if (o > f->file_size)
@@ -165,7 +169,7 @@ static ockpt_result check_holes(const ockpt_file *f, unsigned b, const char *nam
   uint32_t i;
   uint64_t lowest = bl->end + 1; /* none present yet */
   for (i = 0; i < f->num_entries; i++) {
-    uint32_t o = rd_u32(&fs, bl->table + 4u * (uint64_t)i);
+    uint32_t o = rd_u32(&fs, bl->table + OFS_SIZE * (uint64_t)i);
     if (o != 0 && o < lowest) lowest = o;
   }
   if (lowest == bl->end + 1) {
@@ -207,7 +211,7 @@ static ockpt_result validate_v1(const ockpt_src *buf, uint64_t S, ockpt_file *f,
   other = rd_u32(buf, OCKPT_V1_HEADER_AT_OFS_OTHER);
   N = rd_u32(buf, OCKPT_V1_HEADER_AT_NUM_ENTRIES);
   /* 3: nothing is derived from N before this */
-  if (OCKPT_V1_HEADER_SIZE + 4u * N > S)
+  if (OCKPT_V1_HEADER_SIZE + OFS_SIZE * N > S)
     return fail(OCKPT_E_COUNT_EXCEEDS_FILE, "num_entries", OCKPT_V1_HEADER_AT_NUM_ENTRIES,
                 "the weight offset table does not fit in the file");
   /* 4 */
@@ -243,7 +247,7 @@ static ockpt_result validate_v1(const ockpt_src *buf, uint64_t S, ockpt_file *f,
   }
   starts[nb] = end;
   for (b = 0; b < nb; b++) {
-    if (starts[b] + 4u * N > starts[b + 1]) {
+    if (starts[b] + OFS_SIZE * N > starts[b + 1]) {
       if (b + 1 < nb)
         return fail(OCKPT_E_BLOCK_ORDER, b + 1 == 1 ? "ofs_opt1" : "ofs_opt2", b + 1 == 1 ? OCKPT_V1_HEADER_AT_OFS_OPT1 : OCKPT_V1_HEADER_AT_OFS_OPT2,
                     "block starts before the previous block's offset table ends");
@@ -264,7 +268,7 @@ static ockpt_result validate_v1(const ockpt_src *buf, uint64_t S, ockpt_file *f,
   f->num_blocks = nb;
   for (b = 0; b < nb; b++) {
     f->blocks[b].table = starts[b];
-    f->blocks[b].data_start = starts[b] + 4u * N;
+    f->blocks[b].data_start = starts[b] + OFS_SIZE * N;
     f->blocks[b].end = starts[b + 1];
   }
   /* 8, for every block, then 9 for every block */
@@ -282,8 +286,8 @@ static ockpt_result validate_v1(const ockpt_src *buf, uint64_t S, ockpt_file *f,
   if (opt2 != 0) {
     const ockpt_block *w = &f->blocks[0], *m = &f->blocks[1], *v = &f->blocks[2];
     for (i = 0; i < N; i++) {
-      uint64_t tw = w->table + 4u * (uint64_t)i, tm = m->table + 4u * (uint64_t)i,
-               tv = v->table + 4u * (uint64_t)i;
+      uint64_t tw = w->table + OFS_SIZE * (uint64_t)i, tm = m->table + OFS_SIZE * (uint64_t)i,
+               tv = v->table + OFS_SIZE * (uint64_t)i;
       uint32_t ow = rd_u32(buf, tw), om = rd_u32(buf, tm), ov = rd_u32(buf, tv);
       uint64_t nw, nm = 0, nv = 0;
       if (ow == 0) {
@@ -317,7 +321,7 @@ static ockpt_result validate_v1(const ockpt_src *buf, uint64_t S, ockpt_file *f,
   for (b = 0; b < nb && onert_fits; b++) {
     if (!f->blocks[b].monotonic) onert_fits = 0;
     for (i = 0; i < N && onert_fits; i++)
-      if (rd_u32(buf, f->blocks[b].table + 4u * (uint64_t)i) == 0) onert_fits = 0;
+      if (rd_u32(buf, f->blocks[b].table + OFS_SIZE * (uint64_t)i) == 0) onert_fits = 0;
   }
   if (!onert_fits && !micro_fits)
     return fail(OCKPT_E_DIALECT_CONFLICT, "header", 0,
@@ -347,7 +351,7 @@ static ockpt_result validate_wof(const ockpt_src *buf, uint64_t S, ockpt_file *f
   if (rd_u8(buf, OCKPT_WOF_HEADER_AT_RESERVED) != 0)
     return fail(OCKPT_E_RESERVED_NONZERO, "reserved", OCKPT_WOF_HEADER_AT_RESERVED, "reserved byte is not 0");
   N = rd_u32(buf, OCKPT_WOF_HEADER_AT_NUM_ENTRIES);
-  if (OCKPT_WOF_HEADER_SIZE + 4u * N > S)
+  if (OCKPT_WOF_HEADER_SIZE + OFS_SIZE * N > S)
     return fail(OCKPT_E_COUNT_EXCEEDS_FILE, "num_entries", OCKPT_WOF_HEADER_AT_NUM_ENTRIES,
                 "the offset table does not fit in the file");
   f->revision = OCKPT_REV_WOF;
@@ -356,7 +360,7 @@ static ockpt_result validate_wof(const ockpt_src *buf, uint64_t S, ockpt_file *f
   f->dialect = OCKPT_DIALECT_NULL;
   f->num_blocks = 1;
   f->blocks[0].table = OCKPT_WOF_HEADER_SIZE;
-  f->blocks[0].data_start = OCKPT_WOF_HEADER_SIZE + 4u * N;
+  f->blocks[0].data_start = OCKPT_WOF_HEADER_SIZE + OFS_SIZE * N;
   f->blocks[0].end = S;
   r = check_entries(f, 0, "tensors");
   if (r.code != OCKPT_OK) return r;
@@ -373,7 +377,7 @@ static int wof_shaped(const ockpt_src *buf, uint64_t S) {
   uint64_t n;
   if (S < OCKPT_WOF_HEADER_SIZE) return 0;
   n = rd_u32(buf, 4);
-  return n != 0 && OCKPT_WOF_HEADER_SIZE + 4u * n <= S;
+  return n != 0 && OCKPT_WOF_HEADER_SIZE + OFS_SIZE * n <= S;
 }
 
 /* ---- schema 2 (SPEC.md section 6): ockpt_v2.c ---------------------------------------------- */
@@ -524,11 +528,11 @@ static size_t scratch_count(const ockpt_src *b, uint64_t S) {
   if (S >= 3 && rd_u8(b, 2) == OCKPT_VERSION_3) return (size_t)ockpt_v3_scratch_count(S);
   if (S >= OCKPT_WOF_HEADER_SIZE) {
     n = rd_u32(b, 4);
-    if (OCKPT_WOF_HEADER_SIZE + 4u * n <= S) need = 2u * n; /* keys + one block */
+    if (OCKPT_WOF_HEADER_SIZE + OFS_SIZE * n <= S) need = 2u * n; /* keys + one block */
   }
   if (S >= OCKPT_V1_HEADER_SIZE) {
     n = rd_u32(b, 16);
-    if (OCKPT_V1_HEADER_SIZE + 4u * n <= S && 4u * n > need) need = 4u * n; /* keys + 3 blocks */
+    if (OCKPT_V1_HEADER_SIZE + OFS_SIZE * n <= S && 4u * n > need) need = 4u * n; /* keys + 3 blocks */
   }
   return (size_t)need; /* need <= S, which fits size_t */
 }
@@ -559,7 +563,7 @@ int ockpt_entry(const ockpt_file *f, unsigned block, uint32_t i, uint64_t *offse
     return -1;
   bl = &f->blocks[block];
   fs = ockpt_src_of(f);
-  o = rd_u32(&fs, bl->table + 4u * (uint64_t)i);
+  o = rd_u32(&fs, bl->table + OFS_SIZE * (uint64_t)i);
   if (o == 0) return 0;
   if (offset != NULL) *offset = o;
   if (nbytes != NULL) *nbytes = entry_size(f, bl, i, o);
@@ -568,7 +572,7 @@ int ockpt_entry(const ockpt_file *f, unsigned block, uint32_t i, uint64_t *offse
 
 uint64_t ockpt_table_position(const ockpt_file *f, unsigned block, uint32_t i) {
   if (f == NULL || block >= f->num_blocks) return 0;
-  return f->blocks[block].table + 4u * (uint64_t)i;
+  return f->blocks[block].table + OFS_SIZE * (uint64_t)i;
 }
 
 const char *ockpt_block_name(const ockpt_file *f, unsigned block) {

@@ -305,6 +305,7 @@ typedef struct ockpt_v2_tensor_record_layout {
 #define OCKPT_V2_TENSOR_RECORD_AT_OFS_DATA 24u
 #define OCKPT_V2_TENSOR_RECORD_AT_LEN_DATA 32u
 #define OCKPT_V2_TENSOR_RECORD_AT_DIMS 40u
+#define OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE 4u
 
 /* 16 bytes: onert_checkpoint_v2.ksy `slot_entry`. */
 typedef struct ockpt_v2_slot_entry_layout {

@@ -304,7 +304,7 @@ static ockpt_result check_sections(const v2 *c) {
   pos = table_end;
   for (i = 0; i < n; i++) {
     uint64_t e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
-    uint32_t kind = rd32(buf, e), flags = rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS);
+    uint32_t kind = rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_KIND), flags = rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS);
     uint64_t start = rd64(buf, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY), length = rd64(buf, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
     ockpt_v2_span *span = NULL;
     if (flags & ~OCKPT_V2_FLAG_REQUIRED)
@@ -427,7 +427,7 @@ static ockpt_result check_tensors(const v2 *c) {
                "the tensors section is shorter than its 8-byte head");
   if (rd32(buf, s + OCKPT_V2_TENSORS_HEAD_AT_RESERVED) != 0)
     return err(OCKPT_E_RESERVED_NONZERO, F0("tensors.reserved"), s + OCKPT_V2_TENSORS_HEAD_AT_RESERVED, "reserved field is not 0");
-  n = rd32(buf, s);
+  n = rd32(buf, s + OCKPT_V2_TENSORS_HEAD_AT_NUM_TENSORS);
   if (n == 0)
     return err(OCKPT_E_EMPTY_SECTION, F0("tensors.num_tensors"), s,
                "a tensors section without records");
@@ -472,9 +472,9 @@ static ockpt_result check_tensors(const v2 *c) {
   /* R5 */
   for (k = 0; k < n; k++)
     for (j = rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK); j < OCKPT_V2_MAX_RANK; j++)
-      if (rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + 4u * j) != 0)
+      if (rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE * j) != 0)
         return err(OCKPT_E_RESERVED_NONZERO, F2("tensors", k, ".dims", j, ""),
-                   REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + 4u * j, "a dim beyond the rank is not 0");
+                   REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE * j, "a dim beyond the rank is not 0");
   /* R6 */
   for (k = 0; k < n; k++)
     if ((rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_DTYPE) &&
@@ -498,7 +498,7 @@ static ockpt_result check_tensors(const v2 *c) {
   CHECK(pool_end(&p, "tensors.names"));
   /* R9 */
   for (k = 1; k < n; k++) {
-    uint32_t here = rd32(buf, REC(k)), before = rd32(buf, REC(k - 1));
+    uint32_t here = rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_INDEX), before = rd32(buf, REC(k - 1) + OCKPT_V2_TENSOR_RECORD_AT_INDEX);
     if (here == before)
       return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", k, ".index"), REC(k),
                  "two tensor records have the same index");
@@ -536,11 +536,11 @@ static ockpt_result check_tensors(const v2 *c) {
     elem = ockpt_v2_dtype_size((int8_t)rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE));
     if (elem == 0) continue;
     for (j = 0; j < rank; j++)
-      if (rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + 4u * j) == 0) zero = 1;
+      if (rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE * j) == 0) zero = 1;
     prod = elem;
     if (!zero)
       for (j = 0; j < rank && !over; j++) {
-        uint64_t d = rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + 4u * j);
+        uint64_t d = rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE * j);
         if (prod > len / d) over = 1; /* prod * d > len (d >= 1) */
         else prod *= d;
       }
@@ -577,7 +577,7 @@ static ockpt_result check_optimizer(const v2 *c, unsigned entry_size) {
   if (rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_RESERVED) != 0)
     return err(OCKPT_E_RESERVED_NONZERO, F0("optimizer.reserved"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_RESERVED,
                "reserved field is not 0");
-  kind = rd32(buf, s);
+  kind = rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_KIND);
   K = rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS);
   T = rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_TENSORS);
   if (K > OCKPT_V2_MAX_SLOTS)
@@ -610,23 +610,23 @@ static ockpt_result check_optimizer(const v2 *c, unsigned entry_size) {
   p.expected = namepool;
   p.end = s + L;
   for (j = 0; j < K; j++)
-    CHECK(pool_item(&p, rd64(buf, DESC(j)), rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME),
+    CHECK(pool_item(&p, rd64(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME), rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME),
                     F1("optimizer.slots", j, ".ofs_name"), DESC(j), "slot name"));
   CHECK(pool_end(&p, "optimizer.names"));
   for (j = 0; j < K; j++) {
-    uint64_t o = rd64(buf, DESC(j));
+    uint64_t o = rd64(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME);
     uint32_t ln = rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME), q;
     if (!utf8_valid(buf, o, ln))
       return err(OCKPT_E_BAD_UTF8, F1("optimizer.slots", j, ".name"), o,
                  "a slot name is not UTF-8");
     for (q = 0; q < j; q++)
-      if (rd32(buf, DESC(q) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME) == ln && same_bytes(buf, rd64(buf, DESC(q)), o, ln))
+      if (rd32(buf, DESC(q) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME) == ln && same_bytes(buf, rd64(buf, DESC(q) + OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME), o, ln))
         return err(OCKPT_E_DUPLICATE_SLOT_NAME, F1("optimizer.slots", j, ".name"), o,
                    "two slots have the same name");
   }
   if (kind <= OCKPT_V2_OPT_ADAM)
     for (j = 0; j < K; j++)
-      if (!is_cstr(buf, rd64(buf, DESC(j)), rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME), known_slots[kind][j]))
+      if (!is_cstr(buf, rd64(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME), rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME), known_slots[kind][j]))
         return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.slots"), desc,
                    "a known optimizer kind with other slot names");
 #undef DESC
@@ -634,7 +634,7 @@ static ockpt_result check_optimizer(const v2 *c, unsigned entry_size) {
   for (j = 0; j < K && entry_size == OCKPT_V2_SLOT_ENTRY_SIZE; j++)
     for (t = 0; t < T; t++) {
       uint64_t e = entries + OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * T + t);
-      if (rd64(buf, e) == OCKPT_V2_NO_STATE && rd64(buf, e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA) != 0)
+      if (rd64(buf, e + OCKPT_V2_SLOT_ENTRY_AT_OFS_DATA) == OCKPT_V2_NO_STATE && rd64(buf, e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA) != 0)
         return err(OCKPT_E_BAD_SLOT_ENTRY, F2("optimizer.slots", j, "", t, ".len_data"), e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA,
                    "an entry marked NO_STATE has a non-zero size");
     }
@@ -663,7 +663,7 @@ static ockpt_result check_state(const v2 *c) {
                "the state section is shorter than its 8-byte head");
   if (rd32(buf, s + OCKPT_V2_STATE_HEAD_AT_RESERVED) != 0)
     return err(OCKPT_E_RESERVED_NONZERO, F0("state.reserved"), s + OCKPT_V2_STATE_HEAD_AT_RESERVED, "reserved field is not 0");
-  n = rd32(buf, s);
+  n = rd32(buf, s + OCKPT_V2_STATE_HEAD_AT_NUM_ENTRIES);
   if (n == 0)
     return err(OCKPT_E_EMPTY_SECTION, F0("state.num_entries"), s,
                "a state section without entries");
@@ -703,7 +703,7 @@ static ockpt_result check_state(const v2 *c) {
   p.expected = ENT(n);
   p.end = s + L;
   for (k = 0; k < n; k++) {
-    CHECK(pool_item(&p, rd64(buf, ENT(k)), rd32(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY), F1("state", k, ".ofs_key"),
+    CHECK(pool_item(&p, rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_OFS_KEY), rd32(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY), F1("state", k, ".ofs_key"),
                     ENT(k), "state key or value"));
     if (rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE) >= OCKPT_V2_VALUE_STRING)
       CHECK(pool_item(&p, rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE), rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE),
@@ -711,14 +711,14 @@ static ockpt_result check_state(const v2 *c) {
   }
   CHECK(pool_end(&p, "state.pool"));
   for (k = 0; k < n; k++) {
-    uint64_t ko = rd64(buf, ENT(k)), value = rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE);
+    uint64_t ko = rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_OFS_KEY), value = rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE);
     uint32_t lk = rd32(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY);
     uint8_t type = rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE);
     unsigned w;
     if (!utf8_valid(buf, ko, lk))
       return err(OCKPT_E_BAD_UTF8, F1("state", k, ".key"), ko, "a key is not UTF-8");
     for (q = 0; q < k; q++)
-      if (rd32(buf, ENT(q) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY) == lk && same_bytes(buf, rd64(buf, ENT(q)), ko, lk))
+      if (rd32(buf, ENT(q) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY) == lk && same_bytes(buf, rd64(buf, ENT(q) + OCKPT_V2_STATE_ENTRY_AT_OFS_KEY), ko, lk))
         return err(OCKPT_E_DUPLICATE_STATE_KEY, F1("state", k, ".key"), ko,
                    "two state entries have the same key");
     if (type == OCKPT_V2_VALUE_STRING && !utf8_valid(buf, value, rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE)))
@@ -747,7 +747,7 @@ static ockpt_result check_origin(const v2 *c) {
   if (sec->length > OCKPT_V2_ORIGIN_SIZE)
     return err(OCKPT_E_GAP, F0("origin"), s + OCKPT_V2_ORIGIN_SIZE,
                "the origin section is longer than 24 bytes");
-  rev = rd32(buf, s);
+  rev = rd32(buf, s + OCKPT_V2_ORIGIN_AT_REVISION);
   dialect = rd32(buf, s + OCKPT_V2_ORIGIN_AT_DIALECT);
   flags = rd32(buf, s + OCKPT_V2_ORIGIN_AT_FLAGS);
   if (flags & ~OCKPT_V2_ORIGIN_FOOTERLESS)
@@ -782,12 +782,12 @@ static int get_range(const ranges *R, uint64_t p, uint64_t *start, uint64_t *len
   const ockpt_src *buf = &R->c->src;
   if (p < R->n) {
     *at = R->rec_base + OCKPT_V2_TENSOR_RECORD_SIZE * p + OCKPT_V2_TENSOR_RECORD_AT_OFS_DATA;
-    *start = rd64(buf, *at);
+    *start = rd64(buf, *at + OCKPT_V2_SLOT_ENTRY_AT_OFS_DATA);
     *len = rd64(buf, *at + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA);
     return 1;
   }
   *at = R->ent_base + OCKPT_V2_SLOT_ENTRY_SIZE * (p - R->n);
-  *start = rd64(buf, *at);
+  *start = rd64(buf, *at + OCKPT_V2_SLOT_ENTRY_AT_OFS_DATA);
   *len = rd64(buf, *at + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA);
   return *start != OCKPT_V2_NO_STATE;
 }
@@ -941,7 +941,7 @@ int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
   if (f->revision == OCKPT_REV_V3) return ockpt_v3_tensor_at(f, k, t);
   src = ockpt_src_of(f);
   r = f->v2.tensors.offset + OCKPT_V2_TENSORS_HEAD_SIZE + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
-  t->index = rd32(&src, r);
+  t->index = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_INDEX);
   t->model_index = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_MODEL_INDEX);
   t->flags = rd16(&src, r + OCKPT_V2_TENSOR_RECORD_AT_FLAGS);
   t->dtype = (int8_t)rd8(&src, r + OCKPT_V2_TENSOR_RECORD_AT_DTYPE);
@@ -951,7 +951,7 @@ int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
   t->name = (t->flags & OCKPT_V2_HAS_NAME) && f->buf != NULL ? f->buf + t->name_offset : NULL;
   t->offset = rd64(&src, r + OCKPT_V2_TENSOR_RECORD_AT_OFS_DATA);
   t->nbytes = rd64(&src, r + OCKPT_V2_TENSOR_RECORD_AT_LEN_DATA);
-  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_DIMS + 4u * j);
+  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_DIMS + OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE * j);
   return 1;
 }
 
@@ -962,7 +962,7 @@ int ockpt_v2_slot_at(const ockpt_file *f, uint32_t j, uint64_t *name_offset,
   if (!is_v2(f) || j >= f->v2.num_slots) return -1;
   src = ockpt_src_of(f);
   d = f->v2.optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)j;
-  if (name_offset != NULL) *name_offset = rd64(&src, d);
+  if (name_offset != NULL) *name_offset = rd64(&src, d + OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME);
   if (name_len != NULL) *name_len = rd32(&src, d + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME);
   return 1;
 }
@@ -983,7 +983,7 @@ int ockpt_v2_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *o
   src = ockpt_src_of(f);
   e = f->v2.optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)f->v2.num_slots +
       OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * f->v2.num_tensors + k);
-  o = rd64(&src, e);
+  o = rd64(&src, e + OCKPT_V2_SLOT_ENTRY_AT_OFS_DATA);
   if (o == OCKPT_V2_NO_STATE) return 0;
   if (offset != NULL) *offset = o;
   if (nbytes != NULL) *nbytes = rd64(&src, e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA);
@@ -1001,7 +1001,7 @@ int ockpt_v2_state(const ockpt_file *f, uint32_t k, ockpt_v2_state_info *e) {
   src = ockpt_src_of(f);
   r = f->v2.state.offset + OCKPT_V2_STATE_HEAD_SIZE + OCKPT_V2_STATE_ENTRY_SIZE * (uint64_t)k;
   v = rd64(&src, r + OCKPT_V2_STATE_ENTRY_AT_VALUE);
-  e->key_offset = rd64(&src, r);
+  e->key_offset = rd64(&src, r + OCKPT_V2_STATE_ENTRY_AT_OFS_KEY);
   e->key = f->buf != NULL ? f->buf + e->key_offset : NULL;
   e->key_len = rd32(&src, r + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY);
   e->type = rd8(&src, r + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE);
@@ -1030,7 +1030,7 @@ int ockpt_v2_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *
   if (!is_v2(f) || i >= f->v2.num_sections) return -1;
   src = ockpt_src_of(f);
   e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
-  if (kind != NULL) *kind = rd32(&src, e);
+  if (kind != NULL) *kind = rd32(&src, e + OCKPT_V2_SECTION_ENTRY_AT_KIND);
   if (flags != NULL) *flags = rd32(&src, e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS);
   if (offset != NULL) *offset = rd64(&src, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
   if (length != NULL) *length = rd64(&src, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
