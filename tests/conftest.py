@@ -104,7 +104,7 @@ MODULE_MARKERS: dict[str, tuple[str, ...]] = {
 
 #: Modules whose tests are ``slow``: measured per file (CPU time of a run of the file alone, on
 #: 2 cores), each of these costs 6 s or more, most of it spread over many tests (a whole-module
-#: mark), or is time-boxed (the fuzzers: 60 s + 30 s + 30 s of wall time).
+#: mark), or is time-boxed (the fuzzers: 20 s + 10 s + 10 s of wall time).
 SLOW_MODULES: frozenset[str] = frozenset({
     "fuzz/test_fuzzers.py",
     "interop/test_onert_order.py",
