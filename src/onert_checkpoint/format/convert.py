@@ -126,6 +126,7 @@ def upgrade(
         sections=list(ckpt.sections),
         data_order=ckpt.data_order,
         data_block_size=ckpt.data_block_size,
+        range_index_group=ckpt.range_index_group,
     )
 
 

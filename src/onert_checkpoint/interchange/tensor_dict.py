@@ -270,6 +270,8 @@ def _metadata(ckpt: Checkpoint, paths: bool) -> dict[str, str | list[str]]:
         meta["data_order"] = _dumps([int(i) for i in ckpt.data_order])
     if ckpt.data_block_size is not None:  # schema 3's per-block checksums: size, 0 for none
         meta["data_block_size"] = _dumps(int(ckpt.data_block_size))
+    if ckpt.range_index_group is not None:  # schema 3's range index: group size G, 0 for none
+        meta["range_index_group"] = _dumps(int(ckpt.range_index_group))
     if ckpt.sections:
         meta["sections"] = _dumps(
             [
@@ -397,9 +399,17 @@ def _sections(meta: Mapping[str, str]) -> list[Section]:
 
 
 def _data_block_size(meta: Mapping[str, str]) -> int | None:
-    size = _meta_json(meta, "data_block_size", "null", (int, type(None)))
+    return _size_or_none(meta, "data_block_size", "a block size in bytes, or 0")
+
+
+def _range_index_group(meta: Mapping[str, str]) -> int | None:
+    return _size_or_none(meta, "range_index_group", "a group size in ranges, or 0")
+
+
+def _size_or_none(meta: Mapping[str, str], key: str, what: str) -> int | None:
+    size = _meta_json(meta, key, "null", (int, type(None)))
     if type(size) is bool or (size is not None and size < 0):
-        raise _fail("metadata 'data_block_size' must be a block size in bytes, or 0")
+        raise _fail(f"metadata '{key}' must be {what}")
     return size
 
 
@@ -525,6 +535,7 @@ def from_numpy_dict(
         sections=_sections(meta),
         data_order=_data_order(meta),
         data_block_size=_data_block_size(meta),
+        range_index_group=_range_index_group(meta),
     )
     if origin is not None:
         ckpt.origin = origin
