@@ -42,6 +42,7 @@ VALID = sorted(
 
 NEW = (1 << 64) - 1  # OCKPT_W_NEW and OCKPT_W_ABSENT
 NO_BLOCKS = (1 << 32) - 1  # OCKPT_W_NO_BLOCKS
+NO_INDEX = (1 << 32) - 1  # OCKPT_W_NO_INDEX
 TARGETS = {"v1": 1, "wof": 2, "v2": 3, "v3": 4}
 DIALECTS = {None: 0, "onert": 1, "onert-micro": 2}
 #: (revision, dialect) pairs written for every checkpoint; "keep" is the loaded dialect.
@@ -199,6 +200,9 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
     # library reads it (None: its default, 0 in OCKW; 0: none, 2**32-1 in OCKW).
     size = ckpt.data_block_size
     out.append(_u("I", 0 if size is None else NO_BLOCKS if size == 0 else size))
+    # and its range_index section (SPEC.md 6.7.5), the same way (None: the default; 0: none)
+    group = ckpt.range_index_group
+    out.append(_u("I", 0 if group is None else NO_INDEX if group == 0 else group))
     return b"".join(out)
 
 
@@ -424,13 +428,14 @@ def test_random_schema3_with_a_data_order(ockpt_write, ckpt, data):
     assert c_file(ockpt_write, ckpt, "v3", "keep") == want
 
 
-def _block_size(file: bytes) -> int:
-    """The block size of a schema-2-family file's data_blocks section, 0 without one (read
-    from the section table: the file may hold a required section of an unknown kind)."""
+def _block_size(file: bytes, kind: int = 0x100008) -> int:
+    """The block size of a schema-2-family file's data_blocks section (kind 0x100008; the
+    group size of its range_index section, kind 0x100009), 0 without one (read from the
+    section table: the file may hold a required section of an unknown kind)."""
     (count,) = struct.unpack_from("<I", file, 24)
     for i in range(count):
-        kind, _, ofs = struct.unpack_from("<IIQ", file, 64 + 32 * i)
-        if kind == 0x100008:
+        found, _, ofs = struct.unpack_from("<IIQ", file, 64 + 32 * i)
+        if found == kind:
             return 1 << struct.unpack_from("<I", file, ofs)[0]
     return 0
 
@@ -459,10 +464,69 @@ def test_random_schema3_data_blocks(ockpt_write, ckpt, size, above, data):
     assert c_file(ockpt_write, ckpt, "v3", "keep") == want
 
 
+@st.composite
+def many_tensor_checkpoints(draw) -> Checkpoint:
+    """Schema-3 content of up to 150 small tensors, so that the range_index section (SPEC.md
+    6.7.5) has several groups at every group size: source offsets shuffled or tied (an
+    ``order`` column), gaps in the indices (an ``index`` column), slots with absent entries
+    (positions that place nothing), the block size and the group size drawn too."""
+    n = draw(st.integers(1, 150))
+    step = draw(st.sampled_from([1, 3]))
+    sizes = st.sampled_from([0, 1, 2, 3, 5, 8, 17, 64, 100])
+    place = draw(st.sampled_from(["built", "record", "shuffled", "tied"]))
+    perm = draw(st.permutations(range(n))) if place == "shuffled" else list(range(n))
+    tensors = []
+    for k in range(n):
+        offset = {"built": None, "record": 64 * k, "shuffled": 64 * perm[k]}.get(place, 0)
+        data = np.full(draw(sizes), k % 251, np.uint8)
+        tensors.append(Tensor(index=step * k, data=data, offset=offset))
+    kind = draw(st.sampled_from([None, "sgd", "adam", "optimizer_9"]))
+    optimizer = None
+    if kind is not None:
+        custom = ["a", "b", "c"][: draw(st.integers(0, 3))]
+        slot_names = {"sgd": [], "adam": ["m", "v"]}.get(kind, custom)
+        optimizer = Optimizer(kind, {name: {} for name in slot_names})
+        for entries in optimizer.slots.values():
+            for t in tensors:
+                if draw(st.integers(0, 3)):  # one in four absent
+                    raw = np.full(draw(sizes), 7, np.uint8)
+                    entries[t.index] = Buffer(t.index, raw, offset=t.offset)
+    ckpt = Checkpoint(tensors=tensors, optimizer=optimizer)
+    if place == "tied":
+        ckpt.data_order = draw(st.permutations([t.index for t in tensors]))
+    ckpt.data_block_size = draw(st.sampled_from([None, 0, 64]))
+    ckpt.range_index_group = draw(st.sampled_from([None, 0, 16, 32, 64, 1 << 16]))
+    if draw(st.booleans()):
+        ckpt.sections.append(Section(kind=draw(st.integers(0x100010, 0x1000FF)), data=b"kept"))
+    return ckpt
+
+
+@SETTINGS
+@given(ckpt=many_tensor_checkpoints())
+def test_random_schema3_range_index(ockpt_write, ckpt):
+    """Schema 3's range_index section at every group size and none, by default only past 64
+    tensors: the C file equals the library's."""
+    want = python_file(ckpt, "v3", "keep")
+    assert want is not None
+    n, group = len(ckpt.tensors), ckpt.range_index_group
+    assert _block_size(want, 0x100009) == ((64 if n > 64 else 0) if group is None else group)
+    assert c_file(ockpt_write, ckpt, "v3", "keep") == want
+
+
+@pytest.mark.parametrize("n", [64, 65, 129])
+def test_default_range_index_from_65_tensors(ockpt_write, n):
+    """The library's default: no range_index section for 64 tensors, groups of 64 past that
+    (SPEC.md 6.7.5); the C writer's default is the same."""
+    ckpt = Checkpoint([Tensor(i, np.full(i % 5, i, np.uint8)) for i in range(n)])
+    want = python_file(ckpt, "v3", "keep")
+    assert want is not None and _block_size(want, 0x100009) == (64 if n > 64 else 0)
+    assert c_file(ockpt_write, ckpt, "v3", "keep") == want
+
+
 @pytest.mark.parametrize("bad", [
     "duplicate-name", "bad-utf8-key", "surrogate-name", "shape-mismatch", "reserved-kind",
     "well-known-type", "micro-footerless", "v3-model-index-none", "v3-block-size",
-    "v3-kept-data-blocks-kind",
+    "v3-kept-data-blocks-kind", "v3-group-size", "v3-kept-range-index-kind",
 ])
 def test_refusals_match(ockpt_write, bad):
     """Content the library refuses, the C writer refuses too (before writing anything)."""
@@ -491,6 +555,13 @@ def test_refusals_match(ockpt_write, bad):
         revision = "v3"
     elif bad == "v3-kept-data-blocks-kind":  # would collide with the writer's own section
         ckpt.sections.append(Section(kind=0x100008, data=b"x"))
+        assert python_file(ckpt, "v2", "keep") is not None
+        revision = "v3"
+    elif bad == "v3-group-size":  # not a power of two (SPEC.md 6.7.5: 16 to 65,536)
+        ckpt.range_index_group = 48
+        revision = "v3"
+    elif bad == "v3-kept-range-index-kind":  # would collide with the writer's own section
+        ckpt.sections.append(Section(kind=0x100009, data=b"x"))
         assert python_file(ckpt, "v2", "keep") is not None
         revision = "v3"
     elif bad == "micro-footerless":

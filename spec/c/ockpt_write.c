@@ -133,6 +133,7 @@ static void put_le(sink *s, uint64_t v, unsigned bytes) {
 #define STE ockpt_v2_state_entry_layout
 #define ORG ockpt_v2_origin_layout
 #define DBH ockpt_v3_data_blocks_head_layout
+#define RIH ockpt_v3_range_index_head_layout
 
 static void sink_init(sink *s, int crc_only, ockpt_write_fn write, void *ctx) {
   s->crc_only = crc_only;
@@ -602,11 +603,12 @@ typedef struct v2plan {
   uint32_t kind[V2_MAX_BODIES + 1], flags[V2_MAX_BODIES + 1], crc[V2_MAX_BODIES + 1];
   uint64_t ofs[V2_MAX_BODIES + 1], len[V2_MAX_BODIES + 1];
   int which[V2_MAX_BODIES]; /* 1 tensors, 2 optimizer, 3 state, 5 origin, 6 data_blocks,
-                             0: extra section */
+                             7 range_index, 0: extra section */
   uint32_t extra[V2_MAX_BODIES];
   uint64_t file_size;
   uint64_t data_len;     /* schema 3: the data section's length */
   unsigned block_shift;  /* schema 3 with a data_blocks section: log2 of its block size */
+  unsigned group_shift;  /* schema 3 with a range_index section: log2 of its group size */
   uint32_t data_crc;     /* the data section's CRC-32C, summed with the blocks' (which 6) */
 } v2plan;
 
@@ -758,11 +760,13 @@ static uint64_t v3_align(uint64_t len) {
 static uint64_t round_to(uint64_t x, uint64_t a) { return (x + a - 1u) / a * a; }
 
 /* The data section of schema 3 (6.7.3): the tensors in data order, then each slot's entries in
- * the same order, each at the next multiple of a(len). Writes when s != NULL; returns the
+ * the same order, each at the next multiple of a(len). Writes the data when s != NULL, and the
+ * range_index section's `start` values (6.7.5: where the walk stands, relative to the data
+ * section, when each pass reaches each position G*g) when starts != NULL; returns the data
  * section's length. */
-static uint64_t v3_data(const v2plan *P, sink *s) {
+static uint64_t v3_data(const v2plan *P, sink *s, sink *starts) {
   const ockpt_w_checkpoint *c = P->c;
-  uint64_t pos = 0, q, rec = NONE;
+  uint64_t pos = 0, q, rec = NONE, group_mask = ((uint64_t)1 << P->group_shift) - 1u;
   uint32_t j;
   for (j = 0; j <= P->K; j++) {
     rec = NONE;
@@ -770,6 +774,8 @@ static uint64_t v3_data(const v2plan *P, sink *s) {
       const ockpt_w_buffer *b;
       uint64_t at;
       rec = next_record(P, rec);
+      if (starts != NULL && (q & group_mask) == 0)
+        PUTA(starts, OCKPT_V3_RANGE_INDEX_SECTION_START, pos);
       b = j == 0 ? &c->tensors[rec].buf : &c->slots[j - 1].entries[rec];
       if (b->nbytes == OCKPT_W_ABSENT) continue;
       at = round_to(pos, v3_align(b->nbytes));
@@ -968,13 +974,27 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
     sink_init(&crcs, 1, NULL, NULL);
     crcs.blocks = s;
     crcs.block_shift = P->block_shift;
-    v3_data(P, &crcs);
+    v3_data(P, &crcs, NULL);
     flush(&crcs);
     if (crcs.block_fill > 0) /* the last, shorter block */
       PUTA(s, OCKPT_V3_DATA_BLOCKS_SECTION_CRC, crcs.block_crc);
     P->data_crc = crcs.crc;
     break;
   }
+  case 7: /* range_index (SPEC.md 6.7.5): the walk's starts, then the inverse of `order` */
+    PUTF(s, RIH, group_shift, P->group_shift);
+    PUTF(s, RIH, reserved, 0);
+    PUTF(s, RIH, num_groups,
+         ((uint64_t)P->n + ((uint64_t)1 << P->group_shift) - 1u) >> P->group_shift);
+    v3_data(P, NULL, s);
+    if (!P->identity)
+      for (k = 0; k < P->n; k++) { /* position[k]: the records before k in data order */
+        uint32_t before = 0;
+        for (q = 0; q < P->n; q++)
+          if (q != k && order_less(c, q, k)) before++;
+        PUTA(s, OCKPT_V3_TENSORS_SECTION_ORDER, before); /* as wide as `order` (6.7.5) */
+      }
+    break;
   case 5: /* origin (SPEC.md 6.4) */
     PUTF(s, ORG, revision, c->origin_revision);
     PUTF(s, ORG, dialect, c->origin_dialect);
@@ -1016,7 +1036,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   uint64_t pos, sum;
   unsigned b, nsec;
   uint32_t k;
-  int blocks = 0, blocks_added = 0;
+  int blocks = 0, blocks_added = 0, index = 0;
   uint8_t header[OCKPT_V2_HEADER_SIZE];
   const char *why;
   sink s;
@@ -1036,12 +1056,32 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   if (v3) {
     /* the data_blocks section (SPEC.md 6.7.4), as the library decides it (v3_write.py) */
     uint32_t size = c->data_block_size == 0 ? OCKPT_W_DEFAULT_BLOCK_SIZE : c->data_block_size;
-    for (k = 0; k < c->num_sections; k++)
+    for (k = 0; k < c->num_sections; k++) {
       if (c->sections[k].kind == OCKPT_V3_DATA_BLOCKS_KIND)
         return fail("a kept section of kind 0x100008 would collide with schema 3's data_blocks "
                     "section");
+      if (c->sections[k].kind == OCKPT_V3_RANGE_INDEX_KIND)
+        return fail("a kept section of kind 0x100009 would collide with schema 3's range_index "
+                    "section");
+    }
+    /* the range_index section (SPEC.md 6.7.5), as the library decides it: the default group
+     * when there are more tensors than it holds, a group the caller names whatever n, none
+     * without tensors */
+    if (c->range_index_group == 0) {
+      P.group_shift = OCKPT_V3_DEFAULT_GROUP_SHIFT;
+      index = P.n > ((uint32_t)1 << P.group_shift);
+    } else if (c->range_index_group != OCKPT_W_NO_INDEX) {
+      for (P.group_shift = OCKPT_V3_MIN_GROUP_SHIFT;
+           P.group_shift <= OCKPT_V3_MAX_GROUP_SHIFT &&
+           ((uint32_t)1 << P.group_shift) != c->range_index_group;
+           P.group_shift++) {
+      }
+      if (P.group_shift > OCKPT_V3_MAX_GROUP_SHIFT)
+        return fail("range_index_group is not a power of two from 16 to 65536");
+      index = P.n > 0;
+    }
     v3_plan(&P);
-    P.data_len = v3_data(&P, NULL);
+    P.data_len = v3_data(&P, NULL, NULL);
     if (c->data_block_size != OCKPT_W_NO_BLOCKS) {
       for (P.block_shift = OCKPT_V3_MIN_BLOCK_SHIFT;
            P.block_shift <= OCKPT_V3_MAX_BLOCK_SHIFT && ((uint32_t)1 << P.block_shift) != size;
@@ -1083,7 +1123,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   }
   if (c->has_origin) add_body(&P, 5, OCKPT_V2_KIND_ORIGIN, 0, OCKPT_V2_ORIGIN_SIZE, 0);
   if (c->num_sections > OCKPT_V2_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
-  /* kept sections and the data_blocks section in ascending kind order (SPEC.md 6.4) */
+  /* kept sections, the data_blocks and range_index sections in ascending kind order (6.4) */
   for (k = 0; k <= c->num_sections; k++) {
     if (blocks && !blocks_added &&
         (k == c->num_sections || c->sections[k].kind > OCKPT_V3_DATA_BLOCKS_KIND)) {
@@ -1093,6 +1133,15 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
                        ((P.data_len + ((uint64_t)1 << P.block_shift) - 1u) >> P.block_shift),
                0);
       blocks_added = 1;
+    }
+    if (index && (k == c->num_sections || c->sections[k].kind > OCKPT_V3_RANGE_INDEX_KIND)) {
+      add_body(&P, 7, OCKPT_V3_RANGE_INDEX_KIND, 0,
+               OCKPT_V3_RANGE_INDEX_HEAD_SIZE +
+                   OCKPT_V3_RANGE_INDEX_SECTION_START_ELEM_SIZE * (1u + (uint64_t)P.K) *
+                       (((uint64_t)P.n + ((uint64_t)1 << P.group_shift) - 1u) >> P.group_shift) +
+                   (P.identity ? 0u : OCKPT_V3_TENSORS_SECTION_ORDER_ELEM_SIZE * (uint64_t)P.n),
+               0);
+      index = 0;
     }
     if (k < c->num_sections)
       add_body(&P, 0, c->sections[k].kind,
@@ -1130,7 +1179,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   } else if (P.has_data) {
     sink_init(&s, 1, write, ctx);
     if (v3)
-      v3_data(&P, &s);
+      v3_data(&P, &s, NULL);
     else
       put_data(&P.L, &s);
     flush(&s);
@@ -1163,7 +1212,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   if (P.has_data) {
     put_zeros(&s, P.L.data_start - s.count);
     if (v3)
-      v3_data(&P, &s);
+      v3_data(&P, &s, NULL);
     else
       put_data(&P.L, &s);
   }

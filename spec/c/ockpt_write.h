@@ -17,6 +17,9 @@
  *     section body twice (once into CRC-32C, once into the callback) and reading tensor data
  *     twice; schema 3's data_blocks section (written by default) costs one more read of the
  *     data, to emit each block's CRC-32C where the section precedes the data (README.md);
+ *     its range_index section (by default past 64 tensors) walks the placement once more,
+ *     without reading data, and its `position` column costs O(n^2) comparisons when the data
+ *     order is not record order;
  *   - time: O(size) when the data ranges are in their storage order already (every checkpoint
  *     built in memory: no `src_offset`), else O(R^2) with R the number of data ranges (see
  *     README.md); uniqueness of names, keys and model indices is checked pairwise (O(n^2)).
@@ -129,10 +132,18 @@ typedef struct ockpt_w_checkpoint {
    * `Checkpoint.data_block_size = None` does; OCKPT_W_NO_BLOCKS writes no such section (the
    * library's 0); otherwise a power of two from 64 to 2^24. No section without data bytes. */
   uint32_t data_block_size;
+  /* schema 3: the group size G of the optional range_index section (SPEC.md 6.7.5: where the
+   * placement walk stands every G ranges, so that a reader without scratch memory finds a
+   * range in at most G - 1 steps): 0 writes the library's default, G = 64 when there are more
+   * than 64 tensors, as `Checkpoint.range_index_group = None` does; OCKPT_W_NO_INDEX writes no
+   * such section (the library's 0); otherwise a power of two from 16 to 65536, written
+   * whatever the number of tensors. No section without tensors. */
+  uint32_t range_index_group;
 } ockpt_w_checkpoint;
 
 #define OCKPT_W_DEFAULT_BLOCK_SIZE 65536u /* the Python library's DEFAULT_BLOCK_SIZE */
 #define OCKPT_W_NO_BLOCKS UINT32_MAX      /* data_block_size: no data_blocks section */
+#define OCKPT_W_NO_INDEX UINT32_MAX       /* range_index_group: no range_index section */
 
 typedef enum ockpt_w_status {
   OCKPT_W_OK = 0,

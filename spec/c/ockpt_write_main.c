@@ -16,6 +16,7 @@
  *   u32 num_sections, each: u32 kind u8 required u64 len [len]
  *   u32 num_data_order, each: u32 index (schema 3: a loaded schema-3 file's data order)
  *   u32 data_block_size (schema 3: 0 the default 64 KiB blocks, 2^32-1 no data_blocks section)
+ *   u32 range_index_group (schema 3: 0 the default, G = 64 past 64 tensors; 2^32-1 none)
  * The library itself allocates nothing; this driver reads the input into heap memory.
  */
 #include <stdio.h>
@@ -166,6 +167,7 @@ int main(void) {
   c.data_order = data_order = array(&in, c.num_data_order, sizeof *data_order);
   for (k = 0; !in.bad && k < c.num_data_order; k++) data_order[k] = (uint32_t)get(&in, 4);
   c.data_block_size = (uint32_t)get(&in, 4);
+  c.range_index_group = (uint32_t)get(&in, 4);
   if (in.bad || in.left != 0) {
     fprintf(stderr, "ockpt-write: malformed input (at byte %lu)\n", (unsigned long)(len - in.left));
     malformed = 1;
