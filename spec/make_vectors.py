@@ -184,23 +184,6 @@ def put8(data: bytes, at: int, value: int) -> bytes:
     return bytes(out)
 
 
-#: One family of invalid vectors as data: a schema-1 file with header fields overwritten. A row
-#: is (name, base file, {header field: new value}, rule, code, field, offset); the last three
-#: are the error of the first rule of spec/SPEC.md the file breaks.
-HeaderPatch = tuple[str, bytes, dict[str, int], str, str, str, int]
-
-
-def header_patched(rows: list[HeaderPatch]) -> None:
-    """An invalid vector per row: its base with each named header field set to its value, at
-    the offset and width onert_checkpoint_v1.ksy gives the field (the generated layout)."""
-    for name, base, fields, rule, code, field, offset in rows:
-        data = bytearray(base)
-        for key, value in fields.items():
-            at = getattr(V1Header, key)
-            data[at.offset : at.offset + at.size] = value.to_bytes(at.size, "little")
-        invalid(name, bytes(data), rule, code, field, offset)
-
-
 @dataclass(frozen=True)
 class V1:
     """Where things are in a schema-1 file (read straight from the header, for patching)."""
@@ -805,300 +788,8 @@ def make_valid() -> None:
 
 
 def make_invalid() -> None:
-    osgd, oadam, msgd, madam = V1(ONERT_SGD), V1(ONERT_ADAM), V1(MICRO_SGD), V1(MICRO_ADAM)
-
-    apply_table("v1-header")
-    # rule 8
-    invalid(
-        "v1-weight-into-header",
-        osgd.set_entry("weights", 0, 4),
-        "rule 8: a weight entry points into the header",
-        "entry_out_of_block",
-        "weights[0]",
-        20,
-    )
-    invalid(
-        "v1-weight-into-table",
-        osgd.set_entry("weights", 1, 24),
-        "rule 8: a weight entry points into its own table",
-        "entry_out_of_block",
-        "weights[1]",
-        24,
-    )
-    invalid(
-        "v1-weight-into-footer",
-        osgd.set_entry("weights", 2, osgd.other + 4),
-        "rule 8: a weight entry points into the footer",
-        "entry_out_of_block",
-        "weights[2]",
-        28,
-    )
-    invalid(
-        "v1-weight-into-m",
-        oadam.set_entry("weights", 2, oadam.data_start("m") + 4),
-        "rule 8: a weight entry points into the m block",
-        "entry_out_of_block",
-        "weights[2]",
-        28,
-    )
-    invalid(
-        "v1-m-into-weights",
-        oadam.set_entry("m", 0, 40),
-        "rule 8: an m entry points into the weight data",
-        "entry_out_of_block",
-        "m[0]",
-        oadam.entry_at("m", 0),
-    )
-    invalid(
-        "v1-v-into-footer",
-        oadam.set_entry("v", 1, oadam.other + 4),
-        "rule 8: a v entry points into the footer",
-        "entry_out_of_block",
-        "v[1]",
-        oadam.entry_at("v", 1),
-    )
-    invalid(
-        "v1-micro-m-into-v",
-        madam.set_entry("m", 3, madam.data_start("v")),
-        "rule 8: an m entry points into the v block",
-        "entry_out_of_block",
-        "m[3]",
-        madam.entry_at("m", 3),
-    )
-    invalid(
-        "v1-weight-past-end",
-        osgd.set_entry("weights", 1, osgd.size + 1),
-        "rule 8: a weight entry past the end of the file",
-        "offset_out_of_bounds",
-        "weights[1]",
-        24,
-    )
-    invalid(
-        "v1-weight-max",
-        osgd.set_entry("weights", 0, U32_MAX),
-        "rule 8: a weight entry 2**32-1",
-        "offset_out_of_bounds",
-        "weights[0]",
-        20,
-    )
-    invalid(
-        "v1-m-past-end",
-        oadam.set_entry("m", 2, oadam.size + 1),
-        "rule 8: an m entry past the end",
-        "offset_out_of_bounds",
-        "m[2]",
-        oadam.entry_at("m", 2),
-    )
-    invalid(
-        "v1-micro-v-past-end",
-        madam.set_entry("v", 4, 0x80000000),
-        "rule 8: a v entry 2**31",
-        "offset_out_of_bounds",
-        "v[4]",
-        madam.entry_at("v", 4),
-    )
-    invalid(
-        "v1-micro-absent-then-outside",
-        madam.set_entry("weights", 0, 4),
-        "rule 8: a (formerly absent) entry 0 of an onert-micro table points into the header",
-        "entry_out_of_block",
-        "weights[0]",
-        20,
-    )
-    # rule 9
-    invalid(
-        "v1-weight-hole",
-        osgd.set_entry("weights", 0, 36),
-        "rule 9: 4 bytes between the weight table and the first entry",
-        "unreferenced_bytes",
-        "weights",
-        32,
-    )
-    invalid(
-        "v1-m-hole",
-        oadam.set_entry("m", 0, oadam.data_start("m") + 4),
-        "rule 9: a hole at the start of the m data",
-        "unreferenced_bytes",
-        "m",
-        oadam.data_start("m"),
-    )
-    invalid(
-        "v1-v-hole",
-        oadam.set_entry("v", 0, oadam.data_start("v") + 16),
-        "rule 9: the first v entry skipped",
-        "unreferenced_bytes",
-        "v",
-        oadam.data_start("v"),
-    )
-    zeroed = MICRO_SGD
-    for i in range(msgd.n):
-        zeroed = V1(zeroed).set_entry("weights", i, 0)
-    invalid(
-        "v1-micro-all-absent-with-data",
-        zeroed,
-        "rule 9: every entry absent but the data area is not empty",
-        "unreferenced_bytes",
-        "weights",
-        msgd.data_start("weights"),
-    )
-    first = MICRO_ORDER[0]  # the entry stored first; dropping it leaves its bytes to no entry
-    invalid(
-        "v1-micro-first-stored-absent",
-        msgd.set_entry("weights", first, 0),
-        "rule 9: the entry stored first is marked absent",
-        "unreferenced_bytes",
-        "weights",
-        msgd.data_start("weights"),
-    )
-    # onert-micro's double save of a shared weight, when the first copy is stored first
-    invalid(
-        "v1-micro-shared-weight-first",
-        double_save(
-            write(
-                tensors({1: 4, 3: 2}, [3, 1]), dialect="onert-micro", step=4, epoch=1, num_entries=5
-            ),
-            3,
-        ),
-        "rule 9: onert-micro's double save of a shared weight stored first: its first copy "
-        "belongs to no entry",
-        "unreferenced_bytes",
-        "weights",
-        20 + 4 * 5,
-    )
-    # rule 10
-    invalid(
-        "v1-m-without-weight",
-        madam.set_entry("weights", 1, 0),
-        "rule 10: m[1] present, weights[1] absent (tensor 3 absorbs tensor 1's bytes)",
-        "slot_without_weight",
-        "m[1]",
-        madam.entry_at("m", 1),
-    )
-    invalid(
-        "v1-v-without-weight",
-        V1(madam.set_entry("weights", 1, 0)).set_entry("m", 1, 0),
-        "rule 10: v[1] present, weights[1] and m[1] absent",
-        "slot_without_weight",
-        "v[1]",
-        madam.entry_at("v", 1),
-    )
-    invalid(
-        "v1-m-size",
-        oadam.set_entry("m", 1, oadam.entry("m", 1) - 4),
-        "rule 10: m[0] 4 bytes shorter than weights[0]",
-        "slot_size_mismatch",
-        "m[0]",
-        oadam.entry_at("m", 0),
-    )
-    invalid(
-        "v1-v-size",
-        oadam.set_entry("v", 2, oadam.entry("v", 2) + 4),
-        "rule 10: v[1] 4 bytes longer than weights[1]",
-        "slot_size_mismatch",
-        "v[1]",
-        oadam.entry_at("v", 1),
-    )
-    invalid(
-        "v1-micro-m-size",
-        madam.set_entry("m", 3, madam.entry("m", 3) + 4),
-        "rule 10: onert-micro m[3] 4 bytes short (m[4], stored before it, 4 bytes too long)",
-        "slot_size_mismatch",
-        "m[3]",
-        madam.entry_at("m", 3),
-    )
-    m_empty_v_full = remove_bytes(ONERT_ADAM, oadam.entry("m", 2), 12)  # m[2] now zero-length
-    invalid(
-        "v1-m-empty-v-full",
-        m_empty_v_full,
-        "rule 10: m[2] zero-length but v[2] as long as the weight: m and v differ",
-        "slot_size_mismatch",
-        "v[2]",
-        V1(m_empty_v_full).entry_at("v", 2),
-    )
-    # rule 11
-    fl = write(tensors(MICRO_COUNTS, MICRO_ORDER), dialect="onert-micro", num_entries=6)
-    shuffled_sgd = write(tensors(ONERT_COUNTS, [2, 1, 0]), dialect="onert-micro")
-    # fmt: off
-    header_patched([
-        ("v1-absent-with-onert-sgd", MICRO_SGD, {"ofs_opt1": msgd.other},
-         "rule 11: absent entries with onert's SGD ofs_opt1 == ofs_other",
-         "dialect_conflict", "header", 0),
-        ("v1-footerless-absent", fl[:-8], {"ofs_other": 0},
-         "rule 11: no footer (onert) with absent entries (onert-micro)",
-         "dialect_conflict", "header", 0),
-        ("v1-footerless-shuffled", shuffled_sgd[:-8],
-         {"ofs_other": 0, "ofs_opt1": len(shuffled_sgd) - 8},
-         "rule 11: no footer (onert) with data out of table order (onert-micro)",
-         "dialect_conflict", "header", 0),
-        ("v1-shuffled-with-onert-sgd", shuffled_sgd, {"ofs_opt1": V1(shuffled_sgd).other},
-         "rule 11: data out of table order with onert's SGD ofs_opt1",
-         "dialect_conflict", "header", 0),
-    ])
-    # fmt: on
-    same = {0: 2, 1: 2, 2: 3}
-    invalid(
-        "v1-adam-empty-slot-shuffled",
-        swap_first_two_weights(
-            write(tensors(same), adam(tensors(same), empty=(1,)), dialect="onert")
-        ),
-        "rule 11: a zero-length slot entry (onert) with weights out of table order (onert-micro)",
-        "dialect_conflict",
-        "header",
-        0,
-    )
-    v_absent = remove_bytes(ONERT_ADAM, oadam.entry("v", 2), 12)  # v[2] now zero-length
-    invalid(
-        "v1-m-full-v-absent",
-        V1(v_absent).set_entry("v", 2, 0),
-        "rules 10 and 11: m[2] full and v[2] absent; rule 10 compares m and v only when both "
-        "are present, and the absent entry fits no dialect",
-        "dialect_conflict",
-        "header",
-        0,
-    )
-
-    apply_table("wof")
-
-    # Readers must apply the rules in the order of spec/SPEC.md (the first failing rule wins).
-    both = V1(osgd.set_entry("weights", 0, 4)).set_entry("weights", 1, osgd.size + 1)
-    invalid(
-        "order-out-of-block-before-out-of-bounds",
-        both,
-        "rule 8 runs entry by entry: weights[0] (into the header) is reported before "
-        "weights[1] (past the end)",
-        "entry_out_of_block",
-        "weights[0]",
-        20,
-    )
-    hole_then_bad_m = V1(oadam.set_entry("weights", 0, 36)).set_entry("m", 1, oadam.size + 4)
-    invalid(
-        "order-entries-before-sizes",
-        hole_then_bad_m,
-        "rule 8 is applied to every block before rule 9: m[1] past the end is reported before "
-        "the hole in the weights",
-        "offset_out_of_bounds",
-        "m[1]",
-        oadam.entry_at("m", 1),
-    )
-    # index 1: weight and m absent, v present; index 3: m 4 bytes short. Index order decides.
-    tmp = V1(V1(madam.set_entry("weights", 1, 0)).set_entry("m", 1, 0))
-    invalid(
-        "order-slots-by-index",
-        tmp.set_entry("m", 3, tmp.entry("m", 3) + 4),
-        "rule 10 runs index by index: v[1] without a weight is reported before m[3]'s size",
-        "slot_without_weight",
-        "v[1]",
-        madam.entry_at("v", 1),
-    )
-    invalid(
-        "order-version-before-size",
-        b"\xad\x01\x07",
-        "detection 4 comes before any size rule: a 3-byte file with version 7",
-        "unsupported_version",
-        "version",
-        2,
-    )
-
+    for table in ("v1-header", "v1-entries", "wof", "v1-order"):
+        apply_table(table)
 
 def v1_header_cases() -> list[Case]:
     """Detection steps 1 to 4 and schema 1's rules 1 to 7: cuts, appended bytes and header
@@ -1227,6 +918,150 @@ def v1_header_cases() -> list[Case]:
         Case("v1-footerless-opt2-near-end", fl_adam, {"ofs_opt2": len(fl_adam) - 4},
              "block_order", "header", "header",
              "rule 7, footer-less: the v table would run past the end of the file"),
+    ]
+    # fmt: on
+
+
+def v1_entry_cases() -> list[Case]:
+    """Schema 1's rules 8 to 11: the offset tables' entries, and the dialect they fit."""
+    sgd, adam_, micro, madam = ONERT_SGD, ONERT_ADAM, MICRO_SGD, MICRO_ADAM
+    # onert-micro's double save of a shared weight, when the first copy is stored first
+    shared = double_save(
+        write(tensors({1: 4, 3: 2}, [3, 1]), dialect="onert-micro", step=4, epoch=1, num_entries=5),
+        3,
+    )
+    m_empty_v_full = remove_bytes(adam_, V1(adam_).entry("m", 2), 12)  # m[2] now zero-length
+    v_absent = remove_bytes(adam_, V1(adam_).entry("v", 2), 12)  # v[2] now zero-length
+    fl = write(tensors(MICRO_COUNTS, MICRO_ORDER), dialect="onert-micro", num_entries=6)
+    shuffled_sgd = write(tensors(ONERT_COUNTS, [2, 1, 0]), dialect="onert-micro")
+    same = {0: 2, 1: 2, 2: 3}
+    empty_slot_shuffled = swap_first_two_weights(
+        write(tensors(same), adam(tensors(same), empty=(1,)), dialect="onert")
+    )
+    # fmt: off
+    return [
+        # rule 8
+        Case("v1-weight-into-header", sgd, {"weights[0]": 4},
+             "entry_out_of_block", "weights[0]", "weights[0]",
+             "rule 8: a weight entry points into the header"),
+        Case("v1-weight-into-table", sgd, {"weights[1]": At("weights[1]")},
+             "entry_out_of_block", "weights[1]", "weights[1]",
+             "rule 8: a weight entry points into its own table"),
+        Case("v1-weight-into-footer", sgd, {"weights[2]": At(("footer", 4))},
+             "entry_out_of_block", "weights[2]", "weights[2]",
+             "rule 8: a weight entry points into the footer"),
+        Case("v1-weight-into-m", adam_, {"weights[2]": At(("m", 4))},
+             "entry_out_of_block", "weights[2]", "weights[2]",
+             "rule 8: a weight entry points into the m block"),
+        Case("v1-m-into-weights", adam_, {"m[0]": 40},
+             "entry_out_of_block", "m[0]", "m[0]",
+             "rule 8: an m entry points into the weight data"),
+        Case("v1-v-into-footer", adam_, {"v[1]": At(("footer", 4))},
+             "entry_out_of_block", "v[1]", "v[1]", "rule 8: a v entry points into the footer"),
+        Case("v1-micro-m-into-v", madam, {"m[3]": At("v")},
+             "entry_out_of_block", "m[3]", "m[3]", "rule 8: an m entry points into the v block"),
+        Case("v1-weight-past-end", sgd, {"weights[1]": len(sgd) + 1},
+             "offset_out_of_bounds", "weights[1]", "weights[1]",
+             "rule 8: a weight entry past the end of the file"),
+        Case("v1-weight-max", sgd, {"weights[0]": U32_MAX},
+             "offset_out_of_bounds", "weights[0]", "weights[0]",
+             "rule 8: a weight entry 2**32-1"),
+        Case("v1-m-past-end", adam_, {"m[2]": len(adam_) + 1},
+             "offset_out_of_bounds", "m[2]", "m[2]", "rule 8: an m entry past the end"),
+        Case("v1-micro-v-past-end", madam, {"v[4]": 0x80000000},
+             "offset_out_of_bounds", "v[4]", "v[4]", "rule 8: a v entry 2**31"),
+        Case("v1-micro-absent-then-outside", madam, {"weights[0]": 4},
+             "entry_out_of_block", "weights[0]", "weights[0]",
+             "rule 8: a (formerly absent) entry 0 of an onert-micro table points into the "
+             "header"),
+        # rule 9
+        Case("v1-weight-hole", sgd, {"weights[0]": At(("weights", 4))},
+             "unreferenced_bytes", "weights", "weights",
+             "rule 9: 4 bytes between the weight table and the first entry"),
+        Case("v1-m-hole", adam_, {"m[0]": At(("m", 4))},
+             "unreferenced_bytes", "m", "m", "rule 9: a hole at the start of the m data"),
+        Case("v1-v-hole", adam_, {"v[0]": At(("v", 16))},
+             "unreferenced_bytes", "v", "v", "rule 9: the first v entry skipped"),
+        Case("v1-micro-all-absent-with-data", micro,
+             {f"weights[{i}]": 0 for i in range(V1(micro).n)},
+             "unreferenced_bytes", "weights", "weights",
+             "rule 9: every entry absent but the data area is not empty"),
+        # the entry stored first; dropping it leaves its bytes to no entry
+        Case("v1-micro-first-stored-absent", micro, {f"weights[{MICRO_ORDER[0]}]": 0},
+             "unreferenced_bytes", "weights", "weights",
+             "rule 9: the entry stored first is marked absent"),
+        Case("v1-micro-shared-weight-first", shared, {},
+             "unreferenced_bytes", "weights", "weights",
+             "rule 9: onert-micro's double save of a shared weight stored first: its first "
+             "copy belongs to no entry"),
+        # rule 10
+        Case("v1-m-without-weight", madam, {"weights[1]": 0},
+             "slot_without_weight", "m[1]", "m[1]",
+             "rule 10: m[1] present, weights[1] absent (tensor 3 absorbs tensor 1's bytes)"),
+        Case("v1-v-without-weight", madam, {"weights[1]": 0, "m[1]": 0},
+             "slot_without_weight", "v[1]", "v[1]",
+             "rule 10: v[1] present, weights[1] and m[1] absent"),
+        Case("v1-m-size", adam_, {"m[1]": Add(-4)},
+             "slot_size_mismatch", "m[0]", "m[0]",
+             "rule 10: m[0] 4 bytes shorter than weights[0]"),
+        Case("v1-v-size", adam_, {"v[2]": Add(4)},
+             "slot_size_mismatch", "v[1]", "v[1]",
+             "rule 10: v[1] 4 bytes longer than weights[1]"),
+        Case("v1-micro-m-size", madam, {"m[3]": Add(4)},
+             "slot_size_mismatch", "m[3]", "m[3]",
+             "rule 10: onert-micro m[3] 4 bytes short (m[4], stored before it, 4 bytes too "
+             "long)"),
+        Case("v1-m-empty-v-full", m_empty_v_full, {},
+             "slot_size_mismatch", "v[2]", "v[2]",
+             "rule 10: m[2] zero-length but v[2] as long as the weight: m and v differ"),
+        # rule 11
+        Case("v1-absent-with-onert-sgd", micro, {"ofs_opt1": Copy("ofs_other")},
+             "dialect_conflict", "header", "header",
+             "rule 11: absent entries with onert's SGD ofs_opt1 == ofs_other"),
+        Case("v1-footerless-absent", fl, (Cut(-8), ("ofs_other", 0)),
+             "dialect_conflict", "header", "header",
+             "rule 11: no footer (onert) with absent entries (onert-micro)"),
+        Case("v1-footerless-shuffled", shuffled_sgd,
+             (Cut(-8), ("ofs_other", 0), ("ofs_opt1", len(shuffled_sgd) - 8)),
+             "dialect_conflict", "header", "header",
+             "rule 11: no footer (onert) with data out of table order (onert-micro)"),
+        Case("v1-shuffled-with-onert-sgd", shuffled_sgd, {"ofs_opt1": Copy("ofs_other")},
+             "dialect_conflict", "header", "header",
+             "rule 11: data out of table order with onert's SGD ofs_opt1"),
+        Case("v1-adam-empty-slot-shuffled", empty_slot_shuffled, {},
+             "dialect_conflict", "header", "header",
+             "rule 11: a zero-length slot entry (onert) with weights out of table order "
+             "(onert-micro)"),
+        Case("v1-m-full-v-absent", v_absent, {"v[2]": 0},
+             "dialect_conflict", "header", "header",
+             "rules 10 and 11: m[2] full and v[2] absent; rule 10 compares m and v only when "
+             "both are present, and the absent entry fits no dialect"),
+    ]
+    # fmt: on
+
+
+def v1_order_cases() -> list[Case]:
+    """Readers must apply the rules in the order of spec/SPEC.md (the first failing rule wins)."""
+    sgd, adam_ = ONERT_SGD, ONERT_ADAM
+    # fmt: off
+    return [
+        Case("order-out-of-block-before-out-of-bounds", sgd,
+             {"weights[0]": 4, "weights[1]": len(sgd) + 1},
+             "entry_out_of_block", "weights[0]", "weights[0]",
+             "rule 8 runs entry by entry: weights[0] (into the header) is reported before "
+             "weights[1] (past the end)"),
+        Case("order-entries-before-sizes", adam_, {"weights[0]": 36, "m[1]": len(adam_) + 4},
+             "offset_out_of_bounds", "m[1]", "m[1]",
+             "rule 8 is applied to every block before rule 9: m[1] past the end is reported "
+             "before the hole in the weights"),
+        # index 1: weight and m absent, v present; index 3: m 4 bytes short. Index order decides.
+        Case("order-slots-by-index", MICRO_ADAM, {"weights[1]": 0, "m[1]": 0, "m[3]": Add(4)},
+             "slot_without_weight", "v[1]", "v[1]",
+             "rule 10 runs index by index: v[1] without a weight is reported before m[3]'s "
+             "size"),
+        Case("order-version-before-size", b"\xad\x01\x07", {},
+             "unsupported_version", "version", "version",
+             "detection 4 comes before any size rule: a 3-byte file with version 7"),
     ]
     # fmt: on
 
@@ -2078,7 +1913,9 @@ def v2_spec_fix_cases() -> list[Case]:
 #: files, its cases). tests/test_vector_cases.py checks every case's field and offset.
 CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
     "v1-header": ("", V1Places, v1_header_cases),
+    "v1-entries": ("", V1Places, v1_entry_cases),
     "wof": ("", WofPlaces, wof_cases),
+    "v1-order": ("", V1Places, v1_order_cases),
     "v2-header": ("v2-", V2Places, v2_header_cases),
     "v2-tensors": ("v2-", V2Places, v2_tensor_cases),
     "v2-optimizer": ("v2-", V2Places, v2_optimizer_cases),
