@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,8 +18,8 @@ import pytest
 import onert_checkpoint as oc
 from onert_checkpoint.format.revisions import container_write
 
-#: (revision, dialect, data_block_size): every layout, schema 3 with many blocks (4 KiB), the
-#: default blocks and none
+#: (revision, dialect, data_block_size): every layout, schema 3 with many blocks (4 KiB) and
+#: a range_index section of groups of 16 (SPEC.md 6.7.5), the default blocks and none
 LAYOUTS = [
     ("v1", "onert", None),
     ("v1", "onert-micro", None),
@@ -30,7 +29,15 @@ LAYOUTS = [
     ("v3", None, None),
     ("v3", None, 0),
 ]
-IDS = ["v1-onert", "v1-micro", "wof", "v2", "v3-blocks-4k", "v3-blocks-default", "v3-no-blocks"]
+IDS = [
+    "v1-onert",
+    "v1-micro",
+    "wof",
+    "v2",
+    "v3-blocks-4k-index",
+    "v3-blocks-default",
+    "v3-no-blocks",
+]
 
 
 def content(revision: str, block_size: int | None) -> oc.Checkpoint:
@@ -50,6 +57,8 @@ def content(revision: str, block_size: int | None) -> oc.Checkpoint:
     state = oc.TrainingState() if revision == "wof" else oc.TrainingState(step=9, epoch=2)
     ckpt = oc.Checkpoint(tensors, opt, state)
     ckpt.data_block_size = block_size
+    if block_size == 4096:
+        ckpt.range_index_group = 16
     return ckpt
 
 
@@ -190,10 +199,20 @@ def test_a_closed_pipe_raises(tmp_path):
         oc.save_stream(content("v2", None), sink, revision="v2")
 
 
-def test_a_prefix_of_a_schema3_stream_is_refused(tmp_path: Path):
-    """What a receiver makes of a stream cut short: schema 2 and 3 record the file's length
-    in the header, so any prefix is refused."""
-    whole = oc.to_bytes(content("v3", None), revision="v3")
-    for cut in (64, len(whole) // 2, len(whole) - 1):
+@pytest.mark.parametrize(("revision", "dialect", "block_size"), LAYOUTS, ids=IDS)
+def test_what_a_reader_makes_of_a_prefix(revision, dialect, block_size):
+    """A stream cut short (docs/saving.md): schema 2 and 3 record the file's length in the
+    header and schema 1 its footer's place, so a prefix is refused; WOF records neither, and a
+    prefix that ends inside its last entry reads as a shorter last entry (the count
+    ``save_stream`` returns is the receiver's check)."""
+    whole = oc.to_bytes(content(revision, block_size), **options(revision, dialect))
+    last = oc.load(whole).tensors[-1]
+    assert last.offset is not None
+    cuts = [0, 1, 63, 64, 65, len(whole) // 3, len(whole) // 2, len(whole) - 9, len(whole) - 1]
+    for cut in cuts:
+        if revision == "wof" and cut > last.offset:
+            shorter = oc.load(whole[:cut]).tensors[-1]
+            assert shorter.nbytes == cut - last.offset < last.nbytes
+            continue
         with pytest.raises(oc.CheckpointError):
             oc.load(whole[:cut])
