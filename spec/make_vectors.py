@@ -2257,6 +2257,133 @@ def make_data_blocks_v3() -> None:
                64 + 32 * f.index_of(kind))
 
 
+def _range_index_content(order: bool) -> m3.Content:
+    """40 records of 0 to 89 bytes (every alignment of 6.7.3), an Adam optimizer whose slots
+    skip every fifth record (NO_STATE: a position that places nothing), and, with ``order``, a
+    data order that is not the identity (record 17k mod 40 at position k)."""
+    n = 40
+    records = [m3.Record(bytes((k + i) % 251 for i in range(k * 7 % 90)), k) for k in range(n)]
+    slots = [
+        (name, [None if k % 5 == 2 else bytes([seed]) * len(r.data) for k, r in enumerate(records)])
+        for name, seed in ((b"m", 1), (b"v", 2))
+    ]
+    return m3.Content(records=records, order=[17 * k % n for k in range(n)] if order else None,
+                      optimizer_kind=2, slots=slots)
+
+
+def make_range_index_v3() -> None:
+    """Schema 3's optional range_index section (SPEC.md 6.7.5, rules I1 to I7), encoded by
+    spec/oracles/v3_encoder.py; the library's writer must compute the same section from the
+    same content without one (its ``range_index_group``), and write each valid vector back."""
+    kind = m3.KIND_RANGE_INDEX
+    tiny = m3.Content(records=[m3.Record(bytes([k]) * 4, k) for k in range(70)])
+    for name, content, blocks, shift, rule in (
+        ("range-index", _range_index_content(True), None, 4, "6.7.5: groups of 16 positions, "
+         "an order column (the section ends with each record's position), Adam slots with "
+         "NO_STATE entries, ranges of every alignment"),
+        ("range-index-record-order", _range_index_content(False), None, 4, "6.7.5: the same "
+         "content in record order: no position column"),
+        ("range-index-default", tiny, 16, 6, "6.7.5: the writer's default for more than 64 "
+         "tensors, groups of 64 (two groups for 70 tensors), after the default data_blocks "
+         "section (kinds ascending)"),
+    ):
+        enc = m3.encode(content, block_shift=blocks, group_shift=shift)
+        ck = oc.load(m3.encode(content).data)
+        ck.range_index_group = (1 << shift) if blocks is None else None
+        ck.data_block_size = 0 if blocks is None else None
+        if oc.to_bytes(ck) != enc.data or oc.to_bytes(oc.load(enc.data)) != enc.data:
+            raise SystemExit(f"v3-{name}: the library's writer and v3_encoder.py disagree")
+        ALL.append(Vector(f"v3-{name}", enc.data, rule, revision="v3",
+                          description=m3.describe(content, enc)))
+
+    content = _range_index_content(True)
+    good = m3.encode(content, group_shift=4).data
+    f = m3.V3(good)
+    s, slen = f.sec(kind)
+    body = good[s : s + slen]
+    n, groups, passes = 40, 3, 3
+    starts = s + 16
+    positions = starts + 8 * passes * groups
+    old = "6.7.5, for a reader that knows kind 0x100009 (one that does not skips the section)"
+
+    def with_body(raw: bytes, flags: int = 0, c: m3.Content = content) -> bytes:
+        return m3.encode(m3.Content(records=c.records, order=c.order, optimizer_kind=2,
+                                    slots=c.slots, others=[(kind, flags, raw)])).data
+
+    def start_off(i: int, by: int) -> bytes:
+        return put64(body, 16 + 8 * i, u64(body, 16 + 8 * i) + by)
+
+    v3_invalid("i0-required", with_body(body, flags=1),
+               "6.7.5: the range_index section's REQUIRED flag MUST be clear; set, it is "
+               "refused as an unknown required kind is (T4g), by old and new readers alike",
+               "unknown_required_section", f"sections[{f.index_of(kind)}].kind",
+               64 + 32 * f.index_of(kind))
+    v3_invalid("i1-short", with_body(body[:12]),
+               f"I1: a 12-byte range_index section (its head is 16 bytes); {old}",
+               "bad_range_index", "range_index", s)
+    v3_invalid("i2-reserved", with_body(put(body, 4, 1)),
+               f"I2: the range_index head's reserved word is 1; {old}",
+               "reserved_nonzero", "range_index.reserved", s + 4)
+    for shift in (3, 17):
+        v3_invalid(f"i3-group-shift-{shift}", with_body(put(body, 0, shift)),
+                   f"I3: group_shift {shift}, outside 4..16; {old}",
+                   "bad_range_index", "range_index.group_shift", s)
+    no_tensors = m3.encode(m3.Content(others=[(kind, 0, body)])).data
+    v3_invalid("i4-no-tensors", no_tensors,
+               f"I4: a range_index section in a file without tensors; {old}",
+               "empty_section", "range_index", m3.V3(no_tensors).sec(kind)[0])
+    v3_invalid("i5-num-groups", with_body(put64(body, 8, groups + 1) + bytes(8 * passes)),
+               f"I5: num_groups {groups + 1} (its starts present too); {n} records in groups "
+               f"of 16 make {groups}; {old}",
+               "bad_range_index", "range_index.num_groups", s + 8)
+    v3_invalid("i5-length", with_body(body + bytes(8)),
+               f"I5: the section holds 8 bytes more than its starts and positions; {old}",
+               "bad_range_index", "range_index.start", s + 16)
+    v3_invalid("i5-length-short", with_body(body[:-4]),
+               f"I5: the section lacks the last record's position; {old}",
+               "bad_range_index", "range_index.start", s + 16)
+    plain = _range_index_content(False)
+    plain_body = m3.range_index_body(plain, 4)
+    extra = with_body(plain_body + bytes(4 * n), c=plain)
+    v3_invalid("i5-position-without-order", extra,
+               f"I5: positions in a file whose data are in record order (no order column); {old}",
+               "bad_range_index", "range_index.start", m3.V3(extra).sec(kind)[0] + 16)
+    for name, i, why in (
+        ("i6-first-start", 0, "start[0], where the tensor pass begins, is 1, not 0"),
+        ("i6-slot-start", groups + 1, "the slot-m pass's second group's start is one too far"),
+        ("i6-last-start", passes * groups - 1, "the last group's start is one too far"),
+    ):
+        v3_invalid(name, with_body(start_off(i, 1)), f"I6: {why}; {old}",
+                   "bad_range_index", f"range_index.start[{i}]", starts + 8 * i)
+    a_, b_ = content.order[3], content.order[30]  # records at sequence positions 3 and 30
+    swapped = put(put(body, positions - s + 4 * a_, 30), positions - s + 4 * b_, 3)
+    v3_invalid("i7-positions-swapped", with_body(swapped),
+               f"I7: records {a_} and {b_} have each other's position; the first sequence "
+               f"position whose record points elsewhere is 3, record {a_}; {old}",
+               "bad_range_index", f"range_index.position[{a_}]", positions + 4 * a_)
+    last = content.order[n - 1]
+    v3_invalid("i7-position-out-of-range", with_body(put(body, positions - s + 4 * last, n)),
+               f"I7: the last record in data order has position {n}; {old}",
+               "bad_range_index", f"range_index.position[{last}]", positions + 4 * last)
+    # the rule order: I1 to I7 after P3, before P4
+    di = f.index_of(4)
+    d, dlen = f.sec(4)
+    gap = bytearray(with_body(start_off(1, 1)) + b"\0")
+    struct.pack_into("<Q", gap, 8, len(gap))
+    struct.pack_into("<Q", gap, 64 + 32 * di + 16, dlen + 1)
+    v3_invalid("p3-gap-before-range-index", m3.reseal(bytes(gap)),
+               "6.7.5: a byte after the last range (P3) and a wrong start (I6): P3 runs first",
+               "gap", "data", d + dlen)
+    ranges = sorted((o, len(m3.range_bytes(content, j, k))) for (j, k), o in
+                    m3.encode(content, group_shift=4).offsets.items())
+    pad = next(sum(ranges[i]) for i in range(len(ranges) - 1) if ranges[i + 1][0] > sum(ranges[i]))
+    dirty = bytearray(with_body(start_off(1, 1)))
+    dirty[pad] = 1
+    v3_invalid("i6-before-p4", m3.reseal(bytes(dirty)),
+               "6.7.5: a non-zero padding byte (P4) and a wrong start (I6): I6 runs first",
+               "bad_range_index", "range_index.start[1]", starts + 8)
+
+
 def make_invalid_v3() -> None:
     full = m3.encode(m3.from_v2(V2_FULL)).data
     f = m3.V3(full)
@@ -3123,6 +3250,7 @@ def build() -> list[Vector]:
     make_valid_v3()
     make_invalid_v3()
     make_data_blocks_v3()
+    make_range_index_v3()
     names = [v.name for v in ALL]
     if len(set(names)) != len(names):
         raise SystemExit("duplicate vector name")

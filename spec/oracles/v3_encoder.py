@@ -292,10 +292,48 @@ def data_blocks_body(data: bytes, shift: int) -> bytes:
     return struct.pack("<IIQ", shift, 0, len(crcs)) + struct.pack(f"<{len(crcs)}I", *crcs)
 
 
-def encode(c: Content, *, extra_columns: int = 0, block_shift: int | None = None) -> Encoded:
+#: SPEC.md 6.7.5: the optional range_index section, where the placement stands every G ranges
+KIND_RANGE_INDEX = 0x100009
+
+
+def range_index_body(c: Content, shift: int) -> bytes:
+    """The range_index section of ``c`` with groups of G = 2**shift sequence positions: u32
+    group_shift, u32 reserved (0), u64 num_groups = ceil(n / G), then for each pass (the tensor
+    ranges, then each slot's) and each group g the walk's position, relative to the data
+    section, when the pass reaches sequence position G*g; then, with an ``order`` column, the
+    sequence position of every record (SPEC.md 6.7.5)."""
+    n, size = len(c.records), 1 << shift
+    order = c.order if c.order is not None else list(range(n))
+    passes = [[c.records[k].data for k in order]]
+    passes += [[slot[k] for k in order] for _, slot in c.slots]
+    starts, pos = [], 0
+    for sequence in passes:
+        for i, raw in enumerate(sequence):
+            if i % size == 0:
+                starts.append(pos)
+            if raw is not None:  # NO_STATE places nothing, but its position counts
+                pos = up(pos, a(len(raw))) + len(raw)
+    body = struct.pack("<IIQ", shift, 0, -(-n // size))
+    body += struct.pack(f"<{len(starts)}Q", *starts)
+    if needed_columns(c) & ORDER:
+        position = [0] * n
+        for i, k in enumerate(order):
+            position[k] = i
+        body += struct.pack(f"<{n}I", *position)
+    return body
+
+
+def encode(
+    c: Content,
+    *,
+    extra_columns: int = 0,
+    block_shift: int | None = None,
+    group_shift: int | None = None,
+) -> Encoded:
     """``c`` as schema 3; ``extra_columns`` adds columns that hold nothing (for the
     ``redundant_column`` vectors); ``block_shift`` adds a data_blocks section of blocks of
-    2**block_shift bytes (when the data section has a byte)."""
+    2**block_shift bytes (when the data section has a byte); ``group_shift`` a range_index
+    section of groups of 2**group_shift positions (when there are tensors)."""
     sections: list[tuple[int, int, object]] = []
     if c.records:
         sections.append(
@@ -314,6 +352,8 @@ def encode(c: Content, *, extra_columns: int = 0, block_shift: int | None = None
     others = list(c.others)
     if block_shift is not None and body:
         others.append((KIND_DATA_BLOCKS, 0, data_blocks_body(body, block_shift)))
+    if group_shift is not None and c.records:
+        others.append((KIND_RANGE_INDEX, 0, range_index_body(c, group_shift)))
     for kind, flags, raw in sorted(others):
         sections.append((kind, flags, raw))
     if c.records:
