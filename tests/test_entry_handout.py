@@ -167,3 +167,24 @@ def test_a_row_is_found_by_its_entry_index_with_or_without_gaps(keys: list[int])
     for key in range(-2, 10):
         want = keys.index(key) if key in keys else None
         assert table.row_of(key) == want, key
+
+
+def test_a_tensor_made_after_the_name_map_is_built_has_its_own_record() -> None:
+    """Once a lookup by name has decoded every name, the tensors made afterwards (by name, by
+    index, in any order) take their names from that map's strings: each its own row's."""
+    import onert_checkpoint as oc
+
+    names = [f"w{i}/{'x' * (i % 3)}" for i in range(12)]
+    built = oc.Checkpoint(
+        [oc.Tensor(i, np.full(i + 1, i, np.float32), name=names[i], dtype="float32",
+                   shape=(i + 1,)) for i in range(12)]
+    )
+    ckpt = oc.load(oc.to_bytes(built, revision="v3"))
+    assert ckpt[names[6]].name == names[6]  # builds the map
+    for k in (11, 0, 3, 9):
+        t = ckpt[k]
+        assert (t.name, t.shape, t.index) == (names[k], (k + 1,), k)
+    for k in (1, 2, 4, 5, 7, 8, 10):
+        t = ckpt[names[k]]
+        assert (t.name, t.shape) == (names[k], (k + 1,))
+        assert np.array_equal(t.data, np.full(k + 1, k, np.float32))
