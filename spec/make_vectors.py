@@ -16,8 +16,12 @@ Every vector is a file ``<name>.ckpt`` beside ``<name>.json``:
 
 Valid files come from the library's own writer (``onert_checkpoint.to_bytes``) or are the real
 onert exports of tests/data/real-onert/; invalid ones are valid files with deliberate corruption
-(a patched u32, a cut, an appended byte). Nothing depends on time, randomness or the machine, so
-a second run writes identical bytes (tests/test_vectors.py checks it).
+(a patched u32, a cut, an appended byte). Those of schema 1, WOF and schema 2 are rows of tables
+(``CASE_TABLES``): a ``Case`` is a base file, a patch of named places (``tensors[2].rank``, at
+the offsets of the generated layout) and the expected error; ``apply_table`` builds them and
+tests/test_vector_cases.py checks each row's field and offset. Nothing depends on time,
+randomness or the machine, so a second run writes identical bytes (tests/test_vectors.py checks
+it).
 """
 
 from __future__ import annotations
@@ -206,10 +210,6 @@ class V1:
     def n(self) -> int:
         return u32(self.data, V1Header.num_entries.offset)
 
-    @property
-    def size(self) -> int:
-        return len(self.data)
-
     def table(self, block: str) -> int:
         return {"weights": V1Header.SIZE, "m": self.opt1, "v": self.opt2}[block]
 
@@ -222,9 +222,6 @@ class V1:
 
     def data_start(self, block: str) -> int:
         return self.table(block) + V1Places.ENTRY * self.n
-
-    def set_entry(self, block: str, i: int, value: int) -> bytes:
-        return put(self.data, self.entry_at(block, i), value)
 
 
 # ------------------------------------------------------------------------------------------------
