@@ -93,10 +93,14 @@ class DataBlocks:
     done: bytearray = field(init=False)
     remaining: int = field(init=False)
     completed: bool = field(init=False, default=False)
+    #: the data section's bounds (what each block's check reads, without a property)
+    _start: int = field(init=False)
+    _end: int = field(init=False)
 
     def __post_init__(self) -> None:
         self.done = bytearray(self.crcs.size)
         self.remaining = self.crcs.size
+        self._start, self._end = self.data.start, self.data.end
 
     @property
     def block_size(self) -> int:
@@ -113,8 +117,8 @@ class DataBlocks:
         True once every block and :attr:`rest` have passed: the caller has nothing left to
         check, and need not call again."""
         if end > start:
-            lo = (start - self.data.start) >> self.shift
-            hi = (end - 1 - self.data.start) >> self.shift
+            lo = (start - self._start) >> self.shift
+            hi = (end - 1 - self._start) >> self.shift
             done = self.done
             for i in range(lo, hi + 1):
                 if not done[i]:
@@ -146,16 +150,17 @@ class DataBlocks:
             )
 
     def _check(self, i: int) -> None:
-        start = self.data.start + (i << self.shift)
-        end = min(start + self.block_size, self.data.end)
+        start = self._start + (i << self.shift)
+        end = min(start + (1 << self.shift), self._end)
         computed = crc(self.view[start:end])
-        if computed != int(self.crcs[i]):
+        recorded = self.crcs.item(i)  # read from the file each time: it may have changed
+        if computed != recorded:
             fail(
                 "block_checksum",
                 f"data_blocks.crc[{i}]",
                 start,
                 f"CRC-32C of data block {i} (bytes {start}..{end - 1}) is {computed:#010x}; "
-                f"the data_blocks section records {int(self.crcs[i]):#010x}",
+                f"the data_blocks section records {recorded:#010x}",
             )
         self.done[i] = 1
         self.remaining -= 1
