@@ -9,6 +9,7 @@ schema 3 with its per-block checksums; nothing is written at an offset (``seek``
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 
@@ -189,6 +190,42 @@ def test_a_failed_data_check_of_the_source_comes_before_the_first_byte(tmp_path)
     with pytest.raises(oc.CheckpointError):
         oc.save_stream(oc.load(path, verify_data=False), out)
     assert out.data == b""
+
+
+class Quiet:
+    """A file-like whose write takes everything and returns nothing."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def write(self, b: object) -> None:
+        self.data += memoryview(b).cast("B")  # type: ignore[arg-type]
+
+
+class Stuck(io.RawIOBase):
+    """A raw file that takes nothing: non-blocking (None) or refusing (0)."""
+
+    def __init__(self, result: int | None) -> None:
+        self.result = result
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, b: object) -> int | None:  # type: ignore[override]
+        return self.result
+
+
+def test_a_file_like_that_returns_nothing_took_everything():
+    ckpt = content("v3", None)
+    out = Quiet()
+    assert oc.save_stream(ckpt, out) == len(out.data)  # type: ignore[arg-type]
+    assert bytes(out.data) == oc.to_bytes(ckpt)
+
+
+@pytest.mark.parametrize(("result", "error"), [(None, BlockingIOError), (0, OSError)])
+def test_a_raw_file_that_takes_nothing_raises_not_hangs(result, error):
+    with pytest.raises(error):
+        oc.save_stream(content("v2", None), Stuck(result), revision="v2")
 
 
 def test_a_closed_pipe_raises(tmp_path):

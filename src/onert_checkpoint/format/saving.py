@@ -408,10 +408,15 @@ def save_stream(
         rest = view
         while rest:
             n = write(rest)
-            # a raw file may take part of it; a file-like that returns nothing took it all
-            if n is None or n >= len(rest):
+            if n is None:
+                if isinstance(file, io.RawIOBase):  # a non-blocking raw file that took nothing
+                    raise BlockingIOError(errno.EAGAIN, "the file would block: nothing written")
+                break  # a file-like that returns nothing took it all
+            if n >= len(rest):
                 break
-            rest = rest[n:]
+            if n <= 0:  # never a loop without end
+                raise OSError(errno.EIO, "the file's write took no bytes")
+            rest = rest[n:]  # a raw file may take part of it
         written += len(view)
         if progress is not None:
             progress(len(view))
