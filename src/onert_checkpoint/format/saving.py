@@ -18,6 +18,10 @@ process umask is never changed), a replaced file keeps its mode but never the se
 set-group-ID bit, and its owner where the process may keep it (root; or the same user, who
 keeps the group if a member). A hard link to the replaced file is split: the other names keep
 the old content. See docs/saving.md.
+
+Storage that only appends gets the same bytes in one forward pass: ``save(...,
+forward_only=True)`` and :func:`save_stream` (a pipe or any file object) compute every checksum
+in a read pass over the data first, then write each byte once, in order, never at an offset.
 """
 
 from __future__ import annotations
