@@ -17,24 +17,22 @@ Every vector is a file ``<name>.ckpt`` beside ``<name>.json``:
 Valid files come from the library's own writer (``onert_checkpoint.to_bytes``) or are the real
 onert exports of tests/data/real-onert/; invalid ones are valid files with deliberate corruption
 (a patched u32, a cut, an appended byte). Those of schema 1, WOF and schema 2 are rows of tables
-(``CASE_TABLES``): a ``Case`` is a base file, a patch of named places (``tensors[2].rank``, at
-the offsets of the generated layout) and the expected error; ``apply_table`` builds them and
-tests/test_vector_cases.py checks each row's field and offset. Nothing depends on time,
-randomness or the machine, so a second run writes identical bytes (tests/test_vectors.py checks
-it).
+(``CASE_TABLES``): a ``Case`` (spec/vector_cases.py) is a base file, a patch of named places
+(``tensors[2].rank``, at the offsets of the generated layout) and the expected error;
+``apply_table`` builds them and tests/test_vector_cases.py checks each row's field and offset.
+Nothing depends on time, randomness or the machine, so a second run writes identical bytes
+(tests/test_vectors.py checks it).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import struct
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
 import numpy as np
 from onert_checkpoint_generated.layout import (
@@ -45,27 +43,43 @@ from onert_checkpoint_generated.layout import (
     MAX_STATE_ENTRIES,
     MAX_TENSORS,
     MAX_VALUE_LEN,
-    Field,
-    Header,
-    OptimizerHead,
     OptimizerKind,
     Origin,
-    SectionEntry,
     SectionKind,
-    SlotDescriptor,
-    StateEntry,
-    StateHead,
-    V1Footer,
     V1Header,
-    V2SlotEntry,
-    V2TensorRecord,
-    V2TensorsHead,
     ValueType,
     WofHeader,
 )
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # spec/vector_cases.py, beside this
+from vector_cases import (
+    NO_STATE,
+    V1,
+    V2,
+    Add,
+    Append,
+    At,
+    Case,
+    Copy,
+    Cut,
+    Places,
+    V1Places,
+    V2Places,
+    WofPlaces,
+    Xor,
+    expected_offset,
+    patched,
+    put,
+    put8,
+    put64,
+    put_bytes,
+    reseal,
+    u32,
+    u64,
+)
 
 SPEC = Path(__file__).resolve().parent
 ROOT = SPEC.parent
@@ -168,296 +182,7 @@ def write_wof(ts: list[Tensor], num_entries: int | None = None) -> bytes:
 
 
 # ------------------------------------------------------------------------------------------------
-# Corruption
-
-
-def u32(data: bytes, at: int) -> int:
-    return struct.unpack_from("<I", data, at)[0]
-
-
-def put(data: bytes, at: int, value: int) -> bytes:
-    """``data`` with the u32 at ``at`` replaced by ``value``."""
-    out = bytearray(data)
-    struct.pack_into("<I", out, at, value)
-    return bytes(out)
-
-
-def put8(data: bytes, at: int, value: int) -> bytes:
-    out = bytearray(data)
-    out[at] = value
-    return bytes(out)
-
-
-@dataclass(frozen=True)
-class V1:
-    """Where things are in a schema-1 file (read straight from the header, for patching)."""
-
-    data: bytes
-
-    @property
-    def opt1(self) -> int:
-        return u32(self.data, V1Header.ofs_opt1.offset)
-
-    @property
-    def opt2(self) -> int:
-        return u32(self.data, V1Header.ofs_opt2.offset)
-
-    @property
-    def other(self) -> int:
-        return u32(self.data, V1Header.ofs_other.offset)
-
-    @property
-    def n(self) -> int:
-        return u32(self.data, V1Header.num_entries.offset)
-
-    def table(self, block: str) -> int:
-        return {"weights": V1Header.SIZE, "m": self.opt1, "v": self.opt2}[block]
-
-    def entry_at(self, block: str, i: int) -> int:
-        """The table position of entry ``i`` of ``block``."""
-        return self.table(block) + V1Places.ENTRY * i
-
-    def entry(self, block: str, i: int) -> int:
-        return u32(self.data, self.entry_at(block, i))
-
-    def data_start(self, block: str) -> int:
-        return self.table(block) + V1Places.ENTRY * self.n
-
-
-# ------------------------------------------------------------------------------------------------
-# Invalid vectors as data: a table of cases, each a base file, a patch and the expected error
-
-
-#: A named place of a file (see Places), or a named place and a byte delta from it (one byte).
-Place = str | tuple[str, int]
-
-
-@dataclass(frozen=True)
-class Add:
-    """A value: the field's current value plus ``delta``."""
-
-    delta: int
-
-
-@dataclass(frozen=True)
-class Xor:
-    """A value: the current value with the bits of ``mask`` flipped."""
-
-    mask: int
-
-
-@dataclass(frozen=True)
-class At:
-    """A value: the position of a place of the base file."""
-
-    place: Place
-
-
-@dataclass(frozen=True)
-class Copy:
-    """A value: the value of another field of the base file."""
-
-    place: str
-
-
-@dataclass(frozen=True)
-class Cut:
-    """The file cut after its first ``end`` bytes (``end`` < 0: that many bytes off its end)."""
-
-    end: int
-
-
-@dataclass(frozen=True)
-class Append:
-    raw: bytes
-
-
-Value = int | bytes | Add | Xor | At | Copy
-#: A patch: places and their new values, or such pairs and cuts and appends, in order.
-Patch = dict[Place, Value] | tuple[tuple[Place, Value] | Cut | Append, ...]
-
-
-@dataclass(frozen=True)
-class Spot:
-    """Where a place is: its position, its width in bytes, whether it is signed, and whether it
-    is a field (of a layout record, or an entry of an offset table), a whole record, or an area
-    (a byte range without fields of its own)."""
-
-    pos: int
-    width: int
-    signed: bool = False
-    what: str = "field"
-
-
-class Places:
-    """The named places of a file, in the words of the error fields (SPEC.md 9, error fields):
-    ``record`` (``tensors[2]``, ``sections[1]``), ``record.field`` and ``record.field[i]`` (the
-    generated layout gives the field's offset and width: ``tensors[2].rank``,
-    ``tensors[1].dims[3]``), a bare header field (``num_sections``), ``area.end``, ``end`` (the
-    file's size) and ``*place`` (the position a field holds: ``*tensors[1].ofs_name``)."""
-
-    HEADER: type = Header
-    SEAL = "none"  # how a case's file is sealed unless it says (Case.seal)
-    #: error field names that name an area of bytes, not a field (padding, a pool of names)
-    AREAS: frozenset[str] = frozenset()
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    def record(self, path: str) -> tuple[int, type | int] | None:
-        """Position and layout class (or width) of the record ``path``; None if none is."""
-        return (0, self.HEADER) if path == "header" else None
-
-    def end(self, area: str) -> int:
-        raise KeyError(f"{area}.end")
-
-    def find(self, place: str) -> Spot:
-        if place.startswith("*"):
-            held = self.find(place[1:])
-            value = int.from_bytes(self.data[held.pos : held.pos + held.width], "little")
-            return Spot(value, 1, what="area")
-        if place == "end":
-            return Spot(len(self.data), 0, what="area")
-        found = self.record(place)
-        if found is not None:
-            pos, kind = found
-            if isinstance(kind, int):
-                return Spot(pos, kind, what="field" if kind else "area")
-            return Spot(pos, kind.SIZE, what="record")
-        head, _, tail = place.rpartition(".")
-        if tail == "end":
-            return Spot(self.end(head), 0, what="area")
-        found = self.record(head or "header")
-        name = re.fullmatch(r"([a-z_0-9]+)(?:\[(\d+)\])?", tail)
-        if found is None or isinstance(found[1], int) or name is None:
-            raise KeyError(place)
-        field = getattr(found[1], name[1], None)
-        if not isinstance(field, Field):
-            raise KeyError(place)
-        element = field.size // field.count
-        if name[2] is None:
-            return Spot(found[0] + field.offset, field.size, field.format.startswith("i"))
-        if int(name[2]) >= field.count:
-            raise KeyError(place)
-        at = found[0] + field.offset + element * int(name[2])
-        return Spot(at, element, field.format.startswith("i"))
-
-    def position(self, place: Place) -> int:
-        if isinstance(place, str):
-            return self.find(place).pos
-        return self.find(place[0]).pos + place[1]
-
-    def names(self, field: str) -> Spot | None:
-        """The place an error field names: a place, the bytes a ``name`` or ``key`` points at
-        (``tensors[1].name``: where ``tensors[1].ofs_name`` points), or one of AREAS (None).
-        KeyError if it names nothing of the layout."""
-        if field in self.AREAS:
-            return None
-        pointer = re.fullmatch(r"(.+)\.(name|key)", field)
-        if pointer:
-            target = self.find(f"*{pointer[1]}.ofs_{pointer[2]}")
-            return Spot(target.pos, 1, what="target")
-        return self.find(field)
-
-
-class WofPlaces(Places):
-    """WOF (onert_wof.ksy): the header, then ``tensors[i]``, the u32 offset table, and
-    ``tensors.data``, the bytes after it."""
-
-    HEADER = WofHeader
-    ENTRY = 4  # ofs_entries: u4
-
-    def record(self, path: str) -> tuple[int, type | int] | None:
-        entry = re.fullmatch(r"tensors\[(\d+)\]", path)
-        if entry:
-            return WofHeader.SIZE + self.ENTRY * int(entry[1]), self.ENTRY
-        if path == "tensors":
-            return WofHeader.SIZE, 0
-        if path == "tensors.data":
-            n = int.from_bytes(self.data[WofHeader.num_entries.offset :][:4], "little")
-            return WofHeader.SIZE + self.ENTRY * n, 0
-        return super().record(path)
-
-
-class V1Places(Places):
-    """Schema 1 (onert_checkpoint_v1.ksy): the header, ``weights[i]``, ``m[i]`` and ``v[i]``
-    (the u32 offset tables), ``weights``, ``m`` and ``v`` (each block's data, after its table)
-    and ``footer``."""
-
-    HEADER = V1Header
-    ENTRY = 4  # an offset-table entry: u4
-
-    def record(self, path: str) -> tuple[int, type | int] | None:
-        f = V1(self.data)
-        entry = re.fullmatch(r"(weights|m|v)\[(\d+)\]", path)
-        if entry:
-            return f.entry_at(entry[1], int(entry[2])), self.ENTRY
-        if path in ("weights", "m", "v"):
-            return f.data_start(path), 0
-        if path == "footer":
-            return f.other, V1Footer
-        return super().record(path)
-
-
-@dataclass(frozen=True)
-class Case:
-    """An invalid vector as data: ``base`` with ``patch`` applied (then its CRC-32Cs resealed:
-    ``seal`` "all", "header" or "none", by default its Places' SEAL), and the error of the first
-    rule of spec/SPEC.md the result breaks: ``code``, ``field`` and ``offset`` (a number, or a
-    place of the base file). ``error_as`` names the places of the error when the file is read as
-    another revision."""
-
-    name: str
-    base: bytes
-    patch: Patch
-    code: str
-    field: str
-    offset: int | Place
-    note: str
-    seal: str | None = None
-    error_as: type[Places] | None = None
-
-
-def patched(case: Case, places: type[Places]) -> bytes:
-    """The bytes of ``case``: its patch applied at places of the base file."""
-    where = places(case.base)
-    data = bytearray(case.base)
-    ops = case.patch.items() if isinstance(case.patch, dict) else case.patch
-    for op in ops:
-        if isinstance(op, Cut):
-            del data[op.end :]
-            continue
-        if isinstance(op, Append):
-            data += op.raw
-            continue
-        place, value = op
-        spot = where.find(place) if isinstance(place, str) else Spot(where.position(place), 1)
-        if isinstance(value, bytes):
-            data[spot.pos : spot.pos + len(value)] = value
-            continue
-        old = data[spot.pos : spot.pos + spot.width]
-        current = int.from_bytes(old, "little", signed=spot.signed)
-        if isinstance(value, Add):
-            value = current + value.delta
-        elif isinstance(value, Xor):
-            value = current ^ value.mask
-        elif isinstance(value, At):
-            value = where.position(value.place)
-        elif isinstance(value, Copy):
-            held = where.find(value.place)
-            value = int.from_bytes(case.base[held.pos : held.pos + held.width], "little")
-        data[spot.pos : spot.pos + spot.width] = value.to_bytes(
-            spot.width, "little", signed=spot.signed
-        )
-    seal = case.seal or places.SEAL
-    sealed = {"all": reseal, "header": reseal_header_only, "none": bytes}[seal]
-    return sealed(bytes(data))
-
-
-def expected_offset(case: Case, places: type[Places]) -> int:
-    if isinstance(case.offset, int):
-        return case.offset
-    return (case.error_as or places)(case.base).position(case.offset)
+# Invalid vectors as data (spec/vector_cases.py): the tables are applied here
 
 
 def apply_table(table: str) -> None:
@@ -1110,131 +835,6 @@ import crc32c  # noqa: E402  (the library's own dependency)
 
 from onert_checkpoint.format.dtypes import DTYPES  # noqa: E402
 from onert_checkpoint.format.model import Section  # noqa: E402
-
-NO_STATE = 0xFFFF_FFFF_FFFF_FFFF
-
-
-def u64(data: bytes, at: int) -> int:
-    return struct.unpack_from("<Q", data, at)[0]
-
-
-def put64(data: bytes, at: int, value: int) -> bytes:
-    out = bytearray(data)
-    struct.pack_into("<Q", out, at, value)
-    return bytes(out)
-
-
-def put_bytes(data: bytes, at: int, raw: bytes) -> bytes:
-    return data[:at] + raw + data[at + len(raw) :]
-
-
-def reseal(data: bytes) -> bytes:
-    """Every CRC-32C of a schema-2 file recomputed from its (possibly corrupted) fields: each
-    section's from its ofs_body and len_body, the table's, then the header's (SPEC.md 6.3). Used
-    after a corruption whose target rule is not a checksum, so that the rule is reached."""
-    buf = bytearray(data)
-    n = u32(data, 24)
-    if 64 + 32 * n > len(buf):
-        n = 0  # the table does not fit: only the header is resealed
-    for i in range(n):
-        e = 64 + 32 * i
-        o, n_ = u64(data, e + 8), u64(data, e + 16)
-        if o + n_ <= len(buf):
-            struct.pack_into("<I", buf, e + 24, crc32c.crc32c(bytes(buf[o : o + n_])))
-    struct.pack_into("<I", buf, 28, crc32c.crc32c(bytes(buf[64 : 64 + 32 * n])))
-    struct.pack_into("<I", buf, 4, 0)
-    struct.pack_into("<I", buf, 4, crc32c.crc32c(bytes(buf[:64])))
-    return bytes(buf)
-
-
-@dataclass(frozen=True)
-class V2:
-    """Where things are in a schema-2 file, read straight from its fields (SPEC.md 6.4), at the
-    offsets and sizes of the generated layout."""
-
-    data: bytes
-
-    @property
-    def num_sections(self) -> int:
-        return u32(self.data, Header.num_sections.offset)
-
-    def entry(self, i: int) -> int:
-        """Position of section-table entry i."""
-        return Header.SIZE + SectionEntry.SIZE * i
-
-    def index_of(self, kind: int) -> int:
-        return [u32(self.data, self.entry(i)) for i in range(self.num_sections)].index(kind)
-
-    def sec(self, kind: int) -> tuple[int, int]:
-        """(ofs_body, len_body) of the section of ``kind``."""
-        e = self.entry(self.index_of(kind))
-        return u64(self.data, e + SectionEntry.ofs_body.offset), u64(
-            self.data, e + SectionEntry.len_body.offset
-        )
-
-    def rec(self, k: int) -> int:
-        """Position of tensor record k."""
-        return self.sec(SectionKind.TENSORS)[0] + V2TensorsHead.SIZE + V2TensorRecord.SIZE * k
-
-    @property
-    def num_tensors(self) -> int:
-        return u32(self.data, self.sec(SectionKind.TENSORS)[0])
-
-    def slot_desc(self, j: int) -> int:
-        return self.sec(SectionKind.OPTIMIZER)[0] + OptimizerHead.SIZE + SlotDescriptor.SIZE * j
-
-    def slot_entry(self, j: int, t: int) -> int:
-        s = self.sec(SectionKind.OPTIMIZER)[0]
-        k = u32(self.data, s + OptimizerHead.num_slots.offset)
-        n = u32(self.data, s + OptimizerHead.num_tensors.offset)
-        return s + OptimizerHead.SIZE + SlotDescriptor.SIZE * k + V2SlotEntry.SIZE * (j * n + t)
-
-    def state_entry(self, k: int) -> int:
-        return self.sec(SectionKind.STATE)[0] + StateHead.SIZE + StateEntry.SIZE * k
-
-
-class V2Places(Places):
-    """Schema 2 (SPEC.md 6.4): the header, ``sections[i]``, each section's head (``tensors``,
-    ``optimizer``, ``state``, ``origin``) and records (``tensors[k]``, ``optimizer.slots[j]``,
-    ``optimizer.slots[j][t]``, ``state[k]``), ``data`` (the data section) and ``<area>.end``."""
-
-    SEAL = "all"  # every CRC-32C recomputed unless a checksum is the rule tested
-    AREAS = frozenset({"file", "padding", "tensors.names", "optimizer.names", "state.pool"})
-    SECTIONS: ClassVar[dict[str, tuple[int, type | int]]] = {
-        "tensors": (SectionKind.TENSORS, V2TensorsHead),
-        "optimizer": (SectionKind.OPTIMIZER, OptimizerHead),
-        "state": (SectionKind.STATE, StateHead),
-        "data": (SectionKind.DATA, 0),
-        "origin": (SectionKind.ORIGIN, Origin),
-    }
-
-    def record(self, path: str) -> tuple[int, type | int] | None:
-        f = V2(self.data)
-        if path in self.SECTIONS:
-            kind, layout = self.SECTIONS[path]
-            return f.sec(kind)[0], layout
-        if path == "sections":
-            return f.entry(0), 0
-        if path == "optimizer.slots":
-            return f.slot_desc(0), 0
-        for pattern, where, layout in (
-            (r"sections\[(\d+)\]", f.entry, SectionEntry),
-            (r"tensors\[(\d+)\]", f.rec, V2TensorRecord),
-            (r"optimizer\.slots\[(\d+)\]", f.slot_desc, SlotDescriptor),
-            (r"optimizer\.slots\[(\d+)\]\[(\d+)\]", f.slot_entry, V2SlotEntry),
-            (r"state\[(\d+)\]", f.state_entry, StateEntry),
-        ):
-            match = re.fullmatch(pattern, path)
-            if match:
-                return where(*map(int, match.groups())), layout
-        return super().record(path)
-
-    def end(self, area: str) -> int:
-        f = V2(self.data)
-        if area == "sections":
-            return f.entry(f.num_sections)
-        ofs, length = f.sec(self.SECTIONS[area][0])
-        return ofs + length
 
 
 def write_v2(
@@ -1921,13 +1521,6 @@ CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
     "v2-data": ("v2-", V2Places, v2_data_cases),
     "v2-spec-fixes": ("v2-", V2Places, v2_spec_fix_cases),
 }
-
-
-def reseal_header_only(data: bytes) -> bytes:
-    buf = bytearray(data)
-    struct.pack_into("<I", buf, 4, 0)
-    struct.pack_into("<I", buf, 4, crc32c.crc32c(bytes(buf[:64])))
-    return bytes(buf)
 
 
 def remove_bytes(data: bytes, at: int, size: int) -> bytes:
