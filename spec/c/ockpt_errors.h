@@ -44,9 +44,9 @@ typedef enum ockpt_error {
   OCKPT_E_HEADER_CHECKSUM = 19,
   /* The CRC-32C of the section table (schemas 2 and 3) differs from the header's section_table_crc. */
   OCKPT_E_SECTION_TABLE_CHECKSUM = 20,
-  /* The CRC-32C of a section's bytes differs from the crc recorded in its section-table entry. */
+  /* The CRC-32C of a section's bytes differs from the crc recorded in its section-table entry (for the data section of a schema-3 file that lists a data_blocks section, checked after every block, rule B6). */
   OCKPT_E_SECTION_CHECKSUM = 21,
-  /* A section of a kind this reader does not know has the must-understand (REQUIRED) flag set. */
+  /* A section of a kind this reader does not know has the must-understand (REQUIRED) flag set; in schema 3 also a data_blocks or range_index section (kinds 0x100008, 0x100009: their flag must be clear) with it set, reported so by readers that know those kinds too (SPEC 6.7.4, 6.7.5). */
   OCKPT_E_UNKNOWN_REQUIRED_SECTION = 22,
   /* A section kind appears more than once in the section table (any kind, defined by the specification or not). */
   OCKPT_E_DUPLICATE_SECTION = 23,
@@ -88,7 +88,7 @@ typedef enum ockpt_error {
   OCKPT_E_BAD_SECTION_FLAGS = 41,
   /* The sections are not in the specified order (tensors, optimizer, state, origin, other kinds in ascending kind order, data last). */
   OCKPT_E_SECTION_ORDER = 42,
-  /* A section that must be omitted when it holds nothing is present: a tensors section without records, a state section without entries, or a data section without any data range. */
+  /* A section that must be omitted when it holds nothing is present: a tensors section without records, a state section without entries, or a data section without any data range; in schema 3 also a data_blocks section in a file without a data section of at least one byte (rule B4) and a range_index section in a file without a tensors section (rule I4). */
   OCKPT_E_EMPTY_SECTION = 43,
   /* A schema-3 tensors section has an optional column that holds nothing (every value is the column's default: index k, no model index, no name, no dtype, no shape, the identity data order). */
   OCKPT_E_REDUNDANT_COLUMN = 44,
@@ -98,11 +98,11 @@ typedef enum ockpt_error {
   OCKPT_E_RELEASED = 46,
   /* An optimizer slot name the checkpoint does not have was asked for (Checkpoint.slot): its optimizer's slots are named, for example m and v for Adam. */
   OCKPT_E_UNKNOWN_SLOT = 47,
-  /* The CRC-32C of one block of a schema-3 data section differs from the one the data_blocks section records for it (the field names the block's CRC, the offset the block's first byte). */
+  /* The CRC-32C of one block of a schema-3 data section differs from the one the data_blocks section records for it (rule B6, right after B1 to B5 and before the tensors section's rules; the field names the block's CRC, the offset the block's first byte). */
   OCKPT_E_BLOCK_CHECKSUM = 48,
-  /* A schema-3 data_blocks section does not fit its data section: a block size outside 64 bytes..16 MiB, a block count other than the data section's size divided by the block size (rounded up), or a length other than 16 bytes plus 4 per block. */
+  /* A schema-3 data_blocks section does not fit its data section (rules B1, B3, B5): shorter than its 16-byte head, a block size outside 64 bytes..16 MiB, a block count other than the data section's size divided by the block size (rounded up), or a length other than 16 bytes plus 4 per block. */
   OCKPT_E_BAD_DATA_BLOCKS = 49,
-  /* A schema-3 range_index section does not match its file: a group size outside 16..65,536, a group count other than the tensor count divided by the group size (rounded up), a length other than its fields' (the field names the count or the start of the starts), a recorded start other than where the placement walk stands, or a position that is not the inverse of the order column. */
+  /* A schema-3 range_index section does not match its file (rules I1, I3, I5 to I7): shorter than its 16-byte head, a group size outside 16..65,536, a group count other than the tensor count divided by the group size (rounded up), a length other than its fields' (the field names the count or the start of the starts), a recorded start other than where the placement walk stands, or a position that is not the inverse of the order column. */
   OCKPT_E_BAD_RANGE_INDEX = 50,
 } ockpt_error;
 

@@ -117,12 +117,18 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                       'category': 'format',
                       'applies': ['v2', 'v3'],
                       'summary': "The CRC-32C of a section's bytes differs from the crc recorded "
-                                 'in its section-table entry.'},
+                                 'in its section-table entry (for the data section of a schema-3 '
+                                 'file that lists a data_blocks section, checked after every '
+                                 'block, rule B6).'},
  'unknown_required_section': {'number': 22,
                               'category': 'format',
                               'applies': ['v2', 'v3'],
                               'summary': 'A section of a kind this reader does not know has the '
-                                         'must-understand (REQUIRED) flag set.'},
+                                         'must-understand (REQUIRED) flag set; in schema 3 also a '
+                                         'data_blocks or range_index section (kinds 0x100008, '
+                                         '0x100009: their flag must be clear) with it set, '
+                                         'reported so by readers that know those kinds too (SPEC '
+                                         '6.7.4, 6.7.5).'},
  'duplicate_section': {'number': 23,
                        'category': 'format',
                        'applies': ['v2', 'v3'],
@@ -228,7 +234,10 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                    'applies': ['v2', 'v3'],
                    'summary': 'A section that must be omitted when it holds nothing is present: a '
                               'tensors section without records, a state section without entries, '
-                              'or a data section without any data range.'},
+                              'or a data section without any data range; in schema 3 also a '
+                              'data_blocks section in a file without a data section of at least '
+                              'one byte (rule B4) and a range_index section in a file without a '
+                              'tensors section (rule I4).'},
  'redundant_column': {'number': 44,
                       'category': 'format',
                       'applies': ['v3'],
@@ -256,22 +265,24 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                     'category': 'format',
                     'applies': ['v3'],
                     'summary': 'The CRC-32C of one block of a schema-3 data section differs from '
-                               'the one the data_blocks section records for it (the field names '
-                               "the block's CRC, the offset the block's first byte)."},
+                               'the one the data_blocks section records for it (rule B6, right '
+                               "after B1 to B5 and before the tensors section's rules; the field "
+                               "names the block's CRC, the offset the block's first byte)."},
  'bad_data_blocks': {'number': 49,
                      'category': 'format',
                      'applies': ['v3'],
-                     'summary': 'A schema-3 data_blocks section does not fit its data section: a '
-                                'block size outside 64 bytes..16 MiB, a block count other than the '
-                                "data section's size divided by the block size (rounded up), or a "
+                     'summary': 'A schema-3 data_blocks section does not fit its data section '
+                                '(rules B1, B3, B5): shorter than its 16-byte head, a block size '
+                                'outside 64 bytes..16 MiB, a block count other than the data '
+                                "section's size divided by the block size (rounded up), or a "
                                 'length other than 16 bytes plus 4 per block.'},
  'bad_range_index': {'number': 50,
                      'category': 'format',
                      'applies': ['v3'],
-                     'summary': 'A schema-3 range_index section does not match its file: a group '
-                                'size outside 16..65,536, a group count other than the tensor '
-                                'count divided by the group size (rounded up), a length other than '
-                                "its fields' (the field names the count or the start of the "
-                                'starts), a recorded start other than where the placement walk '
-                                'stands, or a position that is not the inverse of the order '
-                                'column.'}}
+                     'summary': 'A schema-3 range_index section does not match its file (rules I1, '
+                                'I3, I5 to I7): shorter than its 16-byte head, a group size '
+                                'outside 16..65,536, a group count other than the tensor count '
+                                'divided by the group size (rounded up), a length other than its '
+                                "fields' (the field names the count or the start of the starts), a "
+                                'recorded start other than where the placement walk stands, or a '
+                                'position that is not the inverse of the order column.'}}
