@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from onert_checkpoint_generated.layout import OptimizerHead, SlotDescriptor, V2SlotEntry
+from onert_checkpoint_generated.onert_checkpoint_common import OnertCheckpointCommon as Common
 
 from ...model import OPTIMIZER_SLOTS
 from .constants import (
@@ -18,7 +19,7 @@ from .constants import (
     SLOT_ENTRY_SIZE,
     optimizer_name,
 )
-from .rules import check_head, check_pool, decode, fail, first
+from .rules import check_head, check_pool, decode, fail, first, parse_fixed
 from .section_table import SectionInfo
 
 __all__ = ["SlotTable", "check_optimizer_head", "check_optimizer_section"]
@@ -61,13 +62,12 @@ def check_optimizer_head(
 ) -> tuple[str, list[str], int, int]:
     """Rules O1 to O9 (schema 3 has ``entry_size`` 8, SPEC 6.7.2); returns the kind's name,
     the slot names, the offset of the entry table and T."""
-    head = check_head(view, sec, OptimizerHead, "optimizer", "num_slots")
-    kind, k, t = int(head["kind"]), int(head["num_slots"]), int(head["num_tensors"])
+    check_head(view, sec, OptimizerHead, "optimizer", "num_slots")
+    head = parse_fixed(view, sec.start, OptimizerHead, Common.OptimizerHead)
+    kind, k, t = int(head.kind), int(head.num_slots), int(head.num_tensors)
     k_at, t_at = sec.start + OptimizerHead.num_slots.offset, sec.start + _NUM_TENSORS
     if k > MAX_SLOTS:
-        fail(
-            "limit_exceeded", "optimizer.num_slots", k_at, f"{k} slots exceed {MAX_SLOTS}"
-        )
+        fail("limit_exceeded", "optimizer.num_slots", k_at, f"{k} slots exceed {MAX_SLOTS}")
     if t != num_tensors:
         fail(
             "bad_optimizer",

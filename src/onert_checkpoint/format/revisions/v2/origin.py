@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 from onert_checkpoint_generated.layout import Origin
+from onert_checkpoint_generated.onert_checkpoint_common import OnertCheckpointCommon as Common
 
 from .constants import FOOTERLESS, ORIGIN_DIALECT_NAMES, ORIGIN_REVISION_NAMES, ORIGIN_SIZE
-from .rules import fail
+from .rules import fail, parse_fixed
 from .section_table import SectionInfo
 
 __all__ = ["check_origin_section"]
 
 
 def check_origin_section(view: memoryview, sec: SectionInfo) -> dict[str, object]:
-    """Rules G1 to G3; what an upgraded file was."""
+    """Rules G1 to G3 (on the fields as the generated dtype reads them, in the rules' order);
+    what an upgraded file was, as the generated parser reads it once they pass."""
     if sec.length < ORIGIN_SIZE:
         fail(
             "count_exceeds_file",
@@ -49,9 +51,10 @@ def check_origin_section(view: memoryview, sec: SectionInfo) -> dict[str, object
             sec.start + Origin.dialect.offset,
             f"unknown origin dialect {dialect}",
         )
+    parsed = parse_fixed(view, sec.start, Origin, Common.OriginSection)
     return {
-        "revision": ORIGIN_REVISION_NAMES[rev],
-        "dialect": ORIGIN_DIALECT_NAMES[dialect],
-        "num_entries": int(o["num_entries"]),
-        "footerless": bool(flags & FOOTERLESS),
+        "revision": ORIGIN_REVISION_NAMES[int(parsed.revision)],
+        "dialect": ORIGIN_DIALECT_NAMES[int(parsed.dialect)],
+        "num_entries": int(parsed.num_entries),
+        "footerless": bool(parsed.flags & FOOTERLESS),
     }

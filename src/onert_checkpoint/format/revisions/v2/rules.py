@@ -7,8 +7,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
+from kaitaistruct import KaitaiStream
 
 from ...errors import CheckpointError, error_for
+from ...source import BufferReader
 
 if TYPE_CHECKING:
     from ...model import Checkpoint
@@ -109,6 +111,18 @@ def decode(view: memoryview, start: int, length: int, field: str, at: int) -> st
         return bytes(view[start : start + length]).decode("utf-8")
     except UnicodeDecodeError:
         fail("bad_utf8", field, at, f"{field} is not valid UTF-8")
+
+
+def parse_fixed(view: memoryview, start: int, record: Any, parser: type) -> Any:
+    """The fixed-size record at ``start`` (its generated layout ``record``) read by its
+    generated Kaitai parser class once the rules on it have passed (the parser's own ``valid``
+    checks then hold): the values a reader goes on with. Used where that parser reads only the
+    record (docs/performance-notes.md, "Fixed structures": the section table and the heads of
+    the tensors and state sections are read through the generated dtype instead)."""
+    stream = KaitaiStream(BufferReader(view[start : start + record.SIZE]))
+    parsed = parser(stream)
+    stream.close()
+    return parsed
 
 
 def check_head(view: memoryview, sec: SectionInfo, head: Any, name: str, count_field: str):
