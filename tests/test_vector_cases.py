@@ -1,5 +1,6 @@
-"""The invalid vectors spec/make_vectors.py builds from tables (its CASE_TABLES): every case's
-expected error names a place the generated layout knows, at an offset inside the file.
+"""The invalid vectors spec/make_vectors.py builds from tables (its CASE_TABLES, the machinery in
+spec/vector_cases.py): every case's expected error names a place the generated layout knows, at
+an offset inside the file, and every schema-1, WOF and schema-2 invalid vector is a table row.
 
 A case is a base file, a patch and the expected error (code, field, offset); the field follows
 the names of SPEC.md 9 (``tensors[2].rank``), which the table's ``Places`` resolve with the
@@ -43,6 +44,17 @@ def test_every_table_has_cases_with_unique_names() -> None:
     assert len(names) == len(set(names))
     for table, (_prefix, _places, cases) in mv.CASE_TABLES.items():
         assert cases(), table
+
+
+def test_every_schema_1_wof_and_schema_2_invalid_vector_is_a_table_row() -> None:
+    """Only schema 3's invalid vectors are built call by call (spec/make_vectors.py), with
+    ``invalid-v2-v3-*``: schema-3 files of the oracle's encoding read as schema 2."""
+    committed = {
+        p.stem
+        for p in (SPEC / "vectors").glob("invalid-*.ckpt")
+        if not p.stem.startswith(("invalid-v3-", "invalid-v2-v3-"))
+    }
+    assert committed == {f"invalid-{p.id}" for p in CASES}
 
 
 @pytest.mark.parametrize(("prefix", "places", "case"), CASES)
