@@ -513,6 +513,7 @@ def make_invalid() -> None:
     for table in ("v1-header", "v1-entries", "wof", "v1-order"):
         apply_table(table)
 
+
 def v1_header_cases() -> list[Case]:
     """Detection steps 1 to 4 and schema 1's rules 1 to 7: cuts, appended bytes and header
     fields (onert_checkpoint_v1.ksy's, at the generated layout's offsets)."""
@@ -825,7 +826,6 @@ def wof_cases() -> list[Case]:
              "a 16-byte WOF whose entry points into the header: WOF-shaped, so WOF rule 8"),
     ]
     # fmt: on
-
 
 
 # ------------------------------------------------------------------------------------------------
