@@ -20,9 +20,11 @@ from typing import Any
 import numpy as np
 from onert_checkpoint_generated.layout import (
     V3_DATA_BLOCKS_KIND,
+    V3_DATA_BLOCKS_SECTION_CRC,
     V3_MAX_BLOCK_SHIFT,
     V3_MIN_BLOCK_SHIFT,
     SectionEntry,
+    V3DataBlocksHead,
 )
 
 from ..v2.constants import crc
@@ -43,8 +45,10 @@ __all__ = [
 
 KIND = V3_DATA_BLOCKS_KIND
 MIN_SHIFT, MAX_SHIFT = V3_MIN_BLOCK_SHIFT, V3_MAX_BLOCK_SHIFT
-#: block_shift (u32), reserved (u32), num_blocks (u64); then one u32 CRC per block
-HEAD_SIZE = 16
+#: block_shift, reserved, num_blocks (onert_checkpoint_v3.ksy, `data_blocks_section`); then
+#: one CRC per block, each CRC_SIZE bytes
+HEAD_SIZE = V3DataBlocksHead.SIZE
+CRC_TYPE, CRC_SIZE = V3_DATA_BLOCKS_SECTION_CRC.format, V3_DATA_BLOCKS_SECTION_CRC.size
 #: The writer's block size when the checkpoint names none. 64 KiB: one 35 KB tensor costs at
 #: most two blocks of CRC (about 0.1 ms), the section 4 bytes per 64 KiB of data (0.006%);
 #: tests/bench/bench_data_blocks.py measures the choice.
@@ -229,9 +233,7 @@ def combine(crcs: np.ndarray, shift: int, length: int) -> int:
     return whole
 
 
-def check_data_blocks(
-    view: memoryview, sec: SectionInfo, data: SectionInfo | None
-) -> DataBlocks:
+def check_data_blocks(view: memoryview, sec: SectionInfo, data: SectionInfo | None) -> DataBlocks:
     """Rules B1 to B5 on the data_blocks section ``sec`` (spec/SPEC.md 6.7.4)."""
     s, length = sec.start, sec.length
     if length < HEAD_SIZE:  # B1
@@ -243,7 +245,8 @@ def check_data_blocks(
         )
     shift, reserved, count = _head(view, s)
     if reserved:  # B2
-        fail("reserved_nonzero", "data_blocks.reserved", s + 4, "reserved field is not 0")
+        at = s + V3DataBlocksHead.reserved.offset
+        fail("reserved_nonzero", "data_blocks.reserved", at, "reserved field is not 0")
     if not MIN_SHIFT <= shift <= MAX_SHIFT:  # B3
         fail(
             "bad_data_blocks",
@@ -259,31 +262,31 @@ def check_data_blocks(
         fail(
             "bad_data_blocks",
             "data_blocks.num_blocks",
-            s + 8,
+            s + V3DataBlocksHead.num_blocks.offset,
             f"num_blocks is {count}; {data.length} data bytes in blocks of {1 << shift} "
             f"make {expected}",
         )
-    if length != HEAD_SIZE + 4 * count:
+    if length != HEAD_SIZE + CRC_SIZE * count:
         fail(
             "bad_data_blocks",
             "data_blocks.crc",
             s + HEAD_SIZE,
             f"the data_blocks section has {length} bytes; {count} blocks need "
-            f"{HEAD_SIZE + 4 * count}",
+            f"{HEAD_SIZE + CRC_SIZE * count}",
         )
-    crcs = np.frombuffer(view, "<u4", count, s + HEAD_SIZE)
+    crcs = np.frombuffer(view, CRC_TYPE, count, s + HEAD_SIZE)
     return DataBlocks(view, data, shift, crcs)
 
 
 def _head(view: memoryview, s: int) -> tuple[int, int, int]:
-    shift, reserved = (int(x) for x in np.frombuffer(view, "<u4", 2, s))
-    return shift, reserved, int(np.frombuffer(view, "<u8", 1, s + 8)[0])
+    head = np.frombuffer(view, V3DataBlocksHead.DTYPE, 1, s)[0]
+    return int(head["block_shift"]), int(head["reserved"]), int(head["num_blocks"])
 
 
 def section_body(shift: int, crcs: list[int] | np.ndarray) -> bytes:
     """The data_blocks section of blocks of 2**shift bytes with these CRCs."""
-    head = np.array([shift, 0], "<u4").tobytes() + np.array([len(crcs)], "<u8").tobytes()
-    return head + np.asarray(crcs, "<u4").tobytes()
+    head = np.array([(shift, 0, len(crcs))], V3DataBlocksHead.DTYPE).tobytes()
+    return head + np.asarray(crcs, CRC_TYPE).tobytes()
 
 
 class BlockCrcs:
