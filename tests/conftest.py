@@ -147,6 +147,8 @@ SLOW_TESTS: tuple[str, ...] = (
     "test_edit.py::test_edit_replace_npy_header_is_checked_before_allocating",
     "test_generated.py::test_regenerating_changes_nothing",
     "test_hypothesis_seed.py::test_ci_runs_vary_and_a_printed_seed_reproduces",
+    "test_range_index.py::test_c_reader_before_the_section_reads_the_new_files",
+    "test_range_index.py::test_100k_tiny_adam_tensors_with_both_sections_within_1_25_times_schema_1",
     "test_readme_claims.py::test_every_command_has_help_with_examples",
     "test_readme_claims.py::test_pip_install_dot_gives_the_quick_start",
     "test_readme_promises.py::test_the_c_reader_allocates_nothing",
