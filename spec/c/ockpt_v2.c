@@ -22,6 +22,58 @@
 #define rd32(b, k) src_u32((b), (k))
 #define rd64(b, k) src_u64((b), (k))
 
+/* The width of every field read below is the one its rd8/rd16/rd32/rd64 call reads: each is
+ * checked against the generated packed struct (ockpt_layout.h), so that a width changed in the
+ * .ksy stops the build here, naming the record and field, instead of reading the wrong bytes. */
+#define WIDTH_IS(rec, f, n) \
+  typedef char rec##_##f##_is_read_as_##n[sizeof(((const rec##_layout *)0)->f) == (n) ? 1 : -1]
+WIDTH_IS(ockpt_v2_header, header_crc, 4);
+WIDTH_IS(ockpt_v2_header, len_file, 8);
+WIDTH_IS(ockpt_v2_header, num_sections, 4);
+WIDTH_IS(ockpt_v2_header, ofs_section_table, 8);
+WIDTH_IS(ockpt_v2_header, reserved0, 1);
+WIDTH_IS(ockpt_v2_header, section_table_crc, 4);
+WIDTH_IS(ockpt_v2_optimizer_head, kind, 4);
+WIDTH_IS(ockpt_v2_optimizer_head, num_slots, 4);
+WIDTH_IS(ockpt_v2_optimizer_head, num_tensors, 4);
+WIDTH_IS(ockpt_v2_optimizer_head, reserved, 4);
+WIDTH_IS(ockpt_v2_origin, dialect, 4);
+WIDTH_IS(ockpt_v2_origin, flags, 4);
+WIDTH_IS(ockpt_v2_origin, num_entries, 8);
+WIDTH_IS(ockpt_v2_origin, reserved, 4);
+WIDTH_IS(ockpt_v2_origin, revision, 4);
+WIDTH_IS(ockpt_v2_section_entry, crc, 4);
+WIDTH_IS(ockpt_v2_section_entry, flags, 4);
+WIDTH_IS(ockpt_v2_section_entry, kind, 4);
+WIDTH_IS(ockpt_v2_section_entry, len_body, 8);
+WIDTH_IS(ockpt_v2_section_entry, ofs_body, 8);
+WIDTH_IS(ockpt_v2_section_entry, reserved, 4);
+WIDTH_IS(ockpt_v2_slot_descriptor, len_name, 4);
+WIDTH_IS(ockpt_v2_slot_descriptor, ofs_name, 8);
+WIDTH_IS(ockpt_v2_slot_descriptor, reserved, 4);
+WIDTH_IS(ockpt_v2_slot_entry, len_data, 8);
+WIDTH_IS(ockpt_v2_slot_entry, ofs_data, 8);
+WIDTH_IS(ockpt_v2_state_entry, len_key, 4);
+WIDTH_IS(ockpt_v2_state_entry, len_value, 8);
+WIDTH_IS(ockpt_v2_state_entry, ofs_key, 8);
+WIDTH_IS(ockpt_v2_state_entry, value, 8);
+WIDTH_IS(ockpt_v2_state_entry, value_type, 1);
+WIDTH_IS(ockpt_v2_state_head, num_entries, 4);
+WIDTH_IS(ockpt_v2_state_head, reserved, 4);
+WIDTH_IS(ockpt_v2_tensor_record, dtype, 1);
+WIDTH_IS(ockpt_v2_tensor_record, flags, 2);
+WIDTH_IS(ockpt_v2_tensor_record, index, 4);
+WIDTH_IS(ockpt_v2_tensor_record, len_data, 8);
+WIDTH_IS(ockpt_v2_tensor_record, len_name, 4);
+WIDTH_IS(ockpt_v2_tensor_record, model_index, 4);
+WIDTH_IS(ockpt_v2_tensor_record, ofs_data, 8);
+WIDTH_IS(ockpt_v2_tensor_record, ofs_name, 8);
+WIDTH_IS(ockpt_v2_tensor_record, rank, 1);
+WIDTH_IS(ockpt_v2_tensors_head, num_tensors, 4);
+WIDTH_IS(ockpt_v2_tensors_head, reserved, 4);
+typedef char ockpt_v2_dims_are_read_as_4[OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE == 4 ? 1 : -1];
+#undef WIDTH_IS
+
 /* x rounded up to a multiple of 64; saturates (never wraps) for x near 2^64. */
 static uint64_t align64(uint64_t x) {
   uint64_t r = x % OCKPT_V2_ALIGNMENT;
