@@ -156,6 +156,7 @@ SLOW_TESTS: tuple[str, ...] = (
     "test_save_faults.py::test_sigkill_during_saves_leaves_old_or_new",
     "test_save_targets.py::test_modes_under_umask_077_with_another_thread_creating_files",
     "test_schema_source.py::test_a_changed_field_width_makes_the_check_fail_and_the_library_follows",
+    "test_schema_source.py::test_a_changed_schema3_width_makes_the_check_fail_and_the_library_follows",
     "test_typecheck.py::test_mypy_reports_no_error",
     "test_v2.py::test_every_bit_flip_is_detected",
     "test_v2.py::test_kaitai_construct_and_load_agree",
