@@ -143,14 +143,16 @@ Patch = dict[Place, Value] | tuple[tuple[Place, Value] | Cut | Append, ...]
 
 @dataclass(frozen=True)
 class Spot:
-    """Where a place is: its position, its width in bytes, whether it is signed, and whether it
-    is a field (of a layout record, or an entry of an offset table), a whole record, or an area
-    (a byte range without fields of its own)."""
+    """Where a place is: its position, its width in bytes, whether it is signed, whether it is
+    a field (of a layout record, or an entry of an offset table), a whole record, an area (a
+    byte range without fields of its own) or the bytes a field points at ("target"), and how
+    many elements it has (a reserved byte array: several)."""
 
     pos: int
     width: int
     signed: bool = False
     what: str = "field"
+    elements: int = 1
 
 
 class Places:
@@ -200,7 +202,8 @@ class Places:
             raise KeyError(place)
         element = field.size // field.count
         if name[2] is None:
-            return Spot(found[0] + field.offset, field.size, field.format.startswith("i"))
+            at = found[0] + field.offset
+            return Spot(at, field.size, field.format.startswith("i"), elements=field.count)
         if int(name[2]) >= field.count:
             raise KeyError(place)
         at = found[0] + field.offset + element * int(name[2])
