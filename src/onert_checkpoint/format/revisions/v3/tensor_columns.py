@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from onert_checkpoint_generated.layout import V3TensorsHead
+from onert_checkpoint_generated.layout import V2TensorRecord, V3TensorsHead
 
 from ...dtypes import DTYPES
 from ..v2.constants import (
@@ -427,6 +427,10 @@ def _product(dims: np.ndarray, dtype: np.ndarray, rank: np.ndarray, k: int) -> i
     return count
 
 
+#: Schema 2's record fields, the types of the columns the entry tables read (flags, dtype, ...).
+_V2 = V2TensorRecord.DTYPE
+
+
 def _meta(
     n: int,
     col: dict[str, np.ndarray],
@@ -437,33 +441,33 @@ def _meta(
     """Schema 2's record columns (revisions/v2/reader.py): flags, and 0 where a flag is clear.
     An absent column is a read-only broadcast 0 (no memory); ``dims`` is (n, largest rank)."""
 
-    def zeros(dtype: str) -> np.ndarray:
-        return np.broadcast_to(np.zeros(1, dtype), (n,))
+    def zeros(field: str) -> np.ndarray:
+        return np.broadcast_to(np.zeros(1, _V2[field]), (n,))
 
     code, rank, ln, mi = (col.get(c) for c in ("dtype", "rank", "len_name", "model_index"))
     if code is None and rank is None and ln is None and mi is None:
-        flags = zeros("u2")
+        flags = zeros("flags")
     else:
-        flags = np.zeros(n, np.uint16)
+        flags = np.zeros(n, _V2["flags"])
     if code is not None:
         has = code != NO_DTYPE
         flags[has] |= HAS_DTYPE
-        code = np.where(has, code, 0).astype(np.int8)
+        code = np.where(has, code, 0).astype(_V2["dtype"])
     if rank is not None:
         assert shaped is not None
         flags[shaped] |= HAS_SHAPE
-        rank = np.where(shaped, rank, 0).astype(np.uint8)
+        rank = np.where(shaped, rank, 0).astype(_V2["rank"])
     if ln is not None:
         flags[ln != 0] |= HAS_NAME
     if mi is not None:
         has = mi != NO_MODEL_INDEX
         flags[has] |= HAS_MODEL_INDEX
-        mi = np.where(has, mi, 0).astype(np.uint32)
+        mi = np.where(has, mi, 0).astype(_V2["model_index"])
     return {
         "flags": flags,
-        "dtype": zeros("i1") if code is None else code,
-        "rank": zeros("u1") if rank is None else rank,
+        "dtype": zeros("dtype") if code is None else code,
+        "rank": zeros("rank") if rank is None else rank,
         "dims": dims,
-        "model_index": zeros("u4") if mi is None else mi,
+        "model_index": zeros("model_index") if mi is None else mi,
         "names": names,
     }
