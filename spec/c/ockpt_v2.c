@@ -561,7 +561,8 @@ static ockpt_result check_tensors(const v2 *c) {
   rep = first_repeat(c, base, (uint32_t)n, OCKPT_V2_TENSOR_RECORD_AT_MODEL_INDEX,
                      OCKPT_V2_HAS_MODEL_INDEX);
   if (rep >= 0)
-    return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", rep, ".model_index"), REC(rep) + 4,
+    return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", rep, ".model_index"),
+               REC(rep) + OCKPT_V2_TENSOR_RECORD_AT_MODEL_INDEX,
                "two tensor records have the same model index");
   /* R10 */
   for (k = 0; k < n; k++) {

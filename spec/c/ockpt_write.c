@@ -164,7 +164,7 @@ typedef struct layout {
 } layout;
 
 static uint64_t align_to(const layout *L, uint64_t x) {
-  return L->v2 ? (x + 63u) / 64u * 64u : x;
+  return L->v2 ? (x + OCKPT_V2_ALIGNMENT - 1u) / OCKPT_V2_ALIGNMENT * OCKPT_V2_ALIGNMENT : x;
 }
 
 /* Range r's buffer, or NULL when it is no range (an absent slot entry). */
@@ -1151,11 +1151,13 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   if (nsec > OCKPT_V2_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
   pos = OCKPT_V2_HEADER_SIZE + (uint64_t)OCKPT_V2_SECTION_ENTRY_SIZE * nsec;
   for (b = 0; b < P.nbodies; b++) {
-    pos = (pos + 63u) / 64u * 64u;
+    pos = (pos + OCKPT_V2_ALIGNMENT - 1u) / OCKPT_V2_ALIGNMENT * OCKPT_V2_ALIGNMENT;
     P.ofs[b] = pos;
     pos += P.len[b];
   }
-  layout_init(&P.L, c, 1, -1, 0, 1, P.has_data ? (pos + 63u) / 64u * 64u : pos);
+  layout_init(&P.L, c, 1, -1, 0, 1,
+              P.has_data ? (pos + OCKPT_V2_ALIGNMENT - 1u) / OCKPT_V2_ALIGNMENT * OCKPT_V2_ALIGNMENT
+                         : pos);
   P.file_size = pos;
   if (P.has_data) {
     P.kind[P.nbodies] = OCKPT_V2_KIND_DATA;
