@@ -39,6 +39,7 @@ from onert_checkpoint_generated.layout import (
     MAX_KEY_LEN,
     MAX_NAME_LEN,
     MAX_RANK,
+    MAX_SECTIONS,
     MAX_SLOTS,
     MAX_STATE_ENTRIES,
     MAX_TENSORS,
@@ -1845,6 +1846,88 @@ def make_data_blocks_v3() -> None:
                "refused as an unknown required kind is (T4g), by old and new readers alike",
                "unknown_required_section", f"sections[{f.index_of(kind)}].kind",
                64 + 32 * f.index_of(kind))
+    # the rule order of 6.7.4: B6 right after B5, before the tensors section's rules
+    both = bytearray(good)
+    both[f.name_at(0)] = 0xFF  # record 0's name is not UTF-8 (C12)
+    both[d] ^= 0x01  # block 0's first byte
+    v3_invalid("b6-before-c12", m3.reseal(bytes(both)),
+               "6.7.4: a damaged data byte in block 0 (every section CRC recomputed) and a "
+               "name that is not UTF-8 (C12): B6 runs right after B5, before the tensors "
+               "section's rules",
+               "block_checksum", "data_blocks.crc[0]", d)
+    # a data_blocks entry after the data section's: the data section's CRC waits for B6 (the
+    # table lists the section), so T4 i's section_order on the later entry comes first
+    entries = [(u32(good, 64 + 32 * i), u32(good, 64 + 32 * i + 4),
+                good[u64(good, 64 + 32 * i + 8) : u64(good, 64 + 32 * i + 8)
+                     + u64(good, 64 + 32 * i + 16)]) for i in range(len(f.kinds()))]
+    late = m3.assemble([e for e in entries if e[0] != kind] + [e for e in entries
+                                                                if e[0] == kind])
+    di, bi = m3.V3(late).index_of(4), m3.V3(late).index_of(kind)
+    late = put(late, 64 + 32 * di + 24, u32(late, 64 + 32 * di + 24) ^ 1)
+    late = put(late, 28, crc32c.crc32c(late[64 : 64 + 32 * len(entries)]))
+    late = put(put(late, 4, 0), 4, crc32c.crc32c(put(late, 4, 0)[:64]))
+    v3_invalid("b6-after-data-bad-data-crc", late,
+               "6.7.4: the data_blocks entry after the data section's, whose CRC-32C is wrong: "
+               "a table that lists data_blocks in any entry defers the data section's CRC to "
+               "B6, so T4 i's section_order on the later entry is reported (a reader that "
+               "skips the kind reports the data section's section_checksum)",
+               "section_order", f"sections[{bi}].kind", 64 + 32 * bi)
+
+
+#: The optional section kinds a reader may skip as unknown kinds (SPEC.md 2.3, 14, 15), each
+#: with an unassigned kind that sorts at the same place among the others (rule T4 i).
+OPTIONAL_KINDS = {m3.KIND_DATA_BLOCKS: 0x100007, m3.KIND_RANGE_INDEX: 0x10000A}
+
+
+def skipping(data: bytes, kinds: tuple[int, ...]) -> bytes | None:
+    """``data`` as a schema-3 reader that skips ``kinds`` sees it (SPEC.md 14): every
+    section-table entry of those kinds given an unassigned kind that sorts at the same place,
+    so that a reader that knows them reads it as an unknown optional (or required) kind; the
+    table's and the header's CRC-32C recomputed where they were right. None when the file is
+    not schema 3, its table is not inside it, or it lists none of ``kinds``."""
+    if len(data) < 64 or data[:3] != b"\xad\x01\x03":
+        return None
+    n = u32(data, 24)
+    if n > MAX_SECTIONS or 64 + 32 * n > len(data):
+        return None
+    found = [u32(data, 64 + 32 * i) for i in range(n)]
+    if not set(kinds) & set(found):
+        return None
+    if any(OPTIONAL_KINDS[k] in found for k in kinds):
+        raise SystemExit("a vector lists the kind that stands in for a skipped one")
+    table_ok = crc32c.crc32c(data[64 : 64 + 32 * n]) == u32(data, 28)
+    header_ok = crc32c.crc32c(put(data, 4, 0)[:64]) == u32(data, 4)
+    out = data
+    for i, k in enumerate(found):
+        if k in kinds:
+            out = put(out, 64 + 32 * i, OPTIONAL_KINDS[k])
+    if table_ok:
+        out = put(out, 28, crc32c.crc32c(out[64 : 64 + 32 * n]))
+    if header_ok:
+        out = put(put(out, 4, 0), 4, crc32c.crc32c(put(out, 4, 0)[:64]))
+    return out
+
+
+def skipping_table(vectors: list[Vector]) -> str:
+    """spec/vectors/optional-kinds.ndjson: one JSON line per vector and set of optional kinds
+    a reader skips, where that reader's result differs from the vector's JSON: ``vector``,
+    ``skips`` (the kinds, in hex) and ``expect``, what the library reads in the file as
+    :func:`skipping` shows it (tests/test_conformance_runner.py checks these against the
+    readers committed before each kind existed)."""
+    lines = []
+    kinds = sorted(OPTIONAL_KINDS)
+    subsets = [tuple(k for j, k in enumerate(kinds) if bit >> j & 1)
+               for bit in range(1, 1 << len(kinds))]
+    for v in vectors:
+        for subset in subsets:
+            seen = skipping(v.data, subset)
+            if seen is None:
+                continue
+            got = python_output(seen)
+            if got != expected(v):
+                skips = [f"0x{k:X}" for k in subset]
+                lines.append(json.dumps({"vector": v.name, "skips": skips, "expect": got}))
+    return "\n".join(lines) + "\n"
 
 
 def _range_index_content(order: bool) -> m3.Content:
@@ -2872,6 +2955,11 @@ def readme(vectors: list[Vector]) -> str:
         "library. `v3-<name>` for a `v2-<name>` holds the same content. Invalid ones are resealed",
         "like schema 2's; their field and offset follow the rules of 6.5 and 6.7.",
         "",
+        "A schema-3 reader MAY skip the optional kinds data_blocks (0x100008) and range_index",
+        "(0x100009) as unknown kinds (spec/SPEC.md 14, 15). `optional-kinds.ndjson` has one JSON",
+        "line per vector and set of skipped kinds for which such a reader gives another result:",
+        "`vector`, `skips` (the kinds, in hex) and `expect`, the result it gives instead.",
+        "",
     ]
     valid_v = [v for v in vectors if v.valid]
     invalid_v = [v for v in vectors if not v.valid]
@@ -2901,6 +2989,7 @@ def write_all(out: Path) -> list[Vector]:
         (out / f"{v.name}.ckpt").write_bytes(v.data)
         (out / f"{v.name}.json").write_text(dumps(expected(v)))
     (out / "README.md").write_text(readme(vectors))
+    (out / "optional-kinds.ndjson").write_text(skipping_table(vectors))
     return vectors
 
 

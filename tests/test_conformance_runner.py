@@ -9,8 +9,11 @@ are each reported, with the rule the case tests, and the command exits 1.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+import tarfile
+from io import BytesIO
 from pathlib import Path
 
 import pytest
@@ -121,6 +124,161 @@ def test_a_schema_3_only_reader_conforms_to_the_microcontroller_profile_only(
                                  "invalid-version-*", *argv)
     assert f"{detection} cases: {detection} agree" in only_detection.stdout
     assert conformance("--revisions", "v1", *sample, *argv).returncode == 2  # v1 without wof
+
+
+# ---- readers that skip an optional section kind (SPEC.md 14, 15) -----------------------------
+
+DATA_BLOCKS, RANGE_INDEX = 0x100008, 0x100009
+SKIPPING = VECTORS / "optional-kinds.ndjson"
+SCHEMA_3 = ["--profile", "micro", "--no-corpus"]
+
+
+def judged(skips: frozenset[int]) -> dict[str, dict]:
+    """Vector name -> what a reader that skips ``skips`` must give: the line of
+    optional-kinds.ndjson with exactly that set, else the vector's JSON."""
+    table = {}
+    for line in SKIPPING.read_text().splitlines():
+        row = json.loads(line)
+        table[row["vector"], frozenset(int(k, 16) for k in row["skips"])] = row["expect"]
+    return {c.name.split(" ", 1)[1]: table.get((c.name.split(" ", 1)[1], skips), c.expect)
+            for c in vector_cases(VECTORS)}
+
+
+def disagreeing(stdout: str) -> set[str]:
+    return {line.split()[2].rstrip(":") for line in stdout.splitlines()
+            if line.startswith("DISAGREE vector ")}
+
+
+def skipping_reader(tmp_path: Path, reader: Path, kinds: tuple[int, ...]) -> Path:
+    """The reference C reader made to skip ``kinds``: it reads a copy of the file whose entries
+    of those kinds carry kinds it does not know, sorting at the same place (0x100007 for
+    0x100008, 0x10000A for 0x100009), with the table's and header's CRC-32C recomputed where
+    they were right."""
+    script = tmp_path / "skipping.py"
+    script.write_text(
+        "import os, struct, sys, tempfile\n"
+        "import crc32c\n"
+        f"stand_in = {{k: v for k, v in {{0x100008: 0x100007, 0x100009: 0x10000A}}.items() "
+        f"if k in {kinds!r}}}\n"
+        "b = bytearray(open(sys.argv[1], 'rb').read())\n"
+        "n = struct.unpack_from('<I', b, 24)[0] if len(b) >= 64 else 0\n"
+        "if b[:3] == b'\\xad\\x01\\x03' and n <= 64 and 64 + 32 * n <= len(b):\n"
+        "    crc = lambda at, end: crc32c.crc32c(bytes(b[at:end]))\n"
+        "    table_ok = crc(64, 64 + 32 * n) == struct.unpack_from('<I', b, 28)[0]\n"
+        "    head = bytearray(b[:64]); head[4:8] = bytes(4)\n"
+        "    header_ok = crc32c.crc32c(bytes(head)) == struct.unpack_from('<I', b, 4)[0]\n"
+        "    for i in range(n):\n"
+        "        kind = struct.unpack_from('<I', b, 64 + 32 * i)[0]\n"
+        "        struct.pack_into('<I', b, 64 + 32 * i, stand_in.get(kind, kind))\n"
+        "    if table_ok:\n"
+        "        struct.pack_into('<I', b, 28, crc(64, 64 + 32 * n))\n"
+        "    if header_ok:\n"
+        "        b[4:8] = bytes(4); struct.pack_into('<I', b, 4, crc(0, 64))\n"
+        "copy = tempfile.NamedTemporaryFile(suffix='.ckpt', delete=False)\n"
+        "copy.write(b); copy.close()\n"
+        f"res = os.spawnv(os.P_WAIT, {str(reader)!r}, [{str(reader)!r}, copy.name])\n"
+        "os.unlink(copy.name)\n"
+        "sys.exit(res)\n"
+    )
+    return script
+
+
+def test_a_reader_that_skips_the_optional_kinds_conforms_when_it_says_so(
+    ockpt_info: Path, tmp_path: Path
+) -> None:
+    """SPEC.md 14: a reader that skips data_blocks and range_index agrees on every schema-3
+    vector with ``--skips-kind`` naming both; without it, it disagrees on exactly the vectors
+    optional-kinds.ndjson lists for it; naming one kind only, on those whose result differs
+    between the two sets. The reference C reader, which knows both, agrees without the option
+    and not with it."""
+    both = frozenset({DATA_BLOCKS, RANGE_INDEX})
+    argv = ["--", sys.executable, str(skipping_reader(tmp_path, ockpt_info, tuple(both))),
+            "{file}"]
+    res = conformance(*SCHEMA_3, "--skips-kind", "0x100008", "--skips-kind", "range_index",
+                      *argv)
+    assert res.returncode == 0, res.stdout[-3000:]
+    as_known = judged(frozenset())
+    as_skipped = judged(both)
+    listed = {n for n in as_known if as_known[n] != as_skipped[n]}
+    assert {"invalid-v3-b1-short", "invalid-v3-b6-before-c12", "invalid-v3-i1-short",
+            "invalid-v3-i6-before-p4"} <= listed
+    assert disagreeing(conformance(*SCHEMA_3, *argv).stdout) == listed
+    only_blocks = judged(frozenset({DATA_BLOCKS}))
+    res = conformance(*SCHEMA_3, "--skips-kind", "data_blocks", *argv)
+    assert disagreeing(res.stdout) == {n for n in listed if only_blocks[n] != as_skipped[n]}
+    assert disagreeing(res.stdout) and all("-i" in n for n in disagreeing(res.stdout))
+    knowing = conformance(*SCHEMA_3, "--skips-kind", "0x100008", "--skips-kind", "0x100009",
+                          "--", str(ockpt_info), "{file}")
+    assert disagreeing(knowing.stdout) == listed
+
+
+def test_only_an_optional_kind_can_be_skipped() -> None:
+    for kind in ("0x100007", "4", "1048586", "blocks"):
+        res = conformance("--skips-kind", kind, "--", "true")
+        assert res.returncode == 2 and "only an optional kind" in res.stderr, kind
+
+
+def test_vector_cases_take_the_skipping_reader_s_result_for_exactly_its_kinds() -> None:
+    plain = {c.name: c for c in vector_cases(VECTORS)}
+    for skips in ({DATA_BLOCKS}, {RANGE_INDEX}, {DATA_BLOCKS, RANGE_INDEX}):
+        want = judged(frozenset(skips))
+        cases = vector_cases(VECTORS, frozenset(skips))
+        changed = [c for c in cases if c.expect != plain[c.name].expect]
+        assert changed
+        for case in cases:
+            assert case.expect == want[case.name.split(" ", 1)[1]]
+        assert all("optional-kinds.ndjson" in c.rule for c in changed)
+    blocks = {c.name: c.expect for c in vector_cases(VECTORS, frozenset({DATA_BLOCKS}))}
+    assert blocks["vector invalid-v3-b6-before-c12"]["error"]["code"] == "bad_utf8"
+    assert blocks["vector invalid-v3-b6-after-data-bad-data-crc"]["error"]["code"] == (
+        "section_checksum"
+    )
+    assert blocks["vector invalid-v3-i1-short"] == plain["vector invalid-v3-i1-short"].expect
+
+
+#: The last commits whose readers knew neither optional kind, and data_blocks but not
+#: range_index (tests/test_data_blocks.py and tests/test_range_index.py read files with them).
+BEFORE_DATA_BLOCKS, BEFORE_RANGE_INDEX = "a60f1d3", "aa500ec"
+
+
+def _old_c_reader(tmp_path: Path, commit: str) -> Path:
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("the readers as committed before come from git history")
+    res = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "spec/c"],
+                         capture_output=True, timeout=120)
+    if res.returncode != 0:
+        pytest.skip(f"commit {commit} is not in this clone: {res.stderr.decode()[:200]}")
+    out = tmp_path / commit
+    with tarfile.open(fileobj=BytesIO(res.stdout)) as tar:
+        tar.extractall(out, filter="data")
+    folder = out / "spec" / "c"
+    done = subprocess.run(["make", "-s", "-C", str(folder), "CC=gcc", "ockpt-info"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return folder / "ockpt-info"
+
+
+@pytest.mark.parametrize(
+    ("commit", "skips"),
+    [(BEFORE_DATA_BLOCKS, ("0x100008", "0x100009")), (BEFORE_RANGE_INDEX, ("0x100009",))],
+)
+def test_the_c_readers_from_before_each_kind_conform_as_readers_that_skip_it(
+    ockpt_info: Path, tmp_path: Path, commit: str, skips: tuple[str, ...]
+) -> None:
+    """optional-kinds.ndjson is what real readers that skip the kinds give: the C reader as
+    committed before data_blocks existed (it skips both kinds) and before range_index existed
+    (it knows data_blocks) agree on every schema-3 case, corpus included, when the kinds they
+    skip are named, and disagree on exactly the vectors listed for them when not."""
+    old = _old_c_reader(tmp_path, commit)
+    named = [a for kind in skips for a in ("--skips-kind", kind)]
+    res = conformance("--profile", "micro", *named, "--", str(old), "{file}")
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert " 0 disagree" in res.stdout
+    as_known = judged(frozenset())
+    as_skipped = judged(frozenset(int(k, 16) for k in skips))
+    listed = {n for n in as_known if as_known[n] != as_skipped[n]}
+    res = conformance(*SCHEMA_3, "--", str(old), "{file}")
+    assert disagreeing(res.stdout) == listed and listed
 
 
 def test_another_decimal_of_the_same_binary64_conforms(ockpt_info: Path, tmp_path: Path) -> None:

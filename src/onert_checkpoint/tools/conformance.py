@@ -11,6 +11,11 @@ The comparison is strict about JSON types, because section 9 is: a number writte
 fraction or exponent is an integer and is compared exactly (u64 offsets exceed 2^53); any other
 number is a binary64, compared as a binary64 (so ``-0.0`` is not ``0.0``, and ``1.0`` is not
 ``1``); ``true`` is not ``1``; key order and white space do not matter.
+
+A reader MAY skip schema 3's optional section kinds (data_blocks, range_index: SPEC.md 2.3, 14
+and 15) as unknown kinds. It says so with ``--skips-kind``; the vectors whose result depends on
+knowing a kind it skips are then judged by spec/vectors/optional-kinds.ndjson, what a reader
+that skips exactly those kinds gives (one JSON line per vector and set of skipped kinds).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ __all__ = [
     "conformance_arguments",
     "corpus_cases",
     "run_case",
+    "skipping_expectations",
     "vector_cases",
 ]
 
@@ -46,6 +52,10 @@ PROFILES: dict[str, frozenset[str]] = {
     "micro": frozenset({"v3"}),
     "full": frozenset({"v1", "wof", "v2", "v3"}),
 }
+#: The optional section kinds a reader may skip as unknown kinds (SPEC.md 6.7.4, 6.7.5, 15).
+OPTIONAL_KINDS: dict[int, str] = {0x100008: "data_blocks", 0x100009: "range_index"}
+#: What a reader that skips optional kinds gives, where it differs (beside the vectors).
+SKIPPING_TABLE = "optional-kinds.ndjson"
 #: The revisions a version byte names (SPEC.md section 3: v1 and WOF share byte 1).
 _BY_VERSION = {1: frozenset({"v1", "wof"}), 2: frozenset({"v2"}), 3: frozenset({"v3"})}
 
@@ -90,13 +100,35 @@ def _rules_of_readme(readme: Path) -> dict[str, str]:
     return rules
 
 
-def vector_cases(folder: Path) -> list[Case]:
-    """Every ``<name>.ckpt`` of ``folder`` with its ``<name>.json``."""
+def skipping_expectations(folder: Path) -> dict[tuple[str, frozenset[int]], dict[str, Any]]:
+    """(vector name, the optional kinds a reader skips) -> what that reader gives, for every
+    line of ``folder``'s optional-kinds.ndjson (absent: none)."""
+    table = folder / SKIPPING_TABLE
+    if not table.is_file():
+        return {}
+    found = {}
+    for line in table.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            found[row["vector"], frozenset(int(k, 16) for k in row["skips"])] = row["expect"]
+    return found
+
+
+def vector_cases(folder: Path, skips: frozenset[int] = frozenset()) -> list[Case]:
+    """Every ``<name>.ckpt`` of ``folder`` with its ``<name>.json``; for a reader that skips
+    the optional kinds ``skips``, the result optional-kinds.ndjson records instead where it
+    records one."""
     rules = _rules_of_readme(folder / "README.md")
+    instead = skipping_expectations(folder) if skips else {}
+    shown = ", ".join(f"0x{k:X}" for k in sorted(skips))
     cases = []
     for ckpt in sorted(folder.glob("*.ckpt")):
         expect = json.loads(ckpt.with_suffix(".json").read_text(encoding="utf-8"))
-        cases.append(Case(f"vector {ckpt.stem}", ckpt, expect, rules.get(ckpt.stem, "")))
+        rule = rules.get(ckpt.stem, "")
+        if (ckpt.stem, skips) in instead:
+            expect = instead[ckpt.stem, skips]
+            rule += f" (as read by a reader that skips kind {shown}: {SKIPPING_TABLE})"
+        cases.append(Case(f"vector {ckpt.stem}", ckpt, expect, rule))
     return cases
 
 
@@ -284,6 +316,11 @@ def conformance_arguments(p: argparse.ArgumentParser) -> None:
     which.add_argument("--revisions", type=_revisions_arg, metavar="LIST",
                        help="the revisions the reader implements, e.g. v3 or v3,v1,wof: cases "
                        "of other version bytes are not run (detection cases always are)")
+    p.add_argument("--skips-kind", type=_optional_kind_arg, action="append", metavar="KIND",
+                   help="an optional section kind the reader skips as an unknown kind (SPEC.md "
+                   "15): 0x100008 (data_blocks) or 0x100009 (range_index), by number or name; "
+                   "repeatable. Vectors whose result depends on it are judged by what a reader "
+                   "that skips it gives (spec/vectors/optional-kinds.ndjson)")
     p.add_argument("--select", metavar="GLOB", action="append",
                    help="only the cases whose name (without 'vector '/'corpus ') matches; "
                    "repeatable")
@@ -309,6 +346,33 @@ def revisions_of(path: Path) -> frozenset[str] | None:
 def in_profile(case: Case, revisions: frozenset[str]) -> bool:
     found = revisions_of(case.path)
     return found is None or bool(found & revisions)
+
+
+def _optional_kind_arg(text: str) -> int:
+    by_name = {name: kind for kind, name in OPTIONAL_KINDS.items()}
+    try:
+        kind = by_name[text] if text in by_name else int(text, 0)
+    except ValueError:
+        kind = -1
+    if kind not in OPTIONAL_KINDS:
+        named = ", ".join(f"0x{k:X} ({n})" for k, n in OPTIONAL_KINDS.items())
+        raise argparse.ArgumentTypeError(
+            f"a reader may skip only an optional kind ({named}), not {text!r}"
+        )
+    return kind
+
+
+def _lists_kinds(path: Path, kinds: frozenset[int]) -> bool:
+    """Whether a schema-3 file's section table (as far as the file holds it) lists one of
+    ``kinds``."""
+    with open(path, "rb") as f:
+        head = f.read(64)
+        if len(head) < 64 or head[:3] != b"\xad\x01\x03":
+            return False
+        n = min(struct.unpack_from("<I", head, 24)[0], 64)
+        table = f.read(32 * n)
+    return any(struct.unpack_from("<I", table, 32 * i)[0] in kinds
+               for i in range(len(table) // 32))
 
 
 def _revisions_arg(text: str) -> frozenset[str]:
@@ -345,18 +409,22 @@ def cmd_conformance(args: argparse.Namespace) -> int:
                        "onert-ckpt conformance -- ./my-reader {file}")
     cases: list[Case] = []
     skipped: list[str] = []
+    skips = frozenset(args.skips_kind or ())
     if not args.no_vectors:
         folder = args.vectors or _default("spec/vectors")
         if not folder.is_dir() or not any(folder.glob("*.ckpt")):
             raise CliError("usage_error", f"no conformance vectors in {safe_text(str(folder))} "
                            "(--vectors names the folder of a checkout's spec/vectors)")
-        cases += vector_cases(folder)
+        cases += vector_cases(folder, skips)
     if not args.no_corpus:
         manifest = args.corpus or _default("tests/corpus/manifest.json")
         if not manifest.is_file():
             raise CliError("usage_error", f"no corpus manifest at {safe_text(str(manifest))} "
                            "(--corpus names a checkout's tests/corpus/manifest.json)")
         found, skipped = corpus_cases(manifest)
+        if skips:  # the corpus records one result: a file listing a skipped kind is not judged
+            skipped += [c.name for c in found if _lists_kinds(c.path, skips)]
+            found = [c for c in found if not _lists_kinds(c.path, skips)]
         cases += found
     cases = _select(cases, args.select)
     revisions = args.revisions or PROFILES[args.profile or "full"]
@@ -377,6 +445,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
                 for o in bad
             ],
             "not_run": skipped,
+            "skips_kinds": [f"0x{k:X}" for k in sorted(skips)],
         }
         print(json.dumps(report, indent=1))
     else:
