@@ -145,6 +145,7 @@ SLOW_TESTS: tuple[str, ...] = (
     "test_docs_site.py::test_site_builds_strict",
     "test_edit.py::test_edit_command",
     "test_edit.py::test_edit_replace_npy_header_is_checked_before_allocating",
+    "test_export_streamed.py::test_streamed_npz_of_more_than_65535_members_reads_back",
     "test_generated.py::test_regenerating_changes_nothing",
     "test_hypothesis_seed.py::test_ci_runs_vary_and_a_printed_seed_reproduces",
     "test_range_index.py::test_c_reader_before_the_section_reads_the_new_files",
