@@ -41,6 +41,7 @@ __all__ = [
     "Family",
     "build_families",
     "consume",
+    "v3_range_indexed",
     "v3_zero_length",
 ]
 
@@ -415,6 +416,22 @@ def v3_zero_length(n: int) -> bytes:
     return bytes(head) + table + body + bytes(d_at - t_at - len(body))
 
 
+def v3_range_indexed(n: int = 200) -> bytes:
+    """A schema-3 file of ``n`` tensors of 0 to 99 bytes in a data order that is not record
+    order, with Adam state (some entries absent), as the library writes it: past 64 tensors it
+    carries a range_index section (spec/SPEC.md 6.7.5)."""
+    tensors = [oc.Tensor(i, np.full((7 * i + 3) % 100, i % 251, np.uint8)) for i in range(n)]
+    opt = oc.Optimizer("adam", {})
+    for j, slot in enumerate(opt.slots):
+        opt.slots[slot] = {
+            t.index: oc.Buffer(t.index, np.full(t.nbytes, j + 1, np.uint8))
+            for t in tensors
+            if t.index % 9
+        }
+    order = [(11 * i) % n for i in range(n)] if n % 11 else None
+    return oc.to_bytes(oc.Checkpoint(tensors, opt, data_order=order), revision="v3")
+
+
 def _flip_data_byte(data: bytes) -> bytes:
     """``data`` with one byte of its first non-empty tensor's data flipped."""
     ckpt = oc.load(data, verify_data=False)
@@ -471,7 +488,8 @@ def build_families(folder: Path) -> dict[str, Family]:
     and onert-micro exports), WOF, schema 2 and 3 without and with names and dtypes, each of
     those with one corrupt data byte (and schema 3 with one corrupt padding byte between data
     ranges), hostile-but-valid files (many zero-length tensors, many
-    slots), a released checkpoint, good and hostile safetensors and npz files (a compression
+    slots), schema 3 past 64 tensors (with a range_index section, and its corrupt twin), a
+    released checkpoint, good and hostile safetensors and npz files (a compression
     bomb among them), good, broken and hostile circle models (a reference bomb)."""
     folder.mkdir(parents=True, exist_ok=True)
     fams: list[Family] = []
@@ -489,8 +507,9 @@ def build_families(folder: Path) -> dict[str, Family]:
     ck("v3", oc.to_bytes(oc.upgrade(plain, to="v3")))
     ck("v3-named", oc.to_bytes(oc.upgrade(bound, to="v3")), FC2_MODEL)
     ck("v3-many-zero", v3_zero_length(1000))
+    ck("v3-range-index", v3_range_indexed())
     ck("v2-many-slots", large_files.v2_many_slots(64, 16, names=True))
-    for name in ("v2", "v2-named", "v3", "v3-named"):
+    for name in ("v2", "v2-named", "v3", "v3-named", "v3-range-index"):
         clean = next(f for f in fams if f.name == name)
         bad = _write(folder / f"{name}-corrupt.ckpt", _flip_data_byte(clean.path.read_bytes()))
         fams.append(Family(f"{name}-corrupt", CHECKPOINT, bad, clean.model, clean=name))

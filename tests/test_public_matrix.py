@@ -57,7 +57,8 @@ from tests.public_surface import (
 FAMILY_KINDS = {
     "v1-onert": "checkpoint", "v1-onert-micro": "checkpoint", "wof": "checkpoint",
     "v2": "checkpoint", "v2-named": "checkpoint", "v3": "checkpoint", "v3-named": "checkpoint",
-    "v3-many-zero": "checkpoint", "v2-many-slots": "checkpoint",
+    "v3-many-zero": "checkpoint", "v3-range-index": "checkpoint",
+    "v3-range-index-corrupt": "checkpoint", "v2-many-slots": "checkpoint",
     "v2-corrupt": "checkpoint", "v2-named-corrupt": "checkpoint",
     "v3-corrupt": "checkpoint", "v3-named-corrupt": "checkpoint",
     "v3-named-padding-corrupt": "checkpoint", "v1-released": "checkpoint",

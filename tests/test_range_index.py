@@ -176,6 +176,17 @@ def test_the_lookup_covers_every_vector_with_the_section() -> None:
         assert _lookups_agree((VECTORS / name).read_bytes()) > 0, name
 
 
+def test_the_public_surface_family_past_64_tensors_carries_the_section() -> None:
+    """tests/public_surface.py's ``v3-range-index`` family (every API path and command runs on
+    it and on its corrupt twin) holds the section, with a position column and Adam slots."""
+    from tests.public_surface import v3_range_indexed
+
+    data = v3_range_indexed()
+    found = _index_of(data)
+    assert found is not None and found[0].positions is not None
+    assert _lookups_agree(data) > 200
+
+
 def test_the_lookup_walks_fewer_than_a_group() -> None:
     """Each lookup steps over at most G - 1 ranges: counted on the sizes it reads."""
 
