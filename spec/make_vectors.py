@@ -69,6 +69,7 @@ from vector_cases import (
     Places,
     V1Places,
     V2Places,
+    V3Places,
     WofPlaces,
     Xor,
     expected_offset,
@@ -2058,6 +2059,8 @@ def make_range_index_v3() -> None:
 
 
 def make_invalid_v3() -> None:
+    for table in ("detection", "v2-reads-v3", "container"):
+        apply_table(f"v3-{table}")
     full = m3.encode(m3.from_v2(V2_FULL)).data
     f = m3.V3(full)
     s, L = f.sec(1)
@@ -2068,127 +2071,6 @@ def make_invalid_v3() -> None:
 
     def head(n: int, columns: int) -> bytes:
         return struct.pack("<II", n, columns)
-
-    # Detection: version byte 3 is schema 3 (SPEC.md 3, step 4)
-    v3_invalid(
-        "header-3-bytes",
-        b"\xad\x01\x03",
-        "H1: a 3-byte schema-3 file",
-        "truncated_header",
-        "header",
-        0,
-    )
-    v3_invalid(
-        "header-63-bytes",
-        full[:63],
-        "H1: 63 bytes",
-        "truncated_header",
-        "header",
-        0,
-    )
-    v3_invalid(
-        "v1-bytes-version-3",
-        put8(ONERT_SGD, 2, 3),
-        "a schema-1 file whose version byte says 3: read as schema 3, its first 64 bytes fail H2",
-        "header_checksum",
-        "header_crc",
-        4,
-    )
-    sgd2 = write_v2(tensors({0: 4, 1: 2}), Optimizer("sgd"), {"step": 7, "epoch": 1})
-    ts2 = V2(sgd2).sec(1)[0]
-    v3_invalid(
-        "v2-bytes-version-3",
-        reseal(put8(sgd2, 2, 3)),
-        "v2-sgd with version byte 3 (CRCs resealed): record 0's first 16 bytes read as the "
-        "len_data column (0, 0), and the rest of the 72-byte records belongs to nothing (C10)",
-        "gap",
-        "tensors",
-        ts2 + 24,
-    )
-    minimal = m3.encode(m3.from_v2(write_v2(raw_tensors(4)))).data
-    invalid(
-        "v2-v3-bytes-version-2",
-        reseal(put8(minimal, 2, 2)),
-        "v3-minimal with version byte 2: a 16-byte tensors section holds no 72-byte record (R1)",
-        "count_exceeds_file",
-        "tensors.num_tensors",
-        m3.V3(minimal).sec(1)[0],
-    )
-    invalid(
-        "v2-v3-columns-version-2",
-        reseal(put8(full, 2, 2)),
-        "v3-full with version byte 2: the columns word is schema 2's reserved field (R0)",
-        "reserved_nonzero",
-        "tensors.reserved",
-        s + 4,
-    )
-
-    # The container is schema 2's (H1-H5, T1-T5, V1-V9, G1-G3)
-    v3_invalid("header-crc", put8(full, 4, full[4] ^ 1), "H2", "header_checksum", "header_crc", 4)
-    v3_invalid(
-        "reserved1", reseal(put8(full, 40, 1)), "H3: reserved1", "reserved_nonzero", "reserved1", 40
-    )
-    v3_invalid("cut", full[:-1], "H4: one byte short", "truncated_file", "len_file", 8)
-    v3_invalid(
-        "appended", full + b"\0", "H4: one byte appended", "trailing_bytes", "file", len(full)
-    )
-    v3_invalid(
-        "table-crc",
-        put8(full, 64, 9),
-        "T3: a table byte changed, the table CRC kept",
-        "section_table_checksum",
-        "section_table_crc",
-        28,
-    )
-    v3_invalid(
-        "data-crc",
-        put8(full, u64(full, 64 + 32 * 4 + 8), full[u64(full, 64 + 32 * 4 + 8)] ^ 1),
-        "T4f: a tensor byte changed, the data section's CRC kept (a reader may defer this check "
-        "but reports it)",
-        "section_checksum",
-        "sections[4].crc",
-        64 + 32 * 4 + 24,
-    )
-    v3_invalid(
-        "misaligned-section",
-        reseal(put64(full, 64 + 32 + 8, u64(full, 64 + 32 + 8) + 8)),
-        "T4b: the optimizer section 8 bytes later",
-        "misaligned",
-        "sections[1].ofs_body",
-        64 + 32 + 8,
-    )
-    v3_invalid(
-        "unknown-required",
-        reseal(put(full, 64 + 96 + 4, 1)),
-        "T4g: the private section marked REQUIRED",
-        "unknown_required_section",
-        "sections[3].kind",
-        64 + 96,
-    )
-    v3_invalid(
-        "tensors-not-required",
-        reseal(put(full, 64 + 4, 0)),
-        "T4h: the tensors section without REQUIRED",
-        "bad_section_flags",
-        "sections[0].flags",
-        64 + 4,
-    )
-    v3_invalid(
-        "duplicate-state-section",
-        reseal(put(put(full, 64 + 96, 3), 64 + 96 + 4, 1)),
-        "T4i: the private section relabelled state (REQUIRED): a second state section",
-        "duplicate_section",
-        "sections[3].kind",
-        64 + 96,
-    )
-    v3_invalid(
-        "section-order",
-        reseal(put(put(full, 64 + 96, 1), 64 + 96 + 4, 1)),
-        "T4i: the private section relabelled tensors, after the state section",
-        "section_order",
-        "sections[3].kind",
-        64 + 96,
-    )
 
     # Tensors section, C0-C13 (SPEC.md 6.7.1)
     v3_invalid(
@@ -2869,6 +2751,106 @@ def make_invalid_v3() -> None:
         "data",
         ds + dl,
     )
+
+
+def v3_full() -> bytes:
+    """V2_FULL's content in schema 3 (spec/oracles/v3_encoder.py): records fc1/w, fc1/b, a
+    float32 [25] and 3 raw bytes with every column but order, Adam slots m and v, the state,
+    the private section 0x80000001 (sections[3]) and the data section (sections[4])."""
+    return m3.encode(m3.from_v2(V2_FULL)).data
+
+
+def v3_detection_cases() -> list[Case]:
+    """Detection: version byte 3 is schema 3 (SPEC.md 3, step 4), whatever the bytes after it."""
+    full = v3_full()
+    sgd2 = write_v2(tensors({0: 4, 1: 2}), Optimizer("sgd"), {"step": 7, "epoch": 1})
+    # fmt: off
+    return [
+        Case("header-3-bytes", b"\xad\x01\x03", {},
+             "truncated_header", "header", "header", "H1: a 3-byte schema-3 file", seal="none"),
+        Case("header-63-bytes", full, (Cut(63),),
+             "truncated_header", "header", "header", "H1: 63 bytes", seal="none"),
+        Case("v1-bytes-version-3", ONERT_SGD, {"version": 3},
+             "header_checksum", "header_crc", "header_crc",
+             "a schema-1 file whose version byte says 3: read as schema 3, its first 64 bytes "
+             "fail H2", seal="none"),
+        # the v2 record's first 16 bytes are the len_data column of n = 2, columns 0
+        Case("v2-bytes-version-3", sgd2, {"version": 3},
+             "gap", "tensors", "tensors.len_data.end",
+             "v2-sgd with version byte 3 (CRCs resealed): record 0's first 16 bytes read as the "
+             "len_data column (0, 0), and the rest of the 72-byte records belongs to nothing "
+             "(C10)"),
+    ]
+    # fmt: on
+
+
+def v2_reads_v3_cases() -> list[Case]:
+    """Schema-3 files of the oracle's encoding with version byte 2: read as schema 2 (their
+    error named with schema 2's places)."""
+    minimal = m3.encode(m3.from_v2(write_v2(raw_tensors(4)))).data
+    # fmt: off
+    return [
+        Case("v3-bytes-version-2", minimal, {"version": 2},
+             "count_exceeds_file", "tensors.num_tensors", "tensors.num_tensors",
+             "v3-minimal with version byte 2: a 16-byte tensors section holds no 72-byte record "
+             "(R1)", error_as=V2Places),
+        Case("v3-columns-version-2", v3_full(), {"version": 2},
+             "reserved_nonzero", "tensors.reserved", "tensors.reserved",
+             "v3-full with version byte 2: the columns word is schema 2's reserved field (R0)",
+             error_as=V2Places),
+    ]
+    # fmt: on
+
+
+def v3_container_cases() -> list[Case]:
+    """The container is schema 2's (H1 to H5, T1 to T5)."""
+    full = v3_full()
+    # fmt: off
+    return [
+        Case("header-crc", full, {"header_crc": Xor(1)},
+             "header_checksum", "header_crc", "header_crc", "H2", seal="none"),
+        Case("reserved1", full, {"reserved1[8]": 1},
+             "reserved_nonzero", "reserved1", "reserved1[8]", "H3: reserved1"),
+        Case("cut", full, (Cut(-1),),
+             "truncated_file", "len_file", "len_file", "H4: one byte short", seal="none"),
+        Case("appended", full, (Append(b"\0"),),
+             "trailing_bytes", "file", "end", "H4: one byte appended", seal="none"),
+        Case("table-crc", full, {"sections[0].kind": 9},
+             "section_table_checksum", "section_table_crc", "section_table_crc",
+             "T3: a table byte changed, the table CRC kept", seal="none"),
+        Case("data-crc", full, {("data", 0): Xor(1)},
+             "section_checksum", "sections[4].crc", "sections[4].crc",
+             "T4f: a tensor byte changed, the data section's CRC kept (a reader may defer this "
+             "check but reports it)", seal="none"),
+        Case("misaligned-section", full, {"sections[1].ofs_body": Add(8)},
+             "misaligned", "sections[1].ofs_body", "sections[1].ofs_body",
+             "T4b: the optimizer section 8 bytes later"),
+        Case("unknown-required", full, {"sections[3].flags": 1},
+             "unknown_required_section", "sections[3].kind", "sections[3].kind",
+             "T4g: the private section marked REQUIRED"),
+        Case("tensors-not-required", full, {"sections[0].flags": 0},
+             "bad_section_flags", "sections[0].flags", "sections[0].flags",
+             "T4h: the tensors section without REQUIRED"),
+        Case("duplicate-state-section", full,
+             {"sections[3].kind": SectionKind.STATE, "sections[3].flags": 1},
+             "duplicate_section", "sections[3].kind", "sections[3].kind",
+             "T4i: the private section relabelled state (REQUIRED): a second state section"),
+        Case("section-order", full,
+             {"sections[3].kind": SectionKind.TENSORS, "sections[3].flags": 1},
+             "section_order", "sections[3].kind", "sections[3].kind",
+             "T4i: the private section relabelled tensors, after the state section"),
+    ]
+    # fmt: on
+
+
+#: Schema 3's tables (SPEC.md 6.7), applied by make_invalid_v3 in this order.
+CASE_TABLES.update(
+    {
+        "v3-detection": ("v3-", V3Places, v3_detection_cases),
+        "v3-v2-reads-v3": ("v2-", V3Places, v2_reads_v3_cases),
+        "v3-container": ("v3-", V3Places, v3_container_cases),
+    }
+)
 
 
 def ALL_BY_NAME(name: str) -> bytes:

@@ -14,6 +14,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import crc32c
+import numpy as np
+from onert_checkpoint_generated.layout import V3_COLUMN_ALIGNMENT as COLUMN_ALIGNMENT
+from onert_checkpoint_generated.layout import V3_MAX_RANGE_ALIGNMENT as MAX_RANGE_ALIGNMENT
+from onert_checkpoint_generated.layout import V3_NO_SHAPE as NO_SHAPE
+from onert_checkpoint_generated.layout import V3_OPTIMIZER_SECTION_ENTRIES as SLOT_ENTRY
+from onert_checkpoint_generated.layout import V3_RECORD_DIMS_DIMS as DIMS
 from onert_checkpoint_generated.layout import (
     Field,
     Header,
@@ -29,6 +35,7 @@ from onert_checkpoint_generated.layout import (
     V2SlotEntry,
     V2TensorRecord,
     V2TensorsHead,
+    V3TensorsHead,
     WofHeader,
 )
 
@@ -459,3 +466,150 @@ def reseal_header_only(data: bytes) -> bytes:
     struct.pack_into("<I", buf, 4, 0)
     struct.pack_into("<I", buf, 4, crc32c.crc32c(bytes(buf[:64])))
     return bytes(buf)
+
+
+# ------------------------------------------------------------------------------------------------
+# Schema 3
+
+
+def _up(x: int, m: int) -> int:
+    return -(-x // m) * m
+
+
+def range_alignment(length: int) -> int:
+    """a(len) of SPEC.md 6.7.3: the largest alignment for 64 bytes or more, else the smallest
+    power of two not below ``length`` (1 for 0 or 1 byte)."""
+    if length >= MAX_RANGE_ALIGNMENT:
+        return MAX_RANGE_ALIGNMENT
+    return 1 if length <= 1 else 1 << (length - 1).bit_length()
+
+
+class V3Places(V2Places):
+    """Schema 3 (SPEC.md 6.7): schema 2's container, optimizer head and slot descriptors,
+    state and origin, with the tensors section's columns and schema 3's slot entries:
+    ``tensors.columns`` (the head), ``tensors.<column>`` (a whole column: ``tensors.len_data``,
+    ``tensors.order``, ``tensors.dims``, ``tensors.names``), ``tensors[k].<column>`` or
+    ``tensors.<column>[k]`` (record k's element: ``tensors[2].len_data``, ``tensors[1].order``),
+    ``tensors[k].name`` (record k's bytes of the names column), ``optimizer.slots[j][t].len_data``
+    (one u64 per slot entry), and the ranges the placement of 6.7.3 gives in the data section:
+    ``tensors[k].range`` and ``optimizer.slots[j][t].range`` (``.end``: where one ends). The
+    columns are those of V3TensorsHead.ARRAYS in that order, then dims and names, each at the
+    next multiple of V3_COLUMN_ALIGNMENT from the section's start."""
+
+    AREAS = frozenset({"file", "padding", "optimizer.names", "state.pool"})
+    SECTIONS: ClassVar[dict[str, tuple[int, type | int]]] = {
+        **V2Places.SECTIONS,
+        "tensors": (SectionKind.TENSORS, V3TensorsHead),
+    }
+    #: the columns after the fixed-size ones: the column whose bit says they are present and
+    #: whose values give their length
+    TRAILING: ClassVar[dict[str, str]] = {"dims": "rank", "names": "len_name"}
+
+    def columns(self) -> dict[str, Spot]:
+        """Every present column of the tensors section, in file order."""
+        s = V2(self.data).sec(SectionKind.TENSORS)[0]
+        n = u32(self.data, s + V3TensorsHead.num_tensors.offset)
+        bits = u32(self.data, s + V3TensorsHead.columns.offset)
+        out: dict[str, Spot] = {}
+        pos = V3TensorsHead.SIZE
+        formats = {name: (fmt, bit) for name, fmt, bit in V3TensorsHead.ARRAYS}
+        formats["dims"] = (DIMS.format, formats["rank"][1])
+        formats["names"] = ("u1", formats["len_name"][1])
+        for name, (fmt, bit) in formats.items():
+            if bit and not bits & bit:
+                continue
+            pos = _up(pos, COLUMN_ALIGNMENT)
+            width = np.dtype(fmt).itemsize
+            count = n
+            if name == "dims":
+                ranks = self.data[out["rank"].pos : out["rank"].pos + n]
+                count = sum(r for r in ranks if r != NO_SHAPE)
+            elif name == "names":
+                count = sum(self._value(out["len_name"], k) for k in range(n))
+            out[name] = Spot(s + pos, width * count, fmt.startswith("i"), elements=count)
+            pos += width * count
+        return out
+
+    def element(self, column: str, k: int) -> int:
+        """Record k's value in ``column``."""
+        return self._value(self.columns()[column], k)
+
+    def _value(self, spot: Spot, k: int) -> int:
+        width = spot.width // spot.elements
+        at = spot.pos + width * k
+        return int.from_bytes(self.data[at : at + width], "little", signed=spot.signed)
+
+    def ranges(self) -> dict[str, Spot]:
+        """Every range of the data section (SPEC.md 6.7.3): the tensors' in data order, then
+        each slot's in the same order, each at the next multiple of a(len)."""
+        s = V2(self.data).sec(SectionKind.TENSORS)[0]
+        n = u32(self.data, s + V3TensorsHead.num_tensors.offset)
+        cols = self.columns()
+        order = [self.element("order", k) for k in range(n)] if "order" in cols else range(n)
+        walk = [(f"tensors[{k}]", self.element("len_data", k)) for k in order]
+        if SectionKind.OPTIMIZER in [
+            u32(self.data, V2(self.data).entry(i)) for i in range(V2(self.data).num_sections)
+        ]:
+            o = V2(self.data).sec(SectionKind.OPTIMIZER)[0]
+            for j in range(u32(self.data, o + OptimizerHead.num_slots.offset)):
+                for k in order:
+                    at = self.record(f"optimizer.slots[{j}][{k}]")[0]
+                    length = int.from_bytes(self.data[at : at + SLOT_ENTRY.size], "little")
+                    if length != NO_STATE:
+                        walk.append((f"optimizer.slots[{j}][{k}]", length))
+        data = V2(self.data).sec(SectionKind.DATA)[0]
+        out, pos = {}, 0
+        for name, length in walk:
+            pos = _up(pos, range_alignment(length))
+            out[f"{name}.range"] = Spot(data + pos, length, what="area")
+            pos += length
+        return out
+
+    def record(self, path: str) -> tuple[int, type | int] | None:
+        entry = re.fullmatch(r"optimizer\.slots\[(\d+)\]\[(\d+)\]", path)
+        if entry:
+            o = V2(self.data).sec(SectionKind.OPTIMIZER)[0]
+            k = u32(self.data, o + OptimizerHead.num_slots.offset)
+            n = u32(self.data, o + OptimizerHead.num_tensors.offset)
+            j, t = int(entry[1]), int(entry[2])
+            at = o + OptimizerHead.SIZE + SlotDescriptor.SIZE * k + SLOT_ENTRY.size * (j * n + t)
+            return at, SLOT_ENTRY.size
+        return super().record(path)
+
+    def find(self, place: str) -> Spot:
+        if place.endswith(".range"):
+            return self.ranges()[place]
+        name = re.fullmatch(r"tensors\[(\d+)\]\.name", place)
+        if name:
+            k = int(name[1])
+            return Spot(self.name_at(k), self.element("len_name", k), what="target")
+        slot = re.fullmatch(r"(optimizer\.slots\[\d+\]\[\d+\])\.len_data", place)
+        if slot:
+            at, width = self.record(slot[1])
+            return Spot(at, width)
+        column = re.fullmatch(r"tensors(?:\[(\d+)\])?\.([a-z_]+)(?:\[(\d+)\])?", place)
+        if column and column[2] in self.columns() and not (column[1] and column[3]):
+            spot = self.columns()[column[2]]
+            k = column[1] or column[3]
+            if k is None:
+                return spot
+            if column[2] in self.TRAILING or int(k) >= spot.elements:
+                raise KeyError(place)
+            width = spot.width // spot.elements
+            return Spot(spot.pos + width * int(k), width, spot.signed)
+        return super().find(place)
+
+    def names(self, field: str) -> Spot | None:
+        if re.fullmatch(r"tensors\[\d+\]\.name", field):
+            return self.find(field)
+        return super().names(field)
+
+    def name_at(self, k: int) -> int:
+        """Where record k's name starts in the names column."""
+        return self.columns()["names"].pos + sum(self.element("len_name", i) for i in range(k))
+
+    def end(self, area: str) -> int:
+        if area.endswith(".range") or area.startswith("tensors."):
+            spot = self.find(area)
+            return spot.pos + spot.width
+        return super().end(area)

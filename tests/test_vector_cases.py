@@ -1,6 +1,7 @@
 """The invalid vectors spec/make_vectors.py builds from tables (its CASE_TABLES, the machinery in
 spec/vector_cases.py): every case's expected error names a place the generated layout knows, at
-an offset inside the file, and every schema-1, WOF and schema-2 invalid vector is a table row.
+an offset inside the file, and every invalid vector is a table row but those of the functions
+of CALL_BY_CALL.
 
 A case is a base file, a patch and the expected error (code, field, offset); the field follows
 the names of SPEC.md 9 (``tensors[2].rank``), which the table's ``Places`` resolve with the
@@ -46,15 +47,45 @@ def test_every_table_has_cases_with_unique_names() -> None:
         assert cases(), table
 
 
-def test_every_schema_1_wof_and_schema_2_invalid_vector_is_a_table_row() -> None:
-    """Only schema 3's invalid vectors are built call by call (spec/make_vectors.py), with
-    ``invalid-v2-v3-*``: schema-3 files of the oracle's encoding read as schema 2."""
-    committed = {
-        p.stem
-        for p in (SPEC / "vectors").glob("invalid-*.ckpt")
-        if not p.stem.startswith(("invalid-v3-", "invalid-v2-v3-"))
-    }
-    assert committed == {f"invalid-{p.id}" for p in CASES}
+#: The functions of make_vectors.py that still build invalid vectors call by call: the optional
+#: sections of schema 3 (data_blocks, range_index), whose vectors are being extended.
+CALL_BY_CALL = {"make_data_blocks_v3", "make_range_index_v3", "make_invalid_v3"}
+
+
+def _builders() -> dict[str, set[str]]:
+    """Every invalid vector make_vectors builds -> the functions on the stack when it was
+    added (its table's apply_table, or the function that built it call by call)."""
+    seen: dict[str, set[str]] = {}
+    real = mv.invalid
+
+    def recording(name, *args, **kw):
+        frame, names = sys._getframe(1), set()
+        while frame is not None:
+            names.add(frame.f_code.co_name)
+            frame = frame.f_back
+        seen[f"invalid-{name}"] = names
+        return real(name, *args, **kw)
+
+    mv.invalid = recording
+    try:
+        mv.build()
+    finally:
+        mv.invalid = real
+    return seen
+
+
+def test_every_invalid_vector_is_a_table_row() -> None:
+    """Every committed invalid vector is a row of CASE_TABLES, built by apply_table, but for
+    the functions of CALL_BY_CALL (the oracle-encoded ``invalid-v2-v3-*``, schema-3 files read
+    as schema 2, are rows too)."""
+    builders = _builders()
+    committed = {p.stem for p in (SPEC / "vectors").glob("invalid-*.ckpt")}
+    assert committed == set(builders)
+    rows = {f"invalid-{p.id}" for p in CASES}
+    by_call = {name for name, stack in builders.items() if "apply_table" not in stack}
+    assert by_call == set(builders) - rows
+    for name in sorted(by_call):
+        assert builders[name] & CALL_BY_CALL, name
 
 
 @pytest.mark.parametrize(("prefix", "places", "case"), CASES)
