@@ -522,3 +522,16 @@ def test_100k_tiny_adam_tensors_with_both_sections_within_1_25_times_schema_1() 
     ratio = plan.file_size / v1
     print(f"schema 3 {plan.file_size} / schema 1 {v1} = {ratio:.4f}")
     assert ratio <= 1.25, (plan.file_size, v1)
+
+
+def test_the_fuzzers_seeds_hold_a_range_index_under_their_size_limit(tmp_path: Path) -> None:
+    """tests/fuzz/run.py's schema-3 seeds include a file with the section that fits the
+    fuzzers' 4 KiB inputs (-max_len=4096), valid, with groups of 16 and a position column."""
+    from tests.fuzz.run import write_v3_seeds
+
+    assert write_v3_seeds(tmp_path) >= 1
+    data = (tmp_path / "v3-range-index.bin").read_bytes()
+    assert len(data) <= 4096
+    found = _index_of(data)
+    assert found is not None and found[0].group_size == 16 and found[0].positions is not None
+    assert _lookups_agree(data) == 80

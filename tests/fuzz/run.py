@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -125,7 +126,23 @@ def write_v3_seeds(folder: Path) -> int:
             continue  # not representable in schema 3 (a quirk of the original file)
         (folder / f"v3-{case['name']}.bin").write_bytes(data)
         count += 1
-    return count
+    (folder / "v3-range-index.bin").write_bytes(_range_index_seed(oc))
+    return count + 1
+
+
+def _range_index_seed(oc: types.ModuleType) -> bytes:
+    """A schema-3 file under the fuzzers' 4 KiB with a range_index section (spec/SPEC.md
+    6.7.5): 80 tensors of 0 to 4 bytes in a data order other than record order, SGD, groups
+    of 16 (five groups and a position per record for the fuzzers to break)."""
+    import numpy as np
+
+    tensors = [oc.Tensor(i, np.full(i % 5, i, np.uint8)) for i in range(80)]
+    ckpt = oc.Checkpoint(
+        tensors, oc.Optimizer("sgd"), data_order=[(3 * i) % 80 for i in range(80)]
+    )
+    ckpt.range_index_group = 16
+    ckpt.data_block_size = 0
+    return oc.to_bytes(ckpt, revision="v3")
 
 
 def add_pending(path: Path, target: str) -> str:
