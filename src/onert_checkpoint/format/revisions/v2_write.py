@@ -23,7 +23,7 @@ from array import array
 from typing import NoReturn
 
 import numpy as np
-from onert_checkpoint_generated.layout import V2TensorRecord
+from onert_checkpoint_generated.layout import OptimizerHead, SectionEntry, V2TensorRecord
 
 from ..dtypes import DTYPE_CODES, DTYPES
 from ..errors import error_for
@@ -79,6 +79,9 @@ VERSION = 2
 U32_MAX = 0xFFFF_FFFF
 #: The largest value of each tensor-record field (its width in spec/onert_checkpoint_v2.ksy).
 _MAX = {f.name: int(np.iinfo(f.format).max) for f in V2TensorRecord.FIELDS}
+#: The largest optimizer and section kind (their fields' widths in onert_checkpoint_common.ksy).
+_OPTIMIZER_KIND_MAX = int(np.iinfo(OptimizerHead.kind.format).max)
+_SECTION_KIND_MAX = int(np.iinfo(SectionEntry.kind.format).max)
 
 
 def _fail(message: str) -> NoReturn:
@@ -242,7 +245,7 @@ def _optimizer_parts(ckpt: Checkpoint, tensors) -> tuple[int, list[bytes], list[
             _fail(f"{opt.kind} has the slots {slot_names}, not {list(opt.slots)}")
     else:
         m = re.fullmatch(r"optimizer_(\d+)", opt.kind)
-        if m is None or int(m.group(1)) > U32_MAX:
+        if m is None or int(m.group(1)) > _OPTIMIZER_KIND_MAX:
             _fail(f"optimizer kind {opt.kind!r} has no schema-2 code")
         code = int(m.group(1))
         slot_names = list(opt.slots)
@@ -494,7 +497,7 @@ def extra_sections(ckpt: Checkpoint) -> list[Section]:
     """The kept sections of kinds the specification does not define, by kind (6.4's order)."""
     extra = sorted(ckpt.sections, key=lambda s: s.kind)
     for s in extra:
-        if s.kind in SECTION_KINDS.values() or not 0 <= s.kind <= U32_MAX:
+        if s.kind in SECTION_KINDS.values() or not 0 <= s.kind <= _SECTION_KIND_MAX:
             _fail(f"section kind {s.kind} is reserved by the specification or out of range")
     for a, b in itertools.pairwise(extra):
         if a.kind == b.kind:

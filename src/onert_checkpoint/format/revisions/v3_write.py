@@ -49,7 +49,6 @@ from .v2 import (
     SectionKind,
 )
 from .v2_write import (
-    U32_MAX,
     _fail,
     _optimizer_parts,
     _state_entries,
@@ -95,6 +94,10 @@ __all__ = [
 
 #: The tensors section's column bits (6.7.1), in the order the columns are laid out.
 COLUMNS = dict(schema3.COLUMN_BITS)
+#: The largest entry index and dim (the index column's and the dims' widths,
+#: onert_checkpoint_v3.ksy).
+_INDEX_MAX = int(np.iinfo(COLUMN_TYPES["index"]).max)
+_DIM_MAX = int(np.iinfo(DIMS.format).max)
 
 
 
@@ -132,7 +135,7 @@ def _gather(items: Iterable[Tensor]) -> _Columns:
     held: dict[int, Tensor] = {}
     for k, t in enumerate(items):
         i = t.index
-        if not 0 <= i <= U32_MAX:
+        if not 0 <= i <= _INDEX_MAX:
             _fail(f"tensor index {i} is out of 0..2**32-1 or used twice")
         index.append(i)
         mi = t.model_index
@@ -152,7 +155,7 @@ def _gather(items: Iterable[Tensor]) -> _Columns:
         nbytes = t.nbytes
         if t.shape is not None:
             shape = tuple(int(d) for d in t.shape)
-            if len(shape) > MAX_RANK or any(not 0 <= d <= U32_MAX for d in shape):
+            if len(shape) > MAX_RANK or any(not 0 <= d <= _DIM_MAX for d in shape):
                 _fail(f"tensor {i}: shape {shape} exceeds rank {MAX_RANK} or u32 dims")
             rank.append(len(shape))
             dims.extend(shape)
