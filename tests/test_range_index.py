@@ -535,3 +535,24 @@ def test_the_fuzzers_seeds_hold_a_range_index_under_their_size_limit(tmp_path: P
     found = _index_of(data)
     assert found is not None and found[0].group_size == 16 and found[0].positions is not None
     assert _lookups_agree(data) == 80
+
+
+def test_dump_layout_names_the_section_and_its_fields() -> None:
+    path = VECTORS / "v3-range-index.ckpt"
+    res = subprocess.run(
+        [sys.executable, "-m", "onert_checkpoint", "dump", "--layout", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert res.returncode == 0, res.stderr
+    rows = {line.split()[2]: line.split() for line in res.stdout.splitlines()[2:] if line.split()}
+    at, _, s, length = _sections(path.read_bytes())[KIND]
+    assert rows[f"sections[{at}].kind"][-1] == "range_index"
+    assert rows["range_index.group_shift"][:4] == [str(s), "4", "range_index.group_shift", "4"]
+    assert rows["range_index.num_groups"][3] == "3"
+    starts, positions = rows["range_index.start"], rows["range_index.position"]
+    assert (int(starts[0]), int(starts[1])) == (s + 16, 8 * 3 * 3)
+    assert (int(positions[0]), int(positions[1])) == (s + 16 + 72, 4 * 40)
+    assert s + length == int(positions[0]) + int(positions[1])

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..format.dispatch import MAGIC, read_view
 from ..format.errors import CheckpointError
+from ..format.model import Checkpoint
 from ..format.revisions import v1, wof
 from ..format.revisions.blocks import Block
 from ..format.source import open_source
@@ -226,8 +227,10 @@ def _v2_map(view: memoryview, revision: str = "v2") -> LayoutMap:
     kinds = {code: name for name, code in v2.SECTION_KINDS.items()}
     if revision == "v3":
         from ..format.revisions.v3.data_blocks import KIND as BLOCKS_KIND
+        from ..format.revisions.v3.range_index import KIND as INDEX_KIND
 
         kinds[BLOCKS_KIND] = "data_blocks"
+        kinds[INDEX_KIND] = "range_index"
     bodies = []
     for i in range(n):
         at = 64 + 32 * i
@@ -246,6 +249,8 @@ def _v2_map(view: memoryview, revision: str = "v2") -> LayoutMap:
             fields += _v3_columns(view, start)
         if name == "data_blocks":
             fields += _data_blocks_fields(view, start, length)
+        if name == "range_index":
+            fields += _range_index_fields(view, start, ckpt)
     fields.sort(key=lambda f: (f.offset, -f.size))
     data = _data_ranges(view, ckpt)
     # The data checks load defers (the data section's CRC-32C, its padding) run here too: the
@@ -323,6 +328,31 @@ def _data_blocks_fields(view: memoryview, s: int, length: int) -> list[LayoutFie
         LayoutField(s + 8, 8, "data_blocks.num_blocks", str(count), "blocks of the data section"),
         LayoutField(s + 16, length - 16, "data_blocks.crc", "", "one CRC-32C per block"),
     ]
+
+
+def _range_index_fields(view: memoryview, s: int, ckpt: Checkpoint) -> list[LayoutField]:
+    """Schema 3's range_index section (SPEC 6.7.5): its head, the starts of every group of
+    every pass (the tensors', then each slot's), and with an ``order`` column each record's
+    position. The file is valid: its length is these fields'."""
+    from ..format.revisions.v3.range_index import HEAD
+
+    shift, count = _u(view, s, 4) or 0, _u(view, s + 8, 8) or 0
+    passes = 1 + (len(ckpt.optimizer.slots) if ckpt.optimizer is not None else 0)
+    starts = 8 * passes * count
+    fields = [
+        LayoutField(s, 4, "range_index.group_shift", str(shift), f"groups of {1 << shift}"),
+        LayoutField(s + 4, 4, "range_index.reserved", str(_u(view, s + 4, 4)), "must be 0"),
+        LayoutField(s + 8, 8, "range_index.num_groups", str(count), f"groups, {passes} passes"),
+        LayoutField(s + HEAD.SIZE, starts, "range_index.start", "", "where each group starts"),
+    ]
+    if ckpt.data_order is not None:
+        n = 4 * len(ckpt.tensors)
+        fields.append(
+            LayoutField(
+                s + HEAD.SIZE + starts, n, "range_index.position", "", "each record's place"
+            )
+        )
+    return fields
 
 
 #: Schema 3's tensor columns (SPEC 6.7.1) in layout order: (name, column bit, element size).
