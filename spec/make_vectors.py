@@ -48,9 +48,13 @@ from onert_checkpoint_generated.layout import (
     Origin,
     SectionKind,
     V1Header,
+    V3TensorsHead,
     ValueType,
     WofHeader,
 )
+from onert_checkpoint_generated.layout import V3_NO_DTYPE as NO_DTYPE
+from onert_checkpoint_generated.layout import V3_NO_MODEL_INDEX as NO_MODEL_INDEX
+from onert_checkpoint_generated.layout import V3_NO_SHAPE as NO_SHAPE
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
@@ -77,7 +81,6 @@ from vector_cases import (
     put,
     put8,
     put64,
-    put_bytes,
     reseal,
     u32,
     u64,
@@ -2059,415 +2062,20 @@ def make_range_index_v3() -> None:
 
 
 def make_invalid_v3() -> None:
-    for table in ("detection", "v2-reads-v3", "container"):
+    for table in ("detection", "v2-reads-v3", "container", "tensors"):
         apply_table(f"v3-{table}")
     full = m3.encode(m3.from_v2(V2_FULL)).data
     f = m3.V3(full)
-    s, L = f.sec(1)
-    cols = f.column_starts()
+    ds = f.sec(4)[0]
+    ordered = m3.encode(m3.from_v2(ALL_BY_NAME("v2-storage-order"))).data
+    o = m3.V3(ordered)
+    os_ = o.sec(1)[0]
 
     def tensors_only(body: bytes) -> bytes:
         return m3.assemble([(1, 1, body)])
 
     def head(n: int, columns: int) -> bytes:
         return struct.pack("<II", n, columns)
-
-    # Tensors section, C0-C13 (SPEC.md 6.7.1)
-    v3_invalid(
-        "c0-short",
-        tensors_only(head(1, 0)[:4]),
-        "C0: L = 4 < 8",
-        "count_exceeds_file",
-        "tensors.num_tensors",
-        128,
-    )
-    v3_invalid(
-        "c0-empty-body",
-        tensors_only(b""),
-        "C0: L = 0",
-        "count_exceeds_file",
-        "tensors.num_tensors",
-        128,
-    )
-    v3_invalid(
-        "c1-zero",
-        tensors_only(head(0, 0)),
-        "C1: n = 0",
-        "empty_section",
-        "tensors.num_tensors",
-        128,
-    )
-    v3_invalid(
-        "c1-max",
-        tensors_only(head(2**24 + 1, 0)),
-        "C1: n = MAX_TENSORS + 1 (before C3)",
-        "limit_exceeded",
-        "tensors.num_tensors",
-        128,
-    )
-    v3_invalid(
-        "c2-bit6",
-        reseal(put(full, s + 4, 0x1F | 64)),
-        "C2: columns bit 6",
-        "reserved_nonzero",
-        "tensors.columns",
-        s + 4,
-    )
-    v3_invalid(
-        "c2-bit31",
-        reseal(put(full, s + 4, 0x1F | 1 << 31)),
-        "C2: columns bit 31",
-        "reserved_nonzero",
-        "tensors.columns",
-        s + 4,
-    )
-    v3_invalid(
-        "c3-len-data",
-        tensors_only(head(2, 0) + bytes(8)),
-        "C3: n = 2, one u64 of len_data",
-        "count_exceeds_file",
-        "tensors.num_tensors",
-        128,
-    )
-    v3_invalid(
-        "c3-column",
-        tensors_only(head(2, m3.INDEX) + bytes(16) + struct.pack("<I", 3)),
-        "C3: the index column cut (4 of 8 bytes)",
-        "count_exceeds_file",
-        "tensors.num_tensors",
-        128,
-    )
-    v3_invalid(
-        "c3-padded-column",
-        tensors_only(
-            head(1, m3.INDEX | m3.MODEL_INDEX) + bytes(8) + struct.pack("<I", 3) + bytes(4)
-        ),
-        "C3: the model_index column starts at the next multiple of 8, so the 8 bytes after index "
-        "do not hold it (without the padding they would)",
-        "count_exceeds_file",
-        "tensors.num_tensors",
-        128,
-    )
-    v3_invalid(
-        "c3-max-n",
-        tensors_only(head(2**24, 0)),
-        "C3: n = MAX_TENSORS, an 8-byte section",
-        "count_exceeds_file",
-        "tensors.num_tensors",
-        128,
-    )
-    ix = cols["index"]
-    v3_invalid(
-        "c4-duplicate-index",
-        reseal(put(full, ix + 4, 1)),
-        "C4: index[1] = index[0]",
-        "duplicate_tensor_index",
-        "tensors[1].index",
-        ix + 4,
-    )
-    v3_invalid(
-        "c4-index-order",
-        reseal(put(full, ix + 8, 1)),
-        "C4: index[2] < index[1]",
-        "tensor_order",
-        "tensors[2].index",
-        ix + 8,
-    )
-    identity = full
-    for k in range(4):
-        identity = put(identity, ix + 4 * k, k)
-    v3_invalid(
-        "c4-redundant-index",
-        reseal(identity),
-        "C4: index[k] = k for every k",
-        "redundant_column",
-        "tensors.columns",
-        s + 4,
-    )
-    # One record: index[0] alone decides C4's identity (no neighbour to compare with)
-    one = ALL_BY_NAME("v3-one-record-index")
-    one_s, one_ix = m3.V3(one).sec(1)[0], m3.V3(one).column_starts()["index"]
-    v3_invalid(
-        "c4-one-record-redundant-index",
-        reseal(put(one, one_ix, 0)),
-        "C4 with n = 1: index [0] is the identity, so the one-value index column is redundant",
-        "redundant_column",
-        "tensors.columns",
-        one_s + 4,
-    )
-    mi = cols["model_index"]
-    v3_invalid(
-        "c5-redundant-model-index",
-        reseal(put(put(full, mi, m3.NO_MODEL_INDEX), mi + 4, m3.NO_MODEL_INDEX)),
-        "C5: every model_index NO_MODEL_INDEX",
-        "redundant_column",
-        "tensors.columns",
-        s + 4,
-    )
-    v3_invalid(
-        "c5-duplicate-model-index",
-        reseal(put(full, mi + 12, 3)),
-        "C5: record 3's model index equals record 0's (NO_MODEL_INDEX between them repeats "
-        "without being a duplicate)",
-        "duplicate_tensor_index",
-        "tensors[3].model_index",
-        mi + 12,
-    )
-    ln = cols["len_name"]
-    v3_invalid(
-        "c6-redundant-names",
-        reseal(put(put(full, ln, 0), ln + 4, 0)),
-        "C6: every len_name 0 (before the names column's size is checked)",
-        "redundant_column",
-        "tensors.columns",
-        s + 4,
-    )
-    v3_invalid(
-        "c6-long-name",
-        reseal(put(full, ln + 4, 1025)),
-        "C6: len_name 1025",
-        "limit_exceeded",
-        "tensors[1].len_name",
-        ln + 4,
-    )
-    dt = cols["dtype"]
-    v3_invalid(
-        "c7-redundant-dtype",
-        reseal(put_bytes(full, dt, b"\x80\x80\x80")),
-        "C7: every dtype NO_DTYPE",
-        "redundant_column",
-        "tensors.columns",
-        s + 4,
-    )
-    v3_invalid(
-        "c7-dtype-18",
-        reseal(put8(full, dt + 1, 18)),
-        "C7: dtype 18",
-        "bad_dtype",
-        "tensors[1].dtype",
-        dt + 1,
-    )
-    v3_invalid(
-        "c7-dtype-minus-6",
-        reseal(put8(full, dt + 3, 0xFA)),
-        "C7: dtype -6 on a record that had NO_DTYPE",
-        "bad_dtype",
-        "tensors[3].dtype",
-        dt + 3,
-    )
-    v3_invalid(
-        "c7-dtype-minus-127",
-        reseal(put8(full, dt, 0x81)),
-        "C7: dtype -127 (NO_DTYPE is -128 only)",
-        "bad_dtype",
-        "tensors[0].dtype",
-        dt,
-    )
-    rk = cols["rank"]
-    v3_invalid(
-        "c8-redundant-shape",
-        reseal(put_bytes(full, rk, b"\xff\xff\xff")),
-        "C8: every rank NO_SHAPE (before the dims column's size is checked)",
-        "redundant_column",
-        "tensors.columns",
-        s + 4,
-    )
-    v3_invalid(
-        "c8-rank-9",
-        reseal(put8(full, rk + 2, 9)),
-        "C8: rank 9",
-        "limit_exceeded",
-        "tensors[2].rank",
-        rk + 2,
-    )
-    v3_invalid(
-        "c8-rank-254",
-        reseal(put8(full, rk, 254)),
-        "C8: rank 254 (NO_SHAPE is 255 only)",
-        "limit_exceeded",
-        "tensors[0].rank",
-        rk,
-    )
-    ordered = m3.encode(m3.from_v2(ALL_BY_NAME("v2-storage-order"))).data
-    o = m3.V3(ordered)
-    oc_ = o.column_starts()["order"]
-    os_ = o.sec(1)[0]
-    assert [u32(ordered, oc_ + 4 * k) for k in range(3)] == [1, 2, 0]
-    v3_invalid(
-        "c9-order-out-of-range",
-        reseal(put(ordered, oc_ + 4, 3)),
-        "C9: order[1] = n",
-        "bad_data_order",
-        "tensors[1].order",
-        oc_ + 4,
-    )
-    v3_invalid(
-        "c9-order-repeated",
-        reseal(put(ordered, oc_ + 4, 1)),
-        "C9: order[1] = order[0]",
-        "bad_data_order",
-        "tensors[1].order",
-        oc_ + 4,
-    )
-    v3_invalid(
-        "c9-range-before-repeat",
-        reseal(put(put(ordered, oc_ + 4, 1), oc_ + 8, 0xFFFFFFFF)),
-        "C9: a repeat at k = 1 and an out-of-range value at k = 2: the range check runs over all "
-        "values first",
-        "bad_data_order",
-        "tensors[2].order",
-        oc_ + 8,
-    )
-    ident = put(put(put(ordered, oc_, 0), oc_ + 4, 1), oc_ + 8, 2)
-    v3_invalid(
-        "c9-redundant-order",
-        reseal(ident),
-        "C9: order[k] = k for every k",
-        "redundant_column",
-        "tensors.columns",
-        os_ + 4,
-    )
-    v3_invalid(
-        "c9-order-first-out-of-range",
-        reseal(put(ordered, oc_, 3)),
-        "C9: order[0] = n (the range check starts at record 0)",
-        "bad_data_order",
-        "tensors[0].order",
-        oc_,
-    )
-    # One and two records: the smallest order columns, identity or not
-    single = m3.encode(m3.from_v2(write_v2(raw_tensors(4))), extra_columns=m3.ORDER).data
-    single_s, single_oc = m3.V3(single).sec(1)[0], m3.V3(single).column_starts()["order"]
-    assert u32(single, single_oc) == 0
-    v3_invalid(
-        "c9-one-record-identity-order",
-        reseal(single),
-        "C9 with n = 1: order [0] (one record's only permutation) is the identity: redundant",
-        "redundant_column",
-        "tensors.columns",
-        single_s + 4,
-    )
-    v3_invalid(
-        "c9-one-record-order-out-of-range",
-        reseal(put(single, single_oc, 1)),
-        "C9 with n = 1: order [1] names no record",
-        "bad_data_order",
-        "tensors[0].order",
-        single_oc,
-    )
-    swapped = ALL_BY_NAME("v3-order-two-records-swapped")
-    sw_s, sw_oc = m3.V3(swapped).sec(1)[0], m3.V3(swapped).column_starts()["order"]
-    assert [u32(swapped, sw_oc + 4 * k) for k in range(2)] == [1, 0]
-    v3_invalid(
-        "c9-two-record-identity-order",
-        reseal(put(put(swapped, sw_oc, 0), sw_oc + 4, 1)),
-        "C9 with n = 2: order [0, 1] is the identity: redundant",
-        "redundant_column",
-        "tensors.columns",
-        sw_s + 4,
-    )
-    v3_invalid(
-        "c10-dims",
-        reseal(put8(full, rk + 2, 8)),
-        "C10: rank 8 for a record: the dims column (11 u32) ends past the section",
-        "count_exceeds_file",
-        "tensors.dims",
-        cols["dims"],
-    )
-    v3_invalid(
-        "c10-names",
-        reseal(put(full, ln + 4, 6)),
-        "C10: len_name 6 for 'fc1/b': the names column ends past the section",
-        "count_exceeds_file",
-        "tensors.names",
-        cols["names"],
-    )
-    v3_invalid(
-        "c10-gap-names",
-        reseal(put(full, ln + 4, 4)),
-        "C10: len_name 4 for 'fc1/b': the last byte of the section belongs to nothing",
-        "gap",
-        "tensors",
-        s + L - 1,
-    )
-    body = full[s : s + L] + b"\0"
-    grown = m3.assemble([(1, 1, body)])
-    v3_invalid(
-        "c10-gap-end",
-        grown,
-        "C10: a zero byte after the names column",
-        "gap",
-        "tensors",
-        128 + L,
-    )
-    v3_invalid(
-        "c11-padding-dtype",
-        reseal(put8(full, dt + 5, 1)),
-        "C11: a non-zero byte in the padding after the dtype column",
-        "nonzero_padding",
-        "padding",
-        dt + 5,
-    )
-    v3_invalid(
-        "c11-padding-first",
-        reseal(put8(put8(full, rk + 6, 2), dt + 7, 1)),
-        "C11: two non-zero padding bytes: the one before the earlier column is reported",
-        "nonzero_padding",
-        "padding",
-        dt + 7,
-    )
-    allc = next(v for v in ALL if v.name == "v3-all-columns").data
-    a3 = m3.V3(allc)
-    ac = a3.column_starts()
-    v3_invalid(
-        "c11-padding-names",
-        reseal(put8(allc, ac["names"] - 1, 1)),
-        "C11: a non-zero byte just before the names column",
-        "nonzero_padding",
-        "padding",
-        ac["names"] - 1,
-    )
-    v3_invalid(
-        "c11-padding-before-utf8",
-        reseal(put8(put8(allc, ac["names"], 0xFF), ac["model_index"] - 1, 1)),
-        "C11 before C12: bad padding before model_index and a name that is not UTF-8",
-        "nonzero_padding",
-        "padding",
-        ac["model_index"] - 1,
-    )
-    nm = cols["names"]
-    v3_invalid(
-        "c12-utf8",
-        reseal(put8(full, nm + 5 + 4, 0xC0)),
-        "C12: record 1's name not UTF-8",
-        "bad_utf8",
-        "tensors[1].name",
-        nm + 5,
-    )
-    v3_invalid(
-        "c12-duplicate-name",
-        reseal(put8(full, nm + 9, ord("w"))),
-        "C12: record 1's name equals record 0's",
-        "duplicate_tensor_name",
-        "tensors[1].name",
-        nm + 5,
-    )
-    v3_invalid(
-        "c13-shape",
-        reseal(put64(full, s + 8 + 8 * 2, 96)),
-        "C13: len_data 96 for float32 [25]",
-        "shape_mismatch",
-        "tensors[2].len_data",
-        s + 8 + 16,
-    )
-    v3_invalid(
-        "order-c7-before-p4",
-        reseal(put8(put8(full, dt + 1, 18), u64(full, 64 + 128 + 8) + 30, 1)),
-        "rules in order: a bad dtype (C7) and non-zero data padding (P4)",
-        "bad_dtype",
-        "tensors[1].dtype",
-        dt + 1,
-    )
 
     # Optimizer section (SPEC.md 6.7.2)
     so = f.sec(2)[0]
@@ -2843,12 +2451,187 @@ def v3_container_cases() -> list[Case]:
     # fmt: on
 
 
+def built(name: str) -> bytes:
+    """The bytes of vector ``name``, every vector built first when ALL does not hold it (a
+    table called alone, as tests/test_vector_cases.py calls them)."""
+    if not any(v.name == name for v in ALL):
+        build()
+    return ALL_BY_NAME(name)
+
+
+def tensors_only(body: bytes) -> bytes:
+    """A schema-3 file of one section, the tensors section ``body`` (every CRC-32C right)."""
+    return m3.assemble([(SectionKind.TENSORS, 1, body)])
+
+
+def tensors_head(n: int, columns: int) -> bytes:
+    return struct.pack(V3TensorsHead.FORMAT, n, columns)
+
+
+def v3_tensor_cases() -> list[Case]:
+    """Schema 3's tensors section, C0 to C13 (SPEC.md 6.7.1): V3_FULL's columns (index 1, 2,
+    4, 6; model_index 3, 4, none, none; names fc1/w, fc1/b; dtype float32 but record 3's;
+    rank 2, 1, 1, NO_SHAPE), v2-storage-order's order column [1, 2, 0] and files whose
+    tensors section is built for the rule."""
+    full = v3_full()
+    head = tensors_head
+    ordered = m3.encode(m3.from_v2(built("v2-storage-order"))).data
+    single = m3.encode(m3.from_v2(write_v2(raw_tensors(4))), extra_columns=m3.ORDER).data
+    allc = built("v3-all-columns")
+    grown = V3Places(full)
+    grown = tensors_only(full[grown.find("tensors").pos : grown.end("tensors")] + b"\0")
+    first_three = range(3)  # the records with a dtype and a shape
+    # fmt: off
+    return [
+        Case("c0-short", tensors_only(head(1, 0)[:4]), {},
+             "count_exceeds_file", "tensors.num_tensors", "tensors.num_tensors", "C0: L = 4 < 8"),
+        Case("c0-empty-body", tensors_only(b""), {},
+             "count_exceeds_file", "tensors.num_tensors", "tensors.num_tensors", "C0: L = 0"),
+        Case("c1-zero", tensors_only(head(0, 0)), {},
+             "empty_section", "tensors.num_tensors", "tensors.num_tensors", "C1: n = 0"),
+        Case("c1-max", tensors_only(head(MAX_TENSORS + 1, 0)), {},
+             "limit_exceeded", "tensors.num_tensors", "tensors.num_tensors",
+             "C1: n = MAX_TENSORS + 1 (before C3)"),
+        Case("c2-bit6", full, {"tensors.columns": Xor(1 << 6)},
+             "reserved_nonzero", "tensors.columns", "tensors.columns", "C2: columns bit 6"),
+        Case("c2-bit31", full, {"tensors.columns": Xor(1 << 31)},
+             "reserved_nonzero", "tensors.columns", "tensors.columns", "C2: columns bit 31"),
+        Case("c3-len-data", tensors_only(head(2, 0) + bytes(8)), {},
+             "count_exceeds_file", "tensors.num_tensors", "tensors.num_tensors",
+             "C3: n = 2, one u64 of len_data"),
+        Case("c3-column", tensors_only(head(2, m3.INDEX) + bytes(16) + struct.pack("<I", 3)), {},
+             "count_exceeds_file", "tensors.num_tensors", "tensors.num_tensors",
+             "C3: the index column cut (4 of 8 bytes)"),
+        Case("c3-padded-column",
+             tensors_only(head(1, m3.INDEX | m3.MODEL_INDEX) + bytes(8) + struct.pack("<I", 3)
+                          + bytes(4)), {},
+             "count_exceeds_file", "tensors.num_tensors", "tensors.num_tensors",
+             "C3: the model_index column starts at the next multiple of 8, so the 8 bytes after "
+             "index do not hold it (without the padding they would)"),
+        Case("c3-max-n", tensors_only(head(MAX_TENSORS, 0)), {},
+             "count_exceeds_file", "tensors.num_tensors", "tensors.num_tensors",
+             "C3: n = MAX_TENSORS, an 8-byte section"),
+        Case("c4-duplicate-index", full, {"tensors[1].index": Copy("tensors[0].index")},
+             "duplicate_tensor_index", "tensors[1].index", "tensors[1].index",
+             "C4: index[1] = index[0]"),
+        Case("c4-index-order", full, {"tensors[2].index": 1},
+             "tensor_order", "tensors[2].index", "tensors[2].index", "C4: index[2] < index[1]"),
+        Case("c4-redundant-index", full, {f"tensors[{k}].index": k for k in range(4)},
+             "redundant_column", "tensors.columns", "tensors.columns",
+             "C4: index[k] = k for every k"),
+        # one record: index[0] alone decides C4's identity (no neighbour to compare with)
+        Case("c4-one-record-redundant-index", built("v3-one-record-index"),
+             {"tensors[0].index": 0},
+             "redundant_column", "tensors.columns", "tensors.columns",
+             "C4 with n = 1: index [0] is the identity, so the one-value index column is "
+             "redundant"),
+        Case("c5-redundant-model-index", full,
+             {"tensors[0].model_index": NO_MODEL_INDEX, "tensors[1].model_index": NO_MODEL_INDEX},
+             "redundant_column", "tensors.columns", "tensors.columns",
+             "C5: every model_index NO_MODEL_INDEX"),
+        Case("c5-duplicate-model-index", full,
+             {"tensors[3].model_index": Copy("tensors[0].model_index")},
+             "duplicate_tensor_index", "tensors[3].model_index", "tensors[3].model_index",
+             "C5: record 3's model index equals record 0's (NO_MODEL_INDEX between them repeats "
+             "without being a duplicate)"),
+        Case("c6-redundant-names", full, {"tensors[0].len_name": 0, "tensors[1].len_name": 0},
+             "redundant_column", "tensors.columns", "tensors.columns",
+             "C6: every len_name 0 (before the names column's size is checked)"),
+        Case("c6-long-name", full, {"tensors[1].len_name": MAX_NAME_LEN + 1},
+             "limit_exceeded", "tensors[1].len_name", "tensors[1].len_name", "C6: len_name 1025"),
+        Case("c7-redundant-dtype", full, {f"tensors[{k}].dtype": NO_DTYPE for k in first_three},
+             "redundant_column", "tensors.columns", "tensors.columns",
+             "C7: every dtype NO_DTYPE"),
+        Case("c7-dtype-18", full, {"tensors[1].dtype": 18},
+             "bad_dtype", "tensors[1].dtype", "tensors[1].dtype", "C7: dtype 18"),
+        Case("c7-dtype-minus-6", full, {"tensors[3].dtype": -6},
+             "bad_dtype", "tensors[3].dtype", "tensors[3].dtype",
+             "C7: dtype -6 on a record that had NO_DTYPE"),
+        Case("c7-dtype-minus-127", full, {"tensors[0].dtype": -127},
+             "bad_dtype", "tensors[0].dtype", "tensors[0].dtype",
+             "C7: dtype -127 (NO_DTYPE is -128 only)"),
+        Case("c8-redundant-shape", full, {f"tensors[{k}].rank": NO_SHAPE for k in first_three},
+             "redundant_column", "tensors.columns", "tensors.columns",
+             "C8: every rank NO_SHAPE (before the dims column's size is checked)"),
+        Case("c8-rank-9", full, {"tensors[2].rank": MAX_RANK + 1},
+             "limit_exceeded", "tensors[2].rank", "tensors[2].rank", "C8: rank 9"),
+        Case("c8-rank-254", full, {"tensors[0].rank": NO_SHAPE - 1},
+             "limit_exceeded", "tensors[0].rank", "tensors[0].rank",
+             "C8: rank 254 (NO_SHAPE is 255 only)"),
+        Case("c9-order-out-of-range", ordered, {"tensors[1].order": 3},
+             "bad_data_order", "tensors[1].order", "tensors[1].order", "C9: order[1] = n"),
+        Case("c9-order-repeated", ordered, {"tensors[1].order": Copy("tensors[0].order")},
+             "bad_data_order", "tensors[1].order", "tensors[1].order", "C9: order[1] = order[0]"),
+        Case("c9-range-before-repeat", ordered,
+             {"tensors[1].order": Copy("tensors[0].order"), "tensors[2].order": U32_MAX},
+             "bad_data_order", "tensors[2].order", "tensors[2].order",
+             "C9: a repeat at k = 1 and an out-of-range value at k = 2: the range check runs "
+             "over all values first"),
+        Case("c9-redundant-order", ordered, {f"tensors[{k}].order": k for k in range(3)},
+             "redundant_column", "tensors.columns", "tensors.columns",
+             "C9: order[k] = k for every k"),
+        Case("c9-order-first-out-of-range", ordered, {"tensors[0].order": 3},
+             "bad_data_order", "tensors[0].order", "tensors[0].order",
+             "C9: order[0] = n (the range check starts at record 0)"),
+        # one and two records: the smallest order columns, identity or not
+        Case("c9-one-record-identity-order", single, {},
+             "redundant_column", "tensors.columns", "tensors.columns",
+             "C9 with n = 1: order [0] (one record's only permutation) is the identity: "
+             "redundant"),
+        Case("c9-one-record-order-out-of-range", single, {"tensors[0].order": 1},
+             "bad_data_order", "tensors[0].order", "tensors[0].order",
+             "C9 with n = 1: order [1] names no record"),
+        Case("c9-two-record-identity-order", built("v3-order-two-records-swapped"),
+             {"tensors[0].order": 0, "tensors[1].order": 1},
+             "redundant_column", "tensors.columns", "tensors.columns",
+             "C9 with n = 2: order [0, 1] is the identity: redundant"),
+        Case("c10-dims", full, {"tensors[2].rank": MAX_RANK},
+             "count_exceeds_file", "tensors.dims", "tensors.dims",
+             "C10: rank 8 for a record: the dims column (11 u32) ends past the section"),
+        Case("c10-names", full, {"tensors[1].len_name": 6},
+             "count_exceeds_file", "tensors.names", "tensors.names",
+             "C10: len_name 6 for 'fc1/b': the names column ends past the section"),
+        Case("c10-gap-names", full, {"tensors[1].len_name": 4},
+             "gap", "tensors", ("tensors.end", -1),
+             "C10: len_name 4 for 'fc1/b': the last byte of the section belongs to nothing"),
+        Case("c10-gap-end", grown, {},
+             "gap", "tensors", "tensors.names.end", "C10: a zero byte after the names column"),
+        Case("c11-padding-dtype", full, {("tensors.dtype.end", 1): 1},
+             "nonzero_padding", "padding", ("tensors.dtype.end", 1),
+             "C11: a non-zero byte in the padding after the dtype column"),
+        Case("c11-padding-first", full,
+             {("tensors.rank.end", 2): 2, ("tensors.dtype.end", 3): 1},
+             "nonzero_padding", "padding", ("tensors.dtype.end", 3),
+             "C11: two non-zero padding bytes: the one before the earlier column is reported"),
+        Case("c11-padding-names", allc, {("tensors.names", -1): 1},
+             "nonzero_padding", "padding", ("tensors.names", -1),
+             "C11: a non-zero byte just before the names column"),
+        Case("c11-padding-before-utf8", allc,
+             {"tensors[0].name": b"\xff", ("tensors.model_index", -1): 1},
+             "nonzero_padding", "padding", ("tensors.model_index", -1),
+             "C11 before C12: bad padding before model_index and a name that is not UTF-8"),
+        Case("c12-utf8", full, {("tensors[1].name", 4): 0xC0},
+             "bad_utf8", "tensors[1].name", "tensors[1].name", "C12: record 1's name not UTF-8"),
+        Case("c12-duplicate-name", full, {"tensors[1].name": b"fc1/w"},
+             "duplicate_tensor_name", "tensors[1].name", "tensors[1].name",
+             "C12: record 1's name equals record 0's"),
+        Case("c13-shape", full, {"tensors[2].len_data": 96},
+             "shape_mismatch", "tensors[2].len_data", "tensors[2].len_data",
+             "C13: len_data 96 for float32 [25]"),
+        Case("order-c7-before-p4", full, {"tensors[1].dtype": 18, ("tensors[1].range.end", 6): 1},
+             "bad_dtype", "tensors[1].dtype", "tensors[1].dtype",
+             "rules in order: a bad dtype (C7) and non-zero data padding (P4)"),
+    ]
+    # fmt: on
+
+
 #: Schema 3's tables (SPEC.md 6.7), applied by make_invalid_v3 in this order.
 CASE_TABLES.update(
     {
         "v3-detection": ("v3-", V3Places, v3_detection_cases),
         "v3-v2-reads-v3": ("v2-", V3Places, v2_reads_v3_cases),
         "v3-container": ("v3-", V3Places, v3_container_cases),
+        "v3-tensors": ("v3-", V3Places, v3_tensor_cases),
     }
 )
 

@@ -504,6 +504,7 @@ class V3Places(V2Places):
     #: the columns after the fixed-size ones: the column whose bit says they are present and
     #: whose values give their length
     TRAILING: ClassVar[dict[str, str]] = {"dims": "rank", "names": "len_name"}
+    COLUMNS = frozenset([name for name, _, _ in V3TensorsHead.ARRAYS] + list(TRAILING))
 
     def columns(self) -> dict[str, Spot]:
         """Every present column of the tensors section, in file order."""
@@ -588,7 +589,9 @@ class V3Places(V2Places):
             at, width = self.record(slot[1])
             return Spot(at, width)
         column = re.fullmatch(r"tensors(?:\[(\d+)\])?\.([a-z_]+)(?:\[(\d+)\])?", place)
-        if column and column[2] in self.columns() and not (column[1] and column[3]):
+        if column and column[2] in self.COLUMNS and not (column[1] and column[3]):
+            if column[2] not in self.columns():
+                raise KeyError(place)  # a column the file does not have
             spot = self.columns()[column[2]]
             k = column[1] or column[3]
             if k is None:
