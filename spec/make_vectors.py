@@ -44,6 +44,7 @@ from onert_checkpoint_generated.layout import (
     MAX_STATE_ENTRIES,
     MAX_TENSORS,
     MAX_VALUE_LEN,
+    OptimizerHead,
     OptimizerKind,
     Origin,
     SectionKind,
@@ -2062,7 +2063,7 @@ def make_range_index_v3() -> None:
 
 
 def make_invalid_v3() -> None:
-    for table in ("detection", "v2-reads-v3", "container", "tensors"):
+    for table in ("detection", "v2-reads-v3", "container", "tensors", "optimizer"):
         apply_table(f"v3-{table}")
     full = m3.encode(m3.from_v2(V2_FULL)).data
     f = m3.V3(full)
@@ -2076,71 +2077,6 @@ def make_invalid_v3() -> None:
 
     def head(n: int, columns: int) -> bytes:
         return struct.pack("<II", n, columns)
-
-    # Optimizer section (SPEC.md 6.7.2)
-    so = f.sec(2)[0]
-    v3_invalid(
-        "o3-count",
-        reseal(put(full, so + 8, 5)),
-        "O3: T = 5 for 4 tensor records",
-        "bad_optimizer",
-        "optimizer.num_tensors",
-        so + 8,
-    )
-    v3_invalid(
-        "o4-slots",
-        reseal(put(full, so + 4, 3)),
-        "O4 of 6.7.2: K = 3 needs 16 + 48 + 8*3*4 = 160 bytes, the section has 114",
-        "count_exceeds_file",
-        "optimizer.num_slots",
-        so + 4,
-    )
-    c = m3.from_v2(V2_ADAM_SMALL)
-    opt = m3.optimizer_body(c, 0)
-    k, t = len(c.slots), len(c.records)
-    cut = m3.assemble(
-        [
-            (1, 1, m3.tensors_body(c, m3.needed_columns(c))),
-            (2, 1, opt[: 16 + 16 * k + 8 * k * t - 1]),
-        ]
-    )
-    v3_invalid(
-        "o4-one-byte-short",
-        cut,
-        "O4 of 6.7.2: the section one byte shorter than 16 + 16K + 8KT (a schema-2 reader's 16KT "
-        "would fail for more)",
-        "count_exceeds_file",
-        "optimizer.num_slots",
-        128 + 64 + 4,
-    )
-    pool = so + 16 + 32 + 8 * 2 * 4
-    v3_invalid(
-        "o7-overlap",
-        reseal(put64(full, so + 16, pool - 1)),
-        "O7 of 6.7.2: slot 0's name one byte before s + 16 + 16K + 8KT",
-        "overlap",
-        "optimizer.slots[0].ofs_name",
-        so + 16,
-    )
-    v3_invalid(
-        "o7-gap",
-        reseal(put64(full, so + 16, pool + 1)),
-        "O7 of 6.7.2: slot 0's name one byte after s + 16 + 16K + 8KT",
-        "gap",
-        "optimizer.slots[0].ofs_name",
-        so + 16,
-    )
-    custom = m3.encode(m3.from_v2(V2_CUSTOM)).data
-    cs = m3.V3(custom).sec(2)[0]
-    ab = u64(custom, cs + 32)
-    v3_invalid(
-        "o8-duplicate-slot",
-        reseal(put8(custom, ab + 1, ord("a"))),
-        "O8: slot names aa, aa",
-        "duplicate_slot_name",
-        "optimizer.slots[1].name",
-        ab,
-    )
 
     # State and origin sections (schema 2's)
     st = f.sec(3)[0]
@@ -2625,6 +2561,46 @@ def v3_tensor_cases() -> list[Case]:
     # fmt: on
 
 
+def v3_optimizer_cases() -> list[Case]:
+    """Schema 3's optimizer section (SPEC.md 6.7.2): V3_FULL's Adam slots m and v (K = 2, T =
+    4, their names after 16 + 16K + 8KT bytes), V2_ADAM_SMALL's cut one byte short and
+    V2_CUSTOM's slot names aa and ab."""
+    full = v3_full()
+    c = m3.from_v2(V2_ADAM_SMALL)
+    opt = m3.optimizer_body(c, 0)
+    k, t = len(c.slots), len(c.records)
+    cut = m3.assemble(
+        [
+            (SectionKind.TENSORS, 1, m3.tensors_body(c, m3.needed_columns(c))),
+            (SectionKind.OPTIMIZER, 1, opt[: OptimizerHead.SIZE + 16 * k + 8 * k * t - 1]),
+        ]
+    )
+    custom = m3.encode(m3.from_v2(V2_CUSTOM)).data
+    # fmt: off
+    return [
+        Case("o3-count", full, {"optimizer.num_tensors": 5},
+             "bad_optimizer", "optimizer.num_tensors", "optimizer.num_tensors",
+             "O3: T = 5 for 4 tensor records"),
+        Case("o4-slots", full, {"optimizer.num_slots": 3},
+             "count_exceeds_file", "optimizer.num_slots", "optimizer.num_slots",
+             "O4 of 6.7.2: K = 3 needs 16 + 48 + 8*3*4 = 160 bytes, the section has 114"),
+        Case("o4-one-byte-short", cut, {},
+             "count_exceeds_file", "optimizer.num_slots", "optimizer.num_slots",
+             "O4 of 6.7.2: the section one byte shorter than 16 + 16K + 8KT (a schema-2 reader's "
+             "16KT would fail for more)"),
+        Case("o7-overlap", full, {"optimizer.slots[0].ofs_name": Add(-1)},
+             "overlap", "optimizer.slots[0].ofs_name", "optimizer.slots[0].ofs_name",
+             "O7 of 6.7.2: slot 0's name one byte before s + 16 + 16K + 8KT"),
+        Case("o7-gap", full, {"optimizer.slots[0].ofs_name": Add(1)},
+             "gap", "optimizer.slots[0].ofs_name", "optimizer.slots[0].ofs_name",
+             "O7 of 6.7.2: slot 0's name one byte after s + 16 + 16K + 8KT"),
+        Case("o8-duplicate-slot", custom, {"*optimizer.slots[1].ofs_name": b"aa"},
+             "duplicate_slot_name", "optimizer.slots[1].name", "*optimizer.slots[1].ofs_name",
+             "O8: slot names aa, aa"),
+    ]
+    # fmt: on
+
+
 #: Schema 3's tables (SPEC.md 6.7), applied by make_invalid_v3 in this order.
 CASE_TABLES.update(
     {
@@ -2632,6 +2608,7 @@ CASE_TABLES.update(
         "v3-v2-reads-v3": ("v2-", V3Places, v2_reads_v3_cases),
         "v3-container": ("v3-", V3Places, v3_container_cases),
         "v3-tensors": ("v3-", V3Places, v3_tensor_cases),
+        "v3-optimizer": ("v3-", V3Places, v3_optimizer_cases),
     }
 )
 
