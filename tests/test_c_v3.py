@@ -56,13 +56,31 @@ def place(start: int, sizes: list[int]) -> list[int]:
     return out
 
 
-def tensors_body(lens: list[int], *, index=None, model=None, lname=None, dtype=None, rank=None,
-                 order=None, dims=None, names=None, columns=None, pad=b"\0") -> bytes:
+def tensors_body(
+    lens: list[int],
+    *,
+    index=None,
+    model=None,
+    lname=None,
+    dtype=None,
+    rank=None,
+    order=None,
+    dims=None,
+    names=None,
+    columns=None,
+    pad=b"\0",
+) -> bytes:
     """The tensors section of 6.7.1 from its columns (None: absent); `columns` overrides the
     bits, `pad` is the byte written as column padding."""
     n = len(lens)
-    cols = [(INDEX, index, "<I"), (MODEL, model, "<I"), (NAME, lname, "<I"), (DTYPE, dtype, "<b"),
-            (SHAPE, rank, "<B"), (ORDER, order, "<I")]
+    cols = [
+        (INDEX, index, "<I"),
+        (MODEL, model, "<I"),
+        (NAME, lname, "<I"),
+        (DTYPE, dtype, "<b"),
+        (SHAPE, rank, "<B"),
+        (ORDER, order, "<I"),
+    ]
     bits = sum(bit for bit, values, _ in cols if values is not None)
     body = bytearray(struct.pack("<II", n, bits if columns is None else columns))
     body += b"".join(struct.pack("<Q", v) for v in lens)
@@ -81,6 +99,7 @@ def tensors_body(lens: list[int], *, index=None, model=None, lname=None, dtype=N
 
 def optimizer_body(kind: int, slots: list[tuple[bytes, list[int]]], T: int) -> Body:
     """6.7.2: slot descriptors, one u64 per entry (NO_STATE: none), the names."""
+
     def build(start: int) -> bytes:
         K = len(slots)
         pos = start + 16 + 16 * K + 8 * K * T
@@ -92,6 +111,7 @@ def optimizer_body(kind: int, slots: list[tuple[bytes, list[int]]], T: int) -> B
             out += b"".join(struct.pack("<Q", e) for e in entries)
         out += b"".join(name for name, _ in slots)
         return bytes(out)
+
     return build
 
 
@@ -114,13 +134,14 @@ def build(sections: list[tuple[int, int, bytes | Body]]) -> bytes:
         raw = body(pos) if callable(body) else body
         placed.append((kind, flags, pos, raw))
         pos += len(raw)
-    table = b"".join(struct.pack("<IIQQII", kind, flags, ofs, len(raw), crc32c(raw), 0)
-                     for kind, flags, ofs, raw in placed)
+    table = b"".join(
+        struct.pack("<IIQQII", kind, flags, ofs, len(raw), crc32c(raw), 0)
+        for kind, flags, ofs, raw in placed
+    )
     out = bytearray(64) + table
     for _, _, ofs, raw in placed:
         out += bytes(ofs - len(out)) + raw
-    struct.pack_into("<HBBIQQII", out, 0, 429, 3, 0, 0, len(out), 64, len(sections),
-                     crc32c(table))
+    struct.pack_into("<HBBIQQII", out, 0, 429, 3, 0, 0, len(out), 64, len(sections), crc32c(table))
     struct.pack_into("<I", out, 4, crc32c(bytes(out[:64])))
     return bytes(out)
 
@@ -181,16 +202,25 @@ def valid_files() -> dict[str, tuple[bytes, list[int]]]:
     dtype = [-128] * n
     rank = [255] * n
     dims: list[int] = []
-    dtype[1], rank[1] = 3, 0           # uint8 scalar of 1 byte
-    dtype[2], rank[2] = 1, 1           # float16 [1]
+    dtype[1], rank[1] = 3, 0  # uint8 scalar of 1 byte
+    dtype[2], rank[2] = 1, 1  # float16 [1]
     dims += [1]
-    dtype[5], rank[5] = 0, 255         # float32, no shape: no product check
-    dtype[7], rank[7] = 9, 2           # int8 [8, 8]
+    dtype[5], rank[5] = 0, 255  # float32, no shape: no product check
+    dtype[7], rank[7] = 9, 2  # int8 [8, 8]
     dims += [8, 8]
-    rank[9] = 3                        # a shape without a dtype
+    rank[9] = 3  # a shape without a dtype
     dims += [0, 4, 2]
-    t = tensors_body(lens, index=index, model=model, lname=[len(x) for x in names], dtype=dtype,
-                     rank=rank, order=order, dims=dims, names=[x for x in names if x])
+    t = tensors_body(
+        lens,
+        index=index,
+        model=model,
+        lname=[len(x) for x in names],
+        dtype=dtype,
+        rank=rank,
+        order=order,
+        dims=dims,
+        names=[x for x in names if x],
+    )
     m = [NO_STATE if k % 4 == 1 else lens[k] for k in range(n)]
     v = [NO_STATE if k % 4 == 2 else 3 for k in range(n)]
     ranges = [tensors[k] for k in order]
@@ -201,16 +231,31 @@ def valid_files() -> dict[str, tuple[bytes, list[int]]]:
     def state_body(start: int) -> bytes:
         return state[:8] + struct.pack("<Q", start + 40) + state[16:]
 
-    files["columns-order-adam"] = (build([
-        (1, 1, t), (2, 1, optimizer_body(2, [(b"m", m), (b"v", v)], n)), (3, 1, state_body),
-        (4, 1, data_body(ranges))]), None)
+    files["columns-order-adam"] = (
+        build(
+            [
+                (1, 1, t),
+                (2, 1, optimizer_body(2, [(b"m", m), (b"v", v)], n)),
+                (3, 1, state_body),
+                (4, 1, data_body(ranges)),
+            ]
+        ),
+        None,
+    )
     # 3. a permutation and a slot whose ranges need no alignment: where the slot's ranges
     # start (found by the scratch-free lookup) shows to the byte
     t = tensors_body([2, 1], order=[1, 0])
     momentum = [1, 0]
-    files["order-momentum"] = (build([
-        (1, 1, t), (2, 1, optimizer_body(1, [(b"momentum", momentum)], 2)),
-        (4, 1, data_body([b"\5", b"\6\7", b"", b"\10"]))]), None)
+    files["order-momentum"] = (
+        build(
+            [
+                (1, 1, t),
+                (2, 1, optimizer_body(1, [(b"momentum", momentum)], 2)),
+                (4, 1, data_body([b"\5", b"\6\7", b"", b"\10"])),
+            ]
+        ),
+        None,
+    )
     # 4. one tensor of 0 bytes: a 0-byte data section
     files["one-empty"] = (build([(1, 1, tensors_body([0])), (4, 1, b"")]), None)
     # 5. no tensors at all: only an optimizer with T = 0 and state
@@ -235,8 +280,9 @@ def expected_offsets(data: bytes) -> list[int]:
     try:
         o = section_start(data, 2)
         K, T = struct.unpack_from("<II", data, o + 4)
-        slots = [list(struct.unpack_from(f"<{T}Q", data, o + 16 + 16 * K + 8 * T * j))
-                 for j in range(K)]
+        slots = [
+            list(struct.unpack_from(f"<{T}Q", data, o + 16 + 16 * K + 8 * T * j)) for j in range(K)
+        ]
     except KeyError:
         pass
     sizes = [lens[k] for k in order]
@@ -294,106 +340,254 @@ def _cases() -> dict[str, tuple[bytes, str, str, Callable[[bytes], int]]]:
     c: dict[str, tuple[bytes, str, str, Callable[[bytes], int]]] = {}
     c["C0"] = (_tfile(b"\1\0\0\0"), "count_exceeds_file", "tensors.num_tensors", ts)
     c["C1-empty"] = (build([(1, 1, bytes(8))]), "empty_section", "tensors.num_tensors", ts)
-    c["C1-limit"] = (build([(1, 1, struct.pack("<II", (1 << 24) + 1, 0))]), "limit_exceeded",
-                     "tensors.num_tensors", ts)
-    c["C2"] = (_tfile(tensors_body(L3, columns=64)), "reserved_nonzero", "tensors.columns",
-               lambda d: ts(d) + 4)
-    c["C3"] = (_tfile(tensors_body(L3, index=[0, 1, 5])[:-1]), "count_exceeds_file",
-               "tensors.num_tensors", ts)
+    c["C1-limit"] = (
+        build([(1, 1, struct.pack("<II", (1 << 24) + 1, 0))]),
+        "limit_exceeded",
+        "tensors.num_tensors",
+        ts,
+    )
+    c["C2"] = (
+        _tfile(tensors_body(L3, columns=64)),
+        "reserved_nonzero",
+        "tensors.columns",
+        lambda d: ts(d) + 4,
+    )
+    c["C3"] = (
+        _tfile(tensors_body(L3, index=[0, 1, 5])[:-1]),
+        "count_exceeds_file",
+        "tensors.num_tensors",
+        ts,
+    )
     idx = lambda d, k: ts(d) + 32 + 4 * k  # noqa: E731  (the index column after 8 + 24 bytes)
-    c["C4-dup"] = (_tfile(tensors_body(L3, index=[0, 2, 2])), "duplicate_tensor_index",
-                   "tensors[2].index", lambda d: idx(d, 2))
-    c["C4-order"] = (_tfile(tensors_body(L3, index=[0, 3, 2])), "tensor_order",
-                     "tensors[2].index", lambda d: idx(d, 2))
-    c["C4-redundant"] = (_tfile(tensors_body(L3, index=[0, 1, 2])), "redundant_column",
-                         "tensors.columns", lambda d: ts(d) + 4)
-    c["C5-redundant"] = (_tfile(tensors_body(L3, model=[NO_MODEL] * 3)), "redundant_column",
-                         "tensors.columns", lambda d: ts(d) + 4)
-    c["C5-dup"] = (_tfile(tensors_body(L3, model=[7, NO_MODEL, 7])), "duplicate_tensor_index",
-                   "tensors[2].model_index", lambda d: idx(d, 2))
+    c["C4-dup"] = (
+        _tfile(tensors_body(L3, index=[0, 2, 2])),
+        "duplicate_tensor_index",
+        "tensors[2].index",
+        lambda d: idx(d, 2),
+    )
+    c["C4-order"] = (
+        _tfile(tensors_body(L3, index=[0, 3, 2])),
+        "tensor_order",
+        "tensors[2].index",
+        lambda d: idx(d, 2),
+    )
+    c["C4-redundant"] = (
+        _tfile(tensors_body(L3, index=[0, 1, 2])),
+        "redundant_column",
+        "tensors.columns",
+        lambda d: ts(d) + 4,
+    )
+    c["C5-redundant"] = (
+        _tfile(tensors_body(L3, model=[NO_MODEL] * 3)),
+        "redundant_column",
+        "tensors.columns",
+        lambda d: ts(d) + 4,
+    )
+    c["C5-dup"] = (
+        _tfile(tensors_body(L3, model=[7, NO_MODEL, 7])),
+        "duplicate_tensor_index",
+        "tensors[2].model_index",
+        lambda d: idx(d, 2),
+    )
     # the first record that repeats, not the first repeated value (8 repeats only at record 3)
-    c["C5-dup-first"] = (_tfile(tensors_body([0] * 5, model=[9, 8, 9, 8, 1]), data_body([b""] * 5)),
-                         "duplicate_tensor_index", "tensors[2].model_index",
-                         lambda d: ts(d) + 48 + 8)
-    c["C6-redundant"] = (_tfile(tensors_body(L3, lname=[0, 0, 0])), "redundant_column",
-                         "tensors.columns", lambda d: ts(d) + 4)
-    c["C6-limit"] = (_tfile(tensors_body(L3, lname=[1, 1025, 0], names=[b"a"])),
-                     "limit_exceeded", "tensors[1].len_name", lambda d: idx(d, 1))
-    c["C7-redundant"] = (_tfile(tensors_body(L3, dtype=[-128] * 3)), "redundant_column",
-                         "tensors.columns", lambda d: ts(d) + 4)
-    c["C7-bad"] = (_tfile(tensors_body(L3, dtype=[-128, 18, -6])), "bad_dtype", "tensors[1].dtype",
-                   lambda d: ts(d) + 33)
-    c["C8-redundant"] = (_tfile(tensors_body(L3, rank=[255] * 3)), "redundant_column",
-                         "tensors.columns", lambda d: ts(d) + 4)
-    c["C8-limit"] = (_tfile(tensors_body(L3, rank=[255, 255, 9], dims=[0] * 9)), "limit_exceeded",
-                     "tensors[2].rank", lambda d: ts(d) + 34)
-    c["C9-range"] = (_tfile(tensors_body(L3, order=[0, 0, 3])), "bad_data_order",
-                     "tensors[2].order", lambda d: idx(d, 2))
-    c["C9-dup"] = (_tfile(tensors_body(L3, order=[1, 2, 1])), "bad_data_order",
-                   "tensors[2].order", lambda d: idx(d, 2))
-    c["C9-redundant"] = (_tfile(tensors_body(L3, order=[0, 1, 2])), "redundant_column",
-                         "tensors.columns", lambda d: ts(d) + 4)
+    c["C5-dup-first"] = (
+        _tfile(tensors_body([0] * 5, model=[9, 8, 9, 8, 1]), data_body([b""] * 5)),
+        "duplicate_tensor_index",
+        "tensors[2].model_index",
+        lambda d: ts(d) + 48 + 8,
+    )
+    c["C6-redundant"] = (
+        _tfile(tensors_body(L3, lname=[0, 0, 0])),
+        "redundant_column",
+        "tensors.columns",
+        lambda d: ts(d) + 4,
+    )
+    c["C6-limit"] = (
+        _tfile(tensors_body(L3, lname=[1, 1025, 0], names=[b"a"])),
+        "limit_exceeded",
+        "tensors[1].len_name",
+        lambda d: idx(d, 1),
+    )
+    c["C7-redundant"] = (
+        _tfile(tensors_body(L3, dtype=[-128] * 3)),
+        "redundant_column",
+        "tensors.columns",
+        lambda d: ts(d) + 4,
+    )
+    c["C7-bad"] = (
+        _tfile(tensors_body(L3, dtype=[-128, 18, -6])),
+        "bad_dtype",
+        "tensors[1].dtype",
+        lambda d: ts(d) + 33,
+    )
+    c["C8-redundant"] = (
+        _tfile(tensors_body(L3, rank=[255] * 3)),
+        "redundant_column",
+        "tensors.columns",
+        lambda d: ts(d) + 4,
+    )
+    c["C8-limit"] = (
+        _tfile(tensors_body(L3, rank=[255, 255, 9], dims=[0] * 9)),
+        "limit_exceeded",
+        "tensors[2].rank",
+        lambda d: ts(d) + 34,
+    )
+    c["C9-range"] = (
+        _tfile(tensors_body(L3, order=[0, 0, 3])),
+        "bad_data_order",
+        "tensors[2].order",
+        lambda d: idx(d, 2),
+    )
+    c["C9-dup"] = (
+        _tfile(tensors_body(L3, order=[1, 2, 1])),
+        "bad_data_order",
+        "tensors[2].order",
+        lambda d: idx(d, 2),
+    )
+    c["C9-redundant"] = (
+        _tfile(tensors_body(L3, order=[0, 1, 2])),
+        "redundant_column",
+        "tensors.columns",
+        lambda d: ts(d) + 4,
+    )
     shaped = tensors_body(L3, rank=[1, 255, 0], dims=[4])  # rank at 32..34, dims at 40..43
-    c["C10-dims"] = (_tfile(shaped[:-1]), "count_exceeds_file", "tensors.dims",
-                     lambda d: ts(d) + 40)
+    c["C10-dims"] = (
+        _tfile(shaped[:-1]),
+        "count_exceeds_file",
+        "tensors.dims",
+        lambda d: ts(d) + 40,
+    )
     named = tensors_body(L3, lname=[0, 2, 0], names=[b"ab"])  # len_name 32..43, names at 48
-    c["C10-names"] = (_tfile(named[:-1]), "count_exceeds_file", "tensors.names",
-                      lambda d: ts(d) + 48)
+    c["C10-names"] = (
+        _tfile(named[:-1]),
+        "count_exceeds_file",
+        "tensors.names",
+        lambda d: ts(d) + 48,
+    )
     c["C10-gap"] = (_tfile(named + b"\0"), "gap", "tensors", lambda d: ts(d) + 50)
-    c["C11"] = (_tfile(tensors_body(L3, rank=[1, 255, 0], dims=[4], pad=b"\7")),
-                "nonzero_padding", "padding", lambda d: ts(d) + 35)
+    c["C11"] = (
+        _tfile(tensors_body(L3, rank=[1, 255, 0], dims=[4], pad=b"\7")),
+        "nonzero_padding",
+        "padding",
+        lambda d: ts(d) + 35,
+    )
     names3 = lambda *ns: tensors_body(L3, lname=[len(x) for x in ns], names=list(ns))  # noqa: E731
-    c["C12-utf8"] = (_tfile(names3(b"a", b"\xc0\x80", b"b")), "bad_utf8", "tensors[1].name",
-                     lambda d: ts(d) + 49)
-    c["C12-dup"] = (_tfile(names3(b"ab", b"c", b"ab")), "duplicate_tensor_name",
-                    "tensors[2].name", lambda d: ts(d) + 51)
+    c["C12-utf8"] = (
+        _tfile(names3(b"a", b"\xc0\x80", b"b")),
+        "bad_utf8",
+        "tensors[1].name",
+        lambda d: ts(d) + 49,
+    )
+    c["C12-dup"] = (
+        _tfile(names3(b"ab", b"c", b"ab")),
+        "duplicate_tensor_name",
+        "tensors[2].name",
+        lambda d: ts(d) + 51,
+    )
     # the first failing record, whichever check: a duplicate before a bad name ...
-    c["C12-dup-first"] = (_tfile(names3(b"x", b"x", b"\xff")), "duplicate_tensor_name",
-                          "tensors[1].name", lambda d: ts(d) + 49)
+    c["C12-dup-first"] = (
+        _tfile(names3(b"x", b"x", b"\xff")),
+        "duplicate_tensor_name",
+        "tensors[1].name",
+        lambda d: ts(d) + 49,
+    )
     # ... and a bad name before a duplicate
-    c["C12-utf8-first"] = (_tfile(names3(b"\xed\xa0\x80", b"y", b"y")), "bad_utf8",
-                           "tensors[0].name", lambda d: ts(d) + 48)
-    c["C12-dup-min"] = (_tfile(tensors_body([0] * 4, lname=[1] * 4, names=[b"b", b"a", b"b", b"a"]),
-                               b""), "duplicate_tensor_name", "tensors[2].name",
-                        lambda d: ts(d) + 58)
-    c["C13"] = (_tfile(tensors_body(L3, dtype=[0, -128, 0], rank=[1, 255, 0], dims=[1])),
-                "shape_mismatch", "tensors[2].len_data", lambda d: ts(d) + 24)
+    c["C12-utf8-first"] = (
+        _tfile(names3(b"\xed\xa0\x80", b"y", b"y")),
+        "bad_utf8",
+        "tensors[0].name",
+        lambda d: ts(d) + 48,
+    )
+    c["C12-dup-min"] = (
+        _tfile(tensors_body([0] * 4, lname=[1] * 4, names=[b"b", b"a", b"b", b"a"]), b""),
+        "duplicate_tensor_name",
+        "tensors[2].name",
+        lambda d: ts(d) + 58,
+    )
+    c["C13"] = (
+        _tfile(tensors_body(L3, dtype=[0, -128, 0], rank=[1, 255, 0], dims=[1])),
+        "shape_mismatch",
+        "tensors[2].len_data",
+        lambda d: ts(d) + 24,
+    )
     opt = optimizer_body(2, [(b"m", [1, NO_STATE, 2]), (b"v", [NO_STATE] * 3)], 3)
     full = [*D3, b"\1", b"\2\2"]
-    c["O4"] = (build([(1, 1, tensors_body(L3)), (2, 1, lambda s: opt(s)[:60]),
-                      (4, 1, data_body(full))]), "count_exceeds_file", "optimizer.num_slots",
-               lambda d: section_start(d, 2) + 4)
+    c["O4"] = (
+        build([(1, 1, tensors_body(L3)), (2, 1, lambda s: opt(s)[:60]), (4, 1, data_body(full))]),
+        "count_exceeds_file",
+        "optimizer.num_slots",
+        lambda d: section_start(d, 2) + 4,
+    )
+
     def name_moved(start: int) -> bytes:  # slot 0's name one byte after the pool's start
         body = bytearray(opt(start))
         struct.pack_into("<Q", body, 16, struct.unpack_from("<Q", body, 16)[0] + 1)
         return bytes(body)
 
-    c["O7"] = (build([(1, 1, tensors_body(L3)), (2, 1, name_moved),
-                      (4, 1, data_body(full))]), "gap", "optimizer.slots[0].ofs_name",
-               lambda d: section_start(d, 2) + 16)
-    c["P0"] = (build([(2, 1, optimizer_body(0, [], 0)), (4, 1, b"\0")]), "empty_section", "data",
-               lambda d: section_start(d, 4))
-    c["P1"] = (build([(1, 1, tensors_body(L3))]), "offset_out_of_bounds", "tensors[0].len_data",
-               lambda d: ts(d) + 8)
+    c["O7"] = (
+        build([(1, 1, tensors_body(L3)), (2, 1, name_moved), (4, 1, data_body(full))]),
+        "gap",
+        "optimizer.slots[0].ofs_name",
+        lambda d: section_start(d, 2) + 16,
+    )
+    c["P0"] = (
+        build([(2, 1, optimizer_body(0, [], 0)), (4, 1, b"\0")]),
+        "empty_section",
+        "data",
+        lambda d: section_start(d, 4),
+    )
+    c["P1"] = (
+        build([(1, 1, tensors_body(L3))]),
+        "offset_out_of_bounds",
+        "tensors[0].len_data",
+        lambda d: ts(d) + 8,
+    )
     # all ranges empty: only P1 finds the data section missing
-    c["P1-empty"] = (build([(1, 1, tensors_body([0, 0]))]), "offset_out_of_bounds",
-                     "tensors[0].len_data", lambda d: ts(d) + 8)
-    c["P2-tensor"] = (_tfile(tensors_body(L3), data_body(D3)[:-1]), "offset_out_of_bounds",
-                      "tensors[2].len_data", lambda d: ts(d) + 24)
-    c["P2-order"] = (_tfile(tensors_body(L3, order=[2, 1, 0]), data_body([D3[2], D3[1]])),
-                     "offset_out_of_bounds", "tensors[0].len_data", lambda d: ts(d) + 8)
-    c["P2-slot"] = (build([(1, 1, tensors_body(L3)), (2, 1, opt), (4, 1, data_body([*D3, b"\1"]))]),
-                    "offset_out_of_bounds", "optimizer.slots[0][2].len_data",
-                    lambda d: section_start(d, 2) + 48 + 16)
-    c["P3"] = (_tfile(tensors_body(L3), data_body(D3) + b"\0"), "gap", "data",
-               lambda d: section_start(d, 4) + 18)
+    c["P1-empty"] = (
+        build([(1, 1, tensors_body([0, 0]))]),
+        "offset_out_of_bounds",
+        "tensors[0].len_data",
+        lambda d: ts(d) + 8,
+    )
+    c["P2-tensor"] = (
+        _tfile(tensors_body(L3), data_body(D3)[:-1]),
+        "offset_out_of_bounds",
+        "tensors[2].len_data",
+        lambda d: ts(d) + 24,
+    )
+    c["P2-order"] = (
+        _tfile(tensors_body(L3, order=[2, 1, 0]), data_body([D3[2], D3[1]])),
+        "offset_out_of_bounds",
+        "tensors[0].len_data",
+        lambda d: ts(d) + 8,
+    )
+    c["P2-slot"] = (
+        build([(1, 1, tensors_body(L3)), (2, 1, opt), (4, 1, data_body([*D3, b"\1"]))]),
+        "offset_out_of_bounds",
+        "optimizer.slots[0][2].len_data",
+        lambda d: section_start(d, 2) + 48 + 16,
+    )
+    c["P3"] = (
+        _tfile(tensors_body(L3), data_body(D3) + b"\0"),
+        "gap",
+        "data",
+        lambda d: section_start(d, 4) + 18,
+    )
     padded = bytearray(data_body(D3))
     padded[6] = 1  # between the 4-byte range (0..4) and the 8-byte one (at 8: a(8) = 8)
-    c["P4"] = (_tfile(tensors_body(L3), bytes(padded)), "nonzero_padding", "padding",
-               lambda d: section_start(d, 4) + 6)
+    c["P4"] = (
+        _tfile(tensors_body(L3), bytes(padded)),
+        "nonzero_padding",
+        "padding",
+        lambda d: section_start(d, 4) + 6,
+    )
     # P4 comes after P3 and after every range's P2
-    c["P4-after-P3"] = (_tfile(tensors_body(L3), bytes(padded) + b"\0"), "gap", "data",
-                        lambda d: section_start(d, 4) + 18)
+    c["P4-after-P3"] = (
+        _tfile(tensors_body(L3), bytes(padded) + b"\0"),
+        "gap",
+        "data",
+        lambda d: section_start(d, 4) + 18,
+    )
     return c
 
 
@@ -404,7 +598,7 @@ def test_the_padding_case_is_what_it_says():
     data = _tfile(tensors_body(L3))
     s = section_start(data, 4)
     assert place(s, L3) == [s, s + 8, s + 16]  # a(4) = 4, a(8) = 8, a(2) = 2: 4 bytes of padding
-    assert data[s + 4:s + 8] == bytes(4)
+    assert data[s + 4 : s + 8] == bytes(4)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -482,8 +676,12 @@ MUTANTS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     ),
 }
 BLIND_SPOT_VECTORS = sorted(
-    {*(v for _, _, vs in MUTANTS.values() for v in vs), "invalid-v3-c9-two-record-identity-order",
-     "v3-order-two-records-swapped", "invalid-v3-p4-padding-run-middle-byte"}
+    {
+        *(v for _, _, vs in MUTANTS.values() for v in vs),
+        "invalid-v3-c9-two-record-identity-order",
+        "v3-order-two-records-swapped",
+        "invalid-v3-p4-padding-run-middle-byte",
+    }
 )
 
 
@@ -540,8 +738,189 @@ def test_the_vectors_catch_the_mutant(tmp_path, mutant):
     old, new, vectors = MUTANTS[mutant]
     exe = _build_mutant(tmp_path, old, new)
     for name in vectors:
-        res = subprocess.run([str(exe), str(VECTORS / f"{name}.ckpt")], capture_output=True,
-                             text=True)
+        res = subprocess.run(
+            [str(exe), str(VECTORS / f"{name}.ckpt")], capture_output=True, text=True
+        )
         got = json.loads(res.stdout)
         got.get("error", {}).pop("message", None)
         assert got != _vector(name), f"{mutant} passes {name}"
+
+
+# --- the range_index section (SPEC 6.7.5): lookups without scratch in O(G) --------------------
+
+#: Counted lookups over the streaming reader: argv FILE. Reads FILE without scratch through a
+#: callback that counts the bytes it hands over, and with scratch from a buffer (every offset
+#: kept: the reference). For every pass p (0: tensors, 1 + j: slot j) and record k, the
+#: scratch-free lookup (ockpt_v3_range) must give the scratch read's offset; prints, per pass,
+#: the most bytes one lookup read and the record it was, then "mismatches N" and "index X"
+#: (the file's range_index offset as the read left it, 0 without one).
+_LOOKUPS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ockpt.h"
+static unsigned char *medium;
+static unsigned long long bytes_read;
+static int read_at(void *ctx, uint64_t at, void *dst, size_t len) {
+  (void)ctx;
+  memcpy(dst, medium + at, len);
+  bytes_read += len;
+  return 0;
+}
+int main(int argc, char **argv) {
+  static ockpt_stream s;
+  ockpt_file f, g;
+  ockpt_result r;
+  FILE *fp = fopen(argv[1], "rb");
+  long size;
+  uint64_t *scratch;
+  size_t count;
+  uint32_t p, k, mismatches = 0;
+  if (argc != 2 || fp == NULL) return 3;
+  fseek(fp, 0, SEEK_END);
+  size = ftell(fp);
+  fseek(fp, 0, SEEK_SET);
+  medium = malloc((size_t)size);
+  if (fread(medium, 1, (size_t)size, fp) != (size_t)size) return 3;
+  fclose(fp);
+  count = ockpt_scratch_count(medium, (size_t)size);
+  scratch = malloc(count * sizeof *scratch);
+  r = ockpt_read_scratch(medium, (size_t)size, &g, scratch, count);
+  if (r.code != OCKPT_OK || g.v2.offsets == NULL) return 4;
+  ockpt_stream_init(&s, read_at, NULL, (uint64_t)size);
+  r = ockpt_read_stream(&s, &f, NULL, 0);
+  if (r.code != OCKPT_OK || f.v2.offsets != NULL) return 5;
+  for (p = 0; p <= f.v2.num_slots; p++) {
+    unsigned long long most = 0;
+    uint32_t worst = 0;
+    for (k = 0; k < f.v2.num_tensors; k++) {
+      uint64_t off = 0, n = 0, want = 0, wn = 0;
+      unsigned long long before = bytes_read;
+      int got = ockpt_v3_range(&f, p, k, &off, &n);
+      int exp = ockpt_v3_range(&g, p, k, &want, &wn);
+      if (got != exp || (got == 1 && (off != want || n != wn))) mismatches++;
+      if (bytes_read - before > most) {
+        most = bytes_read - before;
+        worst = k;
+      }
+    }
+    printf("pass %u most %llu record %u\n", p, most, worst);
+  }
+  printf("mismatches %u\n", mismatches);
+  printf("index %llu\n", (unsigned long long)f.v2.range_index);
+  free(scratch);
+  free(medium);
+  return 0;
+}
+"""
+
+
+def _build_lookups(tmp_path: Path, c_dir: Path = C_DIR) -> Path:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is needed")
+    (tmp_path / "lookups.c").write_text(_LOOKUPS)
+    lib = ["ockpt.c", "ockpt_v2.c", "ockpt_v3.c", "ockpt_stream.c", "ockpt_crc32.c"]
+    exe = tmp_path / "lookups"
+    done = subprocess.run(
+        ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1",
+         "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-I{c_dir}", "-o",
+         str(exe), str(tmp_path / "lookups.c"), *(str(c_dir / f) for f in lib)],
+        capture_output=True, text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return exe
+
+
+def _hostile(path: Path, n: int, group: int | None, *, reverse: bool = True) -> Path:
+    """n named 4-byte tensors, Adam (m full, v without state for every third record), data in
+    reverse record order; ``group`` the range_index's group size (0: no section)."""
+    import numpy as np
+
+    z = np.zeros(1, np.float32)
+    tensors = [oc.Tensor(i, z, name=f"t{i:05d}", dtype="float32", shape=(1,)) for i in range(n)]
+    slots = {"m": {i: oc.Buffer(i, z) for i in range(n)},
+             "v": {i: oc.Buffer(i, z) for i in range(n) if i % 3}}  # fmt: skip
+    ckpt = oc.Checkpoint(tensors, oc.Optimizer("adam", slots), oc.TrainingState(step=1))
+    if reverse:
+        ckpt.data_order = np.arange(n - 1, -1, -1)
+    ckpt.range_index_group = group
+    path.write_bytes(oc.to_bytes(ckpt, revision="v3"))
+    return path
+
+
+def _lookups(exe: Path, path: Path) -> dict[str, list[str]]:
+    res = subprocess.run([str(exe), str(path)], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0 and "runtime error" not in res.stderr, res.stdout + res.stderr
+    out = {}
+    for line in res.stdout.splitlines():
+        words = line.split()
+        cut = 2 if words[0] == "pass" else 1
+        out[" ".join(words[:cut])] = words[cut:]
+    return out
+
+
+@pytest.mark.parametrize("reverse", [True, False])
+def test_a_lookup_through_the_range_index_walks_at_most_g_ranges(tmp_path, reverse):
+    """Counted work: with a range_index of groups of 16, every scratch-free lookup of a tensor
+    range or slot entry (3,000 tensors, Adam) reads at most a few cache lines of 64 bytes (the
+    section's head, the record's position and its group's start, at most 15 ranges' sizes and
+    order values: under 1 KiB through the callback), where the same file without the section
+    reads a walk over thousands of ranges for the farthest record (over 20 KB). Every lookup
+    gives the offset the read with scratch computed."""
+    exe = _build_lookups(tmp_path)
+    n = 3000
+    indexed = _lookups(exe, _hostile(tmp_path / "indexed.ckpt", n, 16, reverse=reverse))
+    plain = _lookups(exe, _hostile(tmp_path / "plain.ckpt", n, 0, reverse=reverse))
+    assert indexed["mismatches"] == plain["mismatches"] == ["0"]
+    assert int(indexed["index"][0]) > 0 and plain["index"] == ["0"]
+    for p in range(3):
+        assert int(indexed[f"pass {p}"][1]) <= 1024, indexed
+    if reverse:  # without the section the last position in data order walks the whole pass
+        assert max(int(plain[f"pass {p}"][1]) for p in range(3)) > 20_000, plain
+
+
+def _resealed(data: bytearray) -> bytes:
+    """Every section's CRC-32C, the section table's and the header's recomputed."""
+    count = struct.unpack_from("<I", data, 24)[0]
+    for i in range(count):
+        ofs, length = struct.unpack_from("<QQ", data, 64 + 32 * i + 8)
+        struct.pack_into("<I", data, 64 + 32 * i + 24, crc32c(bytes(data[ofs : ofs + length])))
+    struct.pack_into("<I", data, 28, crc32c(bytes(data[64 : 64 + 32 * count])))
+    struct.pack_into("<I", data, 4, 0)
+    struct.pack_into("<I", data, 4, crc32c(bytes(data[:64])))
+    return bytes(data)
+
+
+def _order_column(data: bytes) -> int:
+    """Where the order column of a file with names, dtypes, shapes and order starts."""
+    s = section_start(data, 1)
+    n = struct.unpack_from("<I", data, s)[0]
+    at = s + 8 + 8 * n  # len_data, then len_name (u32), dtype (s8), rank (u8), order (u32)
+    for size in (4, 1, 1):
+        at = -(-(at + size * n) // 8) * 8
+    return at
+
+
+def test_a_repeated_order_value_is_found_whatever_the_range_index_says(ockpt_info, tmp_path):
+    """C9 without scratch takes I7's shortcut (positions that are the inverse of `order` prove it
+    a permutation in n steps) only when every comparison holds: with one order value repeated,
+    the comparison fails and C9 runs in full, so every mode reports C9's error, the library's;
+    with a valid file it reads as with scratch."""
+    path = _hostile(tmp_path / "ok.ckpt", 200, 16)
+    data = bytearray(path.read_bytes())
+    at = _order_column(bytes(data))
+    assert struct.unpack_from("<3I", data, at) == (199, 198, 197)
+    struct.pack_into("<I", data, at + 4 * 7, 199 - 3)  # record 7 repeats record 3's value
+    bad = tmp_path / "repeat.ckpt"
+    bad.write_bytes(_resealed(data))
+    with pytest.raises(oc.CheckpointError) as caught:
+        oc.load(bad.read_bytes()).verify()
+    want = {"code": caught.value.code, "field": caught.value.field, "offset": caught.value.offset}
+    assert want == {"code": "bad_data_order", "field": "tensors[7].order", "offset": at + 28}
+    for mode in ([], ["--no-scratch"], ["--stream", "--no-scratch"]):
+        out = json.loads(subprocess.run([str(ockpt_info), *mode, str(bad)], capture_output=True,
+                                        text=True).stdout)  # fmt: skip
+        out["error"].pop("message")
+        assert out["error"] == want, mode
+        ok = subprocess.run([str(ockpt_info), *mode, str(path)], capture_output=True, text=True)
+        assert ok.returncode == 0 and ok.stdout == subprocess.run(
+            [str(ockpt_info), str(path)], capture_output=True, text=True).stdout  # fmt: skip

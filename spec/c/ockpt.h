@@ -129,6 +129,9 @@ typedef struct ockpt_v2_info {
    * slot j's entry for record k at [n + j*n + k]; NO_STATE entries hold OCKPT_V2_NO_STATE) in
    * the caller's scratch, or NULL when the read had not enough scratch for them */
   const uint64_t *offsets;
+  /* schema 3 only: where the range_index section's body starts (SPEC.md 6.7.5), once rules I1-I7
+   * passed; 0 without one. Lookups without offsets in scratch go through it: O(G) each. */
+  uint64_t range_index;
 } ockpt_v2_info;
 
 /* ---- streaming: a file read through the caller's read-at-offset callback -------------------
@@ -263,7 +266,8 @@ int ockpt_stream_failed(const ockpt_stream *s);
  * ockpt_v3_copy_verified() is then read once and verified block by block before a byte of it
  * is copied, and ockpt_file_copy() refuses the data section. Every other file is read completely
  * (as ockpt_read_stream: OCKPT_OK or the error): without a data_blocks section nothing could
- * verify the data later. An error is the first failing rule among those run. */
+ * verify the data later. A refused file reports the first failing rule in the spec's order,
+ * as ockpt_read_stream() does: when a rule after B6 fails, B6 runs before it is reported. */
 ockpt_result ockpt_read_stream_deferred(ockpt_stream *s, ockpt_file *out, uint64_t *scratch,
                                         size_t scratch_count);
 
@@ -346,7 +350,9 @@ typedef struct ockpt_v3_cursor {
 /* Start at record 0 (O(n): the dims and names columns). Without the offsets in scratch a lookup
  * walks at most the n ranges of its tensor or slot in data order, from where the cursor stands
  * or from the start of those ranges (found once per cursor, by a walk over the ranges before
- * them): O(1) amortised in data order, O(n) otherwise. */
+ * them): O(1) amortised in data order, O(n) otherwise; with a range_index section (SPEC.md
+ * 6.7.5) from where the cursor stands when it is fewer than G positions before the range, else
+ * from the start of the range's group: at most G - 1 ranges. */
 void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c);
 
 /* The cursor's record (then the next one): 1, or 0 after the last record, -1 for a file that is
@@ -357,6 +363,14 @@ int ockpt_v3_next_tensor(const ockpt_file *f, ockpt_v3_cursor *c, ockpt_v2_tenso
  * record k's index; the cursor's walk makes entries taken in data order O(1) each. */
 int ockpt_v3_slot_entry(const ockpt_file *f, ockpt_v3_cursor *c, uint32_t j, uint32_t k,
                         uint32_t *index, uint64_t *offset, uint64_t *nbytes);
+
+/* The range of record k in pass `pass` (0: its tensor range, 1 + j: its slot-j entry), without a
+ * record or a cursor: 1 with its offset and size, 0 for a NO_STATE slot entry, -1 out of range
+ * (or not schema 3). O(1) with the offsets in scratch; through the file's range_index section
+ * (SPEC.md 6.7.5, checked by the read) at most G - 1 ranges walked; else a walk over the
+ * ranges of its pass placed before it, O(n). */
+int ockpt_v3_range(const ockpt_file *f, uint32_t pass, uint32_t k, uint64_t *offset,
+                   uint64_t *nbytes);
 
 /* Schema 3's per-block checksums (the optional data_blocks section, SPEC.md 6.7.4): the block
  * size of a file read successfully, 0 when it has no such section or is not schema 3. */

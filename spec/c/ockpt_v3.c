@@ -15,7 +15,13 @@
  * permutation, C12 names) compare every record with every earlier one without scratch; with the
  * caller's scratch (ockpt_read_scratch) they sort in it (SPEC.md 6.1, heapsort, O(n log n)) and
  * report the same record. C4 compares neighbours only. The scratch then keeps the computed
- * offset of every data range, so that access is O(1) afterwards. */
+ * offset of every data range, so that access is O(1) afterwards.
+ *
+ * The optional range_index section (SPEC.md 6.7.5): I1-I5 are checked before P2's walk and
+ * reported after P3, I6 compares its starts in that same walk, I7 its positions in n steps,
+ * all before P4. Without scratch, C9 takes I7's shortcut (positions that invert `order` prove
+ * it a permutation in n steps), and every range lookup starts from its group's recorded start:
+ * at most G - 1 ranges walked instead of up to n. */
 #include "ockpt_internal.h"
 
 #define rd8(b, k) src_u8((b), (k))
@@ -165,6 +171,98 @@ static int64_t first_repeat(const v3 *c, const layout *l, unsigned i, uint32_t s
       if (col32(b, l, i, j) == v) return (int64_t)k;
   }
   return -1;
+}
+
+/* ---- the range_index section's head (SPEC.md 6.7.5, rules I1-I5) ---------------------------- */
+
+#define START_SIZE OCKPT_V3_RANGE_INDEX_SECTION_START_ELEM_SIZE
+#define POSITION_SIZE OCKPT_V3_TENSORS_SECTION_ORDER_ELEM_SIZE /* a u32, as an order value */
+
+/* Where the range_index section is, once the section table passed T1-T5. */
+typedef struct rindex {
+  int present;
+  uint64_t s, L;      /* its ofs_body, len_body */
+  uint32_t shift;     /* group_shift (after I3) */
+  uint64_t m;         /* num_groups (after I5) */
+  uint64_t positions; /* where `position` starts, 0 without an order column (after I5) */
+} rindex;
+
+static void find_index(const ockpt_src *b, const ockpt_v2_info *info, rindex *x) {
+  uint64_t i;
+  x->present = 0;
+  x->s = x->L = x->m = x->positions = 0;
+  x->shift = 0;
+  for (i = 0; i < info->num_sections; i++) {
+    uint64_t e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * i;
+    if (rd32(b, e) == OCKPT_V3_RANGE_INDEX_KIND) {
+      x->present = 1;
+      x->s = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
+      x->L = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
+      return;
+    }
+  }
+}
+
+/* I1 to I5 on a present section, for n records (tensors: a tensors section is present), K slots
+ * and an order column or not. Fills x->shift, x->m, x->positions. */
+static ockpt_result index_head(const ockpt_src *b, rindex *x, int tensors, uint64_t n, uint64_t K,
+                               int order) {
+  uint64_t s = x->s, L = x->L, G, m, want;
+  if (L < OCKPT_V3_RANGE_INDEX_HEAD_SIZE) /* I1 */
+    return err(OCKPT_E_BAD_RANGE_INDEX, F0("range_index"), s,
+               "the range_index section is shorter than its 16-byte head");
+  if (rd32(b, s + OCKPT_V3_RANGE_INDEX_HEAD_AT_RESERVED) != 0) /* I2 */
+    return err(OCKPT_E_RESERVED_NONZERO, F0("range_index.reserved"),
+               s + OCKPT_V3_RANGE_INDEX_HEAD_AT_RESERVED, "reserved field is not 0");
+  x->shift = rd32(b, s + OCKPT_V3_RANGE_INDEX_HEAD_AT_GROUP_SHIFT);
+  if (x->shift < 4 || x->shift > 16) /* I3 */
+    return err(OCKPT_E_BAD_RANGE_INDEX, F0("range_index.group_shift"), s,
+               "group_shift is outside 4..16 (groups of 16 to 65,536 positions)");
+  if (!tensors) /* I4 */
+    return err(OCKPT_E_EMPTY_SECTION, F0("range_index"), s, "a range_index section, but no tensors");
+  G = (uint64_t)1 << x->shift;
+  m = rd64(b, s + OCKPT_V3_RANGE_INDEX_HEAD_AT_NUM_GROUPS);
+  if (m != (n + G - 1) >> x->shift) /* I5 */
+    return err(OCKPT_E_BAD_RANGE_INDEX, F0("range_index.num_groups"),
+               s + OCKPT_V3_RANGE_INDEX_HEAD_AT_NUM_GROUPS,
+               "num_groups is not the tensor count divided by the group size");
+  /* m <= 2^20 and K <= 16 (the caller's), so nothing overflows */
+  want = OCKPT_V3_RANGE_INDEX_HEAD_SIZE + START_SIZE * (1 + K) * m + (order ? POSITION_SIZE * n : 0);
+  if (L != want)
+    return err(OCKPT_E_BAD_RANGE_INDEX, F0("range_index.start"), s + OCKPT_V3_RANGE_INDEX_HEAD_SIZE,
+               "the range_index section's length is not its fields'");
+  x->m = m;
+  x->positions = order ? s + OCKPT_V3_RANGE_INDEX_HEAD_SIZE + START_SIZE * (1 + K) * m : 0;
+  return ok();
+}
+
+/* I7's comparison: position[order[i]] == i for every i (order values already below n, the
+ * section through I5). Returns n when all hold, else the first i that breaks it. */
+static uint64_t first_misplaced(const ockpt_src *b, const layout *l, const rindex *x) {
+  uint64_t i;
+  for (i = 0; i < l->n; i++)
+    if (rd32(b, x->positions + POSITION_SIZE * (uint64_t)col32(b, l, C_ORDER, i)) != i) return i;
+  return l->n;
+}
+
+/* C9 without scratch: a range_index whose positions are the inverse of `order` proves that no
+ * order value repeats, in n steps instead of n^2/2 (SPEC.md 6.7.5, I7's shortcut). 1 when it
+ * does; 0 otherwise (no section, one failing I1-I5, or a position that differs: C9 then runs in
+ * full). The optimizer section is not checked yet: K is read as it stands, and the shortcut
+ * only proves the fact about the bytes it read, inside the section. */
+static int order_proved_by_index(const v3 *c, const layout *l) {
+  const ockpt_v2_info *info = c->info;
+  uint64_t K = 0;
+  rindex x;
+  find_index(&c->src, info, &x);
+  if (!x.present) return 0;
+  if (info->optimizer.present) {
+    if (info->optimizer.length < OCKPT_V2_OPTIMIZER_HEAD_SIZE) return 0;
+    K = rd32(&c->src, info->optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS);
+    if (K > OCKPT_V2_MAX_SLOTS) return 0;
+  }
+  if (index_head(&c->src, &x, 1, l->n, K, 1).code != OCKPT_OK) return 0;
+  return first_misplaced(&c->src, l, &x) == l->n;
 }
 
 /* ---- names (C12) ----------------------------------------------------------------------------- */
@@ -359,7 +457,9 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
                    l->at[C_ORDER] + col_size[C_ORDER] * k, "an order value is not a record");
       if (v != k) identity = 0;
     }
-    rep = first_repeat(c, l, C_ORDER, UINT32_MAX); /* every value < n <= 2^24: none skipped */
+    rep = (c->scratch == NULL || c->scratch_count < n) && order_proved_by_index(c, l)
+              ? -1
+              : first_repeat(c, l, C_ORDER, UINT32_MAX); /* every value < n <= 2^24 */
     if (rep >= 0)
       return err(OCKPT_E_BAD_DATA_ORDER, F1("tensors", rep, ".order"),
                  l->at[C_ORDER] + col_size[C_ORDER] * (uint64_t)rep, "an order value repeats an earlier one");
@@ -479,10 +579,15 @@ static ockpt_result check_data(const v3 *c) {
            at, pad = 0, k;
   uint64_t *offsets = NULL;
   int padded = 0;
+  rindex x;
+  ockpt_result head = ok();
+  uint64_t bad_start = UINT64_MAX, G = 0, K;
   /* P0, P1 */
   if (info->data.present && !info->tensors.present)
     return err(OCKPT_E_EMPTY_SECTION, F0("data"), s, "a data section, but no tensors");
-  if (!info->tensors.present) return ok();
+  find_index(&c->src, info, &x);
+  if (!info->tensors.present) /* no range to place; I1-I4 (I4 refuses such a section) */
+    return x.present ? index_head(&c->src, &x, 0, 0, 0, 0) : ok();
   if (!info->data.present)
     return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("tensors[0].len_data"),
                info->tensors.offset + OCKPT_V3_TENSORS_HEAD_SIZE,
@@ -492,9 +597,19 @@ static ockpt_result check_data(const v3 *c) {
     offsets = c->scratch;
     for (k = 0; k < w.count; k++) offsets[k] = OCKPT_V2_NO_STATE;
   }
-  /* P2, and the first non-zero padding byte for P4 */
+  K = w.K;
+  if (x.present) { /* I1-I5 now, reported after P3; I6 compared during P2's walk */
+    head = index_head(&c->src, &x, 1, w.n, K, has(&w.l, C_ORDER));
+    if (head.code == OCKPT_OK) G = (uint64_t)1 << x.shift;
+  }
+  /* P2, the first non-zero padding byte for P4, the first start that differs for I6 */
   for (q = 0; q < w.count; q++) {
-    uint64_t start;
+    uint64_t start, i = q % w.n;
+    if (G != 0 && bad_start == UINT64_MAX && (i & (G - 1)) == 0) {
+      uint64_t g = (q / w.n) * x.m + (i >> x.shift);
+      if (rd64(&c->src, x.s + OCKPT_V3_RANGE_INDEX_HEAD_SIZE + START_SIZE * g) != pos - s)
+        bad_start = g;
+    }
     if (!range_at(&w, q, &p, &len, &at)) continue;
     start = round_up(pos, range_align(len));
     if (start > end || len > end - start)
@@ -514,13 +629,31 @@ static ockpt_result check_data(const v3 *c) {
     if (offsets != NULL) offsets[p] = start;
     pos = start + len;
   }
-  /* P3, P4 */
+  /* P3 */
   if (pos < end)
     return err(OCKPT_E_GAP, F0("data"), pos,
                "bytes at the end of the data section belong to no tensor or slot");
+  if (x.present) { /* I1-I5, I6, I7 */
+    CHECK(head);
+    if (bad_start != UINT64_MAX)
+      return err(OCKPT_E_BAD_RANGE_INDEX, F1("range_index.start", (int64_t)bad_start, ""),
+                 x.s + OCKPT_V3_RANGE_INDEX_HEAD_SIZE + START_SIZE * bad_start,
+                 "a recorded start is not where the placement walk stands");
+    if (x.positions != 0) {
+      uint64_t i = first_misplaced(&c->src, &w.l, &x), r;
+      if (i < w.n) {
+        r = order_of(&c->src, &w.l, i);
+        return err(OCKPT_E_BAD_RANGE_INDEX, F1("range_index.position", (int64_t)r, ""),
+                   x.positions + POSITION_SIZE * r,
+                   "a position is not the inverse of the order column");
+      }
+    }
+  }
+  /* P4 */
   if (padded)
     return err(OCKPT_E_NONZERO_PADDING, F0("padding"), pad, "alignment padding byte is not 0");
   info->offsets = offsets;
+  info->range_index = x.present ? x.s : 0;
   return ok();
 }
 
@@ -616,11 +749,24 @@ uint64_t ockpt_v3_scratch_count(uint64_t S) {
   return S / LEN_SIZE + 1u;
 }
 
+static uint64_t data_blocks_at(const ockpt_file *f, const ockpt_src *b);
+
+/* The rules after B6: the tensors, optimizer, state and origin sections', then the data's. */
+static ockpt_result check_after_blocks(const v3 *c, layout *l) {
+  const ockpt_v2_info *info = c->info;
+  if (info->tensors.present) CHECK(check_tensors(c, l));
+  if (info->optimizer.present) CHECK(ockpt_v2_check_optimizer(c, OCKPT_V3_SLOT_ENTRY_SIZE));
+  if (info->state.present) CHECK(ockpt_v2_check_state(c));
+  if (info->origin.present) CHECK(ockpt_v2_check_origin(c));
+  return check_data(c);
+}
+
 ockpt_result ockpt_v3_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
                                uint64_t *scratch, size_t scratch_count) {
   static const ockpt_file zero_file;
   v3 c;
   layout l;
+  ockpt_result r;
   *f = zero_file;
   f->buf = src->buf;
   f->stream = src->stream;
@@ -634,11 +780,13 @@ ockpt_result ockpt_v3_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
   CHECK(ockpt_v2_check_header(&c));
   CHECK(ockpt_v2_check_sections(&c));
   CHECK(check_data_blocks(&c));
-  if (f->v2.tensors.present) CHECK(check_tensors(&c, &l));
-  if (f->v2.optimizer.present) CHECK(ockpt_v2_check_optimizer(&c, OCKPT_V3_SLOT_ENTRY_SIZE));
-  if (f->v2.state.present) CHECK(ockpt_v2_check_state(&c));
-  if (f->v2.origin.present) CHECK(ockpt_v2_check_origin(&c));
-  CHECK(check_data(&c));
+  r = check_after_blocks(&c, &l);
+  if (r.code != OCKPT_OK && (f->v2.unchecked & OCKPT_UNCHECKED_BLOCKS)) {
+    /* B6 was deferred but comes first: a refused file reports the first failing rule (6.5) */
+    ockpt_result b6 = check_blocks(src, &f->v2, data_blocks_at(f, src));
+    if (b6.code != OCKPT_OK) return b6;
+  }
+  CHECK(r);
   f->revision = OCKPT_REV_V3;
   f->dialect = OCKPT_DIALECT_NULL;
   f->optimizer = OCKPT_OPT_NONE;
@@ -649,14 +797,24 @@ ockpt_result ockpt_v3_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
 
 static int is_v3(const ockpt_file *f) { return f != NULL && f->revision == OCKPT_REV_V3; }
 
-void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
-  walk w;
-  ockpt_src src;
-  uint64_t k, D = 0;
+/* A cursor at record 0 for range lookups only: O(1) (its dims and name are not set). */
+static void cursor_reset(const ockpt_file *f, ockpt_v3_cursor *c) {
   unsigned j;
   c->record = 0;
   c->dims = c->name = c->q = c->pos = 0;
   for (j = 0; j <= OCKPT_V2_MAX_SLOTS; j++) c->segment[j] = 0;
+  if (!is_v3(f)) return;
+  c->pos = f->v2.data.offset;
+  /* where the tensors' ranges start; each slot's start is found when first needed */
+  c->segment[0] = f->v2.data.offset;
+  for (j = 1; j <= OCKPT_V2_MAX_SLOTS; j++) c->segment[j] = UINT64_MAX;
+}
+
+void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
+  walk w;
+  ockpt_src src;
+  uint64_t k, D = 0;
+  cursor_reset(f, c);
   if (!is_v3(f)) return;
   src = ockpt_src_of(f);
   walk_init(&w, &src, &f->v2);
@@ -668,10 +826,6 @@ void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
     c->dims = dims_start(&w.l);
     c->name = names_start(&w.l, D);
   }
-  c->pos = f->v2.data.offset;
-  /* where the tensors' ranges start; each slot's start is found when first needed */
-  c->segment[0] = f->v2.data.offset;
-  for (j = 1; j <= OCKPT_V2_MAX_SLOTS; j++) c->segment[j] = UINT64_MAX;
 }
 
 /* Where segment `seg` (0: the tensors' ranges, 1 + j: slot j's) starts: walks the segments
@@ -699,7 +853,21 @@ static uint64_t locate(const ockpt_file *f, ockpt_v3_cursor *c, uint64_t p) {
   seg = p < w.n ? 0 : 1 + (p - w.n) / w.n;
   qs = seg * w.n;
   qe = qs + w.n;
-  if (c->q < qs || c->q >= qe) {
+  if (f->v2.range_index != 0) {
+    /* SPEC.md 6.7.5's lookup: from the start of the target's group, unless the cursor stands
+     * fewer than G positions before the target in its pass (a walk in data order) */
+    uint64_t ri = f->v2.range_index, k = p - qs, i = k, g;
+    uint32_t shift = rd32(&src, ri + OCKPT_V3_RANGE_INDEX_HEAD_AT_GROUP_SHIFT);
+    uint64_t m = rd64(&src, ri + OCKPT_V3_RANGE_INDEX_HEAD_AT_NUM_GROUPS);
+    uint64_t starts = ri + OCKPT_V3_RANGE_INDEX_HEAD_SIZE;
+    if (has(&w.l, C_ORDER))
+      i = rd32(&src, starts + START_SIZE * (1 + w.K) * m + POSITION_SIZE * k);
+    if (c->q < qs || c->q > qs + i || qs + i - c->q >= ((uint64_t)1 << shift)) {
+      g = i >> shift;
+      c->q = qs + (g << shift);
+      c->pos = f->v2.data.offset + rd64(&src, starts + START_SIZE * (seg * m + g));
+    }
+  } else if (c->q < qs || c->q >= qe) {
     c->q = qs;
     c->pos = segment_start(&w, c, seg);
   }
@@ -789,13 +957,28 @@ int ockpt_v3_tensor_at(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t)
 int ockpt_v3_slot_entry_at(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
                            uint64_t *nbytes) {
   ockpt_v3_cursor c;
-  ockpt_v3_cursor_init(f, &c);
+  cursor_reset(f, &c);
   return ockpt_v3_slot_entry(f, &c, j, k, NULL, offset, nbytes);
 }
 
-/* ---- per-block verified copies (SPEC.md 6.7.4) ---------------------------------------------- */
+int ockpt_v3_range(const ockpt_file *f, uint32_t pass, uint32_t k, uint64_t *offset,
+                   uint64_t *nbytes) {
+  ockpt_v3_cursor c;
+  ockpt_src src;
+  walk w;
+  uint64_t len;
+  if (!is_v3(f) || k >= f->v2.num_tensors || pass > f->v2.num_slots) return -1;
+  if (pass > 0) return ockpt_v3_slot_entry_at(f, pass - 1, k, offset, nbytes);
+  src = ockpt_src_of(f);
+  walk_init(&w, &src, &f->v2);
+  len = rd64(&src, len_at(&w.l, k));
+  cursor_reset(f, &c);
+  if (nbytes != NULL) *nbytes = len;
+  if (offset != NULL) *offset = locate(f, &c, k);
+  return 1;
+}
 
-static uint64_t data_blocks_at(const ockpt_file *f, const ockpt_src *b);
+/* ---- per-block verified copies (SPEC.md 6.7.4) ---------------------------------------------- */
 
 ockpt_result ockpt_verify_deferred(ockpt_file *f) {
   ockpt_src b;
