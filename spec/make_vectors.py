@@ -2063,7 +2063,7 @@ def make_range_index_v3() -> None:
 
 
 def make_invalid_v3() -> None:
-    for table in ("detection", "v2-reads-v3", "container", "tensors", "optimizer"):
+    for table in ("detection", "v2-reads-v3", "container", "tensors", "optimizer", "state-origin"):
         apply_table(f"v3-{table}")
     full = m3.encode(m3.from_v2(V2_FULL)).data
     f = m3.V3(full)
@@ -2077,36 +2077,6 @@ def make_invalid_v3() -> None:
 
     def head(n: int, columns: int) -> bytes:
         return struct.pack("<II", n, columns)
-
-    # State and origin sections (schema 2's)
-    st = f.sec(3)[0]
-    key4 = u64(full, st + 8 + 32 * 4)
-    v3_invalid(
-        "v9-duplicate-key",
-        reseal(put8(full, key4 + 1, ord("1"))),
-        "V9: keys k1, k1",
-        "duplicate_state_key",
-        "state[4].key",
-        key4,
-    )
-    v3_invalid(
-        "v9-step-float",
-        reseal(put8(full, st + 8 + 12, 1)),
-        "V9: step as a float",
-        "bad_state_type",
-        "state[0].value_type",
-        st + 8 + 12,
-    )
-    upg = m3.encode(m3.from_v2(upgraded(MICRO_ADAM))).data
-    og = m3.V3(upg).sec(5)[0]
-    v3_invalid(
-        "g3-origin",
-        reseal(put(upg, og, 3)),
-        "G3: origin revision 3",
-        "bad_origin",
-        "origin.revision",
-        og,
-    )
 
     # Data section and placement, P0-P4 (SPEC.md 6.7.3)
     v3_invalid(
@@ -2601,6 +2571,24 @@ def v3_optimizer_cases() -> list[Case]:
     # fmt: on
 
 
+def v3_state_origin_cases() -> list[Case]:
+    """Schema 3's state and origin sections, schema 2's (V9, G3): V3_FULL's state (step, epoch,
+    learning_rate, k1, k2, kb) and onert-micro's Adam export upgraded (an origin section)."""
+    full = v3_full()
+    upg = m3.encode(m3.from_v2(upgraded(MICRO_ADAM))).data
+    # fmt: off
+    return [
+        Case("v9-duplicate-key", full, {"*state[4].ofs_key": b"k1"},
+             "duplicate_state_key", "state[4].key", "*state[4].ofs_key", "V9: keys k1, k1"),
+        Case("v9-step-float", full, {"state[0].value_type": ValueType.FLOAT},
+             "bad_state_type", "state[0].value_type", "state[0].value_type",
+             "V9: step as a float"),
+        Case("g3-origin", upg, {"origin.revision": 3},
+             "bad_origin", "origin.revision", "origin.revision", "G3: origin revision 3"),
+    ]
+    # fmt: on
+
+
 #: Schema 3's tables (SPEC.md 6.7), applied by make_invalid_v3 in this order.
 CASE_TABLES.update(
     {
@@ -2609,6 +2597,7 @@ CASE_TABLES.update(
         "v3-container": ("v3-", V3Places, v3_container_cases),
         "v3-tensors": ("v3-", V3Places, v3_tensor_cases),
         "v3-optimizer": ("v3-", V3Places, v3_optimizer_cases),
+        "v3-state-origin": ("v3-", V3Places, v3_state_origin_cases),
     }
 )
 
