@@ -236,6 +236,27 @@ def test_vector_cases_take_the_skipping_reader_s_result_for_exactly_its_kinds() 
     assert blocks["vector invalid-v3-i1-short"] == plain["vector invalid-v3-i1-short"].expect
 
 
+def test_a_corpus_case_listing_a_skipped_kind_is_not_run(tmp_path: Path) -> None:
+    """The corpus records one result per file: with ``--skips-kind``, a schema-3 case whose
+    section table lists a skipped kind is reported as not run, the others run."""
+    (tmp_path / "files").mkdir()
+    cases = []
+    for name in ("v3-data-blocks", "v3-minimal"):
+        (tmp_path / "files" / f"{name}.ckpt").write_bytes((VECTORS / f"{name}.ckpt").read_bytes())
+        expect = {"revision": "v3", "dialect": None}
+        cases.append({"name": name, "file": f"{name}.ckpt", "expect": expect, "why": "x"})
+    manifest = tmp_path / "manifest.json"
+    manifest.write_text(json.dumps({"cases": cases}))
+    reader = ["--", sys.executable, "-m", "onert_checkpoint", "info", "--json", "{file}"]
+    args = ["--no-vectors", "--corpus", str(manifest), "--json"]
+    report = json.loads(conformance(*args, "--skips-kind", "data_blocks", *reader).stdout)
+    assert (report["cases"], report["agree"]) == (1, 1)
+    assert report["not_run"] == ["corpus v3-data-blocks"]
+    assert report["skips_kinds"] == ["0x100008"]
+    report = json.loads(conformance(*args, "--skips-kind", "range_index", *reader).stdout)
+    assert (report["cases"], report["agree"], report["not_run"]) == (2, 2, [])
+
+
 #: The last commits whose readers knew neither optional kind, and data_blocks but not
 #: range_index (tests/test_data_blocks.py and tests/test_range_index.py read files with them).
 BEFORE_DATA_BLOCKS, BEFORE_RANGE_INDEX = "a60f1d3", "aa500ec"
