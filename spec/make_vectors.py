@@ -80,9 +80,7 @@ from vector_cases import (
     expected_offset,
     patched,
     put,
-    put8,
     put64,
-    reseal,
     u32,
     u64,
 )
@@ -2063,208 +2061,8 @@ def make_range_index_v3() -> None:
 
 
 def make_invalid_v3() -> None:
-    for table in ("detection", "v2-reads-v3", "container", "tensors", "optimizer", "state-origin"):
-        apply_table(f"v3-{table}")
-    full = m3.encode(m3.from_v2(V2_FULL)).data
-    f = m3.V3(full)
-    ds = f.sec(4)[0]
-    ordered = m3.encode(m3.from_v2(ALL_BY_NAME("v2-storage-order"))).data
-    o = m3.V3(ordered)
-    os_ = o.sec(1)[0]
-
-    def tensors_only(body: bytes) -> bytes:
-        return m3.assemble([(1, 1, body)])
-
-    def head(n: int, columns: int) -> bytes:
-        return struct.pack("<II", n, columns)
-
-    # Data section and placement, P0-P4 (SPEC.md 6.7.3)
-    v3_invalid(
-        "p0-data-only",
-        m3.assemble([(4, 1, b"")]),
-        "P0: a data section and no tensors section",
-        "empty_section",
-        "data",
-        128,
-    )
-    v3_invalid(
-        "p0-data-with-state",
-        m3.assemble(
-            [
-                (
-                    3,
-                    1,
-                    lambda at: m3.state_body(m3.Content(state=[m3.StateEntry(b"step", 0, 1)]), at),
-                ),
-                (4, 1, b"\0" * 8),
-            ]
-        ),
-        "P0: a state section and an 8-byte data section",
-        "empty_section",
-        "data",
-        192,
-    )
-    v3_invalid(
-        "p1-no-data",
-        tensors_only(head(1, 0) + struct.pack("<Q", 0)),
-        "P1: a tensors section (one 0-byte tensor) and no data section",
-        "offset_out_of_bounds",
-        "tensors[0].len_data",
-        136,
-    )
-    v3_invalid(
-        "p1-no-data-order",
-        tensors_only(head(2, 32) + struct.pack("<QQII", 0, 0, 1, 0)),
-        "P1 names record 0 whatever the order column says: two 0-byte tensors in data order "
-        "[1, 0] and no data section",
-        "offset_out_of_bounds",
-        "tensors[0].len_data",
-        136,
-    )
-    two = m3.encode(m3.from_v2(write_v2(raw_tensors(4, 4)))).data
-    t2, d2 = m3.V3(two).sec(1)[0], m3.V3(two).sec(4)
-    v3_invalid(
-        "p2-last-tensor",
-        reseal(put64(two, t2 + 16, 5)),
-        "P2: the second 4-byte tensor said to be 5 bytes: a(5) = 8 puts it at the section's end",
-        "offset_out_of_bounds",
-        "tensors[1].len_data",
-        t2 + 16,
-    )
-    v3_invalid(
-        "p2-alignment-only",
-        reseal(put64(two, t2 + 16, 3)),
-        "P2 passes, P3 fails: a 3-byte range at 4 ends one byte before the section's end",
-        "gap",
-        "data",
-        d2[0] + 7,
-    )
-    ot = o.sec(4)
-    v3_invalid(
-        "p2-data-order",
-        reseal(put64(ordered, os_ + 8, 9)),
-        "P2 in data order: record 0, last in the order column, grown to 9 bytes (a(9) = 16)",
-        "offset_out_of_bounds",
-        "tensors[0].len_data",
-        os_ + 8,
-    )
-    assert ot[1] == 32
-    v3_invalid(
-        "p2-slot-entry",
-        reseal(put64(full, f.slot_entry(1, 3), 5)),
-        "P2: v's last range (record 3) grown from 4 to 5 bytes: past the data section",
-        "offset_out_of_bounds",
-        "optimizer.slots[1][3].len_data",
-        f.slot_entry(1, 3),
-    )
-    v3_invalid(
-        "p2-huge-slot-entry",
-        reseal(put64(full, f.slot_entry(1, 3), 2**64 - 2)),
-        "P2: a slot entry of 2**64 - 2 bytes (not NO_STATE): no overflow, out of bounds",
-        "offset_out_of_bounds",
-        "optimizer.slots[1][3].len_data",
-        f.slot_entry(1, 3),
-    )
-    v3_invalid(
-        "p2-huge-tensor",
-        reseal(put64(two, t2 + 8, 2**64 - 1)),
-        "P2: a tensor of 2**64 - 1 bytes (NO_STATE's value means nothing in len_data)",
-        "offset_out_of_bounds",
-        "tensors[0].len_data",
-        t2 + 8,
-    )
-    ds, dl = f.sec(4)
-    longer = put64(put64(full + b"\0", 64 + 32 * 4 + 16, dl + 1), 8, len(full) + 1)
-    v3_invalid(
-        "p3-gap",
-        reseal(longer),
-        "P3: a zero byte after the last range",
-        "gap",
-        "data",
-        ds + dl,
-    )
-    zl = m3.encode(m3.from_v2(ALL_BY_NAME("v2-zero-length-last"))).data
-    zs, zln = m3.V3(zl).sec(4)
-    zlonger = put64(put64(zl + b"\0", 64 + 32 + 16, zln + 1), 8, len(zl) + 1)
-    v3_invalid(
-        "p3-zero-length-last",
-        reseal(zlonger),
-        "P3: a 0-byte last range takes no padding (a(0) = 1): a byte after it is a gap",
-        "gap",
-        "data",
-        zs + zln,
-    )
-    v3_invalid(
-        "p4-padding",
-        reseal(put8(full, ds + 30, 1)),
-        "P4: a non-zero byte in the padding after tensor 1 (8 bytes at 16, padding to 64)",
-        "nonzero_padding",
-        "padding",
-        ds + 30,
-    )
-    v3_invalid(
-        "p4-first-padding",
-        reseal(put8(put8(full, ds + 170, 1), ds + 24, 2)),
-        "P4: two non-zero padding bytes: the first in data order is reported",
-        "nonzero_padding",
-        "padding",
-        ds + 24,
-    )
-    # One padding run, each of its bytes: a(8) = 8 puts tensor 1 at 8 after a 1-byte tensor 0,
-    # so bytes 1..7 of the section are padding (first, middle, last); a run of one byte (a 3-byte
-    # tensor, then a 4-byte one at 4) is its own first and last byte; and the run before slot 0's
-    # first range, where the tensors' ranges end and the slots' begin.
-    run = m3.encode(m3.from_v2(write_v2(raw_tensors(1, 8)))).data
-    run_ds = m3.V3(run).sec(4)[0]
-    assert run[run_ds + 1 : run_ds + 8] == bytes(7) and run[run_ds + 8] != 0
-    for where, at in (("first", 1), ("middle", 4), ("last", 7)):
-        v3_invalid(
-            f"p4-padding-run-{where}-byte",
-            reseal(put8(run, run_ds + at, 0x80)),
-            f"P4: the {where} byte of a 7-byte padding run (section bytes 1..7, between a 1-byte "
-            "range and an 8-byte one) is non-zero",
-            "nonzero_padding",
-            "padding",
-            run_ds + at,
-        )
-    short = m3.encode(m3.from_v2(write_v2(raw_tensors(3, 4)))).data
-    short_ds = m3.V3(short).sec(4)[0]
-    assert short[short_ds + 3] == 0
-    v3_invalid(
-        "p4-padding-run-of-one-byte",
-        reseal(put8(short, short_ds + 3, 1)),
-        "P4: a 1-byte padding run (a 3-byte range, then a 4-byte one at 4) that is non-zero",
-        "nonzero_padding",
-        "padding",
-        short_ds + 3,
-    )
-    to_slot = m3.encode(
-        m3.from_v2(
-            write_v2(
-                raw_tensors(1),
-                Optimizer("sgd_momentum", slots={"momentum": {0: Buffer(0, f32(2, 60))}}),
-            )
-        )
-    ).data
-    ts_ds = m3.V3(to_slot).sec(4)[0]
-    assert to_slot[ts_ds + 1 : ts_ds + 8] == bytes(7)
-    v3_invalid(
-        "p4-padding-last-byte-before-slot",
-        reseal(put8(to_slot, ts_ds + 7, 1)),
-        "P4: the last padding byte before slot 0's first range (the 1-byte tensor's range ends "
-        "at 1, the 8-byte momentum entry starts at 8)",
-        "nonzero_padding",
-        "padding",
-        ts_ds + 7,
-    )
-    v3_invalid(
-        "order-p3-before-p4",
-        reseal(put8(longer, ds + 30, 1)),
-        "P3 before P4: a trailing byte and non-zero padding",
-        "gap",
-        "data",
-        ds + dl,
-    )
+    for table in V3_TABLES:
+        apply_table(table)
 
 
 def v3_full() -> bytes:
@@ -2589,6 +2387,108 @@ def v3_state_origin_cases() -> list[Case]:
     # fmt: on
 
 
+def v3_placement_cases() -> list[Case]:
+    """Schema 3's data section and the placement of its ranges, P0 to P4 (SPEC.md 6.7.3):
+    V3_FULL's ranges (tensors of 16, 8, 100 and 3 bytes at 0, 16, 64 and 164, then the slots'),
+    files of two 4-byte tensors, of a 1-byte tensor before an 8-byte one (a 7-byte padding run),
+    of a 3-byte one before a 4-byte one (a 1-byte run), of a 1-byte tensor before an 8-byte
+    momentum entry, v2-storage-order's and v2-zero-length-last's content, and files built
+    without a data section or without tensors."""
+    full = v3_full()
+
+    def v3_of_v2(data: bytes) -> bytes:
+        return m3.encode(m3.from_v2(data)).data
+
+    state = m3.Content(state=[m3.StateEntry(b"step", ValueType.INT, 1)])
+    two = v3_of_v2(write_v2(raw_tensors(4, 4)))
+    ordered = v3_of_v2(built("v2-storage-order"))
+    zero_last = v3_of_v2(built("v2-zero-length-last"))
+    run = v3_of_v2(write_v2(raw_tensors(1, 8)))
+    short = v3_of_v2(write_v2(raw_tensors(3, 4)))
+    momentum = Optimizer("sgd_momentum", slots={"momentum": {0: Buffer(0, f32(2, 60))}})
+    to_slot = v3_of_v2(write_v2(raw_tensors(1), momentum))
+
+    def longer(data: bytes) -> tuple:
+        """A zero byte appended to the data section, the last section: its len_body and
+        len_file one more."""
+        di = V2(data).index_of(SectionKind.DATA)
+        return (Append(b"\0"), (f"sections[{di}].len_body", Add(1)), ("len_file", Add(1)))
+
+    # fmt: off
+    return [
+        Case("p0-data-only", m3.assemble([(SectionKind.DATA, 1, b"")]), {},
+             "empty_section", "data", "data", "P0: a data section and no tensors section"),
+        Case("p0-data-with-state",
+             m3.assemble([(SectionKind.STATE, 1, lambda at: m3.state_body(state, at)),
+                          (SectionKind.DATA, 1, bytes(8))]), {},
+             "empty_section", "data", "data", "P0: a state section and an 8-byte data section"),
+        Case("p1-no-data", tensors_only(tensors_head(1, 0) + struct.pack("<Q", 0)), {},
+             "offset_out_of_bounds", "tensors[0].len_data", "tensors[0].len_data",
+             "P1: a tensors section (one 0-byte tensor) and no data section"),
+        Case("p1-no-data-order",
+             tensors_only(tensors_head(2, m3.ORDER) + struct.pack("<QQII", 0, 0, 1, 0)), {},
+             "offset_out_of_bounds", "tensors[0].len_data", "tensors[0].len_data",
+             "P1 names record 0 whatever the order column says: two 0-byte tensors in data "
+             "order [1, 0] and no data section"),
+        Case("p2-last-tensor", two, {"tensors[1].len_data": 5},
+             "offset_out_of_bounds", "tensors[1].len_data", "tensors[1].len_data",
+             "P2: the second 4-byte tensor said to be 5 bytes: a(5) = 8 puts it at the "
+             "section's end"),
+        Case("p2-alignment-only", two, {"tensors[1].len_data": 3},
+             "gap", "data", ("data.end", -1),
+             "P2 passes, P3 fails: a 3-byte range at 4 ends one byte before the section's end"),
+        Case("p2-data-order", ordered, {"tensors[0].len_data": 9},
+             "offset_out_of_bounds", "tensors[0].len_data", "tensors[0].len_data",
+             "P2 in data order: record 0, last in the order column, grown to 9 bytes "
+             "(a(9) = 16)"),
+        Case("p2-slot-entry", full, {"optimizer.slots[1][3].len_data": 5},
+             "offset_out_of_bounds", "optimizer.slots[1][3].len_data",
+             "optimizer.slots[1][3].len_data",
+             "P2: v's last range (record 3) grown from 4 to 5 bytes: past the data section"),
+        Case("p2-huge-slot-entry", full, {"optimizer.slots[1][3].len_data": NO_STATE - 1},
+             "offset_out_of_bounds", "optimizer.slots[1][3].len_data",
+             "optimizer.slots[1][3].len_data",
+             "P2: a slot entry of 2**64 - 2 bytes (not NO_STATE): no overflow, out of bounds"),
+        Case("p2-huge-tensor", two, {"tensors[0].len_data": NO_STATE},
+             "offset_out_of_bounds", "tensors[0].len_data", "tensors[0].len_data",
+             "P2: a tensor of 2**64 - 1 bytes (NO_STATE's value means nothing in len_data)"),
+        Case("p3-gap", full, longer(full),
+             "gap", "data", "data.end", "P3: a zero byte after the last range"),
+        Case("p3-zero-length-last", zero_last, longer(zero_last),
+             "gap", "data", "data.end",
+             "P3: a 0-byte last range takes no padding (a(0) = 1): a byte after it is a gap"),
+        Case("p4-padding", full, {("tensors[1].range.end", 6): 1},
+             "nonzero_padding", "padding", ("tensors[1].range.end", 6),
+             "P4: a non-zero byte in the padding after tensor 1 (8 bytes at 16, padding to 64)"),
+        Case("p4-first-padding", full,
+             {("tensors[3].range.end", 3): 1, ("tensors[1].range.end", 0): 2},
+             "nonzero_padding", "padding", ("tensors[1].range.end", 0),
+             "P4: two non-zero padding bytes: the first in data order is reported"),
+        # one padding run, each of its bytes: a(8) = 8 puts tensor 1 at 8 after a 1-byte tensor
+        # 0, so bytes 1..7 of the section are padding (first, middle, last); a run of one byte
+        # (a 3-byte tensor, then a 4-byte one at 4) is its own first and last byte; and the run
+        # before slot 0's first range, where the tensors' ranges end and the slots' begin
+        *(
+            Case(f"p4-padding-run-{where}-byte", run, {("tensors[0].range.end", at): 0x80},
+                 "nonzero_padding", "padding", ("tensors[0].range.end", at),
+                 f"P4: the {where} byte of a 7-byte padding run (section bytes 1..7, between a "
+                 "1-byte range and an 8-byte one) is non-zero")
+            for where, at in (("first", 0), ("middle", 3), ("last", 6))
+        ),
+        Case("p4-padding-run-of-one-byte", short, {("tensors[0].range.end", 0): 1},
+             "nonzero_padding", "padding", ("tensors[0].range.end", 0),
+             "P4: a 1-byte padding run (a 3-byte range, then a 4-byte one at 4) that is non-zero"),
+        Case("p4-padding-last-byte-before-slot", to_slot,
+             {("optimizer.slots[0][0].range", -1): 1},
+             "nonzero_padding", "padding", ("optimizer.slots[0][0].range", -1),
+             "P4: the last padding byte before slot 0's first range (the 1-byte tensor's range "
+             "ends at 1, the 8-byte momentum entry starts at 8)"),
+        Case("order-p3-before-p4", full, (*longer(full), (("tensors[1].range.end", 6), 1)),
+             "gap", "data", "data.end", "P3 before P4: a trailing byte and non-zero padding"),
+    ]
+    # fmt: on
+
+
 #: Schema 3's tables (SPEC.md 6.7), applied by make_invalid_v3 in this order.
 CASE_TABLES.update(
     {
@@ -2598,8 +2498,12 @@ CASE_TABLES.update(
         "v3-tensors": ("v3-", V3Places, v3_tensor_cases),
         "v3-optimizer": ("v3-", V3Places, v3_optimizer_cases),
         "v3-state-origin": ("v3-", V3Places, v3_state_origin_cases),
+        "v3-placement": ("v3-", V3Places, v3_placement_cases),
     }
 )
+#: Schema 3's tables but those of its optional sections, in the order make_invalid_v3 applies
+#: them (the order of spec/vectors/README.md)
+V3_TABLES = [name for name in CASE_TABLES if name.startswith("v3-")]
 
 
 def ALL_BY_NAME(name: str) -> bytes:
