@@ -188,3 +188,24 @@ def test_a_tensor_made_after_the_name_map_is_built_has_its_own_record() -> None:
         t = ckpt[names[k]]
         assert (t.name, t.shape) == (names[k], (k + 1,))
         assert np.array_equal(t.data, np.full(k + 1, k, np.float32))
+
+
+def test_np_asarray_of_an_entry_of_a_released_file_raises_released(tmp_path) -> None:
+    """``np.asarray(entry)`` takes its own path to the array (no ``data`` property call): an
+    entry of a file whose ``open`` block has ended raises ``released`` there too, whether
+    its array was handed out inside the block or not."""
+    import onert_checkpoint as oc
+
+    built = oc.Checkpoint(
+        [oc.Tensor(i, np.full(4, i, np.float32), name=f"t{i}", dtype="float32", shape=(4,))
+         for i in range(3)]
+    )
+    path = tmp_path / "a.ckpt"
+    oc.save(built, path, revision="v3")
+    with oc.open(path) as ckpt:
+        read, unread = ckpt["t0"], ckpt["t1"]
+        assert np.array_equal(np.asarray(read), np.zeros(4, np.float32))
+    for entry in (read, unread):
+        with pytest.raises(CheckpointError) as err:
+            np.asarray(entry)
+        assert err.value.code == "released"

@@ -264,6 +264,7 @@ class EntryTable:
     """
 
     __slots__ = (
+        "_cols",
         "_first_key",
         "_kinds",
         "_lengths_list",
@@ -310,6 +311,8 @@ class EntryTable:
         #: every row's name as text, once the list's name map has decoded them all (the map
         #: holds the same strings): :meth:`make` then decodes none
         self._name_strs: list[str | None] | None = None
+        #: the record columns :meth:`make` reads, taken out of ``meta`` once
+        self._cols: tuple[Any, ...] | None = None
 
     def __len__(self) -> int:
         return int(self.keys.size)
@@ -457,21 +460,28 @@ class EntryTable:
             if meta is None:
                 obj._name = obj._dtype = obj.shape = obj.model_index = None
                 return obj
+            cols = self._cols
+            if cols is None:
+                cols = self._cols = (
+                    meta["names"], meta["flags"], meta["dtype"], meta["rank"], meta["dims"],
+                    meta["model_index"],
+                )
+            names, flags_col, dtype_col, rank_col, dims, model_index = cols
             strs = self._name_strs
             if strs is not None:
                 obj._name = strs[row]
             else:
-                raw = None if (names := meta["names"]) is None else names[row]
+                raw = None if names is None else names[row]
                 obj._name = None if raw is None else raw.decode("utf-8")
-            flags = meta["flags"].item(row)
-            obj._dtype = DTYPES[meta["dtype"].item(row)][0] if flags & 1 else None
+            flags = flags_col.item(row)
+            obj._dtype = DTYPES[dtype_col.item(row)][0] if flags & 1 else None
             if not flags & 2:
                 obj.shape = None
-            elif (rank := meta["rank"].item(row)) == 1:
-                obj.shape = (meta["dims"].item(row, 0),)
+            elif (rank := rank_col.item(row)) == 1:
+                obj.shape = (dims.item(row, 0),)
             else:
-                obj.shape = tuple(meta["dims"][row, :rank].tolist())
-            obj.model_index = meta["model_index"].item(row) if flags & 8 else None
+                obj.shape = tuple(dims[row, :rank].tolist())
+            obj.model_index = model_index.item(row) if flags & 8 else None
         return obj
 
     def _tensor_meta(

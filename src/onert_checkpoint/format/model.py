@@ -148,8 +148,11 @@ class Buffer:
     # size, len) is known from the entry's metadata without reading or checking the data.
     def __array__(self, dtype: object = None, copy: bool | None = None) -> np.ndarray:
         data = self._data
-        if data is None:
-            data = self.data
+        if data is None:  # as ``data`` does, without its property call
+            table = self._table
+            if table is None:
+                raise released_error(self._what())
+            data = self._data = table.data(self._row)
         if dtype is None:  # np.asarray(entry): the common call, answered first
             return data.copy() if copy else data
         if dtype is not None and np.dtype(dtype) != data.dtype:  # type: ignore[call-overload]
