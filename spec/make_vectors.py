@@ -16,10 +16,12 @@ Every vector is a file ``<name>.ckpt`` beside ``<name>.json``:
 
 Valid files come from the library's own writer (``onert_checkpoint.to_bytes``) or are the real
 onert exports of tests/data/real-onert/; invalid ones are valid files with deliberate corruption
-(a patched u32, a cut, an appended byte). Those of schema 1, WOF and schema 2 are rows of tables
-(``CASE_TABLES``): a ``Case`` (spec/vector_cases.py) is a base file, a patch of named places
-(``tensors[2].rank``, at the offsets of the generated layout) and the expected error;
-``apply_table`` builds them and tests/test_vector_cases.py checks each row's field and offset.
+(a patched u32, a cut, an appended byte). They are rows of tables (``CASE_TABLES``), but for
+schema 3's optional sections (make_data_blocks_v3, make_range_index_v3): a ``Case``
+(spec/vector_cases.py) is a base file, a patch of named places (``tensors[2].rank``,
+``tensors[1].order``, ``tensors[1].range.end``, at the offsets of the generated layout) and the
+expected error; ``apply_table`` builds them and tests/test_vector_cases.py checks each row's
+field and offset.
 Nothing depends on time, randomness or the machine, so a second run writes identical bytes
 (tests/test_vectors.py checks it).
 """

@@ -567,6 +567,8 @@ class V3Places(V2Places):
         return out
 
     def record(self, path: str) -> tuple[int, type | int] | None:
+        if re.fullmatch(r"tensors\[\d+\]", path):
+            return None  # a record is a row of the columns, not a structure of its own
         entry = re.fullmatch(r"optimizer\.slots\[(\d+)\]\[(\d+)\]", path)
         if entry:
             o = V2(self.data).sec(SectionKind.OPTIMIZER)[0]
