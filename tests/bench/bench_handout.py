@@ -22,13 +22,14 @@ Rows (microseconds per array handed out; ratios against baselines measured in th
 
 The variants of a row run interleaved (each repetition runs each once, in turn) and each row
 reports the minimum over ``--repeat`` repetitions: the run least disturbed on a shared
-machine. The hand-out row's passes are timed in slices of ``SLICE`` tensors (3 arrays each,
-about a millisecond): each slice's minimum over the repetitions, summed. A pass of 10,000
-tensors lasts longer than the scheduler's time slice, so on a loaded 2-core machine every
-whole pass is interrupted by other processes and its minimum measures the load; a slice is
-short enough for some repetition to run it alone. Every variant (the floor and safetensors
-too) is timed alike, and each slice of each repetition is still a first access (a fresh
-``load`` per repetition). Nothing is asserted here; the unit tests count work.
+machine. Both rows time their passes in slices of ``SLICE`` tensors (3 arrays each: about a
+millisecond of hand-outs, or 21 MB of 35,000-byte arrays; the ``load`` or ``safe_open`` in
+a pass's first slice): each slice's minimum over the repetitions, summed. A whole pass lasts
+longer than the scheduler's time slice, so on a loaded 2-core machine every pass is
+interrupted by other processes and its minimum measures the load; a slice is short enough
+for some repetition to run it alone. Every variant (the floor and safetensors too) is timed
+alike, and each slice of each repetition is still a first access (a fresh ``load`` per
+repetition). Nothing is asserted here; the unit tests count work.
 """
 
 from __future__ import annotations
@@ -218,32 +219,48 @@ def handout_cases(
             "safetensors get_tensor": safetensors}
 
 
-def read_all_cases(ours: Path, st: Path, n: int) -> dict[str, Callable[[], float]]:
+def read_all_cases(
+    ours: Path, st: Path, n: int
+) -> dict[str, Callable[[], float | list[float]]]:
+    """The read-all row's variants, each timed in slices of :data:`SLICE` tensors (the
+    ``load`` or ``safe_open`` in the first slice)."""
     from safetensors import safe_open
 
     names = [f"t{i}" for i in range(n)]
+    parts = _slices(names, SLICE)
+    clock = time.perf_counter
 
-    def ours_read(verify: bool) -> Callable[[], float]:
-        def run() -> float:
-            t = time.perf_counter()
+    def ours_read(verify: bool) -> Callable[[], list[float]]:
+        def run() -> list[float]:
+            out = []
+            t = clock()
             ckpt = oc.load(ours, verify_data=verify)
             slot = ckpt.slot
-            for name in names:
-                _ = ckpt[name].data
-                _ = slot("m", name).data
-                _ = slot("v", name).data
-            return time.perf_counter() - t
+            for part in parts:
+                for name in part:
+                    _ = ckpt[name].data
+                    _ = slot("m", name).data
+                    _ = slot("v", name).data
+                now = clock()
+                out.append(now - t)
+                t = now
+            return out
 
         return run
 
-    def safetensors() -> float:
-        t = time.perf_counter()
+    def safetensors() -> list[float]:
+        out = []
+        t = clock()
         with safe_open(str(st), framework="np") as f:
-            for name in names:
-                f.get_tensor(name)
-                f.get_tensor(name + ".m")
-                f.get_tensor(name + ".v")
-        return time.perf_counter() - t
+            for part in parts:
+                for name in part:
+                    f.get_tensor(name)
+                    f.get_tensor(name + ".m")
+                    f.get_tensor(name + ".v")
+                now = clock()
+                out.append(now - t)
+                t = now
+        return out
 
     return {"ours, verified": ours_read(True), "ours, verify_data=False": ours_read(False),
             "safetensors": safetensors}
