@@ -153,6 +153,10 @@ static void walk_v3(const ockpt_file *f, const ockpt_file *g, size_t size) {
           t.dtype == u.dtype && t.rank == u.rank && t.model_index == u.model_index);
     check(memcmp(t.dims, u.dims, sizeof t.dims) == 0);
     check(t.offset == w.offset && t.index == w.index && t.name_offset == w.name_offset);
+    { /* one range looked up alone (through the range_index when the file has one) */
+      uint64_t o = 0, n = 0;
+      check(ockpt_v3_range(f, 0, k, &o, &n) == 1 && o == t.offset && n == t.nbytes);
+    }
     check(t.offset >= lo && t.nbytes <= hi - t.offset && t.offset % range_align(t.nbytes) == 0);
     if (t.flags & OCKPT_V2_HAS_NAME)
       check(t.name != NULL && t.name_offset >= v->tensors.offset &&
@@ -173,14 +177,17 @@ static void walk_v3(const ockpt_file *f, const ockpt_file *g, size_t size) {
     check(ockpt_v2_slot(f, j, &name, &len) == 1);
     check((uint64_t)(name - f->buf) + len <= size);
     for (k = 0; k < v->num_tensors; k++) {
-      uint64_t o = 0, n = 0, o2 = 0, n2 = 0, o3 = 0, n3 = 0;
+      uint64_t o = 0, n = 0, o2 = 0, n2 = 0, o3 = 0, n3 = 0, o4 = 0, n4 = 0, o5 = 0, n5 = 0;
       uint32_t index = 0;
       int p = ockpt_v2_slot_entry(f, j, k, &o, &n);
       check(p == ockpt_v3_slot_entry(g, &cg, j, k, &index, &o2, &n2));
       check(p == ockpt_v3_slot_entry(f, &cf, j, k, NULL, &o3, &n3));
       check(p == 0 || p == 1);
+      check(p == ockpt_v3_range(f, j + 1, k, &o4, &n4));
+      check(p == ockpt_v3_range(g, j + 1, k, &o5, &n5));
       if (p != 1) continue;
       check(o == o2 && n == n2 && o == o3 && n == n3);
+      check(o == o4 && n == n4 && o == o5 && n == n5);
       check(o >= lo && n <= hi - o && o % range_align(n) == 0);
       if (r < RANGES_MAX) range_ofs[r] = o, range_len[r] = n;
       r++;
@@ -315,6 +322,20 @@ static void stream_agrees(const uint8_t *data, size_t size, const ockpt_result *
     }
     check(!ockpt_stream_failed(&stream));
   }
+  /* the deferred read (B6 left to ockpt_verify_deferred): the same result once verified */
+  ockpt_stream_init(&stream, mem_read, &m, size);
+  rs = ockpt_read_stream_deferred(&stream, &s, NULL, 0);
+  check(!ockpt_stream_failed(&stream));
+  if (rs.code == OCKPT_DEFERRED) {
+    uint64_t probe;
+    check(s.v2.unchecked == OCKPT_UNCHECKED_BLOCKS && ockpt_v3_block_size(&s) != 0);
+    check(ockpt_file_copy(&s, s.v2.data.offset, &probe, 1) == -1);
+    rs = ockpt_verify_deferred(&s);
+    check(rs.code != OCKPT_OK || s.v2.unchecked == 0);
+  } else {
+    check(rs.code == OCKPT_OK ? s.v2.unchecked == 0 : 1);
+  }
+  same_result(r, &rs);
   /* a callback that fails from some offset on (chosen from the input's size) */
   if (size > 0) {
     m.fail_from = (uint64_t)(size * 7u / 11u);
