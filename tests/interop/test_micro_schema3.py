@@ -46,8 +46,10 @@ def schema3_driver(micro_driver: Path, tmp_path_factory: pytest.TempPathFactory)
     the C kit's reader and writer."""
     folder = find_sources(REPO_ROOT)
     if folder is None:
-        pytest.skip("the onert-micro folder is missing (../shared/reference/onert-micro next "
-                    "to the checkout, or ONERT_MICRO_DIR)")
+        pytest.skip(
+            "the onert-micro folder is missing (../shared/reference/onert-micro next "
+            "to the checkout, or ONERT_MICRO_DIR)"
+        )
     return build_schema3_driver(folder, micro_driver.parent, tmp_path_factory.mktemp("schema3"))
 
 
@@ -61,30 +63,75 @@ def small_cache_driver(micro_driver: Path, tmp_path_factory: pytest.TempPathFact
     folder = find_sources(REPO_ROOT)
     if folder is None:
         pytest.skip("the onert-micro folder is missing")
-    return build_schema3_driver(folder, micro_driver.parent,
-                                tmp_path_factory.mktemp("schema3-small"), SMALL_CACHE)
+    return build_schema3_driver(
+        folder, micro_driver.parent, tmp_path_factory.mktemp("schema3-small"), SMALL_CACHE
+    )
 
 
-def _convert(src: Path, dst: Path, to: str) -> None:
-    subprocess.run([sys.executable, "-m", "onert_checkpoint", "convert", "--no-progress", str(src),
-                    str(dst), "--to", to], check=True, capture_output=True)
+#: The per-block checksums' block size of the schema-3 files the driver loads: a buffer a small
+#: device affords (the library's default is 64 KiB), the driver's one block buffer.
+BLOCK = 256
 
 
-def _ours(exe: Path, folder: Path, *, model: Path, opt: str, batch: int, load: Path,
-          data: tuple[Path, Path] | None = None, steps: int = 0, save: Path | None = None,
-          check: bool = True) -> RunResult:
-    argv = [str(exe), "--model", str(model), "--opt", opt, "--batch", str(batch), "--load",
-            str(load), "--steps", str(steps)]
+def _convert(src: Path, dst: Path, to: str, block: int | None = BLOCK) -> None:
+    """``onert-ckpt convert``; a schema-3 result is then written with ``block``-byte blocks."""
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "onert_checkpoint",
+            "convert",
+            "--no-progress",
+            str(src),
+            str(dst),
+            "--to",
+            to,
+        ],
+        check=True,
+        capture_output=True,
+    )
+    if to == "v3" and block is not None:
+        ckpt = oc.load(dst)
+        ckpt.data_block_size = block
+        dst.write_bytes(oc.to_bytes(ckpt, revision="v3"))
+
+
+def _ours(
+    exe: Path,
+    folder: Path,
+    *,
+    model: Path,
+    opt: str,
+    batch: int,
+    load: Path,
+    data: tuple[Path, Path] | None = None,
+    steps: int = 0,
+    save: Path | None = None,
+    check: bool = True,
+) -> RunResult:
+    argv = [
+        str(exe),
+        "--model",
+        str(model),
+        "--opt",
+        opt,
+        "--batch",
+        str(batch),
+        "--load",
+        str(load),
+        "--steps",
+        str(steps),
+    ]
     if data is not None:
         argv += ["--x", str(data[0]), "--y", str(data[1])]
     if save is not None:
         argv += ["--save", str(save)]
-    done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=60,
-                          check=False)
+    done = subprocess.run(argv, cwd=folder, capture_output=True, text=True, timeout=60, check=False)
     result = RunResult(done.returncode, done.stdout, done.stderr)
     if check and done.returncode != 0:
-        raise AssertionError(f"schema3_driver failed ({done.returncode}):\n{done.stdout}"
-                             f"{done.stderr}")
+        raise AssertionError(
+            f"schema3_driver failed ({done.returncode}):\n{done.stdout}{done.stderr}"
+        )
     return result
 
 
@@ -111,8 +158,10 @@ def _start(micro: MicroPeer, name: str, kind: str) -> tuple[Path, int, tuple[Pat
         assert files is not None
         model = micro.file("m.circle", (files / "real-files" / "fc2.circle").read_bytes())
         rng = np.random.default_rng(5)
-        data = (micro.file("x.f32", rng.standard_normal((6, 4)).astype(np.float32)),
-                micro.file("y.f32", rng.standard_normal((6, 2)).astype(np.float32)))
+        data = (
+            micro.file("x.f32", rng.standard_normal((6, 4)).astype(np.float32)),
+            micro.file("y.f32", rng.standard_normal((6, 2)).astype(np.float32)),
+        )
         start = micro.file("start.ckpt", (files / "real-files" / f"ckpt_{kind}.bin").read_bytes())
         return model, 2, data, start
     sc = MODELS[name]
@@ -124,8 +173,9 @@ def _start(micro: MicroPeer, name: str, kind: str) -> tuple[Path, int, tuple[Pat
 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("name", (*NAMES, "real-files"))
-def test_trains_from_schema_3_as_from_its_own_checkpoint(micro, schema3_driver, name: str,
-                                                         kind: str) -> None:
+def test_trains_from_schema_3_as_from_its_own_checkpoint(
+    micro, schema3_driver, name: str, kind: str
+) -> None:
     model, batch, data, start = _start(micro, name, kind)
     folder = micro.folder
     # the runtime's own path
@@ -134,22 +184,42 @@ def test_trains_from_schema_3_as_from_its_own_checkpoint(micro, schema3_driver, 
     # ours: schema 3 in, streamed into the runtime, trained, written by the C kit
     start3, ours3, ours1 = folder / "start.ckpt3", folder / "ours.ckpt3", folder / "ours.ckpt"
     _convert(start, start3, "v3")
-    done = _ours(schema3_driver, folder, model=model, opt=kind, batch=batch, load=start3,
-                 data=data, steps=J, save=ours3)
+    done = _ours(
+        schema3_driver,
+        folder,
+        model=model,
+        opt=kind,
+        batch=batch,
+        load=start3,
+        data=data,
+        steps=J,
+        save=ours3,
+    )
     assert oc.load(ours3).revision == "v3"
     _convert(ours3, ours1, "v1")
     assert ours1.read_bytes() == theirs.read_bytes()
     _same_content(oc.load(theirs), oc.load(ours3))
 
-    # what went through the stream: the whole file validated, then each trained array copied
-    # once, never more than the reader's fixed state at a time
+    # what went through the stream: every rule but B6 without a data byte, then each trained
+    # array copied once, each block verified on the way, never more than the reader's fixed
+    # state at a time: the file read about once (the blocks at the ends of a range twice at
+    # most, when the copies jump between the weights, m and v)
     expected = oc.load(start3)
     arrays = sum(t.raw.nbytes for t in expected.tensors)
+    size = start3.stat().st_size
+    assert done.value("load", "block_size") == BLOCK
     assert done.value("load", "copied") == arrays * (3 if kind == "adam" else 1)
     assert done.value("load", "largest_read") <= done.value("load", "stream_state")
-    assert done.value("load", "read_bytes") >= start3.stat().st_size
+    ranges = 3 * len(expected.tensors)
+    # the read itself: of the data section only the padding between ranges (at most 63 bytes
+    # each), where a read that checks every block reads all of it
+    assert done.value("load", "validation_data_bytes") <= 63 * ranges
+    # the whole load: each data byte once, the blocks at the ends of a range at most twice
+    copied, data_bytes = done.value("load", "copied"), done.value("load", "data_bytes")
+    assert copied <= done.value("load", "load_data_bytes") <= data_bytes + 2 * BLOCK * ranges
+    assert size >= data_bytes
     # and no copy of the file: the load's heap is Adam's m and v (the runtime's state, as its own
-    # loader allocates them) plus the driver's per-record bookkeeping
+    # loader allocates them) plus the driver's per-record bookkeeping and its block buffer
     moments = 2 * arrays if kind == "adam" else 0
     assert moments <= done.value("load", "heap_peak") <= moments + 4096
 
@@ -157,25 +227,22 @@ def test_trains_from_schema_3_as_from_its_own_checkpoint(micro, schema3_driver, 
 @pytest.mark.parametrize("kind", KINDS)
 def test_saved_straight_back_is_the_same_file(micro, schema3_driver, kind: str) -> None:
     """Loaded and written again without training: the C kit's writer gives back the file the
-    library wrote (records, data order, slots, state, origin), so nothing is lost on the way;
-    the library's file less its optional per-block checksums (SPEC 6.7.4), which the C
-    writer does not write."""
+    library wrote (records, data order, slots, state, origin, the per-block checksums at the
+    loaded file's block size), so nothing is lost on the way."""
     model, batch, _, start = _start(micro, "fc6", kind)
     start3, again = micro.folder / "start.ckpt3", micro.folder / "again.ckpt3"
     _convert(start, start3, "v3")
-    _ours(schema3_driver, micro.folder, model=model, opt=kind, batch=batch, load=start3,
-          save=again)
+    _ours(schema3_driver, micro.folder, model=model, opt=kind, batch=batch, load=start3, save=again)
     written = oc.load(start3)
-    assert written.data_block_size == 65536  # the library's default: the driver read them
-    written.data_block_size = 0
-    assert again.read_bytes() == oc.to_bytes(written)
+    assert written.data_block_size == BLOCK
+    assert again.read_bytes() == oc.to_bytes(written) == start3.read_bytes()
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_corrupt_data_byte_is_refused_before_training(micro, schema3_driver,
-                                                        kind: str) -> None:
-    """One flipped bit in the first weight's data: the streaming reader refuses the file with the
-    code, field and offset the library reports, and nothing is trained or saved."""
+def test_a_corrupt_data_byte_is_refused_before_training(micro, schema3_driver, kind: str) -> None:
+    """One flipped bit in the first weight's data: the verifying copy refuses the file with the
+    code, field and offset the library reports (block_checksum, the block's CRC, its first byte)
+    before a byte of that block reaches the runtime, and nothing is trained or saved."""
     model, batch, data, start = _start(micro, "fc2", kind)
     start3 = micro.folder / "start.ckpt3"
     _convert(start, start3, "v3")
@@ -190,32 +257,56 @@ def test_a_corrupt_data_byte_is_refused_before_training(micro, schema3_driver,
         for t in ckpt.tensors:
             t.raw.tobytes()
     out = micro.folder / "never.ckpt3"
-    done = _ours(schema3_driver, micro.folder, model=model, opt=kind, batch=batch, load=bad,
-                 data=data, steps=J, save=out, check=False)
+    done = _ours(
+        schema3_driver,
+        micro.folder,
+        model=model,
+        opt=kind,
+        batch=batch,
+        load=bad,
+        data=data,
+        steps=J,
+        save=out,
+        check=False,
+    )
     assert done.returncode == 4, done.stdout + done.stderr
     refused = done.stdout.splitlines()[-1].split()
     assert refused[:2] == ["load", "refused"]
     fields = dict(w.split("=", 1) for w in refused[2:])
     error = caught.value
     assert (fields["code"], fields["field"], int(fields["offset"])) == (
-        error.code, error.field, error.offset)
+        error.code,
+        error.field,
+        error.offset,
+    )
     assert "train" not in done.stdout and not out.exists()
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_a_small_cache_trains_the_same(micro, schema3_driver, small_cache_driver,
-                                       kind: str) -> None:
+def test_a_small_cache_trains_the_same(
+    micro, schema3_driver, small_cache_driver, kind: str
+) -> None:
     """The stream cache is the load's only buffer and a compile-time choice: with 2 lines of 16
     bytes (a state of a few hundred bytes) the load asks the callback for at most 16 bytes at a
-    time and the run ends with the same file as with the default cache."""
+    time and the run ends with the same file as with the default cache; the file's blocks are
+    the smallest the format allows (64 bytes), the driver's block buffer with them."""
     model, batch, data, start = _start(micro, "fc3", kind)
     start3 = micro.folder / "start.ckpt3"
-    _convert(start, start3, "v3")
+    _convert(start, start3, "v3", block=64)
     outs = []
     for exe, name in ((schema3_driver, "default"), (small_cache_driver, "small")):
         out = micro.folder / f"{name}.ckpt3"
-        done = _ours(exe, micro.folder, model=model, opt=kind, batch=batch, load=start3,
-                     data=data, steps=J, save=out)
+        done = _ours(
+            exe,
+            micro.folder,
+            model=model,
+            opt=kind,
+            batch=batch,
+            load=start3,
+            data=data,
+            steps=J,
+            save=out,
+        )
         outs.append((done, out.read_bytes()))
     (default, default_bytes), (small, small_bytes) = outs
     assert small_bytes == default_bytes

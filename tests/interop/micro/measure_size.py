@@ -17,8 +17,9 @@ Prints the figures of spec/c/README.md ("Size and RAM against onert-micro") as M
   takes above what importing the model left (heap_count.h counts every ``new``), loading the
   same checkpoint of a 3-layer FC model (26,122 float32 weights) into the real runtime:
   onert-micro's ``loadCheckpoint`` of the schema-1 file against schema3_driver.cpp's streaming
-  load of the same content as schema 3, and the bytes each reads from the file (the streaming
-  load reads it to validate, then each array again to copy it).
+  load of the same content as schema 3 (per-block checksums of BLOCK bytes, the driver's one
+  block buffer), and the bytes each reads from the file (the one-pass load: every rule but the
+  block checksums, then each array copied with each block verified on the way).
 
 Needs gcc, g++, binutils; the RAM part also the onert-micro folder and the flatbuffers headers
 (as the interop tests). Nothing is written outside a temporary folder.
@@ -44,13 +45,16 @@ from micro.schema3 import C_KIT, build_load_probe, build_schema3_driver  # noqa:
 READER = ("ockpt.c", "ockpt_v2.c", "ockpt_v3.c", "ockpt_stream.c", "ockpt_crc32.c")
 WRITER = ("ockpt_write.c",)
 #: what schema3_driver.cpp calls: the roots of the linked streaming load
-LOAD_ROOTS = ("ockpt_stream_init", "ockpt_read_stream", "ockpt_stream_failed", "ockpt_file_copy",
-              "ockpt_v2_slot_at", "ockpt_v2_state", "ockpt_v3_cursor_init",
-              "ockpt_v3_next_tensor", "ockpt_v3_slot_entry")
+LOAD_ROOTS = ("ockpt_stream_init", "ockpt_read_stream_deferred", "ockpt_stream_failed",
+              "ockpt_file_copy", "ockpt_v2_slot_at", "ockpt_v2_state", "ockpt_v3_cursor_init",
+              "ockpt_v3_next_tensor", "ockpt_v3_slot_entry", "ockpt_v3_block_size",
+              "ockpt_v3_copy_verified")
 #: the same content through the schema-3-only buffer reader (there is no schema-3-only stream
 #: entry: ockpt_read_stream dispatches to every revision, so their rules stay linked)
 V3_BUFFER_ROOTS = ("ockpt_read_v3", *LOAD_ROOTS[3:])
 ARM_FLAGS = ["-mcpu=cortex-m4", "-mthumb"]
+#: the block size of the schema-3 files the heap is measured with (test_micro_schema3.py's)
+BLOCK = 256
 OM_DEFINES = ["-std=c++17", "-DDIS_QUANT", "-DNDEBUG", "-Wno-narrowing", "-w"]
 
 
@@ -204,6 +208,11 @@ def heap(folder: Path, out: Path) -> list[tuple[str, str, int, int, int]]:
         peer.run(model=model, opt=kind, data=data, steps=2, save=v1)
         run([sys.executable, "-m", "onert_checkpoint", "convert", "--no-progress", str(v1),
              str(v3), "--to", "v3"])
+        import onert_checkpoint as oc
+
+        ckpt = oc.load(v3)
+        ckpt.data_block_size = BLOCK
+        v3.write_bytes(oc.to_bytes(ckpt, revision="v3"))
         theirs = run([str(probe), "--model", str(model), "--opt", kind, "--load", str(v1)])
         mine = run([str(ours), "--model", str(model), "--opt", kind, "--load", str(v3)])
         for who, text, path in (("onert-micro `loadCheckpoint`, schema 1", theirs, v1),

@@ -7,10 +7,12 @@
 //                  [--beta1 B1] [--beta2 B2] [--eps E] [--train-layers L]
 //                  [--x X.f32 --y Y.f32 --steps K] [--save OUT.ckpt3]
 //
-// Load: the checkpoint is read through the C kit's STREAMING reader (ockpt_read_stream over an
-// fread callback; the reader validates the whole file, every checksum included, before this
-// driver copies a byte), then each trainable tensor's bytes go straight from the callback into
-// the runtime's training buffers: the weights into the model buffer the runtime trains in place
+// Load: the checkpoint is read ONCE through the C kit's streaming reader: ockpt_read_stream_deferred
+// over an fread callback checks every rule but the data blocks' checksums (B6) without reading a
+// data byte, then each trainable tensor's bytes go through ockpt_v3_copy_verified, block by block
+// into one buffer of the file's block size, each block's CRC-32C checked there before a byte of
+// it is copied, into the runtime's training buffers (a file without per-block checksums is read
+// whole first, as ockpt_read_stream does, and copied with ockpt_file_copy): the weights into the model buffer the runtime trains in place
 // (OMRuntimeContext::getConstDataByTensorIndex), Adam's m and v into buffers allocated by the
 // runtime's allocator and handed to its Adam object (Adam::setExponentAvg*DataByTensorIndex),
 // the step and epoch into the training context. These are the runtime's own loader's targets,
@@ -33,7 +35,9 @@
 // runtime's step and epoch.
 //
 // stdout: "load ..." with the stream's figures (callback reads, the reader's state, and the heap
-// the load took: heap_count.h), one "train ..." line per step, "save ...".
+// the load took: heap_count.h), one "train ..." line per step, "save ...". A refused file (by the
+// read, or by a block a copy verifies) prints "load refused code=.. field=.. offset=..": the
+// runtime's buffers filled so far are then undefined (SPEC.md 6.5) and nothing is trained.
 // Exit status: 0 done, 2 usage or I/O, 3 import refused, 4 checkpoint refused, 5 training
 // failed, 6 saving failed.
 #include "OMConfig.h"
@@ -123,16 +127,41 @@ std::string get(const std::map<std::string, std::string> &args, const char *key,
   return fallback;
 }
 
-// The read-at-offset callback of the streaming reader, with what it was asked for.
+// The read-at-offset callback of the streaming reader, with what it was asked for. Each read's
+// place is logged (static memory, not the heap the load is measured by) so that the bytes read
+// inside the data section can be counted once the reader says where it is.
+constexpr size_t LOG = 1 << 16;
+uint64_t log_at[LOG];
+uint32_t log_len[LOG];
+
 struct Source
 {
   std::FILE *fp = nullptr;
   uint64_t reads = 0, bytes = 0, largest = 0;
 };
 
+// Bytes of the logged reads [from, to) inside [lo, hi); UINT64_MAX when the log overflowed.
+uint64_t logged_bytes(uint64_t from, uint64_t to, uint64_t lo, uint64_t hi)
+{
+  uint64_t sum = 0;
+  if (to > LOG)
+    return UINT64_MAX;
+  for (uint64_t k = from; k < to; ++k)
+  {
+    const uint64_t a = std::max(log_at[k], lo), b = std::min(log_at[k] + log_len[k], hi);
+    sum += b > a ? b - a : 0;
+  }
+  return sum;
+}
+
 int read_at(void *ctx, uint64_t offset, void *dst, size_t len)
 {
   auto *src = static_cast<Source *>(ctx);
+  if (src->reads < LOG)
+  {
+    log_at[src->reads] = offset;
+    log_len[src->reads] = static_cast<uint32_t>(len);
+  }
   src->reads += 1;
   src->bytes += len;
   src->largest = std::max<uint64_t>(src->largest, len);
@@ -253,7 +282,7 @@ int main(int argc, char **argv)
     return 3;
   const std::vector<uint16_t> trained = trainable(context, tc.num_of_train_layers);
 
-  // ---- load: the streaming reader validates the whole file, then the bytes are copied --------
+  // ---- load: every rule but B6, then the bytes copied, each block verified on the way --------
   const std::string in_path = get(args, "load");
   heap_mark(); // the load's heap: what it allocates above what import left
   Source src;
@@ -266,8 +295,8 @@ int main(int argc, char **argv)
   static ockpt_stream stream; // the reader's whole state, with `f`
   ockpt_file f;
   ockpt_stream_init(&stream, read_at, &src, in_size);
-  const ockpt_result r = ockpt_read_stream(&stream, &f, nullptr, 0);
-  if (r.code != OCKPT_OK)
+  const ockpt_result r = ockpt_read_stream_deferred(&stream, &f, nullptr, 0);
+  if (r.code != OCKPT_OK && r.code != OCKPT_DEFERRED)
   {
     std::printf("load refused code=%s field=%s offset=%llu\n", ockpt_error_name(r.code), r.field,
                 static_cast<unsigned long long>(r.offset));
@@ -275,7 +304,21 @@ int main(int argc, char **argv)
   }
   if (f.revision != OCKPT_REV_V3)
     fail(4, "not a schema-3 checkpoint");
-  const uint64_t validation_reads = src.reads;
+  const uint64_t validation_reads = src.reads, validation_bytes = src.bytes;
+  // the one block buffer of the verifying copies (none without a data_blocks section)
+  const uint32_t block_size = ockpt_v3_block_size(&f);
+  std::vector<uint8_t> block(block_size);
+  auto copy = [&](uint64_t offset, void *dst, uint64_t nbytes) -> bool {
+    if (block_size == 0)
+      return ockpt_file_copy(&f, offset, dst, nbytes) == 0 || (fail(4, "a read failed"), false);
+    const ockpt_result c =
+      ockpt_v3_copy_verified(&f, offset, dst, nbytes, block.data(), block.size());
+    if (c.code == OCKPT_OK)
+      return true;
+    std::printf("load refused code=%s field=%s offset=%llu\n", ockpt_error_name(c.code), c.field,
+                static_cast<unsigned long long>(c.offset));
+    return false;
+  };
 
   // Slots m and v, by name (an Adam checkpoint); an SGD run takes a file without slots.
   int slot_of[2] = {-1, -1};
@@ -329,8 +372,8 @@ int main(int argc, char **argv)
     const uint64_t nbytes = float_bytes(context, t);
     if (rec == nullptr || rec->info.nbytes != nbytes)
       fail(4, "tensor " + std::to_string(t) + " is missing or not the model's size");
-    if (ockpt_file_copy(&f, rec->info.offset, weights_of(context, t), nbytes) != 0)
-      fail(4, "a read through the stream failed");
+    if (!copy(rec->info.offset, weights_of(context, t), nbytes))
+      return 4;
     copied += nbytes;
     if (!adam)
       continue;
@@ -344,9 +387,8 @@ int main(int argc, char **argv)
     if (om::core::memory::OMMemoryManager::allocateMemory(nbytes, &m) != om::Ok ||
         om::core::memory::OMMemoryManager::allocateMemory(nbytes, &v) != om::Ok)
       fail(4, "out of memory");
-    if (ockpt_file_copy(&f, rec->slot_offset[0], m, nbytes) != 0 ||
-        ockpt_file_copy(&f, rec->slot_offset[1], v, nbytes) != 0)
-      fail(4, "a read through the stream failed");
+    if (!copy(rec->slot_offset[0], m, nbytes) || !copy(rec->slot_offset[1], v, nbytes))
+      return 4;
     adam_opt->setExponentAvgDataByTensorIndex(t, m);
     adam_opt->setExponentAvgSquaresDataByTensorIndex(t, v);
     copied += 2 * nbytes;
@@ -373,13 +415,21 @@ int main(int argc, char **argv)
   if (ockpt_stream_failed(&stream))
     fail(4, "a read through the stream failed");
   std::printf("load status=0 step=%u epoch=%u file=%llu copied=%llu reads=%llu "
-              "validation_reads=%llu read_bytes=%llu largest_read=%llu stream_state=%zu "
-              "file_state=%zu heap_peak=%lld heap_kept=%lld\n",
+              "validation_reads=%llu validation_bytes=%llu validation_data_bytes=%llu "
+              "load_data_bytes=%llu data_bytes=%llu read_bytes=%llu largest_read=%llu "
+              "block_size=%u stream_state=%zu file_state=%zu heap_peak=%lld heap_kept=%lld\n",
               tc.num_step, tc.num_epoch, static_cast<unsigned long long>(in_size),
               static_cast<unsigned long long>(copied), static_cast<unsigned long long>(src.reads),
               static_cast<unsigned long long>(validation_reads),
+              static_cast<unsigned long long>(validation_bytes),
+              static_cast<unsigned long long>(
+                logged_bytes(0, validation_reads, f.v2.data.offset,
+                             f.v2.data.offset + f.v2.data.length)),
+              static_cast<unsigned long long>(
+                logged_bytes(0, src.reads, f.v2.data.offset, f.v2.data.offset + f.v2.data.length)),
+              static_cast<unsigned long long>(f.v2.data.length),
               static_cast<unsigned long long>(src.bytes),
-              static_cast<unsigned long long>(src.largest), sizeof(ockpt_stream),
+              static_cast<unsigned long long>(src.largest), block_size, sizeof(ockpt_stream),
               sizeof(ockpt_file), heap_peak(), heap_now());
 
   // ---- train: driver.cpp's loop -------------------------------------------------------------
@@ -473,6 +523,8 @@ int main(int argc, char **argv)
   c.origin_dialect = f.v2.origin_dialect;
   c.origin_flags = f.v2.origin_flags;
   c.origin_num_entries = f.v2.origin_num_entries;
+  // the loaded file's per-block checksums, at its block size (none: none)
+  c.data_block_size = block_size != 0 ? block_size : OCKPT_W_NO_BLOCKS;
 
   const std::string out_path = args.at("save");
   std::FILE *out = std::fopen(out_path.c_str(), "wb");
