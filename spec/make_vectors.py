@@ -16,12 +16,11 @@ Every vector is a file ``<name>.ckpt`` beside ``<name>.json``:
 
 Valid files come from the library's own writer (``onert_checkpoint.to_bytes``) or are the real
 onert exports of tests/data/real-onert/; invalid ones are valid files with deliberate corruption
-(a patched u32, a cut, an appended byte). They are rows of tables (``CASE_TABLES``), but for
-schema 3's optional sections (make_data_blocks_v3, make_range_index_v3): a ``Case``
-(spec/vector_cases.py) is a base file, a patch of named places (``tensors[2].rank``,
-``tensors[1].order``, ``tensors[1].range.end``, at the offsets of the generated layout) and the
-expected error; ``apply_table`` builds them and tests/test_vector_cases.py checks each row's
-field and offset.
+(a patched u32, a cut, an appended byte). Every one is a row of a table (``CASE_TABLES``): a
+``Case`` (spec/vector_cases.py) is a base file, a patch of named places (``tensors[2].rank``,
+``tensors[1].order``, ``tensors[1].range.end``, ``range_index.start[1]``, at the offsets of the
+generated layout) and the expected error; ``apply_table`` builds them and
+tests/test_vector_cases.py checks each row's field and offset.
 Nothing depends on time, randomness or the machine, so a second run writes identical bytes
 (tests/test_vectors.py checks it).
 """
@@ -51,13 +50,21 @@ from onert_checkpoint_generated.layout import (
     Origin,
     SectionKind,
     V1Header,
+    V3DataBlocksHead,
+    V3RangeIndexHead,
     V3TensorsHead,
     ValueType,
     WofHeader,
 )
+from onert_checkpoint_generated.layout import V3_DATA_BLOCKS_KIND as DATA_BLOCKS_KIND
+from onert_checkpoint_generated.layout import V3_MAX_BLOCK_SHIFT as MAX_BLOCK_SHIFT
+from onert_checkpoint_generated.layout import V3_MAX_GROUP_SHIFT as MAX_GROUP_SHIFT
+from onert_checkpoint_generated.layout import V3_MIN_BLOCK_SHIFT as MIN_BLOCK_SHIFT
+from onert_checkpoint_generated.layout import V3_MIN_GROUP_SHIFT as MIN_GROUP_SHIFT
 from onert_checkpoint_generated.layout import V3_NO_DTYPE as NO_DTYPE
 from onert_checkpoint_generated.layout import V3_NO_MODEL_INDEX as NO_MODEL_INDEX
 from onert_checkpoint_generated.layout import V3_NO_SHAPE as NO_SHAPE
+from onert_checkpoint_generated.layout import V3_RANGE_INDEX_KIND as RANGE_INDEX_KIND
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
@@ -82,7 +89,6 @@ from vector_cases import (
     expected_offset,
     patched,
     put,
-    put64,
     u32,
     u64,
 )
@@ -850,7 +856,10 @@ def write_v2(
     sections: list[Section] | None = None,
 ) -> bytes:
     ckpt = Checkpoint(
-        tensors=ts, optimizer=optimizer, state=TrainingState(state or {}), sections=sections or [],
+        tensors=ts,
+        optimizer=optimizer,
+        state=TrainingState(state or {}),
+        sections=sections or [],
         revision="v2",
     )
     return oc.to_bytes(ckpt)
@@ -1610,8 +1619,9 @@ def v3_valid_content(name: str, content: m3.Content, rule: str) -> None:
     enc = m3.encode(content)
     if oc.to_bytes(oc.load(enc.data)) != enc.data:
         raise SystemExit(f"v3-{name}: the library does not write its own read back byte for byte")
-    ALL.append(Vector(f"v3-{name}", enc.data, rule, revision="v3",
-                      description=m3.describe(content, enc)))
+    ALL.append(
+        Vector(f"v3-{name}", enc.data, rule, revision="v3", description=m3.describe(content, enc))
+    )
 
 
 def v3_invalid(name: str, data: bytes, rule: str, code: str, field: str, offset: int) -> None:
@@ -1770,12 +1780,16 @@ def make_valid_v3() -> None:
 
 def make_data_blocks_v3() -> None:
     """Schema 3's optional data_blocks section (SPEC.md 6.7.4, rules B1 to B6), encoded by
-    spec/oracles/v3_encoder.py; the library must write the valid ones byte for byte."""
-    kind = m3.KIND_DATA_BLOCKS
+    spec/oracles/v3_encoder.py: the valid vectors, which the library must write byte for byte,
+    then the invalid ones, the rows of v3_data_blocks_cases."""
     content = m3.from_v2(V2_FULL)  # its private section (0x80000001) sorts after data_blocks
     for name, shift, rule in (
-        ("data-blocks", 6, "6.7.4: 64-byte blocks, the last one shorter; the section sits "
-         "among the other kinds by ascending kind, before the data section"),
+        (
+            "data-blocks",
+            6,
+            "6.7.4: 64-byte blocks, the last one shorter; the section sits "
+            "among the other kinds by ascending kind, before the data section",
+        ),
         ("data-blocks-64k", 16, "6.7.4: the writer's default, 64 KiB blocks: one block here"),
     ):
         enc = m3.encode(content, block_shift=shift)
@@ -1783,100 +1797,111 @@ def make_data_blocks_v3() -> None:
         ck.data_block_size = 1 << shift
         if oc.to_bytes(ck, revision="v3") != enc.data or oc.to_bytes(oc.load(enc.data)) != enc.data:
             raise SystemExit(f"v3-{name}: the library's writer and v3_encoder.py disagree")
-        ALL.append(Vector(f"v3-{name}", enc.data, rule, revision="v3",
-                          description=m3.describe(content, enc)))
+        ALL.append(
+            Vector(
+                f"v3-{name}", enc.data, rule, revision="v3", description=m3.describe(content, enc)
+            )
+        )
+    apply_table("v3-data-blocks")
 
+
+def v3_data_blocks_cases() -> list[Case]:
+    """Schema 3's data_blocks section, B1 to B6 and where B6 stands among the rules (SPEC.md
+    6.7.4): v3-data-blocks (V3_FULL's content, its data section in 64-byte blocks, the last one
+    shorter), files whose data_blocks section is built for the rule (cut, grown, alone) and
+    v3-data-blocks with its data_blocks entry moved after the data section's."""
+    kind = DATA_BLOCKS_KIND
+    content = m3.from_v2(V2_FULL)  # its private section (0x80000001) sorts after data_blocks
     good = m3.encode(content, block_shift=6).data
-    f = m3.V3(good)
-    b, blen = f.sec(kind)
-    d, dlen = f.sec(4)
-    body = good[b : b + blen]
-    nblocks = -(-dlen // 64)
+    where = V3Places(good)
+    body = good[where.find("data_blocks").pos : where.end("data_blocks")]
+    dlen = where.end("data") - where.find("data").pos
+    nblocks = where.value("data_blocks.num_blocks")
+    last = nblocks - 1
+    bi, di = V2(good).index_of(kind), V2(good).index_of(SectionKind.DATA)
+    one_crc = bytes(where.find("data_blocks.crc[0]").width)
 
-    def with_body(raw: bytes, flags: int = 0) -> bytes:
+    def with_body(raw: bytes) -> bytes:
         c = m3.from_v2(V2_FULL)
-        c.others = [*c.others, (kind, flags, raw)]
+        c.others = [*c.others, (kind, 0, raw)]
         return m3.encode(c).data
 
-    v3_invalid("b1-short", with_body(body[:12]),
-               "B1: a 12-byte data_blocks section (its head is 16 bytes)",
-               "bad_data_blocks", "data_blocks", b)
-    v3_invalid("b2-reserved", with_body(put(body, 4, 1)),
-               "B2: the data_blocks head's reserved word is 1",
-               "reserved_nonzero", "data_blocks.reserved", b + 4)
-    for shift in (5, 25):
-        v3_invalid(f"b3-block-shift-{shift}", with_body(put(body, 0, shift)),
-                   f"B3: block_shift {shift}, outside 6..24 (64 B to 16 MiB)",
-                   "bad_data_blocks", "data_blocks.block_shift", b)
-    no_data = m3.Content(others=[(kind, 0, body)])
-    nd = m3.encode(no_data).data
-    v3_invalid("b4-no-data", nd, "B4: a data_blocks section in a file without data",
-               "empty_section", "data_blocks", m3.V3(nd).sec(kind)[0])
-    v3_invalid("b5-num-blocks", with_body(put64(body, 8, nblocks + 1) + b"\0" * 4),
-               f"B5: num_blocks {nblocks + 1}; {dlen} data bytes in 64-byte blocks make "
-               f"{nblocks}",
-               "bad_data_blocks", "data_blocks.num_blocks", b + 8)
-    v3_invalid("b5-length", with_body(body + b"\0" * 4),
-               "B5: the section holds one CRC more than its num_blocks",
-               "bad_data_blocks", "data_blocks.crc", b + 16)
-    v3_invalid("b5-length-short", with_body(body[:-4]),
-               "B5: the section holds one CRC less than its num_blocks",
-               "bad_data_blocks", "data_blocks.crc", b + 16)
-    v3_invalid("b6-block-crc", with_body(put(body, 16 + 4, int.from_bytes(body[20:24],
-                                                                               "little") ^ 1)),
-               "B6: block 1's recorded CRC-32C is wrong (the data are intact)",
-               "block_checksum", "data_blocks.crc[1]", d + 64)
-    last = nblocks - 1
-    flipped = bytearray(good)
-    flipped[d + dlen - 1] ^= 0x80
-    v3_invalid("b6-data-byte", bytes(flipped),
-               "B6: the last data byte changed: its (shorter) last block fails before the "
-               "data section's own CRC-32C",
-               "block_checksum", f"data_blocks.crc[{last}]", d + 64 * last)
-    v3_invalid("b6-data-byte-resealed", m3.reseal(bytes(flipped)),
-               "B6: the last data byte changed and every section CRC recomputed: only the "
-               "block's CRC tells",
-               "block_checksum", f"data_blocks.crc[{last}]", d + 64 * last)
-    di = f.index_of(4)
-    at = 64 + 32 * di + 24
-    wrong = put(good, at, u32(good, at) ^ 1)  # the data section's recorded CRC, one bit off
-    wrong = put(wrong, 28, crc32c.crc32c(wrong[64 : 64 + 32 * len(f.kinds())]))
-    wrong = put(put(wrong, 4, 0), 4, crc32c.crc32c(put(wrong, 4, 0)[:64]))
-    v3_invalid("b6-data-section-crc", wrong,
-               "B6: every block intact, the data section's own CRC-32C wrong (table and header "
-               "CRCs resealed): reported after the blocks, as T4 f's section_checksum",
-               "section_checksum", f"sections[{di}].crc", at)
-    v3_invalid("b6-required", with_body(body, flags=1),
-               "6.7.4: the data_blocks section's REQUIRED flag MUST be clear; set, it is "
-               "refused as an unknown required kind is (T4g), by old and new readers alike",
-               "unknown_required_section", f"sections[{f.index_of(kind)}].kind",
-               64 + 32 * f.index_of(kind))
-    # the rule order of 6.7.4: B6 right after B5, before the tensors section's rules
-    both = bytearray(good)
-    both[f.name_at(0)] = 0xFF  # record 0's name is not UTF-8 (C12)
-    both[d] ^= 0x01  # block 0's first byte
-    v3_invalid("b6-before-c12", m3.reseal(bytes(both)),
-               "6.7.4: a damaged data byte in block 0 (every section CRC recomputed) and a "
-               "name that is not UTF-8 (C12): B6 runs right after B5, before the tensors "
-               "section's rules",
-               "block_checksum", "data_blocks.crc[0]", d)
+    def entry(i: int) -> tuple[int, int, bytes]:
+        ofs, length = (where.value(f"sections[{i}].{f}") for f in ("ofs_body", "len_body"))
+        return (
+            where.value(f"sections[{i}].kind"),
+            where.value(f"sections[{i}].flags"),
+            good[ofs : ofs + length],
+        )
+
     # a data_blocks entry after the data section's: the data section's CRC waits for B6 (the
     # table lists the section), so T4 i's section_order on the later entry comes first
-    entries = [(u32(good, 64 + 32 * i), u32(good, 64 + 32 * i + 4),
-                good[u64(good, 64 + 32 * i + 8) : u64(good, 64 + 32 * i + 8)
-                     + u64(good, 64 + 32 * i + 16)]) for i in range(len(f.kinds()))]
-    late = m3.assemble([e for e in entries if e[0] != kind] + [e for e in entries
-                                                                if e[0] == kind])
-    di, bi = m3.V3(late).index_of(4), m3.V3(late).index_of(kind)
-    late = put(late, 64 + 32 * di + 24, u32(late, 64 + 32 * di + 24) ^ 1)
-    late = put(late, 28, crc32c.crc32c(late[64 : 64 + 32 * len(entries)]))
-    late = put(put(late, 4, 0), 4, crc32c.crc32c(put(late, 4, 0)[:64]))
-    v3_invalid("b6-after-data-bad-data-crc", late,
-               "6.7.4: the data_blocks entry after the data section's, whose CRC-32C is wrong: "
-               "a table that lists data_blocks in any entry defers the data section's CRC to "
-               "B6, so T4 i's section_order on the later entry is reported (a reader that "
-               "skips the kind reports the data section's section_checksum)",
-               "section_order", f"sections[{bi}].kind", 64 + 32 * bi)
+    entries = [entry(i) for i in range(where.value("num_sections"))]
+    late = m3.assemble([e for e in entries if e[0] != kind] + [e for e in entries if e[0] == kind])
+    late_di, late_bi = V2(late).index_of(SectionKind.DATA), V2(late).index_of(kind)
+    # fmt: off
+    return [
+        Case("b1-short", with_body(body[: V3DataBlocksHead.SIZE - 4]), {},
+             "bad_data_blocks", "data_blocks", "data_blocks",
+             "B1: a 12-byte data_blocks section (its head is 16 bytes)"),
+        Case("b2-reserved", good, {"data_blocks.reserved": 1},
+             "reserved_nonzero", "data_blocks.reserved", "data_blocks.reserved",
+             "B2: the data_blocks head's reserved word is 1"),
+        *(
+            Case(f"b3-block-shift-{shift}", good, {"data_blocks.block_shift": shift},
+                 "bad_data_blocks", "data_blocks.block_shift", "data_blocks.block_shift",
+                 f"B3: block_shift {shift}, outside {MIN_BLOCK_SHIFT}..{MAX_BLOCK_SHIFT} "
+                 "(64 B to 16 MiB)")
+            for shift in (MIN_BLOCK_SHIFT - 1, MAX_BLOCK_SHIFT + 1)
+        ),
+        Case("b4-no-data", m3.encode(m3.Content(others=[(kind, 0, body)])).data, {},
+             "empty_section", "data_blocks", "data_blocks",
+             "B4: a data_blocks section in a file without data"),
+        Case("b5-num-blocks", with_body(body + one_crc), {"data_blocks.num_blocks": Add(1)},
+             "bad_data_blocks", "data_blocks.num_blocks", "data_blocks.num_blocks",
+             f"B5: num_blocks {nblocks + 1}; {dlen} data bytes in 64-byte blocks make "
+             f"{nblocks}"),
+        Case("b5-length", with_body(body + one_crc), {},
+             "bad_data_blocks", "data_blocks.crc", "data_blocks.crc",
+             "B5: the section holds one CRC more than its num_blocks"),
+        Case("b5-length-short", with_body(body[: -len(one_crc)]), {},
+             "bad_data_blocks", "data_blocks.crc", "data_blocks.crc",
+             "B5: the section holds one CRC less than its num_blocks"),
+        # B6's offset is the failing block's first byte (SPEC.md 9.4), not its crc field's
+        Case("b6-block-crc", good, {"data_blocks.crc[1]": Xor(1)},
+             "block_checksum", "data_blocks.crc[1]", "data.block[1]",
+             "B6: block 1's recorded CRC-32C is wrong (the data are intact)"),
+        Case("b6-data-byte", good, {("data.end", -1): Xor(0x80)},
+             "block_checksum", f"data_blocks.crc[{last}]", f"data.block[{last}]",
+             "B6: the last data byte changed: its (shorter) last block fails before the "
+             "data section's own CRC-32C", seal="none"),
+        Case("b6-data-byte-resealed", good, {("data.end", -1): Xor(0x80)},
+             "block_checksum", f"data_blocks.crc[{last}]", f"data.block[{last}]",
+             "B6: the last data byte changed and every section CRC recomputed: only the "
+             "block's CRC tells"),
+        Case("b6-data-section-crc", good, {f"sections[{di}].crc": Xor(1)},
+             "section_checksum", f"sections[{di}].crc", f"sections[{di}].crc",
+             "B6: every block intact, the data section's own CRC-32C wrong (table and header "
+             "CRCs resealed): reported after the blocks, as T4 f's section_checksum",
+             seal="table"),
+        Case("b6-required", good, {f"sections[{bi}].flags": 1},
+             "unknown_required_section", f"sections[{bi}].kind", f"sections[{bi}].kind",
+             "6.7.4: the data_blocks section's REQUIRED flag MUST be clear; set, it is "
+             "refused as an unknown required kind is (T4g), by old and new readers alike"),
+        # the rule order of 6.7.4: B6 right after B5, before the tensors section's rules
+        Case("b6-before-c12", good, {"tensors[0].name": b"\xff", ("data", 0): Xor(1)},
+             "block_checksum", "data_blocks.crc[0]", "data.block[0]",
+             "6.7.4: a damaged data byte in block 0 (every section CRC recomputed) and a "
+             "name that is not UTF-8 (C12): B6 runs right after B5, before the tensors "
+             "section's rules"),
+        Case("b6-after-data-bad-data-crc", late, {f"sections[{late_di}].crc": Xor(1)},
+             "section_order", f"sections[{late_bi}].kind", f"sections[{late_bi}].kind",
+             "6.7.4: the data_blocks entry after the data section's, whose CRC-32C is wrong: "
+             "a table that lists data_blocks in any entry defers the data section's CRC to "
+             "B6, so T4 i's section_order on the later entry is reported (a reader that "
+             "skips the kind reports the data section's section_checksum)", seal="table"),
+    ]
+    # fmt: on
 
 
 #: The optional section kinds a reader may skip as unknown kinds (SPEC.md 2.3, 14, 15), each
@@ -1921,8 +1946,9 @@ def skipping_table(vectors: list[Vector]) -> str:
     readers committed before each kind existed)."""
     lines = []
     kinds = sorted(OPTIONAL_KINDS)
-    subsets = [tuple(k for j, k in enumerate(kinds) if bit >> j & 1)
-               for bit in range(1, 1 << len(kinds))]
+    subsets = [
+        tuple(k for j, k in enumerate(kinds) if bit >> j & 1) for bit in range(1, 1 << len(kinds))
+    ]
     for v in vectors:
         for subset in subsets:
             seen = skipping(v.data, subset)
@@ -1945,25 +1971,46 @@ def _range_index_content(order: bool) -> m3.Content:
         (name, [None if k % 5 == 2 else bytes([seed]) * len(r.data) for k, r in enumerate(records)])
         for name, seed in ((b"m", 1), (b"v", 2))
     ]
-    return m3.Content(records=records, order=[17 * k % n for k in range(n)] if order else None,
-                      optimizer_kind=2, slots=slots)
+    return m3.Content(
+        records=records,
+        order=[17 * k % n for k in range(n)] if order else None,
+        optimizer_kind=2,
+        slots=slots,
+    )
 
 
 def make_range_index_v3() -> None:
     """Schema 3's optional range_index section (SPEC.md 6.7.5, rules I1 to I7), encoded by
-    spec/oracles/v3_encoder.py; the library's writer must compute the same section from the
-    same content without one (its ``range_index_group``), and write each valid vector back."""
-    kind = m3.KIND_RANGE_INDEX
+    spec/oracles/v3_encoder.py: the valid vectors, for which the library's writer must compute
+    the same section from the same content without one (its ``range_index_group``) and which it
+    must write back, then the invalid ones, the rows of v3_range_index_cases."""
     tiny = m3.Content(records=[m3.Record(bytes([k]) * 4, k) for k in range(70)])
     for name, content, blocks, shift, rule in (
-        ("range-index", _range_index_content(True), None, 4, "6.7.5: groups of 16 positions, "
-         "an order column (the section ends with each record's position), Adam slots with "
-         "NO_STATE entries, ranges of every alignment"),
-        ("range-index-record-order", _range_index_content(False), None, 4, "6.7.5: the same "
-         "content in record order: no position column"),
-        ("range-index-default", tiny, 16, 6, "6.7.5: the writer's default for more than 64 "
-         "tensors, groups of 64 (two groups for 70 tensors), after the default data_blocks "
-         "section (kinds ascending)"),
+        (
+            "range-index",
+            _range_index_content(True),
+            None,
+            4,
+            "6.7.5: groups of 16 positions, "
+            "an order column (the section ends with each record's position), Adam slots with "
+            "NO_STATE entries, ranges of every alignment",
+        ),
+        (
+            "range-index-record-order",
+            _range_index_content(False),
+            None,
+            4,
+            "6.7.5: the same content in record order: no position column",
+        ),
+        (
+            "range-index-default",
+            tiny,
+            16,
+            6,
+            "6.7.5: the writer's default for more than 64 "
+            "tensors, groups of 64 (two groups for 70 tensors), after the default data_blocks "
+            "section (kinds ascending)",
+        ),
     ):
         enc = m3.encode(content, block_shift=blocks, group_shift=shift)
         ck = oc.load(m3.encode(content).data)
@@ -1971,95 +2018,118 @@ def make_range_index_v3() -> None:
         ck.data_block_size = 0 if blocks is None else None
         if oc.to_bytes(ck) != enc.data or oc.to_bytes(oc.load(enc.data)) != enc.data:
             raise SystemExit(f"v3-{name}: the library's writer and v3_encoder.py disagree")
-        ALL.append(Vector(f"v3-{name}", enc.data, rule, revision="v3",
-                          description=m3.describe(content, enc)))
+        ALL.append(
+            Vector(
+                f"v3-{name}", enc.data, rule, revision="v3", description=m3.describe(content, enc)
+            )
+        )
+    apply_table("v3-range-index")
 
+
+def v3_range_index_cases() -> list[Case]:
+    """Schema 3's range_index section, its REQUIRED flag, I1 to I7 and where they stand among
+    the rules (SPEC.md 6.7.5): v3-range-index (40 records in data order 17k mod 40, Adam slots m
+    and v: 3 passes of 3 groups of 16, then 40 positions), files whose range_index section is
+    built for the rule (cut, grown, alone, with positions in record order)."""
+    kind = RANGE_INDEX_KIND
     content = _range_index_content(True)
     good = m3.encode(content, group_shift=4).data
-    f = m3.V3(good)
-    s, slen = f.sec(kind)
-    body = good[s : s + slen]
-    n, groups, passes = 40, 3, 3
-    starts = s + 16
-    positions = starts + 8 * passes * groups
+    where = V3Places(good)
+    body = good[where.find("range_index").pos : where.end("range_index")]
+    n = where.value("tensors.num_tensors")
+    groups = where.value("range_index.num_groups")
+    passes = where.find("range_index.start").elements // groups
+    one_start = bytes(where.find("range_index.start[0]").width)
+    one_position = where.find("range_index.position[0]").width
+    ri = V2(good).index_of(kind)
     old = "6.7.5, for a reader that knows kind 0x100009 (one that does not skips the section)"
 
-    def with_body(raw: bytes, flags: int = 0, c: m3.Content = content) -> bytes:
-        return m3.encode(m3.Content(records=c.records, order=c.order, optimizer_kind=2,
-                                    slots=c.slots, others=[(kind, flags, raw)])).data
+    def with_body(raw: bytes, c: m3.Content = content) -> bytes:
+        return m3.encode(
+            m3.Content(
+                records=c.records,
+                order=c.order,
+                optimizer_kind=2,
+                slots=c.slots,
+                others=[(kind, 0, raw)],
+            )
+        ).data
 
-    def start_off(i: int, by: int) -> bytes:
-        return put64(body, 16 + 8 * i, u64(body, 16 + 8 * i) + by)
-
-    v3_invalid("i0-required", with_body(body, flags=1),
-               "6.7.5: the range_index section's REQUIRED flag MUST be clear; set, it is "
-               "refused as an unknown required kind is (T4g), by old and new readers alike",
-               "unknown_required_section", f"sections[{f.index_of(kind)}].kind",
-               64 + 32 * f.index_of(kind))
-    v3_invalid("i1-short", with_body(body[:12]),
-               f"I1: a 12-byte range_index section (its head is 16 bytes); {old}",
-               "bad_range_index", "range_index", s)
-    v3_invalid("i2-reserved", with_body(put(body, 4, 1)),
-               f"I2: the range_index head's reserved word is 1; {old}",
-               "reserved_nonzero", "range_index.reserved", s + 4)
-    for shift in (3, 17):
-        v3_invalid(f"i3-group-shift-{shift}", with_body(put(body, 0, shift)),
-                   f"I3: group_shift {shift}, outside 4..16; {old}",
-                   "bad_range_index", "range_index.group_shift", s)
-    no_tensors = m3.encode(m3.Content(others=[(kind, 0, body)])).data
-    v3_invalid("i4-no-tensors", no_tensors,
-               f"I4: a range_index section in a file without tensors; {old}",
-               "empty_section", "range_index", m3.V3(no_tensors).sec(kind)[0])
-    v3_invalid("i5-num-groups", with_body(put64(body, 8, groups + 1) + bytes(8 * passes)),
-               f"I5: num_groups {groups + 1} (its starts present too); {n} records in groups "
-               f"of 16 make {groups}; {old}",
-               "bad_range_index", "range_index.num_groups", s + 8)
-    v3_invalid("i5-length", with_body(body + bytes(8)),
-               f"I5: the section holds 8 bytes more than its starts and positions; {old}",
-               "bad_range_index", "range_index.start", s + 16)
-    v3_invalid("i5-length-short", with_body(body[:-4]),
-               f"I5: the section lacks the last record's position; {old}",
-               "bad_range_index", "range_index.start", s + 16)
     plain = _range_index_content(False)
-    plain_body = m3.range_index_body(plain, 4)
-    extra = with_body(plain_body + bytes(4 * n), c=plain)
-    v3_invalid("i5-position-without-order", extra,
-               f"I5: positions in a file whose data are in record order (no order column); {old}",
-               "bad_range_index", "range_index.start", m3.V3(extra).sec(kind)[0] + 16)
-    for name, i, why in (
-        ("i6-first-start", 0, "start[0], where the tensor pass begins, is 1, not 0"),
-        ("i6-slot-start", groups + 1, "the slot-m pass's second group's start is one too far"),
-        ("i6-last-start", passes * groups - 1, "the last group's start is one too far"),
-    ):
-        v3_invalid(name, with_body(start_off(i, 1)), f"I6: {why}; {old}",
-                   "bad_range_index", f"range_index.start[{i}]", starts + 8 * i)
+    position_without_order = with_body(
+        m3.range_index_body(plain, 4) + bytes(one_position * n), c=plain
+    )
     a_, b_ = content.order[3], content.order[30]  # records at sequence positions 3 and 30
-    swapped = put(put(body, positions - s + 4 * a_, 30), positions - s + 4 * b_, 3)
-    v3_invalid("i7-positions-swapped", with_body(swapped),
-               f"I7: records {a_} and {b_} have each other's position; the first sequence "
-               f"position whose record points elsewhere is 3, record {a_}; {old}",
-               "bad_range_index", f"range_index.position[{a_}]", positions + 4 * a_)
     last = content.order[n - 1]
-    v3_invalid("i7-position-out-of-range", with_body(put(body, positions - s + 4 * last, n)),
-               f"I7: the last record in data order has position {n}; {old}",
-               "bad_range_index", f"range_index.position[{last}]", positions + 4 * last)
-    # the rule order: I1 to I7 after P3, before P4
-    di = f.index_of(4)
-    d, dlen = f.sec(4)
-    gap = bytearray(with_body(start_off(1, 1)) + b"\0")
-    struct.pack_into("<Q", gap, 8, len(gap))
-    struct.pack_into("<Q", gap, 64 + 32 * di + 16, dlen + 1)
-    v3_invalid("p3-gap-before-range-index", m3.reseal(bytes(gap)),
-               "6.7.5: a byte after the last range (P3) and a wrong start (I6): P3 runs first",
-               "gap", "data", d + dlen)
-    ranges = sorted((o, len(m3.range_bytes(content, j, k))) for (j, k), o in
-                    m3.encode(content, group_shift=4).offsets.items())
-    pad = next(sum(ranges[i]) for i in range(len(ranges) - 1) if ranges[i + 1][0] > sum(ranges[i]))
-    dirty = bytearray(with_body(start_off(1, 1)))
-    dirty[pad] = 1
-    v3_invalid("i6-before-p4", m3.reseal(bytes(dirty)),
-               "6.7.5: a non-zero padding byte (P4) and a wrong start (I6): I6 runs first",
-               "bad_range_index", "range_index.start[1]", starts + 8)
+    # fmt: off
+    return [
+        Case("i0-required", good, {f"sections[{ri}].flags": 1},
+             "unknown_required_section", f"sections[{ri}].kind", f"sections[{ri}].kind",
+             "6.7.5: the range_index section's REQUIRED flag MUST be clear; set, it is "
+             "refused as an unknown required kind is (T4g), by old and new readers alike"),
+        Case("i1-short", with_body(body[: V3RangeIndexHead.SIZE - 4]), {},
+             "bad_range_index", "range_index", "range_index",
+             f"I1: a 12-byte range_index section (its head is 16 bytes); {old}"),
+        Case("i2-reserved", good, {"range_index.reserved": 1},
+             "reserved_nonzero", "range_index.reserved", "range_index.reserved",
+             f"I2: the range_index head's reserved word is 1; {old}"),
+        *(
+            Case(f"i3-group-shift-{shift}", good, {"range_index.group_shift": shift},
+                 "bad_range_index", "range_index.group_shift", "range_index.group_shift",
+                 f"I3: group_shift {shift}, outside {MIN_GROUP_SHIFT}..{MAX_GROUP_SHIFT}; {old}")
+            for shift in (MIN_GROUP_SHIFT - 1, MAX_GROUP_SHIFT + 1)
+        ),
+        Case("i4-no-tensors", m3.encode(m3.Content(others=[(kind, 0, body)])).data, {},
+             "empty_section", "range_index", "range_index",
+             f"I4: a range_index section in a file without tensors; {old}"),
+        Case("i5-num-groups", with_body(body + one_start * passes),
+             {"range_index.num_groups": Add(1)},
+             "bad_range_index", "range_index.num_groups", "range_index.num_groups",
+             f"I5: num_groups {groups + 1} (its starts present too); {n} records in groups "
+             f"of 16 make {groups}; {old}"),
+        Case("i5-length", with_body(body + one_start), {},
+             "bad_range_index", "range_index.start", "range_index.start",
+             f"I5: the section holds 8 bytes more than its starts and positions; {old}"),
+        Case("i5-length-short", with_body(body[:-one_position]), {},
+             "bad_range_index", "range_index.start", "range_index.start",
+             f"I5: the section lacks the last record's position; {old}"),
+        Case("i5-position-without-order", position_without_order, {},
+             "bad_range_index", "range_index.start", "range_index.start",
+             f"I5: positions in a file whose data are in record order (no order column); {old}"),
+        *(
+            Case(name, good, {f"range_index.start[{i}]": Add(1)},
+                 "bad_range_index", f"range_index.start[{i}]", f"range_index.start[{i}]",
+                 f"I6: {why}; {old}")
+            for name, i, why in (
+                ("i6-first-start", 0, "start[0], where the tensor pass begins, is 1, not 0"),
+                ("i6-slot-start", groups + 1,
+                 "the slot-m pass's second group's start is one too far"),
+                ("i6-last-start", passes * groups - 1, "the last group's start is one too far"),
+            )
+        ),
+        Case("i7-positions-swapped", good,
+             {f"range_index.position[{a_}]": Copy(f"range_index.position[{b_}]"),
+              f"range_index.position[{b_}]": Copy(f"range_index.position[{a_}]")},
+             "bad_range_index", f"range_index.position[{a_}]", f"range_index.position[{a_}]",
+             f"I7: records {a_} and {b_} have each other's position; the first sequence "
+             f"position whose record points elsewhere is 3, record {a_}; {old}"),
+        Case("i7-position-out-of-range", good, {f"range_index.position[{last}]": n},
+             "bad_range_index", f"range_index.position[{last}]",
+             f"range_index.position[{last}]",
+             f"I7: the last record in data order has position {n}; {old}"),
+        # the rule order: I1 to I7 after P3, before P4
+        Case("p3-gap-before-range-index", good,
+             (("range_index.start[1]", Add(1)), *longer(good)),
+             "gap", "data", "data.end",
+             "6.7.5: a byte after the last range (P3) and a wrong start (I6): P3 runs first"),
+        # the data's first padding byte: after record 17's 29-byte range, second in data order
+        # (record 0's range, the first, has 0 bytes)
+        Case("i6-before-p4", good,
+             {"range_index.start[1]": Add(1), ("tensors[17].range.end", 0): 1},
+             "bad_range_index", "range_index.start[1]", "range_index.start[1]",
+             "6.7.5: a non-zero padding byte (P4) and a wrong start (I6): I6 runs first"),
+    ]
+    # fmt: on
 
 
 def make_invalid_v3() -> None:
@@ -2389,6 +2459,13 @@ def v3_state_origin_cases() -> list[Case]:
     # fmt: on
 
 
+def longer(data: bytes) -> tuple:
+    """A patch: a zero byte appended to the data section of schema-3 ``data``, the last
+    section: its len_body and len_file one more."""
+    di = V2(data).index_of(SectionKind.DATA)
+    return (Append(b"\0"), (f"sections[{di}].len_body", Add(1)), ("len_file", Add(1)))
+
+
 def v3_placement_cases() -> list[Case]:
     """Schema 3's data section and the placement of its ranges, P0 to P4 (SPEC.md 6.7.3):
     V3_FULL's ranges (tensors of 16, 8, 100 and 3 bytes at 0, 16, 64 and 164, then the slots'),
@@ -2409,12 +2486,6 @@ def v3_placement_cases() -> list[Case]:
     short = v3_of_v2(write_v2(raw_tensors(3, 4)))
     momentum = Optimizer("sgd_momentum", slots={"momentum": {0: Buffer(0, f32(2, 60))}})
     to_slot = v3_of_v2(write_v2(raw_tensors(1), momentum))
-
-    def longer(data: bytes) -> tuple:
-        """A zero byte appended to the data section, the last section: its len_body and
-        len_file one more."""
-        di = V2(data).index_of(SectionKind.DATA)
-        return (Append(b"\0"), (f"sections[{di}].len_body", Add(1)), ("len_file", Add(1)))
 
     # fmt: off
     return [
@@ -2506,6 +2577,14 @@ CASE_TABLES.update(
 #: Schema 3's tables but those of its optional sections, in the order make_invalid_v3 applies
 #: them (the order of spec/vectors/README.md)
 V3_TABLES = [name for name in CASE_TABLES if name.startswith("v3-")]
+#: Schema 3's optional sections (6.7.4, 6.7.5): each table applied by its section's function
+#: (make_data_blocks_v3, make_range_index_v3) after that section's valid vectors
+CASE_TABLES.update(
+    {
+        "v3-data-blocks": ("v3-", V3Places, v3_data_blocks_cases),
+        "v3-range-index": ("v3-", V3Places, v3_range_index_cases),
+    }
+)
 
 
 def ALL_BY_NAME(name: str) -> bytes:
@@ -2586,9 +2665,9 @@ def readme(vectors: list[Vector]) -> str:
         "",
         "Schema-3 vectors (`v3-*`, `invalid-v3-*`, spec/SPEC.md section 6.7) are encoded by",
         "spec/oracles/v3_encoder.py, a second encoder written from SPEC.md 6.7 alone, and",
-        "make_vectors.py requires the library's writer (`to_bytes(..., revision=\"v3\")`) to",
+        'make_vectors.py requires the library\'s writer (`to_bytes(..., revision="v3")`) to',
         "produce the same bytes; each valid one's JSON is derived from that encoder's content",
-        "(SPEC.md 9 with `revision` `\"v3\"` and the offsets placed by 6.7.3), not from the",
+        '(SPEC.md 9 with `revision` `"v3"` and the offsets placed by 6.7.3), not from the',
         "library. `v3-<name>` for a `v2-<name>` holds the same content. Invalid ones are resealed",
         "like schema 2's; their field and offset follow the rules of 6.5 and 6.7.",
         "",

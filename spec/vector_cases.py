@@ -16,10 +16,13 @@ from typing import ClassVar
 import crc32c
 import numpy as np
 from onert_checkpoint_generated.layout import V3_COLUMN_ALIGNMENT as COLUMN_ALIGNMENT
+from onert_checkpoint_generated.layout import V3_DATA_BLOCKS_KIND as DATA_BLOCKS_KIND
 from onert_checkpoint_generated.layout import V3_MAX_RANGE_ALIGNMENT as MAX_RANGE_ALIGNMENT
 from onert_checkpoint_generated.layout import V3_NO_SHAPE as NO_SHAPE
 from onert_checkpoint_generated.layout import V3_OPTIMIZER_SECTION_ENTRIES as SLOT_ENTRY
+from onert_checkpoint_generated.layout import V3_RANGE_INDEX_KIND as RANGE_INDEX_KIND
 from onert_checkpoint_generated.layout import V3_RECORD_DIMS_DIMS as DIMS
+from onert_checkpoint_generated.layout import V3_TENSORS_SECTION_ORDER as ORDER
 from onert_checkpoint_generated.layout import (
     Field,
     Header,
@@ -35,6 +38,8 @@ from onert_checkpoint_generated.layout import (
     V2SlotEntry,
     V2TensorRecord,
     V2TensorsHead,
+    V3DataBlocksHead,
+    V3RangeIndexHead,
     V3TensorsHead,
     WofHeader,
 )
@@ -276,10 +281,10 @@ class V1Places(Places):
 @dataclass(frozen=True)
 class Case:
     """An invalid vector as data: ``base`` with ``patch`` applied (then its CRC-32Cs resealed:
-    ``seal`` "all", "header" or "none", by default its Places' SEAL), and the error of the first
-    rule of spec/SPEC.md the result breaks: ``code``, ``field`` and ``offset`` (a number, or a
-    place of the base file). ``error_as`` names the places of the error when the file is read as
-    another revision."""
+    ``seal`` "all", "table" (the section table's and the header's), "header" or "none", by
+    default its Places' SEAL), and the error of the first rule of spec/SPEC.md the result
+    breaks: ``code``, ``field`` and ``offset`` (a number, or a place of the base file).
+    ``error_as`` names the places of the error when the file is read as another revision."""
 
     name: str
     base: bytes
@@ -324,8 +329,8 @@ def patched(case: Case, places: type[Places]) -> bytes:
             spot.width, "little", signed=spot.signed
         )
     seal = case.seal or places.SEAL
-    sealed = {"all": reseal, "header": reseal_header_only, "none": bytes}[seal]
-    return sealed(bytes(data))
+    sealed = {"all": reseal, "table": reseal_table, "header": reseal_header_only, "none": bytes}
+    return sealed[seal](bytes(data))
 
 
 def expected_offset(case: Case, places: type[Places]) -> int:
@@ -468,6 +473,16 @@ def reseal_header_only(data: bytes) -> bytes:
     return bytes(buf)
 
 
+def reseal_table(data: bytes) -> bytes:
+    """The section table's CRC-32C recomputed, then the header's; every section's kept (a
+    section's checksum is the rule tested, the table and header around it intact)."""
+    buf = bytearray(data)
+    n = u32(data, Header.num_sections.offset)
+    table = bytes(buf[Header.SIZE : Header.SIZE + SectionEntry.SIZE * n])
+    struct.pack_into("<I", buf, Header.section_table_crc.offset, crc32c.crc32c(table))
+    return reseal_header_only(bytes(buf))
+
+
 # ------------------------------------------------------------------------------------------------
 # Schema 3
 
@@ -494,12 +509,29 @@ class V3Places(V2Places):
     (one u64 per slot entry), and the ranges the placement of 6.7.3 gives in the data section:
     ``tensors[k].range`` and ``optimizer.slots[j][t].range`` (``.end``: where one ends). The
     columns are those of V3TensorsHead.ARRAYS in that order, then dims and names, each at the
-    next multiple of V3_COLUMN_ALIGNMENT from the section's start."""
+    next multiple of V3_COLUMN_ALIGNMENT from the section's start. The optional sections of
+    6.7.4 and 6.7.5: ``data_blocks`` and ``range_index`` (their heads: ``data_blocks.num_blocks``,
+    ``range_index.group_shift``), the arrays after each head, whole or by element
+    (``data_blocks.crc[i]``, ``range_index.start[i]``, ``range_index.position[k]``, counted as
+    the rules B5 and I5 count them), and ``data.block[i]``, block i of the data section in the
+    data_blocks section's block size."""
 
     AREAS = frozenset({"file", "padding", "optimizer.names", "state.pool"})
     SECTIONS: ClassVar[dict[str, tuple[int, type | int]]] = {
         **V2Places.SECTIONS,
         "tensors": (SectionKind.TENSORS, V3TensorsHead),
+        "data_blocks": (DATA_BLOCKS_KIND, V3DataBlocksHead),
+        "range_index": (RANGE_INDEX_KIND, V3RangeIndexHead),
+    }
+    #: the arrays after the head of each optional section, in file order; range_index's
+    #: position (the inverse of the order column, present with that column) is not among
+    #: V3RangeIndexHead.ARRAYS, which lists arrays present by a bit of their own section
+    OPTIONAL_ARRAYS: ClassVar[dict[str, tuple[tuple[str, str], ...]]] = {
+        "data_blocks": tuple((name, fmt) for name, fmt, _ in V3DataBlocksHead.ARRAYS),
+        "range_index": (
+            *((name, fmt) for name, fmt, _ in V3RangeIndexHead.ARRAYS),
+            ("position", ORDER.format),
+        ),
     }
     #: the columns after the fixed-size ones: the column whose bit says they are present and
     #: whose values give their length
@@ -530,6 +562,42 @@ class V3Places(V2Places):
             out[name] = Spot(s + pos, width * count, fmt.startswith("i"), elements=count)
             pos += width * count
         return out
+
+    def value(self, place: str) -> int:
+        """The integer the field ``place`` holds (``data_blocks.num_blocks``)."""
+        return self._value(self.find(place), 0)
+
+    def arrays(self, section: str) -> dict[str, Spot]:
+        """The arrays after the head of the optional ``section``, back to back: data_blocks'
+        crc (num_blocks of them, B5), range_index's start ((1 + K) * num_groups, K the
+        optimizer section's num_slots, I5) and, with an order column, its position (n)."""
+        at = self.find(section).pos + self.SECTIONS[section][1].SIZE
+        kinds = [u32(self.data, V2(self.data).entry(i)) for i in range(V2(self.data).num_sections)]
+        counts = {"crc": 0, "start": 0, "position": 0}
+        if section == "data_blocks":
+            counts["crc"] = self.value(f"{section}.num_blocks")
+        else:
+            slots = self.value("optimizer.num_slots") if SectionKind.OPTIMIZER in kinds else 0
+            counts["start"] = (1 + slots) * self.value(f"{section}.num_groups")
+            if SectionKind.TENSORS in kinds and "order" in self.columns():
+                counts["position"] = self.value("tensors.num_tensors")
+        out: dict[str, Spot] = {}
+        for name, fmt in self.OPTIONAL_ARRAYS[section]:
+            width = np.dtype(fmt).itemsize
+            if name == "position" and not counts[name]:
+                continue
+            out[name] = Spot(at, width * counts[name], elements=counts[name])
+            at += width * counts[name]
+        return out
+
+    def block(self, i: int) -> Spot:
+        """Block i of the data section: 2**block_shift bytes from i * 2**block_shift (the last
+        one shorter), the block size of the data_blocks section's head (6.7.4)."""
+        size = 1 << self.value("data_blocks.block_shift")
+        data, length = V2(self.data).sec(SectionKind.DATA)
+        if i * size >= length:
+            raise KeyError(f"data.block[{i}]")
+        return Spot(data + i * size, min(size, length - i * size), what="area")
 
     def element(self, column: str, k: int) -> int:
         """Record k's value in ``column``."""
@@ -582,6 +650,20 @@ class V3Places(V2Places):
     def find(self, place: str) -> Spot:
         if place.endswith(".range"):
             return self.ranges()[place]
+        block = re.fullmatch(r"data\.block\[(\d+)\]", place)
+        if block:
+            return self.block(int(block[1]))
+        array = re.fullmatch(r"(data_blocks|range_index)\.([a-z_]+)(?:\[(\d+)\])?", place)
+        if array and array[2] in dict(self.OPTIONAL_ARRAYS[array[1]]):
+            spot = self.arrays(array[1]).get(array[2])
+            if spot is None:
+                raise KeyError(place)  # range_index.position without an order column
+            if array[3] is None:
+                return spot
+            if int(array[3]) >= spot.elements:
+                raise KeyError(place)
+            width = spot.width // spot.elements
+            return Spot(spot.pos + width * int(array[3]), width)
         name = re.fullmatch(r"tensors\[(\d+)\]\.name", place)
         if name:
             k = int(name[1])

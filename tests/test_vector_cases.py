@@ -1,7 +1,6 @@
 """The invalid vectors spec/make_vectors.py builds from tables (its CASE_TABLES, the machinery in
 spec/vector_cases.py): every case's expected error names a place the generated layout knows, at
-an offset inside the file, and every invalid vector is a table row but those of the functions
-of CALL_BY_CALL.
+an offset inside the file, and every invalid vector is a table row.
 
 A case is a base file, a patch and the expected error (code, field, offset); the field follows
 the names of SPEC.md 9 (``tensors[2].rank``), which the table's ``Places`` resolve with the
@@ -12,6 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -47,14 +47,9 @@ def test_every_table_has_cases_with_unique_names() -> None:
         assert cases(), table
 
 
-#: The functions of make_vectors.py that still build invalid vectors call by call: the optional
-#: sections of schema 3 (data_blocks, range_index), whose vectors are being extended.
-CALL_BY_CALL = {"make_data_blocks_v3", "make_range_index_v3"}
-
-
 def _builders() -> dict[str, set[str]]:
     """Every invalid vector make_vectors builds -> the functions on the stack when it was
-    added (its table's apply_table, or the function that built it call by call)."""
+    added (apply_table for a row of a table)."""
     seen: dict[str, set[str]] = {}
     real = mv.invalid
 
@@ -75,17 +70,15 @@ def _builders() -> dict[str, set[str]]:
 
 
 def test_every_invalid_vector_is_a_table_row() -> None:
-    """Every committed invalid vector is a row of CASE_TABLES, built by apply_table, but for
-    the functions of CALL_BY_CALL (the oracle-encoded ``invalid-v2-v3-*``, schema-3 files read
-    as schema 2, are rows too)."""
+    """Every committed invalid vector is a row of CASE_TABLES, built by apply_table (the
+    oracle-encoded ``invalid-v2-v3-*``, schema-3 files read as schema 2, and those of schema
+    3's optional sections data_blocks and range_index too)."""
     builders = _builders()
     committed = {p.stem for p in (SPEC / "vectors").glob("invalid-*.ckpt")}
     assert committed == set(builders)
-    rows = {f"invalid-{p.id}" for p in CASES}
-    by_call = {name for name, stack in builders.items() if "apply_table" not in stack}
-    assert by_call == set(builders) - rows
-    for name in sorted(by_call):
-        assert builders[name] & CALL_BY_CALL, name
+    assert set(builders) == {f"invalid-{p.id}" for p in CASES}
+    by_call = sorted(name for name, stack in builders.items() if "apply_table" not in stack)
+    assert by_call == []
 
 
 @pytest.mark.parametrize(("prefix", "places", "case"), CASES)
@@ -104,12 +97,17 @@ def test_case_field_names_a_place_of_the_layout(prefix, places, case) -> None:
     """The field is a layout field, the bytes a ``name``/``key`` field points at, a record or
     area of the file, or one of the table's named areas (padding, a pool of names); the offset
     follows SPEC.md 9.4's convention: where the field starts (or, for a field holding an
-    offset, where the bytes it points at start: state[4].value), and for a byte array checked
-    byte by byte (a reserved array) the offending byte inside it."""
+    offset, where the bytes it points at start: state[4].value), for a byte array checked
+    byte by byte (a reserved array) the offending byte inside it, and for B6's block_checksum
+    (its one exception) the first byte of the block whose CRC the field holds."""
     where = (case.error_as or places)(case.base)
     spot = where.names(case.field)  # KeyError: the field names nothing of the layout
     offset = mv.expected_offset(case, places)
-    if spot is None:
+    block = re.fullmatch(r"data_blocks\.crc\[(\d+)\]", case.field)
+    assert (case.code == "block_checksum") == bool(block)
+    if block:
+        assert offset == where.find(f"data.block[{block[1]}]").pos, (case.field, offset)
+    elif spot is None:
         assert case.field in where.AREAS
     elif spot.what == "field" and spot.elements > 1:
         assert spot.pos <= offset < spot.pos + spot.width, (case.field, spot, offset)
@@ -181,3 +179,45 @@ def test_v3_places_name_columns_by_record_or_element() -> None:
     for place in unknown:
         with pytest.raises(KeyError):
             where.find(place)
+
+
+def test_v3_places_name_the_optional_sections() -> None:
+    """In every valid schema-3 vector with a data_blocks or range_index section, the arrays
+    V3Places finds after each head end where the section ends (B5's and I5's lengths), crc[i]
+    is the CRC-32C of the bytes data.block[i] names, start[0] is 0 (SPEC.md 6.7.5) and
+    position is the inverse of the order column (I7)."""
+    import crc32c
+    from onert_checkpoint_generated.layout import V3_DATA_BLOCKS_KIND, V3_RANGE_INDEX_KIND
+
+    seen = {"data_blocks": 0, "range_index": 0}
+    for path in sorted((SPEC / "vectors").glob("v3-*.ckpt")):
+        data = path.read_bytes()
+        where = mv.V3Places(data)
+        kinds = {where.value(f"sections[{i}].kind") for i in range(where.value("num_sections"))}
+        for section, kind in (
+            ("data_blocks", V3_DATA_BLOCKS_KIND),
+            ("range_index", V3_RANGE_INDEX_KIND),
+        ):
+            if kind not in kinds:
+                continue
+            seen[section] += 1
+            arrays = list(where.arrays(section).values())
+            assert arrays[-1].pos + arrays[-1].width == where.end(section), path.name
+        if V3_DATA_BLOCKS_KIND in kinds:
+            for i in range(where.value("data_blocks.num_blocks")):
+                block = where.find(f"data.block[{i}]")
+                crc = crc32c.crc32c(data[block.pos : block.pos + block.width])
+                assert where.value(f"data_blocks.crc[{i}]") == crc, (path.name, i)
+            for beyond in ("data.block", "data_blocks.crc"):
+                with pytest.raises(KeyError):
+                    where.find(f"{beyond}[{where.value('data_blocks.num_blocks')}]")
+        if V3_RANGE_INDEX_KIND in kinds:
+            assert where.value("range_index.start[0]") == 0
+            if "order" not in where.columns():
+                with pytest.raises(KeyError):
+                    where.find("range_index.position[0]")
+                continue
+            for k in range(where.value("tensors.num_tensors")):
+                position = where.value(f"range_index.position[{k}]")
+                assert where.element("order", position) == k, (path.name, k)
+    assert seen["data_blocks"] >= 2 and seen["range_index"] >= 3, seen
