@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kaitaistruct import KaitaiStream
+from onert_checkpoint_generated.layout import V2TensorFlags, V2TensorRecord, V2TensorsHead
 from onert_checkpoint_generated.onert_checkpoint_v2 import OnertCheckpointV2
 
 import onert_checkpoint as oc
@@ -110,7 +111,11 @@ def v2_checkpoints(draw, max_tensors: int = 5) -> Checkpoint:
         )
     )
     return Checkpoint(
-        tensors=tensors, optimizer=optimizer, state=state, origin=origin, sections=sections,
+        tensors=tensors,
+        optimizer=optimizer,
+        state=state,
+        origin=origin,
+        sections=sections,
         revision="v2",
     )
 
@@ -291,6 +296,31 @@ def test_header_checksum() -> None:
 
 def test_reserved_nonzero() -> None:
     assert code_of(patch(small_file(), 40, "<B", 1)) == "reserved_nonzero"
+
+
+def test_reserved_tensor_flag_bits() -> None:
+    """R2: a tensor record's flag bits other than V2TensorFlags' (the generated layout) are
+    reserved: each one set is refused at tensors[0].flags; the one defined bit record 0 lacks
+    (HAS_MODEL_INDEX, its model_index field 0) reads as model index 0."""
+    data = small_file()
+    at = section(data, 1)[0] + V2TensorsHead.SIZE + V2TensorRecord.flags.offset
+    (flags,) = struct.unpack_from("<H", data, at)
+    defined = sum(int(f) for f in V2TensorFlags)
+    for bit in range(8 * V2TensorRecord.flags.size):
+        if flags >> bit & 1:
+            continue
+        patched = patch(data, at, "<H", flags | 1 << bit)
+        if 1 << bit & defined:
+            assert oc.load(patched).tensors[0].model_index == 0
+            continue
+        with pytest.raises(oc.CheckpointError) as info:
+            oc.load(patched)
+        error = info.value
+        assert (error.code, error.field, error.offset) == (
+            "reserved_nonzero",
+            "tensors[0].flags",
+            at,
+        )
 
 
 def test_truncated_file_and_trailing_bytes() -> None:
@@ -554,9 +584,11 @@ def test_writer_sorts_kept_sections_and_refuses_two_of_a_kind() -> None:
     back = oc.load(oc.to_bytes(ckpt))
     assert [(s.kind, s.data) for s in back.sections] == [(6, b"y"), (9, b"x")]
     with pytest.raises(oc.NotRepresentableError):
-        oc.to_bytes(Checkpoint(
-            sections=[Section(kind=9, data=b"x"), Section(kind=9, data=b"")], revision="v2"
-        ))
+        oc.to_bytes(
+            Checkpoint(
+                sections=[Section(kind=9, data=b"x"), Section(kind=9, data=b"")], revision="v2"
+            )
+        )
 
 
 def test_data_order_is_kept_across_tensors_and_slots() -> None:

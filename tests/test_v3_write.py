@@ -20,6 +20,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from kaitaistruct import KaitaiStream
+from onert_checkpoint_generated.layout import (
+    V3_NO_MODEL_INDEX,
+    V3_TENSORS_SECTION_INDEX,
+    V3_TENSORS_SECTION_MODEL_INDEX,
+)
 from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 
 import onert_checkpoint as oc
@@ -252,6 +257,29 @@ def test_model_index_none_value_is_refused() -> None:
         oc.to_bytes(ckpt, revision="v3")
     # schema 2 holds it
     assert oc.load(oc.to_bytes(ckpt, revision="v2")).tensors[0].model_index == 0xFFFF_FFFF
+
+
+def test_index_refusals_name_the_generated_ranges() -> None:
+    """The writer's refusals name the ranges of the generated layout: an entry index beyond the
+    index column's width (0..2**32-1 for a u4) or repeated, a model index at or beyond
+    V3_NO_MODEL_INDEX (the model_index column's "none", its largest value) or repeated."""
+    index_bits = np.iinfo(V3_TENSORS_SECTION_INDEX.format).bits
+    model_bits = np.iinfo(V3_TENSORS_SECTION_MODEL_INDEX.format).bits
+    assert V3_NO_MODEL_INDEX == (1 << model_bits) - 1
+    index_words = f"out of 0..2**{index_bits}-1 or used twice"
+    model_words = (
+        f"out of 0..2**{model_bits}-2 (2**{model_bits}-1 means none in schema 3) or used twice"
+    )
+    one = np.ones(1, np.uint8)
+    for tensors, words in (
+        ([Tensor(1 << index_bits, one)], index_words),
+        ([Tensor(3, one), Tensor(3, one)], index_words),
+        ([Tensor(0, one, model_index=V3_NO_MODEL_INDEX)], model_words),
+        ([Tensor(0, one, model_index=5), Tensor(1, one, model_index=5)], model_words),
+    ):
+        with pytest.raises(oc.NotRepresentableError) as info:
+            oc.to_bytes(Checkpoint(tensors=tensors), revision="v3")
+        assert words in str(info.value), str(info.value)
 
 
 def test_save_streams_the_same_bytes(tmp_path: Path) -> None:

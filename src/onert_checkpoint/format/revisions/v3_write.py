@@ -100,7 +100,19 @@ _INDEX_MAX = int(np.iinfo(COLUMN_TYPES["index"]).max)
 _DIM_MAX = int(np.iinfo(DIMS.format).max)
 
 
+def _bound(n: int) -> str:
+    """A bound as the messages write it: ``2**32-1`` for a value a few below a power of two
+    (the widths' limits and markers), else the decimal number."""
+    k = n.bit_length()
+    return f"2**{k}-{(1 << k) - n}" if k >= 8 and (1 << k) - n <= 16 else str(n)
 
+
+#: What the writer's refusals say an entry index and a model index may be: the index column's
+#: range, and the model_index column's values below NO_MODEL_INDEX, its "none".
+_INDEX_RANGE = f"0..{_bound(_INDEX_MAX)}"
+_MODEL_INDEX_RANGE = (
+    f"0..{_bound(NO_MODEL_INDEX - 1)} ({_bound(NO_MODEL_INDEX)} means none in schema 3)"
+)
 
 
 @dataclass
@@ -136,14 +148,11 @@ def _gather(items: Iterable[Tensor]) -> _Columns:
     for k, t in enumerate(items):
         i = t.index
         if not 0 <= i <= _INDEX_MAX:
-            _fail(f"tensor index {i} is out of 0..2**32-1 or used twice")
+            _fail(f"tensor index {i} is out of {_INDEX_RANGE} or used twice")
         index.append(i)
         mi = t.model_index
         if mi is not None and not 0 <= mi < NO_MODEL_INDEX:
-            _fail(
-                f"model index {mi} is out of 0..2**32-2 (2**32-1 means none in schema 3) or "
-                "used twice"
-            )
+            _fail(f"model index {mi} is out of {_MODEL_INDEX_RANGE} or used twice")
         model_index.append(NO_MODEL_INDEX if mi is None else mi)
         code = NO_DTYPE
         if t.dtype is not None:
@@ -178,12 +187,22 @@ def _gather(items: Iterable[Tensor]) -> _Columns:
         offset.append(-1 if t.offset is None else t.offset)
         if nbytes:
             held[k] = t
+
     def arr(a: array[int]) -> np.ndarray:
         return np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
 
     cols = _Columns(
-        arr(index), arr(model_index), arr(len_name), bytes(names), named, arr(dtype), arr(rank),
-        arr(dims), arr(len_data), arr(offset), held,
+        arr(index),
+        arr(model_index),
+        arr(len_name),
+        bytes(names),
+        named,
+        arr(dtype),
+        arr(rank),
+        arr(dims),
+        arr(len_data),
+        arr(offset),
+        held,
     )
     del seen_name
     return _in_record_order(cols)
@@ -207,23 +226,27 @@ def _in_record_order(c: _Columns) -> _Columns:
         where = np.empty(n, np.int64)
         where[order] = np.arange(n)
         c = _Columns(
-            c.index[order], c.model_index[order], c.len_name[order], names, c.named,
+            c.index[order],
+            c.model_index[order],
+            c.len_name[order],
+            names,
+            c.named,
             c.dtype[order],
-            c.rank[order], c.dims[pick], c.len_data[order], c.offset[order],
+            c.rank[order],
+            c.dims[pick],
+            c.len_data[order],
+            c.offset[order],
             {int(where[k]): t for k, t in c.held.items()},
         )
     if n > 1 and not (np.diff(c.index) > 0).all():
         dup = int(c.index[np.flatnonzero(np.diff(c.index) == 0)[0]])
-        _fail(f"tensor index {dup} is out of 0..2**32-1 or used twice")
+        _fail(f"tensor index {dup} is out of {_INDEX_RANGE} or used twice")
     mi = c.model_index[c.model_index != NO_MODEL_INDEX]
     if mi.size > 1:
         s = np.sort(mi)
         if not (np.diff(s) > 0).all():
             dup = int(s[np.flatnonzero(np.diff(s) == 0)[0]])
-            _fail(
-                f"model index {dup} is out of 0..2**32-2 (2**32-1 means none in schema 3) or "
-                "used twice"
-            )
+            _fail(f"model index {dup} is out of {_MODEL_INDEX_RANGE} or used twice")
     return c
 
 

@@ -6,10 +6,12 @@ loops, f-strings and per-record objects appear only on the way to an error.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
+from functools import reduce
 
 import numpy as np
-from onert_checkpoint_generated.layout import V2TensorRecord, V2TensorsHead
+from onert_checkpoint_generated.layout import V2TensorFlags, V2TensorRecord, V2TensorsHead
 
 from ...dtypes import DTYPES
 from .constants import (
@@ -26,6 +28,10 @@ from .rules import check_head, check_pool, check_unique, decode, fail, first, re
 from .section_table import SectionInfo
 
 __all__ = ["TensorRecords", "check_tensors_section"]
+
+#: The flag bits a tensor record defines (V2TensorFlags, onert_checkpoint_v2.ksy's
+#: tensor_flags), in the flags field's type; R2: every other bit is reserved.
+_DEFINED_FLAGS = np.dtype(V2TensorRecord.flags.format).type(reduce(operator.or_, V2TensorFlags, 0))
 
 #: circle TensorType code (as the u8 of an i8) -> bytes per element, 0 when not whole bytes.
 _ELEMENT_SIZE = np.zeros(256, np.uint64)
@@ -86,7 +92,7 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorRecords:
 def check_flags(t: TensorRecords, flags: np.ndarray) -> None:
     """R2 reserved flag bits, then R3: each field whose flag is clear is 0."""
     rec = t.records
-    i = first((flags & ~np.uint16(0xF)) != 0)
+    i = first((flags & ~_DEFINED_FLAGS) != 0)
     if i is not None:
         fail(
             "reserved_nonzero",
