@@ -30,8 +30,9 @@ Rows:
   (``git archive HEAD``), ``--no-scratch``, on a hostile file of ``--c-tensors`` tensors (every
   tensor named and with a model index, Adam with both slots full, data stored in reverse
   record order): seconds, and per lookup (3 ranges per tensor), against the same program with
-  scratch; a run past ``--c-timeout`` seconds is reported as not finished, and the per-lookup
-  time is then measured on a hostile file of 20,000 tensors;
+  scratch, and one range's lookup timed alone (bench_c_range_index.py's program: with the
+  range_index section and by the walk); a run past ``--c-timeout`` seconds is reported as
+  not finished, and the whole run's per-lookup time is then measured on 20,000 tensors;
 * the C streaming reader's state (``sizeof(ockpt_stream) + sizeof(ockpt_file)``, compiled)
   and the bytes its read callback hands over per byte of file during a load and a verified
   copy of every range (``ockpt_v3_copy_verified``) of the ``--mib`` file;
@@ -56,12 +57,11 @@ from io import BytesIO
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(HERE))
 import bench  # noqa: E402
+import bench_c_range_index  # noqa: E402
 import bench_data_blocks  # noqa: E402
 import bench_handout  # noqa: E402
 
@@ -162,17 +162,32 @@ def size_row(n: int) -> list[dict[str, Any]]:
 def hostile_c_file(path: Path, n: int) -> Path:
     """``n`` tensors of 4 bytes, each named (8 bytes, differing in the last ones) and with a
     model index, Adam with both slots full, data stored in reverse record order (spec/c's
-    README's hostile schema-3 case). Kept when ``path`` exists (a cache folder)."""
-    if path.exists():
-        return path
-    z = np.zeros(1, np.float32)
-    tensors = [oc.Tensor(i, z, name=f"t{i:07d}", dtype="float32", shape=(1,), model_index=i)
-               for i in range(n)]
-    opt = oc.Optimizer("adam", {s: {i: oc.Buffer(i, z) for i in range(n)} for s in ("m", "v")})
-    ckpt = oc.Checkpoint(tensors, opt, oc.TrainingState(step=1, epoch=0))
-    ckpt.data_order = np.arange(n - 1, -1, -1)
-    oc.save(ckpt, path, revision="v3")
-    return path
+    README's hostile schema-3 case; bench_c_range_index.py's file). Kept when ``path``
+    exists (a cache folder)."""
+    return bench_c_range_index.hostile(path, n, names=True, model_index=True)
+
+
+def c_per_lookup(kit: Path, hostile: Path, n: int) -> str:
+    """bench_c_range_index.py's LOOKUP program (built against ``kit``) on the middle record:
+    its per-lookup times with the range_index section and without (the walk), or why not."""
+    if "ockpt_v3_range" not in (kit / "ockpt.h").read_text():
+        return "no per-lookup figure: the committed kit has no ockpt_v3_range"
+    exe = kit / "goals" / "lookup"
+    exe.parent.mkdir(exist_ok=True)
+    (exe.parent / "lookup.c").write_text(bench_c_range_index.LOOKUP)
+    built = subprocess.run(["gcc", "-std=c99", "-O2", f"-I{kit}", "-o", str(exe),
+                            str(exe.parent / "lookup.c"),
+                            *(str(kit / f) for f in bench_c_range_index.KIT)],
+                           capture_output=True)
+    if built.returncode != 0:
+        return "no per-lookup figure: the lookup program did not build"
+    out = subprocess.run([str(exe), str(hostile), str(n // 2), "1"], capture_output=True,
+                         text=True)
+    lines = [line.split(":", 1)[1].strip() for line in out.stdout.splitlines() if ":" in line]
+    if out.returncode != 0 or len(lines) != 2:
+        return "no per-lookup figure: the lookup program failed"
+    return (f"one range's offset looked up without scratch (ockpt_v3_range, record "
+            f"{n // 2:,}): {lines[0]} with range_index, {lines[1]} by the walk")
 
 
 def committed_c_kit(folder: Path) -> tuple[Path, str]:
@@ -220,6 +235,7 @@ def c_lookup_rows(kit: Path, commit: str, hostile: Path, n: int, timeout: float,
                      "lookup")
     else:
         note += f"{without / lookups * 1e6:.2f} us per lookup without scratch"
+    note += "; " + c_per_lookup(kit, hostile, n)
     return [row(f"C `ockpt-info --no-scratch` (release) on a hostile {n:,}-tensor file",
                 without, with_scratch, "the same with scratch", "-", None, "s", note=note)]
 
