@@ -11,7 +11,7 @@ Every vector is a file ``<name>.ckpt`` beside ``<name>.json``:
 * an invalid vector's JSON is ``{"error": {"code", "field", "offset"}}``: the first rule of
   spec/SPEC.md the file breaks, written down here from the specification, not copied from any
   reader. The script then runs the Python library on every vector and prints each disagreement
-  (the library is a reader under test like any other; tests/test_vectors.py lists the known
+  (the library is a reader under test like any other; tests/spec/test_vectors.py lists the known
   ones).
 
 Valid files come from the library's own writer (``onert_checkpoint.to_bytes``) or are the real
@@ -20,9 +20,9 @@ onert exports of tests/data/real-onert/; invalid ones are valid files with delib
 ``Case`` (spec/vector_cases.py) is a base file, a patch of named places (``tensors[2].rank``,
 ``tensors[1].order``, ``tensors[1].range.end``, ``range_index.start[1]``, at the offsets of the
 generated layout) and the expected error; ``apply_table`` builds them and
-tests/test_vector_cases.py checks each row's field and offset.
+tests/spec/test_vector_cases.py checks each row's field and offset.
 Nothing depends on time, randomness or the machine, so a second run writes identical bytes
-(tests/test_vectors.py checks it).
+(tests/spec/test_vectors.py checks it).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class Vector:
     dialect: str | None = None
     error: tuple[str, str, int] | None = None  # invalid vectors: (code, field, offset)
     #: a valid vector whose description is written here from the spec, because the library
-    #: cannot produce it (a known library bug, listed in tests/test_vectors.py)
+    #: cannot produce it (a known library bug, listed in tests/spec/test_vectors.py)
     description: dict | None = None
 
     @property
@@ -1522,7 +1522,7 @@ def v2_spec_fix_cases() -> list[Case]:
 
 
 #: Every table of invalid vectors: name -> (the prefix of its vector names, the places of its
-#: files, its cases). tests/test_vector_cases.py checks every case's field and offset.
+#: files, its cases). tests/spec/test_vector_cases.py checks every case's field and offset.
 CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
     "v1-header": ("", V1Places, v1_header_cases),
     "v1-entries": ("", V1Places, v1_entry_cases),
@@ -1942,7 +1942,7 @@ def skipping_table(vectors: list[Vector]) -> str:
     """spec/vectors/optional-kinds.ndjson: one JSON line per vector and set of optional kinds
     a reader skips, where that reader's result differs from the vector's JSON: ``vector``,
     ``skips`` (the kinds, in hex) and ``expect``, what the library reads in the file as
-    :func:`skipping` shows it (tests/test_conformance_runner.py checks these against the
+    :func:`skipping` shows it (tests/tools/test_conformance_runner.py checks these against the
     readers committed before each kind existed)."""
     lines = []
     kinds = sorted(OPTIONAL_KINDS)
@@ -2229,7 +2229,7 @@ def v3_container_cases() -> list[Case]:
 
 def built(name: str) -> bytes:
     """The bytes of vector ``name``, every vector built first when ALL does not hold it (a
-    table called alone, as tests/test_vector_cases.py calls them)."""
+    table called alone, as tests/spec/test_vector_cases.py calls them)."""
     if not any(v.name == name for v in ALL):
         build()
     return ALL_BY_NAME(name)
@@ -2655,7 +2655,7 @@ def readme(vectors: list[Vector]) -> str:
         '(spec/SPEC.md, "The JSON description"); for an invalid one',
         '`{"error": {"code", "field", "offset"}}`, the first rule of spec/SPEC.md it breaks.',
         "A conforming reader produces exactly these objects (compare after `json.loads`; the",
-        "`message` of an error is free text and not compared). tests/test_vectors.py runs the",
+        "`message` of an error is free text and not compared). tests/spec/test_vectors.py runs the",
         "Python library and, when it builds, the reference C reader of spec/c/ on every vector.",
         "",
         "Schema-2 vectors (`v2-*`, `invalid-v2-*`, spec/SPEC.md section 6) are written by the",

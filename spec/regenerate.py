@@ -9,7 +9,7 @@ Derived files:
                                                        spec/ksc/package-lock.json)
   generated/javascript/<Id>.js                         Kaitai parsers for the JavaScript runtime
                                                        (npm `kaitai-struct`, pinned there too;
-                                                       tests/test_js_schemas.py runs them)
+                                                       tests/spec/test_js_schemas.py runs them)
   generated/graphviz/<id>.dot, <id>.svg                layout diagrams (Debian's graphviz `dot`)
   generated/python/onert_checkpoint_generated/error_codes.py  from spec/error-codes.toml
   spec/c/ockpt_errors.h                                from spec/error-codes.toml

@@ -3,7 +3,7 @@ patch and the expected error (code, field, offset). A patch sets named places of
 (``tensors[2].rank``, ``sections[1].ofs_body``, ``weights[0]``) that ``Places`` resolve with the
 offsets and widths of the generated layout (generated/python/onert_checkpoint_generated/
 layout.py, from the .ksy), the way the error fields of spec/SPEC.md 9 name them; ``patched``
-makes a case's bytes and reseals its CRC-32Cs; tests/test_vector_cases.py checks every case.
+makes a case's bytes and reseals its CRC-32Cs; tests/spec/test_vector_cases.py checks every case.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The public surface in one place: every public function and every command of ``onert-ckpt``
 that reads or writes a checkpoint, a circle model or a foreign container (safetensors, npz),
 with how to run it on one input, and the input families the project-wide promises are checked
-over (tests/test_public_matrix.py).
+over (tests/invariants/test_public_matrix.py).
 
 Plain data on purpose: other test modules import :data:`PUBLIC_API`, :data:`CLI_COMMANDS`
 and :func:`build_families` to run their own invariant over the same list of paths (a new
@@ -393,7 +393,7 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
 NOT_IO_COMMANDS: dict[str, str] = {
     "completion": "prints a shell script built from the parser",
     "conformance": "runs another program on the committed conformance vectors and corpus "
-    "(tests/test_conformance_runner.py: a crashing, hanging or lying reader is reported)",
+    "(tests/tools/test_conformance_runner.py: a crashing, hanging or lying reader is reported)",
 }
 
 

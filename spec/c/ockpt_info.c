@@ -4,7 +4,7 @@
  * buffer and the scratch memory lent to ockpt_read_scratch(). --no-scratch reads with the
  * allocation-free path instead (both must print the same thing). --stream reads the file
  * through ockpt_read_stream() and a read-at-offset callback (fseek/fread) instead of a buffer:
- * the same output again (tests/test_c_stream.py). --stream-size=N streams and tells the reader
+ * the same output again (tests/ckit/test_c_stream.py). --stream-size=N streams and tells the reader
  * the file has N bytes (to test a read callback that fails). --deferred streams with
  * ockpt_read_stream_deferred() and then runs the deferred checks (ockpt_verify_deferred()) before
  * it prints: the same output again. */

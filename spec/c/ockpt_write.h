@@ -4,7 +4,7 @@
  * out: SPEC.md sections 4 and 7), the weight-only format (section 5), schema 2 (section 6.6,
  * "Writing") and schema 3 (section 6.7) from a description of the checkpoint in the caller's memory. The output is the
  * same file, byte for byte, as the Python library's `onert_checkpoint.save` writes for the same
- * content (tests/test_c_writer.py checks it on every valid vector and on random checkpoints).
+ * content (tests/ckit/test_c_writer.py checks it on every valid vector and on random checkpoints).
  *
  * Guarantees (README.md, "Writer"):
  *   - no dynamic allocation, no recursion, no global mutable state, no libc calls: the file goes

@@ -1,4 +1,4 @@
-/* ockpt-write: the C writer as a command, for differential tests (tests/test_c_writer.py).
+/* ockpt-write: the C writer as a command, for differential tests (tests/ckit/test_c_writer.py).
  *
  *   ockpt-write < INPUT > FILE     exit 0: written; 1: not representable (reason on stderr);
  *                                  2: malformed input; 3: write error

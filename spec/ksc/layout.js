@@ -7,7 +7,7 @@
 // REVISION:FILE picks the parser (v1, wof, v2, v3). Output per file: {"header": {...}, then the
 // offset tables and footer (schema 1), the table (WOF), or the section table with each defined
 // section's parsed body (schema 2)}; names and keys are the parsers' decoded strings. A parse
-// error prints {"error": "..."}. tests/test_js_schemas.py compares this with the Python library.
+// error prints {"error": "..."}. tests/spec/test_js_schemas.py compares this with the Python library.
 // JavaScript numbers hold integers exactly only up to 2^53: u8 fields above it (NO_STATE, the
 // bit patterns of state values) print rounded, and the test compares them as doubles.
 "use strict";

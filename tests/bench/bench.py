@@ -7,8 +7,8 @@ It writes its data into a temporary folder, then measures every row of docs/perf
 ratio against a baseline measured in the same process, interleaved (each repetition runs every
 case once, in turn, so that slow phases of a shared machine hit all cases alike), and takes the
 median. It writes tests/bench/results.json (machine, date, commit, every row) and, with
-``--write-docs``, the generated block of docs/performance.md (tests/test_bench_report.py checks
-that the page equals the committed results).
+``--write-docs``, the generated block of docs/performance.md
+(tests/project/test_bench_report.py checks that the page equals the committed results).
 
 Baselines: safetensors' ``safe_open(framework="np")`` + ``keys()`` on the same tensors (and
 ``save_file`` + fsync for writes), gguf-py's ``GGUFReader`` on the same tensors, the NumPy floor

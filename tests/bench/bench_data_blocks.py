@@ -17,7 +17,7 @@ Rows, each measured in this process, with the page cache warm (every file is rea
 
 Timings are wall-clock minima over ``--repeat`` fresh loads (the minimum is the run least
 disturbed by a shared machine). Nothing is asserted: the unit tests count the work
-(tests/test_data_blocks.py); this script gives the figures.
+(tests/format/test_data_blocks.py); this script gives the figures.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ with fsync, as a training loop saves:
 
 Each repetition runs every case once, in turn, each after ``SETTLE`` idle seconds (see
 bench.py's ``SAVE_SETTLE``); the medians and their ratios are printed with the 1-minute load
-average before and after. Nothing is asserted: tests/test_save_forward.py counts the passes.
+average before and after. Nothing is asserted: tests/format/test_save_forward.py counts the passes.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ kit's programs, started from it).
 
 It writes tests/bench/schema3_goals.json (machine, load average before/during/after, date,
 commit, every row) and, with ``--write-docs``, the generated block of docs/schema-3.md
-(tests/test_bench_report.py checks that the page equals the committed results). Each ratio is
-against a baseline measured in the same run, interleaved with it; times are minima over the
+(tests/project/test_bench_report.py checks that the page equals the committed results). Each
+ratio is against a baseline measured in the same run, interleaved with it; times are minima over the
 repetitions (the run least disturbed on a shared machine). The rows reuse the functions of
 bench_handout.py (files, hand-out and read-all cases), bench_data_blocks.py (first byte, tiny
 Adam content) and bench.py (machine record, load sampler); nothing here is asserted.

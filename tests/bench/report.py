@@ -1,6 +1,6 @@
 """Rendering the benchmark's results file (tests/bench/results.json) as the Markdown tables that
 docs/performance.md shows. The same function runs in the benchmark (which writes the page) and in
-tests/test_bench_report.py (which checks the page still equals the committed results), so no
+tests/project/test_bench_report.py (which checks the page still equals the committed results), so no
 figure can be edited by hand."""
 
 from __future__ import annotations

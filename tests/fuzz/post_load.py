@@ -17,7 +17,7 @@ breaks:
 * a file diffed against itself is equal, by the library and by the command line;
 * export then import (safetensors, npz, a dict of arrays) gives back the same bytes.
 
-Used by tests/test_fuzz_entrypoints.py (hypothesis) and tests/fuzz/fuzz_tools.py (atheris).
+Used by tests/fuzz/test_fuzz_entrypoints.py (hypothesis) and tests/fuzz/fuzz_tools.py (atheris).
 """
 
 from __future__ import annotations

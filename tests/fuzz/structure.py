@@ -2,7 +2,7 @@
 
 This module knows the byte layout of schema 1 and WOF on its own (from spec/SPEC.md), without
 the library, so mutations land on field boundaries and crafted files need no library writer.
-It is shared by the hypothesis properties (tests/test_fuzz_properties.py), the corpus builder
+It is shared by the hypothesis properties (tests/fuzz/test_fuzz_properties.py), the corpus builder
 (tests/corpus/build_seeds.py) and the atheris harness (tests/fuzz/fuzz_load.py).
 """
 

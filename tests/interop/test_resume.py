@@ -102,7 +102,7 @@ def _v2(raw: bytes, model: bytes, tmp: Path) -> bytes:
 
 
 def _micro(raw: bytes, model: bytes, tmp: Path) -> bytes:
-    # the layout there and back (Adam's units at batch B: tests/test_batch_rescale.py)
+    # the layout there and back (Adam's units at batch B: tests/circle/test_batch_rescale.py)
     micro = oc.to_bytes(to_dialect(oc.load(raw, model=model), "onert-micro", model, batch_size=1))
     return oc.to_bytes(to_dialect(oc.load(micro, model=model), "onert", model, batch_size=1))
 

@@ -4,7 +4,7 @@
  *
  * A two-layer model's weights and Adam state (m, v) live in static float arrays, as they would
  * on a microcontroller; the writer streams the file through a callback (here fwrite; on a
- * device, a flash driver) without allocating. tests/test_c_writer.py builds this program, runs
+ * device, a flash driver) without allocating. tests/ckit/test_c_writer.py builds this program, runs
  * it and loads the result with the Python library.
  */
 #include <stdio.h>

@@ -1,11 +1,11 @@
 """Entries as columns: what a reader found, kept as NumPy arrays until an entry is looked at.
 
 A loaded checkpoint does not make one Python object per entry: a 1M-entry file would cost
-hundreds of MiB of objects and most of its open time (tests/test_memory_bounds.py). The readers
-hand over an :class:`EntryTable` per block (weights, each optimizer slot): the entry indices in
-ascending order, where each entry's bytes are and how many, and for schema 2 the record columns
-(dtype, shape, name, model index). :class:`TensorList` and :class:`SlotEntries` are the list
-and the mapping the model objects expose; they make a :class:`~.model.Tensor` or
+hundreds of MiB of objects and most of its open time (tests/invariants/test_memory_bounds.py).
+The readers hand over an :class:`EntryTable` per block (weights, each optimizer slot): the entry
+indices in ascending order, where each entry's bytes are and how many, and for schema 2 the
+record columns (dtype, shape, name, model index). :class:`TensorList` and :class:`SlotEntries`
+are the list and the mapping the model objects expose; they make a :class:`~.model.Tensor` or
 :class:`~.model.Buffer` the first time it is asked for and keep it.
 
 Going over every entry (iterating the tensor list, a slot's ``values()`` or ``items()``) keeps

@@ -5,7 +5,7 @@
 (:func:`lost_content`) and refuses with ``not_representable`` unless the caller asked for the
 loss (``allow_lossy=True``, ``--allow-lossy``). A write that passes keeps what
 :meth:`~onert_checkpoint.Checkpoint.content_equal` compares, and for schema 2 and 3 the tensor
-records and unknown sections too (tests/test_no_silent_loss.py checks both directions).
+records and unknown sections too (tests/invariants/test_no_silent_loss.py checks both directions).
 
 What counts as content (spec/SPEC.md 11.2): the entries and their bytes, the optimizer kind and
 every slot entry, the training state, the unknown sections, and, for a checkpoint whose own

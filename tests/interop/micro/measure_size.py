@@ -190,7 +190,6 @@ def heap(folder: Path, out: Path) -> list[tuple[str, str, int, int, int]]:
     checkpoint."""
     import numpy as np
     from circle_builder import build_fc_model
-
     from micro.peer import MicroPeer
 
     built = out / "runtime"

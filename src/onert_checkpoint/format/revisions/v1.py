@@ -2,7 +2,7 @@
 
 The header and footer are read by the parser generated from spec/onert_checkpoint_v1.ksy; the
 offset tables, which the generated code would read one Python call per entry, are read with
-NumPy (tests/test_differential.py proves both agree).
+NumPy (tests/spec/test_differential_tables.py proves both agree).
 """
 
 from __future__ import annotations
