@@ -105,6 +105,9 @@ class Array:
     name: str
     kind: str  # Kaitai integer type
     bit: int  # the bit of the type's flags word that says it is present (0: always)
+    #: The .ksy type whose flags word holds ``bit`` when it is not this array's own (schema 3's
+    #: range_index.position: present with the tensors section's order column).
+    bit_of: str = ""
 
     @property
     def const(self) -> str:
@@ -167,6 +170,31 @@ def presence_bit(spec: dict, f: dict) -> int | None:
     return None if m is None else int(m.group(1))
 
 
+def foreign_presence(root: dict, f: dict) -> tuple[str, int] | None:
+    """The (type, bit) of another section's flags word that makes field ``f`` present, from an
+    `if:` of the form ``_root.has_X and _root.X.has_Y`` (or ``_root.X.has_Y``): the top-level
+    instance X is a section's body cast to a type (``.as<T>``) whose instance has_Y is
+    ``(word & bit) != 0``. None for any other condition."""
+    terms = [t.strip() for t in str(f.get("if", "")).split(" and ")]
+    instances = root.get("instances") or {}
+    got = None
+    for term in terms:
+        guard = re.fullmatch(r"_root\.has_(\w+)", term)
+        if guard and guard[1] in instances:
+            continue
+        m = re.fullmatch(r"_root\.(\w+)\.(\w+)", term)
+        if m is None or got is not None:
+            return None
+        cast = re.search(r"\.as<(\w+)>$", str(instances.get(m[1], {}).get("value", "")))
+        if cast is None or cast[1] not in (root.get("types") or {}):
+            return None
+        bit = presence_bit(root["types"][cast[1]], {"if": m[2]})
+        if not bit:
+            return None
+        got = (cast[1], bit)
+    return got
+
+
 def is_array(f: dict) -> bool:
     """An integer field repeated a number of times the file gives."""
     return (
@@ -190,16 +218,22 @@ def arrays_after(spec: dict, start: int) -> list[tuple[str, str, int]]:
     return out
 
 
-def arrays_of(stem: str, name: str, spec: dict, out: list[Array]) -> None:
+def arrays_of(stem: str, name: str, spec: dict, out: list[Array], root: dict) -> None:
+    """The integer arrays of type ``spec`` (and its subtypes): present always, by a bit of the
+    type's own flags word, or by a bit of another section's (``root``: the whole .ksy)."""
     for f in spec.get("seq") or []:
+        if not is_array(f):
+            continue
         bit = presence_bit(spec, f)
-        if is_array(f) and bit is not None:
+        if bit is not None:
             out.append(Array(stem, name, f["id"], f["type"], bit))
+        elif (other := foreign_presence(root, f)) is not None:
+            out.append(Array(stem, name, f["id"], f["type"], other[1], other[0]))
     for inst, f in (spec.get("instances") or {}).items():
         if "pos" in f and "if" not in f and is_array(f):  # a table at a fixed place (WOF's)
             out.append(Array(stem, name, inst, f["type"], 0))
     for sub, sub_spec in (spec.get("types") or {}).items():
-        arrays_of(stem, sub, sub_spec, out)
+        arrays_of(stem, sub, sub_spec, out, root)
 
 
 def records_of(stem: str, name: str, spec: dict, records: list[Record]) -> None:
@@ -229,10 +263,10 @@ def load(stem: str, spec_dir: Path = SPEC) -> Schema:
     top = {k: v for k, v in spec.items() if k != "types"}
     records_of(stem, stem, top, records)
     arrays: list[Array] = []
-    arrays_of(stem, stem, top, arrays)
+    arrays_of(stem, stem, top, arrays, spec)
     for name, sub in (spec.get("types") or {}).items():
         records_of(stem, name, sub, records)
-        arrays_of(stem, name, sub, arrays)
+        arrays_of(stem, name, sub, arrays, spec)
     enums = {
         name: {int(k): (v["id"] if isinstance(v, dict) else str(v)) for k, v in values.items()}
         for name, values in (spec.get("enums") or {}).items()
@@ -303,6 +337,9 @@ def python_module(schemas: list[Schema], header: str) -> str:
         "    format: str  # NumPy element format",
         "    size: int  # bytes per element",
         "    bit: int",
+        "    #: the .ksy type whose flags word holds `bit` when not the array's own (range_index's",
+        "    #: position: the tensors section's order column)",
+        '    bit_of: str = ""',
         "",
         "",
     ]
@@ -370,7 +407,10 @@ def python_module(schemas: list[Schema], header: str) -> str:
     for s in schemas:
         for a in s.arrays:
             fmt, size = INTS[a.kind][1], INTS[a.kind][0]
-            out.append(f'{a.const} = Array("{a.type_name}", "{a.name}", "{fmt}", {size}, {a.bit})')
+            other = f', "{a.bit_of}"' if a.bit_of else ""
+            args = f'"{a.type_name}", "{a.name}", "{fmt}", {size}, {a.bit}{other}'
+            line = f"{a.const} = Array({args})"
+            out += [line] if len(line) <= 100 else [f"{a.const} = Array(", f"    {args}", ")"]
     out += ["", ""]
     out.append("#: Every record, by name.")
     out.append("RECORDS = {")

@@ -21,8 +21,8 @@ from onert_checkpoint_generated.layout import V3_MAX_RANGE_ALIGNMENT as MAX_RANG
 from onert_checkpoint_generated.layout import V3_NO_SHAPE as NO_SHAPE
 from onert_checkpoint_generated.layout import V3_OPTIMIZER_SECTION_ENTRIES as SLOT_ENTRY
 from onert_checkpoint_generated.layout import V3_RANGE_INDEX_KIND as RANGE_INDEX_KIND
+from onert_checkpoint_generated.layout import V3_RANGE_INDEX_SECTION_POSITION as POSITION
 from onert_checkpoint_generated.layout import V3_RECORD_DIMS_DIMS as DIMS
-from onert_checkpoint_generated.layout import V3_TENSORS_SECTION_ORDER as ORDER
 from onert_checkpoint_generated.layout import (
     Field,
     Header,
@@ -524,13 +524,14 @@ class V3Places(V2Places):
         "range_index": (RANGE_INDEX_KIND, V3RangeIndexHead),
     }
     #: the arrays after the head of each optional section, in file order; range_index's
-    #: position (the inverse of the order column, present with that column) is not among
-    #: V3RangeIndexHead.ARRAYS, which lists arrays present by a bit of their own section
+    #: position (the inverse of the order column, present with that column: the generated
+    #: V3_RANGE_INDEX_SECTION_POSITION) is not among V3RangeIndexHead.ARRAYS, which lists
+    #: arrays present by a bit of their own section
     OPTIONAL_ARRAYS: ClassVar[dict[str, tuple[tuple[str, str], ...]]] = {
         "data_blocks": tuple((name, fmt) for name, fmt, _ in V3DataBlocksHead.ARRAYS),
         "range_index": (
             *((name, fmt) for name, fmt, _ in V3RangeIndexHead.ARRAYS),
-            ("position", ORDER.format),
+            (POSITION.name, POSITION.format),
         ),
     }
     #: the columns after the fixed-size ones: the column whose bit says they are present and

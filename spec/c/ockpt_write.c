@@ -992,7 +992,7 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
         uint32_t before = 0;
         for (q = 0; q < P->n; q++)
           if (q != k && order_less(c, q, k)) before++;
-        PUTA(s, OCKPT_V3_TENSORS_SECTION_ORDER, before); /* as wide as `order` (6.7.5) */
+        PUTA(s, OCKPT_V3_RANGE_INDEX_SECTION_POSITION, before);
       }
     break;
   case 5: /* origin (SPEC.md 6.4) */
@@ -1139,7 +1139,8 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
                OCKPT_V3_RANGE_INDEX_HEAD_SIZE +
                    OCKPT_V3_RANGE_INDEX_SECTION_START_ELEM_SIZE * (1u + (uint64_t)P.K) *
                        (((uint64_t)P.n + ((uint64_t)1 << P.group_shift) - 1u) >> P.group_shift) +
-                   (P.identity ? 0u : OCKPT_V3_TENSORS_SECTION_ORDER_ELEM_SIZE * (uint64_t)P.n),
+                   (P.identity ? 0u
+                               : OCKPT_V3_RANGE_INDEX_SECTION_POSITION_ELEM_SIZE * (uint64_t)P.n),
                0);
       index = 0;
     }

@@ -131,6 +131,48 @@ def test_record_struct_follows_the_ksy_not_a_copy() -> None:
     ]
 
 
+def _ksy_types(spec: dict) -> list[tuple[str, dict]]:
+    out, todo = [], list((spec.get("types") or {}).items())
+    while todo:
+        name, t = todo.pop()
+        out.append((name, t))
+        todo += list((t.get("types") or {}).items())
+    return out
+
+
+def test_every_integer_array_the_file_sizes_is_generated() -> None:
+    """Every integer field of a .ksy repeated a number of times the file gives (a column, a
+    table) has its generated Array constant of the same element width, schema 3's
+    range_index.position (present by another section's bit) among them."""
+    from onert_checkpoint_generated import layout
+
+    generated = {(a.type, a.name): a for a in vars(layout).values() if isinstance(a, layout.Array)}
+    found = []
+    for path in sorted(SPEC.glob("*.ksy")):
+        for type_name, t in _ksy_types(yaml.safe_load(path.read_text())):
+            for f in t.get("seq") or []:
+                if f.get("type") not in KSY_WIDTH or f.get("repeat") != "expr":
+                    continue
+                if isinstance(f.get("repeat-expr"), int):
+                    continue
+                found.append((type_name, f["id"]))
+                got = generated.get((type_name, f["id"]))
+                assert got is not None, (path.name, type_name, f["id"])
+                assert got.size == KSY_WIDTH[f["type"]], (type_name, f["id"])
+    assert ("range_index_section", "position") in found
+
+
+def test_range_index_position_is_present_with_the_order_column() -> None:
+    """range_index.position's presence is the tensors section's ORDER bit, and the C header
+    has its element size."""
+    from onert_checkpoint_generated import layout
+
+    position = layout.V3_RANGE_INDEX_SECTION_POSITION
+    assert (position.bit, position.bit_of) == (layout.V3ColumnBits.ORDER, "tensors_section")
+    header = (SPEC / "c" / "ockpt_layout.h").read_text()
+    assert f"#define OCKPT_V3_RANGE_INDEX_SECTION_POSITION_ELEM_SIZE {position.size}u" in header
+
+
 # The chain: .ksy -> regenerate.py -> layout module, C header, SPEC tables -> library ---------
 
 needs_tools = pytest.mark.skipif(

@@ -33,6 +33,9 @@ class Array(NamedTuple):
     format: str  # NumPy element format
     size: int  # bytes per element
     bit: int
+    #: the .ksy type whose flags word holds `bit` when not the array's own (range_index's
+    #: position: the tensors section's order column)
+    bit_of: str = ""
 
 
 ALIGNMENT = 64
@@ -662,6 +665,9 @@ V3_RECORD_DIMS_DIMS = Array("record_dims", "dims", "<u4", 4, 0)
 V3_OPTIMIZER_SECTION_ENTRIES = Array("optimizer_section", "entries", "<u8", 8, 0)
 V3_DATA_BLOCKS_SECTION_CRC = Array("data_blocks_section", "crc", "<u4", 4, 0)
 V3_RANGE_INDEX_SECTION_START = Array("range_index_section", "start", "<u8", 8, 0)
+V3_RANGE_INDEX_SECTION_POSITION = Array(
+    "range_index_section", "position", "<u4", 4, 32, "tensors_section"
+)
 
 
 #: Every record, by name.

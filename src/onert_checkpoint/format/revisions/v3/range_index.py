@@ -19,13 +19,14 @@ from onert_checkpoint_generated.layout import (
     V3_MAX_GROUP_SHIFT,
     V3_MIN_GROUP_SHIFT,
     V3_RANGE_INDEX_KIND,
+    V3_RANGE_INDEX_SECTION_POSITION,
     V3RangeIndexHead,
 )
 
 from ..v2.constants import NO_STATE
 from ..v2.rules import fail, first
 from ..v2.section_table import SectionInfo
-from .constants import COLUMN_TYPES, range_alignment
+from .constants import range_alignment
 from .placement import Placement
 from .slot_entries import SlotLengths
 from .tensor_columns import TensorColumns
@@ -53,8 +54,8 @@ DEFAULT_SHIFT = V3_DEFAULT_GROUP_SHIFT
 HEAD = V3RangeIndexHead
 HEAD_SIZE = HEAD.SIZE
 _START = np.dtype(dict((name, kind) for name, kind, _ in HEAD.ARRAYS)["start"])
-#: position[k] is a sequence position, an element of the `order` column's type
-_POSITION = np.dtype(COLUMN_TYPES["order"])
+#: position[k], record k's sequence position (present with the tensors section's order column)
+_POSITION = np.dtype(V3_RANGE_INDEX_SECTION_POSITION.format)
 
 
 def num_groups(n: int, shift: int) -> int:
