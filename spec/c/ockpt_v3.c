@@ -28,6 +28,46 @@
 #define rd32(b, k) src_u32((b), (k))
 #define rd64(b, k) src_u64((b), (k))
 
+/* The width of every field and array element read below is the one its rd8/rd32/rd64 call
+ * reads: each is checked against the generated layout (ockpt_layout.h: a packed struct's
+ * member, an array's *_ELEM_SIZE), so that a width changed in onert_checkpoint_v3.ksy or
+ * onert_checkpoint_common.ksy stops the build here, naming the record or array and the field,
+ * instead of reading the wrong bytes (as ockpt_v2.c does for schema 2's records). */
+#define WIDTH_IS(rec, f, n) \
+  typedef char rec##_##f##_is_read_as_##n[sizeof(((const rec##_layout *)0)->f) == (n) ? 1 : -1]
+#define ELEM_IS(arr, n) typedef char arr##_is_read_as_##n[arr##_ELEM_SIZE == (n) ? 1 : -1]
+/* the container's fields that schema 3 reads itself (T1-T5 and the rest are ockpt_v2.c's) */
+WIDTH_IS(ockpt_v2_header, num_sections, 4);
+WIDTH_IS(ockpt_v2_section_entry, kind, 4);
+WIDTH_IS(ockpt_v2_section_entry, ofs_body, 8);
+WIDTH_IS(ockpt_v2_section_entry, len_body, 8);
+WIDTH_IS(ockpt_v2_section_entry, crc, 4);
+WIDTH_IS(ockpt_v2_optimizer_head, num_slots, 4);
+/* the heads of schema 3's sections */
+WIDTH_IS(ockpt_v3_tensors_head, num_tensors, 4);
+WIDTH_IS(ockpt_v3_tensors_head, columns, 4);
+WIDTH_IS(ockpt_v3_data_blocks_head, block_shift, 4);
+WIDTH_IS(ockpt_v3_data_blocks_head, reserved, 4);
+WIDTH_IS(ockpt_v3_data_blocks_head, num_blocks, 8);
+WIDTH_IS(ockpt_v3_range_index_head, group_shift, 4);
+WIDTH_IS(ockpt_v3_range_index_head, reserved, 4);
+WIDTH_IS(ockpt_v3_range_index_head, num_groups, 8);
+/* the columns, the slot entries and the tables after the heads */
+ELEM_IS(OCKPT_V3_TENSORS_SECTION_LEN_DATA, 8);
+ELEM_IS(OCKPT_V3_TENSORS_SECTION_INDEX, 4);
+ELEM_IS(OCKPT_V3_TENSORS_SECTION_MODEL_INDEX, 4);
+ELEM_IS(OCKPT_V3_TENSORS_SECTION_LEN_NAME, 4);
+ELEM_IS(OCKPT_V3_TENSORS_SECTION_DTYPE, 1);
+ELEM_IS(OCKPT_V3_TENSORS_SECTION_RANK, 1);
+ELEM_IS(OCKPT_V3_TENSORS_SECTION_ORDER, 4);
+ELEM_IS(OCKPT_V3_RECORD_DIMS_DIMS, 4);
+ELEM_IS(OCKPT_V3_OPTIMIZER_SECTION_ENTRIES, 8);
+ELEM_IS(OCKPT_V3_DATA_BLOCKS_SECTION_CRC, 4);
+ELEM_IS(OCKPT_V3_RANGE_INDEX_SECTION_START, 8);
+ELEM_IS(OCKPT_V3_RANGE_INDEX_SECTION_POSITION, 4);
+#undef WIDTH_IS
+#undef ELEM_IS
+
 /* Element sizes of the columns and tables (ockpt_layout.h, from onert_checkpoint_v3.ksy). */
 #define LEN_SIZE OCKPT_V3_TENSORS_SECTION_LEN_DATA_ELEM_SIZE
 #define DIM_SIZE OCKPT_V3_RECORD_DIMS_DIMS_ELEM_SIZE
@@ -176,7 +216,7 @@ static int64_t first_repeat(const v3 *c, const layout *l, unsigned i, uint32_t s
 /* ---- the range_index section's head (SPEC.md 6.7.5, rules I1-I5) ---------------------------- */
 
 #define START_SIZE OCKPT_V3_RANGE_INDEX_SECTION_START_ELEM_SIZE
-#define POSITION_SIZE OCKPT_V3_TENSORS_SECTION_ORDER_ELEM_SIZE /* a u32, as an order value */
+#define POSITION_SIZE OCKPT_V3_RANGE_INDEX_SECTION_POSITION_ELEM_SIZE
 
 /* Where the range_index section is, once the section table passed T1-T5. */
 typedef struct rindex {
@@ -215,7 +255,7 @@ static ockpt_result index_head(const ockpt_src *b, rindex *x, int tensors, uint6
     return err(OCKPT_E_RESERVED_NONZERO, F0("range_index.reserved"),
                s + OCKPT_V3_RANGE_INDEX_HEAD_AT_RESERVED, "reserved field is not 0");
   x->shift = rd32(b, s + OCKPT_V3_RANGE_INDEX_HEAD_AT_GROUP_SHIFT);
-  if (x->shift < 4 || x->shift > 16) /* I3 */
+  if (x->shift < OCKPT_V3_MIN_GROUP_SHIFT || x->shift > OCKPT_V3_MAX_GROUP_SHIFT) /* I3 */
     return err(OCKPT_E_BAD_RANGE_INDEX, F0("range_index.group_shift"), s,
                "group_shift is outside 4..16 (groups of 16 to 65,536 positions)");
   if (!tensors) /* I4 */
@@ -431,7 +471,8 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
     for (k = 0; k < n; k++) {
       int d = dtype_of(b, l, k);
       if (d != OCKPT_V3_NO_DTYPE && ockpt_v2_dtype_name(d) == NULL)
-        return err(OCKPT_E_BAD_DTYPE, F1("tensors", (int64_t)k, ".dtype"), l->at[C_DTYPE] + k,
+        return err(OCKPT_E_BAD_DTYPE, F1("tensors", (int64_t)k, ".dtype"),
+                   l->at[C_DTYPE] + col_size[C_DTYPE] * k,
                    "dtype is not a circle TensorType");
     }
   }
@@ -443,7 +484,8 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
     for (k = 0; k < n; k++) {
       unsigned r = rank_of(b, l, k);
       if (r != OCKPT_V3_NO_SHAPE && r > OCKPT_V2_MAX_RANK)
-        return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", (int64_t)k, ".rank"), l->at[C_RANK] + k,
+        return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", (int64_t)k, ".rank"),
+                   l->at[C_RANK] + col_size[C_RANK] * k,
                    "rank exceeds 8");
     }
   }

@@ -1,12 +1,15 @@
 """spec/c/ockpt_layout.h declares the same layouts as the library's schemas.
 
 A small C program prints the size and every field offset of each packed struct; they must equal
-the Construct structs' and the NumPy record types' (the library's executable schemas).
+the Construct structs' and the NumPy record types' (the library's executable schemas). The
+schema-3 reader (ockpt_v3.c) checks the width of every field and array element it reads against
+this header at compile time: a field retyped in a copy of the .ksy stops its build, naming it.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -128,3 +131,126 @@ def test_v3_slot_entry_is_one_u64():
         }
     )
     assert len(built) == 16 + 16 + 2 * 8
+
+
+# A width changed in the .ksy stops the build of the schema-3 reader ---------------------------
+
+SPEC_DIR = C_DIR.parent
+
+#: (.ksy, field, its type, the wider or narrower type, what the failing build names): one field
+#: of each kind ockpt_v3.c reads, a column, the dims, a head's field, the tables after the heads
+#: (range_index.position among them) and a container field of the common .ksy.
+WIDTH_MUTANTS = [
+    ("onert_checkpoint_v3", "dims", "u4", "u8", "OCKPT_V3_RECORD_DIMS_DIMS_is_read_as_4"),
+    ("onert_checkpoint_v3", "order", "u4", "u8", "OCKPT_V3_TENSORS_SECTION_ORDER_is_read_as_4"),
+    (
+        "onert_checkpoint_v3",
+        "len_data",
+        "u8",
+        "u4",
+        "OCKPT_V3_TENSORS_SECTION_LEN_DATA_is_read_as_8",
+    ),
+    (
+        "onert_checkpoint_v3",
+        "entries",
+        "u8",
+        "u4",
+        "OCKPT_V3_OPTIMIZER_SECTION_ENTRIES_is_read_as_8",
+    ),
+    (
+        "onert_checkpoint_v3",
+        "num_blocks",
+        "u8",
+        "u4",
+        "ockpt_v3_data_blocks_head_num_blocks_is_read_as_8",
+    ),
+    (
+        "onert_checkpoint_v3",
+        "group_shift",
+        "u4",
+        "u8",
+        "ockpt_v3_range_index_head_group_shift_is_read_as_4",
+    ),
+    ("onert_checkpoint_v3", "crc", "u4", "u8", "OCKPT_V3_DATA_BLOCKS_SECTION_CRC_is_read_as_4"),
+    ("onert_checkpoint_v3", "start", "u8", "u4", "OCKPT_V3_RANGE_INDEX_SECTION_START_is_read_as_8"),
+    (
+        "onert_checkpoint_v3",
+        "position",
+        "u4",
+        "u8",
+        "OCKPT_V3_RANGE_INDEX_SECTION_POSITION_is_read_as_4",
+    ),
+    (
+        "onert_checkpoint_common",
+        "len_body",
+        "u8",
+        "u4",
+        "ockpt_v2_section_entry_len_body_is_read_as_8",
+    ),
+]
+
+
+def _retype(text: str, field: str, old: str, new: str) -> str:
+    """``text`` with the one field `- id: field` of `type: old` (after its -ockpt keys) made
+    `type: new`."""
+    pattern = re.compile(rf"(- id: {field}\n(?:[ ]+-ockpt-[^\n]*\n)*[ ]+type: ){old}\n")
+    assert len(pattern.findall(text)) == 1, field
+    return pattern.sub(rf"\g<1>{new}\n", text)
+
+
+def _build_v3_reader(
+    tmp: Path, mutant: tuple[str, str, str, str] | None
+) -> subprocess.CompletedProcess:
+    """ockpt_v3.c compiled (C99, -Wall -Wextra -Werror -pedantic) against the ockpt_layout.h
+    the generator makes from a copy of spec/'s .ksy files, one field retyped by ``mutant``."""
+    import sys
+
+    sys.path.insert(0, str(SPEC_DIR))
+    try:
+        import ksy_layout
+    finally:
+        sys.path.remove(str(SPEC_DIR))
+    spec = tmp / "spec"
+    spec.mkdir()
+    for ksy in SPEC_DIR.glob("*.ksy"):
+        shutil.copy(ksy, spec / ksy.name)
+    if mutant is not None:
+        stem, field, old, new = mutant
+        path = spec / f"{stem}.ksy"
+        path.write_text(_retype(path.read_text(), field, old, new))
+    c = tmp / "c"
+    shutil.copytree(C_DIR, c, ignore=shutil.ignore_patterns("ockpt-info*", "ockpt-write", "*.o"))
+    (c / "ockpt_layout.h").write_text(ksy_layout.c_header(ksy_layout.load_all(spec)))
+    return subprocess.run(
+        [
+            "gcc",
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-fsyntax-only",
+            str(c / "ockpt_v3.c"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed (.ci/run installs it)")
+def test_the_v3_reader_builds_against_the_layout_generated_from_the_ksy(tmp_path) -> None:
+    """The control of the mutants below: the same build from the unchanged .ksy succeeds."""
+    done = _build_v3_reader(tmp_path, None)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed (.ci/run installs it)")
+@pytest.mark.parametrize(
+    ("stem", "field", "old", "new", "named"), WIDTH_MUTANTS, ids=[m[1] for m in WIDTH_MUTANTS]
+)
+def test_a_changed_width_stops_the_v3_reader_build_naming_the_field(
+    tmp_path, stem: str, field: str, old: str, new: str, named: str
+) -> None:
+    done = _build_v3_reader(tmp_path, (stem, field, old, new))
+    assert done.returncode != 0
+    assert named in done.stderr, done.stderr

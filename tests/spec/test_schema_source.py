@@ -203,11 +203,12 @@ def _widen_model_index(spec: Path) -> None:
 
 #: What does not follow a changed width by regeneration alone: the C reader's reads (rd16, rd32,
 #: rd64 in ockpt.c, ockpt_v2.c and ockpt_v3.c take offsets, record and element sizes from
-#: ockpt_layout.h, the width from the call; ockpt_v2.c checks each width against the generated
-#: struct at compile time, so its build fails naming the field); the independent oracles
-#: (spec/make_vectors.py, spec/oracles/, tests/format/test_v3_write.py's checker), which keep
-#: their own widths by design. The C writer writes each field at its generated struct member's width
-#: (PUTF, PUTA, SETF), and the library's readers and writers take every width from the layout
+#: ockpt_layout.h, the width from the call; ockpt_v2.c and ockpt_v3.c check each width against the
+#: generated struct member or *_ELEM_SIZE at compile time, so their build fails naming the field:
+#: tests/ckit/test_c_layout.py widens one field of each kind ockpt_v3.c reads); the independent
+#: oracles (spec/make_vectors.py, spec/oracles/, tests/format/test_v3_write.py's checker), which
+#: keep their own widths by design. The C writer writes each field at its generated struct member's
+#: width (PUTF, PUTA, SETF), and the library's readers and writers take every width from the layout
 #: module.
 NOT_FOLLOWING = (
     "spec/c/ockpt.c",
@@ -267,7 +268,10 @@ def _widen_dims(spec: Path) -> None:
 
 #: What does not follow a changed width of schema 3's dims column by regeneration alone: the C
 #: reader reads each dim with rd32 at DIM_SIZE strides (ockpt_v3.c: the stride follows, the
-#: width of the read does not); the C writer writes them at the generated width (PUTA); the
+#: width of the read does not, so its build stops at ELEM_IS, naming
+#: OCKPT_V3_RECORD_DIMS_DIMS_is_read_as_4; tests/ckit/test_c_layout.py builds it, and so for a
+#: column, a head's field, the slot entries, data_blocks.crc, range_index.start and .position
+#: and a section-table field); the C writer writes them at the generated width (PUTA); the
 #: independent oracles keep their own widths by design.
 NOT_FOLLOWING_V3 = ("spec/c/ockpt_v3.c", "spec/oracles/v3_encoder.py")
 
