@@ -354,6 +354,19 @@ static int read_at(void *ctx, uint64_t offset, void *dst, size_t len) {
   return fread(dst, 1, len, fp) == len ? 0 : -1;
 }
 
+/* Print the description of a file read (or its error); 0 when it was valid, 1 otherwise. */
+static int report(const ockpt_file *f, const ockpt_result *r) {
+  if (r->code != OCKPT_OK) {
+    print_error(r);
+    return 1;
+  }
+  if (f->revision == OCKPT_REV_V2 || f->revision == OCKPT_REV_V3)
+    print_v2(f);
+  else
+    print_file(f);
+  return 0;
+}
+
 static int stream_main(const char *path, int use_scratch, long claimed, int deferred) {
   static ockpt_stream stream;
   FILE *fp = fopen(path, "rb");
@@ -383,16 +396,7 @@ static int stream_main(const char *path, int use_scratch, long claimed, int defe
   } else {
     r = ockpt_read_stream(&stream, &f, scratch, count);
   }
-  if (r.code == OCKPT_OK && (f.revision == OCKPT_REV_V2 || f.revision == OCKPT_REV_V3)) {
-    print_v2(&f);
-    rc = 0;
-  } else if (r.code == OCKPT_OK) {
-    print_file(&f);
-    rc = 0;
-  } else {
-    print_error(&r);
-    rc = 1;
-  }
+  rc = report(&f, &r);
   if (r.code == OCKPT_OK && ockpt_stream_failed(&stream)) { /* while printing */
     fprintf(stderr, "ockpt-info: a read failed\n");
     rc = 2;
@@ -444,16 +448,7 @@ int main(int argc, char **argv) {
     }
   }
   r = ockpt_read_scratch(buf, len, &f, scratch, count);
-  if (r.code == OCKPT_OK && (f.revision == OCKPT_REV_V2 || f.revision == OCKPT_REV_V3)) {
-    print_v2(&f);
-    rc = 0;
-  } else if (r.code == OCKPT_OK) {
-    print_file(&f);
-    rc = 0;
-  } else {
-    print_error(&r);
-    rc = 1;
-  }
+  rc = report(&f, &r);
   free(scratch);
   free(buf);
   if (fflush(stdout) != 0) return 2;
