@@ -185,10 +185,35 @@ PUBLIC_API: dict[str, ApiPath] = {
 }
 
 
+class _FirstWriteCreates:
+    """A write-only file object (as a pipe or stdout is one) whose file appears with the first
+    byte written, so that "nothing is written" is seen on disk: an empty file is the caller's
+    ``open``, not the library's doing."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.file = path, None
+
+    def write(self, data: bytes) -> int:
+        if self.file is None:
+            self.file = open(self.path, "wb")
+        return self.file.write(data)
+
+    def flush(self) -> None:
+        if self.file is not None:
+            self.file.flush()
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
 def _save_stream(ckpt: oc.Checkpoint, out: Path) -> int:
     """``save_stream`` as a user writing to a pipe or stdout calls it: a file object."""
-    with open(out / "streamed.ckpt", "wb") as file:
+    file = _FirstWriteCreates(out / "streamed.ckpt")
+    try:
         return oc.save_stream(ckpt, file)
+    finally:
+        file.close()
 
 
 def _open_and_read(path: Path) -> None:

@@ -269,8 +269,10 @@ def test_api_refuses_a_released_checkpoint(
     path: str, families: dict[str, Family], tmp_path: Path
 ) -> None:
     """No use after release: a checkpoint handed out by an ``open`` block, after the block, is
-    refused by every path that takes it (code ``released``), and nothing is written."""
-    err = _outcome(path, families["v1-released"], tmp_path)
+    refused by every path that takes it (code ``released``), and nothing is written. The path
+    runs here, into this test's own folder (not the outcome another test cached), so that an
+    empty folder means nothing was written."""
+    err = _run_api(path, families["v1-released"], tmp_path)
     assert isinstance(err, CheckpointError) and err.code == "released", f"{path}: {err!r}"
     assert not any(tmp_path.iterdir()), f"{path} wrote a file"
 
