@@ -25,7 +25,9 @@ Derived files:
 from __future__ import annotations
 
 import argparse
+import fcntl
 import filecmp
+import os
 import pprint
 import shutil
 import subprocess
@@ -97,9 +99,17 @@ def write_error_codes_h(out: Path) -> None:
 
 
 def ensure_compiler() -> None:
+    # `npm ci` empties node_modules first: a lock on spec/ksc keeps a second installer (another
+    # test process, tests/test_js_schemas.py) from running meanwhile or seeing half a folder.
     modules = KSC / "node_modules"
-    if not all((modules / name).is_dir() for name in ("kaitai-struct-compiler", "kaitai-struct")):
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=KSC, check=True)
+    fd = os.open(KSC, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        names = ("kaitai-struct-compiler", "kaitai-struct")
+        if not all((modules / name).is_dir() for name in names):
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=KSC, check=True)
+    finally:
+        os.close(fd)
 
 
 def write_layout(pkg: Path, c_layout: Path) -> None:

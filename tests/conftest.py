@@ -13,6 +13,8 @@ import pytest
 from hypothesis import core as hypothesis_core
 from hypothesis import settings as hypothesis_settings
 
+from tests.shared_build import built_once
+
 C_DIR = Path(__file__).resolve().parents[1] / "spec" / "c"
 
 #: Environment variable that fixes the hypothesis seed of a run (an integer).
@@ -58,12 +60,23 @@ def pytest_configure(config: pytest.Config) -> None:
     # tests/bench's; the linear-time tests compare CPU-time ratios instead).
     hypothesis_settings.register_profile(PROFILE, current, derandomize=False, deadline=None)
     hypothesis_settings.load_profile(PROFILE)
-    seed = _hypothesis_seed(config)
+    # Under pytest-xdist each worker process runs this hook too: it takes the seed the
+    # controller drew (pytest_configure_node), so one seed, the printed one, covers the run.
+    seed = getattr(config, "workerinput", {}).get(_WORKER_SEED)
+    if seed is None:
+        seed = _hypothesis_seed(config)
     hypothesis_core.global_force_seed = seed
     config.stash[_SEED_KEY] = seed
 
 
 _SEED_KEY = pytest.StashKey[int]()
+_WORKER_SEED = "ockpt_hypothesis_seed"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """pytest-xdist: hand the controller's seed to each worker it starts."""
+    node.workerinput[_WORKER_SEED] = node.config.stash[_SEED_KEY]
 
 
 def _seed_line(config: pytest.Config) -> str:
@@ -143,12 +156,14 @@ SLOW_TESTS: tuple[str, ...] = (
     "fuzz/test_fuzz_model_paths.py::test_hostile_schema2_files",
     "spec/test_generated.py::test_regenerating_changes_nothing",
     "fuzz/test_hypothesis_seed.py::test_ci_runs_vary_and_a_printed_seed_reproduces",
+    "fuzz/test_hypothesis_seed.py::test_xdist_workers_draw_from_the_printed_seed",
     "format/test_range_index.py::test_c_reader_before_the_section_reads_the_new_files",
     "format/test_range_index.py::test_100k_tiny_adam_tensors_with_both_sections_within_1_25_times_schema_1",
     "project/test_readme_claims.py::test_every_command_has_help_with_examples",
     "project/test_readme_claims.py::test_pip_install_dot_gives_the_quick_start",
     "project/test_readme_promises.py::test_the_c_reader_allocates_nothing",
     "project/test_repo_hygiene.py::test_no_tracked_file_names_a_machine_path",
+    "project/test_shared_build.py::test_two_workers_build_once_and_share_the_result",
     "format/test_save_faults.py::test_sigkill_during_saves_leaves_old_or_new",
     "format/test_save_targets.py::test_modes_under_umask_077_with_another_thread_creating_files",
     "spec/test_schema_source.py::test_a_changed_field_width_makes_the_check_fail_and_the_library_follows",
@@ -200,7 +215,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture(scope="session")
-def ockpt_info(tmp_path_factory) -> Path:
+def ockpt_info(pytestconfig: pytest.Config, tmp_path_factory) -> Path:
     """The reference C reader's ``ockpt-info``, built from spec/c/ into a temporary folder with
     ``-fsanitize=address,undefined`` (the Makefile's default); ``OCKPT_INFO`` names another
     implementation that prints the same JSON instead."""
@@ -209,7 +224,10 @@ def ockpt_info(tmp_path_factory) -> Path:
         return Path(other)
     if shutil.which("gcc") is None or shutil.which("make") is None:
         pytest.skip("gcc and make are needed to build the C reader (.ci/run installs them)")
-    build = tmp_path_factory.mktemp("ockpt")
+    return built_once(pytestconfig, tmp_path_factory, "ockpt", _build_ockpt_info)
+
+
+def _build_ockpt_info(build: Path) -> Path:
     for src in C_DIR.iterdir():
         if src.suffix in (".c", ".h") or src.name == "Makefile":
             shutil.copy(src, build / src.name)

@@ -31,6 +31,7 @@ from onert_checkpoint.format.dtypes import DTYPE_CODES
 from onert_checkpoint.format.model import OPTIMIZER_SLOTS, Section, is_schema2_family
 from onert_checkpoint.format.revisions import v2
 from onert_checkpoint.format.revisions.v2_write import origin_of
+from tests.shared_build import built_once
 from tests.strategies import checkpoints, wof_checkpoints
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,11 +56,14 @@ class Unencodable(Exception):
 
 
 @pytest.fixture(scope="session")
-def ockpt_write(tmp_path_factory) -> Path:
+def ockpt_write(pytestconfig: pytest.Config, tmp_path_factory) -> Path:
     """spec/c's ``ockpt-write``, built by the Makefile (its sanitizer build) in a copy."""
     if shutil.which("gcc") is None or shutil.which("make") is None:
         pytest.skip("gcc and make are needed to build the C writer (.ci/run installs them)")
-    build = tmp_path_factory.mktemp("ockpt-write")
+    return built_once(pytestconfig, tmp_path_factory, "ockpt-write", _build_ockpt_write)
+
+
+def _build_ockpt_write(build: Path) -> Path:
     for src in C_DIR.iterdir():
         if src.suffix in (".c", ".h") or src.name == "Makefile":
             shutil.copy(src, build / src.name)

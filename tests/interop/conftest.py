@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.shared_build import built_once
+
 if TYPE_CHECKING:
     from micro.peer import MicroPeer
 
@@ -15,7 +17,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="session")
-def micro_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def micro_driver(pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This project's onert-micro driver (tests/interop/micro/driver.cpp) linked with the real
     onert-micro training runtime, built once per session into a temporary folder from
     ``../shared/reference/onert-micro`` (or ``ONERT_MICRO_DIR``); skips with the reason where
@@ -32,7 +34,9 @@ def micro_driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if reason is not None:
         pytest.skip(reason)
     assert folder is not None
-    return build_peer(folder, tmp_path_factory.mktemp("onert-micro-build"))
+    return built_once(
+        pytestconfig, tmp_path_factory, "onert-micro-build", lambda out: build_peer(folder, out)
+    )
 
 
 @pytest.fixture

@@ -31,6 +31,7 @@ from micro.scenarios import MODELS
 from micro.schema3 import build_schema3_driver
 
 import onert_checkpoint as oc
+from tests.shared_build import built_once
 
 pytestmark = pytest.mark.interop
 
@@ -41,7 +42,9 @@ NAMES = ("fc2", "fc3", "fc6", "fc3r")
 
 
 @pytest.fixture(scope="session")
-def schema3_driver(micro_driver: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def schema3_driver(
+    micro_driver: Path, pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     """schema3_driver.cpp linked with the runtime (the objects built for ``micro_driver``) and
     the C kit's reader and writer."""
     folder = find_sources(REPO_ROOT)
@@ -50,7 +53,12 @@ def schema3_driver(micro_driver: Path, tmp_path_factory: pytest.TempPathFactory)
             "the onert-micro folder is missing (../shared/reference/onert-micro next "
             "to the checkout, or ONERT_MICRO_DIR)"
         )
-    return build_schema3_driver(folder, micro_driver.parent, tmp_path_factory.mktemp("schema3"))
+    return built_once(
+        pytestconfig,
+        tmp_path_factory,
+        "schema3",
+        lambda out: build_schema3_driver(folder, micro_driver.parent, out),
+    )
 
 
 #: a cache for a small device: 2 lines of 16 bytes (the default is 8 lines of 64)
@@ -58,13 +66,18 @@ SMALL_CACHE = ("-DOCKPT_STREAM_LINES=2u", "-DOCKPT_STREAM_LINE=16u")
 
 
 @pytest.fixture(scope="session")
-def small_cache_driver(micro_driver: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def small_cache_driver(
+    micro_driver: Path, pytestconfig: pytest.Config, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     """schema3_driver.cpp with the kit's stream cache cut to SMALL_CACHE."""
     folder = find_sources(REPO_ROOT)
     if folder is None:
         pytest.skip("the onert-micro folder is missing")
-    return build_schema3_driver(
-        folder, micro_driver.parent, tmp_path_factory.mktemp("schema3-small"), SMALL_CACHE
+    return built_once(
+        pytestconfig,
+        tmp_path_factory,
+        "schema3-small",
+        lambda out: build_schema3_driver(folder, micro_driver.parent, out, SMALL_CACHE),
     )
 
 

@@ -13,6 +13,7 @@ the runtime is installed from spec/ksc/package-lock.json when missing; without N
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -43,13 +44,19 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None,
 @pytest.fixture(scope="module", autouse=True)
 def js_runtime() -> None:
     """The pinned runtime in spec/ksc/node_modules, installed from the lock file if missing (as
-    spec/regenerate.py does); skip only where that cannot be done."""
-    if (KSC / "node_modules" / "kaitai-struct").is_dir():
-        return
-    if shutil.which("npm") is None:
-        pytest.skip("the JavaScript Kaitai runtime is not installed and npm is missing")
-    res = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=KSC, capture_output=True,
-                         text=True, timeout=600)
+    spec/regenerate.py does, under the same lock on spec/ksc: `npm ci` empties node_modules
+    first, and the suite's other worker may be installing); skip only where that cannot be done."""
+    fd = os.open(KSC, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if (KSC / "node_modules" / "kaitai-struct").is_dir():
+            return
+        if shutil.which("npm") is None:
+            pytest.skip("the JavaScript Kaitai runtime is not installed and npm is missing")
+        res = subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=KSC,
+                             capture_output=True, text=True, timeout=600)
+    finally:
+        os.close(fd)
     if res.returncode != 0 or not (KSC / "node_modules" / "kaitai-struct").is_dir():
         pytest.skip(f"`npm ci` in spec/ksc failed (offline?): {res.stderr[-500:]}")
 
