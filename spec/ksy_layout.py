@@ -595,7 +595,8 @@ def section_table(schemas: list[Schema], prefix: str, type_name: str) -> str:
     its `-ockpt-spec-after` key (the names or pool after the tables)."""
     s, spec = section_spec(schemas, prefix, type_name)
     rows = ["| at | size | type | field | meaning |", "|---|---|---|---|---|"]
-    symbols: dict[str, str] = {}
+    # counts named by instances (`-ockpt-symbols`), then by the fields read before them
+    symbols: dict[str, str] = dict(spec.get("-ockpt-symbols") or {})
     at = Poly()
     for f in spec["seq"]:
         if "if" in f:

@@ -335,15 +335,20 @@ types:
     seq:
       - id: block_shift
         type: u4
+        -ockpt-meaning: "log2 of the block size B: 6..24 (64 bytes to 16 MiB), the writer's choice"
         doc: log2 of the block size, 6..24 (64 bytes to 16 MiB), the writer's choice.
       - id: reserved
         type: u4
+        -ockpt-meaning: "0"
         doc: Reserved, 0.
       - id: num_blocks
         type: u8
+        -ockpt-symbol: n
+        -ockpt-meaning: "n = ceil(D / B), D the data section's `len_body`"
         doc: The data section's len_body divided by the block size, rounded up (at least 1).
       - id: crc
         type: u4
+        -ockpt-meaning: "`crc[i]` is the CRC-32C (6.3) of the data section's bytes i·B to min((i+1)·B, D) − 1"
         repeat: expr
         repeat-expr: num_blocks
         doc: CRC-32C of each block of the data section, in order.
@@ -360,18 +365,29 @@ types:
       last range placed, relative to the data section's start) when pass p reaches position
       G * g; with an `order` column, position[k] is the sequence position of record k (the
       inverse of `order`). A lookup walks at most G - 1 ranges from its group's start.
+    -ockpt-symbols:
+      num_passes: "(1+K)"
+    -ockpt-spec-after:
+      - id: "`position`"
+        type: "u32[n]"
+        -ockpt-meaning: "only when the tensors section has an `order` column: `position[k]` is the sequence position of record k (`order[position[k]] = k`)"
     seq:
       - id: group_shift
         type: u4
+        -ockpt-meaning: "log2 of the group size G: 4..16 (16 to 65,536 positions), the writer's choice"
         doc: log2 of the group size G, 4..16, the writer's choice.
       - id: reserved
         type: u4
+        -ockpt-meaning: "0"
         doc: Reserved, 0.
       - id: num_groups
         type: u8
+        -ockpt-symbol: m
+        -ockpt-meaning: "m = ceil(n / G)"
         doc: The number of tensor records divided by G, rounded up.
       - id: start
         type: u8
+        -ockpt-meaning: "`start[p·m + g]` is `pos − s_d` when pass p reaches position G·g, before it handles that position"
         repeat: expr
         repeat-expr: num_passes * num_groups
         doc: Where the walk stands, relative to the data section's start, when pass p reaches
