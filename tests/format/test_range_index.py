@@ -23,13 +23,9 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import shutil
 import struct
 import subprocess
 import sys
-import tarfile
-from io import BytesIO
 from pathlib import Path
 
 import crc32c
@@ -44,6 +40,7 @@ from onert_checkpoint.format.model import Section
 from onert_checkpoint.format.revisions import v1_write, v3_write
 from onert_checkpoint.format.revisions.v3 import range_index
 from onert_checkpoint.format.revisions.v3.range_index import RangeIndex, lookup
+from tests.old_readers import MODES, old_c_reader, read_with_old_library
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "spec" / "vectors"
@@ -51,7 +48,6 @@ KIND = range_index.KIND
 #: The last commit before the library read and wrote the range_index section: its readers are
 #: "today's readers" that must still read the new files.
 BEFORE = "aa500ec"
-MODES = ([], ["--no-scratch"], ["--stream"], ["--stream", "--no-scratch"])
 NO_STATE = (1 << 64) - 1
 
 
@@ -413,21 +409,6 @@ def test_a_section_without_tensors_is_an_empty_section() -> None:
 # --- compatibility ------------------------------------------------------------------------------
 
 
-def _old_tree(tmp_path: Path, *paths: str) -> Path:
-    """``paths`` of the repository as committed at :data:`BEFORE`, unpacked into tmp_path."""
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("the readers as committed before come from git history")
-    res = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", BEFORE, *paths], capture_output=True, timeout=120
-    )
-    if res.returncode != 0:
-        pytest.skip(f"commit {BEFORE} is not in this clone: {res.stderr.decode()[:200]}")
-    out = tmp_path / "before"
-    with tarfile.open(fileobj=BytesIO(res.stdout)) as tar:
-        tar.extractall(out, filter="data")
-    return out
-
-
 def _new_files(tmp_path: Path) -> list[Path]:
     """Files with the section: every valid range_index vector, and the writer's files with an
     order column and Adam state, at the default and at other group sizes."""
@@ -446,29 +427,8 @@ def _new_files(tmp_path: Path) -> list[Path]:
 
 
 def test_python_reader_before_the_section_reads_the_new_files(tmp_path: Path) -> None:
-    old = _old_tree(tmp_path, "src", "generated/python")
     files = _new_files(tmp_path)
-    script = (
-        "import json, sys, onert_checkpoint as oc\n"
-        "assert oc.__file__.startswith(sys.argv[1]), oc.__file__\n"
-        "out = {}\n"
-        "for path in sys.argv[2:]:\n"
-        "    c = oc.load(path)\n"
-        "    c.verify()\n"
-        "    out[path] = [oc.describe(c), [t.data.tobytes().hex() for t in c.tensors],\n"
-        "                 [s.kind for s in c.sections]]\n"
-        "print(json.dumps(out))\n"
-    )
-    env = dict(os.environ, PYTHONPATH=f"{old / 'src'}{os.pathsep}{old / 'generated' / 'python'}")
-    res = subprocess.run(
-        [sys.executable, "-c", script, str(old), *map(str, files)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert res.returncode == 0, res.stderr[-2000:]
-    seen = json.loads(res.stdout)
+    seen = read_with_old_library(tmp_path, BEFORE, files)
     for path in files:
         now = oc.load(path)
         description, data, kinds = seen[str(path)]
@@ -481,21 +441,12 @@ def test_python_reader_before_the_section_reads_the_new_files(tmp_path: Path) ->
 
 
 def test_c_reader_before_the_section_reads_the_new_files(tmp_path: Path) -> None:
-    if shutil.which("gcc") is None or shutil.which("make") is None:
-        pytest.skip("gcc and make are needed to build the C reader (.ci/run installs them)")
-    old = _old_tree(tmp_path, "spec/c") / "spec" / "c"
-    done = subprocess.run(
-        ["make", "-s", "-C", str(old), "CC=gcc", "ockpt-info"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr
+    old = old_c_reader(tmp_path, BEFORE)
     for path in _new_files(tmp_path):
         want = oc.describe(oc.load(path))
         for mode in MODES:
             res = subprocess.run(
-                [str(old / "ockpt-info"), *mode, str(path)], capture_output=True, text=True
+                [str(old), *mode, str(path)], capture_output=True, text=True
             )
             assert res.returncode == 0, (path.name, mode, res.stdout, res.stderr)
             assert json.loads(res.stdout) == want, (path.name, mode)
