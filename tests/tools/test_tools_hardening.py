@@ -528,6 +528,7 @@ def _every_tool(data: bytes) -> None:
 
     try:
         ckpt = oc.load(data)
+        ckpt.verify()  # load defers the data checks: a file is valid once they pass too
     except oc.CheckpointError:
         return
     strict_json(dumps(describe(ckpt)))
