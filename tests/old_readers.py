@@ -79,3 +79,15 @@ def old_c_reader(tmp_path: Path, commit: str) -> Path:
     )
     assert done.returncode == 0, done.stderr
     return old / "ockpt-info"
+
+
+def assert_old_c_reader_agrees(old: Path, files: list[Path]) -> None:
+    """The old ``ockpt-info`` describes each file as the library does now, in every mode."""
+    import onert_checkpoint as oc
+
+    for path in files:
+        want = oc.describe(oc.load(path))
+        for mode in MODES:
+            res = subprocess.run([str(old), *mode, str(path)], capture_output=True, text=True)
+            assert res.returncode == 0, (path.name, mode, res.stdout, res.stderr)
+            assert json.loads(res.stdout) == want, (path.name, mode)

@@ -30,7 +30,13 @@ import pytest
 
 import onert_checkpoint as oc
 from onert_checkpoint.format.revisions.v3 import data_blocks, placement
-from tests.old_readers import MODES, old_c_reader, old_tree, read_with_old_library
+from tests.old_readers import (
+    MODES,
+    assert_old_c_reader_agrees,
+    old_c_reader,
+    old_tree,
+    read_with_old_library,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "spec" / "vectors"
@@ -366,15 +372,7 @@ def test_python_reader_before_the_section_reads_the_new_files(tmp_path: Path) ->
 
 
 def test_c_reader_before_the_section_reads_the_new_files(tmp_path: Path) -> None:
-    old = old_c_reader(tmp_path, BEFORE)
-    for path in _new_files(tmp_path):
-        want = oc.describe(oc.load(path))
-        for mode in MODES:
-            res = subprocess.run(
-                [str(old), *mode, str(path)], capture_output=True, text=True
-            )
-            assert res.returncode == 0, (path.name, mode, res.stdout, res.stderr)
-            assert json.loads(res.stdout) == want, (path.name, mode)
+    assert_old_c_reader_agrees(old_c_reader(tmp_path, BEFORE), _new_files(tmp_path))
 
 
 def test_schema_3_vectors_written_before_the_section_read_and_write_back_unchanged(
