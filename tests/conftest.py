@@ -238,3 +238,12 @@ def _build_ockpt_info(build: Path) -> Path:
     if done.returncode != 0 or not exe.exists():
         pytest.fail(f"the C reader does not build:\n{done.stdout}\n{done.stderr}")
     return exe
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory: pytest.TempPathFactory,
+                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test (and each command it runs) keeps its cache (the onert probe's answers,
+    circle/onert_order.py) in a fresh folder of its own: no test reads another's answers or
+    writes the user's ``~/.cache``."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))

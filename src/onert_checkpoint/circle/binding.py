@@ -3,9 +3,10 @@
 onert-micro (and WOF) files index their tables by circle tensor index. onert files do not: their
 entries follow the runtime's internal iteration order (a hash map keyed by operand index; see
 :mod:`onert_checkpoint.circle.onert_order` and spec/SPEC.md, "onert's entry order"), which the
-file does not record. The order is taken, in this preference, from the runtime itself (a probe
-export, when the ``onert`` package is installed), from the prediction of that order from the
-model, and only when every size is distinct from the sizes alone. Anything else is an error that
+file does not record. The order is taken, in this preference, from the prediction of that order
+from the model, from the runtime itself where the prediction cannot decide (a probe export, when
+the ``onert`` package is installed; cached by model), and only when every size is distinct from
+the sizes alone. Anything else is an error that
 names the ambiguous entries: this module never guesses.
 """
 
@@ -26,7 +27,7 @@ from .onert_order import predict_onert_order
 
 __all__ = ["ORDER_SOURCES", "bind", "entry_tensors"]
 
-#: How an onert file's entries are matched to tensors: "auto" tries probe, predict, size.
+#: How an onert file's entries are matched to tensors: "auto" tries predict, probe, size.
 ORDER_SOURCES = ("auto", "probe", "predict", "size")
 
 #: onert-micro computes the element size as sizeof(its enum type) = 4 bytes whatever the dtype
@@ -89,19 +90,30 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
     return out
 
 
+def _predicted(model: CircleModel) -> list[int] | None:
+    """:func:`predict_onert_order`, or None past what the prediction knows (more operands than
+    its table of libstdc++ bucket counts): a model the prediction cannot decide."""
+    try:
+        return predict_onert_order(model)
+    except OverflowError:
+        return None
+
+
 def _onert_order(
     ckpt: Checkpoint, model: CircleModel, order: str, model_source: str | os.PathLike[str] | bytes
 ) -> list[int]:
-
-    trainable = predict_onert_order(model)
-    if len(ckpt.tensors) != len(trainable):
+    predicted = _predicted(model)
+    trainable = predicted or sorted(onert_order.trainable_indices(model))
+    if predicted is not None and len(ckpt.tensors) != len(predicted):
         raise _mismatch(
             "num_entries",
-            f"the file has {len(ckpt.tensors)} entries; onert exports {len(trainable)} trainable "
+            f"the file has {len(ckpt.tensors)} entries; onert exports {len(predicted)} trainable "
             f"tensors of this model",
         )
     tried: list[str] = []
-    sources = ["probe", "predict", "size"] if order == "auto" else [order]
+    # auto: the prediction (at file speed); the runtime only where the prediction cannot
+    # decide (it cannot run, or its sizes disagree with the file); the sizes last
+    sources = ["predict", "probe", "size"] if order == "auto" else [order]
     for source in sources:
         if source == "probe":
             found = onert_order.probe_onert_order(model_source)
@@ -109,10 +121,15 @@ def _onert_order(
                 tried.append("probe (onert is not installed)" if found is None else "probe")
                 continue
         elif source == "predict":
-            found = onert_order.predict_onert_order(model)
+            found = predicted
+            if found is None:
+                tried.append("predict (the model is past what the prediction knows)")
+                continue
         else:
             return _by_size(ckpt, model, trainable)
-        if all(_fits(model.tensors[i], t.nbytes, False) for i, t in zip(found, ckpt.tensors)):
+        if len(found) == len(ckpt.tensors) and all(
+            _fits(model.tensors[i], t.nbytes, False) for i, t in zip(found, ckpt.tensors)
+        ):
             return list(found)
         tried.append(f"{source} (sizes disagree)")
     raise _mismatch("weights", "no entry order fits the file: tried " + ", ".join(tried))

@@ -31,6 +31,7 @@ __all__ = [
     "OnertEntry",
     "predict_onert_entries",
     "predict_onert_order",
+    "probe_cache_path",
     "probe_onert_order",
     "trainable_indices",
 ]
@@ -327,7 +328,6 @@ def predict_onert_entries(model: CircleModel) -> list[OnertEntry]:
 
 # Probing the runtime -------------------------------------------------------------------------
 
-_PROBE_CACHE: dict[str, list[int]] = {}
 #: Seconds the child running the runtime may take (probing fc3, a 3-layer model, took 1 s).
 PROBE_TIMEOUT = 300
 _MARKER_SCALE = 1024.0  # markers (index + 1) / 1024 are exact in float32 and keep activations small
@@ -403,15 +403,60 @@ def probe_onert_order(model_path: str | os.PathLike[str] | bytes) -> list[int] |
     Entries of other types are matched by their unchanged bytes; -1 marks an entry that could not
     be told apart, and ``[-1]`` a model the runtime could not train at all. The runtime runs in a
     child process (:mod:`onert_checkpoint.circle.onert_probe`), so that a model that makes it
-    abort cannot take the caller's process down, and at most ``PROBE_TIMEOUT`` seconds. Results
-    are cached per model content.
+    abort cannot take the caller's process down, and at most ``PROBE_TIMEOUT`` seconds. Answers
+    are cached by the model's content and the runtime's version (:func:`probe_cache_path`).
     """
     if importlib.util.find_spec("onert") is None:
         return None
     model = CircleModel.load(model_path)
-    key = hashlib.sha256(model.source).hexdigest()
-    if key in _PROBE_CACHE:
-        return list(_PROBE_CACHE[key])
+    cache = probe_cache_path(model.source)
+    cached = _cached_order(cache)
+    if cached is not None:
+        return cached
+    order = _run_probe(model)
+    if order != [-1]:  # no answer (a timeout, a model the runtime refused) is asked again
+        _store_order(cache, order)
+    return order
+
+
+def probe_cache_path(model_source: bytes) -> str:
+    """Where the probe's answer for a model is kept: ``$XDG_CACHE_HOME`` (else ``~/.cache``)
+    ``/onert-checkpoint/probe/<sha-256 of the model>-onert-<version>.json``; another version of
+    the runtime may order its entries differently, so it is asked again."""
+    from importlib.metadata import version
+
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    key = f"{hashlib.sha256(model_source).hexdigest()}-onert-{version('onert')}"
+    return os.path.join(root, "onert-checkpoint", "probe", key + ".json")
+
+
+def _cached_order(path: str) -> list[int] | None:
+    """The cached answer at ``path``; None when there is none or it is not a list of ints
+    (a damaged cache file is asked again, never believed)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            order = json.load(f)
+    except (OSError, ValueError):
+        return None
+    ok = isinstance(order, list) and all(type(i) is int for i in order)
+    return order if ok else None
+
+
+def _store_order(path: str, order: list[int]) -> None:
+    """Keep ``order`` at ``path`` (written whole, then renamed); a cache that cannot be written
+    (a read-only home) costs the next run a probe, nothing else."""
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(order, f)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def _run_probe(model: CircleModel) -> list[int]:
+    """The probe itself (see :func:`probe_onert_order`): the runtime in a child process."""
     marked_bytes, marked = _marker_model(model)
     shapes = {
         side: [[list(model.tensors[i].shape), model.tensors[i].dtype] for i in indices]
@@ -439,13 +484,11 @@ def probe_onert_order(model_path: str | os.PathLike[str] | bytes) -> list[int] |
             with open(os.path.join(tmp, "c.ckpt"), "rb") as saved:
                 raw = saved.read()
     if not ok or len(raw) < 20:
-        _PROBE_CACHE[key] = [-1]  # the runtime cannot train this model: no answer
-        return [-1]
+        return [-1]  # the runtime cannot train this model: no answer
     order: list[int] = []
     taken: set[int] = set()
     for entry in _read_onert_entries(raw):
         index = _identify(entry, model, marked, taken)
         order.append(index)
         taken.add(index)
-    _PROBE_CACHE[key] = order
-    return list(order)
+    return order

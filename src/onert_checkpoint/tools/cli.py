@@ -146,8 +146,8 @@ def _load(path: str, model: Any = None, order: str = "auto") -> Checkpoint:
         from ..circle.binding import bind
 
         # bind() takes the model's bytes so that the runtime probe can be handed them too;
-        # --order says how an onert file's entries are matched to tensors (auto: probe,
-        # predict, then sizes)
+        # --order says how an onert file's entries are matched to tensors (auto: predict,
+        # the probe where the prediction does not fit, then sizes)
         bind(ckpt, model.source, order=order)
     return ckpt
 
@@ -919,8 +919,9 @@ def order_option(p: argparse.ArgumentParser) -> None:
     """``--order``: how an onert file's entries are matched to the model's tensors."""
     p.add_argument("--order", choices=ORDER_CHOICES, default="auto",
                    help="how an onert file's entries are matched to the model's tensors: "
-                   "probe (ask the onert runtime), predict (from the model alone), size "
-                   "(entry sizes), or auto: probe, then predict, then size (auto)")
+                   "predict (from the model alone), probe (ask the onert runtime; the answer "
+                   "is cached per model), size (entry sizes), or auto: predict, the probe "
+                   "only where the prediction does not fit, then size (auto)")
 
 
 def _epilog(name: str, extra: str = "") -> str:
