@@ -279,6 +279,29 @@ def test_verify_checks_every_block_after_partial_reads() -> None:
     assert err.value.offset == _sections(bad)[4][2] + 4096 * ((at - _sections(bad)[4][2]) // 4096)
 
 
+def test_after_a_failed_verify_good_blocks_are_handed_out_and_the_bad_one_never() -> None:
+    """SPEC 6.7.4: a reader that knows data_blocks verifies, before it hands out a range, the
+    blocks the range lies in. A failed ``verify()`` (the whole of B6) condemns its block, not
+    the file's other blocks: a tensor in verified blocks is still read, the damaged tensor
+    never, and ``verify()`` and a whole-file hand-out keep raising."""
+    bad, ckpt, _ = _corrupt_tensor(2)
+    loaded = oc.load(bad)
+    with pytest.raises(oc.CheckpointError) as first:
+        loaded.verify()
+    assert first.value.code == "block_checksum"
+    for k in (0, 5):  # before the damaged block (verified by verify()) and after (not yet)
+        assert np.array_equal(np.asarray(loaded.tensors[k].data), ckpt.tensors[k].data)
+    for _ in range(2):
+        with pytest.raises(oc.CheckpointError) as err:
+            np.asarray(loaded.tensors[2].data)
+        assert (err.value.code, err.value.field) == (first.value.code, first.value.field)
+    with pytest.raises(oc.CheckpointError) as again:
+        loaded.verify()
+    assert again.value.field == first.value.field
+    with pytest.raises(oc.CheckpointError):
+        oc.to_bytes(loaded)
+
+
 def _reseal(data: bytes, data_crc: int | None = None) -> bytes:
     """Every section CRC recomputed (the data section's set to ``data_crc`` when given), then
     the table's and the header's."""

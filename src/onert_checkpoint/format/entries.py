@@ -118,14 +118,16 @@ class DataStore:
 
     def checked(self, start: int | None = None, end: int | None = None) -> np.ndarray:
         """``whole``, after the pending checks have passed (they run once); with a range and
-        ranged checks, after the checks of the bytes [start, end) only."""
+        ranged checks, after the checks of the bytes [start, end) only: a failed check
+        condemns its own block, and a range in blocks that pass is handed out even after a
+        failed :meth:`verify` (SPEC 6.7.4)."""
         if self.released:
             raise released_error()
         if self._enforce and (self._pending is not None or self._error is not None):
-            if self._ranged is not None and start is not None and self._error is None:
+            if self._ranged is not None and start is not None:
                 if self._ranged(start, start if end is None else end):
                     self._pending = None  # the ranges read have run every check
-                    self.ready = True
+                    self._settle()
             else:
                 self.verify()
         return self.whole
