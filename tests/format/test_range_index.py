@@ -232,6 +232,23 @@ def test_the_group_size_is_the_checkpoint_s_choice_even_for_few_tensors(group: i
     assert _lookups_agree(data) == 4
 
 
+@pytest.mark.parametrize("optimizer", [None, "adam"])
+@pytest.mark.parametrize("group", [16, 1 << 16])
+def test_a_group_size_without_tensors_writes_no_section_and_a_file_the_reader_accepts(
+    group: int, optimizer: str | None
+) -> None:
+    """I4 refuses a range_index section without tensors (``empty_section``): a checkpoint
+    that names a group size but holds no tensor gets no section, not a file its own reader
+    refuses."""
+    ckpt = _checkpoint([], optimizer, set(), None)
+    ckpt.range_index_group = group
+    data = oc.to_bytes(ckpt, revision="v3")
+    assert _index_of(data) is None
+    back = oc.load(data)
+    back.verify()
+    assert len(back) == 0 and back.range_index_group == 0
+
+
 def test_zero_writes_no_section_and_a_file_without_one_stays_without() -> None:
     ckpt = _checkpoint([4] * 200, None, set(), None)
     ckpt.range_index_group = 0
