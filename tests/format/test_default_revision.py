@@ -11,6 +11,7 @@ command line (a real subprocess).
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import subprocess
@@ -175,6 +176,21 @@ def test_import_of_another_optimizer_is_schema_3(tmp_path: Path, suffix: str) ->
     back = oc.load(oc.to_bytes(ckpt))
     assert back.optimizer is not None and back.optimizer.kind == "optimizer_9"
     assert bytes(back.optimizer.slots["sq"][0].raw) == bytes(8 * [1])
+
+
+@pytest.mark.parametrize("suffix", [".safetensors", ".npz"])
+def test_import_of_unknown_sections_is_schema_3_and_keeps_them(tmp_path: Path, suffix: str) -> None:
+    """Raw entries schema 1 would hold, with an unknown optional section (metadata, no
+    revision): schema 1 has no place for the section, so the import is schema 3 and a write
+    keeps its bytes."""
+    body = b"opaque section bytes"
+    sections = [{"kind": 0x100042, "required": False, "data": base64.b64encode(body).decode()}]
+    src = write(tmp_path / f"sections{suffix}", {"0": np.arange(8, dtype=np.uint8)},
+                {"sections": json.dumps(sections)})
+    ckpt = READERS[suffix](src)
+    assert ckpt.revision == "v3"
+    back = oc.load(oc.to_bytes(ckpt))
+    assert [(s.kind, bytes(s.data)) for s in back.sections] == [(0x100042, body)]
 
 
 def test_import_of_arrays_named_by_the_models_tensors_is_schema_1(tmp_path: Path) -> None:
