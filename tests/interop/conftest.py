@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,12 @@ if TYPE_CHECKING:
     from micro.peer import MicroPeer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+# The interop tests import their helpers by short name (circle_builder, onert_peer, micro.*,
+# as the scripts of this folder do when run alone): this folder on sys.path before any test
+# module of it is imported, whichever file pytest is given (not only when the doctest import
+# of micro/measure_size.py happened to put it there first).
+if str(Path(__file__).parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).parent))
 
 
 @pytest.fixture(scope="session")

@@ -72,6 +72,28 @@ def test_onert_micro_four_bytes_per_element_is_a_quirk_kept_as_bytes():
     assert oc.to_bytes(ckpt) == raw
 
 
+@pytest.mark.parametrize("to", ["v3", "v2"])
+def test_upgrade_keeps_a_record_whose_shape_disagrees_with_its_bytes_as_named_raw_bytes(to):
+    """An upgrade with the model names every record; the int8 weight of 12 elements holds 48
+    bytes (onert-micro's 4 per element), so its record gets no dtype and shape (a record whose
+    shape disagrees with its byte count is one no writer may write): the bytes stay as they
+    were, the int32 bias (4 bytes anyway) is typed, and the schema-1 file comes back."""
+    model = int8_model()
+    raw = micro_file(model, {"w": 4, "b": 4})
+    back = oc.load(oc.to_bytes(oc.upgrade(oc.load(raw), model, to=to)))
+    assert [(t.name, t.dtype, t.shape, t.nbytes, t.model_index) for t in back.tensors] == [
+        ("w", None, None, 48, 1), ("b", "int32", (3,), 12, 2)]
+    assert bytes(back["w"].raw) == bytes(oc.load(raw).get(1).raw)
+    assert oc.to_bytes(oc.downgrade(back, "onert-micro", allow_lossy=True)) == raw
+
+
+@pytest.mark.parametrize("to", ["v3", "v2"])
+def test_a_record_whose_shape_disagrees_with_its_bytes_is_not_written(to):
+    ckpt = Checkpoint([Tensor(0, np.zeros(48, np.uint8), name="w", dtype="int8", shape=(3, 4))])
+    with pytest.raises(oc.NotRepresentableError, match=r"shape \(3, 4\) of int8 disagrees"):
+        oc.to_bytes(ckpt, revision=to)
+
+
 def test_validate_strict_fails_on_the_element_size_quirk(tmp_path):
     model = tmp_path / "m.circle"
     model.write_bytes(int8_model())
