@@ -269,6 +269,24 @@ def test_the_environment_names_the_model_when_none_is_beside(tmp_path: Path) -> 
     assert f"model      {MODEL} ($ONERT_CKPT_MODEL)" in info.stdout
 
 
+def test_the_model_beside_the_checkpoint_wins_over_the_environment(tmp_path: Path) -> None:
+    shutil.copy(ADAM, tmp_path / "run.ckpt")
+    shutil.copy(MODEL, tmp_path / "run.circle")
+    env = {"ONERT_CKPT_MODEL": str(SQ_MODEL)}  # another checkpoint's model: not used
+    done = run("info", tmp_path / "run.ckpt", env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"model      {tmp_path / 'run.circle'} (beside the checkpoint)" in done.stdout
+
+
+def test_a_checkpoint_named_circle_is_not_its_own_model(tmp_path: Path) -> None:
+    """``run.circle`` holding a checkpoint: the name beside it is its own, so no model is
+    found (not the checkpoint read as a circle model)."""
+    shutil.copy(ADAM, tmp_path / "run.circle")
+    done = run("info", tmp_path / "run.circle")
+    assert done.returncode == 0, done.stderr
+    assert "model " not in done.stdout and "adam" in done.stdout
+
+
 def test_the_model_flag_wins_and_no_model_means_none(tmp_path: Path) -> None:
     shutil.copy(ADAM, tmp_path / "run.ckpt")
     shutil.copy(SQ_MODEL, tmp_path / "run.circle")  # beside, but not this checkpoint's
