@@ -89,6 +89,22 @@ def test_streamed_npz_of_more_than_65535_members_reads_back(tmp_path):
     assert oc.to_bytes(oc.from_npz(out)) == data
 
 
+def test_exactly_65535_members_get_the_zip64_end_records() -> None:
+    """The classic end record's member count is a u16 whose 0xFFFF says "see the ZIP64 end
+    record" (APPNOTE 4.4.1.4): 65,535 members get the ZIP64 records, whose count says 65,535,
+    so a reader that takes 0xFFFF as that mark finds the count (the 70,000-member test above
+    covers the count past the u16)."""
+    count = 65_535
+    empty = np.zeros(0, np.uint8)
+    data = b"".join(bytes(c) for c in npz_chunks((str(i), empty) for i in range(count)))
+    classic = struct.unpack_from("<IHHHHIIH", data, len(data) - 22)
+    assert classic[0] == 0x06054B50 and classic[3] == classic[4] == 0xFFFF
+    tail = data[-22 - 20 - 56 : -22 - 20]
+    assert tail[:4] == b"PK\x06\x06" and struct.unpack_from("<QQ", tail, 24) == (count, count)
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert len(zf.namelist()) == count and zf.namelist()[-1] == f"{count - 1}.npy"
+
+
 @pytest.mark.parametrize("text", ["", "h\u00e9llo \u2603", "x" * 70_000, "a\ud800b"])
 def test_a_metadata_text_in_pieces_is_the_member_numpy_saves(text):
     """The metadata texts are encoded a piece at a time: the member is numpy.save's."""
