@@ -161,6 +161,37 @@ RESHAPE = reshape_model()
 RESHAPE_ORDER = [3, 2, 5, 3, 2]
 
 
+def dead_branch_model(between: bool) -> bytes:
+    """Two FULLY_CONNECTED layers, and a RESHAPE of the hidden activation whose output no
+    operator reads and the model does not output (a dead branch), after both layers or
+    between them: an operand with a writer, which onert keeps (its UnusedOperandEliminationPass
+    removes only operands nothing reads or writes)."""
+    rng = np.random.default_rng(7)
+
+    def f(*shape: int) -> np.ndarray:
+        return (rng.standard_normal(shape) * 0.3).astype(np.float32)
+
+    tensors = [
+        TensorSpec("x", (1, 3)),
+        TensorSpec("w0", (3, 3), data=f(3, 3)), TensorSpec("b0", (3,), data=f(3)),
+        TensorSpec("h", (1, 3)),
+        TensorSpec("w1", (3, 3), data=f(3, 3)), TensorSpec("b1", (3,), data=f(3)),
+        TensorSpec("y", (1, 3)),
+        TensorSpec("shape", (2,), dtype="int32", data=np.array([3, 1], np.int32)),
+        TensorSpec("dead", (3, 1)),
+    ]
+    first = OpSpec("FULLY_CONNECTED", (0, 1, 2), (3,))
+    second = OpSpec("FULLY_CONNECTED", (3, 4, 5), (6,))
+    dead = OpSpec("RESHAPE", (3, 7), (8,), new_shape=(3, 1))
+    return build_model(tensors, [first, dead, second] if between else [first, second, dead],
+                       [0], [6])
+
+
+#: as onert 0.1.0 exported it (probe_onert_order), both placements of the dead branch; a
+#: prediction that erased the dead output as unused gave [1, 2, 4, 5, 7]
+DEAD_BRANCH_ORDER = [7, 5, 4, 2, 1]
+
+
 def test_the_prediction_gives_the_runtime_s_recorded_order_without_the_runtime() -> None:
     """Recorded from onert 0.1.0: holds where onert is not installed (the unused tensors'
     presence in the first map had given [2, 1, 2, 1] and a shuffled five-layer order)."""
@@ -193,6 +224,21 @@ def test_prediction_matches_the_runtime(onert_runtime: object, name: str, raw: b
     probed = probe_onert_order(raw)
     assert probed is not None and -1 not in probed
     assert predict_onert_order(CircleModel.load(raw)) == probed
+
+
+@pytest.mark.parametrize("between", [False, True], ids=["after", "between"])
+def test_an_operator_output_nothing_reads_keeps_the_runtime_s_order(between: bool) -> None:
+    model = CircleModel.load(dead_branch_model(between))
+    read = {i for op in model.operators for i in op.inputs}
+    assert 8 not in read and 8 not in model.outputs  # the dead branch's output: unread
+    assert predict_onert_order(model) == DEAD_BRANCH_ORDER
+
+
+@pytest.mark.parametrize("between", [False, True], ids=["after", "between"])
+def test_an_operator_output_nothing_reads_is_predicted_as_the_runtime_orders_it(
+    onert_runtime: object, between: bool
+) -> None:
+    assert probe_onert_order(dead_branch_model(between)) == DEAD_BRANCH_ORDER
 
 
 def test_the_recorded_orders_are_the_runtime_s(onert_runtime: object) -> None:
