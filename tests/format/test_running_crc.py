@@ -69,14 +69,14 @@ def test_an_error_in_the_worker_reaches_the_caller():
 
 def test_an_abandoned_stream_stops_its_worker(tmp_path, monkeypatch):
     """A schema-2 save whose writer fails half-way: the stream is closed, its worker ends."""
-    from onert_checkpoint.format import saving
+    from onert_checkpoint import atomic_file
 
     rng = np.random.default_rng(0)
     tensors = [oc.Tensor(index=i, data=rng.integers(0, 256, 1 << 20, dtype=np.uint8))
                for i in range(40)]
     ckpt = oc.Checkpoint(tensors=tensors)
     calls = []
-    real = saving._writev_all
+    real = atomic_file._writev_all
 
     def fail_third(fd, batch):
         calls.append(1)
@@ -84,7 +84,7 @@ def test_an_abandoned_stream_stops_its_worker(tmp_path, monkeypatch):
             raise OSError(5, "injected")
         return real(fd, batch)
 
-    monkeypatch.setattr(saving, "_writev_all", fail_third)
+    monkeypatch.setattr(atomic_file, "_writev_all", fail_third)
     with pytest.raises(OSError):
         oc.save(ckpt, tmp_path / "t.ckpt", revision="v2")
     assert len(calls) == 3

@@ -31,6 +31,7 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
+from onert_checkpoint import atomic_file
 from onert_checkpoint.format import saving
 
 ROOT = Path(__file__).parents[2]
@@ -55,7 +56,7 @@ def listing(folder: Path) -> list[str]:
 
 
 class FaultyOS:
-    """Stands in for the ``os`` module inside onert_checkpoint.format.saving: records each call to
+    """Stands in for the ``os`` module inside onert_checkpoint.atomic_file: records each call to
     the I/O steps (name and arguments) and raises OSError at the ``fail_at``-th one (counting
     from 0); ``max_write`` makes every write take at most that many bytes."""
 
@@ -102,9 +103,9 @@ def _steps_of_a_save(ckpt: oc.Checkpoint, tmp_path: Path, monkeypatch,
     if existing:
         (tmp_path / "probe.ckpt").write_bytes(b"old")
     probe = FaultyOS()
-    monkeypatch.setattr(saving, "os", probe)
+    monkeypatch.setattr(atomic_file, "os", probe)
     oc.save(ckpt, tmp_path / "probe.ckpt")
-    monkeypatch.setattr(saving, "os", os)
+    monkeypatch.setattr(atomic_file, "os", os)
     (tmp_path / "probe.ckpt").unlink()
     return probe.calls
 
@@ -124,7 +125,7 @@ def test_oserror_at_every_step(tmp_path, monkeypatch, err, existing):
         before = listing(tmp_path)
         if not existing:
             before = sorted([*before, target.name]) if k > replaced_at else before
-        monkeypatch.setattr(saving, "os", FaultyOS(fail_at=k, err=err))
+        monkeypatch.setattr(atomic_file, "os", FaultyOS(fail_at=k, err=err))
         raised = False
         try:
             oc.save(new, target)
@@ -136,7 +137,7 @@ def test_oserror_at_every_step(tmp_path, monkeypatch, err, existing):
             assert exc.filename == str(target), f"the error names {exc.filename!r}"
             assert k <= replaced_at or name == "close", f"step {k} (os.{name}) failed the save"
         finally:
-            monkeypatch.setattr(saving, "os", os)
+            monkeypatch.setattr(atomic_file, "os", os)
         # A save that swallowed a fault before the rename would report success for a file it
         # did not write.
         assert raised or k > replaced_at, f"a fault in step {k} (os.{name}) was not reported"
@@ -172,9 +173,9 @@ def test_a_failing_chunk_source_leaves_the_old_file(tmp_path, monkeypatch):
 @pytest.mark.parametrize("max_write", [1, 7, 4096])
 def test_short_writes_give_the_exact_file(tmp_path, monkeypatch, max_write):
     ckpt = make_ckpt(3, n=3, nbytes=100)
-    monkeypatch.setattr(saving, "os", FaultyOS(max_write=max_write))
+    monkeypatch.setattr(atomic_file, "os", FaultyOS(max_write=max_write))
     oc.save(ckpt, tmp_path / "t.ckpt")
-    monkeypatch.setattr(saving, "os", os)
+    monkeypatch.setattr(atomic_file, "os", os)
     assert (tmp_path / "t.ckpt").read_bytes() == oc.to_bytes(ckpt)
 
 
@@ -300,7 +301,7 @@ CHILD_IN_THE_WINDOW = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from tests.format.test_save_faults import make_ckpt
     import onert_checkpoint as oc
-    from onert_checkpoint.format import saving
+    from onert_checkpoint import atomic_file
 
     class InTheWindow:
         # os for saving: at the rename (the temporary is named by now) die or wait
@@ -316,8 +317,8 @@ CHILD_IN_THE_WINDOW = textwrap.dedent("""
             return replace
 
     if sys.argv[3] == "named":
-        saving._open_unnamed = lambda dfd: None
-    saving.os = InTheWindow()
+        atomic_file._open_unnamed = lambda dfd, mode: None
+    atomic_file.os = InTheWindow()
     oc.save(make_ckpt(3), sys.argv[1])
     print("saved", flush=True)
 """)
@@ -378,9 +379,9 @@ def test_the_data_file_is_synced_before_the_rename(tmp_path, monkeypatch, existi
     if existing:
         target.write_bytes(b"old")
     probe = FaultyOS()
-    monkeypatch.setattr(saving, "os", probe)
+    monkeypatch.setattr(atomic_file, "os", probe)
     oc.save(make_ckpt(2), target)
-    monkeypatch.setattr(saving, "os", os)
+    monkeypatch.setattr(atomic_file, "os", os)
     calls = list(zip(probe.calls, probe.args))
     writes = [k for k, (name, _) in enumerate(calls) if name in ("write", "writev", "pwrite")]
     fd = calls[writes[0]][1][0]
@@ -444,7 +445,7 @@ def test_concurrent_loads_see_one_complete_version(tmp_path):
 def test_named_temporary_where_there_is_no_unnamed_file(tmp_path, monkeypatch, err):
     """Without O_TMPFILE (other systems, some file systems) the temporary is a hidden named
     file: the same guarantees at every step, except that a killed writer may leave it."""
-    monkeypatch.setattr(saving, "_open_unnamed", lambda dfd: None)
+    monkeypatch.setattr(atomic_file, "_open_unnamed", lambda dfd, mode: None)
     old, new = make_ckpt(1), make_ckpt(2, n=9, nbytes=200)
     target = tmp_path / "t.ckpt"
     oc.save(old, target)
@@ -452,10 +453,10 @@ def test_named_temporary_where_there_is_no_unnamed_file(tmp_path, monkeypatch, e
     assert "link" not in steps and "replace" in steps
     for k in range(steps.index("replace") + 1):
         oc.save(old, target)
-        monkeypatch.setattr(saving, "os", FaultyOS(fail_at=k, err=err))
+        monkeypatch.setattr(atomic_file, "os", FaultyOS(fail_at=k, err=err))
         with pytest.raises(OSError):
             oc.save(new, target)
-        monkeypatch.setattr(saving, "os", os)
+        monkeypatch.setattr(atomic_file, "os", os)
         assert listing(tmp_path) == ["t.ckpt"]
         assert target.read_bytes() == oc.to_bytes(old)
     oc.save(new, target)

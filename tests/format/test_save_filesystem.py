@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.format import saving
+from onert_checkpoint import atomic_file
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "real-onert"
 ADAM = DATA / "fc2-adam-step8.ckpt"
@@ -93,7 +93,7 @@ def stale(folder: Path, name: str, *, owner: tuple[int, int] | None = None) -> P
 
 def test_a_dead_writers_tagged_temporary_is_removed(tmp_path: Path) -> None:
     target = tmp_path / "t.ckpt"
-    stale(tmp_path, saving._temp_name("t.ckpt"))
+    stale(tmp_path, atomic_file._temp_name("t.ckpt"))
     oc.save(oc.load(ADAM), target)
     assert listing(tmp_path) == ["t.ckpt"]
 
@@ -103,7 +103,7 @@ def test_an_untagged_name_of_the_same_pattern_is_kept(tmp_path: Path) -> None:
     tag) is not the library's: kept."""
     target = tmp_path / "t.ckpt"
     names = [f".t.ckpt.{'0' * 12}.tmp", f".t.ckpt.{'ab' * 6}.tmp"]
-    names = [n for n in names if not saving._is_our_temporary(n, "t.ckpt")]
+    names = [n for n in names if not atomic_file._is_our_temporary(n, "t.ckpt")]
     assert names
     for name in names:
         stale(tmp_path, name)
@@ -116,7 +116,7 @@ def test_another_users_file_is_never_removed(tmp_path: Path) -> None:
     """The attack: root's save deleted any unlocked ``.TARGET.<12 hex>.tmp`` older than the
     save, whoever owned it. nobody's file with even the library's own tagged name is kept."""
     target = tmp_path / "t.ckpt"
-    theirs = stale(tmp_path, saving._temp_name("t.ckpt"), owner=nobody())
+    theirs = stale(tmp_path, atomic_file._temp_name("t.ckpt"), owner=nobody())
     oc.save(oc.load(ADAM), target)
     assert theirs.exists() and theirs.read_bytes() == b"someone's data"
 
@@ -128,7 +128,7 @@ def test_a_temporary_name_with_another_link_is_kept(tmp_path: Path) -> None:
     target = tmp_path / "t.ckpt"
     keep = tmp_path / "data.bin"
     keep.write_bytes(b"linked")
-    name = tmp_path / saving._temp_name("t.ckpt")
+    name = tmp_path / atomic_file._temp_name("t.ckpt")
     os.link(keep, name)
     old = time.time() - 3600
     os.utime(name, (old, old))
@@ -137,10 +137,10 @@ def test_a_temporary_name_with_another_link_is_kept(tmp_path: Path) -> None:
 
 
 def test_temporary_names_carry_the_tag() -> None:
-    names = {saving._temp_name("x.ckpt") for _ in range(50)}
+    names = {atomic_file._temp_name("x.ckpt") for _ in range(50)}
     assert len(names) == 50
-    assert all(saving._is_our_temporary(n, "x.ckpt") for n in names)
-    assert not any(saving._is_our_temporary(n, "y.ckpt") for n in names)
+    assert all(atomic_file._is_our_temporary(n, "x.ckpt") for n in names)
+    assert not any(atomic_file._is_our_temporary(n, "y.ckpt") for n in names)
 
 
 @pytest.mark.parametrize("errno_name", ["EPERM", "EINVAL"])
@@ -162,3 +162,90 @@ def test_an_owner_that_cannot_be_kept_does_not_fail_the_save(tmp_path: Path, mon
     oc.save(oc.load(ADAM), target)
     assert target.read_bytes() == ADAM.read_bytes()
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
+
+
+# --- issue 32 item 10: the temporary's mode, and links in shared folders ------------------------
+
+
+@pytest.mark.parametrize("kind", ["named", "unnamed"])
+def test_the_temporary_is_never_more_open_than_the_file_it_replaces(
+    tmp_path: Path, monkeypatch, kind: str
+) -> None:
+    """Shown on the old code: where O_TMPFILE is missing, the named temporary was created 0666
+    less the umask (0644) before it was narrowed to the replaced file's 0600, so another user
+    could open it in that window and read the data written through the open descriptor later.
+    Every mode the temporary has, from its creation on, is within the replaced file's."""
+    target = tmp_path / "t.ckpt"
+    target.write_bytes(SGD.read_bytes())
+    os.chmod(target, 0o600)
+    seen: list[int] = []
+
+    class Watch:
+        def __getattr__(self, name: str) -> object:
+            if name != "open":
+                return getattr(os, name)
+
+            def opened(path, flags, mode=0o777, *, dir_fd=None):  # type: ignore[no-untyped-def]
+                fd = os.open(path, flags, mode, dir_fd=dir_fd)
+                if flags & os.O_WRONLY:
+                    seen.append(stat.S_IMODE(os.fstat(fd).st_mode))
+                return fd
+
+            return opened
+
+    if kind == "named":
+        monkeypatch.setattr(atomic_file, "_open_unnamed", lambda dfd, mode: None)
+    monkeypatch.setattr(atomic_file, "os", Watch())
+    old_umask = os.umask(0o022)
+    try:
+        oc.save(oc.load(ADAM), target)
+    finally:
+        os.umask(old_umask)
+    assert seen, "the probe saw no temporary"
+    assert all(mode & ~0o600 == 0 for mode in seen), [oct(m) for m in seen]
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert target.read_bytes() == ADAM.read_bytes()
+
+
+def _shared_link(tmp_path: Path, link_owner: int, folder_owner: int = 0) -> tuple[Path, Path]:
+    """A victim file outside a sticky world-writable folder (as /tmp is) and, in the folder,
+    a symbolic link to it owned by ``link_owner``."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chown(shared, folder_owner, -1)
+    os.chmod(shared, 0o1777)
+    victim = tmp_path / "victim"
+    victim.write_bytes(SGD.read_bytes())
+    link = shared / "out.ckpt"
+    link.symlink_to(victim)
+    os.lchown(link, link_owner, -1)
+    return link, victim
+
+
+@root_only
+def test_another_users_link_in_a_sticky_shared_folder_is_not_followed(tmp_path: Path) -> None:
+    """Shown on the old code: ``realpath`` in user space followed any link, so nobody's link
+    ``/tmp/out.ckpt -> /etc/passwd`` made root's save replace /etc/passwd, where the kernel's
+    ``protected_symlinks`` refuses root's ``open`` of that link. The save now applies the
+    kernel's rule itself (whatever the sysctl says on this machine): refused, naming the path
+    given, the victim and the link untouched, nothing left in either folder."""
+    uid, _ = nobody()
+    link, victim = _shared_link(tmp_path, link_owner=uid)
+    with pytest.raises(PermissionError) as info:
+        oc.save(oc.load(ADAM), link)
+    assert info.value.filename == str(link)
+    assert victim.read_bytes() == SGD.read_bytes()
+    assert link.is_symlink() and listing(link.parent) == ["out.ckpt"]
+    assert listing(tmp_path) == ["shared", "victim"]
+
+
+@root_only
+@pytest.mark.parametrize("who", ["the saving user", "the folder's owner"])
+def test_a_link_of_the_saver_or_the_folders_owner_is_followed(tmp_path: Path, who: str) -> None:
+    """The kernel's rule lets a link be followed when its owner is the follower or the
+    folder's owner: both still are."""
+    uid, _ = nobody()
+    owner = 0 if who == "the saving user" else uid
+    link, victim = _shared_link(tmp_path, link_owner=owner, folder_owner=owner)
+    oc.save(oc.load(ADAM), link)
+    assert victim.read_bytes() == ADAM.read_bytes() and link.is_symlink()

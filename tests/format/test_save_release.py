@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.format import saving
+from onert_checkpoint import atomic_file
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
@@ -110,7 +110,7 @@ def test_the_replaced_files_pages_leave_the_cache(droppable):
 
 def test_without_the_release_the_old_pages_stay(droppable, monkeypatch):
     """The control: the probe of the test above does see pages that nobody releases."""
-    monkeypatch.setattr(saving, "_open_replaced", lambda dfd, base: None)
+    monkeypatch.setattr(atomic_file, "_open_replaced", lambda dfd, base: None)
     target = droppable / "t.ckpt"
     fd, size = _old_file_held(target, make_ckpt(1, n=40, nbytes=3000))
     try:
@@ -164,10 +164,10 @@ def test_a_replaced_file_that_cannot_be_read_is_still_replaced(tmp_path, monkeyp
                 raise PermissionError(errno.EACCES, "Permission denied", path)
             return real_open(path, flags, mode, dir_fd=dir_fd)
 
-    monkeypatch.setattr(saving, "os", NoRead())
+    monkeypatch.setattr(atomic_file, "os", NoRead())
     new = make_ckpt(2, n=4, nbytes=500)
     oc.save(new, target)
-    monkeypatch.setattr(saving, "os", os)
+    monkeypatch.setattr(atomic_file, "os", os)
     assert refused == [target.name]
     assert target.stat().st_mode & 0o777 == 0o200
     target.chmod(0o600)
@@ -226,7 +226,7 @@ def test_writeback_is_started_behind_each_batch(tmp_path, monkeypatch):
         started.append((offset, length, flags))
         return 0
 
-    monkeypatch.setattr(saving, "_writeback_starter", lambda: record)
+    monkeypatch.setattr(atomic_file, "_writeback_starter", lambda: record)
     ckpt = _big_ckpt(1)
     oc.save(ckpt, tmp_path / "t.ckpt", revision="v1")
     size = (tmp_path / "t.ckpt").stat().st_size
@@ -241,7 +241,7 @@ def test_a_small_file_never_looks_writeback_up(tmp_path, monkeypatch):
     """Under 8 MiB (here 5 batches of 1,024 small pieces): nothing to overlap with, and no
     ctypes import for the small files the command line writes."""
     looked = []
-    monkeypatch.setattr(saving, "_writeback_starter", lambda: looked.append(1))
+    monkeypatch.setattr(atomic_file, "_writeback_starter", lambda: looked.append(1))
     oc.save(make_ckpt(1, n=1500, nbytes=40), tmp_path / "t.ckpt", revision="v1")
     assert looked == []
 
@@ -253,7 +253,7 @@ def test_refused_writeback_never_fails_the_save(tmp_path, monkeypatch):
         asked.append(offset)
         return -1
 
-    monkeypatch.setattr(saving, "_writeback_starter", lambda: refuse)
+    monkeypatch.setattr(atomic_file, "_writeback_starter", lambda: refuse)
     ckpt = _big_ckpt(2)
     oc.save(ckpt, tmp_path / "t.ckpt", revision="v1")
     assert asked == [0]
@@ -262,7 +262,7 @@ def test_refused_writeback_never_fails_the_save(tmp_path, monkeypatch):
 
 @pytest.mark.skipif(not os.uname().sysname == "Linux", reason="sync_file_range is Linux's")
 def test_the_c_librarys_sync_file_range_is_found_and_works(tmp_path):
-    func = saving._writeback_starter()
+    func = atomic_file._writeback_starter()
     assert func is not None
     path = tmp_path / "f"
     path.write_bytes(bytes(1 << 16))

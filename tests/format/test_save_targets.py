@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.format import saving
+from onert_checkpoint import atomic_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -151,7 +151,7 @@ def test_the_process_umask_is_never_touched(tmp_path, monkeypatch):
                 raise AssertionError("save changed the process umask")
             return getattr(os, name)
 
-    monkeypatch.setattr(saving, "os", NoUmask())
+    monkeypatch.setattr(atomic_file, "os", NoUmask())
     oc.save(ckpt(), tmp_path / "new.ckpt")
     oc.save(ckpt(2), tmp_path / "new.ckpt")
 

@@ -29,9 +29,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ..atomic_file import write_atomic
 from ..format.errors import error_for
 from ..format.model import Checkpoint
-from ..format.saving import write_atomic
 from .binding import bind, entry_tensors
 from .model import CircleModel
 from .onert_order import predict_onert_entries

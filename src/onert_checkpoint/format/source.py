@@ -18,8 +18,9 @@ import errno
 import io
 import mmap
 import os
-import stat
 import weakref
+
+from ..file_kinds import not_regular
 
 __all__ = ["COPY_BELOW", "BufferReader", "PrivateBytes", "Source", "open_source"]
 
@@ -30,25 +31,6 @@ COPY_BELOW = 64 << 20
 
 #: What a file that reports size 0 (files under /proc) is read up to.
 _PSEUDO_FILE_LIMIT = 1 << 20
-
-_KINDS = (
-    (stat.S_ISDIR, errno.EISDIR, "a directory"),
-    (stat.S_ISFIFO, errno.EINVAL, "a FIFO (named pipe)"),
-    (stat.S_ISSOCK, errno.EINVAL, "a socket"),
-    (stat.S_ISCHR, errno.EINVAL, "a character device"),
-    (stat.S_ISBLK, errno.EINVAL, "a block device"),
-)
-
-
-def not_regular(mode: int, path: str, doing: str) -> OSError | None:
-    """The error for a file of ``mode`` that is not a regular file, or None."""
-    if stat.S_ISREG(mode):
-        return None
-    code, what = next(
-        ((code, what) for test, code, what in _KINDS if test(mode)),
-        (errno.EINVAL, "a special file"),
-    )
-    return OSError(code, f"{what}, not a regular file: refusing to {doing} it", path)
 
 
 def _open_regular(path: str) -> int:

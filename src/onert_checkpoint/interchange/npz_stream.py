@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 from numpy.lib import format as npy
 
-__all__ = ["TextData", "npy_header", "npz_chunks", "string_member"]
+__all__ = ["TextData", "npy_header", "npy_pieces", "npz_chunks", "string_member"]
 
 _LOCAL = struct.Struct("<IHHHHHIIIHH")
 _CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")
@@ -70,7 +70,9 @@ def string_member(pieces: str | list[str]) -> tuple[bytes, TextData]:
     return npy_header(np.empty((), dtype=f"<U{max(data.chars, 1)}")), data
 
 
-def _member_pieces(arr: np.ndarray) -> tuple[bytes, memoryview | bytes]:
+def npy_pieces(arr: np.ndarray) -> tuple[bytes, memoryview | bytes]:
+    """(header, data): the bytes of ``numpy.save(f, arr)`` without a copy of a contiguous
+    array."""
     if arr.dtype.hasobject:  # pragma: no cover - exports hold plain numbers only
         raise ValueError("object arrays are not exported")
     if not arr.flags.c_contiguous:  # (ascontiguousarray would make a 0-d array 1-d)
@@ -87,7 +89,7 @@ def npz_chunks(
     count = 0
     offset = 0
     for name, member in members:
-        header, data = member if isinstance(member, tuple) else _member_pieces(member)
+        header, data = member if isinstance(member, tuple) else npy_pieces(member)
         size = len(header) + len(data)
         parts = data.chunks() if isinstance(data, TextData) else (data,)
         crc = zlib.crc32(header)

@@ -14,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic_file import write_atomic
 from ..format.errors import error_for
 from ..format.loss import check_lossless
 from ..format.model import Checkpoint
-from ..format.saving import verify_sources, write_atomic
+from ..format.saving import verify_sources
 from .tensor_dict import _iter_arrays, _metadata, _regular, from_numpy_dict, unreadable
 
 __all__ = ["HEADER_LIMIT", "from_safetensors", "to_safetensors"]

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from ..atomic_file import write_atomic
 from ..format.errors import CheckpointError, error_for
 from ..format.model import (
     OPTIMIZER_SLOTS,
@@ -43,7 +44,7 @@ from ..format.model import (
     TrainingState,
 )
 from ..format.revisions.v1_write import DIALECTS
-from ..format.saving import WRITERS, write_atomic
+from ..format.saving import WRITERS
 from ..format.typed import typed_view
 
 __all__ = [

@@ -650,9 +650,9 @@ def _suffix(path: str) -> str:
 
 def _export_npy(args: argparse.Namespace, ckpt: Checkpoint) -> int:
     """One entry (``--tensor``, with ``--slot`` one of its optimizer slots) as a .npy file:
-    the inverse of ``edit --replace``. Written through a temporary file and renamed."""
-    import tempfile
-
+    the inverse of ``edit --replace``. Written as every output is (atomic_file.py)."""
+    from ..atomic_file import write_atomic
+    from ..interchange.npz_stream import npy_pieces
     from .dump import find_tensor, tensor_values
 
     tensor = find_tensor(ckpt, args.tensor)
@@ -664,15 +664,7 @@ def _export_npy(args: argparse.Namespace, ckpt: Checkpoint) -> int:
         raise CliError("no_such_slot", f"entry {tensor.index} has no {args.slot!r} slot entry "
                        f"(this checkpoint's slots: {have})")
     arr = tensor_values(ckpt, tensor, slot=args.slot)
-    folder = os.path.dirname(os.path.abspath(args.output))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".onert-ckpt-", suffix=".npy.tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, np.ascontiguousarray(arr), allow_pickle=False)
-        os.replace(tmp, args.output)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    write_atomic(args.output, npy_pieces(arr))
     what = "" if args.slot is None else f" {args.slot}"
     raw = " (raw bytes: no dtype known, give --model)" if tensor.dtype is None else ""
     print(f"wrote {safe_text(args.output)}: entry {tensor.index}{what} "
@@ -712,7 +704,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     suffix = _suffix(args.input)
     _output(args.output)
-    from ..format.source import not_regular
+    from ..file_kinds import not_regular
 
     bad = not_regular(os.stat(args.input).st_mode, args.input, "import")  # a FIFO would block
     if bad is not None:
