@@ -321,6 +321,9 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
     "info": [
         CliVariant("text", CHECKPOINT, lambda f, out: ["info", str(f.path), *_m(f)]),
         CliVariant("json", CHECKPOINT, lambda f, out: ["info", "--json", str(f.path)]),
+        CliVariant("stats", CHECKPOINT, lambda f, out: ["info", "--stats", str(f.path), *_m(f)]),
+        CliVariant("stats-json", CHECKPOINT,
+                   lambda f, out: ["info", "--stats", "--json", str(f.path)]),
     ],
     "validate": [
         CliVariant("text", CHECKPOINT, lambda f, out: ["validate", str(f.path), *_m(f)]),
@@ -342,6 +345,8 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
         CliVariant("against-v1", CHECKPOINT, lambda f, out: ["diff", str(FC2), str(f.path)]),
         CliVariant("json", CHECKPOINT,
                    lambda f, out: ["diff", "--json", str(f.path), str(f.path)]),
+        CliVariant("ignore-state", CHECKPOINT,
+                   lambda f, out: ["diff", "--ignore-state", str(f.path), str(f.path)]),
     ],
     "convert": [
         CliVariant("v3", CHECKPOINT,

@@ -188,11 +188,32 @@ def cmd_info(args: argparse.Namespace) -> int:
     if args.json:
         if choice is not None:  # only then: the description of a file alone stays SPEC 9's
             desc["model"] = {"path": choice.path, "found": choice.how}
+        if args.stats:  # only then, likewise
+            from .stats import checkpoint_stats
+
+            desc["stats"] = (s.__dict__ for s in checkpoint_stats(ckpt))
         _write_all(json_pieces(desc), end="\n")
     else:
         model = None if choice is None else choice.describe()
         _write_all(line + "\n" for line in info_lines(desc, ckpt.quirks, model))
+        if args.stats:
+            _write_all(line + "\n" for line in stats_lines(ckpt))
     return EXIT_OK
+
+
+def stats_lines(ckpt: Checkpoint) -> Iterator[str]:
+    """The ``info --stats`` table: one row per tensor and optimizer slot entry."""
+    from .stats import checkpoint_stats
+
+    rows = [["entry", "slot", "dtype", "count", "min", "max", "mean", "std", "nan", "inf",
+             "zeros", "name"]]
+    for s in checkpoint_stats(ckpt):
+        zeros = "-" if s.zeros is None else f"{s.zeros:.1%}"
+        rows.append([str(s.index), safe_text(s.slot), s.dtype, str(s.count), _fmt(s.min),
+                     _fmt(s.max), _fmt(s.mean), _fmt(s.std), str(s.nan), str(s.inf), zeros,
+                     "-" if s.name is None else safe_text(s.name)])
+    yield ""
+    yield from _table(rows, left=(1, 2, 11))
 
 
 def _write_all(pieces: Iterable[str], end: str = "") -> None:
@@ -523,7 +544,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     model = _model(args, args.a, args.b)
     a, b = (_load_named(label, path, model, args.order)
             for label, path in (("A", args.a), ("B", args.b)))
-    result = diff(a, b, atol=args.atol, rtol=args.rtol)
+    result = diff(a, b, atol=args.atol, rtol=args.rtol, ignore_state=args.ignore_state)
     hint = None
     if model is None and result.entries and all(
         e.status in ("only_a", "only_b", "size") for e in result.entries
@@ -543,16 +564,17 @@ def cmd_diff(args: argparse.Namespace) -> int:
         kind = ckpt.optimizer.kind if ckpt.optimizer is not None else "no optimizer"
         dialect = ckpt.dialect or "either"
         print(safe_text(f"{label}: {path} ({ckpt.revision}, {dialect}, {kind})"))
-    rows = [["entry", "slot", "status", "max_abs", "max_rel"]]
+    rows = [["entry", "slot", "status", "changed", "rel_l2", "mean_abs", "max_abs", "max_rel"]]
     for e in result.entries:
         shown = e.status if e.status != "size" else f"size {e.nbytes_a} != {e.nbytes_b}"
-        rows.append(
-            [safe_text(e.key), safe_text(e.slot), shown, _fmt(e.max_abs), _fmt(e.max_rel)]
-        )
+        changed = "-" if e.changed is None else f"{e.changed}/{e.elements}"
+        rows.append([safe_text(e.key), safe_text(e.slot), shown, changed, _fmt(e.rel_l2),
+                     _fmt(e.mean_abs), _fmt(e.max_abs), _fmt(e.max_rel)])
     print(f"entries paired by {result.paired_by}")
     print("\n".join(_table(rows, left=(1, 2))))
+    ignored = " (ignored: --ignore-state)" if args.ignore_state else ""
     for key, (va, vb) in result.state.items():
-        print(f"state {safe_text(key)}: {safe_text(repr(va))} != {safe_text(repr(vb))}")
+        print(f"state {safe_text(key)}: {safe_text(repr(va))} != {safe_text(repr(vb))}{ignored}")
     for key, (va, vb) in result.facts.items():
         if key == "dialect":
             va, vb = va or "either", vb or "either"
@@ -967,6 +989,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE")
     model_option(p, "circle model: adds names, dtypes and shapes")
     p.add_argument("--json", action="store_true", help="print the JSON description")
+    p.add_argument("--stats", action="store_true",
+                   help="min, max, mean, std, NaN and Inf counts and zero fraction of each "
+                   "tensor and optimizer slot (in --json: a \"stats\" list)")
 
     p = command("validate", "check files against the specification",
                 "Check each file against every rule of the specification; one line per file.",
@@ -994,14 +1019,18 @@ def build_parser() -> argparse.ArgumentParser:
     model_option(p, "circle model: names, dtypes and shapes")
 
     p = command("diff", "compare two checkpoints",
-                "Compare two checkpoints per entry and optimizer slot (max absolute and "
-                "relative difference) and their training state. Entries pair by name when both "
-                "are named (--model), else by entry index.", cmd_diff,
+                "Compare two checkpoints per entry and optimizer slot (elements changed, "
+                "relative L2 change ||B-A||/||A||, mean, max absolute and max relative "
+                "difference) and their training state. Entries pair by name when both are "
+                "named (--model), else by entry index.", cmd_diff,
                 "exit status: 0 equal within tolerance, 1 different, 2 usage or I/O error")
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
     p.add_argument("--atol", type=float, default=0.0, help="absolute tolerance (0)")
     p.add_argument("--rtol", type=float, default=0.0, help="relative tolerance (0)")
+    p.add_argument("--ignore-state", action="store_true",
+                   help="a training state that differs (step, epoch) is shown but does not "
+                   "make the files different")
     model_option(p, "circle model of both files: pair entries by tensor name")
     p.add_argument("--json", action="store_true", help="the comparison as JSON")
 

@@ -131,7 +131,7 @@ def _listed(value: Any) -> Any:
 def json_pieces(value: Any) -> Iterator[str]:
     """The text of ``json_dumps(describe(...))`` for a :func:`describe_lazy` result, in pieces
     (one per entry), so that it is written without being held whole."""
-    if isinstance(value, EntryDescriptions):
+    if isinstance(value, (EntryDescriptions, Iterator)):  # a generator: items made as written
         yield "["
         for k, item in enumerate(value):
             yield (", " if k else "") + dumps(item)

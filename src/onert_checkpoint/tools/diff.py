@@ -6,7 +6,14 @@ when the size allows it, else byte for byte; "equal within tolerance" is NumPy's
 (``|a - b| <= atol + rtol * |b|``, NaN equal to NaN). Identical bytes are always equal, so a
 file equals itself whatever it holds (NaN weights included). Where exactly one side is NaN the
 difference is infinite. Training-state values are equal when they have the same type and the
-same encoding (a float compares bit for bit, so a NaN learning rate equals itself).
+same encoding (a float compares bit for bit, so a NaN learning rate equals itself);
+``ignore_state=True`` reports them without letting them make the files different.
+
+How much an entry moved, from A to B: ``changed`` (how many of its ``elements`` differ), the
+relative L2 change ``rel_l2`` = ||B - A|| / ||A|| (0 where both are zero, infinite where only
+A is; NaN values of A are left out of ||A||), the mean absolute change ``mean_abs``, and the
+largest absolute and relative differences. Values are compared a chunk at a time
+(:mod:`onert_checkpoint.tools.stats`), so a comparison holds a few MiB whatever the files.
 
 Every step is linear in the entry count (dictionaries, never a search of the tensor list).
 """
@@ -20,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..format.model import Buffer, Checkpoint, Tensor
-from ..format.typed import typed_view
 from .jsonout import json_value
+from .stats import CHUNK, entry_values
 
 __all__ = ["CheckpointDiff", "EntryDiff", "diff"]
 
@@ -38,6 +45,10 @@ class EntryDiff:
     nbytes_b: int | None
     max_abs: float | None = None
     max_rel: float | None = None
+    elements: int | None = None
+    changed: int | None = None
+    rel_l2: float | None = None
+    mean_abs: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -54,10 +65,12 @@ class CheckpointDiff:
     #: informational: revision, dialect, table length (files may differ here and still be equal)
     facts: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     paired_by: str = "index"
+    #: the training state is reported, but does not make the files different
+    ignore_state: bool = False
 
     @property
     def equal(self) -> bool:
-        return not self.state and all(e.ok for e in self.entries)
+        return (self.ignore_state or not self.state) and all(e.ok for e in self.entries)
 
     def to_dict(self) -> dict[str, Any]:
         """The comparison as strict JSON values (non-finite floats and bytes written as in
@@ -68,39 +81,52 @@ class CheckpointDiff:
             "entries": [e.__dict__ for e in self.entries],
             "state": {k: list(v) for k, v in self.state.items()},
             "facts": {k: list(v) for k, v in self.facts.items()},
+            "ignore_state": self.ignore_state,
         })
 
 
-def _values(entry: Buffer, dtype: str | None) -> np.ndarray:
-    if dtype is None and entry.nbytes % 4 == 0:
-        dtype = "float32"
-    return typed_view(entry.raw, dtype, None).reshape(-1)
+class _Distance:
+    """The running figures of one comparison, fed a chunk of both sides at a time."""
 
+    def __init__(self) -> None:
+        self.max_abs = self.max_rel = self.sum_abs = self.sq_delta = self.sq_a = 0.0
+        self.changed = self.elements = 0
+        self.close = True
 
-def _distance(
-    va: np.ndarray, vb: np.ndarray, atol: float, rtol: float
-) -> tuple[float, float, bool]:
-    """Max absolute and relative difference, and whether every value is close."""
-    wide = np.complex128 if va.dtype.kind == "c" else np.float64
-    xa, xb = va.astype(wide), vb.astype(wide)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        same = (xa == xb) | (np.isnan(xa) & np.isnan(xb))
-        delta = np.where(same, 0.0, np.abs(xa - xb))
-        # One side NaN (or inf - inf of one sign against the other): infinitely apart.
-        delta = np.where(np.isnan(delta), np.inf, delta)
-        rel = np.where(delta == 0, 0.0, delta / np.maximum(np.abs(xb), np.finfo(float).tiny))
-        rel = np.where(np.isnan(rel), np.inf, rel)
-        close = bool(np.all(np.isclose(xa, xb, rtol=rtol, atol=atol, equal_nan=True)))
-    max_abs = float(delta.max()) if delta.size else 0.0
-    max_rel = float(rel.max()) if rel.size else 0.0
-    return max_abs, max_rel, close
+    def add(self, va: np.ndarray, vb: np.ndarray, atol: float, rtol: float) -> None:
+        wide = np.complex128 if va.dtype.kind == "c" else np.float64
+        xa, xb = va.astype(wide), vb.astype(wide)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            same = (xa == xb) | (np.isnan(xa) & np.isnan(xb))
+            delta = np.where(same, 0.0, np.abs(xa - xb))
+            # One side NaN (or inf - inf of one sign against the other): infinitely apart.
+            delta = np.where(np.isnan(delta), np.inf, delta)
+            rel = np.where(delta == 0, 0.0, delta / np.maximum(np.abs(xb), np.finfo(float).tiny))
+            rel = np.where(np.isnan(rel), np.inf, rel)
+            self.close &= bool(np.all(np.isclose(xa, xb, rtol=rtol, atol=atol, equal_nan=True)))
+            self.sq_delta += float(np.sum(delta * delta))
+            self.sq_a += float(np.nansum(np.abs(xa) ** 2))
+        self.sum_abs += float(delta.sum())
+        self.changed += int(delta.size - np.count_nonzero(same))
+        self.elements += int(delta.size)
+        if delta.size:
+            self.max_abs = max(self.max_abs, float(delta.max()))
+            self.max_rel = max(self.max_rel, float(rel.max()))
+
+    def rel_l2(self) -> float:
+        if self.sq_a == 0:
+            return 0.0 if self.sq_delta == 0 else float("inf")
+        return float(np.sqrt(self.sq_delta) / np.sqrt(self.sq_a))
 
 
 def _same_bytes(ra: np.ndarray, rb: np.ndarray) -> bool:
-    # Small entries (most of a many-entry file): one bytes compare beats array_equal's setup.
+    # Small entries (most of a many-entry file): one bytes compare beats array_equal's setup;
+    # large ones a MiB at a time (array_equal of a whole entry makes an entry-sized mask).
     if ra.nbytes <= 4096:
         return ra.tobytes() == rb.tobytes()
-    return bool(np.array_equal(ra, rb))
+    step = 1 << 20
+    return all(np.array_equal(ra[i : i + step], rb[i : i + step])
+               for i in range(0, ra.nbytes, step))
 
 
 def _compare(
@@ -115,12 +141,16 @@ def _compare(
     if a.nbytes != b.nbytes:
         return EntryDiff(key, slot, "size", a.nbytes, b.nbytes)
     if a.data is b.data or _same_bytes(a.raw, b.raw):
-        return EntryDiff(key, slot, "equal", a.nbytes, b.nbytes, 0.0, 0.0)
-    va, vb = _values(a, dtype), _values(b, dtype)
+        va = entry_values(a, dtype)
+        return EntryDiff(key, slot, "equal", a.nbytes, b.nbytes, 0.0, 0.0, va.size, 0, 0.0, 0.0)
+    va, vb = entry_values(a, dtype), entry_values(b, dtype)
     if va.dtype.kind in "fciu":
-        max_abs, max_rel, close = _distance(va, vb, atol, rtol)
-        return EntryDiff(key, slot, "close" if close else "differs", a.nbytes, b.nbytes,
-                         max_abs, max_rel)
+        d = _Distance()
+        for start in range(0, va.size, CHUNK):
+            d.add(va[start : start + CHUNK], vb[start : start + CHUNK], atol, rtol)
+        return EntryDiff(key, slot, "close" if d.close else "differs", a.nbytes, b.nbytes,
+                         d.max_abs, d.max_rel, d.elements, d.changed, d.rel_l2(),
+                         d.sum_abs / d.elements if d.elements else 0.0)
     return EntryDiff(key, slot, "differs", a.nbytes, b.nbytes)
 
 
@@ -151,8 +181,12 @@ def _uniquely_named(ckpt: Checkpoint) -> bool:
     return all(names) and len(set(names)) == len(names)
 
 
-def diff(a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0) -> CheckpointDiff:
-    """Compare ``a`` and ``b`` entry by entry and slot by slot.
+def diff(
+    a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0,
+    ignore_state: bool = False,
+) -> CheckpointDiff:
+    """Compare ``a`` and ``b`` entry by entry and slot by slot (``ignore_state``: a training
+    state that differs, a step or an epoch, is reported but leaves the files equal).
 
     For example, the Adam and the SGD checkpoint of the same model:
 
@@ -166,7 +200,7 @@ def diff(a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0) 
         [('0', 'weights', 'differs'), ('0', 'm', 'only_a'), ('0', 'v', 'only_a')]
     """
     named = _uniquely_named(a) and _uniquely_named(b)
-    out = CheckpointDiff(paired_by="name" if named else "index")
+    out = CheckpointDiff(paired_by="name" if named else "index", ignore_state=ignore_state)
 
     def keyed(ckpt: Checkpoint) -> dict[str, Tensor]:
         return {(str(t.name) if named else str(t.index)): t for t in ckpt.tensors}
