@@ -73,3 +73,18 @@ def test_markers_follow_module_fixture_and_test_tables(monkeypatch) -> None:
     assert conftest.markers_of("test_a.py::test_slow[1-2]", []) == {"slow"}
     assert conftest.markers_of("test_a.py::test_quick", []) == set()
     assert conftest.markers_of("test_a.py::test_slowest", []) == set()
+
+
+def test_the_inner_loop_builds_and_runs_the_c_smoke_test() -> None:
+    """tests/ckit/test_c_smoke.py is the inner loop's C reader: its tests are marked ``c``
+    (their folder) and not ``slow``, whatever fixtures they use."""
+    import inspect
+
+    from tests.ckit import test_c_smoke
+
+    tests = {name: list(inspect.signature(fn).parameters)
+             for name, fn in vars(test_c_smoke).items()
+             if name.startswith("test_") and callable(fn)}
+    assert any("plain_ockpt_info" in fixtures for fixtures in tests.values())
+    for name, fixtures in tests.items():
+        assert conftest.markers_of(f"ckit/test_c_smoke.py::{name}", fixtures) == {"c"}, name
