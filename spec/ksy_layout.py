@@ -20,13 +20,20 @@ import yaml
 
 SPEC = Path(__file__).resolve().parent
 
-#: Schema file stem -> the prefix of its names in the layout module and the C header.
+#: Schema file stem -> the prefix of its names in the layout module and in the SPEC's generated
+#: regions (the common records are schema 2's there, which schema 3 shares).
 SCHEMAS = {
     "onert_checkpoint_common": ("", "v2"),
     "onert_checkpoint_v1": ("v1", "v1"),
     "onert_wof": ("wof", "wof"),
     "onert_checkpoint_v2": ("v2", "v2"),
     "onert_checkpoint_v3": ("v3", "v3"),
+}
+
+#: The C header names the container's records (the header, the section table, the shared
+#: sections of schemas 2 and 3) as such: OCKPT_CONTAINER_HEADER_SIZE, ockpt_container_*_layout.
+C_PREFIX = {stem: names[1] for stem, names in SCHEMAS.items()} | {
+    "onert_checkpoint_common": "container"
 }
 
 #: Kaitai integer type -> (size, NumPy format, struct format, C type).
@@ -85,8 +92,8 @@ class Record:
     @property
     def c_name(self) -> str:
         """The macros' stem (OCKPT_V2_TENSOR_RECORD_SIZE); the struct adds `_layout` (the C
-        kit's API already has functions named like records, ockpt_v2_slot_entry)."""
-        return f"ockpt_{SCHEMAS[self.schema][1]}_{self.name}"
+        kit's API already has functions named like records, ockpt_sec_slot_entry)."""
+        return f"ockpt_{C_PREFIX[self.schema]}_{self.name}"
 
     @property
     def ref(self) -> str:
@@ -422,7 +429,7 @@ def python_module(schemas: list[Schema], header: str) -> str:
 
 
 # The C header --------------------------------------------------------------------------------
-#: The C kit's macro prefix of each enum's members (OCKPT_V2_KIND_TENSORS, OCKPT_V2_HAS_NAME, ...).
+#: The C kit's macro prefix of each enum's members (OCKPT_CONTAINER_KIND_TENSORS, OCKPT_V2_HAS_NAME)
 C_ENUM_PREFIX = {
     "section_kind": "KIND_",
     "section_flags": "FLAG_",
@@ -455,7 +462,7 @@ def c_header(schemas: list[Schema]) -> str:
         " * The reference reader and writer read and write every field byte by byte at these",
         " * offsets (portable to any endianness and alignment); the packed structs may be used to",
         " * read a file directly on a little-endian target whose compiler honours #pragma pack.",
-        " * Schema 3 shares the records named v2 here (onert_checkpoint_common.ksy).",
+        " * Schemas 2 and 3 share the records named container here (onert_checkpoint_common.ksy).",
         " */",
         "#ifndef OCKPT_LAYOUT_H",
         "#define OCKPT_LAYOUT_H",
@@ -464,7 +471,7 @@ def c_header(schemas: list[Schema]) -> str:
         "",
     ]
     for s in schemas:
-        cp = SCHEMAS[s.stem][1].upper()
+        cp = C_PREFIX[s.stem].upper()
         for name, value in {**s.limits, **s.constants}.items():
             out.append(f"#define OCKPT_{cp}_{name.upper()} {c_int(value)}")
         for enum, values in s.enums.items():

@@ -44,7 +44,8 @@ static volatile uint32_t sink;
 
 static void walk(const ockpt_file *f, const ockpt_file *g) {
   unsigned b;
-  check(f->revision == g->revision && f->dialect == g->dialect && f->num_blocks == g->num_blocks);
+  check(f->revision == g->revision && f->format == g->format && f->dialect == g->dialect);
+  check(f->num_blocks == g->num_blocks);
   for (b = 0; b < f->num_blocks; b++) {
     const ockpt_block *bl = &f->blocks[b];
     uint64_t total = 0;
@@ -69,37 +70,37 @@ static void walk(const ockpt_file *f, const ockpt_file *g) {
 static uint64_t align64(uint64_t x) { return (x + 63u) / 64u * 64u; }
 
 static void walk_v2(const ockpt_file *f, size_t size) {
-  const ockpt_v2_info *v = &f->v2;
+  const ockpt_container *v = &f->container;
   uint64_t covered = 0, ranges = 0;
   uint32_t k, j;
   check(f->revision == OCKPT_REV_V2 && f->num_blocks == 0);
   check(!v->data.present || v->data.length <= size - v->data.offset);
   for (k = 0; k < v->num_tensors; k++) {
-    ockpt_v2_tensor_info t;
-    check(ockpt_v2_tensor(f, k, &t) == 1);
+    ockpt_tensor_info t;
+    check(ockpt_sec_tensor(f, k, &t) == 1);
     if (k > 0) {
-      ockpt_v2_tensor_info prev;
-      check(ockpt_v2_tensor(f, k - 1, &prev) == 1 && prev.index < t.index);
+      ockpt_tensor_info prev;
+      check(ockpt_sec_tensor(f, k - 1, &prev) == 1 && prev.index < t.index);
     }
     check(v->data.present && t.offset >= v->data.offset &&
           t.nbytes <= v->data.offset + v->data.length - t.offset && t.offset % 64 == 0);
     if (t.name != NULL) {
       check(t.name >= f->buf && (uint64_t)(t.name - f->buf) + t.name_len <= size);
-      check(ockpt_v2_dtype_name(t.dtype) != NULL || !(t.flags & OCKPT_V2_HAS_DTYPE));
+      check(ockpt_dtype_name(t.dtype) != NULL || !(t.flags & OCKPT_V2_HAS_DTYPE));
     }
     covered += align64(t.nbytes);
     ranges++;
     sink ^= ockpt_crc32(0, f->buf + t.offset, (size_t)t.nbytes);
   }
-  check(ockpt_v2_tensor(f, v->num_tensors, NULL) == -1);
+  check(ockpt_sec_tensor(f, v->num_tensors, NULL) == -1);
   for (j = 0; j < v->num_slots; j++) {
     const uint8_t *name;
     uint32_t len;
-    check(ockpt_v2_slot(f, j, &name, &len) == 1);
+    check(ockpt_sec_slot(f, j, &name, &len) == 1);
     check((uint64_t)(name - f->buf) + len <= size);
     for (k = 0; k < v->num_tensors; k++) {
       uint64_t o = 0, n = 0;
-      int p = ockpt_v2_slot_entry(f, j, k, &o, &n);
+      int p = ockpt_sec_slot_entry(f, j, k, &o, &n);
       check(p == 0 || p == 1);
       if (p != 1) continue;
       check(o >= v->data.offset && n <= v->data.offset + v->data.length - o && o % 64 == 0);
@@ -111,12 +112,13 @@ static void walk_v2(const ockpt_file *f, size_t size) {
    * padding may lie past its end) */
   if (ranges > 0) check(covered >= v->data.length && covered - v->data.length < 64);
   for (k = 0; k < v->num_state; k++) {
-    ockpt_v2_state_info e;
-    check(ockpt_v2_state(f, k, &e) == 1);
+    ockpt_state_info e;
+    check(ockpt_sec_state(f, k, &e) == 1);
     check((uint64_t)(e.key - f->buf) + e.key_len <= size && e.type <= 3);
     if (e.type >= 2) check((uint64_t)(e.value - f->buf) + e.len <= size);
   }
-  for (k = 0; k < v->num_sections; k++) check(ockpt_v2_section(f, k, NULL, NULL, NULL, NULL) == 1);
+  for (k = 0; k < v->num_sections; k++)
+    check(ockpt_container_section(f, k, NULL, NULL, NULL, NULL) == 1);
 }
 
 
@@ -134,7 +136,7 @@ static uint64_t range_ofs[RANGES_MAX], range_len[RANGES_MAX];
 
 /* f read without scratch, g with it (the same file). */
 static void walk_v3(const ockpt_file *f, const ockpt_file *g, size_t size) {
-  const ockpt_v2_info *v = &f->v2;
+  const ockpt_container *v = &f->container;
   uint64_t lo = v->data.offset, hi = v->data.offset + v->data.length, pos;
   size_t r = 0, a, b;
   uint32_t k, j;
@@ -145,9 +147,9 @@ static void walk_v3(const ockpt_file *f, const ockpt_file *g, size_t size) {
   ockpt_v3_cursor_init(f, &cf);
   ockpt_v3_cursor_init(g, &cg);
   for (k = 0; k < v->num_tensors; k++) {
-    ockpt_v2_tensor_info t, u, w;
+    ockpt_tensor_info t, u, w;
     check(ockpt_v3_next_tensor(f, &cf, &t) == 1 && ockpt_v3_next_tensor(g, &cg, &w) == 1);
-    check(ockpt_v2_tensor(f, k, &u) == 1);
+    check(ockpt_sec_tensor(f, k, &u) == 1);
     check(t.index == u.index && t.offset == u.offset && t.nbytes == u.nbytes &&
           t.name_offset == u.name_offset && t.name_len == u.name_len && t.flags == u.flags &&
           t.dtype == u.dtype && t.rank == u.rank && t.model_index == u.model_index);
@@ -161,10 +163,10 @@ static void walk_v3(const ockpt_file *f, const ockpt_file *g, size_t size) {
     if (t.flags & OCKPT_V2_HAS_NAME)
       check(t.name != NULL && t.name_offset >= v->tensors.offset &&
             t.name_len <= v->tensors.offset + v->tensors.length - t.name_offset);
-    if (t.flags & OCKPT_V2_HAS_DTYPE) check(ockpt_v2_dtype_name(t.dtype) != NULL);
+    if (t.flags & OCKPT_V2_HAS_DTYPE) check(ockpt_dtype_name(t.dtype) != NULL);
     if (k > 0) {
-      ockpt_v2_tensor_info prev;
-      check(ockpt_v2_tensor(f, k - 1, &prev) == 1 && prev.index < t.index);
+      ockpt_tensor_info prev;
+      check(ockpt_sec_tensor(f, k - 1, &prev) == 1 && prev.index < t.index);
     }
     sink ^= ockpt_crc32(0, f->buf + t.offset, (size_t)t.nbytes);
     if (r < RANGES_MAX) range_ofs[r] = t.offset, range_len[r] = t.nbytes;
@@ -174,12 +176,12 @@ static void walk_v3(const ockpt_file *f, const ockpt_file *g, size_t size) {
   for (j = 0; j < v->num_slots; j++) {
     const uint8_t *name;
     uint32_t len;
-    check(ockpt_v2_slot(f, j, &name, &len) == 1);
+    check(ockpt_sec_slot(f, j, &name, &len) == 1);
     check((uint64_t)(name - f->buf) + len <= size);
     for (k = 0; k < v->num_tensors; k++) {
       uint64_t o = 0, n = 0, o2 = 0, n2 = 0, o3 = 0, n3 = 0, o4 = 0, n4 = 0, o5 = 0, n5 = 0;
       uint32_t index = 0;
-      int p = ockpt_v2_slot_entry(f, j, k, &o, &n);
+      int p = ockpt_sec_slot_entry(f, j, k, &o, &n);
       check(p == ockpt_v3_slot_entry(g, &cg, j, k, &index, &o2, &n2));
       check(p == ockpt_v3_slot_entry(f, &cf, j, k, NULL, &o3, &n3));
       check(p == 0 || p == 1);
@@ -211,8 +213,8 @@ static void walk_v3(const ockpt_file *f, const ockpt_file *g, size_t size) {
     check(pos == hi);
   }
   for (k = 0; k < v->num_state; k++) {
-    ockpt_v2_state_info e;
-    check(ockpt_v2_state(f, k, &e) == 1);
+    ockpt_state_info e;
+    check(ockpt_sec_state(f, k, &e) == 1);
     check((uint64_t)(e.key - f->buf) + e.key_len <= size && e.type <= 3);
   }
 }
@@ -296,26 +298,28 @@ static void stream_agrees(const uint8_t *data, size_t size, const ockpt_result *
     if (f->revision != OCKPT_REV_V2 && f->revision != OCKPT_REV_V3) {
       walk(f, &s);
     } else {
-      check(s.v2.num_tensors == f->v2.num_tensors && s.v2.num_slots == f->v2.num_slots &&
-            s.v2.num_state == f->v2.num_state && s.v2.num_sections == f->v2.num_sections);
-      for (k = 0; k < f->v2.num_tensors; k++) {
-        ockpt_v2_tensor_info a, b;
-        check(ockpt_v2_tensor(f, k, &a) == 1 && ockpt_v2_tensor(&s, k, &b) == 1);
+      const ockpt_container *cs = &s.container, *cf = &f->container;
+      check(cs->num_tensors == cf->num_tensors && cs->num_slots == cf->num_slots &&
+            cs->num_state == cf->num_state && cs->num_sections == cf->num_sections);
+      for (k = 0; k < f->container.num_tensors; k++) {
+        ockpt_tensor_info a, b;
+        check(ockpt_sec_tensor(f, k, &a) == 1 && ockpt_sec_tensor(&s, k, &b) == 1);
         check(a.index == b.index && a.offset == b.offset && a.nbytes == b.nbytes &&
               a.name_offset == b.name_offset && a.name_len == b.name_len && b.name == NULL &&
               a.flags == b.flags && a.dtype == b.dtype && a.rank == b.rank &&
               a.model_index == b.model_index && memcmp(a.dims, b.dims, sizeof a.dims) == 0);
         check(ockpt_file_crc32(f, 0, a.offset, a.nbytes) ==
               ockpt_file_crc32(&s, 0, b.offset, b.nbytes));
-        for (j = 0; j < f->v2.num_slots; j++) {
+        for (j = 0; j < f->container.num_slots; j++) {
           uint64_t o1 = 0, n1 = 0, o2 = 0, n2 = 0;
-          check(ockpt_v2_slot_entry(f, j, k, &o1, &n1) == ockpt_v2_slot_entry(&s, j, k, &o2, &n2));
+          int r1 = ockpt_sec_slot_entry(f, j, k, &o1, &n1);
+          check(r1 == ockpt_sec_slot_entry(&s, j, k, &o2, &n2));
           check(o1 == o2 && n1 == n2);
         }
       }
-      for (k = 0; k < f->v2.num_state; k++) {
-        ockpt_v2_state_info a, b;
-        check(ockpt_v2_state(f, k, &a) == 1 && ockpt_v2_state(&s, k, &b) == 1);
+      for (k = 0; k < f->container.num_state; k++) {
+        ockpt_state_info a, b;
+        check(ockpt_sec_state(f, k, &a) == 1 && ockpt_sec_state(&s, k, &b) == 1);
         check(a.key_offset == b.key_offset && a.key_len == b.key_len && a.type == b.type &&
               a.i == b.i && a.len == b.len && a.value_offset == b.value_offset);
       }
@@ -328,12 +332,12 @@ static void stream_agrees(const uint8_t *data, size_t size, const ockpt_result *
   check(!ockpt_stream_failed(&stream));
   if (rs.code == OCKPT_DEFERRED) {
     uint64_t probe;
-    check(s.v2.unchecked == OCKPT_UNCHECKED_BLOCKS && ockpt_v3_block_size(&s) != 0);
-    check(ockpt_file_copy(&s, s.v2.data.offset, &probe, 1) == -1);
+    check(s.container.unchecked == OCKPT_UNCHECKED_BLOCKS && ockpt_v3_block_size(&s) != 0);
+    check(ockpt_file_copy(&s, s.container.data.offset, &probe, 1) == -1);
     rs = ockpt_verify_deferred(&s);
-    check(rs.code != OCKPT_OK || s.v2.unchecked == 0);
+    check(rs.code != OCKPT_OK || s.container.unchecked == 0);
   } else {
-    check(rs.code == OCKPT_OK ? s.v2.unchecked == 0 : 1);
+    check(rs.code == OCKPT_OK ? s.container.unchecked == 0 : 1);
   }
   same_result(r, &rs);
   /* a callback that fails from some offset on (chosen from the input's size) */
@@ -352,7 +356,7 @@ static void stream_agrees(const uint8_t *data, size_t size, const ockpt_result *
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   one_input(data, size);
-  if (size >= 3 && (data[2] == OCKPT_VERSION_2 || data[2] == OCKPT_VERSION_3) &&
+  if (size >= 3 && (data[2] == OCKPT_REV_V2 || data[2] == OCKPT_REV_V3) &&
       size <= RESEAL_MAX) {
     memcpy(resealed, data, size);
     reseal(resealed, size);
@@ -367,11 +371,11 @@ static int one_input(const uint8_t *data, size_t size) {
   size_t need = ockpt_scratch_count(data, size);
   ockpt_result rs = ockpt_read_scratch(data, size, &g, scratch, need <= SCRATCH_MAX ? need : 0);
   same_result(&r, &rs);
-  if (size >= 3 && data[2] == OCKPT_VERSION_2) {
+  if (size >= 3 && data[2] == OCKPT_REV_V2) {
     ockpt_result r2 = ockpt_read_v2(data, size, &h);
     same_result(&r, &r2);
   }
-  if (size >= 3 && data[2] == OCKPT_VERSION_3) {
+  if (size >= 3 && data[2] == OCKPT_REV_V3) {
     ockpt_result r3 = ockpt_read_v3(data, size, &h);
     same_result(&r, &r3);
   }
@@ -391,12 +395,12 @@ static int one_input(const uint8_t *data, size_t size) {
   if (f.revision == OCKPT_REV_V3) {
     check(ockpt_read_v3(data, size, &h).code == OCKPT_OK);
     check(ockpt_read_v2(data, size, &h).code != OCKPT_OK);
-    if (need <= SCRATCH_MAX && f.v2.tensors.present) check(g.v2.offsets == scratch);
+    if (need <= SCRATCH_MAX && f.container.tensors.present) check(g.container.offsets == scratch);
     walk_v3(&f, &g, size);
     return 0;
   }
   walk(&f, &g);
-  if (f.revision == OCKPT_REV_V1) {
+  if (f.format == OCKPT_FORMAT_CHECKPOINT) {
     check(ockpt_read_v1(data, size, &h).code == OCKPT_OK);
   } else {
     check(ockpt_read_v1(data, size, &h).code != OCKPT_OK);

@@ -354,7 +354,8 @@ static ockpt_result validate_wof(const ockpt_src *buf, uint64_t S, ockpt_file *f
   if (OCKPT_WOF_HEADER_SIZE + OFS_SIZE * N > S)
     return fail(OCKPT_E_COUNT_EXCEEDS_FILE, "num_entries", OCKPT_WOF_HEADER_AT_NUM_ENTRIES,
                 "the offset table does not fit in the file");
-  f->revision = OCKPT_REV_WOF;
+  f->revision = OCKPT_REV_V1;
+  f->format = OCKPT_FORMAT_WOF;
   f->num_entries = (uint32_t)N;
   f->optimizer = OCKPT_OPT_NONE;
   f->dialect = OCKPT_DIALECT_NULL;
@@ -396,7 +397,7 @@ static ockpt_result preamble(const ockpt_src *buf, uint64_t S, unsigned *version
     return fail(OCKPT_E_BAD_MAGIC, "magic", 0, "magic is not 429 (bytes ad 01)");
   if (S < 3) return fail(OCKPT_E_TRUNCATED_HEADER, "header", 0, "file shorter than 3 bytes");
   *version = rd_u8(buf, 2);
-  if (*version != OCKPT_VERSION_1 && *version != OCKPT_VERSION_2 && *version != OCKPT_VERSION_3)
+  if (*version != OCKPT_REV_V1 && *version != OCKPT_REV_V2 && *version != OCKPT_REV_V3)
     return fail(OCKPT_E_UNSUPPORTED_VERSION, "version", 2, "unknown version byte");
   return ok_result();
 }
@@ -414,8 +415,8 @@ static ockpt_result read_any(const ockpt_src *b, uint64_t S, ockpt_file *out, ui
   ockpt_file wof;
   r = preamble(b, S, &version);
   if (r.code != OCKPT_OK) return finish(r, out);
-  if (version == OCKPT_VERSION_2) return finish(read_v2(b, S, out, scratch, scratch_count), out);
-  if (version == OCKPT_VERSION_3)
+  if (version == OCKPT_REV_V2) return finish(read_v2(b, S, out, scratch, scratch_count), out);
+  if (version == OCKPT_REV_V3)
     return finish(ockpt_v3_validate(b, S, out, scratch, scratch_count), out);
   /* 5.1 checkpoint first */
   rv1 = validate_v1(b, S, out, scratch, scratch_count);
@@ -464,7 +465,7 @@ static ockpt_result read_stream(ockpt_stream *s, ockpt_file *out, uint64_t *scra
     r = fail(OCKPT_E_TRUNCATED_FILE, "stream", s->failed_at,
              "the read callback failed: the file is shorter than the size given");
     *out = zero_file;
-  } else if (r.code == OCKPT_OK && out->v2.unchecked != 0) {
+  } else if (r.code == OCKPT_OK && out->container.unchecked != 0) {
     r.code = OCKPT_DEFERRED; /* never OCKPT_OK: not every rule ran */
     r.message = "every rule passed but the data blocks' checksums (B6), deferred";
   }
@@ -506,26 +507,26 @@ static ockpt_result read_revision(const void *buf, size_t len, ockpt_file *out, 
 }
 
 ockpt_result ockpt_read_v1(const void *buf, size_t len, ockpt_file *out) {
-  return read_revision(buf, len, out, OCKPT_VERSION_1, "not a schema-1 version byte", validate_v1);
+  return read_revision(buf, len, out, OCKPT_REV_V1, "not a schema-1 version byte", validate_v1);
 }
 
 ockpt_result ockpt_read_wof(const void *buf, size_t len, ockpt_file *out) {
-  return read_revision(buf, len, out, OCKPT_VERSION_1, "WOF has version byte 1", validate_wof);
+  return read_revision(buf, len, out, OCKPT_REV_V1, "WOF has version byte 1", validate_wof);
 }
 
 ockpt_result ockpt_read_v2(const void *buf, size_t len, ockpt_file *out) {
-  return read_revision(buf, len, out, OCKPT_VERSION_2, "not the schema-2 version byte", read_v2);
+  return read_revision(buf, len, out, OCKPT_REV_V2, "not the schema-2 version byte", read_v2);
 }
 
 ockpt_result ockpt_read_v3(const void *buf, size_t len, ockpt_file *out) {
-  return read_revision(buf, len, out, OCKPT_VERSION_3, "not the schema-3 version byte",
+  return read_revision(buf, len, out, OCKPT_REV_V3, "not the schema-3 version byte",
                        ockpt_v3_validate);
 }
 
 static size_t scratch_count(const ockpt_src *b, uint64_t S) {
   uint64_t need = 0, n;
-  if (S >= 3 && rd_u8(b, 2) == OCKPT_VERSION_2) return (size_t)ockpt_v2_scratch_count(S);
-  if (S >= 3 && rd_u8(b, 2) == OCKPT_VERSION_3) return (size_t)ockpt_v3_scratch_count(S);
+  if (S >= 3 && rd_u8(b, 2) == OCKPT_REV_V2) return (size_t)ockpt_v2_scratch_count(S);
+  if (S >= 3 && rd_u8(b, 2) == OCKPT_REV_V3) return (size_t)ockpt_v3_scratch_count(S);
   if (S >= OCKPT_WOF_HEADER_SIZE) {
     n = rd_u32(b, 4);
     if (OCKPT_WOF_HEADER_SIZE + OFS_SIZE * n <= S) need = 2u * n; /* keys + one block */
@@ -577,6 +578,6 @@ uint64_t ockpt_table_position(const ockpt_file *f, unsigned block, uint32_t i) {
 
 const char *ockpt_block_name(const ockpt_file *f, unsigned block) {
   if (f == NULL || block >= f->num_blocks) return "";
-  if (f->revision == OCKPT_REV_WOF) return "tensors";
+  if (f->format == OCKPT_FORMAT_WOF) return "tensors";
   return v1_block_names[block];
 }

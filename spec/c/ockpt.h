@@ -1,24 +1,19 @@
-/* ockpt: the reference C reader of the onert training-checkpoint format family.
- *
- * Reads schema-1 checkpoints (onert and onert-micro dialects), the weight-only format (WOF),
- * schema 2 and schema 3 (SPEC.md 6.7) from a caller's buffer, or through a read-at-offset
- * callback with a fixed-size state (ockpt_read_stream), exactly as spec/SPEC.md says: the same rules, in the same order, with
- * the same error code, field and byte offset.
- *
- * Guarantees (see README.md):
- *   - no dynamic allocation, no recursion, no I/O; the library needs only <stddef.h>/<stdint.h>;
- *   - every read is bounds-checked; offset arithmetic is done in uint64_t after each operand has
- *     been checked against the file size, so it cannot overflow;
- *   - the caller's buffer is never written and must outlive the ockpt_file that points into it;
- *   - time: O(N) for blocks whose present offsets do not decrease in table order (every onert
- *     file), O(N^2) in the worst case (onert-micro files store data out of table order) unless
- *     the caller lends scratch memory to ockpt_read_scratch(), which makes it O(N log N);
- *   - schema 2: O(size) except the uniqueness of model indices and the data-range tiling walk,
- *     O(n^2) without scratch and O(n log n) with it, and the uniqueness of names and keys,
- *     pairwise (O(n^2) comparisons) in both cases (README.md, "Guarantees");
- *   - schema 3: O(size) except the uniqueness of model indices and names and the check of the
- *     `order` permutation, O(n^2) without scratch and O(n log n) with it.
- */
+/* ockpt: the reference C reader of the onert training-checkpoint format family. Reads schema-1
+ * checkpoints (onert and onert-micro dialects), the weight-only format (WOF), schema 2 and schema 3
+ * (SPEC.md 6.7) from a caller's buffer, or through a read-at-offset callback with a fixed-size
+ * state (ockpt_read_stream), exactly as spec/SPEC.md says: the same rules, in the same order, with
+ * the same error code, field and byte offset. Guarantees (see README.md): - no dynamic allocation,
+ * no recursion, no I/O; the library needs only <stddef.h>/<stdint.h>; - every read is
+ * bounds-checked; offset arithmetic is done in uint64_t after each operand has been checked against
+ * the file size, so it cannot overflow; - the caller's buffer is never written and must outlive the
+ * ockpt_file that points into it; - time: O(N) for blocks whose present offsets do not decrease in
+ * table order (every onert file), O(N^2) in the worst case (onert-micro files store data out of
+ * table order) unless the caller lends scratch memory to ockpt_read_scratch(), which makes it O(N
+ * log N); - schema 2: O(size) except the uniqueness of model indices and the data-range tiling
+ * walk, O(n^2) without scratch and O(n log n) with it, and the uniqueness of names and keys,
+ * pairwise (O(n^2) comparisons) in both cases (README.md, "Guarantees"); - schema 3: O(size) except
+ * the uniqueness of model indices and names and the check of the `order` permutation, O(n^2)
+ * without scratch and O(n log n) with it. */
 #ifndef OCKPT_H
 #define OCKPT_H
 
@@ -32,29 +27,38 @@
 extern "C" {
 #endif
 
+/* The C kit's version (reader and writer): the string, and as a number 0xMMmmpp (major, minor,
+ * patch), the version of the onert-checkpoint release it belongs to. */
+#define OCKPT_VERSION "0.1.0"
+#define OCKPT_VERNUM 0x000100
+
 /* SPEC.md, "Reading a file" and the header tables. */
 #define OCKPT_MAGIC 429u             /* u16 at offset 0, bytes ad 01 */
-#define OCKPT_VERSION_1 1u           /* schema-1 checkpoint, and WOF */
-#define OCKPT_VERSION_2 2u           /* schema 2 (ockpt_v2.c) */
-#define OCKPT_VERSION_3 3u           /* schema 3 (ockpt_v3.c) */
 #define OCKPT_FOOTER_SIZE OCKPT_V1_FOOTER_SIZE /* u32 step, u32 epoch */
 #define OCKPT_MAX_BLOCKS 3u          /* weights, m, v */
 #define OCKPT_FIELD_MAX 48u /* "optimizer.slots[15][4294967295].len_data" and the like fit */
 
 /* Schemas 1, 2 and 3: every record's size and field offsets, the limits and the codes, as
- * ockpt_layout.h generates them from the .ksy files (OCKPT_V2_HEADER_SIZE, OCKPT_V2_KIND_TENSORS,
- * OCKPT_V2_MAX_TENSORS, OCKPT_V3_COL_NAME, ...). A schema-3 slot entry is one element of the
- * optimizer section's `entries` array: */
+ * ockpt_layout.h generates them from the .ksy files (OCKPT_CONTAINER_HEADER_SIZE,
+ * OCKPT_CONTAINER_KIND_TENSORS, OCKPT_CONTAINER_MAX_TENSORS, OCKPT_V3_COL_NAME, ...). A schema-3
+ * slot entry is one element of the optimizer section's `entries` array: */
 #define OCKPT_V3_SLOT_ENTRY_SIZE OCKPT_V3_OPTIMIZER_SECTION_ENTRIES_ELEM_SIZE
 
-/* Which member of the family a buffer holds. */
+/* Which revision a buffer holds: its version byte (offset 2). Version 1 is shared by the
+ * schema-1 checkpoint and the weight-only format; ockpt_file.format tells them apart. */
 typedef enum ockpt_revision {
   OCKPT_REV_NONE = 0, /* not read (error) */
-  OCKPT_REV_V1 = 1,   /* schema-1 checkpoint */
-  OCKPT_REV_WOF = 2,  /* weight-only format */
-  OCKPT_REV_V2 = 3,   /* schema 2 */
-  OCKPT_REV_V3 = 4    /* schema 3 */
+  OCKPT_REV_V1 = 1,   /* schema-1 checkpoint or WOF (ockpt_read_v1, ockpt_read_wof) */
+  OCKPT_REV_V2 = 2,   /* schema 2 (ockpt_v2.c) */
+  OCKPT_REV_V3 = 3    /* schema 3 (ockpt_v3.c) */
 } ockpt_revision;
+
+/* Of a version-1 file: a checkpoint or the weight-only format (SPEC.md 3 tells them apart by
+ * structure). OCKPT_FORMAT_CHECKPOINT for every other revision. */
+typedef enum ockpt_format {
+  OCKPT_FORMAT_CHECKPOINT = 0,
+  OCKPT_FORMAT_WOF = 1
+} ockpt_format;
 
 /* Schema-1 dialect (SPEC.md rule 11). NULL: WOF, or a checkpoint that fits both runtimes. */
 typedef enum ockpt_dialect {
@@ -85,13 +89,13 @@ typedef struct ockpt_result {
   const char *message;         /* static English text naming the rule; never NULL */
 } ockpt_result;
 
-/* Not an error and not OCKPT_OK: what ockpt_read_stream_deferred() returns for a file that passed
- * every rule but the data checks it deferred (schema 3 with a data_blocks section: rule B6, every
- * block's CRC-32C and the data section's). The file is readable (ockpt_entry(), the ockpt_v2_* and
- * ockpt_v3_* functions, ockpt_v3_copy_verified()) but not known valid: ockpt_verify_deferred()
- * runs the rest and returns OCKPT_OK or the error. Above every error code of error-codes.toml. */
-#define OCKPT_DEFERRED ((ockpt_error)127)
-/* f.v2.unchecked: rule B6 (the data blocks' and the data section's CRC-32C) was not run */
+/* OCKPT_DEFERRED (ockpt_errors.h, positive: not an error and not OCKPT_OK) is what
+ * ockpt_read_stream_deferred() returns for a file that passed every rule but the data checks it
+ * deferred (schema 3 with a data_blocks section: rule B6, every block's CRC-32C and the data
+ * section's). The file is readable (ockpt_entry(), the ockpt_sec_* and ockpt_v3_* functions,
+ * ockpt_v3_copy_verified()) but not known valid: ockpt_verify_deferred() runs the rest and
+ * returns OCKPT_OK or the error. */
+/* f.container.unchecked: rule B6 (the data blocks' and the data section's CRC-32C) was not run */
 #define OCKPT_UNCHECKED_BLOCKS 1u
 
 /* One block: an offset table of N u32 at `table`, then data in [data_start, end]. */
@@ -103,21 +107,22 @@ typedef struct ockpt_block {
   const uint64_t *sizes; /* per-index sizes in the caller's scratch memory, or NULL */
 } ockpt_block;
 
-/* Schema 2: where a section of a defined kind is (present == 0: the file has none). */
-typedef struct ockpt_v2_span {
+/* Schemas 2 and 3: where a section of a defined kind is (present == 0: the file has none). */
+typedef struct ockpt_sec_span {
   int present;
   uint32_t table_index; /* position in the section table */
   uint64_t offset;      /* ofs_body */
   uint64_t length;      /* len_body */
-} ockpt_v2_span;
+} ockpt_sec_span;
 
-/* Schema 2: what the reader found; records are read on demand with the ockpt_v2_* functions. */
-typedef struct ockpt_v2_info {
+/* Schemas 2 and 3 (the section-table container): what the reader found; records are read on
+ * demand with the ockpt_sec_* functions. */
+typedef struct ockpt_container {
   uint32_t num_sections;
   /* schema 3 only: the rules a deferred read left for ockpt_verify_deferred() (OCKPT_UNCHECKED_*;
    * 0 after every other successful read) */
   uint32_t unchecked;
-  ockpt_v2_span tensors, optimizer, state, data, origin;
+  ockpt_sec_span tensors, optimizer, state, data, origin;
   uint32_t num_tensors;    /* tensor records (0 without a tensors section) */
   uint32_t optimizer_kind; /* when optimizer.present */
   uint32_t num_slots;      /* K */
@@ -125,14 +130,14 @@ typedef struct ockpt_v2_info {
   uint32_t origin_revision, origin_dialect, origin_flags; /* when origin.present */
   uint32_t columns; /* schema 3 only: the tensors section's `columns` (OCKPT_V3_COL_*) */
   uint64_t origin_num_entries;
-  /* schema 3 only: the computed offset of every range in range order (tensor record k at [k],
-   * slot j's entry for record k at [n + j*n + k]; NO_STATE entries hold OCKPT_V2_NO_STATE) in
-   * the caller's scratch, or NULL when the read had not enough scratch for them */
+  /* schema 3 only: the computed offset of every range in range order (tensor record k at [k], slot
+   * j's entry for record k at [n + j*n + k]; NO_STATE entries hold OCKPT_CONTAINER_NO_STATE) in the
+   * caller's scratch, or NULL when the read had not enough scratch for them */
   const uint64_t *offsets;
   /* schema 3 only: where the range_index section's body starts (SPEC.md 6.7.5), once rules I1-I7
    * passed; 0 without one. Lookups without offsets in scratch go through it: O(G) each. */
   uint64_t range_index;
-} ockpt_v2_info;
+} ockpt_container;
 
 /* ---- streaming: a file read through the caller's read-at-offset callback -------------------
  * The callback copies `len` bytes at `offset` of the file into `dst` and returns 0, anything
@@ -174,7 +179,8 @@ typedef struct ockpt_file {
   const uint8_t *buf;         /* the caller's buffer; NULL when read through a stream */
   ockpt_stream *stream;       /* the stream it was read through (ockpt_read_stream), else NULL */
   uint64_t file_size;
-  ockpt_revision revision;
+  ockpt_revision revision;    /* the version byte */
+  ockpt_format format;        /* version 1: checkpoint or WOF */
   ockpt_dialect dialect;      /* schema 1 only */
   ockpt_optimizer optimizer;  /* schema 1 only */
   uint32_t num_entries;       /* N: entries in every offset table */
@@ -186,28 +192,30 @@ typedef struct ockpt_file {
   uint32_t epoch;
   unsigned num_blocks;        /* 1 (WOF, SGD) or 3 (Adam) */
   ockpt_block blocks[OCKPT_MAX_BLOCKS];
-  ockpt_v2_info v2;           /* schemas 2 and 3 (revision OCKPT_REV_V2, OCKPT_REV_V3) */
+  ockpt_container container;  /* schemas 2 and 3 (revision OCKPT_REV_V2, OCKPT_REV_V3) */
 } ockpt_file;
 
-/* One schema-2 tensor record (SPEC.md section 6), as ockpt_v2_tensor() returns it. Fields whose
- * flag is clear are 0 (name: NULL). `name` points into the buffer: UTF-8, not NUL-terminated. */
-typedef struct ockpt_v2_tensor_info {
+/* One tensor record (schema 2's record, schema 3's columns), as ockpt_sec_tensor() returns it.
+ * Fields whose flag is clear are 0 (name: NULL). `name` points into the buffer: UTF-8, not
+ * NUL-terminated. */
+typedef struct ockpt_tensor_info {
   uint32_t index;
   uint32_t model_index;
   uint16_t flags; /* OCKPT_V2_HAS_* */
   int8_t dtype;   /* circle TensorType */
   uint8_t rank;
-  uint32_t dims[OCKPT_V2_MAX_RANK];
+  uint32_t dims[OCKPT_CONTAINER_MAX_RANK];
   const uint8_t *name; /* NULL too for a file read through a stream: read it at name_offset */
   uint32_t name_len;
   uint64_t name_offset; /* ofs_name (0 without a name) */
   uint64_t offset; /* ofs_data */
   uint64_t nbytes; /* len_data */
-} ockpt_v2_tensor_info;
+} ockpt_tensor_info;
 
-/* One schema-2 training-state entry. int: `i`; float: `f`; string and bytes: `value`/`len`.
- * `key` and `value` point into the buffer (UTF-8 for keys and strings, not NUL-terminated). */
-typedef struct ockpt_v2_state_info {
+/* One training-state entry (schemas 2 and 3). int: `i`; float: `f`; string and bytes:
+ * `value`/`len`. `key` and `value` point into the buffer (UTF-8 for keys and strings, not
+ * NUL-terminated). */
+typedef struct ockpt_state_info {
   const uint8_t *key; /* NULL (and value NULL) for a file read through a stream: use the offsets */
   uint32_t key_len;
   uint64_t key_offset;
@@ -217,7 +225,7 @@ typedef struct ockpt_v2_state_info {
   double f;
   const uint8_t *value;
   uint64_t len;
-} ockpt_v2_state_info;
+} ockpt_state_info;
 
 /* Revision detection as SPEC.md "Reading a file" says: magic, version byte, then for version 1
  * schema-1 checkpoint first, WOF second, and the WOF-shaped rule to choose the error reported.
@@ -246,7 +254,7 @@ size_t ockpt_scratch_count(const void *buf, size_t len);
 
 /* Streaming: the same reader (the same rules, results, errors) over a read-at-offset callback
  * instead of a buffer. `s` must stay alive (and untouched) while `out` is used: ockpt_entry()
- * and the ockpt_v2_* functions read the tables through it. Names, keys and values are not
+ * and the ockpt_sec_* functions read the tables through it. Names, keys and values are not
  * returned as pointers (NULL); their offsets are, to be read through the callback. A failed
  * read makes the result `truncated_file` with field "stream" at the offset of that read (the
  * file is shorter than the size given); after a successful read, ockpt_stream_failed() tells
@@ -262,7 +270,7 @@ int ockpt_stream_failed(const ockpt_stream *s);
  * schema-3 file with a data_blocks section rule B6 (every block's CRC-32C, then the data section's)
  * is deferred (SPEC.md 6.5, 6.7.4), so that no data byte is read; the padding between ranges
  * (P4) is still checked, reading only those bytes. Such a file gives OCKPT_DEFERRED, never
- * OCKPT_OK, with f.v2.unchecked = OCKPT_UNCHECKED_BLOCKS; each range copied with
+ * OCKPT_OK, with f.container.unchecked = OCKPT_UNCHECKED_BLOCKS; each range copied with
  * ockpt_v3_copy_verified() is then read once and verified block by block before a byte of it
  * is copied, and ockpt_file_copy() refuses the data section. Every other file is read completely
  * (as ockpt_read_stream: OCKPT_OK or the error): without a data_blocks section nothing could
@@ -272,16 +280,16 @@ ockpt_result ockpt_read_stream_deferred(ockpt_stream *s, ockpt_file *out, uint64
                                         size_t scratch_count);
 
 /* The validator call after a deferred read: the whole of B6 (every block in order, then the data
- * section's CRC), reading the data once more. OCKPT_OK (and f.v2.unchecked cleared: the file is
- * valid) or B6's error. O(1) and OCKPT_OK for a file that deferred nothing. */
+ * section's CRC), reading the data once more. OCKPT_OK (and f.container.unchecked cleared: the file
+ * is valid) or B6's error. O(1) and OCKPT_OK for a file that deferred nothing. */
 ockpt_result ockpt_verify_deferred(ockpt_file *f);
 
 /* Bytes of a file read by any reader (buffer or stream), for names, keys, values and data:
- * ockpt_file_copy() copies `len` bytes at `offset` into dst (0 on success, -1 when the range
- * leaves the file or a read failed); ockpt_file_crc32() is zlib's CRC-32 of such a range
- * (continuing from crc). Through a stream they read in OCKPT_STREAM_LINE-byte pieces.
- * After a deferred read (f.v2.unchecked) ockpt_file_copy() refuses (-1) a range that reaches into
- * the data section: its blocks are unchecked (ockpt_v3_copy_verified() copies from there). */
+ * ockpt_file_copy() copies `len` bytes at `offset` into dst (0 on success, -1 when the range leaves
+ * the file or a read failed); ockpt_file_crc32() is zlib's CRC-32 of such a range (continuing from
+ * crc). Through a stream they read in OCKPT_STREAM_LINE-byte pieces. After a deferred read
+ * (f.container.unchecked) ockpt_file_copy() refuses (-1) a range that reaches into the data
+ * section: its blocks are unchecked (ockpt_v3_copy_verified() copies from there). */
 int ockpt_file_copy(const ockpt_file *f, uint64_t offset, void *dst, size_t len);
 uint32_t ockpt_file_crc32(const ockpt_file *f, uint32_t crc, uint64_t offset, uint64_t len);
 
@@ -302,40 +310,41 @@ uint32_t ockpt_crc32(uint32_t crc, const void *data, size_t len);
  * ockpt_crc32c(0, "123456789", 9) == 0xE3069283; pass the previous value to continue. */
 uint32_t ockpt_crc32c(uint32_t crc, const void *data, size_t len);
 
-/* ---- schema 2 access, after a successful read (revision OCKPT_REV_V2) ----------------------
- * Each returns 1 on success and -1 for an index out of range (or a file that is not schema 2);
- * ockpt_v2_slot_entry() returns 0 for an entry marked NO_STATE. All are O(1). */
+/* ---- the sections of schemas 2 and 3, after a successful read (OCKPT_REV_V2, OCKPT_REV_V3) ---
+ * Each returns 1 on success and -1 for an index out of range (or a file of neither revision);
+ * ockpt_sec_slot_entry() returns 0 for an entry marked NO_STATE. O(1) for schema 2 (schema 3:
+ * below). */
 
-/* Tensor record k, 0 <= k < f->v2.num_tensors, in record (= ascending index) order. */
-int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t);
+/* Tensor record k, 0 <= k < f->container.num_tensors, in record (= ascending index) order. */
+int ockpt_sec_tensor(const ockpt_file *f, uint32_t k, ockpt_tensor_info *t);
 
-/* Name of optimizer slot j, 0 <= j < f->v2.num_slots (UTF-8, not NUL-terminated; NULL for a
- * file read through a stream). ockpt_v2_slot_at() gives where the name is instead. */
-int ockpt_v2_slot(const ockpt_file *f, uint32_t j, const uint8_t **name, uint32_t *name_len);
-int ockpt_v2_slot_at(const ockpt_file *f, uint32_t j, uint64_t *name_offset, uint32_t *name_len);
+/* Name of optimizer slot j, 0 <= j < f->container.num_slots (UTF-8, not NUL-terminated; NULL for a
+ * file read through a stream). ockpt_sec_slot_at() gives where the name is instead. */
+int ockpt_sec_slot(const ockpt_file *f, uint32_t j, const uint8_t **name, uint32_t *name_len);
+int ockpt_sec_slot_at(const ockpt_file *f, uint32_t j, uint64_t *name_offset, uint32_t *name_len);
 
 /* Slot j's entry for the tensor of record k: 1 with its data range, 0 when NO_STATE. */
-int ockpt_v2_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
-                        uint64_t *nbytes);
+int ockpt_sec_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
+                         uint64_t *nbytes);
 
-/* Training-state entry k, 0 <= k < f->v2.num_state, in file order. */
-int ockpt_v2_state(const ockpt_file *f, uint32_t k, ockpt_v2_state_info *e);
+/* Training-state entry k, 0 <= k < f->container.num_state, in file order. */
+int ockpt_sec_state(const ockpt_file *f, uint32_t k, ockpt_state_info *e);
 
-/* Section-table entry i, 0 <= i < f->v2.num_sections (also the kinds the reader skipped). */
-int ockpt_v2_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *flags,
-                     uint64_t *offset, uint64_t *length);
+/* Section-table entry i, 0 <= i < f->container.num_sections (also the kinds the reader skipped). */
+int ockpt_container_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *flags,
+                            uint64_t *offset, uint64_t *length);
 
 /* The library's name of a circle TensorType code ("float32", "int4", ...), NULL if unknown;
  * its element size in bytes, 0 when it has no whole-byte size (or is unknown). */
-const char *ockpt_v2_dtype_name(int dtype);
-unsigned ockpt_v2_dtype_size(int dtype);
+const char *ockpt_dtype_name(int dtype);
+unsigned ockpt_dtype_size(int dtype);
 
 /* ---- schema 3 (revision OCKPT_REV_V3) ---------------------------------------------------------
- * Every ockpt_v2_* function above reads a schema-3 file too (f->v2 holds its counts and
+ * Every ockpt_sec_* function above reads a schema-3 file too (f->container holds its counts and
  * sections; a record's flags say which of its columns hold a value). Schema 3 stores neither
  * where a name or a shape starts nor where a data range starts (SPEC.md 6.7.3: ranges are placed
- * by rule), so ockpt_v2_tensor() costs O(k) and ockpt_v2_slot_entry() O(R) for R ranges, O(1)
- * for the data offsets when the read had scratch for them (f->v2.offsets). A cursor makes
+ * by rule), so ockpt_sec_tensor() costs O(k) and ockpt_sec_slot_entry() O(R) for R ranges, O(1)
+ * for the data offsets when the read had scratch for them (f->container.offsets). A cursor makes
  * reading every record in order O(1) per record, and the ranges too when they are stored in
  * record order (no ORDER column) or their offsets are in scratch. */
 typedef struct ockpt_v3_cursor {
@@ -344,7 +353,8 @@ typedef struct ockpt_v3_cursor {
   uint64_t name;   /* where its name starts */
   uint64_t q;      /* the walk over the data: position in data order of the next range */
   uint64_t pos;    /* where the previous range ended */
-  uint64_t segment[OCKPT_V2_MAX_SLOTS + 1]; /* where the tensors' and each slot's ranges start */
+  /* where the tensors' and each slot's ranges start */
+  uint64_t segment[OCKPT_CONTAINER_MAX_SLOTS + 1];
 } ockpt_v3_cursor;
 
 /* Start at record 0 (O(n): the dims and names columns). Without the offsets in scratch a lookup
@@ -357,9 +367,9 @@ void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c);
 
 /* The cursor's record (then the next one): 1, or 0 after the last record, -1 for a file that is
  * not schema 3. */
-int ockpt_v3_next_tensor(const ockpt_file *f, ockpt_v3_cursor *c, ockpt_v2_tensor_info *t);
+int ockpt_v3_next_tensor(const ockpt_file *f, ockpt_v3_cursor *c, ockpt_tensor_info *t);
 
-/* Slot j's entry for record k, as ockpt_v2_slot_entry() (1 with its range, 0 for NO_STATE), and
+/* Slot j's entry for record k, as ockpt_sec_slot_entry() (1 with its range, 0 for NO_STATE), and
  * record k's index; the cursor's walk makes entries taken in data order O(1) each. */
 int ockpt_v3_slot_entry(const ockpt_file *f, ockpt_v3_cursor *c, uint32_t j, uint32_t k,
                         uint32_t *index, uint64_t *offset, uint64_t *nbytes);

@@ -2,114 +2,119 @@
 #ifndef OCKPT_ERRORS_H
 #define OCKPT_ERRORS_H
 
+/* Every result code of the C kit, one ordered list: OCKPT_OK, normal events positive,
+ * the errors of spec/error-codes.toml negative (-number). */
 typedef enum ockpt_error {
   OCKPT_OK = 0,
+  /* A deferred read (ockpt_read_stream_deferred) passed every rule but the data checks it deferred (schema 3 with a data_blocks section: rule B6): the file is readable but not known valid until ockpt_verify_deferred() returns OCKPT_OK. */
+  OCKPT_DEFERRED = 1,
   /* The file is shorter than the fixed header of its revision (20 bytes for a schema-1 checkpoint, 8 for WOF, 64 for schemas 2 and 3), or shorter than 3 bytes. */
-  OCKPT_E_TRUNCATED_HEADER = 1,
+  OCKPT_E_TRUNCATED_HEADER = -1,
   /* The u16 at offset 0 is not 429 (bytes ad 01). */
-  OCKPT_E_BAD_MAGIC = 2,
+  OCKPT_E_BAD_MAGIC = -2,
   /* The version byte at offset 2 names no revision this reader implements. */
-  OCKPT_E_UNSUPPORTED_VERSION = 3,
+  OCKPT_E_UNSUPPORTED_VERSION = -3,
   /* A reserved field is not zero (byte 3 in schema 1 and WOF; every reserved field and reserved flag or column bit in schemas 2 and 3). */
-  OCKPT_E_RESERVED_NONZERO = 4,
+  OCKPT_E_RESERVED_NONZERO = -4,
   /* An entry count read from the file needs more bytes than the file has (checked before anything is allocated from it). */
-  OCKPT_E_COUNT_EXCEEDS_FILE = 5,
+  OCKPT_E_COUNT_EXCEEDS_FILE = -5,
   /* An offset, or an offset plus a size, points past the end of the file or of the section it must lie in (computed without integer overflow); in schema 3, a data range placed by rule past the end of the data section, or tensors without a data section. */
-  OCKPT_E_OFFSET_OUT_OF_BOUNDS = 6,
+  OCKPT_E_OFFSET_OUT_OF_BOUNDS = -6,
   /* Schema-1 blocks are not in file order weights < m < v < footer, or a block is too short to hold its own offset table. */
-  OCKPT_E_BLOCK_ORDER = 7,
+  OCKPT_E_BLOCK_ORDER = -7,
   /* The optimizer offsets fit no known optimizer: v present without m, or an SGD opt1_offset that is neither 0 nor the end of the blocks (the footer offset, or the file size in a footer-less file). */
-  OCKPT_E_OPTIMIZER_LAYOUT = 8,
+  OCKPT_E_OPTIMIZER_LAYOUT = -8,
   /* The file ends before the end of its last structure (the 8-byte schema-1 footer, or the file size recorded in the header of schemas 2 and 3). */
-  OCKPT_E_TRUNCATED_FILE = 9,
+  OCKPT_E_TRUNCATED_FILE = -9,
   /* Bytes follow the end of the last structure (the schema-1 footer must be the last 8 bytes of the file). */
-  OCKPT_E_TRAILING_BYTES = 10,
+  OCKPT_E_TRAILING_BYTES = -10,
   /* A non-zero offset-table entry points outside the data area of its own block (into the header, an offset table, another block or the footer). */
-  OCKPT_E_ENTRY_OUT_OF_BLOCK = 11,
+  OCKPT_E_ENTRY_OUT_OF_BLOCK = -11,
   /* A block's data area has bytes that belong to no entry (a hole between the end of the offset table and the first entry). */
-  OCKPT_E_UNREFERENCED_BYTES = 12,
+  OCKPT_E_UNREFERENCED_BYTES = -12,
   /* An optimizer-slot entry is present where the weight entry of the same index is absent. */
-  OCKPT_E_SLOT_WITHOUT_WEIGHT = 13,
+  OCKPT_E_SLOT_WITHOUT_WEIGHT = -13,
   /* An optimizer-slot entry is neither empty nor exactly as long as the weight entry of the same index. */
-  OCKPT_E_SLOT_SIZE_MISMATCH = 14,
+  OCKPT_E_SLOT_SIZE_MISMATCH = -14,
   /* The file mixes the conventions of onert and onert-micro, so neither runtime reads it as written (for example absent entries together with onert's SGD offsets). */
-  OCKPT_E_DIALECT_CONFLICT = 15,
+  OCKPT_E_DIALECT_CONFLICT = -15,
   /* The file does not fit the circle model given with it: a different entry count, or an entry whose size disagrees with its tensor's shape and type. */
-  OCKPT_E_MODEL_MISMATCH = 16,
+  OCKPT_E_MODEL_MISMATCH = -16,
   /* The entries of an onert file cannot be matched to the model's tensors without guessing (sizes repeat and the runtime's order is unknown). */
-  OCKPT_E_AMBIGUOUS_ENTRIES = 17,
+  OCKPT_E_AMBIGUOUS_ENTRIES = -17,
   /* The content cannot be written in the requested revision or dialect without losing something (lossy conversions need an explicit allow_lossy). */
-  OCKPT_E_NOT_REPRESENTABLE = 18,
+  OCKPT_E_NOT_REPRESENTABLE = -18,
   /* The CRC-32C of the 64-byte header of schemas 2 and 3 (computed with its header_crc field as zero) differs from header_crc. */
-  OCKPT_E_HEADER_CHECKSUM = 19,
+  OCKPT_E_HEADER_CHECKSUM = -19,
   /* The CRC-32C of the section table (schemas 2 and 3) differs from the header's section_table_crc. */
-  OCKPT_E_SECTION_TABLE_CHECKSUM = 20,
+  OCKPT_E_SECTION_TABLE_CHECKSUM = -20,
   /* The CRC-32C of a section's bytes differs from the crc recorded in its section-table entry (for the data section of a schema-3 file that lists a data_blocks section, checked after every block, rule B6). */
-  OCKPT_E_SECTION_CHECKSUM = 21,
+  OCKPT_E_SECTION_CHECKSUM = -21,
   /* A section of a kind this reader does not know has the must-understand (REQUIRED) flag set; in schema 3 also a data_blocks or range_index section (kinds 0x100008, 0x100009: their flag must be clear) with it set, reported so by readers that know those kinds too (SPEC 6.7.4, 6.7.5). */
-  OCKPT_E_UNKNOWN_REQUIRED_SECTION = 22,
+  OCKPT_E_UNKNOWN_REQUIRED_SECTION = -22,
   /* A section kind appears more than once in the section table (any kind, defined by the specification or not). */
-  OCKPT_E_DUPLICATE_SECTION = 23,
+  OCKPT_E_DUPLICATE_SECTION = -23,
   /* A count or length exceeds the limit the specification names for it (sections, tensors, rank, slots, state entries, name, key or value length), or a name or key is empty. */
-  OCKPT_E_LIMIT_EXCEEDED = 24,
+  OCKPT_E_LIMIT_EXCEEDED = -24,
   /* A section, or a schema-2 data range, does not start at a multiple of the alignment (64 bytes); schema 3 places its data ranges by rule, so only its sections can be misaligned. */
-  OCKPT_E_MISALIGNED = 25,
+  OCKPT_E_MISALIGNED = -25,
   /* An alignment padding byte between two structures is not zero. */
-  OCKPT_E_NONZERO_PADDING = 26,
+  OCKPT_E_NONZERO_PADDING = -26,
   /* Two ranges of the file overlap (sections, the section table, names, keys, values or data ranges). */
-  OCKPT_E_OVERLAP = 27,
+  OCKPT_E_OVERLAP = -27,
   /* Bytes lie between two structures, or at the end of a section, that belong to nothing and are more than the alignment padding. */
-  OCKPT_E_GAP = 28,
+  OCKPT_E_GAP = -28,
   /* Two tensor records have the same entry index, or the same model tensor index. */
-  OCKPT_E_DUPLICATE_TENSOR_INDEX = 29,
+  OCKPT_E_DUPLICATE_TENSOR_INDEX = -29,
   /* Two tensor records have the same name. */
-  OCKPT_E_DUPLICATE_TENSOR_NAME = 30,
+  OCKPT_E_DUPLICATE_TENSOR_NAME = -30,
   /* Two training-state entries have the same key. */
-  OCKPT_E_DUPLICATE_STATE_KEY = 31,
+  OCKPT_E_DUPLICATE_STATE_KEY = -31,
   /* Two optimizer slots have the same name. */
-  OCKPT_E_DUPLICATE_SLOT_NAME = 32,
+  OCKPT_E_DUPLICATE_SLOT_NAME = -32,
   /* A tensor record's dtype is not a circle TensorType code. */
-  OCKPT_E_BAD_DTYPE = 33,
+  OCKPT_E_BAD_DTYPE = -33,
   /* A tensor record's byte size differs from the product of its dims times its dtype's element size. */
-  OCKPT_E_SHAPE_MISMATCH = 34,
+  OCKPT_E_SHAPE_MISMATCH = -34,
   /* A tensor name, slot name, state key or string value is not valid UTF-8 as RFC 3629 defines it (no overlong forms, no surrogates, nothing above U+10FFFF, no truncated sequence). */
-  OCKPT_E_BAD_UTF8 = 35,
+  OCKPT_E_BAD_UTF8 = -35,
   /* A training-state entry has an unknown type code, a value length its type does not allow, or a well-known key with a type (or value range) other than the specified one. */
-  OCKPT_E_BAD_STATE_TYPE = 36,
+  OCKPT_E_BAD_STATE_TYPE = -36,
   /* The optimizer section contradicts itself or the tensors section: a known optimizer kind with other slots than specified, or a tensor count different from the tensors section's. */
-  OCKPT_E_BAD_OPTIMIZER = 37,
+  OCKPT_E_BAD_OPTIMIZER = -37,
   /* An optimizer-slot entry marked NO_STATE has a non-zero size. */
-  OCKPT_E_BAD_SLOT_ENTRY = 38,
+  OCKPT_E_BAD_SLOT_ENTRY = -38,
   /* The origin section names an unknown revision or dialect. */
-  OCKPT_E_BAD_ORIGIN = 39,
+  OCKPT_E_BAD_ORIGIN = -39,
   /* A tensor record's entry index (schema 2's record field, schema 3's index column) is smaller than the previous record's (records are in strictly ascending index order). */
-  OCKPT_E_TENSOR_ORDER = 40,
+  OCKPT_E_TENSOR_ORDER = -40,
   /* A section of a kind the specification defines has its REQUIRED flag set where the specification says clear, or clear where it says set. */
-  OCKPT_E_BAD_SECTION_FLAGS = 41,
+  OCKPT_E_BAD_SECTION_FLAGS = -41,
   /* The sections are not in the specified order (tensors, optimizer, state, origin, other kinds in ascending kind order, data last). */
-  OCKPT_E_SECTION_ORDER = 42,
+  OCKPT_E_SECTION_ORDER = -42,
   /* A section that must be omitted when it holds nothing is present: a tensors section without records, a state section without entries, or a data section without any data range; in schema 3 also a data_blocks section in a file without a data section of at least one byte (rule B4) and a range_index section in a file without a tensors section (rule I4). */
-  OCKPT_E_EMPTY_SECTION = 43,
+  OCKPT_E_EMPTY_SECTION = -43,
   /* A schema-3 tensors section has an optional column that holds nothing (every value is the column's default: index k, no model index, no name, no dtype, no shape, the identity data order). */
-  OCKPT_E_REDUNDANT_COLUMN = 44,
+  OCKPT_E_REDUNDANT_COLUMN = -44,
   /* A schema-3 tensors section's order column is not a permutation of its records (a value not below the record count, or a repeated value). */
-  OCKPT_E_BAD_DATA_ORDER = 45,
+  OCKPT_E_BAD_DATA_ORDER = -45,
   /* The checkpoint's storage was released (the end of its open block): its data can no longer be read, copied or saved. */
-  OCKPT_E_RELEASED = 46,
+  OCKPT_E_RELEASED = -46,
   /* An optimizer slot name the checkpoint does not have was asked for (Checkpoint.slot): its optimizer's slots are named, for example m and v for Adam. */
-  OCKPT_E_UNKNOWN_SLOT = 47,
+  OCKPT_E_UNKNOWN_SLOT = -47,
   /* The CRC-32C of one block of a schema-3 data section differs from the one the data_blocks section records for it (rule B6, right after B1 to B5 and before the tensors section's rules; the field names the block's CRC, the offset the block's first byte). */
-  OCKPT_E_BLOCK_CHECKSUM = 48,
+  OCKPT_E_BLOCK_CHECKSUM = -48,
   /* A schema-3 data_blocks section does not fit its data section (rules B1, B3, B5): shorter than its 16-byte head, a block size outside 64 bytes..16 MiB, a block count other than the data section's size divided by the block size (rounded up), or a length other than 16 bytes plus 4 per block. */
-  OCKPT_E_BAD_DATA_BLOCKS = 49,
+  OCKPT_E_BAD_DATA_BLOCKS = -49,
   /* A schema-3 range_index section does not match its file (rules I1, I3, I5 to I7): shorter than its 16-byte head, a group size outside 16..65,536, a group count other than the tensor count divided by the group size (rounded up), a length other than its fields' (the field names the count or the start of the starts), a recorded start other than where the placement walk stands, or a position that is not the inverse of the order column. */
-  OCKPT_E_BAD_RANGE_INDEX = 50,
+  OCKPT_E_BAD_RANGE_INDEX = -50,
 } ockpt_error;
 
-/* The stable snake_case name of an error code. */
+/* The stable snake_case name of a result code. */
 static inline const char *ockpt_error_name(ockpt_error e) {
   switch (e) {
   case OCKPT_OK: return "ok";
+  case OCKPT_DEFERRED: return "deferred";
   case OCKPT_E_TRUNCATED_HEADER: return "truncated_header";
   case OCKPT_E_BAD_MAGIC: return "bad_magic";
   case OCKPT_E_UNSUPPORTED_VERSION: return "unsupported_version";

@@ -118,7 +118,7 @@ static void print_entry(uint32_t index, const ockpt_file *f, uint64_t o, uint64_
  * made through the stream into one static buffer (values have at most 1 MiB). */
 static const uint8_t *bytes_at(const ockpt_file *f, const uint8_t *p, uint64_t offset,
                                uint64_t len) {
-  static uint8_t copy[OCKPT_V2_MAX_VALUE_LEN];
+  static uint8_t copy[OCKPT_CONTAINER_MAX_VALUE_LEN];
   if (p != NULL || len == 0) return p != NULL ? p : copy;
   if (len > sizeof copy || ockpt_file_copy(f, offset, copy, (size_t)len) != 0) {
     fprintf(stderr, "ockpt-info: cannot read %llu bytes at %llu\n", (unsigned long long)len,
@@ -137,12 +137,12 @@ static void print_v2(const ockpt_file *f) {
   ockpt_v3_cursor_init(f, &cur);
   printf("{\"revision\": \"%s\", \"dialect\": null, \"file_size\": %llu, \"tensors\": [",
          v3 ? "v3" : "v2", (unsigned long long)f->file_size);
-  for (k = 0; k < f->v2.num_tensors; k++) {
-    ockpt_v2_tensor_info t;
+  for (k = 0; k < f->container.num_tensors; k++) {
+    ockpt_tensor_info t;
     if (v3)
       ockpt_v3_next_tensor(f, &cur, &t);
     else
-      ockpt_v2_tensor(f, k, &t);
+      ockpt_sec_tensor(f, k, &t);
     if (k > 0) printf(", ");
     print_entry(t.index, f, t.offset, t.nbytes);
     /* SPEC.md section 9: "name", "dtype", "shape" and "model_index" when the record has any
@@ -156,7 +156,7 @@ static void print_v2(const ockpt_file *f) {
         printf("null");
       printf(", \"dtype\": ");
       if (t.flags & OCKPT_V2_HAS_DTYPE)
-        printf("\"%s\"", ockpt_v2_dtype_name(t.dtype));
+        printf("\"%s\"", ockpt_dtype_name(t.dtype));
       else
         printf("null");
       printf(", \"shape\": ");
@@ -175,33 +175,34 @@ static void print_v2(const ockpt_file *f) {
     putchar('}');
   }
   printf("], \"optimizer\": ");
-  if (!f->v2.optimizer.present) {
+  if (!f->container.optimizer.present) {
     printf("null");
   } else {
     static const char *const kinds[] = {"sgd", "sgd_momentum", "adam"};
-    if (f->v2.optimizer_kind <= 2)
-      printf("{\"kind\": \"%s\", \"slots\": {", kinds[f->v2.optimizer_kind]);
+    if (f->container.optimizer_kind <= 2)
+      printf("{\"kind\": \"%s\", \"slots\": {", kinds[f->container.optimizer_kind]);
     else
-      printf("{\"kind\": \"optimizer_%lu\", \"slots\": {", (unsigned long)f->v2.optimizer_kind);
-    for (j = 0; j < f->v2.num_slots; j++) {
+      printf("{\"kind\": \"optimizer_%lu\", \"slots\": {",
+             (unsigned long)f->container.optimizer_kind);
+    for (j = 0; j < f->container.num_slots; j++) {
       const uint8_t *name;
       uint64_t at;
       uint32_t len;
       int first = 1;
-      ockpt_v2_slot(f, j, &name, &len);
-      ockpt_v2_slot_at(f, j, &at, &len);
+      ockpt_sec_slot(f, j, &name, &len);
+      ockpt_sec_slot_at(f, j, &at, &len);
       if (j > 0) printf(", ");
       print_utf8(bytes_at(f, name, at, len), len);
       printf(": [");
-      for (k = 0; k < f->v2.num_tensors; k++) {
+      for (k = 0; k < f->container.num_tensors; k++) {
         uint64_t o, n;
         uint32_t index;
-        ockpt_v2_tensor_info t;
+        ockpt_tensor_info t;
         if (v3) {
           if (ockpt_v3_slot_entry(f, &cur, j, k, &index, &o, &n) != 1) continue;
         } else {
-          if (ockpt_v2_slot_entry(f, j, k, &o, &n) != 1) continue;
-          ockpt_v2_tensor(f, k, &t);
+          if (ockpt_sec_slot_entry(f, j, k, &o, &n) != 1) continue;
+          ockpt_sec_tensor(f, k, &t);
           index = t.index;
         }
         if (!first) printf(", ");
@@ -214,18 +215,18 @@ static void print_v2(const ockpt_file *f) {
     printf("}}");
   }
   printf(", \"state\": {");
-  for (k = 0; k < f->v2.num_state; k++) {
-    ockpt_v2_state_info e;
+  for (k = 0; k < f->container.num_state; k++) {
+    ockpt_state_info e;
     const uint8_t *value;
     uint64_t b;
-    ockpt_v2_state(f, k, &e);
+    ockpt_sec_state(f, k, &e);
     if (k > 0) printf(", ");
     print_utf8(bytes_at(f, e.key, e.key_offset, e.key_len), e.key_len);
     printf(": ");
     switch (e.type) {
-    case OCKPT_V2_VALUE_INT: printf("%lld", (long long)e.i); break;
-    case OCKPT_V2_VALUE_FLOAT: print_float(e.f); break;
-    case OCKPT_V2_VALUE_STRING:
+    case OCKPT_CONTAINER_VALUE_INT: printf("%lld", (long long)e.i); break;
+    case OCKPT_CONTAINER_VALUE_FLOAT: print_float(e.f); break;
+    case OCKPT_CONTAINER_VALUE_STRING:
       print_utf8(bytes_at(f, e.value, e.value_offset, e.len), e.len);
       break;
     default:
@@ -236,15 +237,15 @@ static void print_v2(const ockpt_file *f) {
     }
   }
   printf("}, \"origin\": ");
-  if (!f->v2.origin.present) {
+  if (!f->container.origin.present) {
     printf("null");
   } else { /* SPEC.md section 9 and 6.4.6 */
     static const char *const revisions[] = {"", "\"v1\"", "\"wof\""};
     static const char *const dialects[] = {"null", "\"onert\"", "\"onert-micro\""};
     printf("{\"revision\": %s, \"dialect\": %s, \"num_entries\": %llu, \"footerless\": %s}",
-           revisions[f->v2.origin_revision], dialects[f->v2.origin_dialect],
-           (unsigned long long)f->v2.origin_num_entries,
-           (f->v2.origin_flags & OCKPT_V2_ORIGIN_FOOTERLESS) ? "true" : "false");
+           revisions[f->container.origin_revision], dialects[f->container.origin_dialect],
+           (unsigned long long)f->container.origin_num_entries,
+           (f->container.origin_flags & OCKPT_CONTAINER_ORIGIN_FOOTERLESS) ? "true" : "false");
   }
   printf("}\n");
 }
@@ -281,7 +282,7 @@ static void print_block(const ockpt_file *f, unsigned block) {
 static void print_file(const ockpt_file *f) {
   static const char *const dialects[] = {"null", "\"onert\"", "\"onert-micro\""};
   printf("{\"revision\": \"%s\", \"dialect\": %s, \"file_size\": %llu, \"tensors\": ",
-         f->revision == OCKPT_REV_WOF ? "wof" : "v1", dialects[f->dialect],
+         f->format == OCKPT_FORMAT_WOF ? "wof" : "v1", dialects[f->dialect],
          (unsigned long long)f->file_size);
   print_block(f, OCKPT_BLOCK_WEIGHTS);
   printf(", \"optimizer\": ");

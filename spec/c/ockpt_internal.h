@@ -106,40 +106,41 @@ static inline ockpt_fname F2(const char *a, int64_t i, const char *b, int64_t j,
 }
 
 /* The state of one schema-2 or schema-3 validation. */
-typedef struct ockpt_v2ctx {
+typedef struct ockpt_container_ctx {
   ockpt_src src;
   uint64_t S;
   uint64_t *scratch;
   size_t scratch_count;
-  ockpt_v2_info *info;
+  ockpt_container *info;
   /* schema 3 with a data_blocks section (SPEC.md 6.7.4): T4 leaves the data section's CRC to
    * rule B6, after the block CRCs (ockpt_v3.c) */
   int data_crc_later;
-} ockpt_v2ctx;
+} ockpt_container_ctx;
 
 typedef int (*ockpt_less_fn)(const void *ctx, uint64_t a, uint64_t b);
 
-ockpt_result ockpt_v2_ok(void);
-ockpt_result ockpt_v2_err(ockpt_error code, ockpt_fname f, uint64_t offset, const char *message);
-int ockpt_v2_utf8_valid(const ockpt_src *b, uint64_t at, uint64_t n);
-int ockpt_v2_same_bytes(const ockpt_src *b, uint64_t x, uint64_t y, uint64_t n);
-ockpt_result ockpt_v2_check_padding(const ockpt_src *b, uint64_t from, uint64_t to);
-void ockpt_v2_heapsort(uint64_t *a, size_t n, ockpt_less_fn less, const void *ctx);
+ockpt_result ockpt_container_ok(void);
+ockpt_result ockpt_container_err(ockpt_error code, ockpt_fname f, uint64_t offset,
+                                 const char *message);
+int ockpt_container_utf8_valid(const ockpt_src *b, uint64_t at, uint64_t n);
+int ockpt_container_same_bytes(const ockpt_src *b, uint64_t x, uint64_t y, uint64_t n);
+ockpt_result ockpt_container_check_padding(const ockpt_src *b, uint64_t from, uint64_t to);
+void ockpt_container_heapsort(uint64_t *a, size_t n, ockpt_less_fn less, const void *ctx);
 /* Rules H1-H5, T1-T5 (both schemas), O1-O9 (+ O10 when entry_size is 16: schema 2), V1-V9,
  * G1-G3. Each fills its part of c->info. */
-ockpt_result ockpt_v2_check_header(const ockpt_v2ctx *c);
-ockpt_result ockpt_v2_check_sections(const ockpt_v2ctx *c);
-ockpt_result ockpt_v2_check_optimizer(const ockpt_v2ctx *c, unsigned entry_size);
-ockpt_result ockpt_v2_check_state(const ockpt_v2ctx *c);
-ockpt_result ockpt_v2_check_origin(const ockpt_v2ctx *c);
+ockpt_result ockpt_container_check_header(const ockpt_container_ctx *c);
+ockpt_result ockpt_container_check_sections(const ockpt_container_ctx *c);
+ockpt_result ockpt_sec_check_optimizer(const ockpt_container_ctx *c, unsigned entry_size);
+ockpt_result ockpt_sec_check_state(const ockpt_container_ctx *c);
+ockpt_result ockpt_sec_check_origin(const ockpt_container_ctx *c);
 
 /* Schema 3, SPEC.md section 6.7 (ockpt_v3.c), as ockpt_v2_validate. */
 ockpt_result ockpt_v3_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
                                uint64_t *scratch, size_t scratch_count);
 uint64_t ockpt_v3_scratch_count(uint64_t S);
-/* Record k / slot j's entry for record k of a schema-3 file (ockpt_v2_tensor and
- * ockpt_v2_slot_entry dispatch here): O(k) and O(R) without the range offsets in scratch. */
-int ockpt_v3_tensor_at(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t);
+/* Record k / slot j's entry for record k of a schema-3 file (ockpt_sec_tensor and
+ * ockpt_sec_slot_entry dispatch here): O(k) and O(R) without the range offsets in scratch. */
+int ockpt_v3_tensor_at(const ockpt_file *f, uint32_t k, ockpt_tensor_info *t);
 int ockpt_v3_slot_entry_at(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
                            uint64_t *nbytes);
 

@@ -8,75 +8,75 @@
  * The reference reader and writer read and write every field byte by byte at these
  * offsets (portable to any endianness and alignment); the packed structs may be used to
  * read a file directly on a little-endian target whose compiler honours #pragma pack.
- * Schema 3 shares the records named v2 here (onert_checkpoint_common.ksy).
+ * Schemas 2 and 3 share the records named container here (onert_checkpoint_common.ksy).
  */
 #ifndef OCKPT_LAYOUT_H
 #define OCKPT_LAYOUT_H
 
 #include <stdint.h>
 
-#define OCKPT_V2_ALIGNMENT 64u
-#define OCKPT_V2_MAX_SECTIONS 64u
-#define OCKPT_V2_MAX_TENSORS 0x1000000u
-#define OCKPT_V2_MAX_RANK 8u
-#define OCKPT_V2_MAX_NAME_LEN 1024u
-#define OCKPT_V2_MAX_SLOTS 16u
-#define OCKPT_V2_MAX_STATE_ENTRIES 1024u
-#define OCKPT_V2_MAX_KEY_LEN 255u
-#define OCKPT_V2_MAX_VALUE_LEN 0x100000u
-#define OCKPT_V2_MAGIC 429u
-#define OCKPT_V2_NO_STATE 0xffffffffffffffffull
+#define OCKPT_CONTAINER_ALIGNMENT 64u
+#define OCKPT_CONTAINER_MAX_SECTIONS 64u
+#define OCKPT_CONTAINER_MAX_TENSORS 0x1000000u
+#define OCKPT_CONTAINER_MAX_RANK 8u
+#define OCKPT_CONTAINER_MAX_NAME_LEN 1024u
+#define OCKPT_CONTAINER_MAX_SLOTS 16u
+#define OCKPT_CONTAINER_MAX_STATE_ENTRIES 1024u
+#define OCKPT_CONTAINER_MAX_KEY_LEN 255u
+#define OCKPT_CONTAINER_MAX_VALUE_LEN 0x100000u
+#define OCKPT_CONTAINER_MAGIC 429u
+#define OCKPT_CONTAINER_NO_STATE 0xffffffffffffffffull
 /* section_kind (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_KIND_TENSORS 1u
-#define OCKPT_V2_KIND_OPTIMIZER 2u
-#define OCKPT_V2_KIND_STATE 3u
-#define OCKPT_V2_KIND_DATA 4u
-#define OCKPT_V2_KIND_ORIGIN 5u
+#define OCKPT_CONTAINER_KIND_TENSORS 1u
+#define OCKPT_CONTAINER_KIND_OPTIMIZER 2u
+#define OCKPT_CONTAINER_KIND_STATE 3u
+#define OCKPT_CONTAINER_KIND_DATA 4u
+#define OCKPT_CONTAINER_KIND_ORIGIN 5u
 /* section_flags (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_FLAG_REQUIRED 1u
+#define OCKPT_CONTAINER_FLAG_REQUIRED 1u
 /* optimizer_kind (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_OPT_SGD 0u
-#define OCKPT_V2_OPT_SGD_MOMENTUM 1u
-#define OCKPT_V2_OPT_ADAM 2u
+#define OCKPT_CONTAINER_OPT_SGD 0u
+#define OCKPT_CONTAINER_OPT_SGD_MOMENTUM 1u
+#define OCKPT_CONTAINER_OPT_ADAM 2u
 /* value_type (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_VALUE_INT 0u
-#define OCKPT_V2_VALUE_FLOAT 1u
-#define OCKPT_V2_VALUE_STRING 2u
-#define OCKPT_V2_VALUE_BYTES 3u
+#define OCKPT_CONTAINER_VALUE_INT 0u
+#define OCKPT_CONTAINER_VALUE_FLOAT 1u
+#define OCKPT_CONTAINER_VALUE_STRING 2u
+#define OCKPT_CONTAINER_VALUE_BYTES 3u
 /* origin_revision (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_ORIGIN_REVISION_V1 1u
-#define OCKPT_V2_ORIGIN_REVISION_WOF 2u
+#define OCKPT_CONTAINER_ORIGIN_REVISION_V1 1u
+#define OCKPT_CONTAINER_ORIGIN_REVISION_WOF 2u
 /* origin_dialect (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_ORIGIN_DIALECT_UNKNOWN 0u
-#define OCKPT_V2_ORIGIN_DIALECT_ONERT 1u
-#define OCKPT_V2_ORIGIN_DIALECT_ONERT_MICRO 2u
+#define OCKPT_CONTAINER_ORIGIN_DIALECT_UNKNOWN 0u
+#define OCKPT_CONTAINER_ORIGIN_DIALECT_ONERT 1u
+#define OCKPT_CONTAINER_ORIGIN_DIALECT_ONERT_MICRO 2u
 /* origin_flags (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_ORIGIN_FOOTERLESS 1u
+#define OCKPT_CONTAINER_ORIGIN_FOOTERLESS 1u
 /* tensor_type (onert_checkpoint_common.ksy) */
-#define OCKPT_V2_DTYPE_NO_DTYPE (-128)
-#define OCKPT_V2_DTYPE_GGML_Q8_1 (-5)
-#define OCKPT_V2_DTYPE_GGML_Q8_0 (-4)
-#define OCKPT_V2_DTYPE_GGML_Q4_1 (-3)
-#define OCKPT_V2_DTYPE_GGML_Q4_0 (-2)
-#define OCKPT_V2_DTYPE_UINT4 (-1)
-#define OCKPT_V2_DTYPE_FLOAT32 0u
-#define OCKPT_V2_DTYPE_FLOAT16 1u
-#define OCKPT_V2_DTYPE_INT32 2u
-#define OCKPT_V2_DTYPE_UINT8 3u
-#define OCKPT_V2_DTYPE_INT64 4u
-#define OCKPT_V2_DTYPE_STRING 5u
-#define OCKPT_V2_DTYPE_BOOL 6u
-#define OCKPT_V2_DTYPE_INT16 7u
-#define OCKPT_V2_DTYPE_COMPLEX64 8u
-#define OCKPT_V2_DTYPE_INT8 9u
-#define OCKPT_V2_DTYPE_FLOAT64 10u
-#define OCKPT_V2_DTYPE_COMPLEX128 11u
-#define OCKPT_V2_DTYPE_UINT64 12u
-#define OCKPT_V2_DTYPE_RESOURCE 13u
-#define OCKPT_V2_DTYPE_VARIANT 14u
-#define OCKPT_V2_DTYPE_UINT32 15u
-#define OCKPT_V2_DTYPE_UINT16 16u
-#define OCKPT_V2_DTYPE_INT4 17u
+#define OCKPT_CONTAINER_DTYPE_NO_DTYPE (-128)
+#define OCKPT_CONTAINER_DTYPE_GGML_Q8_1 (-5)
+#define OCKPT_CONTAINER_DTYPE_GGML_Q8_0 (-4)
+#define OCKPT_CONTAINER_DTYPE_GGML_Q4_1 (-3)
+#define OCKPT_CONTAINER_DTYPE_GGML_Q4_0 (-2)
+#define OCKPT_CONTAINER_DTYPE_UINT4 (-1)
+#define OCKPT_CONTAINER_DTYPE_FLOAT32 0u
+#define OCKPT_CONTAINER_DTYPE_FLOAT16 1u
+#define OCKPT_CONTAINER_DTYPE_INT32 2u
+#define OCKPT_CONTAINER_DTYPE_UINT8 3u
+#define OCKPT_CONTAINER_DTYPE_INT64 4u
+#define OCKPT_CONTAINER_DTYPE_STRING 5u
+#define OCKPT_CONTAINER_DTYPE_BOOL 6u
+#define OCKPT_CONTAINER_DTYPE_INT16 7u
+#define OCKPT_CONTAINER_DTYPE_COMPLEX64 8u
+#define OCKPT_CONTAINER_DTYPE_INT8 9u
+#define OCKPT_CONTAINER_DTYPE_FLOAT64 10u
+#define OCKPT_CONTAINER_DTYPE_COMPLEX128 11u
+#define OCKPT_CONTAINER_DTYPE_UINT64 12u
+#define OCKPT_CONTAINER_DTYPE_RESOURCE 13u
+#define OCKPT_CONTAINER_DTYPE_VARIANT 14u
+#define OCKPT_CONTAINER_DTYPE_UINT32 15u
+#define OCKPT_CONTAINER_DTYPE_UINT16 16u
+#define OCKPT_CONTAINER_DTYPE_INT4 17u
 
 /* optimizer_kind (onert_checkpoint_v1.ksy) */
 #define OCKPT_V1_OPT_SGD 0u
@@ -128,7 +128,7 @@
 #pragma pack(push, 1)
 
 /* 64 bytes: onert_checkpoint_common.ksy `header`. */
-typedef struct ockpt_v2_header_layout {
+typedef struct ockpt_container_header_layout {
   uint16_t magic;
   uint8_t version;
   uint8_t reserved0;
@@ -138,99 +138,99 @@ typedef struct ockpt_v2_header_layout {
   uint32_t num_sections;
   uint32_t section_table_crc;
   uint8_t reserved1[32];
-} ockpt_v2_header_layout;
-#define OCKPT_V2_HEADER_SIZE 64u
-#define OCKPT_V2_HEADER_AT_MAGIC 0u
-#define OCKPT_V2_HEADER_AT_VERSION 2u
-#define OCKPT_V2_HEADER_AT_RESERVED0 3u
-#define OCKPT_V2_HEADER_AT_HEADER_CRC 4u
-#define OCKPT_V2_HEADER_AT_LEN_FILE 8u
-#define OCKPT_V2_HEADER_AT_OFS_SECTION_TABLE 16u
-#define OCKPT_V2_HEADER_AT_NUM_SECTIONS 24u
-#define OCKPT_V2_HEADER_AT_SECTION_TABLE_CRC 28u
-#define OCKPT_V2_HEADER_AT_RESERVED1 32u
+} ockpt_container_header_layout;
+#define OCKPT_CONTAINER_HEADER_SIZE 64u
+#define OCKPT_CONTAINER_HEADER_AT_MAGIC 0u
+#define OCKPT_CONTAINER_HEADER_AT_VERSION 2u
+#define OCKPT_CONTAINER_HEADER_AT_RESERVED0 3u
+#define OCKPT_CONTAINER_HEADER_AT_HEADER_CRC 4u
+#define OCKPT_CONTAINER_HEADER_AT_LEN_FILE 8u
+#define OCKPT_CONTAINER_HEADER_AT_OFS_SECTION_TABLE 16u
+#define OCKPT_CONTAINER_HEADER_AT_NUM_SECTIONS 24u
+#define OCKPT_CONTAINER_HEADER_AT_SECTION_TABLE_CRC 28u
+#define OCKPT_CONTAINER_HEADER_AT_RESERVED1 32u
 
 /* 32 bytes: onert_checkpoint_common.ksy `section_entry`. */
-typedef struct ockpt_v2_section_entry_layout {
+typedef struct ockpt_container_section_entry_layout {
   uint32_t kind;
   uint32_t flags;
   uint64_t ofs_body;
   uint64_t len_body;
   uint32_t crc;
   uint32_t reserved;
-} ockpt_v2_section_entry_layout;
-#define OCKPT_V2_SECTION_ENTRY_SIZE 32u
-#define OCKPT_V2_SECTION_ENTRY_AT_KIND 0u
-#define OCKPT_V2_SECTION_ENTRY_AT_FLAGS 4u
-#define OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY 8u
-#define OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY 16u
-#define OCKPT_V2_SECTION_ENTRY_AT_CRC 24u
-#define OCKPT_V2_SECTION_ENTRY_AT_RESERVED 28u
+} ockpt_container_section_entry_layout;
+#define OCKPT_CONTAINER_SECTION_ENTRY_SIZE 32u
+#define OCKPT_CONTAINER_SECTION_ENTRY_AT_KIND 0u
+#define OCKPT_CONTAINER_SECTION_ENTRY_AT_FLAGS 4u
+#define OCKPT_CONTAINER_SECTION_ENTRY_AT_OFS_BODY 8u
+#define OCKPT_CONTAINER_SECTION_ENTRY_AT_LEN_BODY 16u
+#define OCKPT_CONTAINER_SECTION_ENTRY_AT_CRC 24u
+#define OCKPT_CONTAINER_SECTION_ENTRY_AT_RESERVED 28u
 
 /* 16 bytes: onert_checkpoint_common.ksy `optimizer_head`. */
-typedef struct ockpt_v2_optimizer_head_layout {
+typedef struct ockpt_container_optimizer_head_layout {
   uint32_t kind;
   uint32_t num_slots;
   uint32_t num_tensors;
   uint32_t reserved;
-} ockpt_v2_optimizer_head_layout;
-#define OCKPT_V2_OPTIMIZER_HEAD_SIZE 16u
-#define OCKPT_V2_OPTIMIZER_HEAD_AT_KIND 0u
-#define OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS 4u
-#define OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_TENSORS 8u
-#define OCKPT_V2_OPTIMIZER_HEAD_AT_RESERVED 12u
+} ockpt_container_optimizer_head_layout;
+#define OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE 16u
+#define OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_KIND 0u
+#define OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_NUM_SLOTS 4u
+#define OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_NUM_TENSORS 8u
+#define OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_RESERVED 12u
 
 /* 16 bytes: onert_checkpoint_common.ksy `slot_descriptor`. */
-typedef struct ockpt_v2_slot_descriptor_layout {
+typedef struct ockpt_container_slot_descriptor_layout {
   uint64_t ofs_name;
   uint32_t len_name;
   uint32_t reserved;
-} ockpt_v2_slot_descriptor_layout;
-#define OCKPT_V2_SLOT_DESCRIPTOR_SIZE 16u
-#define OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME 0u
-#define OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME 8u
-#define OCKPT_V2_SLOT_DESCRIPTOR_AT_RESERVED 12u
+} ockpt_container_slot_descriptor_layout;
+#define OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE 16u
+#define OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_OFS_NAME 0u
+#define OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_LEN_NAME 8u
+#define OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_RESERVED 12u
 
 /* 8 bytes: the fixed head of onert_checkpoint_common.ksy `state_section`. */
-typedef struct ockpt_v2_state_head_layout {
+typedef struct ockpt_container_state_head_layout {
   uint32_t num_entries;
   uint32_t reserved;
-} ockpt_v2_state_head_layout;
-#define OCKPT_V2_STATE_HEAD_SIZE 8u
-#define OCKPT_V2_STATE_HEAD_AT_NUM_ENTRIES 0u
-#define OCKPT_V2_STATE_HEAD_AT_RESERVED 4u
+} ockpt_container_state_head_layout;
+#define OCKPT_CONTAINER_STATE_HEAD_SIZE 8u
+#define OCKPT_CONTAINER_STATE_HEAD_AT_NUM_ENTRIES 0u
+#define OCKPT_CONTAINER_STATE_HEAD_AT_RESERVED 4u
 
 /* 32 bytes: onert_checkpoint_common.ksy `state_entry`. */
-typedef struct ockpt_v2_state_entry_layout {
+typedef struct ockpt_container_state_entry_layout {
   uint64_t ofs_key;
   uint32_t len_key;
   uint8_t value_type;
   uint8_t reserved[3];
   uint64_t value;
   uint64_t len_value;
-} ockpt_v2_state_entry_layout;
-#define OCKPT_V2_STATE_ENTRY_SIZE 32u
-#define OCKPT_V2_STATE_ENTRY_AT_OFS_KEY 0u
-#define OCKPT_V2_STATE_ENTRY_AT_LEN_KEY 8u
-#define OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE 12u
-#define OCKPT_V2_STATE_ENTRY_AT_RESERVED 13u
-#define OCKPT_V2_STATE_ENTRY_AT_VALUE 16u
-#define OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE 24u
+} ockpt_container_state_entry_layout;
+#define OCKPT_CONTAINER_STATE_ENTRY_SIZE 32u
+#define OCKPT_CONTAINER_STATE_ENTRY_AT_OFS_KEY 0u
+#define OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_KEY 8u
+#define OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE_TYPE 12u
+#define OCKPT_CONTAINER_STATE_ENTRY_AT_RESERVED 13u
+#define OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE 16u
+#define OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_VALUE 24u
 
 /* 24 bytes: onert_checkpoint_common.ksy `origin_section`. */
-typedef struct ockpt_v2_origin_layout {
+typedef struct ockpt_container_origin_layout {
   uint32_t revision;
   uint32_t dialect;
   uint32_t flags;
   uint32_t reserved;
   uint64_t num_entries;
-} ockpt_v2_origin_layout;
-#define OCKPT_V2_ORIGIN_SIZE 24u
-#define OCKPT_V2_ORIGIN_AT_REVISION 0u
-#define OCKPT_V2_ORIGIN_AT_DIALECT 4u
-#define OCKPT_V2_ORIGIN_AT_FLAGS 8u
-#define OCKPT_V2_ORIGIN_AT_RESERVED 12u
-#define OCKPT_V2_ORIGIN_AT_NUM_ENTRIES 16u
+} ockpt_container_origin_layout;
+#define OCKPT_CONTAINER_ORIGIN_SIZE 24u
+#define OCKPT_CONTAINER_ORIGIN_AT_REVISION 0u
+#define OCKPT_CONTAINER_ORIGIN_AT_DIALECT 4u
+#define OCKPT_CONTAINER_ORIGIN_AT_FLAGS 8u
+#define OCKPT_CONTAINER_ORIGIN_AT_RESERVED 12u
+#define OCKPT_CONTAINER_ORIGIN_AT_NUM_ENTRIES 16u
 
 /* 20 bytes: onert_checkpoint_v1.ksy. */
 typedef struct ockpt_v1_header_layout {
@@ -352,13 +352,13 @@ typedef struct ockpt_v3_range_index_head_layout {
 
 /* C99 compile-time size checks (a negative array size fails the build). */
 #define OCKPT_LAYOUT_SIZE(type, size) typedef char type##_has_size[(sizeof(type) == (size)) ? 1 : -1]
-OCKPT_LAYOUT_SIZE(ockpt_v2_header_layout, OCKPT_V2_HEADER_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_section_entry_layout, OCKPT_V2_SECTION_ENTRY_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_optimizer_head_layout, OCKPT_V2_OPTIMIZER_HEAD_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_slot_descriptor_layout, OCKPT_V2_SLOT_DESCRIPTOR_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_state_head_layout, OCKPT_V2_STATE_HEAD_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_state_entry_layout, OCKPT_V2_STATE_ENTRY_SIZE);
-OCKPT_LAYOUT_SIZE(ockpt_v2_origin_layout, OCKPT_V2_ORIGIN_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_container_header_layout, OCKPT_CONTAINER_HEADER_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_container_section_entry_layout, OCKPT_CONTAINER_SECTION_ENTRY_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_container_optimizer_head_layout, OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_container_slot_descriptor_layout, OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_container_state_head_layout, OCKPT_CONTAINER_STATE_HEAD_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_container_state_entry_layout, OCKPT_CONTAINER_STATE_ENTRY_SIZE);
+OCKPT_LAYOUT_SIZE(ockpt_container_origin_layout, OCKPT_CONTAINER_ORIGIN_SIZE);
 OCKPT_LAYOUT_SIZE(ockpt_v1_header_layout, OCKPT_V1_HEADER_SIZE);
 OCKPT_LAYOUT_SIZE(ockpt_v1_footer_layout, OCKPT_V1_FOOTER_SIZE);
 OCKPT_LAYOUT_SIZE(ockpt_wof_header_layout, OCKPT_WOF_HEADER_SIZE);

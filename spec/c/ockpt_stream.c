@@ -141,14 +141,20 @@ int ockpt_src_copy(const ockpt_src *src, uint64_t at, void *dst, uint64_t len) {
   return 0;
 }
 
+/* [offset, offset + len) reaches into the data section of a deferred read, whose blocks are
+ * unchecked (ockpt_v3_copy_verified copies from there). */
+static int unchecked_data(const ockpt_file *f, uint64_t offset, uint64_t len) {
+  const ockpt_sec_span *d = &f->container.data;
+  return f->container.unchecked != 0 && len != 0 && offset < d->offset + d->length &&
+         offset + len > d->offset;
+}
+
 int ockpt_file_copy(const ockpt_file *f, uint64_t offset, void *dst, size_t len) {
   uint8_t *out = (uint8_t *)dst;
   ockpt_src src;
   size_t k;
   if (f == NULL || offset > f->file_size || (uint64_t)len > f->file_size - offset) return -1;
-  if (f->v2.unchecked != 0 && len != 0 && offset < f->v2.data.offset + f->v2.data.length &&
-      offset + len > f->v2.data.offset)
-    return -1; /* a deferred read: the data blocks are unchecked (ockpt_v3_copy_verified) */
+  if (unchecked_data(f, offset, len)) return -1;
   src = ockpt_src_of(f);
   if (src.buf == NULL && src.stream == NULL) return -1;
   for (k = 0; k < len; k++) out[k] = src_u8(&src, offset + k);

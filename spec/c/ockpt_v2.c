@@ -27,39 +27,39 @@
  * .ksy stops the build here, naming the record and field, instead of reading the wrong bytes. */
 #define WIDTH_IS(rec, f, n) \
   typedef char rec##_##f##_is_read_as_##n[sizeof(((const rec##_layout *)0)->f) == (n) ? 1 : -1]
-WIDTH_IS(ockpt_v2_header, header_crc, 4);
-WIDTH_IS(ockpt_v2_header, len_file, 8);
-WIDTH_IS(ockpt_v2_header, num_sections, 4);
-WIDTH_IS(ockpt_v2_header, ofs_section_table, 8);
-WIDTH_IS(ockpt_v2_header, reserved0, 1);
-WIDTH_IS(ockpt_v2_header, section_table_crc, 4);
-WIDTH_IS(ockpt_v2_optimizer_head, kind, 4);
-WIDTH_IS(ockpt_v2_optimizer_head, num_slots, 4);
-WIDTH_IS(ockpt_v2_optimizer_head, num_tensors, 4);
-WIDTH_IS(ockpt_v2_optimizer_head, reserved, 4);
-WIDTH_IS(ockpt_v2_origin, dialect, 4);
-WIDTH_IS(ockpt_v2_origin, flags, 4);
-WIDTH_IS(ockpt_v2_origin, num_entries, 8);
-WIDTH_IS(ockpt_v2_origin, reserved, 4);
-WIDTH_IS(ockpt_v2_origin, revision, 4);
-WIDTH_IS(ockpt_v2_section_entry, crc, 4);
-WIDTH_IS(ockpt_v2_section_entry, flags, 4);
-WIDTH_IS(ockpt_v2_section_entry, kind, 4);
-WIDTH_IS(ockpt_v2_section_entry, len_body, 8);
-WIDTH_IS(ockpt_v2_section_entry, ofs_body, 8);
-WIDTH_IS(ockpt_v2_section_entry, reserved, 4);
-WIDTH_IS(ockpt_v2_slot_descriptor, len_name, 4);
-WIDTH_IS(ockpt_v2_slot_descriptor, ofs_name, 8);
-WIDTH_IS(ockpt_v2_slot_descriptor, reserved, 4);
+WIDTH_IS(ockpt_container_header, header_crc, 4);
+WIDTH_IS(ockpt_container_header, len_file, 8);
+WIDTH_IS(ockpt_container_header, num_sections, 4);
+WIDTH_IS(ockpt_container_header, ofs_section_table, 8);
+WIDTH_IS(ockpt_container_header, reserved0, 1);
+WIDTH_IS(ockpt_container_header, section_table_crc, 4);
+WIDTH_IS(ockpt_container_optimizer_head, kind, 4);
+WIDTH_IS(ockpt_container_optimizer_head, num_slots, 4);
+WIDTH_IS(ockpt_container_optimizer_head, num_tensors, 4);
+WIDTH_IS(ockpt_container_optimizer_head, reserved, 4);
+WIDTH_IS(ockpt_container_origin, dialect, 4);
+WIDTH_IS(ockpt_container_origin, flags, 4);
+WIDTH_IS(ockpt_container_origin, num_entries, 8);
+WIDTH_IS(ockpt_container_origin, reserved, 4);
+WIDTH_IS(ockpt_container_origin, revision, 4);
+WIDTH_IS(ockpt_container_section_entry, crc, 4);
+WIDTH_IS(ockpt_container_section_entry, flags, 4);
+WIDTH_IS(ockpt_container_section_entry, kind, 4);
+WIDTH_IS(ockpt_container_section_entry, len_body, 8);
+WIDTH_IS(ockpt_container_section_entry, ofs_body, 8);
+WIDTH_IS(ockpt_container_section_entry, reserved, 4);
+WIDTH_IS(ockpt_container_slot_descriptor, len_name, 4);
+WIDTH_IS(ockpt_container_slot_descriptor, ofs_name, 8);
+WIDTH_IS(ockpt_container_slot_descriptor, reserved, 4);
 WIDTH_IS(ockpt_v2_slot_entry, len_data, 8);
 WIDTH_IS(ockpt_v2_slot_entry, ofs_data, 8);
-WIDTH_IS(ockpt_v2_state_entry, len_key, 4);
-WIDTH_IS(ockpt_v2_state_entry, len_value, 8);
-WIDTH_IS(ockpt_v2_state_entry, ofs_key, 8);
-WIDTH_IS(ockpt_v2_state_entry, value, 8);
-WIDTH_IS(ockpt_v2_state_entry, value_type, 1);
-WIDTH_IS(ockpt_v2_state_head, num_entries, 4);
-WIDTH_IS(ockpt_v2_state_head, reserved, 4);
+WIDTH_IS(ockpt_container_state_entry, len_key, 4);
+WIDTH_IS(ockpt_container_state_entry, len_value, 8);
+WIDTH_IS(ockpt_container_state_entry, ofs_key, 8);
+WIDTH_IS(ockpt_container_state_entry, value, 8);
+WIDTH_IS(ockpt_container_state_entry, value_type, 1);
+WIDTH_IS(ockpt_container_state_head, num_entries, 4);
+WIDTH_IS(ockpt_container_state_head, reserved, 4);
 WIDTH_IS(ockpt_v2_tensor_record, dtype, 1);
 WIDTH_IS(ockpt_v2_tensor_record, flags, 2);
 WIDTH_IS(ockpt_v2_tensor_record, index, 4);
@@ -76,10 +76,10 @@ typedef char ockpt_v2_dims_are_read_as_4[OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE =
 
 /* x rounded up to a multiple of 64; saturates (never wraps) for x near 2^64. */
 static uint64_t align64(uint64_t x) {
-  uint64_t r = x % OCKPT_V2_ALIGNMENT;
+  uint64_t r = x % OCKPT_CONTAINER_ALIGNMENT;
   if (r == 0) return x;
-  if (x > UINT64_MAX - OCKPT_V2_ALIGNMENT) return UINT64_MAX;
-  return x + (OCKPT_V2_ALIGNMENT - r);
+  if (x > UINT64_MAX - OCKPT_CONTAINER_ALIGNMENT) return UINT64_MAX;
+  return x + (OCKPT_CONTAINER_ALIGNMENT - r);
 }
 
 /* ---- errors: the field is built from up to three names and two indices -------------------- */
@@ -197,12 +197,12 @@ static const struct {
                 {"complex128", 16}, {"uint64", 8},  {"resource", 0},  {"variant", 0},
                 {"uint32", 4},    {"uint16", 2},    {"int4", 0}}; /* codes -5 .. 17 */
 
-const char *ockpt_v2_dtype_name(int dtype) {
+const char *ockpt_dtype_name(int dtype) {
   if (dtype < -5 || dtype > 17) return NULL;
   return dtypes[dtype + 5].name;
 }
 
-unsigned ockpt_v2_dtype_size(int dtype) {
+unsigned ockpt_dtype_size(int dtype) {
   if (dtype < -5 || dtype > 17) return 0;
   return dtypes[dtype + 5].size;
 }
@@ -284,7 +284,7 @@ static int less_u64(const void *ctx, uint64_t a, uint64_t b) {
 
 /* ---- the reader's state ----------------------------------------------------------------------- */
 
-typedef ockpt_v2ctx v2; /* ockpt_internal.h */
+typedef ockpt_container_ctx v2; /* ockpt_internal.h */
 
 /* ---- header (H1-H5) ---------------------------------------------------------------------------- */
 
@@ -293,30 +293,30 @@ static ockpt_result check_header(const v2 *c) {
   static const uint8_t zero4[4] = {0, 0, 0, 0};
   uint32_t crc;
   uint64_t len_file, ofs_table, k;
-  if (c->S < OCKPT_V2_HEADER_SIZE)
+  if (c->S < OCKPT_CONTAINER_HEADER_SIZE)
     return err(OCKPT_E_TRUNCATED_HEADER, F0("header"), 0,
                "file shorter than the 64-byte schema-2 header");
-  crc = ockpt_src_crc32c(buf, 0, 0, OCKPT_V2_HEADER_AT_HEADER_CRC);
+  crc = ockpt_src_crc32c(buf, 0, 0, OCKPT_CONTAINER_HEADER_AT_HEADER_CRC);
   crc = ockpt_crc32c(crc, zero4, 4);
-  crc = ockpt_src_crc32c(buf, crc, OCKPT_V2_HEADER_AT_LEN_FILE, OCKPT_V2_HEADER_SIZE - OCKPT_V2_HEADER_AT_LEN_FILE);
-  if (crc != rd32(buf, OCKPT_V2_HEADER_AT_HEADER_CRC))
-    return err(OCKPT_E_HEADER_CHECKSUM, F0("header_crc"), OCKPT_V2_HEADER_AT_HEADER_CRC, "header CRC-32C differs");
-  if (rd8(buf, OCKPT_V2_HEADER_AT_RESERVED0) != 0)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("reserved0"), OCKPT_V2_HEADER_AT_RESERVED0, "reserved0 is not 0");
-  for (k = OCKPT_V2_HEADER_AT_RESERVED1; k < OCKPT_V2_HEADER_SIZE; k++)
+  crc = ockpt_src_crc32c(buf, crc, OCKPT_CONTAINER_HEADER_AT_LEN_FILE, OCKPT_CONTAINER_HEADER_SIZE - OCKPT_CONTAINER_HEADER_AT_LEN_FILE);
+  if (crc != rd32(buf, OCKPT_CONTAINER_HEADER_AT_HEADER_CRC))
+    return err(OCKPT_E_HEADER_CHECKSUM, F0("header_crc"), OCKPT_CONTAINER_HEADER_AT_HEADER_CRC, "header CRC-32C differs");
+  if (rd8(buf, OCKPT_CONTAINER_HEADER_AT_RESERVED0) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("reserved0"), OCKPT_CONTAINER_HEADER_AT_RESERVED0, "reserved0 is not 0");
+  for (k = OCKPT_CONTAINER_HEADER_AT_RESERVED1; k < OCKPT_CONTAINER_HEADER_SIZE; k++)
     if (rd8(buf, k) != 0)
       return err(OCKPT_E_RESERVED_NONZERO, F0("reserved1"), k, "reserved header byte is not 0");
-  len_file = rd64(buf, OCKPT_V2_HEADER_AT_LEN_FILE);
-  ofs_table = rd64(buf, OCKPT_V2_HEADER_AT_OFS_SECTION_TABLE);
+  len_file = rd64(buf, OCKPT_CONTAINER_HEADER_AT_LEN_FILE);
+  ofs_table = rd64(buf, OCKPT_CONTAINER_HEADER_AT_OFS_SECTION_TABLE);
   if (c->S < len_file)
-    return err(OCKPT_E_TRUNCATED_FILE, F0("len_file"), OCKPT_V2_HEADER_AT_LEN_FILE, "the file is shorter than len_file");
+    return err(OCKPT_E_TRUNCATED_FILE, F0("len_file"), OCKPT_CONTAINER_HEADER_AT_LEN_FILE, "the file is shorter than len_file");
   if (c->S > len_file)
     return err(OCKPT_E_TRAILING_BYTES, F0("file"), len_file, "bytes follow len_file bytes");
-  if (ofs_table < OCKPT_V2_HEADER_SIZE)
-    return err(OCKPT_E_OVERLAP, F0("ofs_section_table"), OCKPT_V2_HEADER_AT_OFS_SECTION_TABLE,
+  if (ofs_table < OCKPT_CONTAINER_HEADER_SIZE)
+    return err(OCKPT_E_OVERLAP, F0("ofs_section_table"), OCKPT_CONTAINER_HEADER_AT_OFS_SECTION_TABLE,
                "the section table overlaps the header");
-  if (ofs_table > OCKPT_V2_HEADER_SIZE)
-    return err(OCKPT_E_GAP, F0("ofs_section_table"), OCKPT_V2_HEADER_AT_OFS_SECTION_TABLE,
+  if (ofs_table > OCKPT_CONTAINER_HEADER_SIZE)
+    return err(OCKPT_E_GAP, F0("ofs_section_table"), OCKPT_CONTAINER_HEADER_AT_OFS_SECTION_TABLE,
                "the section table does not start right after the header");
   return ok();
 }
@@ -324,7 +324,7 @@ static ockpt_result check_header(const v2 *c) {
 /* ---- section table (T1-T5) ------------------------------------------------------------------- */
 
 static int known_kind(uint32_t kind) {
-  return kind >= OCKPT_V2_KIND_TENSORS && kind <= OCKPT_V2_KIND_ORIGIN;
+  return kind >= OCKPT_CONTAINER_KIND_TENSORS && kind <= OCKPT_CONTAINER_KIND_ORIGIN;
 }
 
 /* Rule T4i: the order key of a kind is tensors 1, optimizer 2, state 3, origin 4, any other
@@ -341,58 +341,58 @@ static ockpt_result check_sections(const v2 *c) {
   const ockpt_src *buf = &c->src;
   uint64_t S = c->S, n, table_end, pos;
   uint32_t i, prev_kind = 0;
-  n = rd32(buf, OCKPT_V2_HEADER_AT_NUM_SECTIONS);
-  if (n > OCKPT_V2_MAX_SECTIONS)
-    return err(OCKPT_E_LIMIT_EXCEEDED, F0("num_sections"), OCKPT_V2_HEADER_AT_NUM_SECTIONS, "more than 64 sections");
-  table_end = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * n;
+  n = rd32(buf, OCKPT_CONTAINER_HEADER_AT_NUM_SECTIONS);
+  if (n > OCKPT_CONTAINER_MAX_SECTIONS)
+    return err(OCKPT_E_LIMIT_EXCEEDED, F0("num_sections"), OCKPT_CONTAINER_HEADER_AT_NUM_SECTIONS, "more than 64 sections");
+  table_end = OCKPT_CONTAINER_HEADER_SIZE + OCKPT_CONTAINER_SECTION_ENTRY_SIZE * n;
   if (table_end > S)
-    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("num_sections"), OCKPT_V2_HEADER_AT_NUM_SECTIONS,
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("num_sections"), OCKPT_CONTAINER_HEADER_AT_NUM_SECTIONS,
                "the section table does not fit in the file");
-  if (ockpt_src_crc32c(buf, 0, OCKPT_V2_HEADER_SIZE, table_end - OCKPT_V2_HEADER_SIZE) !=
-      rd32(buf, OCKPT_V2_HEADER_AT_SECTION_TABLE_CRC))
-    return err(OCKPT_E_SECTION_TABLE_CHECKSUM, F0("section_table_crc"), OCKPT_V2_HEADER_AT_SECTION_TABLE_CRC,
+  if (ockpt_src_crc32c(buf, 0, OCKPT_CONTAINER_HEADER_SIZE, table_end - OCKPT_CONTAINER_HEADER_SIZE) !=
+      rd32(buf, OCKPT_CONTAINER_HEADER_AT_SECTION_TABLE_CRC))
+    return err(OCKPT_E_SECTION_TABLE_CHECKSUM, F0("section_table_crc"), OCKPT_CONTAINER_HEADER_AT_SECTION_TABLE_CRC,
                "section table CRC-32C differs");
   c->info->num_sections = (uint32_t)n;
   pos = table_end;
   for (i = 0; i < n; i++) {
-    uint64_t e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
-    uint32_t kind = rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_KIND), flags = rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS);
-    uint64_t start = rd64(buf, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY), length = rd64(buf, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
-    ockpt_v2_span *span = NULL;
-    if (flags & ~OCKPT_V2_FLAG_REQUIRED)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("sections", i, ".flags"), e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS,
+    uint64_t e = OCKPT_CONTAINER_HEADER_SIZE + OCKPT_CONTAINER_SECTION_ENTRY_SIZE * (uint64_t)i;
+    uint32_t kind = rd32(buf, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_KIND), flags = rd32(buf, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_FLAGS);
+    uint64_t start = rd64(buf, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_OFS_BODY), length = rd64(buf, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_LEN_BODY);
+    ockpt_sec_span *span = NULL;
+    if (flags & ~OCKPT_CONTAINER_FLAG_REQUIRED)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("sections", i, ".flags"), e + OCKPT_CONTAINER_SECTION_ENTRY_AT_FLAGS,
                  "reserved section flag bits are set");
-    if (rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_RESERVED) != 0)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("sections", i, ".reserved"), e + OCKPT_V2_SECTION_ENTRY_AT_RESERVED,
+    if (rd32(buf, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_RESERVED) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("sections", i, ".reserved"), e + OCKPT_CONTAINER_SECTION_ENTRY_AT_RESERVED,
                  "reserved field is not 0");
-    if (start % OCKPT_V2_ALIGNMENT != 0)
-      return err(OCKPT_E_MISALIGNED, F1("sections", i, ".ofs_body"), e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY,
+    if (start % OCKPT_CONTAINER_ALIGNMENT != 0)
+      return err(OCKPT_E_MISALIGNED, F1("sections", i, ".ofs_body"), e + OCKPT_CONTAINER_SECTION_ENTRY_AT_OFS_BODY,
                  "section does not start at a multiple of 64");
     if (start > S)
-      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F1("sections", i, ".ofs_body"), e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY,
+      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F1("sections", i, ".ofs_body"), e + OCKPT_CONTAINER_SECTION_ENTRY_AT_OFS_BODY,
                  "section starts past the end of the file");
     if (length > S - start)
-      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F1("sections", i, ".len_body"), e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY,
+      return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F1("sections", i, ".len_body"), e + OCKPT_CONTAINER_SECTION_ENTRY_AT_LEN_BODY,
                  "section ends past the end of the file");
     if (start < pos)
-      return err(OCKPT_E_OVERLAP, F1("sections", i, ".ofs_body"), e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY,
+      return err(OCKPT_E_OVERLAP, F1("sections", i, ".ofs_body"), e + OCKPT_CONTAINER_SECTION_ENTRY_AT_OFS_BODY,
                  "section starts before the end of the previous structure");
     if (start > align64(pos))
-      return err(OCKPT_E_GAP, F1("sections", i, ".ofs_body"), e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY,
+      return err(OCKPT_E_GAP, F1("sections", i, ".ofs_body"), e + OCKPT_CONTAINER_SECTION_ENTRY_AT_OFS_BODY,
                  "section starts after the alignment padding that follows the previous one");
     CHECK(check_padding(buf, pos, start));
-    if (!(c->data_crc_later && kind == OCKPT_V2_KIND_DATA) &&
-        ockpt_src_crc32c(buf, 0, start, length) != rd32(buf, e + OCKPT_V2_SECTION_ENTRY_AT_CRC))
-      return err(OCKPT_E_SECTION_CHECKSUM, F1("sections", i, ".crc"), e + OCKPT_V2_SECTION_ENTRY_AT_CRC,
+    if (!(c->data_crc_later && kind == OCKPT_CONTAINER_KIND_DATA) &&
+        ockpt_src_crc32c(buf, 0, start, length) != rd32(buf, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_CRC))
+      return err(OCKPT_E_SECTION_CHECKSUM, F1("sections", i, ".crc"), e + OCKPT_CONTAINER_SECTION_ENTRY_AT_CRC,
                  "section CRC-32C differs");
     /* g */
-    if (!known_kind(kind) && (flags & OCKPT_V2_FLAG_REQUIRED))
+    if (!known_kind(kind) && (flags & OCKPT_CONTAINER_FLAG_REQUIRED))
       return err(OCKPT_E_UNKNOWN_REQUIRED_SECTION, F1("sections", i, ".kind"), e,
                  "a section of unknown kind has the must-understand flag");
     /* h: REQUIRED set on kinds 1-4, clear on kind 5 */
     if (known_kind(kind) &&
-        (flags & OCKPT_V2_FLAG_REQUIRED) != (kind == OCKPT_V2_KIND_ORIGIN ? 0u : 1u))
-      return err(OCKPT_E_BAD_SECTION_FLAGS, F1("sections", i, ".flags"), e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS,
+        (flags & OCKPT_CONTAINER_FLAG_REQUIRED) != (kind == OCKPT_CONTAINER_KIND_ORIGIN ? 0u : 1u))
+      return err(OCKPT_E_BAD_SECTION_FLAGS, F1("sections", i, ".flags"), e + OCKPT_CONTAINER_SECTION_ENTRY_AT_FLAGS,
                  "the REQUIRED flag of a defined kind differs from the specification");
     /* i: order keys strictly ascending */
     if (i > 0) {
@@ -407,10 +407,10 @@ static ockpt_result check_sections(const v2 *c) {
     }
     if (known_kind(kind)) {
       switch (kind) {
-      case OCKPT_V2_KIND_TENSORS: span = &c->info->tensors; break;
-      case OCKPT_V2_KIND_OPTIMIZER: span = &c->info->optimizer; break;
-      case OCKPT_V2_KIND_STATE: span = &c->info->state; break;
-      case OCKPT_V2_KIND_DATA: span = &c->info->data; break;
+      case OCKPT_CONTAINER_KIND_TENSORS: span = &c->info->tensors; break;
+      case OCKPT_CONTAINER_KIND_OPTIMIZER: span = &c->info->optimizer; break;
+      case OCKPT_CONTAINER_KIND_STATE: span = &c->info->state; break;
+      case OCKPT_CONTAINER_KIND_DATA: span = &c->info->data; break;
       default: span = &c->info->origin; break;
       }
       span->present = 1;
@@ -469,7 +469,7 @@ static int64_t first_repeat(const v2 *c, uint64_t base, uint32_t n, uint64_t off
 
 static ockpt_result check_tensors(const v2 *c) {
   const ockpt_src *buf = &c->src;
-  const ockpt_v2_span *sec = &c->info->tensors;
+  const ockpt_sec_span *sec = &c->info->tensors;
   uint64_t s = sec->offset, L = sec->length, base, n;
   uint32_t k, j;
   int64_t rep;
@@ -483,7 +483,7 @@ static ockpt_result check_tensors(const v2 *c) {
   if (n == 0)
     return err(OCKPT_E_EMPTY_SECTION, F0("tensors.num_tensors"), s,
                "a tensors section without records");
-  if (n > OCKPT_V2_MAX_TENSORS)
+  if (n > OCKPT_CONTAINER_MAX_TENSORS)
     return err(OCKPT_E_LIMIT_EXCEEDED, F0("tensors.num_tensors"), s, "more than 2^24 tensors");
   if (OCKPT_V2_TENSORS_HEAD_SIZE + OCKPT_V2_TENSOR_RECORD_SIZE * n > L)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.num_tensors"), s,
@@ -518,25 +518,25 @@ static ockpt_result check_tensors(const v2 *c) {
                  "ofs_name must be 0 when its flag is clear");
   /* R4 */
   for (k = 0; k < n; k++)
-    if (rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK) > OCKPT_V2_MAX_RANK)
+    if (rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK) > OCKPT_CONTAINER_MAX_RANK)
       return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", k, ".rank"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK,
                  "rank exceeds 8");
   /* R5 */
   for (k = 0; k < n; k++)
-    for (j = rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK); j < OCKPT_V2_MAX_RANK; j++)
+    for (j = rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_RANK); j < OCKPT_CONTAINER_MAX_RANK; j++)
       if (rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE * j) != 0)
         return err(OCKPT_E_RESERVED_NONZERO, F2("tensors", k, ".dims", j, ""),
                    REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE * j, "a dim beyond the rank is not 0");
   /* R6 */
   for (k = 0; k < n; k++)
     if ((rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_DTYPE) &&
-        ockpt_v2_dtype_name((int8_t)rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE)) == NULL)
+        ockpt_dtype_name((int8_t)rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE)) == NULL)
       return err(OCKPT_E_BAD_DTYPE, F1("tensors", k, ".dtype"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE,
                  "dtype is not a circle TensorType");
   /* R7 */
   for (k = 0; k < n; k++) {
     uint32_t ln = rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME);
-    if ((rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_NAME) && (ln == 0 || ln > OCKPT_V2_MAX_NAME_LEN))
+    if ((rd16(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_FLAGS) & OCKPT_V2_HAS_NAME) && (ln == 0 || ln > OCKPT_CONTAINER_MAX_NAME_LEN))
       return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", k, ".len_name"), REC(k) + OCKPT_V2_TENSOR_RECORD_AT_LEN_NAME,
                  "a name has 1..1024 bytes");
   }
@@ -586,7 +586,7 @@ static ockpt_result check_tensors(const v2 *c) {
     if ((fl & (OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE)) !=
         (OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE))
       continue;
-    elem = ockpt_v2_dtype_size((int8_t)rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE));
+    elem = ockpt_dtype_size((int8_t)rd8(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DTYPE));
     if (elem == 0) continue;
     for (j = 0; j < rank; j++)
       if (rd32(buf, REC(k) + OCKPT_V2_TENSOR_RECORD_AT_DIMS + OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE * j) == 0) zero = 1;
@@ -620,66 +620,66 @@ static int is_cstr(const ockpt_src *b, uint64_t at, uint64_t n, const char *s) {
 
 static ockpt_result check_optimizer(const v2 *c, unsigned entry_size) {
   const ockpt_src *buf = &c->src;
-  const ockpt_v2_span *sec = &c->info->optimizer;
+  const ockpt_sec_span *sec = &c->info->optimizer;
   uint64_t s = sec->offset, L = sec->length, K, T, desc, entries, namepool, need;
   uint32_t kind, j, t;
   pool p;
-  if (L < OCKPT_V2_OPTIMIZER_HEAD_SIZE)
-    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS,
+  if (L < OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE)
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_NUM_SLOTS,
                "the optimizer section is shorter than its 16-byte head");
-  if (rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_RESERVED) != 0)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("optimizer.reserved"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_RESERVED,
+  if (rd32(buf, s + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_RESERVED) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("optimizer.reserved"), s + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_RESERVED,
                "reserved field is not 0");
-  kind = rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_KIND);
-  K = rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS);
-  T = rd32(buf, s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_TENSORS);
-  if (K > OCKPT_V2_MAX_SLOTS)
-    return err(OCKPT_E_LIMIT_EXCEEDED, F0("optimizer.num_slots"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS, "more than 16 slots");
+  kind = rd32(buf, s + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_KIND);
+  K = rd32(buf, s + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_NUM_SLOTS);
+  T = rd32(buf, s + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_NUM_TENSORS);
+  if (K > OCKPT_CONTAINER_MAX_SLOTS)
+    return err(OCKPT_E_LIMIT_EXCEEDED, F0("optimizer.num_slots"), s + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_NUM_SLOTS, "more than 16 slots");
   if (T != c->info->num_tensors)
-    return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_tensors"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_TENSORS,
+    return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_tensors"), s + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_NUM_TENSORS,
                "num_tensors differs from the tensors section's");
   /* K <= 16 and T <= 2^24: need < 2^33 */
-  need = OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * K + (uint64_t)entry_size * K * T;
+  need = OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE + OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE * K + (uint64_t)entry_size * K * T;
   if (need > L)
-    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS,
+    return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("optimizer.num_slots"), s + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_NUM_SLOTS,
                "the slot descriptors and entries do not fit in the optimizer section");
-  if (kind <= OCKPT_V2_OPT_ADAM && known_k[kind] != K)
-    return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_slots"), s + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS,
+  if (kind <= OCKPT_CONTAINER_OPT_ADAM && known_k[kind] != K)
+    return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.num_slots"), s + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_NUM_SLOTS,
                "a known optimizer kind with another number of slots");
-  desc = s + OCKPT_V2_OPTIMIZER_HEAD_SIZE;
-  entries = desc + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * K;
+  desc = s + OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE;
+  entries = desc + OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE * K;
   namepool = entries + (uint64_t)entry_size * K * T;
-#define DESC(j) (desc + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)(j))
+#define DESC(j) (desc + OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE * (uint64_t)(j))
   for (j = 0; j < K; j++)
-    if (rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_RESERVED) != 0)
-      return err(OCKPT_E_RESERVED_NONZERO, F1("optimizer.slots", j, ".reserved"), DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_RESERVED,
+    if (rd32(buf, DESC(j) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_RESERVED) != 0)
+      return err(OCKPT_E_RESERVED_NONZERO, F1("optimizer.slots", j, ".reserved"), DESC(j) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_RESERVED,
                  "reserved field is not 0");
   for (j = 0; j < K; j++) {
-    uint32_t ln = rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME);
-    if (ln == 0 || ln > OCKPT_V2_MAX_NAME_LEN)
-      return err(OCKPT_E_LIMIT_EXCEEDED, F1("optimizer.slots", j, ".len_name"), DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME,
+    uint32_t ln = rd32(buf, DESC(j) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_LEN_NAME);
+    if (ln == 0 || ln > OCKPT_CONTAINER_MAX_NAME_LEN)
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("optimizer.slots", j, ".len_name"), DESC(j) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_LEN_NAME,
                  "a slot name has 1..1024 bytes");
   }
   p.expected = namepool;
   p.end = s + L;
   for (j = 0; j < K; j++)
-    CHECK(pool_item(&p, rd64(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME), rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME),
+    CHECK(pool_item(&p, rd64(buf, DESC(j) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_OFS_NAME), rd32(buf, DESC(j) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_LEN_NAME),
                     F1("optimizer.slots", j, ".ofs_name"), DESC(j), "slot name"));
   CHECK(pool_end(&p, "optimizer.names"));
   for (j = 0; j < K; j++) {
-    uint64_t o = rd64(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME);
-    uint32_t ln = rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME), q;
+    uint64_t o = rd64(buf, DESC(j) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_OFS_NAME);
+    uint32_t ln = rd32(buf, DESC(j) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_LEN_NAME), q;
     if (!utf8_valid(buf, o, ln))
       return err(OCKPT_E_BAD_UTF8, F1("optimizer.slots", j, ".name"), o,
                  "a slot name is not UTF-8");
     for (q = 0; q < j; q++)
-      if (rd32(buf, DESC(q) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME) == ln && same_bytes(buf, rd64(buf, DESC(q) + OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME), o, ln))
+      if (rd32(buf, DESC(q) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_LEN_NAME) == ln && same_bytes(buf, rd64(buf, DESC(q) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_OFS_NAME), o, ln))
         return err(OCKPT_E_DUPLICATE_SLOT_NAME, F1("optimizer.slots", j, ".name"), o,
                    "two slots have the same name");
   }
-  if (kind <= OCKPT_V2_OPT_ADAM)
+  if (kind <= OCKPT_CONTAINER_OPT_ADAM)
     for (j = 0; j < K; j++)
-      if (!is_cstr(buf, rd64(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME), rd32(buf, DESC(j) + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME), known_slots[kind][j]))
+      if (!is_cstr(buf, rd64(buf, DESC(j) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_OFS_NAME), rd32(buf, DESC(j) + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_LEN_NAME), known_slots[kind][j]))
         return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.slots"), desc,
                    "a known optimizer kind with other slot names");
 #undef DESC
@@ -687,7 +687,7 @@ static ockpt_result check_optimizer(const v2 *c, unsigned entry_size) {
   for (j = 0; j < K && entry_size == OCKPT_V2_SLOT_ENTRY_SIZE; j++)
     for (t = 0; t < T; t++) {
       uint64_t e = entries + OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * T + t);
-      if (rd64(buf, e + OCKPT_V2_SLOT_ENTRY_AT_OFS_DATA) == OCKPT_V2_NO_STATE && rd64(buf, e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA) != 0)
+      if (rd64(buf, e + OCKPT_V2_SLOT_ENTRY_AT_OFS_DATA) == OCKPT_CONTAINER_NO_STATE && rd64(buf, e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA) != 0)
         return err(OCKPT_E_BAD_SLOT_ENTRY, F2("optimizer.slots", j, "", t, ".len_data"), e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA,
                    "an entry marked NO_STATE has a non-zero size");
     }
@@ -707,79 +707,79 @@ static const struct {
 
 static ockpt_result check_state(const v2 *c) {
   const ockpt_src *buf = &c->src;
-  const ockpt_v2_span *sec = &c->info->state;
+  const ockpt_sec_span *sec = &c->info->state;
   uint64_t s = sec->offset, L = sec->length, base, n;
   uint32_t k, q;
   pool p;
-  if (L < OCKPT_V2_STATE_HEAD_SIZE)
+  if (L < OCKPT_CONTAINER_STATE_HEAD_SIZE)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("state.num_entries"), s,
                "the state section is shorter than its 8-byte head");
-  if (rd32(buf, s + OCKPT_V2_STATE_HEAD_AT_RESERVED) != 0)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("state.reserved"), s + OCKPT_V2_STATE_HEAD_AT_RESERVED, "reserved field is not 0");
-  n = rd32(buf, s + OCKPT_V2_STATE_HEAD_AT_NUM_ENTRIES);
+  if (rd32(buf, s + OCKPT_CONTAINER_STATE_HEAD_AT_RESERVED) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("state.reserved"), s + OCKPT_CONTAINER_STATE_HEAD_AT_RESERVED, "reserved field is not 0");
+  n = rd32(buf, s + OCKPT_CONTAINER_STATE_HEAD_AT_NUM_ENTRIES);
   if (n == 0)
     return err(OCKPT_E_EMPTY_SECTION, F0("state.num_entries"), s,
                "a state section without entries");
-  if (n > OCKPT_V2_MAX_STATE_ENTRIES)
+  if (n > OCKPT_CONTAINER_MAX_STATE_ENTRIES)
     return err(OCKPT_E_LIMIT_EXCEEDED, F0("state.num_entries"), s, "more than 1024 entries");
-  if (OCKPT_V2_STATE_HEAD_SIZE + OCKPT_V2_STATE_ENTRY_SIZE * n > L)
+  if (OCKPT_CONTAINER_STATE_HEAD_SIZE + OCKPT_CONTAINER_STATE_ENTRY_SIZE * n > L)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("state.num_entries"), s,
                "the state entries do not fit in the state section");
-  base = s + OCKPT_V2_STATE_HEAD_SIZE;
-#define ENT(k) (base + OCKPT_V2_STATE_ENTRY_SIZE * (uint64_t)(k))
+  base = s + OCKPT_CONTAINER_STATE_HEAD_SIZE;
+#define ENT(k) (base + OCKPT_CONTAINER_STATE_ENTRY_SIZE * (uint64_t)(k))
   for (k = 0; k < n; k++) {
     unsigned b; /* the offset of the first non-zero byte (SPEC section 9, error offsets) */
-    for (b = OCKPT_V2_STATE_ENTRY_AT_RESERVED; b < OCKPT_V2_STATE_ENTRY_AT_VALUE; b++)
+    for (b = OCKPT_CONTAINER_STATE_ENTRY_AT_RESERVED; b < OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE; b++)
       if (rd8(buf, ENT(k) + b) != 0)
         return err(OCKPT_E_RESERVED_NONZERO, F1("state", k, ".reserved"), ENT(k) + b,
                    "reserved byte is not 0");
   }
   for (k = 0; k < n; k++)
-    if (rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE) > OCKPT_V2_VALUE_BYTES)
-      return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE,
+    if (rd8(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE_TYPE) > OCKPT_CONTAINER_VALUE_BYTES)
+      return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE_TYPE,
                  "unknown value type");
   for (k = 0; k < n; k++) {
-    uint32_t lk = rd32(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY);
-    if (lk == 0 || lk > OCKPT_V2_MAX_KEY_LEN)
-      return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_key"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY,
+    uint32_t lk = rd32(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_KEY);
+    if (lk == 0 || lk > OCKPT_CONTAINER_MAX_KEY_LEN)
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_key"), ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_KEY,
                  "a key has 1..255 bytes");
   }
   for (k = 0; k < n; k++)
-    if (rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE) <= OCKPT_V2_VALUE_FLOAT && rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE) != 0)
-      return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".len_value"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE,
+    if (rd8(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE_TYPE) <= OCKPT_CONTAINER_VALUE_FLOAT && rd64(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_VALUE) != 0)
+      return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".len_value"), ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_VALUE,
                  "an int or float value has len_value 0");
   for (k = 0; k < n; k++)
-    if (rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE) >= OCKPT_V2_VALUE_STRING &&
-        rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE) > OCKPT_V2_MAX_VALUE_LEN)
-      return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_value"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE,
+    if (rd8(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE_TYPE) >= OCKPT_CONTAINER_VALUE_STRING &&
+        rd64(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_VALUE) > OCKPT_CONTAINER_MAX_VALUE_LEN)
+      return err(OCKPT_E_LIMIT_EXCEEDED, F1("state", k, ".len_value"), ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_VALUE,
                  "a value has at most 1 MiB");
   p.expected = ENT(n);
   p.end = s + L;
   for (k = 0; k < n; k++) {
-    CHECK(pool_item(&p, rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_OFS_KEY), rd32(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY), F1("state", k, ".ofs_key"),
+    CHECK(pool_item(&p, rd64(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_OFS_KEY), rd32(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_KEY), F1("state", k, ".ofs_key"),
                     ENT(k), "state key or value"));
-    if (rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE) >= OCKPT_V2_VALUE_STRING)
-      CHECK(pool_item(&p, rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE), rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE),
-                      F1("state", k, ".value"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE, "state key or value"));
+    if (rd8(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE_TYPE) >= OCKPT_CONTAINER_VALUE_STRING)
+      CHECK(pool_item(&p, rd64(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE), rd64(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_VALUE),
+                      F1("state", k, ".value"), ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE, "state key or value"));
   }
   CHECK(pool_end(&p, "state.pool"));
   for (k = 0; k < n; k++) {
-    uint64_t ko = rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_OFS_KEY), value = rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE);
-    uint32_t lk = rd32(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY);
-    uint8_t type = rd8(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE);
+    uint64_t ko = rd64(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_OFS_KEY), value = rd64(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE);
+    uint32_t lk = rd32(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_KEY);
+    uint8_t type = rd8(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE_TYPE);
     unsigned w;
     if (!utf8_valid(buf, ko, lk))
       return err(OCKPT_E_BAD_UTF8, F1("state", k, ".key"), ko, "a key is not UTF-8");
     for (q = 0; q < k; q++)
-      if (rd32(buf, ENT(q) + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY) == lk && same_bytes(buf, rd64(buf, ENT(q) + OCKPT_V2_STATE_ENTRY_AT_OFS_KEY), ko, lk))
+      if (rd32(buf, ENT(q) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_KEY) == lk && same_bytes(buf, rd64(buf, ENT(q) + OCKPT_CONTAINER_STATE_ENTRY_AT_OFS_KEY), ko, lk))
         return err(OCKPT_E_DUPLICATE_STATE_KEY, F1("state", k, ".key"), ko,
                    "two state entries have the same key");
-    if (type == OCKPT_V2_VALUE_STRING && !utf8_valid(buf, value, rd64(buf, ENT(k) + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE)))
+    if (type == OCKPT_CONTAINER_VALUE_STRING && !utf8_valid(buf, value, rd64(buf, ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_VALUE)))
       return err(OCKPT_E_BAD_UTF8, F1("state", k, ".value"), value, "a string is not UTF-8");
     for (w = 0; w < 8; w++)
       if (is_cstr(buf, ko, lk, well_known[w].key) &&
-          (type != well_known[w].type || (type == OCKPT_V2_VALUE_INT && (value >> 63) != 0)))
-        return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE,
+          (type != well_known[w].type || (type == OCKPT_CONTAINER_VALUE_INT && (value >> 63) != 0)))
+        return err(OCKPT_E_BAD_STATE_TYPE, F1("state", k, ".value_type"), ENT(k) + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE_TYPE,
                    "a well-known key with another type (or a negative int)");
   }
 #undef ENT
@@ -791,31 +791,31 @@ static ockpt_result check_state(const v2 *c) {
 
 static ockpt_result check_origin(const v2 *c) {
   const ockpt_src *buf = &c->src;
-  const ockpt_v2_span *sec = &c->info->origin;
+  const ockpt_sec_span *sec = &c->info->origin;
   uint64_t s = sec->offset;
   uint32_t rev, dialect, flags;
-  if (sec->length < OCKPT_V2_ORIGIN_SIZE)
+  if (sec->length < OCKPT_CONTAINER_ORIGIN_SIZE)
     return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("origin"), s,
                "the origin section is shorter than 24 bytes");
-  if (sec->length > OCKPT_V2_ORIGIN_SIZE)
-    return err(OCKPT_E_GAP, F0("origin"), s + OCKPT_V2_ORIGIN_SIZE,
+  if (sec->length > OCKPT_CONTAINER_ORIGIN_SIZE)
+    return err(OCKPT_E_GAP, F0("origin"), s + OCKPT_CONTAINER_ORIGIN_SIZE,
                "the origin section is longer than 24 bytes");
-  rev = rd32(buf, s + OCKPT_V2_ORIGIN_AT_REVISION);
-  dialect = rd32(buf, s + OCKPT_V2_ORIGIN_AT_DIALECT);
-  flags = rd32(buf, s + OCKPT_V2_ORIGIN_AT_FLAGS);
-  if (flags & ~OCKPT_V2_ORIGIN_FOOTERLESS)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("origin.flags"), s + OCKPT_V2_ORIGIN_AT_FLAGS,
+  rev = rd32(buf, s + OCKPT_CONTAINER_ORIGIN_AT_REVISION);
+  dialect = rd32(buf, s + OCKPT_CONTAINER_ORIGIN_AT_DIALECT);
+  flags = rd32(buf, s + OCKPT_CONTAINER_ORIGIN_AT_FLAGS);
+  if (flags & ~OCKPT_CONTAINER_ORIGIN_FOOTERLESS)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("origin.flags"), s + OCKPT_CONTAINER_ORIGIN_AT_FLAGS,
                "reserved origin flag bits are set");
-  if (rd32(buf, s + OCKPT_V2_ORIGIN_AT_RESERVED) != 0)
-    return err(OCKPT_E_RESERVED_NONZERO, F0("origin.reserved"), s + OCKPT_V2_ORIGIN_AT_RESERVED, "reserved field is not 0");
+  if (rd32(buf, s + OCKPT_CONTAINER_ORIGIN_AT_RESERVED) != 0)
+    return err(OCKPT_E_RESERVED_NONZERO, F0("origin.reserved"), s + OCKPT_CONTAINER_ORIGIN_AT_RESERVED, "reserved field is not 0");
   if (rev != 1 && rev != 2)
     return err(OCKPT_E_BAD_ORIGIN, F0("origin.revision"), s, "unknown origin revision");
   if (dialect > 2)
-    return err(OCKPT_E_BAD_ORIGIN, F0("origin.dialect"), s + OCKPT_V2_ORIGIN_AT_DIALECT, "unknown origin dialect");
+    return err(OCKPT_E_BAD_ORIGIN, F0("origin.dialect"), s + OCKPT_CONTAINER_ORIGIN_AT_DIALECT, "unknown origin dialect");
   c->info->origin_revision = rev;
   c->info->origin_dialect = dialect;
   c->info->origin_flags = flags;
-  c->info->origin_num_entries = rd64(buf, s + OCKPT_V2_ORIGIN_AT_NUM_ENTRIES);
+  c->info->origin_num_entries = rd64(buf, s + OCKPT_CONTAINER_ORIGIN_AT_NUM_ENTRIES);
   return ok();
 }
 
@@ -842,7 +842,7 @@ static int get_range(const ranges *R, uint64_t p, uint64_t *start, uint64_t *len
   *at = R->ent_base + OCKPT_V2_SLOT_ENTRY_SIZE * (p - R->n);
   *start = rd64(buf, *at + OCKPT_V2_SLOT_ENTRY_AT_OFS_DATA);
   *len = rd64(buf, *at + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA);
-  return *start != OCKPT_V2_NO_STATE;
+  return *start != OCKPT_CONTAINER_NO_STATE;
 }
 
 static fname range_field(const ranges *R, uint64_t p) {
@@ -872,13 +872,13 @@ static ockpt_result d2_step(const ranges *R, uint64_t p, uint64_t start, uint64_
 }
 
 static ockpt_result check_ranges(const v2 *c) {
-  const ockpt_v2_info *info = c->info;
+  const ockpt_container *info = c->info;
   ranges R;
   uint64_t p, start, len, at, lo, hi, pos;
   R.c = c;
   R.n = info->num_tensors;
   R.rec_base = info->tensors.offset + OCKPT_V2_TENSORS_HEAD_SIZE;
-  R.ent_base = info->optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * info->num_slots;
+  R.ent_base = info->optimizer.offset + OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE + OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE * info->num_slots;
   R.count = R.n + (uint64_t)info->num_slots * R.n;
   lo = info->data.offset;
   hi = info->data.offset + info->data.length;
@@ -891,7 +891,7 @@ static ockpt_result check_ranges(const v2 *c) {
   /* D1 */
   for (p = 0; p < R.count; p++) {
     if (!get_range(&R, p, &start, &len, &at)) continue;
-    if (start % OCKPT_V2_ALIGNMENT != 0)
+    if (start % OCKPT_CONTAINER_ALIGNMENT != 0)
       return err(OCKPT_E_MISALIGNED, range_field(&R, p), at,
                  "a data range does not start at a multiple of 64");
     if (!info->data.present || start < lo || start > hi || len > hi - start)
@@ -963,14 +963,14 @@ ockpt_result ockpt_v2_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
   c.S = S;
   c.scratch = scratch;
   c.scratch_count = scratch != NULL ? scratch_count : 0;
-  c.info = &f->v2;
+  c.info = &f->container;
   c.data_crc_later = 0;
   CHECK(check_header(&c));
   CHECK(check_sections(&c));
-  if (f->v2.tensors.present) CHECK(check_tensors(&c));
-  if (f->v2.optimizer.present) CHECK(check_optimizer(&c, OCKPT_V2_SLOT_ENTRY_SIZE));
-  if (f->v2.state.present) CHECK(check_state(&c));
-  if (f->v2.origin.present) CHECK(check_origin(&c));
+  if (f->container.tensors.present) CHECK(check_tensors(&c));
+  if (f->container.optimizer.present) CHECK(check_optimizer(&c, OCKPT_V2_SLOT_ENTRY_SIZE));
+  if (f->container.state.present) CHECK(check_state(&c));
+  if (f->container.origin.present) CHECK(check_origin(&c));
   CHECK(check_ranges(&c));
   f->revision = OCKPT_REV_V2;
   f->dialect = OCKPT_DIALECT_NULL;
@@ -981,19 +981,19 @@ ockpt_result ockpt_v2_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
 /* ---- access --------------------------------------------------------------------------------- */
 
 /* Schema 3 (ockpt_v3.c) shares the section table, optimizer, state and origin access. */
-static int is_v2(const ockpt_file *f) {
+static int is_container(const ockpt_file *f) {
   return f != NULL && (f->revision == OCKPT_REV_V2 || f->revision == OCKPT_REV_V3);
 }
 
 /* Through the file's source; names, keys and values as pointers only into a buffer. */
-int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
+int ockpt_sec_tensor(const ockpt_file *f, uint32_t k, ockpt_tensor_info *t) {
   uint64_t r;
   unsigned j;
   ockpt_src src;
-  if (!is_v2(f) || k >= f->v2.num_tensors || t == NULL) return -1;
+  if (!is_container(f) || k >= f->container.num_tensors || t == NULL) return -1;
   if (f->revision == OCKPT_REV_V3) return ockpt_v3_tensor_at(f, k, t);
   src = ockpt_src_of(f);
-  r = f->v2.tensors.offset + OCKPT_V2_TENSORS_HEAD_SIZE + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
+  r = f->container.tensors.offset + OCKPT_V2_TENSORS_HEAD_SIZE + OCKPT_V2_TENSOR_RECORD_SIZE * (uint64_t)k;
   t->index = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_INDEX);
   t->model_index = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_MODEL_INDEX);
   t->flags = rd16(&src, r + OCKPT_V2_TENSOR_RECORD_AT_FLAGS);
@@ -1004,112 +1004,112 @@ int ockpt_v2_tensor(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
   t->name = (t->flags & OCKPT_V2_HAS_NAME) && f->buf != NULL ? f->buf + t->name_offset : NULL;
   t->offset = rd64(&src, r + OCKPT_V2_TENSOR_RECORD_AT_OFS_DATA);
   t->nbytes = rd64(&src, r + OCKPT_V2_TENSOR_RECORD_AT_LEN_DATA);
-  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_DIMS + OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE * j);
+  for (j = 0; j < OCKPT_CONTAINER_MAX_RANK; j++) t->dims[j] = rd32(&src, r + OCKPT_V2_TENSOR_RECORD_AT_DIMS + OCKPT_V2_TENSOR_RECORD_DIMS_ELEM_SIZE * j);
   return 1;
 }
 
-int ockpt_v2_slot_at(const ockpt_file *f, uint32_t j, uint64_t *name_offset,
-                     uint32_t *name_len) {
+int ockpt_sec_slot_at(const ockpt_file *f, uint32_t j, uint64_t *name_offset,
+                      uint32_t *name_len) {
   uint64_t d;
   ockpt_src src;
-  if (!is_v2(f) || j >= f->v2.num_slots) return -1;
+  if (!is_container(f) || j >= f->container.num_slots) return -1;
   src = ockpt_src_of(f);
-  d = f->v2.optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)j;
-  if (name_offset != NULL) *name_offset = rd64(&src, d + OCKPT_V2_SLOT_DESCRIPTOR_AT_OFS_NAME);
-  if (name_len != NULL) *name_len = rd32(&src, d + OCKPT_V2_SLOT_DESCRIPTOR_AT_LEN_NAME);
+  d = f->container.optimizer.offset + OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE + OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE * (uint64_t)j;
+  if (name_offset != NULL) *name_offset = rd64(&src, d + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_OFS_NAME);
+  if (name_len != NULL) *name_len = rd32(&src, d + OCKPT_CONTAINER_SLOT_DESCRIPTOR_AT_LEN_NAME);
   return 1;
 }
 
-int ockpt_v2_slot(const ockpt_file *f, uint32_t j, const uint8_t **name, uint32_t *name_len) {
+int ockpt_sec_slot(const ockpt_file *f, uint32_t j, const uint8_t **name, uint32_t *name_len) {
   uint64_t at;
-  if (ockpt_v2_slot_at(f, j, &at, name_len) != 1) return -1;
+  if (ockpt_sec_slot_at(f, j, &at, name_len) != 1) return -1;
   if (name != NULL) *name = f->buf != NULL ? f->buf + at : NULL;
   return 1;
 }
 
-int ockpt_v2_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
-                        uint64_t *nbytes) {
+int ockpt_sec_slot_entry(const ockpt_file *f, uint32_t j, uint32_t k, uint64_t *offset,
+                         uint64_t *nbytes) {
   uint64_t e, o;
   ockpt_src src;
-  if (!is_v2(f) || j >= f->v2.num_slots || k >= f->v2.num_tensors) return -1;
+  if (!is_container(f) || j >= f->container.num_slots || k >= f->container.num_tensors) return -1;
   if (f->revision == OCKPT_REV_V3) return ockpt_v3_slot_entry_at(f, j, k, offset, nbytes);
   src = ockpt_src_of(f);
-  e = f->v2.optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)f->v2.num_slots +
-      OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * f->v2.num_tensors + k);
+  e = f->container.optimizer.offset + OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE + OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE * (uint64_t)f->container.num_slots +
+      OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * f->container.num_tensors + k);
   o = rd64(&src, e + OCKPT_V2_SLOT_ENTRY_AT_OFS_DATA);
-  if (o == OCKPT_V2_NO_STATE) return 0;
+  if (o == OCKPT_CONTAINER_NO_STATE) return 0;
   if (offset != NULL) *offset = o;
   if (nbytes != NULL) *nbytes = rd64(&src, e + OCKPT_V2_SLOT_ENTRY_AT_LEN_DATA);
   return 1;
 }
 
-int ockpt_v2_state(const ockpt_file *f, uint32_t k, ockpt_v2_state_info *e) {
+int ockpt_sec_state(const ockpt_file *f, uint32_t k, ockpt_state_info *e) {
   uint64_t r, v;
   ockpt_src src;
   union {
     uint64_t u;
     double d;
   } bits;
-  if (!is_v2(f) || k >= f->v2.num_state || e == NULL) return -1;
+  if (!is_container(f) || k >= f->container.num_state || e == NULL) return -1;
   src = ockpt_src_of(f);
-  r = f->v2.state.offset + OCKPT_V2_STATE_HEAD_SIZE + OCKPT_V2_STATE_ENTRY_SIZE * (uint64_t)k;
-  v = rd64(&src, r + OCKPT_V2_STATE_ENTRY_AT_VALUE);
-  e->key_offset = rd64(&src, r + OCKPT_V2_STATE_ENTRY_AT_OFS_KEY);
+  r = f->container.state.offset + OCKPT_CONTAINER_STATE_HEAD_SIZE + OCKPT_CONTAINER_STATE_ENTRY_SIZE * (uint64_t)k;
+  v = rd64(&src, r + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE);
+  e->key_offset = rd64(&src, r + OCKPT_CONTAINER_STATE_ENTRY_AT_OFS_KEY);
   e->key = f->buf != NULL ? f->buf + e->key_offset : NULL;
-  e->key_len = rd32(&src, r + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY);
-  e->type = rd8(&src, r + OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE);
+  e->key_len = rd32(&src, r + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_KEY);
+  e->type = rd8(&src, r + OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE_TYPE);
   e->i = 0;
   e->f = 0.0;
   e->value = NULL;
   e->value_offset = 0;
   e->len = 0;
-  if (e->type == OCKPT_V2_VALUE_INT) {
+  if (e->type == OCKPT_CONTAINER_VALUE_INT) {
     e->i = v >> 63 ? -(int64_t)(~v) - 1 : (int64_t)v;
-  } else if (e->type == OCKPT_V2_VALUE_FLOAT) {
+  } else if (e->type == OCKPT_CONTAINER_VALUE_FLOAT) {
     bits.u = v;
     e->f = bits.d;
   } else {
     e->value_offset = v;
     e->value = f->buf != NULL ? f->buf + v : NULL;
-    e->len = rd64(&src, r + OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE);
+    e->len = rd64(&src, r + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_VALUE);
   }
   return 1;
 }
 
-int ockpt_v2_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *flags,
-                     uint64_t *offset, uint64_t *length) {
+int ockpt_container_section(const ockpt_file *f, uint32_t i, uint32_t *kind, uint32_t *flags,
+                            uint64_t *offset, uint64_t *length) {
   uint64_t e;
   ockpt_src src;
-  if (!is_v2(f) || i >= f->v2.num_sections) return -1;
+  if (!is_container(f) || i >= f->container.num_sections) return -1;
   src = ockpt_src_of(f);
-  e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
-  if (kind != NULL) *kind = rd32(&src, e + OCKPT_V2_SECTION_ENTRY_AT_KIND);
-  if (flags != NULL) *flags = rd32(&src, e + OCKPT_V2_SECTION_ENTRY_AT_FLAGS);
-  if (offset != NULL) *offset = rd64(&src, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
-  if (length != NULL) *length = rd64(&src, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
+  e = OCKPT_CONTAINER_HEADER_SIZE + OCKPT_CONTAINER_SECTION_ENTRY_SIZE * (uint64_t)i;
+  if (kind != NULL) *kind = rd32(&src, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_KIND);
+  if (flags != NULL) *flags = rd32(&src, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_FLAGS);
+  if (offset != NULL) *offset = rd64(&src, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_OFS_BODY);
+  if (length != NULL) *length = rd64(&src, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_LEN_BODY);
   return 1;
 }
 
 /* ---- shared with schema 3 (ockpt_v3.c, through ockpt_internal.h) ---------------------------- */
 
-ockpt_result ockpt_v2_ok(void) { return ok(); }
-ockpt_result ockpt_v2_err(ockpt_error code, ockpt_fname f, uint64_t offset, const char *message) {
+ockpt_result ockpt_container_ok(void) { return ok(); }
+ockpt_result ockpt_container_err(ockpt_error code, ockpt_fname f, uint64_t offset, const char *message) {
   return err(code, f, offset, message);
 }
-int ockpt_v2_utf8_valid(const ockpt_src *b, uint64_t at, uint64_t n) { return utf8_valid(b, at, n); }
-int ockpt_v2_same_bytes(const ockpt_src *b, uint64_t x, uint64_t y, uint64_t n) {
+int ockpt_container_utf8_valid(const ockpt_src *b, uint64_t at, uint64_t n) { return utf8_valid(b, at, n); }
+int ockpt_container_same_bytes(const ockpt_src *b, uint64_t x, uint64_t y, uint64_t n) {
   return same_bytes(b, x, y, n);
 }
-ockpt_result ockpt_v2_check_padding(const ockpt_src *b, uint64_t from, uint64_t to) {
+ockpt_result ockpt_container_check_padding(const ockpt_src *b, uint64_t from, uint64_t to) {
   return check_padding(b, from, to);
 }
-void ockpt_v2_heapsort(uint64_t *a, size_t n, ockpt_less_fn less, const void *ctx) {
+void ockpt_container_heapsort(uint64_t *a, size_t n, ockpt_less_fn less, const void *ctx) {
   heapsort_by(a, n, less, ctx);
 }
-ockpt_result ockpt_v2_check_header(const ockpt_v2ctx *c) { return check_header(c); }
-ockpt_result ockpt_v2_check_sections(const ockpt_v2ctx *c) { return check_sections(c); }
-ockpt_result ockpt_v2_check_optimizer(const ockpt_v2ctx *c, unsigned entry_size) {
+ockpt_result ockpt_container_check_header(const ockpt_container_ctx *c) { return check_header(c); }
+ockpt_result ockpt_container_check_sections(const ockpt_container_ctx *c) { return check_sections(c); }
+ockpt_result ockpt_sec_check_optimizer(const ockpt_container_ctx *c, unsigned entry_size) {
   return check_optimizer(c, entry_size);
 }
-ockpt_result ockpt_v2_check_state(const ockpt_v2ctx *c) { return check_state(c); }
-ockpt_result ockpt_v2_check_origin(const ockpt_v2ctx *c) { return check_origin(c); }
+ockpt_result ockpt_sec_check_state(const ockpt_container_ctx *c) { return check_state(c); }
+ockpt_result ockpt_sec_check_origin(const ockpt_container_ctx *c) { return check_origin(c); }

@@ -37,12 +37,12 @@
   typedef char rec##_##f##_is_read_as_##n[sizeof(((const rec##_layout *)0)->f) == (n) ? 1 : -1]
 #define ELEM_IS(arr, n) typedef char arr##_is_read_as_##n[arr##_ELEM_SIZE == (n) ? 1 : -1]
 /* the container's fields that schema 3 reads itself (T1-T5 and the rest are ockpt_v2.c's) */
-WIDTH_IS(ockpt_v2_header, num_sections, 4);
-WIDTH_IS(ockpt_v2_section_entry, kind, 4);
-WIDTH_IS(ockpt_v2_section_entry, ofs_body, 8);
-WIDTH_IS(ockpt_v2_section_entry, len_body, 8);
-WIDTH_IS(ockpt_v2_section_entry, crc, 4);
-WIDTH_IS(ockpt_v2_optimizer_head, num_slots, 4);
+WIDTH_IS(ockpt_container_header, num_sections, 4);
+WIDTH_IS(ockpt_container_section_entry, kind, 4);
+WIDTH_IS(ockpt_container_section_entry, ofs_body, 8);
+WIDTH_IS(ockpt_container_section_entry, len_body, 8);
+WIDTH_IS(ockpt_container_section_entry, crc, 4);
+WIDTH_IS(ockpt_container_optimizer_head, num_slots, 4);
 /* the heads of schema 3's sections */
 WIDTH_IS(ockpt_v3_tensors_head, num_tensors, 4);
 WIDTH_IS(ockpt_v3_tensors_head, columns, 4);
@@ -74,8 +74,8 @@ ELEM_IS(OCKPT_V3_RANGE_INDEX_SECTION_POSITION, 4);
 #define CRC_SIZE OCKPT_V3_DATA_BLOCKS_SECTION_CRC_ELEM_SIZE
 #define COL_ALIGN OCKPT_V3_COLUMN_ALIGNMENT
 
-#define err ockpt_v2_err
-#define ok ockpt_v2_ok
+#define err ockpt_container_err
+#define ok ockpt_container_ok
 
 #define CHECK(expr)                                 \
   do {                                              \
@@ -83,7 +83,7 @@ ELEM_IS(OCKPT_V3_RANGE_INDEX_SECTION_POSITION, 4);
     if (check_r_.code != OCKPT_OK) return check_r_; \
   } while (0)
 
-typedef ockpt_v2ctx v3;
+typedef ockpt_container_ctx v3;
 
 /* x rounded up to a multiple of a (a power of two <= 64); saturates near 2^64. */
 static uint64_t round_up(uint64_t x, uint64_t a) {
@@ -96,7 +96,7 @@ static uint64_t round_up(uint64_t x, uint64_t a) {
 /* SPEC.md 6.7.3: a range of len bytes starts at a multiple of a(len). */
 static uint64_t range_align(uint64_t len) {
   uint64_t a = 1;
-  if (len >= OCKPT_V2_ALIGNMENT) return OCKPT_V2_ALIGNMENT;
+  if (len >= OCKPT_CONTAINER_ALIGNMENT) return OCKPT_CONTAINER_ALIGNMENT;
   while (a < len) a <<= 1;
   return a;
 }
@@ -196,7 +196,7 @@ static int64_t first_repeat(const v3 *c, const layout *l, unsigned i, uint32_t s
       uint32_t v = col32(b, l, i, k);
       if (v != skip) keys[m++] = ((uint64_t)v << 32) | k;
     }
-    ockpt_v2_heapsort(keys, m, less_u64, NULL);
+    ockpt_container_heapsort(keys, m, less_u64, NULL);
     for (q = 1; q < m; q++)
       if (keys[q] >> 32 == keys[q - 1] >> 32 && (q < 2 || keys[q - 1] >> 32 != keys[q - 2] >> 32)) {
         int64_t rec = (int64_t)(keys[q] & 0xFFFFFFFFu);
@@ -227,17 +227,17 @@ typedef struct rindex {
   uint64_t positions; /* where `position` starts, 0 without an order column (after I5) */
 } rindex;
 
-static void find_index(const ockpt_src *b, const ockpt_v2_info *info, rindex *x) {
+static void find_index(const ockpt_src *b, const ockpt_container *info, rindex *x) {
   uint64_t i;
   x->present = 0;
   x->s = x->L = x->m = x->positions = 0;
   x->shift = 0;
   for (i = 0; i < info->num_sections; i++) {
-    uint64_t e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * i;
+    uint64_t e = OCKPT_CONTAINER_HEADER_SIZE + OCKPT_CONTAINER_SECTION_ENTRY_SIZE * i;
     if (rd32(b, e) == OCKPT_V3_RANGE_INDEX_KIND) {
       x->present = 1;
-      x->s = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
-      x->L = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
+      x->s = rd64(b, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_OFS_BODY);
+      x->L = rd64(b, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_LEN_BODY);
       return;
     }
   }
@@ -291,15 +291,15 @@ static uint64_t first_misplaced(const ockpt_src *b, const layout *l, const rinde
  * full). The optimizer section is not checked yet: K is read as it stands, and the shortcut
  * only proves the fact about the bytes it read, inside the section. */
 static int order_proved_by_index(const v3 *c, const layout *l) {
-  const ockpt_v2_info *info = c->info;
+  const ockpt_container *info = c->info;
   uint64_t K = 0;
   rindex x;
   find_index(&c->src, info, &x);
   if (!x.present) return 0;
   if (info->optimizer.present) {
-    if (info->optimizer.length < OCKPT_V2_OPTIMIZER_HEAD_SIZE) return 0;
-    K = rd32(&c->src, info->optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_AT_NUM_SLOTS);
-    if (K > OCKPT_V2_MAX_SLOTS) return 0;
+    if (info->optimizer.length < OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE) return 0;
+    K = rd32(&c->src, info->optimizer.offset + OCKPT_CONTAINER_OPTIMIZER_HEAD_AT_NUM_SLOTS);
+    if (K > OCKPT_CONTAINER_MAX_SLOTS) return 0;
   }
   if (index_head(&c->src, &x, 1, l->n, K, 1).code != OCKPT_OK) return 0;
   return first_misplaced(&c->src, l, &x) == l->n;
@@ -329,7 +329,7 @@ static int less_name(const void *ctx, uint64_t x, uint64_t y) {
 
 static int same_name(const names_ctx *nc, uint64_t x, uint64_t y) {
   uint32_t lx = lname_of(nc->b, nc->l, x & 0xFFFFFFu), ly = lname_of(nc->b, nc->l, y & 0xFFFFFFu);
-  return lx == ly && ockpt_v2_same_bytes(nc->b, nc->start + (x >> 24), nc->start + (y >> 24), lx);
+  return lx == ly && ockpt_container_same_bytes(nc->b, nc->start + (x >> 24), nc->start + (y >> 24), lx);
 }
 
 static ockpt_result check_names(const v3 *c, const layout *l, uint64_t start) {
@@ -345,14 +345,14 @@ static ockpt_result check_names(const v3 *c, const layout *l, uint64_t start) {
     for (k = 0, at = start; k < n; k++) {
       uint32_t ln = lname_of(b, l, k);
       if (ln == 0) continue;
-      if (bad_utf8 == UINT64_MAX && !ockpt_v2_utf8_valid(b, at, ln)) {
+      if (bad_utf8 == UINT64_MAX && !ockpt_container_utf8_valid(b, at, ln)) {
         bad_utf8 = k;
         bad_at = at;
       }
       keys[m++] = ((at - start) << 24) | k;
       at += ln;
     }
-    ockpt_v2_heapsort(keys, m, less_name, &nc);
+    ockpt_container_heapsort(keys, m, less_name, &nc);
     for (q = 1; q < m; q++) {
       uint64_t rec = keys[q] & 0xFFFFFFu;
       /* the comparison with the same record number ignored: equal names are neighbours */
@@ -367,14 +367,14 @@ static ockpt_result check_names(const v3 *c, const layout *l, uint64_t start) {
       uint32_t ln = lname_of(b, l, k);
       uint64_t other;
       if (ln == 0) continue;
-      if (!ockpt_v2_utf8_valid(b, at, ln)) {
+      if (!ockpt_container_utf8_valid(b, at, ln)) {
         bad_utf8 = k;
         bad_at = at;
         break;
       }
       for (j = 0, other = start; j < k; j++) {
         uint32_t lj = lname_of(b, l, j);
-        if (lj == ln && ockpt_v2_same_bytes(b, other, at, ln)) {
+        if (lj == ln && ockpt_container_same_bytes(b, other, at, ln)) {
           dup = k;
           dup_at = at;
           break;
@@ -402,7 +402,7 @@ static ockpt_result redundant(const layout *l) {
 
 static ockpt_result check_tensors(const v3 *c, layout *l) {
   const ockpt_src *b = &c->src;
-  const ockpt_v2_span *sec = &c->info->tensors;
+  const ockpt_sec_span *sec = &c->info->tensors;
   uint64_t s = sec->offset, L = sec->length, n, k, D = 0, P = 0, dims = 0, names = 0, end;
   uint32_t cols;
   int64_t rep;
@@ -418,7 +418,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
   if (n == 0)
     return err(OCKPT_E_EMPTY_SECTION, F0("tensors.num_tensors"), s,
                "a tensors section without records");
-  if (n > OCKPT_V2_MAX_TENSORS)
+  if (n > OCKPT_CONTAINER_MAX_TENSORS)
     return err(OCKPT_E_LIMIT_EXCEEDED, F0("tensors.num_tensors"), s, "more than 2^24 tensors");
   /* C2 */
   if (cols & ~(uint32_t)0x3F)
@@ -459,7 +459,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
     for (k = 0, all_none = 1; k < n && all_none; k++) all_none = col32(b, l, C_NAME, k) == 0;
     if (all_none) return redundant(l);
     for (k = 0; k < n; k++)
-      if (col32(b, l, C_NAME, k) > OCKPT_V2_MAX_NAME_LEN)
+      if (col32(b, l, C_NAME, k) > OCKPT_CONTAINER_MAX_NAME_LEN)
         return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", (int64_t)k, ".len_name"),
                    l->at[C_NAME] + col_size[C_NAME] * k, "a name has at most 1024 bytes");
   }
@@ -470,7 +470,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
     if (all_none) return redundant(l);
     for (k = 0; k < n; k++) {
       int d = dtype_of(b, l, k);
-      if (d != OCKPT_V3_NO_DTYPE && ockpt_v2_dtype_name(d) == NULL)
+      if (d != OCKPT_V3_NO_DTYPE && ockpt_dtype_name(d) == NULL)
         return err(OCKPT_E_BAD_DTYPE, F1("tensors", (int64_t)k, ".dtype"),
                    l->at[C_DTYPE] + col_size[C_DTYPE] * k,
                    "dtype is not a circle TensorType");
@@ -483,7 +483,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
     if (all_none) return redundant(l);
     for (k = 0; k < n; k++) {
       unsigned r = rank_of(b, l, k);
-      if (r != OCKPT_V3_NO_SHAPE && r > OCKPT_V2_MAX_RANK)
+      if (r != OCKPT_V3_NO_SHAPE && r > OCKPT_CONTAINER_MAX_RANK)
         return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", (int64_t)k, ".rank"),
                    l->at[C_RANK] + col_size[C_RANK] * k,
                    "rank exceeds 8");
@@ -532,10 +532,10 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
     return err(OCKPT_E_GAP, F0("tensors"), s + end, "bytes at the end of the section belong to nothing");
   /* C11, in column order */
   for (i = 0; i < C_FIXED; i++)
-    if (has(l, i)) CHECK(ockpt_v2_check_padding(b, l->from[i], l->at[i]));
-  if (has(l, C_RANK)) CHECK(ockpt_v2_check_padding(b, s + l->e, s + dims));
+    if (has(l, i)) CHECK(ockpt_container_check_padding(b, l->from[i], l->at[i]));
+  if (has(l, C_RANK)) CHECK(ockpt_container_check_padding(b, s + l->e, s + dims));
   if (has(l, C_NAME))
-    CHECK(ockpt_v2_check_padding(b, s + (has(l, C_RANK) ? dims + DIM_SIZE * D : l->e), s + names));
+    CHECK(ockpt_container_check_padding(b, s + (has(l, C_RANK) ? dims + DIM_SIZE * D : l->e), s + names));
   /* C12 */
   if (has(l, C_NAME)) CHECK(check_names(c, l, s + names));
   /* C13: product(dims) * size == len_data, without overflow (as R11) */
@@ -546,7 +546,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
       uint64_t len = rd64(b, len_at(l, k)), prod;
       int zero = 0, over = 0, dt = dtype_of(b, l, k);
       if (r == OCKPT_V3_NO_SHAPE) continue;
-      elem = dt == OCKPT_V3_NO_DTYPE ? 0 : ockpt_v2_dtype_size(dt);
+      elem = dt == OCKPT_V3_NO_DTYPE ? 0 : ockpt_dtype_size(dt);
       if (elem != 0) {
         for (j = 0; j < r; j++)
           if (rd32(b, d + DIM_SIZE * j) == 0) zero = 1;
@@ -595,7 +595,7 @@ static int range_at(const walk *w, uint64_t q, uint64_t *p, uint64_t *len, uint6
   *len = rd64(w->b, x);
   *p = w->n + j * w->n + rec;
   *at = x;
-  return *len != OCKPT_V2_NO_STATE;
+  return *len != OCKPT_CONTAINER_NO_STATE;
 }
 
 static ockpt_fname range_field(const walk *w, uint64_t p) {
@@ -604,18 +604,18 @@ static ockpt_fname range_field(const walk *w, uint64_t p) {
             ".len_data");
 }
 
-static void walk_init(walk *w, const ockpt_src *b, const ockpt_v2_info *info) {
+static void walk_init(walk *w, const ockpt_src *b, const ockpt_container *info) {
   w->b = b;
   w->n = info->tensors.present ? info->num_tensors : 0;
   w->K = info->optimizer.present ? info->num_slots : 0;
   w->count = w->n + w->K * w->n;
   w->entries =
-      info->optimizer.offset + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * w->K;
+      info->optimizer.offset + OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE + OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE * w->K;
   lay_out(&w->l, info->tensors.offset, info->tensors.length, w->n, info->columns);
 }
 
 static ockpt_result check_data(const v3 *c) {
-  ockpt_v2_info *info = c->info;
+  ockpt_container *info = c->info;
   walk w;
   uint64_t s = info->data.offset, end = info->data.offset + info->data.length, pos = s, q, p, len,
            at, pad = 0, k;
@@ -637,7 +637,7 @@ static ockpt_result check_data(const v3 *c) {
   walk_init(&w, &c->src, info);
   if (c->scratch != NULL && c->scratch_count >= w.count) {
     offsets = c->scratch;
-    for (k = 0; k < w.count; k++) offsets[k] = OCKPT_V2_NO_STATE;
+    for (k = 0; k < w.count; k++) offsets[k] = OCKPT_CONTAINER_NO_STATE;
   }
   K = w.K;
   if (x.present) { /* I1-I5 now, reported after P3; I6 compared during P2's walk */
@@ -659,7 +659,7 @@ static ockpt_result check_data(const v3 *c) {
                  "a data range ends past the data section");
     if (!padded && start > pos) {
       /* a deferred read reads no data byte: only the padding's (at most 63), past the cache */
-      uint8_t gap[OCKPT_V2_ALIGNMENT];
+      uint8_t gap[OCKPT_CONTAINER_ALIGNMENT];
       int exact = (c->info->unchecked & OCKPT_UNCHECKED_BLOCKS) != 0;
       if (exact && ockpt_src_copy(&c->src, pos, gap, start - pos) != 0) return ok(); /* reported */
       for (k = pos; k < start && !padded; k++)
@@ -705,12 +705,12 @@ static ockpt_result check_data(const v3 *c) {
  * that fails them is refused there, whatever this says). */
 static int lists_data_blocks(const ockpt_src *b, uint64_t S) {
   uint64_t n, i;
-  if (S < OCKPT_V2_HEADER_SIZE) return 0;
-  n = rd32(b, OCKPT_V2_HEADER_AT_NUM_SECTIONS);
-  if (n > OCKPT_V2_MAX_SECTIONS || n > (S - OCKPT_V2_HEADER_SIZE) / OCKPT_V2_SECTION_ENTRY_SIZE)
+  if (S < OCKPT_CONTAINER_HEADER_SIZE) return 0;
+  n = rd32(b, OCKPT_CONTAINER_HEADER_AT_NUM_SECTIONS);
+  if (n > OCKPT_CONTAINER_MAX_SECTIONS || n > (S - OCKPT_CONTAINER_HEADER_SIZE) / OCKPT_CONTAINER_SECTION_ENTRY_SIZE)
     return 0;
   for (i = 0; i < n; i++)
-    if (rd32(b, OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * i) ==
+    if (rd32(b, OCKPT_CONTAINER_HEADER_SIZE + OCKPT_CONTAINER_SECTION_ENTRY_SIZE * i) ==
         OCKPT_V3_DATA_BLOCKS_KIND)
       return 1;
   return 0;
@@ -718,7 +718,7 @@ static int lists_data_blocks(const ockpt_src *b, uint64_t S) {
 
 /* B6 over a data_blocks section at s that passed B1-B5: each block's CRC-32C in order, the data
  * section's summed on the way (each data byte read once), then the data section's CRC. */
-static ockpt_result check_blocks(const ockpt_src *b, const ockpt_v2_info *info, uint64_t s) {
+static ockpt_result check_blocks(const ockpt_src *b, const ockpt_container *info, uint64_t s) {
   uint64_t d = info->data.offset, dl = info->data.length, i, e;
   uint64_t blk = (uint64_t)1 << rd32(b, s + OCKPT_V3_DATA_BLOCKS_HEAD_AT_BLOCK_SHIFT);
   uint64_t nb = dl / blk + (dl % blk != 0);
@@ -730,10 +730,10 @@ static ockpt_result check_blocks(const ockpt_src *b, const ockpt_v2_info *info, 
       return err(OCKPT_E_BLOCK_CHECKSUM, F1("data_blocks.crc", (int64_t)i, ""), at,
                  "a data block's CRC-32C differs from the data_blocks section's");
   }
-  e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)info->data.table_index;
-  if (whole != rd32(b, e + OCKPT_V2_SECTION_ENTRY_AT_CRC))
+  e = OCKPT_CONTAINER_HEADER_SIZE + OCKPT_CONTAINER_SECTION_ENTRY_SIZE * (uint64_t)info->data.table_index;
+  if (whole != rd32(b, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_CRC))
     return err(OCKPT_E_SECTION_CHECKSUM, F1("sections", info->data.table_index, ".crc"),
-               e + OCKPT_V2_SECTION_ENTRY_AT_CRC, "section CRC-32C differs");
+               e + OCKPT_CONTAINER_SECTION_ENTRY_AT_CRC, "section CRC-32C differs");
   return ok();
 }
 
@@ -741,17 +741,17 @@ static ockpt_result check_blocks(const ockpt_src *b, const ockpt_v2_info *info, 
  * section's own CRC (T4 f, moved here). Runs after T5, before the tensors section. */
 static ockpt_result check_data_blocks(const v3 *c) {
   const ockpt_src *b = &c->src;
-  ockpt_v2_info *info = c->info;
+  ockpt_container *info = c->info;
   uint64_t i, e = 0, s = 0, L = 0, dl, count, nb, blk;
   uint32_t shift;
   int found = 0;
   for (i = 0; i < info->num_sections && !found; i++) {
-    e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * i;
+    e = OCKPT_CONTAINER_HEADER_SIZE + OCKPT_CONTAINER_SECTION_ENTRY_SIZE * i;
     if (rd32(b, e) == OCKPT_V3_DATA_BLOCKS_KIND) found = 1;
   }
   if (!found) return ok();
-  s = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
-  L = rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_LEN_BODY);
+  s = rd64(b, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_OFS_BODY);
+  L = rd64(b, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_LEN_BODY);
   if (L < OCKPT_V3_DATA_BLOCKS_HEAD_SIZE) /* B1 */
     return err(OCKPT_E_BAD_DATA_BLOCKS, F0("data_blocks"), s,
                "the data_blocks section is shorter than its 16-byte head");
@@ -795,11 +795,11 @@ static uint64_t data_blocks_at(const ockpt_file *f, const ockpt_src *b);
 
 /* The rules after B6: the tensors, optimizer, state and origin sections', then the data's. */
 static ockpt_result check_after_blocks(const v3 *c, layout *l) {
-  const ockpt_v2_info *info = c->info;
+  const ockpt_container *info = c->info;
   if (info->tensors.present) CHECK(check_tensors(c, l));
-  if (info->optimizer.present) CHECK(ockpt_v2_check_optimizer(c, OCKPT_V3_SLOT_ENTRY_SIZE));
-  if (info->state.present) CHECK(ockpt_v2_check_state(c));
-  if (info->origin.present) CHECK(ockpt_v2_check_origin(c));
+  if (info->optimizer.present) CHECK(ockpt_sec_check_optimizer(c, OCKPT_V3_SLOT_ENTRY_SIZE));
+  if (info->state.present) CHECK(ockpt_sec_check_state(c));
+  if (info->origin.present) CHECK(ockpt_sec_check_origin(c));
   return check_data(c);
 }
 
@@ -817,15 +817,15 @@ ockpt_result ockpt_v3_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
   c.S = S;
   c.scratch = scratch;
   c.scratch_count = scratch != NULL ? scratch_count : 0;
-  c.info = &f->v2;
+  c.info = &f->container;
   c.data_crc_later = lists_data_blocks(src, S);
-  CHECK(ockpt_v2_check_header(&c));
-  CHECK(ockpt_v2_check_sections(&c));
+  CHECK(ockpt_container_check_header(&c));
+  CHECK(ockpt_container_check_sections(&c));
   CHECK(check_data_blocks(&c));
   r = check_after_blocks(&c, &l);
-  if (r.code != OCKPT_OK && (f->v2.unchecked & OCKPT_UNCHECKED_BLOCKS)) {
+  if (r.code != OCKPT_OK && (f->container.unchecked & OCKPT_UNCHECKED_BLOCKS)) {
     /* B6 was deferred but comes first: a refused file reports the first failing rule (6.5) */
-    ockpt_result b6 = check_blocks(src, &f->v2, data_blocks_at(f, src));
+    ockpt_result b6 = check_blocks(src, &f->container, data_blocks_at(f, src));
     if (b6.code != OCKPT_OK) return b6;
   }
   CHECK(r);
@@ -844,12 +844,12 @@ static void cursor_reset(const ockpt_file *f, ockpt_v3_cursor *c) {
   unsigned j;
   c->record = 0;
   c->dims = c->name = c->q = c->pos = 0;
-  for (j = 0; j <= OCKPT_V2_MAX_SLOTS; j++) c->segment[j] = 0;
+  for (j = 0; j <= OCKPT_CONTAINER_MAX_SLOTS; j++) c->segment[j] = 0;
   if (!is_v3(f)) return;
-  c->pos = f->v2.data.offset;
+  c->pos = f->container.data.offset;
   /* where the tensors' ranges start; each slot's start is found when first needed */
-  c->segment[0] = f->v2.data.offset;
-  for (j = 1; j <= OCKPT_V2_MAX_SLOTS; j++) c->segment[j] = UINT64_MAX;
+  c->segment[0] = f->container.data.offset;
+  for (j = 1; j <= OCKPT_CONTAINER_MAX_SLOTS; j++) c->segment[j] = UINT64_MAX;
 }
 
 void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
@@ -859,7 +859,7 @@ void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
   cursor_reset(f, c);
   if (!is_v3(f)) return;
   src = ockpt_src_of(f);
-  walk_init(&w, &src, &f->v2);
+  walk_init(&w, &src, &f->container);
   if (w.n != 0) {
     for (k = 0; k < w.n && (w.l.cols & OCKPT_V3_COL_SHAPE); k++) {
       unsigned r = rank_of(&src, &w.l, k);
@@ -890,15 +890,15 @@ static uint64_t locate(const ockpt_file *f, ockpt_v3_cursor *c, uint64_t p) {
   ockpt_src src = ockpt_src_of(f);
   walk w;
   uint64_t steps, q, len, at, start, seg, qs, qe;
-  if (f->v2.offsets != NULL) return f->v2.offsets[p];
-  walk_init(&w, &src, &f->v2);
+  if (f->container.offsets != NULL) return f->container.offsets[p];
+  walk_init(&w, &src, &f->container);
   seg = p < w.n ? 0 : 1 + (p - w.n) / w.n;
   qs = seg * w.n;
   qe = qs + w.n;
-  if (f->v2.range_index != 0) {
+  if (f->container.range_index != 0) {
     /* SPEC.md 6.7.5's lookup: from the start of the target's group, unless the cursor stands
      * fewer than G positions before the target in its pass (a walk in data order) */
-    uint64_t ri = f->v2.range_index, k = p - qs, i = k, g;
+    uint64_t ri = f->container.range_index, k = p - qs, i = k, g;
     uint32_t shift = rd32(&src, ri + OCKPT_V3_RANGE_INDEX_HEAD_AT_GROUP_SHIFT);
     uint64_t m = rd64(&src, ri + OCKPT_V3_RANGE_INDEX_HEAD_AT_NUM_GROUPS);
     uint64_t starts = ri + OCKPT_V3_RANGE_INDEX_HEAD_SIZE;
@@ -907,7 +907,7 @@ static uint64_t locate(const ockpt_file *f, ockpt_v3_cursor *c, uint64_t p) {
     if (c->q < qs || c->q > qs + i || qs + i - c->q >= ((uint64_t)1 << shift)) {
       g = i >> shift;
       c->q = qs + (g << shift);
-      c->pos = f->v2.data.offset + rd64(&src, starts + START_SIZE * (seg * m + g));
+      c->pos = f->container.data.offset + rd64(&src, starts + START_SIZE * (seg * m + g));
     }
   } else if (c->q < qs || c->q >= qe) {
     c->q = qs;
@@ -928,16 +928,16 @@ static uint64_t locate(const ockpt_file *f, ockpt_v3_cursor *c, uint64_t p) {
   return 0; /* not reached for a range of a file that was read */
 }
 
-int ockpt_v3_next_tensor(const ockpt_file *f, ockpt_v3_cursor *c, ockpt_v2_tensor_info *t) {
+int ockpt_v3_next_tensor(const ockpt_file *f, ockpt_v3_cursor *c, ockpt_tensor_info *t) {
   ockpt_src src;
   walk w;
   uint32_t k = c->record, j;
   unsigned r;
   int d;
   if (!is_v3(f) || t == NULL) return -1;
-  if (k >= f->v2.num_tensors) return 0;
+  if (k >= f->container.num_tensors) return 0;
   src = ockpt_src_of(f);
-  walk_init(&w, &src, &f->v2);
+  walk_init(&w, &src, &f->container);
   t->index = index_of(&src, &w.l, k);
   t->flags = 0;
   t->model_index = model_of(&src, &w.l, k);
@@ -949,7 +949,7 @@ int ockpt_v3_next_tensor(const ockpt_file *f, ockpt_v3_cursor *c, ockpt_v2_tenso
   r = rank_of(&src, &w.l, k);
   t->rank = r == OCKPT_V3_NO_SHAPE ? 0 : (uint8_t)r;
   if (r != OCKPT_V3_NO_SHAPE) t->flags |= OCKPT_V2_HAS_SHAPE;
-  for (j = 0; j < OCKPT_V2_MAX_RANK; j++) t->dims[j] = j < t->rank ? rd32(&src, c->dims + DIM_SIZE * j) : 0;
+  for (j = 0; j < OCKPT_CONTAINER_MAX_RANK; j++) t->dims[j] = j < t->rank ? rd32(&src, c->dims + DIM_SIZE * j) : 0;
   c->dims += DIM_SIZE * t->rank;
   t->name_len = lname_of(&src, &w.l, k);
   t->name_offset = t->name_len != 0 ? c->name : 0;
@@ -967,26 +967,26 @@ int ockpt_v3_slot_entry(const ockpt_file *f, ockpt_v3_cursor *c, uint32_t j, uin
   ockpt_src src;
   walk w;
   uint64_t len;
-  if (!is_v3(f) || c == NULL || j >= f->v2.num_slots || k >= f->v2.num_tensors) return -1;
+  if (!is_v3(f) || c == NULL || j >= f->container.num_slots || k >= f->container.num_tensors) return -1;
   src = ockpt_src_of(f);
-  walk_init(&w, &src, &f->v2);
+  walk_init(&w, &src, &f->container);
   if (index != NULL) *index = index_of(&src, &w.l, k);
   len = rd64(&src, w.entries + OCKPT_V3_SLOT_ENTRY_SIZE * ((uint64_t)j * w.n + k));
-  if (len == OCKPT_V2_NO_STATE) return 0;
+  if (len == OCKPT_CONTAINER_NO_STATE) return 0;
   if (nbytes != NULL) *nbytes = len;
   if (offset != NULL) *offset = locate(f, c, w.n + (uint64_t)j * w.n + k);
   return 1;
 }
 
-int ockpt_v3_tensor_at(const ockpt_file *f, uint32_t k, ockpt_v2_tensor_info *t) {
+int ockpt_v3_tensor_at(const ockpt_file *f, uint32_t k, ockpt_tensor_info *t) {
   ockpt_v3_cursor c;
   ockpt_src src;
   walk w;
   uint32_t q;
-  if (!is_v3(f) || k >= f->v2.num_tensors || t == NULL) return -1;
+  if (!is_v3(f) || k >= f->container.num_tensors || t == NULL) return -1;
   ockpt_v3_cursor_init(f, &c);
   src = ockpt_src_of(f);
-  walk_init(&w, &src, &f->v2);
+  walk_init(&w, &src, &f->container);
   for (q = 0; q < k; q++) { /* O(k): the records before k place its dims and name */
     unsigned r = rank_of(&src, &w.l, q);
     if (r != OCKPT_V3_NO_SHAPE) c.dims += DIM_SIZE * r;
@@ -1009,10 +1009,10 @@ int ockpt_v3_range(const ockpt_file *f, uint32_t pass, uint32_t k, uint64_t *off
   ockpt_src src;
   walk w;
   uint64_t len;
-  if (!is_v3(f) || k >= f->v2.num_tensors || pass > f->v2.num_slots) return -1;
+  if (!is_v3(f) || k >= f->container.num_tensors || pass > f->container.num_slots) return -1;
   if (pass > 0) return ockpt_v3_slot_entry_at(f, pass - 1, k, offset, nbytes);
   src = ockpt_src_of(f);
-  walk_init(&w, &src, &f->v2);
+  walk_init(&w, &src, &f->container);
   len = rd64(&src, len_at(&w.l, k));
   cursor_reset(f, &c);
   if (nbytes != NULL) *nbytes = len;
@@ -1025,23 +1025,23 @@ int ockpt_v3_range(const ockpt_file *f, uint32_t pass, uint32_t k, uint64_t *off
 ockpt_result ockpt_verify_deferred(ockpt_file *f) {
   ockpt_src b;
   ockpt_result r;
-  if (!is_v3(f) || f->v2.unchecked == 0) return ok();
+  if (!is_v3(f) || f->container.unchecked == 0) return ok();
   b = ockpt_src_of(f);
-  r = check_blocks(&b, &f->v2, data_blocks_at(f, &b));
+  r = check_blocks(&b, &f->container, data_blocks_at(f, &b));
   if (b.stream != NULL && b.stream->failed)
     return err(OCKPT_E_TRUNCATED_FILE, F0("stream"), b.stream->failed_at,
                "the read callback failed: the file is shorter than the size given");
-  if (r.code == OCKPT_OK) f->v2.unchecked = 0;
+  if (r.code == OCKPT_OK) f->container.unchecked = 0;
   return r;
 }
 
 /* The data_blocks section's offset, 0 when the file has none. */
 static uint64_t data_blocks_at(const ockpt_file *f, const ockpt_src *b) {
   uint32_t i;
-  for (i = 0; i < f->v2.num_sections; i++) {
-    uint64_t e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * (uint64_t)i;
+  for (i = 0; i < f->container.num_sections; i++) {
+    uint64_t e = OCKPT_CONTAINER_HEADER_SIZE + OCKPT_CONTAINER_SECTION_ENTRY_SIZE * (uint64_t)i;
     if (rd32(b, e) == OCKPT_V3_DATA_BLOCKS_KIND)
-      return rd64(b, e + OCKPT_V2_SECTION_ENTRY_AT_OFS_BODY);
+      return rd64(b, e + OCKPT_CONTAINER_SECTION_ENTRY_AT_OFS_BODY);
   }
   return 0;
 }
@@ -1062,12 +1062,12 @@ ockpt_result ockpt_v3_copy_verified(const ockpt_file *f, uint64_t offset, void *
   uint8_t *out = (uint8_t *)dst;
   const uint8_t *buf = (const uint8_t *)block;
   uint32_t shift;
-  if (!is_v3(f) || !f->v2.data.present)
+  if (!is_v3(f) || !f->container.data.present)
     return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("data"), offset, "no data section");
   b = ockpt_src_of(f);
   s = data_blocks_at(f, &b);
-  d = f->v2.data.offset;
-  end = d + f->v2.data.length;
+  d = f->container.data.offset;
+  end = d + f->container.data.length;
   if (s == 0) return err(OCKPT_E_OFFSET_OUT_OF_BOUNDS, F0("data"), offset, "no data_blocks section");
   shift = rd32(&b, s + OCKPT_V3_DATA_BLOCKS_HEAD_AT_BLOCK_SHIFT);
   size = (uint64_t)1 << shift;

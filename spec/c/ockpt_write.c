@@ -121,17 +121,17 @@ static void put_le(sink *s, uint64_t v, unsigned bytes) {
 #define V1H ockpt_v1_header_layout
 #define V1F ockpt_v1_footer_layout
 #define WOFH ockpt_wof_header_layout
-#define V2H ockpt_v2_header_layout
-#define SEC ockpt_v2_section_entry_layout
+#define V2H ockpt_container_header_layout
+#define SEC ockpt_container_section_entry_layout
 #define TH2 ockpt_v2_tensors_head_layout
 #define TH3 ockpt_v3_tensors_head_layout
 #define REC ockpt_v2_tensor_record_layout
-#define OPT ockpt_v2_optimizer_head_layout
-#define DESC ockpt_v2_slot_descriptor_layout
+#define OPT ockpt_container_optimizer_head_layout
+#define DESC ockpt_container_slot_descriptor_layout
 #define SLOT ockpt_v2_slot_entry_layout
-#define STH ockpt_v2_state_head_layout
-#define STE ockpt_v2_state_entry_layout
-#define ORG ockpt_v2_origin_layout
+#define STH ockpt_container_state_head_layout
+#define STE ockpt_container_state_entry_layout
+#define ORG ockpt_container_origin_layout
 #define DBH ockpt_v3_data_blocks_head_layout
 #define RIH ockpt_v3_range_index_head_layout
 
@@ -164,7 +164,7 @@ typedef struct layout {
 } layout;
 
 static uint64_t align_to(const layout *L, uint64_t x) {
-  return L->v2 ? (x + OCKPT_V2_ALIGNMENT - 1u) / OCKPT_V2_ALIGNMENT * OCKPT_V2_ALIGNMENT : x;
+  return L->v2 ? (x + OCKPT_CONTAINER_ALIGNMENT - 1u) / OCKPT_CONTAINER_ALIGNMENT * OCKPT_CONTAINER_ALIGNMENT : x;
 }
 
 /* Range r's buffer, or NULL when it is no range (an absent slot entry). */
@@ -369,7 +369,7 @@ static int state_value(const ockpt_w_checkpoint *c, const char *key, int64_t *va
   uint32_t k;
   for (k = 0; k < c->num_state; k++)
     if (is_text(c->state[k].key, c->state[k].key_len, key)) {
-      if (c->state[k].type != OCKPT_V2_VALUE_INT) return -1;
+      if (c->state[k].type != OCKPT_CONTAINER_VALUE_INT) return -1;
       *value = c->state[k].i;
       return 1;
     }
@@ -434,7 +434,7 @@ static const char *onert_unfit(const ockpt_w_checkpoint *c) {
 static const char *micro_unfit(const ockpt_w_checkpoint *c, uint32_t kind) {
   uint32_t j, k;
   if (c->footerless) return "onert-micro files always have a footer";
-  if (kind == OCKPT_V2_OPT_ADAM)
+  if (kind == OCKPT_CONTAINER_OPT_ADAM)
     for (j = 0; j < 2; j++)
       for (k = 0; k < c->num_tensors; k++)
         if (c->slots[j].entries[k].nbytes != c->tensors[k].buf.nbytes)
@@ -444,7 +444,7 @@ static const char *micro_unfit(const ockpt_w_checkpoint *c, uint32_t kind) {
 
 static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dialect,
                                ockpt_write_fn write, void *ctx) {
-  uint32_t kind = c->has_optimizer ? c->optimizer_kind : OCKPT_V2_OPT_SGD;
+  uint32_t kind = c->has_optimizer ? c->optimizer_kind : OCKPT_CONTAINER_OPT_SGD;
   uint64_t n = c->num_entries, pos, start[3], end[3], size, other, opt1, opt2;
   int64_t step, epoch;
   int footer, b, nblocks, onert;
@@ -454,11 +454,11 @@ static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dial
   sink s;
   ockpt_w_result res;
 
-  if (kind != OCKPT_V2_OPT_SGD && kind != OCKPT_V2_OPT_ADAM)
+  if (kind != OCKPT_CONTAINER_OPT_SGD && kind != OCKPT_CONTAINER_OPT_ADAM)
     return fail("schema 1 stores only SGD and Adam");
   if ((why = check_tensor_order(c, n)) != NULL) return fail(why);
   if ((why = unheld(c, 0)) != NULL) return fail(why);
-  if (kind == OCKPT_V2_OPT_ADAM) {
+  if (kind == OCKPT_CONTAINER_OPT_ADAM) {
     if (c->num_slots != 2 || !is_text(c->slots[0].name, c->slots[0].name_len, "m") ||
         !is_text(c->slots[1].name, c->slots[1].name_len, "v"))
       return fail("Adam has the slots m and v");
@@ -490,7 +490,7 @@ static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dial
 
   /* Offsets: the header, each block's table then data, the footer (SPEC.md 4). */
   footer = !(onert && c->footerless);
-  nblocks = kind == OCKPT_V2_OPT_ADAM ? 3 : 1;
+  nblocks = kind == OCKPT_CONTAINER_OPT_ADAM ? 3 : 1;
   pos = OCKPT_V1_HEADER_SIZE;
   for (b = 0; b < nblocks; b++) {
     /* onert writes data in table order (CheckpointExporter.cc); onert-micro in the order of
@@ -504,7 +504,7 @@ static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dial
   if (pos > 0xFFFFFFFFu) return fail("schema 1 offsets are u32; the content is too large");
   other = footer ? pos : 0;
   size = pos + (footer ? OCKPT_FOOTER_SIZE : 0);
-  if (kind == OCKPT_V2_OPT_ADAM)
+  if (kind == OCKPT_CONTAINER_OPT_ADAM)
     opt1 = start[1], opt2 = start[2];
   else if (onert)
     opt1 = pos, opt2 = 0;
@@ -513,7 +513,7 @@ static ockpt_w_result write_v1(const ockpt_w_checkpoint *c, ockpt_w_dialect dial
 
   sink_init(&s, 0, write, ctx);
   PUTF(&s, V1H, magic, OCKPT_MAGIC);
-  PUTF(&s, V1H, version, OCKPT_VERSION_1);
+  PUTF(&s, V1H, version, OCKPT_REV_V1);
   PUTF(&s, V1H, reserved, 0);
   PUTF(&s, V1H, ofs_opt1, opt1);
   PUTF(&s, V1H, ofs_opt2, opt2);
@@ -560,7 +560,7 @@ static ockpt_w_result write_wof(const ockpt_w_checkpoint *c, ockpt_write_fn writ
         if (c->slots[j].entries[k].nbytes != OCKPT_W_ABSENT)
           return fail("WOF holds weights only; writing it would lose the optimizer state");
   }
-  if (c->has_optimizer && c->optimizer_kind != OCKPT_V2_OPT_SGD)
+  if (c->has_optimizer && c->optimizer_kind != OCKPT_CONTAINER_OPT_SGD)
     return fail("WOF holds weights only; writing it would lose the optimizer kind");
   if (c->num_state > 0)
     return fail("WOF holds weights only; writing it would lose the training state");
@@ -571,7 +571,7 @@ static ockpt_w_result write_wof(const ockpt_w_checkpoint *c, ockpt_write_fn writ
     return fail("WOF offsets are u32; the content is too large");
   sink_init(&s, 0, write, ctx);
   PUTF(&s, WOFH, magic, OCKPT_MAGIC);
-  PUTF(&s, WOFH, version, OCKPT_VERSION_1);
+  PUTF(&s, WOFH, version, OCKPT_REV_V1);
   PUTF(&s, WOFH, reserved, 0);
   PUTF(&s, WOFH, num_entries, n);
   for (i = 0, k = 0; i < n; i++) {
@@ -589,7 +589,7 @@ static ockpt_w_result write_wof(const ockpt_w_checkpoint *c, ockpt_write_fn writ
 
 /* ---- schema 2 (SPEC.md section 6, 6.6 "Writing") -------------------------------------------- */
 
-#define V2_MAX_BODIES (OCKPT_V2_MAX_SECTIONS)
+#define V2_MAX_BODIES (OCKPT_CONTAINER_MAX_SECTIONS)
 
 typedef struct v2plan {
   const ockpt_w_checkpoint *c;
@@ -623,7 +623,7 @@ static const struct {
 static const char *v2_check(const ockpt_w_checkpoint *c) {
   uint32_t k, j, q;
   const char *why;
-  if (c->num_tensors > OCKPT_V2_MAX_TENSORS) return "schema 2 holds at most 2**24 tensors";
+  if (c->num_tensors > OCKPT_CONTAINER_MAX_TENSORS) return "schema 2 holds at most 2**24 tensors";
   if ((why = check_tensor_order(c, (uint64_t)1 << 32)) != NULL) return why;
   for (k = 0; k < c->num_tensors; k++) {
     const ockpt_w_tensor *t = &c->tensors[k];
@@ -635,7 +635,7 @@ static const char *v2_check(const ockpt_w_checkpoint *c) {
     if ((t->has & OCKPT_V2_HAS_DTYPE) && dtype_size(t->dtype) < 0)
       return "a dtype is not a circle TensorType";
     if (t->has & OCKPT_V2_HAS_SHAPE) {
-      if (t->rank > OCKPT_V2_MAX_RANK) return "a shape exceeds rank 8";
+      if (t->rank > OCKPT_CONTAINER_MAX_RANK) return "a shape exceeds rank 8";
       if ((t->has & OCKPT_V2_HAS_DTYPE) && dtype_size(t->dtype) > 0) {
         uint64_t total = (uint64_t)dtype_size(t->dtype);
         int over = 0;
@@ -649,7 +649,7 @@ static const char *v2_check(const ockpt_w_checkpoint *c) {
       }
     }
     if (t->has & OCKPT_V2_HAS_NAME) {
-      if (!text_ok(t->name, t->name_len, OCKPT_V2_MAX_NAME_LEN))
+      if (!text_ok(t->name, t->name_len, OCKPT_CONTAINER_MAX_NAME_LEN))
         return "a tensor name is not 1..1024 bytes of UTF-8";
       for (q = 0; q < k; q++)
         if ((c->tensors[q].has & OCKPT_V2_HAS_NAME) &&
@@ -658,9 +658,9 @@ static const char *v2_check(const ockpt_w_checkpoint *c) {
     }
   }
   if (c->has_optimizer) {
-    if (c->num_slots > OCKPT_V2_MAX_SLOTS) return "schema 2 holds at most 16 optimizer slots";
+    if (c->num_slots > OCKPT_CONTAINER_MAX_SLOTS) return "schema 2 holds at most 16 optimizer slots";
     if ((why = check_slot_entries(c)) != NULL) return why;
-    if (c->optimizer_kind <= OCKPT_V2_OPT_ADAM) {
+    if (c->optimizer_kind <= OCKPT_CONTAINER_OPT_ADAM) {
       const char *const *names = canonical_slots[c->optimizer_kind];
       uint32_t want = (uint32_t)(names[0] != NULL) + (uint32_t)(names[1] != NULL);
       if (c->num_slots != want) return "a known optimizer has its own slots";
@@ -669,7 +669,7 @@ static const char *v2_check(const ockpt_w_checkpoint *c) {
           return "a known optimizer has its own slots, in its order";
     }
     for (j = 0; j < c->num_slots; j++) {
-      if (!text_ok(c->slots[j].name, c->slots[j].name_len, OCKPT_V2_MAX_NAME_LEN))
+      if (!text_ok(c->slots[j].name, c->slots[j].name_len, OCKPT_CONTAINER_MAX_NAME_LEN))
         return "a slot name is not 1..1024 bytes of UTF-8";
       for (q = 0; q < j; q++)
         if (bytes_equal(c->slots[q].name, c->slots[q].name_len, c->slots[j].name,
@@ -679,33 +679,33 @@ static const char *v2_check(const ockpt_w_checkpoint *c) {
   } else if (c->num_slots != 0) {
     return "slots without an optimizer";
   }
-  if (c->num_state > OCKPT_V2_MAX_STATE_ENTRIES) return "schema 2 holds at most 1024 state entries";
+  if (c->num_state > OCKPT_CONTAINER_MAX_STATE_ENTRIES) return "schema 2 holds at most 1024 state entries";
   for (k = 0; k < c->num_state; k++) {
     const ockpt_w_state *e = &c->state[k];
-    if (!text_ok(e->key, e->key_len, OCKPT_V2_MAX_KEY_LEN))
+    if (!text_ok(e->key, e->key_len, OCKPT_CONTAINER_MAX_KEY_LEN))
       return "a state key is not 1..255 bytes of UTF-8";
     for (q = 0; q < k; q++)
       if (bytes_equal(c->state[q].key, c->state[q].key_len, e->key, e->key_len))
         return "two state entries have the same key";
-    if (e->type > OCKPT_V2_VALUE_BYTES) return "unknown state value type";
-    if (e->type >= OCKPT_V2_VALUE_STRING) {
-      if (e->len > OCKPT_V2_MAX_VALUE_LEN) return "state values have at most 2**20 bytes";
+    if (e->type > OCKPT_CONTAINER_VALUE_BYTES) return "unknown state value type";
+    if (e->type >= OCKPT_CONTAINER_VALUE_STRING) {
+      if (e->len > OCKPT_CONTAINER_MAX_VALUE_LEN) return "state values have at most 2**20 bytes";
       if (e->len > 0 && e->value == NULL) return "a state value has no bytes";
-      if (e->type == OCKPT_V2_VALUE_STRING && !utf8_ok((const uint8_t *)e->value, e->len))
+      if (e->type == OCKPT_CONTAINER_VALUE_STRING && !utf8_ok((const uint8_t *)e->value, e->len))
         return "a state string is not UTF-8";
     }
     for (q = 0; q < sizeof well_known / sizeof well_known[0]; q++)
       if (is_text(e->key, e->key_len, well_known[q].key) &&
-          (e->type != well_known[q].type || (e->type == OCKPT_V2_VALUE_INT && e->i < 0)))
+          (e->type != well_known[q].type || (e->type == OCKPT_CONTAINER_VALUE_INT && e->i < 0)))
         return "a well-known state key has another type (int keys are non-negative)";
   }
   if (c->has_origin &&
       (c->origin_revision < 1 || c->origin_revision > 2 || c->origin_dialect > 2 ||
-       c->origin_flags > OCKPT_V2_ORIGIN_FOOTERLESS))
+       c->origin_flags > OCKPT_CONTAINER_ORIGIN_FOOTERLESS))
     return "the origin names an unknown revision, dialect or flag";
   if (c->num_sections > 0 && c->sections == NULL) return "no section array";
   for (k = 0; k < c->num_sections; k++) {
-    if (c->sections[k].kind >= OCKPT_V2_KIND_TENSORS && c->sections[k].kind <= OCKPT_V2_KIND_ORIGIN)
+    if (c->sections[k].kind >= OCKPT_CONTAINER_KIND_TENSORS && c->sections[k].kind <= OCKPT_CONTAINER_KIND_ORIGIN)
       return "a kept section has a kind the specification defines";
     if (k > 0 && c->sections[k].kind <= c->sections[k - 1].kind)
       return "kept sections must be in strictly ascending kind order (one of each kind)";
@@ -895,7 +895,7 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
       PUTF(s, REC, ofs_name, named ? npos : 0);
       PUTF(s, REC, ofs_data, range_offset(&P->L, k));
       PUTF(s, REC, len_data, t->buf.nbytes);
-      for (q = 0; q < OCKPT_V2_MAX_RANK; q++)
+      for (q = 0; q < OCKPT_CONTAINER_MAX_RANK; q++)
         PUTF(s, REC, dims[0], shaped && q < t->rank ? t->dims[q] : 0);
       if (named) npos += t->name_len;
     }
@@ -905,8 +905,8 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
   }
   case 2: { /* optimizer: head, slot descriptors, slot entries, names (SPEC.md 6.4) */
     uint64_t entry = P->v3 ? OCKPT_V3_SLOT_ENTRY_SIZE : OCKPT_V2_SLOT_ENTRY_SIZE;
-    uint64_t npos = base + OCKPT_V2_OPTIMIZER_HEAD_SIZE +
-                    (uint64_t)OCKPT_V2_SLOT_DESCRIPTOR_SIZE * P->K + entry * P->K * P->n;
+    uint64_t npos = base + OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE +
+                    (uint64_t)OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE * P->K + entry * P->K * P->n;
     PUTF(s, OPT, kind, c->optimizer_kind);
     PUTF(s, OPT, num_slots, P->K);
     PUTF(s, OPT, num_tensors, P->n);
@@ -922,9 +922,9 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
         const ockpt_w_buffer *e = &c->slots[j].entries[k];
         if (P->v3) { /* 6.7.2: the size alone, NO_STATE without state */
           PUTA(s, OCKPT_V3_OPTIMIZER_SECTION_ENTRIES,
-               e->nbytes == OCKPT_W_ABSENT ? OCKPT_V2_NO_STATE : e->nbytes);
+               e->nbytes == OCKPT_W_ABSENT ? OCKPT_CONTAINER_NO_STATE : e->nbytes);
         } else if (e->nbytes == OCKPT_W_ABSENT) {
-          PUTF(s, SLOT, ofs_data, OCKPT_V2_NO_STATE);
+          PUTF(s, SLOT, ofs_data, OCKPT_CONTAINER_NO_STATE);
           PUTF(s, SLOT, len_data, 0);
         } else {
           PUTF(s, SLOT, ofs_data, range_offset(&P->L, (uint64_t)P->n * (1u + j) + k));
@@ -935,7 +935,7 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
     break;
   }
   case 3: { /* state: head, entries, then each key and its value (SPEC.md 6.4) */
-    uint64_t spos = base + OCKPT_V2_STATE_HEAD_SIZE + (uint64_t)OCKPT_V2_STATE_ENTRY_SIZE * c->num_state;
+    uint64_t spos = base + OCKPT_CONTAINER_STATE_HEAD_SIZE + (uint64_t)OCKPT_CONTAINER_STATE_ENTRY_SIZE * c->num_state;
     PUTF(s, STH, num_entries, c->num_state);
     PUTF(s, STH, reserved, 0);
     for (k = 0; k < c->num_state; k++) {
@@ -946,9 +946,9 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
       PUTF(s, STE, value_type, e->type);
       put_zeros(s, WIDTH(STE, reserved));
       spos += e->key_len;
-      if (e->type == OCKPT_V2_VALUE_INT) {
+      if (e->type == OCKPT_CONTAINER_VALUE_INT) {
         value = (uint64_t)e->i;
-      } else if (e->type == OCKPT_V2_VALUE_FLOAT) {
+      } else if (e->type == OCKPT_CONTAINER_VALUE_FLOAT) {
         const uint8_t *fb = (const uint8_t *)&e->f; /* IEEE 754 binary64, host byte order */
         uint16_t probe = 1;
         int little = *(const uint8_t *)&probe == 1;
@@ -958,11 +958,11 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
         spos += e->len;
       }
       PUTF(s, STE, value, value);
-      PUTF(s, STE, len_value, e->type >= OCKPT_V2_VALUE_STRING ? e->len : 0);
+      PUTF(s, STE, len_value, e->type >= OCKPT_CONTAINER_VALUE_STRING ? e->len : 0);
     }
     for (k = 0; k < c->num_state; k++) {
       put(s, c->state[k].key, c->state[k].key_len);
-      if (c->state[k].type >= OCKPT_V2_VALUE_STRING) put(s, c->state[k].value, c->state[k].len);
+      if (c->state[k].type >= OCKPT_CONTAINER_VALUE_STRING) put(s, c->state[k].value, c->state[k].len);
     }
     break;
   }
@@ -1037,7 +1037,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   unsigned b, nsec;
   uint32_t k;
   int blocks = 0, blocks_added = 0, index = 0;
-  uint8_t header[OCKPT_V2_HEADER_SIZE];
+  uint8_t header[OCKPT_CONTAINER_HEADER_SIZE];
   const char *why;
   sink s;
   ockpt_w_result res;
@@ -1104,25 +1104,25 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
     } else {
       sum += OCKPT_V2_TENSORS_HEAD_SIZE + (uint64_t)OCKPT_V2_TENSOR_RECORD_SIZE * P.n;
     }
-    add_body(&P, 1, OCKPT_V2_KIND_TENSORS, OCKPT_V2_FLAG_REQUIRED, sum, 0);
+    add_body(&P, 1, OCKPT_CONTAINER_KIND_TENSORS, OCKPT_CONTAINER_FLAG_REQUIRED, sum, 0);
   }
   if (c->has_optimizer) {
     for (sum = 0, k = 0; k < P.K; k++) sum += c->slots[k].name_len;
-    add_body(&P, 2, OCKPT_V2_KIND_OPTIMIZER, OCKPT_V2_FLAG_REQUIRED,
-             OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * (uint64_t)P.K +
+    add_body(&P, 2, OCKPT_CONTAINER_KIND_OPTIMIZER, OCKPT_CONTAINER_FLAG_REQUIRED,
+             OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE + OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE * (uint64_t)P.K +
                  (v3 ? OCKPT_V3_SLOT_ENTRY_SIZE : OCKPT_V2_SLOT_ENTRY_SIZE) * (uint64_t)P.K * P.n +
                  sum,
              0);
   }
   if (c->num_state > 0) {
     for (sum = 0, k = 0; k < c->num_state; k++)
-      sum += c->state[k].key_len + (c->state[k].type >= OCKPT_V2_VALUE_STRING ? c->state[k].len : 0);
-    add_body(&P, 3, OCKPT_V2_KIND_STATE, OCKPT_V2_FLAG_REQUIRED,
-             OCKPT_V2_STATE_HEAD_SIZE + (uint64_t)OCKPT_V2_STATE_ENTRY_SIZE * c->num_state + sum,
+      sum += c->state[k].key_len + (c->state[k].type >= OCKPT_CONTAINER_VALUE_STRING ? c->state[k].len : 0);
+    add_body(&P, 3, OCKPT_CONTAINER_KIND_STATE, OCKPT_CONTAINER_FLAG_REQUIRED,
+             OCKPT_CONTAINER_STATE_HEAD_SIZE + (uint64_t)OCKPT_CONTAINER_STATE_ENTRY_SIZE * c->num_state + sum,
              0);
   }
-  if (c->has_origin) add_body(&P, 5, OCKPT_V2_KIND_ORIGIN, 0, OCKPT_V2_ORIGIN_SIZE, 0);
-  if (c->num_sections > OCKPT_V2_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
+  if (c->has_origin) add_body(&P, 5, OCKPT_CONTAINER_KIND_ORIGIN, 0, OCKPT_CONTAINER_ORIGIN_SIZE, 0);
+  if (c->num_sections > OCKPT_CONTAINER_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
   /* kept sections, the data_blocks and range_index sections in ascending kind order (6.4) */
   for (k = 0; k <= c->num_sections; k++) {
     if (blocks && !blocks_added &&
@@ -1146,23 +1146,23 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
     }
     if (k < c->num_sections)
       add_body(&P, 0, c->sections[k].kind,
-               c->sections[k].required ? OCKPT_V2_FLAG_REQUIRED : 0, c->sections[k].len, k);
+               c->sections[k].required ? OCKPT_CONTAINER_FLAG_REQUIRED : 0, c->sections[k].len, k);
   }
   nsec = P.nbodies + (unsigned)P.has_data;
-  if (nsec > OCKPT_V2_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
-  pos = OCKPT_V2_HEADER_SIZE + (uint64_t)OCKPT_V2_SECTION_ENTRY_SIZE * nsec;
+  if (nsec > OCKPT_CONTAINER_MAX_SECTIONS) return fail("schema 2 holds at most 64 sections");
+  pos = OCKPT_CONTAINER_HEADER_SIZE + (uint64_t)OCKPT_CONTAINER_SECTION_ENTRY_SIZE * nsec;
   for (b = 0; b < P.nbodies; b++) {
-    pos = (pos + OCKPT_V2_ALIGNMENT - 1u) / OCKPT_V2_ALIGNMENT * OCKPT_V2_ALIGNMENT;
+    pos = (pos + OCKPT_CONTAINER_ALIGNMENT - 1u) / OCKPT_CONTAINER_ALIGNMENT * OCKPT_CONTAINER_ALIGNMENT;
     P.ofs[b] = pos;
     pos += P.len[b];
   }
   layout_init(&P.L, c, 1, -1, 0, 1,
-              P.has_data ? (pos + OCKPT_V2_ALIGNMENT - 1u) / OCKPT_V2_ALIGNMENT * OCKPT_V2_ALIGNMENT
+              P.has_data ? (pos + OCKPT_CONTAINER_ALIGNMENT - 1u) / OCKPT_CONTAINER_ALIGNMENT * OCKPT_CONTAINER_ALIGNMENT
                          : pos);
   P.file_size = pos;
   if (P.has_data) {
-    P.kind[P.nbodies] = OCKPT_V2_KIND_DATA;
-    P.flags[P.nbodies] = OCKPT_V2_FLAG_REQUIRED;
+    P.kind[P.nbodies] = OCKPT_CONTAINER_KIND_DATA;
+    P.flags[P.nbodies] = OCKPT_CONTAINER_FLAG_REQUIRED;
     P.ofs[P.nbodies] = P.L.data_start;
     P.len[P.nbodies] = v3 ? P.data_len : data_length(&P.L);
     P.file_size = P.L.data_start + P.len[P.nbodies];
@@ -1194,11 +1194,11 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   flush(&s);
 
   /* The header (SPEC.md 6.2): header_crc is the CRC-32C of the 64 bytes with it zero. */
-  for (k = 0; k < OCKPT_V2_HEADER_SIZE; k++) header[k] = 0;
+  for (k = 0; k < OCKPT_CONTAINER_HEADER_SIZE; k++) header[k] = 0;
   SETF(header, V2H, magic, OCKPT_MAGIC);
-  SETF(header, V2H, version, v3 ? OCKPT_VERSION_3 : OCKPT_VERSION_2);
+  SETF(header, V2H, version, v3 ? OCKPT_REV_V3 : OCKPT_REV_V2);
   SETF(header, V2H, len_file, P.file_size);
-  SETF(header, V2H, ofs_section_table, OCKPT_V2_HEADER_SIZE);
+  SETF(header, V2H, ofs_section_table, OCKPT_CONTAINER_HEADER_SIZE);
   SETF(header, V2H, num_sections, nsec);
   SETF(header, V2H, section_table_crc, s.crc);
   sum = ockpt_crc32c(0, header, sizeof header);

@@ -78,7 +78,7 @@ typedef struct ockpt_w_slot {
 typedef struct ockpt_w_state {
   const uint8_t *key;
   uint32_t key_len;
-  uint8_t type; /* OCKPT_V2_VALUE_INT, _FLOAT, _STRING, _BYTES (0..3) */
+  uint8_t type; /* OCKPT_CONTAINER_VALUE_INT, _FLOAT, _STRING, _BYTES (0..3) */
   int64_t i;
   double f;
   const void *value; /* string (UTF-8) or bytes */
@@ -94,11 +94,13 @@ typedef struct ockpt_w_section {
   uint64_t len;
 } ockpt_w_section;
 
+/* What to write: the version byte of the revision (ockpt_revision's numbers); the weight-only
+ * format, version byte 1 too, adds 0x80 to it. */
 typedef enum ockpt_w_target {
-  OCKPT_W_V1 = 1,  /* schema 1; `dialect` chooses the layout */
-  OCKPT_W_WOF = 2, /* weight-only format */
-  OCKPT_W_V2 = 3,  /* schema 2 */
-  OCKPT_W_V3 = 4   /* schema 3 (SPEC.md 6.7) */
+  OCKPT_W_V1 = 1,     /* schema 1; `dialect` chooses the layout */
+  OCKPT_W_V2 = 2,     /* schema 2 */
+  OCKPT_W_V3 = 3,     /* schema 3 (SPEC.md 6.7) */
+  OCKPT_W_WOF = 0x81  /* weight-only format (version byte 1) */
 } ockpt_w_target;
 
 typedef enum ockpt_w_dialect {

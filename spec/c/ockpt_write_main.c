@@ -4,7 +4,8 @@
  *                                  2: malformed input; 3: write error
  *
  * INPUT describes one checkpoint, all integers little-endian ("OCKW" format, README.md):
- *   "OCKW" u8 target (1 schema 1, 2 WOF, 3 schema 2, 4 schema 3) u8 dialect (0 auto, 1 onert, 2 onert-micro)
+ *   "OCKW" u8 target (ockpt_w_target: 1 schema 1, 2 schema 2, 3 schema 3, 0x81 WOF)
+ *   u8 dialect (0 auto, 1 onert, 2 onert-micro)
  *   u32 num_entries u8 footerless
  *   u32 num_tensors, each: u32 index u64 src_offset u64 nbytes [nbytes] u16 has u32 model_index
  *                          i8 dtype u8 rank u32 dims[8] u32 name_len [name_len]
@@ -140,9 +141,9 @@ int main(void) {
     e->key_len = (uint32_t)get(&in, 4);
     e->key = take(&in, e->key_len);
     e->type = (uint8_t)get(&in, 1);
-    if (e->type == OCKPT_V2_VALUE_INT) {
+    if (e->type == OCKPT_CONTAINER_VALUE_INT) {
       e->i = (int64_t)get(&in, 8);
-    } else if (e->type == OCKPT_V2_VALUE_FLOAT) {
+    } else if (e->type == OCKPT_CONTAINER_VALUE_FLOAT) {
       const uint8_t *f = take(&in, 8);
       if (f != NULL) memcpy(&e->f, f, 8); /* the input is little-endian binary64, as the host */
     } else {

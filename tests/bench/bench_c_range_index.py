@@ -70,8 +70,8 @@ int main(int argc, char **argv) {
     long reps = mode == 0 ? rep * 10000 : rep;
     clock_t t;
     for (p = 0; p < 3; p++) ockpt_v3_range(&f, p, k, &want[p], &n);
-    g.v2.offsets = NULL;
-    if (mode == 1) g.v2.range_index = 0;
+    g.container.offsets = NULL;
+    if (mode == 1) g.container.range_index = 0;
     t = clock();
     for (i = 0; i < reps; i++)
       for (p = 0; p < 3; p++) {

@@ -262,7 +262,7 @@ int main(int argc, char **argv) {
   static ockpt_stream s;
   ockpt_file f;
   ockpt_v3_cursor c;
-  ockpt_v2_tensor_info t;
+  ockpt_tensor_info t;
   FILE *fp = fopen(argv[1], "rb");
   long size;
   unsigned char *dst, *block;

@@ -27,29 +27,29 @@ LAYOUTS: dict[str, object] = {
     "ockpt_v1_header_layout": v1.HEADER,
     "ockpt_v1_footer_layout": v1.FOOTER,
     "ockpt_wof_header_layout": wof.HEADER,
-    "ockpt_v2_header_layout": v2.HEADER,
-    "ockpt_v2_section_entry_layout": v2.SECTION_DTYPE,
+    "ockpt_container_header_layout": v2.HEADER,
+    "ockpt_container_section_entry_layout": v2.SECTION_DTYPE,
     "ockpt_v2_tensors_head_layout": v2.TENSORS_HEAD,
     "ockpt_v2_tensor_record_layout": v2.TENSOR_RECORD_DTYPE,
-    "ockpt_v2_optimizer_head_layout": v2.OPTIMIZER_HEAD,
-    "ockpt_v2_slot_descriptor_layout": v2.SLOT_DESCRIPTOR_DTYPE,
+    "ockpt_container_optimizer_head_layout": v2.OPTIMIZER_HEAD,
+    "ockpt_container_slot_descriptor_layout": v2.SLOT_DESCRIPTOR_DTYPE,
     "ockpt_v2_slot_entry_layout": v2.SLOT_ENTRY_DTYPE,
-    "ockpt_v2_state_head_layout": v2.STATE_HEAD,
-    "ockpt_v2_state_entry_layout": v2.STATE_ENTRY_DTYPE,
-    "ockpt_v2_origin_layout": v2.ORIGIN,
+    "ockpt_container_state_head_layout": v2.STATE_HEAD,
+    "ockpt_container_state_entry_layout": v2.STATE_ENTRY_DTYPE,
+    "ockpt_container_origin_layout": v2.ORIGIN,
     "ockpt_v3_tensors_head_layout": v3.TENSORS_HEAD,
 }
 
 #: Schema 3's fixed-size structures that are schema 2's (SPEC.md 6.7): the C kit declares them
 #: once; the library's v3 schemas must have the same layout.
 SHARED_WITH_V3: dict[str, object] = {
-    "ockpt_v2_header_layout": v3.HEADER,
-    "ockpt_v2_section_entry_layout": v3.SECTION_DTYPE,
-    "ockpt_v2_optimizer_head_layout": v3.OPTIMIZER_HEAD,
-    "ockpt_v2_slot_descriptor_layout": v3.SLOT_DESCRIPTOR_DTYPE,
-    "ockpt_v2_state_head_layout": v3.STATE_HEAD,
-    "ockpt_v2_state_entry_layout": v3.STATE_ENTRY_DTYPE,
-    "ockpt_v2_origin_layout": v3.ORIGIN,
+    "ockpt_container_header_layout": v3.HEADER,
+    "ockpt_container_section_entry_layout": v3.SECTION_DTYPE,
+    "ockpt_container_optimizer_head_layout": v3.OPTIMIZER_HEAD,
+    "ockpt_container_slot_descriptor_layout": v3.SLOT_DESCRIPTOR_DTYPE,
+    "ockpt_container_state_head_layout": v3.STATE_HEAD,
+    "ockpt_container_state_entry_layout": v3.STATE_ENTRY_DTYPE,
+    "ockpt_container_origin_layout": v3.ORIGIN,
 }
 
 
@@ -185,7 +185,7 @@ WIDTH_MUTANTS = [
         "len_body",
         "u8",
         "u4",
-        "ockpt_v2_section_entry_len_body_is_read_as_8",
+        "ockpt_container_section_entry_len_body_is_read_as_8",
     ),
 ]
 

@@ -786,14 +786,14 @@ int main(int argc, char **argv) {
   count = ockpt_scratch_count(medium, (size_t)size);
   scratch = malloc(count * sizeof *scratch);
   r = ockpt_read_scratch(medium, (size_t)size, &g, scratch, count);
-  if (r.code != OCKPT_OK || g.v2.offsets == NULL) return 4;
+  if (r.code != OCKPT_OK || g.container.offsets == NULL) return 4;
   ockpt_stream_init(&s, read_at, NULL, (uint64_t)size);
   r = ockpt_read_stream(&s, &f, NULL, 0);
-  if (r.code != OCKPT_OK || f.v2.offsets != NULL) return 5;
-  for (p = 0; p <= f.v2.num_slots; p++) {
+  if (r.code != OCKPT_OK || f.container.offsets != NULL) return 5;
+  for (p = 0; p <= f.container.num_slots; p++) {
     unsigned long long most = 0;
     uint32_t worst = 0;
-    for (k = 0; k < f.v2.num_tensors; k++) {
+    for (k = 0; k < f.container.num_tensors; k++) {
       uint64_t off = 0, n = 0, want = 0, wn = 0;
       unsigned long long before = bytes_read;
       int got = ockpt_v3_range(&f, p, k, &off, &n);
@@ -807,7 +807,7 @@ int main(int argc, char **argv) {
     printf("pass %u most %llu record %u\n", p, most, worst);
   }
   printf("mismatches %u\n", mismatches);
-  printf("index %llu\n", (unsigned long long)f.v2.range_index);
+  printf("index %llu\n", (unsigned long long)f.container.range_index);
   free(scratch);
   free(medium);
   return 0;

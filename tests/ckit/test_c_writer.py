@@ -44,7 +44,7 @@ VALID = sorted(
 NEW = (1 << 64) - 1  # OCKPT_W_NEW and OCKPT_W_ABSENT
 NO_BLOCKS = (1 << 32) - 1  # OCKPT_W_NO_BLOCKS
 NO_INDEX = (1 << 32) - 1  # OCKPT_W_NO_INDEX
-TARGETS = {"v1": 1, "wof": 2, "v2": 3, "v3": 4}
+TARGETS = {"v1": 1, "v2": 2, "v3": 3, "wof": 0x81}  # ockpt_w_target
 DIALECTS = {None: 0, "onert": 1, "onert-micro": 2}
 #: (revision, dialect) pairs written for every checkpoint; "keep" is the loaded dialect.
 WRITES = [("v1", "keep"), ("v1", "onert"), ("v1", "onert-micro"), ("wof", "keep"), ("v2", "keep"),

@@ -508,8 +508,8 @@ int main(int argc, char **argv) {
   if (r.code != OCKPT_OK) { printf("read %s\n", ockpt_error_name(r.code)); return 1; }
   if (flip >= 0) medium[flip] ^= 1; /* the medium returns another byte from now on */
   bs = ockpt_v3_block_size(&f);
-  d = f.v2.data.offset;
-  n = f.v2.data.length;
+  d = f.container.data.offset;
+  n = f.container.data.length;
   block = malloc(bs ? bs : 1);
   verified = calloc(1, (size_t)n);
   plain = calloc(1, (size_t)n);

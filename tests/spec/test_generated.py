@@ -49,7 +49,7 @@ def test_every_error_code_is_documented_once():
     assert [e["code"] for e in table] == list(ERROR_CODES)
     header = (ROOT / "spec" / "c" / "ockpt_errors.h").read_text()
     for e in table:
-        assert f"OCKPT_E_{e['code'].upper()} = {e['number']}," in header
+        assert f"OCKPT_E_{e['code'].upper()} = -{e['number']}," in header
 
 
 def test_every_schema_is_compiled_for_every_target():

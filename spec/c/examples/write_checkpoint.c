@@ -85,15 +85,15 @@ int main(int argc, char **argv) {
   memset(state, 0, sizeof state);
   state[0].key = (const uint8_t *)"step";
   state[0].key_len = 4;
-  state[0].type = OCKPT_V2_VALUE_INT;
+  state[0].type = OCKPT_CONTAINER_VALUE_INT;
   state[0].i = 120;
   state[1].key = (const uint8_t *)"epoch";
   state[1].key_len = 5;
-  state[1].type = OCKPT_V2_VALUE_INT;
+  state[1].type = OCKPT_CONTAINER_VALUE_INT;
   state[1].i = 3;
   state[2].key = (const uint8_t *)"learning_rate"; /* schema 2 only */
   state[2].key_len = 13;
-  state[2].type = OCKPT_V2_VALUE_FLOAT;
+  state[2].type = OCKPT_CONTAINER_VALUE_FLOAT;
   state[2].f = 0.001;
 
   memset(&c, 0, sizeof c);
@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
   c.num_tensors = 2;
   c.num_entries = 2;
   c.has_optimizer = 1;
-  c.optimizer_kind = OCKPT_V2_OPT_ADAM;
+  c.optimizer_kind = OCKPT_CONTAINER_OPT_ADAM;
   c.slots = slots;
   c.num_slots = 2;
   c.state = state;

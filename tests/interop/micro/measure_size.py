@@ -46,7 +46,7 @@ READER = ("ockpt.c", "ockpt_v2.c", "ockpt_v3.c", "ockpt_stream.c", "ockpt_crc32.
 WRITER = ("ockpt_write.c",)
 #: what schema3_driver.cpp calls: the roots of the linked streaming load
 LOAD_ROOTS = ("ockpt_stream_init", "ockpt_read_stream_deferred", "ockpt_stream_failed",
-              "ockpt_file_copy", "ockpt_v2_slot_at", "ockpt_v2_state", "ockpt_v3_cursor_init",
+              "ockpt_file_copy", "ockpt_sec_slot_at", "ockpt_sec_state", "ockpt_v3_cursor_init",
               "ockpt_v3_next_tensor", "ockpt_v3_slot_entry", "ockpt_v3_block_size",
               "ockpt_v3_copy_verified")
 #: the same content through the schema-3-only buffer reader (there is no schema-3-only stream

@@ -187,7 +187,7 @@ std::string bytes_at(const ockpt_file &f, uint64_t offset, uint64_t len)
 // One tensor record of the loaded file, and its m and v ranges (nbytes OCKPT_W_ABSENT: none).
 struct Record
 {
-  ockpt_v2_tensor_info info;
+  ockpt_tensor_info info;
   std::string name;
   uint64_t slot_offset[2] = {0, 0};
   uint64_t slot_nbytes[2] = {OCKPT_W_ABSENT, OCKPT_W_ABSENT};
@@ -197,7 +197,7 @@ struct Record
 struct StateEntry
 {
   std::string key;
-  ockpt_v2_state_info info;
+  ockpt_state_info info;
   std::string value;
 };
 
@@ -322,25 +322,25 @@ int main(int argc, char **argv)
 
   // Slots m and v, by name (an Adam checkpoint); an SGD run takes a file without slots.
   int slot_of[2] = {-1, -1};
-  for (uint32_t j = 0; j < f.v2.num_slots; ++j)
+  for (uint32_t j = 0; j < f.container.num_slots; ++j)
   {
     uint64_t at;
     uint32_t len;
-    ockpt_v2_slot_at(&f, j, &at, &len);
+    ockpt_sec_slot_at(&f, j, &at, &len);
     const std::string name = bytes_at(f, at, len);
     if (name == "m" || name == "v")
       slot_of[name == "m" ? 0 : 1] = static_cast<int>(j);
   }
   const bool optimizer_kind_fits =
-    f.v2.optimizer.present == 0 ||
-    f.v2.optimizer_kind == (adam ? OCKPT_V2_OPT_ADAM : OCKPT_V2_OPT_SGD);
+    f.container.optimizer.present == 0 ||
+    f.container.optimizer_kind == (adam ? OCKPT_CONTAINER_OPT_ADAM : OCKPT_CONTAINER_OPT_SGD);
   if (!optimizer_kind_fits)
     fail(4, "the checkpoint's optimizer is not --opt");
 
-  std::vector<Record> records(f.v2.num_tensors);
+  std::vector<Record> records(f.container.num_tensors);
   ockpt_v3_cursor cursor;
   ockpt_v3_cursor_init(&f, &cursor);
-  for (uint32_t k = 0; k < f.v2.num_tensors; ++k)
+  for (uint32_t k = 0; k < f.container.num_tensors; ++k)
   {
     Record &rec = records[k];
     if (ockpt_v3_next_tensor(&f, &cursor, &rec.info) != 1)
@@ -394,16 +394,16 @@ int main(int argc, char **argv)
     copied += 2 * nbytes;
   }
 
-  std::vector<StateEntry> state(f.v2.num_state);
+  std::vector<StateEntry> state(f.container.num_state);
   bool has_step = false, has_epoch = false;
-  for (uint32_t k = 0; k < f.v2.num_state; ++k)
+  for (uint32_t k = 0; k < f.container.num_state; ++k)
   {
     StateEntry &e = state[k];
-    ockpt_v2_state(&f, k, &e.info);
+    ockpt_sec_state(&f, k, &e.info);
     e.key = bytes_at(f, e.info.key_offset, e.info.key_len);
-    if (e.info.type == OCKPT_V2_VALUE_STRING || e.info.type == OCKPT_V2_VALUE_BYTES)
+    if (e.info.type == OCKPT_CONTAINER_VALUE_STRING || e.info.type == OCKPT_CONTAINER_VALUE_BYTES)
       e.value = bytes_at(f, e.info.value_offset, e.info.len);
-    const bool counter = e.info.type == OCKPT_V2_VALUE_INT && e.info.i >= 0 &&
+    const bool counter = e.info.type == OCKPT_CONTAINER_VALUE_INT && e.info.i >= 0 &&
                          e.info.i <= static_cast<int64_t>(UINT32_MAX);
     if (e.key == "step" && counter)
       tc.num_step = static_cast<uint32_t>(e.info.i), has_step = true;
@@ -423,11 +423,11 @@ int main(int argc, char **argv)
               static_cast<unsigned long long>(validation_reads),
               static_cast<unsigned long long>(validation_bytes),
               static_cast<unsigned long long>(
-                logged_bytes(0, validation_reads, f.v2.data.offset,
-                             f.v2.data.offset + f.v2.data.length)),
+                logged_bytes(0, validation_reads, f.container.data.offset,
+                             f.container.data.offset + f.container.data.length)),
               static_cast<unsigned long long>(
-                logged_bytes(0, src.reads, f.v2.data.offset, f.v2.data.offset + f.v2.data.length)),
-              static_cast<unsigned long long>(f.v2.data.length),
+                logged_bytes(0, src.reads, f.container.data.offset, f.container.data.offset + f.container.data.length)),
+              static_cast<unsigned long long>(f.container.data.length),
               static_cast<unsigned long long>(src.bytes),
               static_cast<unsigned long long>(src.largest), block_size, sizeof(ockpt_stream),
               sizeof(ockpt_file), heap_peak(), heap_now());
@@ -503,26 +503,26 @@ int main(int argc, char **argv)
     ockpt_w_state &w = w_state[k];
     w = {reinterpret_cast<const uint8_t *>(e.key.data()), static_cast<uint32_t>(e.key.size()),
          e.info.type, e.info.i, e.info.f, e.value.data(), e.value.size()};
-    if (e.key == "step" && e.info.type == OCKPT_V2_VALUE_INT)
+    if (e.key == "step" && e.info.type == OCKPT_CONTAINER_VALUE_INT)
       w.i = tc.num_step;
-    if (e.key == "epoch" && e.info.type == OCKPT_V2_VALUE_INT)
+    if (e.key == "epoch" && e.info.type == OCKPT_CONTAINER_VALUE_INT)
       w.i = tc.num_epoch;
   }
   ockpt_w_checkpoint c;
   std::memset(&c, 0, sizeof c);
   c.tensors = tensors.data();
   c.num_tensors = static_cast<uint32_t>(tensors.size());
-  c.has_optimizer = f.v2.optimizer.present ? 1 : adam;
-  c.optimizer_kind = adam ? OCKPT_V2_OPT_ADAM : OCKPT_V2_OPT_SGD;
+  c.has_optimizer = f.container.optimizer.present ? 1 : adam;
+  c.optimizer_kind = adam ? OCKPT_CONTAINER_OPT_ADAM : OCKPT_CONTAINER_OPT_SGD;
   c.slots = with_moments ? slots : nullptr;
   c.num_slots = with_moments ? 2 : 0;
   c.state = w_state.data();
   c.num_state = static_cast<uint32_t>(w_state.size());
-  c.has_origin = f.v2.origin.present ? 1 : 0;
-  c.origin_revision = f.v2.origin_revision;
-  c.origin_dialect = f.v2.origin_dialect;
-  c.origin_flags = f.v2.origin_flags;
-  c.origin_num_entries = f.v2.origin_num_entries;
+  c.has_origin = f.container.origin.present ? 1 : 0;
+  c.origin_revision = f.container.origin_revision;
+  c.origin_dialect = f.container.origin_dialect;
+  c.origin_flags = f.container.origin_flags;
+  c.origin_num_entries = f.container.origin_num_entries;
   // the loaded file's per-block checksums, at its block size (none: none)
   c.data_block_size = block_size != 0 ? block_size : OCKPT_W_NO_BLOCKS;
 
