@@ -12,8 +12,7 @@ onert-micro (Samsung ONE's on-device training runtimes).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the names below, imported on first use (module __getattr__)
     from .api import convert, load, open, upgrade
@@ -85,17 +84,21 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
+    from importlib import import_module
+
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
+    value = getattr(import_module(module, __name__), name)
     globals()[name] = value  # later lookups are plain module attributes
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    """The public names (``__all__``) and the module's dunders; not what the package's own
+    code binds (its submodules, ``TYPE_CHECKING``, the table above)."""
+    return sorted({*__all__, *(k for k in globals() if k.startswith("__") and k.endswith("__"))})
 
 
 __version__ = "0.1.0"
@@ -140,3 +143,5 @@ __all__ = [
     "upgrade",
     "value_warnings",
 ]
+
+del annotations, TYPE_CHECKING  # bound by the lines above for the package's own use

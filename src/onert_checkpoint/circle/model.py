@@ -98,6 +98,11 @@ class CircleModel:
         self._data = data
         self.source = source
 
+    def __repr__(self) -> str:
+        return (f"CircleModel(tensors={len(self.tensors)}, operators={len(self.operators)}, "
+                f"inputs={list(self.inputs)}, outputs={list(self.outputs)}, "
+                f"bytes={len(self.source)})")
+
     # Loading ------------------------------------------------------------------------------
     @classmethod
     def load(cls, source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> CircleModel:

@@ -809,7 +809,9 @@ class TensorList(MutableSequence["Tensor"]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return repr(list(self))
+        n = len(self)
+        shown = [repr(self[k]) for k in (range(n) if n <= _SHOWN else (0, 1, 2, n - 1))]
+        return _summary("[", shown, "]", n, "tensors")
 
     def __copy__(self) -> list[Tensor]:
         return list(self)
@@ -884,6 +886,16 @@ class TensorList(MutableSequence["Tensor"]):
                 table[new] = min(table[new], pos)
             else:
                 table[new] = pos
+
+
+#: a repr lists up to this many entries; a longer one its first three, "...", and its last
+_SHOWN = 6
+
+
+def _summary(opening: str, shown: list[str], closing: str, count: int, what: str) -> str:
+    if count <= _SHOWN:
+        return opening + ", ".join(shown) + closing
+    return f"{opening}{', '.join(shown[:3])}, ..., {shown[-1]}{closing} ({count} {what})"
 
 
 class SlotEntries(MutableMapping[int, "Buffer"]):
@@ -1033,7 +1045,11 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return repr(dict(self.items()))
+        keys = list(self.keys())
+        if len(keys) > _SHOWN:
+            keys = [*keys[:3], keys[-1]]
+        shown = [f"{k}: {self[k]!r}" for k in keys]
+        return _summary("{", shown, "}", len(self), "entries")
 
 
 

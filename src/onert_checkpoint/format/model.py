@@ -336,6 +336,11 @@ class Optimizer:
     def slot_names(self) -> tuple[str, ...]:
         return tuple(self.slots)
 
+    def __repr__(self) -> str:
+        slots = ", ".join(f"{name!r}: {len(entries)} entries" for name, entries in
+                          self.slots.items())
+        return f"Optimizer(kind={self.kind!r}, slots={{{slots}}})"
+
 
 @dataclass(eq=False)
 class Section:
@@ -348,6 +353,32 @@ class Section:
     data: bytes
     required: bool = False
     offset: int | None = None
+
+
+class NoSuchTensorError(KeyError):
+    """``ckpt[key]`` for a key no tensor has. ``args[0]`` is the key, as in a plain
+    ``KeyError``; the message, made when it is shown (not at every miss of ``key in ckpt``),
+    names the tensors nearest a mistyped name."""
+
+    def __init__(self, key: object, tensors: TensorList) -> None:
+        super().__init__(key)
+        self._tensors = tensors
+
+    def __str__(self) -> str:
+        from ..suggestions import did_you_mean
+
+        key = self.args[0]
+        names = [n for n in self._tensors.names() if n is not None]
+        if isinstance(key, str) and names:
+            hint = did_you_mean(key, names, 3) or f"none of the {len(names)} names is close"
+        elif isinstance(key, str):
+            hint = ("the tensors have no names: give the circle model (load(..., model=...) "
+                    "or bind) or use entry indices")
+        else:
+            indices = self._tensors.indices()
+            hint = (f"{len(indices)} entries, indices {min(indices)} to {max(indices)}"
+                    if indices else "the checkpoint has no tensors")
+        return f"{key!r}: no such tensor; {hint}"
 
 
 class TrainingState(dict[str, object]):
@@ -391,9 +422,11 @@ class _TensorsField:
 class Checkpoint(Mapping[object, Tensor]):
     """A training checkpoint: weights, optimizer state and training position.
 
-    It is a read-only mapping from entry index (``ckpt[0]``) or tensor name (``ckpt["fc1/w"]``)
-    to :class:`Tensor`; iteration (``keys()``) yields the tensor names in table order when
-    every tensor has a distinct name, else the entry indices.
+    It is a mapping from entry index (``ckpt[0]``) or tensor name (``ckpt["fc1/w"]``) to
+    :class:`Tensor`; iteration (``keys()``) yields the tensor names in table order when every
+    tensor has a distinct name, else the entry indices. ``ckpt[key] = values`` replaces a
+    tensor's data by the rule of ``ckpt[key].data = values``; a key no tensor has is a
+    ``KeyError`` that names the nearest tensor names.
 
     ``nbytes``, ``index``, ``name``, ``dtype``, ``shape`` are attributes (metadata, known
     without reading the data); ``crc32()`` is a method because it reads every byte.
@@ -465,8 +498,15 @@ class Checkpoint(Mapping[object, Tensor]):
         elif isinstance(key, (int, np.integer)) and not isinstance(key, bool):
             pos = tensors.position_of_index(int(key))
         if pos is None:
-            raise KeyError(key)
+            raise NoSuchTensorError(key, tensors)
         return pos
+
+    def __setitem__(self, key: object, value: object) -> None:
+        """``ckpt[key] = values``: the new data of the tensor ``ckpt[key]``, by the rule of
+        ``ckpt[key].data = values`` (:func:`~onert_checkpoint.format.assignment.cast_for_entry`:
+        same size, type and shape, values converted only when none changes). A key no tensor
+        has is a ``KeyError``: assignment never adds a tensor."""
+        self[key].data = value
 
     def __contains__(self, key: object) -> bool:
         try:

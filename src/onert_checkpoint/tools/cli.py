@@ -855,15 +855,16 @@ class _Parser(argparse.ArgumentParser):
     def _suggestion(self, message: str) -> str:
         """``; did you mean 'info'?`` for a mistyped command or choice (argparse has its own
         from Python 3.14 only)."""
-        import difflib
         import re
+
+        from ..suggestions import did_you_mean
 
         found = re.search(r"invalid choice: '([^']*)'", message)
         if found is None or "did you mean" in message:
             return ""
         choices = [str(c) for a in self._actions if a.choices for c in a.choices]
-        close = difflib.get_close_matches(found.group(1), choices, n=1)
-        return f"; did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(found.group(1), choices)
+        return f"; {hint}" if hint else ""
 
 
 _EXAMPLES = {
@@ -1132,7 +1133,7 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
                   extras: list[str]) -> str:
     """argparse's "unrecognized arguments" message, with the nearest option of the command
     for a mistyped flag (``--modle``: did you mean --model?)."""
-    import difflib
+    from ..suggestions import nearest
 
     options: list[str] = []
     for action in parser._actions:
@@ -1142,7 +1143,7 @@ def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
     for word in extras:
         flag = word.split("=", 1)[0]
         if flag.startswith("--"):
-            close = difflib.get_close_matches(flag, options, n=1)
+            close = nearest(flag, options)
             if close:
                 return f"{message}; did you mean {close[0]}?"
     return message

@@ -54,6 +54,12 @@ class EntryDiff:
     def ok(self) -> bool:
         return self.status in ("equal", "close")
 
+    def __repr__(self) -> str:
+        shown = [f"{f}={v!r}" for f, v in vars(self).items()
+                 if v is not None and f not in ("key", "slot", "status")]
+        head = [repr(self.key), repr(self.slot), repr(self.status)]
+        return f"EntryDiff({', '.join(head + shown)})"
+
 
 @dataclass
 class CheckpointDiff:
@@ -71,6 +77,17 @@ class CheckpointDiff:
     @property
     def equal(self) -> bool:
         return (self.ignore_state or not self.state) and all(e.ok for e in self.entries)
+
+    def __repr__(self) -> str:
+        """One line: the verdict, the entries counted by status (each row is in
+        ``entries``), what else differs."""
+        counts: dict[str, int] = {}
+        for e in self.entries:
+            counts[e.status] = counts.get(e.status, 0) + 1
+        by_status = ", ".join(f"{n} {status}" for status, n in counts.items())
+        parts = [f"equal={self.equal}", f"entries={len(self.entries)} ({by_status or 'none'})"]
+        parts += [f"{k}={v[0]!r}->{v[1]!r}" for k, v in {**self.state, **self.facts}.items()]
+        return f"CheckpointDiff({', '.join(parts)})"
 
     def to_dict(self) -> dict[str, Any]:
         """The comparison as strict JSON values (non-finite floats and bytes written as in
