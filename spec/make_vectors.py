@@ -958,8 +958,8 @@ def make_valid_v2() -> None:
     huge = write_v2(
         [typed(0, np.zeros(0, "<f4"), dtype="float32", shape=(2**32 - 1, 2**32 - 1, 0))]
     )
-    # Written from SPEC.md 6.4 and 9: the one record at 64 + 32 + 64 (table, then the tensors
-    # section at 128: 8 + 72 bytes, no name), data section at align(208) = 256, 0 bytes.
+    # Written from SPEC.md 6.4 and TOOLKIT 1: the one record at 64 + 32 + 64 (table, then the
+    # tensors section at 128: 8 + 72 bytes, no name), data section at align(208) = 256, 0 bytes.
     ALL.append(
         Vector(
             "v2-huge-dims-zero",
@@ -1013,7 +1013,7 @@ def make_valid_v2() -> None:
                 for i, (_, (name, size)) in enumerate(sorted(DTYPES.items()))
             ]
         ),
-        "one record per dtype code, -5 to 17: every dtype name of SPEC.md 6.4.3 and section 9",
+        "one record per dtype code, -5 to 17: every dtype name of SPEC.md 6.6 and TOOLKIT.md 1",
     )
     v(
         "state-number-edges",
@@ -1033,7 +1033,7 @@ def make_valid_v2() -> None:
                 "imax": 2**63 - 1,
             },
         ),
-        "floats needing 17 digits, subnormal, -0.0, exponent forms; i64 extremes (section 9.3)",
+        "floats needing 17 digits, subnormal, -0.0, exponent forms; i64 extremes (TOOLKIT.md 1.3)",
     )
     v(
         "utf8-edges",
@@ -1476,7 +1476,7 @@ def v2_data_cases() -> list[Case]:
 
 
 def v2_spec_fix_cases() -> list[Case]:
-    """The cases named by the spec fixes of document revision 3 (SPEC.md 2.2)."""
+    """The cases named by the spec fixes of document revision 3 (SPEC.md A.2)."""
     full = V2_FULL
     sgd = write_v2([], Optimizer("sgd"), {"step": 1})
     gi = V2(sgd).index_of(SectionKind.OPTIMIZER)
@@ -1501,7 +1501,7 @@ def v2_spec_fix_cases() -> list[Case]:
         Case("state-pool-short", full, {"state[5].len_value": 0},
              "gap", "state.pool", "*state[5].value",
              "V8: the last value 1 byte shorter, so the pool ends a byte before the section"),
-        # V3: the offset of the first non-zero reserved byte (SPEC.md 9, error offsets)
+        # V3: the offset of the first non-zero reserved byte (SPEC 1.3, error offsets)
         Case("state-entry-reserved-middle", full,
              {"state[1].reserved[2]": 1, "state[1].reserved[1]": 2},
              "reserved_nonzero", "state[1].reserved", "state[1].reserved[1]",
@@ -1583,7 +1583,7 @@ def swap_first_two_weights(data: bytes) -> bytes:
 
 
 # ------------------------------------------------------------------------------------------------
-# Schema 3 (spec/SPEC.md section 6.7)
+# Schema 3 (spec/SPEC.md section 7)
 
 ORACLES = SPEC / "oracles"  # encoders written from SPEC.md alone (spec/oracles/README.md)
 if str(ORACLES) not in sys.path:
@@ -1595,12 +1595,12 @@ REAL_MICRO = ROOT / "tests" / "data" / "real-onert-micro"
 
 def v3_of(v2_bytes: bytes) -> tuple[bytes, dict]:
     """The schema-3 encoding of a valid schema-2 file's content and its description, both from
-    spec/oracles/v3_encoder.py (SPEC.md 6.7 alone); the library's writer must give the same bytes
+    spec/oracles/v3_encoder.py (SPEC.md 7 alone); the library's writer must give the same bytes
     (schema 3 is canonical given the data order, SPEC.md 6.1)."""
     content = m3.from_v2(v2_bytes)
     enc = m3.encode(content)
     loaded = oc.load(v2_bytes)
-    loaded.data_block_size = 0  # these vectors predate the data_blocks section (SPEC.md 6.7.4)
+    loaded.data_block_size = 0  # these vectors predate the data_blocks section (SPEC.md 7.4)
     written = oc.to_bytes(loaded, revision="v3")
     if written != enc.data:
         raise SystemExit("the library's schema-3 writer and spec/oracles/v3_encoder.py disagree")
@@ -1742,7 +1742,7 @@ def make_valid_v3() -> None:
         "alignment-classes",
         write_v2(raw_tensors(*sizes)),
         "ranges of " + ", ".join(map(str, sizes)) + " bytes: every alignment class a(len) of "
-        "6.7.3 (1, 2, 4, 8, 16, 32, 64) after a range that leaves it padding to skip",
+        "7.3 (1, 2, 4, 8, 16, 32, 64) after a range that leaves it padding to skip",
     )
     v3_valid(
         "alignment-descending",
@@ -1779,7 +1779,7 @@ def make_valid_v3() -> None:
 
 
 def make_data_blocks_v3() -> None:
-    """Schema 3's optional data_blocks section (SPEC.md 6.7.4, rules B1 to B6), encoded by
+    """Schema 3's optional data_blocks section (SPEC.md 7.4, rules B1 to B6), encoded by
     spec/oracles/v3_encoder.py: the valid vectors, which the library must write byte for byte,
     then the invalid ones, the rows of v3_data_blocks_cases."""
     content = m3.from_v2(V2_FULL)  # its private section (0x80000001) sorts after data_blocks
@@ -1787,10 +1787,10 @@ def make_data_blocks_v3() -> None:
         (
             "data-blocks",
             6,
-            "6.7.4: 64-byte blocks, the last one shorter; the section sits "
+            "7.4: 64-byte blocks, the last one shorter; the section sits "
             "among the other kinds by ascending kind, before the data section",
         ),
-        ("data-blocks-64k", 16, "6.7.4: the writer's default, 64 KiB blocks: one block here"),
+        ("data-blocks-64k", 16, "7.4: the writer's default, 64 KiB blocks: one block here"),
     ):
         enc = m3.encode(content, block_shift=shift)
         ck = oc.load(V2_FULL)
@@ -1807,7 +1807,7 @@ def make_data_blocks_v3() -> None:
 
 def v3_data_blocks_cases() -> list[Case]:
     """Schema 3's data_blocks section, B1 to B6 and where B6 stands among the rules (SPEC.md
-    6.7.4): v3-data-blocks (V3_FULL's content, its data section in 64-byte blocks, the last one
+    7.4): v3-data-blocks (V3_FULL's content, its data section in 64-byte blocks, the last one
     shorter), files whose data_blocks section is built for the rule (cut, grown, alone) and
     v3-data-blocks with its data_blocks entry moved after the data section's."""
     kind = DATA_BLOCKS_KIND
@@ -1867,7 +1867,7 @@ def v3_data_blocks_cases() -> list[Case]:
         Case("b5-length-short", with_body(body[: -len(one_crc)]), {},
              "bad_data_blocks", "data_blocks.crc", "data_blocks.crc",
              "B5: the section holds one CRC less than its num_blocks"),
-        # B6's offset is the failing block's first byte (SPEC.md 9.4), not its crc field's
+        # B6's offset is the failing block's first byte (SPEC.md 1.3), not its crc field's
         Case("b6-block-crc", good, {"data_blocks.crc[1]": Xor(1)},
              "block_checksum", "data_blocks.crc[1]", "data.block[1]",
              "B6: block 1's recorded CRC-32C is wrong (the data are intact)"),
@@ -1886,17 +1886,17 @@ def v3_data_blocks_cases() -> list[Case]:
              seal="table"),
         Case("b6-required", good, {f"sections[{bi}].flags": 1},
              "unknown_required_section", f"sections[{bi}].kind", f"sections[{bi}].kind",
-             "6.7.4: the data_blocks section's REQUIRED flag MUST be clear; set, it is "
+             "7.4: the data_blocks section's REQUIRED flag MUST be clear; set, it is "
              "refused as an unknown required kind is (T4g), by old and new readers alike"),
-        # the rule order of 6.7.4: B6 right after B5, before the tensors section's rules
+        # the rule order of 7.4: B6 right after B5, before the tensors section's rules
         Case("b6-before-c12", good, {"tensors[0].name": b"\xff", ("data", 0): Xor(1)},
              "block_checksum", "data_blocks.crc[0]", "data.block[0]",
-             "6.7.4: a damaged data byte in block 0 (every section CRC recomputed) and a "
+             "7.4: a damaged data byte in block 0 (every section CRC recomputed) and a "
              "name that is not UTF-8 (C12): B6 runs right after B5, before the tensors "
              "section's rules"),
         Case("b6-after-data-bad-data-crc", late, {f"sections[{late_di}].crc": Xor(1)},
              "section_order", f"sections[{late_bi}].kind", f"sections[{late_bi}].kind",
-             "6.7.4: the data_blocks entry after the data section's, whose CRC-32C is wrong: "
+             "7.4: the data_blocks entry after the data section's, whose CRC-32C is wrong: "
              "a table that lists data_blocks in any entry defers the data section's CRC to "
              "B6, so T4 i's section_order on the later entry is reported (a reader that "
              "skips the kind reports the data section's section_checksum)", seal="table"),
@@ -1904,13 +1904,13 @@ def v3_data_blocks_cases() -> list[Case]:
     # fmt: on
 
 
-#: The optional section kinds a reader may skip as unknown kinds (SPEC.md 2.3, 14, 15), each
-#: with an unassigned kind that sorts at the same place among the others (rule T4 i).
+#: The optional section kinds a reader may skip as unknown kinds (SPEC.md 2 and 10, TOOLKIT.md
+#: 4), each with an unassigned kind that sorts at the same place among the others (rule T4 i).
 OPTIONAL_KINDS = {m3.KIND_DATA_BLOCKS: 0x100007, m3.KIND_RANGE_INDEX: 0x10000A}
 
 
 def skipping(data: bytes, kinds: tuple[int, ...]) -> bytes | None:
-    """``data`` as a schema-3 reader that skips ``kinds`` sees it (SPEC.md 14): every
+    """``data`` as a schema-3 reader that skips ``kinds`` sees it (TOOLKIT.md 4): every
     section-table entry of those kinds given an unassigned kind that sorts at the same place,
     so that a reader that knows them reads it as an unknown optional (or required) kind; the
     table's and the header's CRC-32C recomputed where they were right. None when the file is
@@ -1962,7 +1962,7 @@ def skipping_table(vectors: list[Vector]) -> str:
 
 
 def _range_index_content(order: bool) -> m3.Content:
-    """40 records of 0 to 89 bytes (every alignment of 6.7.3), an Adam optimizer whose slots
+    """40 records of 0 to 89 bytes (every alignment of 7.3), an Adam optimizer whose slots
     skip every fifth record (NO_STATE: a position that places nothing), and, with ``order``, a
     data order that is not the identity (record 17k mod 40 at position k)."""
     n = 40
@@ -1980,7 +1980,7 @@ def _range_index_content(order: bool) -> m3.Content:
 
 
 def make_range_index_v3() -> None:
-    """Schema 3's optional range_index section (SPEC.md 6.7.5, rules I1 to I7), encoded by
+    """Schema 3's optional range_index section (SPEC.md 7.5, rules I1 to I7), encoded by
     spec/oracles/v3_encoder.py: the valid vectors, for which the library's writer must compute
     the same section from the same content without one (its ``range_index_group``) and which it
     must write back, then the invalid ones, the rows of v3_range_index_cases."""
@@ -1991,7 +1991,7 @@ def make_range_index_v3() -> None:
             _range_index_content(True),
             None,
             4,
-            "6.7.5: groups of 16 positions, "
+            "7.5: groups of 16 positions, "
             "an order column (the section ends with each record's position), Adam slots with "
             "NO_STATE entries, ranges of every alignment",
         ),
@@ -2000,14 +2000,14 @@ def make_range_index_v3() -> None:
             _range_index_content(False),
             None,
             4,
-            "6.7.5: the same content in record order: no position column",
+            "7.5: the same content in record order: no position column",
         ),
         (
             "range-index-default",
             tiny,
             16,
             6,
-            "6.7.5: the writer's default for more than 64 "
+            "7.5: the writer's default for more than 64 "
             "tensors, groups of 64 (two groups for 70 tensors), after the default data_blocks "
             "section (kinds ascending)",
         ),
@@ -2028,7 +2028,7 @@ def make_range_index_v3() -> None:
 
 def v3_range_index_cases() -> list[Case]:
     """Schema 3's range_index section, its REQUIRED flag, I1 to I7 and where they stand among
-    the rules (SPEC.md 6.7.5): v3-range-index (40 records in data order 17k mod 40, Adam slots m
+    the rules (SPEC.md 7.5): v3-range-index (40 records in data order 17k mod 40, Adam slots m
     and v: 3 passes of 3 groups of 16, then 40 positions), files whose range_index section is
     built for the rule (cut, grown, alone, with positions in record order)."""
     kind = RANGE_INDEX_KIND
@@ -2042,7 +2042,7 @@ def v3_range_index_cases() -> list[Case]:
     one_start = bytes(where.find("range_index.start[0]").width)
     one_position = where.find("range_index.position[0]").width
     ri = V2(good).index_of(kind)
-    old = "6.7.5, for a reader that knows kind 0x100009 (one that does not skips the section)"
+    old = "7.5, for a reader that knows kind 0x100009 (one that does not skips the section)"
 
     def with_body(raw: bytes, c: m3.Content = content) -> bytes:
         return m3.encode(
@@ -2065,7 +2065,7 @@ def v3_range_index_cases() -> list[Case]:
     return [
         Case("i0-required", good, {f"sections[{ri}].flags": 1},
              "unknown_required_section", f"sections[{ri}].kind", f"sections[{ri}].kind",
-             "6.7.5: the range_index section's REQUIRED flag MUST be clear; set, it is "
+             "7.5: the range_index section's REQUIRED flag MUST be clear; set, it is "
              "refused as an unknown required kind is (T4g), by old and new readers alike"),
         Case("i1-short", with_body(body[: V3RangeIndexHead.SIZE - 4]), {},
              "bad_range_index", "range_index", "range_index",
@@ -2121,13 +2121,13 @@ def v3_range_index_cases() -> list[Case]:
         Case("p3-gap-before-range-index", good,
              (("range_index.start[1]", Add(1)), *longer(good)),
              "gap", "data", "data.end",
-             "6.7.5: a byte after the last range (P3) and a wrong start (I6): P3 runs first"),
+             "7.5: a byte after the last range (P3) and a wrong start (I6): P3 runs first"),
         # the data's first padding byte: after record 17's 29-byte range, second in data order
         # (record 0's range, the first, has 0 bytes)
         Case("i6-before-p4", good,
              {"range_index.start[1]": Add(1), ("tensors[17].range.end", 0): 1},
              "bad_range_index", "range_index.start[1]", "range_index.start[1]",
-             "6.7.5: a non-zero padding byte (P4) and a wrong start (I6): I6 runs first"),
+             "7.5: a non-zero padding byte (P4) and a wrong start (I6): I6 runs first"),
     ]
     # fmt: on
 
@@ -2245,7 +2245,7 @@ def tensors_head(n: int, columns: int) -> bytes:
 
 
 def v3_tensor_cases() -> list[Case]:
-    """Schema 3's tensors section, C0 to C13 (SPEC.md 6.7.1): V3_FULL's columns (index 1, 2,
+    """Schema 3's tensors section, C0 to C13 (SPEC.md 7.1): V3_FULL's columns (index 1, 2,
     4, 6; model_index 3, 4, none, none; names fc1/w, fc1/b; dtype float32 but record 3's;
     rank 2, 1, 1, NO_SHAPE), v2-storage-order's order column [1, 2, 0] and files whose
     tensors section is built for the rule."""
@@ -2402,7 +2402,7 @@ def v3_tensor_cases() -> list[Case]:
 
 
 def v3_optimizer_cases() -> list[Case]:
-    """Schema 3's optimizer section (SPEC.md 6.7.2): V3_FULL's Adam slots m and v (K = 2, T =
+    """Schema 3's optimizer section (SPEC.md 7.2): V3_FULL's Adam slots m and v (K = 2, T =
     4, their names after 16 + 16K + 8KT bytes), V2_ADAM_SMALL's cut one byte short and
     V2_CUSTOM's slot names aa and ab."""
     full = v3_full()
@@ -2423,17 +2423,17 @@ def v3_optimizer_cases() -> list[Case]:
              "O3: T = 5 for 4 tensor records"),
         Case("o4-slots", full, {"optimizer.num_slots": 3},
              "count_exceeds_file", "optimizer.num_slots", "optimizer.num_slots",
-             "O4 of 6.7.2: K = 3 needs 16 + 48 + 8*3*4 = 160 bytes, the section has 114"),
+             "O4 of 7.2: K = 3 needs 16 + 48 + 8*3*4 = 160 bytes, the section has 114"),
         Case("o4-one-byte-short", cut, {},
              "count_exceeds_file", "optimizer.num_slots", "optimizer.num_slots",
-             "O4 of 6.7.2: the section one byte shorter than 16 + 16K + 8KT (a schema-2 reader's "
+             "O4 of 7.2: the section one byte shorter than 16 + 16K + 8KT (a schema-2 reader's "
              "16KT would fail for more)"),
         Case("o7-overlap", full, {"optimizer.slots[0].ofs_name": Add(-1)},
              "overlap", "optimizer.slots[0].ofs_name", "optimizer.slots[0].ofs_name",
-             "O7 of 6.7.2: slot 0's name one byte before s + 16 + 16K + 8KT"),
+             "O7 of 7.2: slot 0's name one byte before s + 16 + 16K + 8KT"),
         Case("o7-gap", full, {"optimizer.slots[0].ofs_name": Add(1)},
              "gap", "optimizer.slots[0].ofs_name", "optimizer.slots[0].ofs_name",
-             "O7 of 6.7.2: slot 0's name one byte after s + 16 + 16K + 8KT"),
+             "O7 of 7.2: slot 0's name one byte after s + 16 + 16K + 8KT"),
         Case("o8-duplicate-slot", custom, {"*optimizer.slots[1].ofs_name": b"aa"},
              "duplicate_slot_name", "optimizer.slots[1].name", "*optimizer.slots[1].ofs_name",
              "O8: slot names aa, aa"),
@@ -2467,7 +2467,7 @@ def longer(data: bytes) -> tuple:
 
 
 def v3_placement_cases() -> list[Case]:
-    """Schema 3's data section and the placement of its ranges, P0 to P4 (SPEC.md 6.7.3):
+    """Schema 3's data section and the placement of its ranges, P0 to P4 (SPEC.md 7.3):
     V3_FULL's ranges (tensors of 16, 8, 100 and 3 bytes at 0, 16, 64 and 164, then the slots'),
     files of two 4-byte tensors, of a 1-byte tensor before an 8-byte one (a 7-byte padding run),
     of a 3-byte one before a 4-byte one (a 1-byte run), of a 1-byte tensor before an 8-byte
@@ -2562,7 +2562,7 @@ def v3_placement_cases() -> list[Case]:
     # fmt: on
 
 
-#: Schema 3's tables (SPEC.md 6.7), applied by make_invalid_v3 in this order.
+#: Schema 3's tables (SPEC.md 7), applied by make_invalid_v3 in this order.
 CASE_TABLES.update(
     {
         "v3-detection": ("v3-", V3Places, v3_detection_cases),
@@ -2577,7 +2577,7 @@ CASE_TABLES.update(
 #: Schema 3's tables but those of its optional sections, in the order make_invalid_v3 applies
 #: them (the order of spec/vectors/README.md)
 V3_TABLES = [name for name in CASE_TABLES if name.startswith("v3-")]
-#: Schema 3's optional sections (6.7.4, 6.7.5): each table applied by its section's function
+#: Schema 3's optional sections (7.4, 7.5): each table applied by its section's function
 #: (make_data_blocks_v3, make_range_index_v3) after that section's valid vectors
 CASE_TABLES.update(
     {
@@ -2661,19 +2661,20 @@ def readme(vectors: list[Vector]) -> str:
         "Schema-2 vectors (`v2-*`, `invalid-v2-*`, spec/SPEC.md section 6) are written by the",
         "library's writer; the invalid ones are corrupted with every CRC-32C recomputed afterwards",
         "(`reseal`) unless the checksum itself is the rule tested. Their error field and offset",
-        "follow the rule of SPEC.md 6.5 named in the last column.",
+        "follow the rule of SPEC.md 6 and 8 named in the last column.",
         "",
-        "Schema-3 vectors (`v3-*`, `invalid-v3-*`, spec/SPEC.md section 6.7) are encoded by",
-        "spec/oracles/v3_encoder.py, a second encoder written from SPEC.md 6.7 alone, and",
+        "Schema-3 vectors (`v3-*`, `invalid-v3-*`, spec/SPEC.md section 7) are encoded by",
+        "spec/oracles/v3_encoder.py, a second encoder written from SPEC.md 7 alone, and",
         'make_vectors.py requires the library\'s writer (`to_bytes(..., revision="v3")`) to',
         "produce the same bytes; each valid one's JSON is derived from that encoder's content",
-        '(SPEC.md 9 with `revision` `"v3"` and the offsets placed by 6.7.3), not from the',
+        '(TOOLKIT.md 1 with `revision` `"v3"` and the offsets placed by 7.3), not from the',
         "library. `v3-<name>` for a `v2-<name>` holds the same content. Invalid ones are resealed",
-        "like schema 2's; their field and offset follow the rules of 6.5 and 6.7.",
+        "like schema 2's; their field and offset follow the rules of SPEC.md 6 and 7.",
         "",
         "A schema-3 reader MAY skip the optional kinds data_blocks (0x100008) and range_index",
-        "(0x100009) as unknown kinds (spec/SPEC.md 14, 15). `optional-kinds.ndjson` has one JSON",
-        "line per vector and set of skipped kinds for which such a reader gives another result:",
+        "(0x100009) as unknown kinds (spec/TOOLKIT.md 4, spec/SPEC.md 10).",
+        "`optional-kinds.ndjson` has one JSON line per vector and set of skipped kinds for",
+        "which such a reader gives another result:",
         "`vector`, `skips` (the kinds, in hex) and `expect`, the result it gives instead.",
         "",
     ]

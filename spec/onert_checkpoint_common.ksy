@@ -101,7 +101,7 @@ types:
     doc: The first 16 bytes of the optimizer section (kind 2).
     seq:
       - id: kind
-        -ockpt-meaning: "optimizer kind (the kind table of 6.4.4)"
+        -ockpt-meaning: "optimizer kind (the kind table of 6.7)"
         type: u4
         enum: optimizer_kind
         doc: Optimizer kind; known kinds fix K and the slot names.

@@ -33,7 +33,7 @@ doc: |
   relative to the data section's start, with zero padding between them. The `ranges` instance
   below computes every range's place.
 
-  The specification document (spec/SPEC.md, section 6.7) gives the complete validation rules
+  The specification document (spec/SPEC.md, section 7) gives the complete validation rules
   (C0 to C13, O1 to O9, P0 to P4 besides schema 2's) and the error code of each rule.
 doc-ref:
   - spec/SPEC.md
@@ -95,7 +95,7 @@ instances:
     type: data_range(_index)
     repeat: expr
     repeat-expr: num_ranges
-    doc: The data ranges in data order, each with its computed offset (SPEC.md 6.7.3).
+    doc: The data ranges in data order, each with its computed offset (SPEC.md 7.3).
 types:
   section_entry:
     doc: One entry of the section table (onert_checkpoint_common.ksy) and its body.
@@ -123,7 +123,7 @@ types:
         type: data_blocks_section
         if: entry.kind.to_i == 0x100008
         doc: Kind 0x100008, optional (REQUIRED clear), the per-block CRC-32C of the data section
-          (SPEC.md 6.7.4); a reader that does not know it skips it.
+          (SPEC.md 7.4); a reader that does not know it skips it.
       range_index:
         io: _root._io
         pos: entry.ofs_body
@@ -131,7 +131,7 @@ types:
         type: range_index_section
         if: entry.kind.to_i == 0x100009
         doc: Kind 0x100009, optional (REQUIRED clear), where the placement walk stands every
-          2**group_shift sequence positions of each pass (SPEC.md 6.7.5); a reader that does not
+          2**group_shift sequence positions of each pass (SPEC.md 7.5); a reader that does not
           know it skips it.
   tensors_section:
     -ockpt-head: tensors_head
@@ -195,7 +195,7 @@ types:
         if: has_dtype
         doc: Zero bytes up to the next multiple of 8.
       - id: dtype
-        -ockpt-meaning: "a dtype code of 6.4.3, or `NO_DTYPE` = −128 (byte 0x80)"
+        -ockpt-meaning: "a dtype code of 6.6, or `NO_DTYPE` = −128 (byte 0x80)"
         -ockpt-absent: "no record has a dtype"
         type: s1
         enum: onert_checkpoint_common::tensor_type
@@ -312,7 +312,7 @@ types:
         type: onert_checkpoint_common::optimizer_head
         doc: Optimizer kind, K and T (onert_checkpoint_common.ksy).
       - id: slots
-        -ockpt-meaning: "slot descriptors, as 6.4.4"
+        -ockpt-meaning: "slot descriptors, as 6.7"
         type: onert_checkpoint_common::slot_descriptor(_root._io)
         repeat: expr
         repeat-expr: head.num_slots
@@ -327,7 +327,7 @@ types:
   data_blocks_section:
     -ockpt-head: data_blocks_head
     doc: |
-      Kind 0x100008 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
+      Kind 0x100008 (optional, REQUIRED clear; SPEC.md 7.4): one CRC-32C per block of the data
       section, so that a reader verifies the blocks a read touches instead of the whole
       section. Block i is the data section's bytes i * 2**block_shift up to
       min((i + 1) * 2**block_shift, len_body) - 1 (the last block may be shorter). The data
@@ -359,7 +359,7 @@ types:
   range_index_section:
     -ockpt-head: range_index_head
     doc: |
-      Kind 0x100009 (optional, REQUIRED clear; SPEC.md 6.7.5): for each pass p of the placement
+      Kind 0x100009 (optional, REQUIRED clear; SPEC.md 7.5): for each pass p of the placement
       walk (0: the tensor ranges, 1 + j: slot j's) and each group g of G = 2**group_shift
       sequence positions, start[p * num_groups + g] is where the walk stands (the end of the
       last range placed, relative to the data section's start) when pass p reaches position

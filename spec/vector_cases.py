@@ -2,7 +2,7 @@
 patch and the expected error (code, field, offset). A patch sets named places of the file
 (``tensors[2].rank``, ``sections[1].ofs_body``, ``weights[0]``) that ``Places`` resolve with the
 offsets and widths of the generated layout (generated/python/onert_checkpoint_generated/
-layout.py, from the .ksy), the way the error fields of spec/SPEC.md 9 name them; ``patched``
+layout.py, from the .ksy), the way the error fields of spec/SPEC.md 1.3 name them; ``patched``
 makes a case's bytes and reseals its CRC-32Cs; tests/spec/test_vector_cases.py checks every case.
 """
 
@@ -168,7 +168,7 @@ class Spot:
 
 
 class Places:
-    """The named places of a file, in the words of the error fields (SPEC.md 9, error fields):
+    """The named places of a file, in the words of the error fields (SPEC 1.3, error fields):
     ``record`` (``tensors[2]``, ``sections[1]``), ``record.field`` and ``record.field[i]`` (the
     generated layout gives the field's offset and width: ``tensors[2].rank``,
     ``tensors[1].dims[3]``), a bare header field (``num_sections``), ``area.end``, ``end`` (the
@@ -492,7 +492,7 @@ def _up(x: int, m: int) -> int:
 
 
 def range_alignment(length: int) -> int:
-    """a(len) of SPEC.md 6.7.3: the largest alignment for 64 bytes or more, else the smallest
+    """a(len) of SPEC.md 7.3: the largest alignment for 64 bytes or more, else the smallest
     power of two not below ``length`` (1 for 0 or 1 byte)."""
     if length >= MAX_RANGE_ALIGNMENT:
         return MAX_RANGE_ALIGNMENT
@@ -500,17 +500,17 @@ def range_alignment(length: int) -> int:
 
 
 class V3Places(V2Places):
-    """Schema 3 (SPEC.md 6.7): schema 2's container, optimizer head and slot descriptors,
+    """Schema 3 (SPEC.md 7): schema 2's container, optimizer head and slot descriptors,
     state and origin, with the tensors section's columns and schema 3's slot entries:
     ``tensors.columns`` (the head), ``tensors.<column>`` (a whole column: ``tensors.len_data``,
     ``tensors.order``, ``tensors.dims``, ``tensors.names``), ``tensors[k].<column>`` or
     ``tensors.<column>[k]`` (record k's element: ``tensors[2].len_data``, ``tensors[1].order``),
     ``tensors[k].name`` (record k's bytes of the names column), ``optimizer.slots[j][t].len_data``
-    (one u64 per slot entry), and the ranges the placement of 6.7.3 gives in the data section:
+    (one u64 per slot entry), and the ranges the placement of 7.3 gives in the data section:
     ``tensors[k].range`` and ``optimizer.slots[j][t].range`` (``.end``: where one ends). The
     columns are those of V3TensorsHead.ARRAYS in that order, then dims and names, each at the
     next multiple of V3_COLUMN_ALIGNMENT from the section's start. The optional sections of
-    6.7.4 and 6.7.5: ``data_blocks`` and ``range_index`` (their heads: ``data_blocks.num_blocks``,
+    7.4 and 7.5: ``data_blocks`` and ``range_index`` (their heads: ``data_blocks.num_blocks``,
     ``range_index.group_shift``), the arrays after each head, whole or by element
     (``data_blocks.crc[i]``, ``range_index.start[i]``, ``range_index.position[k]``, counted as
     the rules B5 and I5 count them), and ``data.block[i]``, block i of the data section in the
@@ -593,7 +593,7 @@ class V3Places(V2Places):
 
     def block(self, i: int) -> Spot:
         """Block i of the data section: 2**block_shift bytes from i * 2**block_shift (the last
-        one shorter), the block size of the data_blocks section's head (6.7.4)."""
+        one shorter), the block size of the data_blocks section's head (7.4)."""
         size = 1 << self.value("data_blocks.block_shift")
         data, length = V2(self.data).sec(SectionKind.DATA)
         if i * size >= length:
@@ -610,7 +610,7 @@ class V3Places(V2Places):
         return int.from_bytes(self.data[at : at + width], "little", signed=spot.signed)
 
     def ranges(self) -> dict[str, Spot]:
-        """Every range of the data section (SPEC.md 6.7.3): the tensors' in data order, then
+        """Every range of the data section (SPEC.md 7.3): the tensors' in data order, then
         each slot's in the same order, each at the next multiple of a(len)."""
         s = V2(self.data).sec(SectionKind.TENSORS)[0]
         n = u32(self.data, s + V3TensorsHead.num_tensors.offset)

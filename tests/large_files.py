@@ -98,7 +98,7 @@ def v2_many_slots(n: int, k: int = 16, *, names: bool = False, bad_last: bool = 
 
 def v3_many_entries(n: int, k: int = 0) -> bytes:
     """A schema-3 file of ``n`` tensors, all empty but the last (4 bytes): 8 bytes a tensor on
-    disk, the smallest a valid file can spend on one (SPEC 6.7); with ``k`` slots of a
+    disk, the smallest a valid file can spend on one (SPEC 7); with ``k`` slots of a
     self-described optimizer, every tensor also has ``k`` empty slot entries (8 bytes each)."""
     t_len = 8 + 8 * n
     t_at = _align(64 + 32 * (3 if k else 2))  # after the section table

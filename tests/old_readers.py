@@ -1,5 +1,5 @@
 """The readers as committed before a format addition, run over files written now: how the
-tests prove that an optional section keeps old readers reading (SPEC.md 2.3)."""
+tests prove that an optional section keeps old readers reading (SPEC.md 2)."""
 
 from __future__ import annotations
 

@@ -449,7 +449,7 @@ def v3_zero_length(n: int) -> bytes:
 def v3_range_indexed(n: int = 200) -> bytes:
     """A schema-3 file of ``n`` tensors of 0 to 99 bytes in a data order that is not record
     order, with Adam state (some entries absent), as the library writes it: past 64 tensors it
-    carries a range_index section (spec/SPEC.md 6.7.5)."""
+    carries a range_index section (spec/SPEC.md 7.5)."""
     tensors = [oc.Tensor(i, np.full((7 * i + 3) % 100, i % 251, np.uint8)) for i in range(n)]
     opt = oc.Optimizer("adam", {})
     for j, slot in enumerate(opt.slots):

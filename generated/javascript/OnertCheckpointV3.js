@@ -29,7 +29,7 @@
  * relative to the data section's start, with zero padding between them. The `ranges` instance
  * below computes every range's place.
  * 
- * The specification document (spec/SPEC.md, section 6.7) gives the complete validation rules
+ * The specification document (spec/SPEC.md, section 7) gives the complete validation rules
  * (C0 to C13, O1 to O9, P0 to P4 besides schema 2's) and the error code of each rule.
  * @see spec/SPEC.md
  * @see {@link https://github.com/Samsung/ONE/discussions/13037|Source}
@@ -65,7 +65,7 @@ var OnertCheckpointV3 = (function() {
   }
 
   /**
-   * Kind 0x100008 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
+   * Kind 0x100008 (optional, REQUIRED clear; SPEC.md 7.4): one CRC-32C per block of the data
    * section, so that a reader verifies the blocks a read touches instead of the whole
    * section. Block i is the data section's bytes i * 2**block_shift up to
    * min((i + 1) * 2**block_shift, len_body) - 1 (the last block may be shorter). The data
@@ -331,7 +331,7 @@ var OnertCheckpointV3 = (function() {
   })();
 
   /**
-   * Kind 0x100009 (optional, REQUIRED clear; SPEC.md 6.7.5): for each pass p of the placement
+   * Kind 0x100009 (optional, REQUIRED clear; SPEC.md 7.5): for each pass p of the placement
    * walk (0: the tensor ranges, 1 + j: slot j's) and each group g of G = 2**group_shift
    * sequence positions, start[p * num_groups + g] is where the walk stands (the end of the
    * last range placed, relative to the data section's start) when pass p reaches position
@@ -542,7 +542,7 @@ var OnertCheckpointV3 = (function() {
     });
 
     /**
-     * Kind 0x100008, optional (REQUIRED clear), the per-block CRC-32C of the data section (SPEC.md 6.7.4); a reader that does not know it skips it.
+     * Kind 0x100008, optional (REQUIRED clear), the per-block CRC-32C of the data section (SPEC.md 7.4); a reader that does not know it skips it.
      */
     Object.defineProperty(SectionEntry.prototype, 'dataBlocks', {
       get: function() {
@@ -562,7 +562,7 @@ var OnertCheckpointV3 = (function() {
     });
 
     /**
-     * Kind 0x100009, optional (REQUIRED clear), where the placement walk stands every 2**group_shift sequence positions of each pass (SPEC.md 6.7.5); a reader that does not know it skips it.
+     * Kind 0x100009, optional (REQUIRED clear), where the placement walk stands every 2**group_shift sequence positions of each pass (SPEC.md 7.5); a reader that does not know it skips it.
      */
     Object.defineProperty(SectionEntry.prototype, 'rangeIndex', {
       get: function() {
@@ -917,7 +917,7 @@ var OnertCheckpointV3 = (function() {
   });
 
   /**
-   * The data ranges in data order, each with its computed offset (SPEC.md 6.7.3).
+   * The data ranges in data order, each with its computed offset (SPEC.md 7.3).
    */
   Object.defineProperty(OnertCheckpointV3.prototype, 'ranges', {
     get: function() {

@@ -13,7 +13,7 @@
  *     allocation-free path (O(n^2)) give the same result;
  *   - schema 3: ockpt_read_v3() agrees with the dispatcher; every range lies inside the data
  *     section at a multiple of its a(len), and sorted by (offset, size) the ranges tile it
- *     (SPEC.md 6.7.3: no overlap, padding shorter than the next range's alignment, the section
+ *     (SPEC.md 7.3: no overlap, padding shorter than the next range's alignment, the section
  *     ending with the last range); records read through a cursor equal records read one by one;
  *     the offsets kept in scratch equal the ones the scratch-free reader computes;
  *   - the stream reader (ockpt_read_stream over a read-at-offset callback) gives the same result

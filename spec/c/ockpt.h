@@ -1,6 +1,6 @@
 /* ockpt: the reference C reader of the onert training-checkpoint format family. Reads schema-1
  * checkpoints (onert and onert-micro dialects), the weight-only format (WOF), schema 2 and schema 3
- * (SPEC.md 6.7) from a caller's buffer, or through a read-at-offset callback with a fixed-size
+ * (SPEC.md 7) from a caller's buffer, or through a read-at-offset callback with a fixed-size
  * state (ockpt_read_stream), exactly as spec/SPEC.md says: the same rules, in the same order, with
  * the same error code, field and byte offset. Guarantees (see README.md): - no dynamic allocation,
  * no recursion, no I/O; the library needs only <stddef.h>/<stdint.h>; - every read is
@@ -134,7 +134,7 @@ typedef struct ockpt_container {
    * j's entry for record k at [n + j*n + k]; NO_STATE entries hold OCKPT_CONTAINER_NO_STATE) in the
    * caller's scratch, or NULL when the read had not enough scratch for them */
   const uint64_t *offsets;
-  /* schema 3 only: where the range_index section's body starts (SPEC.md 6.7.5), once rules I1-I7
+  /* schema 3 only: where the range_index section's body starts (SPEC.md 7.5), once rules I1-I7
    * passed; 0 without one. Lookups without offsets in scratch go through it: O(G) each. */
   uint64_t range_index;
 } ockpt_container;
@@ -268,7 +268,7 @@ int ockpt_stream_failed(const ockpt_stream *s);
 
 /* The one-pass load: as ockpt_read_stream(), every rule in the spec's order, except that for a
  * schema-3 file with a data_blocks section rule B6 (every block's CRC-32C, then the data section's)
- * is deferred (SPEC.md 6.5, 6.7.4), so that no data byte is read; the padding between ranges
+ * is deferred (SPEC.md 6.5, 7.4), so that no data byte is read; the padding between ranges
  * (P4) is still checked, reading only those bytes. Such a file gives OCKPT_DEFERRED, never
  * OCKPT_OK, with f.container.unchecked = OCKPT_UNCHECKED_BLOCKS; each range copied with
  * ockpt_v3_copy_verified() is then read once and verified block by block before a byte of it
@@ -342,7 +342,7 @@ unsigned ockpt_dtype_size(int dtype);
 /* ---- schema 3 (revision OCKPT_REV_V3) ---------------------------------------------------------
  * Every ockpt_sec_* function above reads a schema-3 file too (f->container holds its counts and
  * sections; a record's flags say which of its columns hold a value). Schema 3 stores neither
- * where a name or a shape starts nor where a data range starts (SPEC.md 6.7.3: ranges are placed
+ * where a name or a shape starts nor where a data range starts (SPEC.md 7.3: ranges are placed
  * by rule), so ockpt_sec_tensor() costs O(k) and ockpt_sec_slot_entry() O(R) for R ranges, O(1)
  * for the data offsets when the read had scratch for them (f->container.offsets). A cursor makes
  * reading every record in order O(1) per record, and the ranges too when they are stored in
@@ -361,7 +361,7 @@ typedef struct ockpt_v3_cursor {
  * walks at most the n ranges of its tensor or slot in data order, from where the cursor stands
  * or from the start of those ranges (found once per cursor, by a walk over the ranges before
  * them): O(1) amortised in data order, O(n) otherwise; with a range_index section (SPEC.md
- * 6.7.5) from where the cursor stands when it is fewer than G positions before the range, else
+ * 7.5) from where the cursor stands when it is fewer than G positions before the range, else
  * from the start of the range's group: at most G - 1 ranges. */
 void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c);
 
@@ -377,12 +377,12 @@ int ockpt_v3_slot_entry(const ockpt_file *f, ockpt_v3_cursor *c, uint32_t j, uin
 /* The range of record k in pass `pass` (0: its tensor range, 1 + j: its slot-j entry), without a
  * record or a cursor: 1 with its offset and size, 0 for a NO_STATE slot entry, -1 out of range
  * (or not schema 3). O(1) with the offsets in scratch; through the file's range_index section
- * (SPEC.md 6.7.5, checked by the read) at most G - 1 ranges walked; else a walk over the
+ * (SPEC.md 7.5, checked by the read) at most G - 1 ranges walked; else a walk over the
  * ranges of its pass placed before it, O(n). */
 int ockpt_v3_range(const ockpt_file *f, uint32_t pass, uint32_t k, uint64_t *offset,
                    uint64_t *nbytes);
 
-/* Schema 3's per-block checksums (the optional data_blocks section, SPEC.md 6.7.4): the block
+/* Schema 3's per-block checksums (the optional data_blocks section, SPEC.md 7.4): the block
  * size of a file read successfully, 0 when it has no such section or is not schema 3. */
 uint32_t ockpt_v3_block_size(const ockpt_file *f);
 

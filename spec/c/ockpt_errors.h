@@ -50,7 +50,7 @@ typedef enum ockpt_error {
   OCKPT_E_SECTION_TABLE_CHECKSUM = -20,
   /* The CRC-32C of a section's bytes differs from the crc recorded in its section-table entry (for the data section of a schema-3 file that lists a data_blocks section, checked after every block, rule B6). */
   OCKPT_E_SECTION_CHECKSUM = -21,
-  /* A section of a kind this reader does not know has the must-understand (REQUIRED) flag set; in schema 3 also a data_blocks or range_index section (kinds 0x100008, 0x100009: their flag must be clear) with it set, reported so by readers that know those kinds too (SPEC 6.7.4, 6.7.5). */
+  /* A section of a kind this reader does not know has the must-understand (REQUIRED) flag set; in schema 3 also a data_blocks or range_index section (kinds 0x100008, 0x100009: their flag must be clear) with it set, reported so by readers that know those kinds too (SPEC 7.4, 7.5). */
   OCKPT_E_UNKNOWN_REQUIRED_SECTION = -22,
   /* A section kind appears more than once in the section table (any kind, defined by the specification or not). */
   OCKPT_E_DUPLICATE_SECTION = -23,

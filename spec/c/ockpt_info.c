@@ -61,13 +61,13 @@ static void print_utf8(const uint8_t *p, uint64_t n) {
 
 /* A double as Python's repr() (and so json.dumps) writes it: the shortest digits that read back
  * to the same value, in fixed notation when the decimal exponent is in -4 .. 15 (with ".0" when
- * integral), else d.ddde+XX. Non-finite values as SPEC.md section 9 says: {"float": "nan"},
+ * integral), else d.ddde+XX. Non-finite values as TOOLKIT.md section 1 says: {"float": "nan"},
  * {"float": "inf"}, {"float": "-inf"}. */
 static void print_float(double x) {
   char buf[40], digits[20];
   int p, nd = 0, exp10, decpt, k;
   const char *q;
-  if (x != x) { /* SPEC.md section 9: JSON has no number for it */
+  if (x != x) { /* TOOLKIT.md section 1: JSON has no number for it */
     printf("{\"float\": \"nan\"}");
     return;
   }
@@ -128,7 +128,7 @@ static const uint8_t *bytes_at(const ockpt_file *f, const uint8_t *p, uint64_t o
   return copy;
 }
 
-/* Schemas 2 and 3 (SPEC.md section 9: the same object, "revision" aside). Schema 3 is read in
+/* Schemas 2 and 3 (TOOLKIT.md section 1: the same object, "revision" aside). Schema 3 is read in
  * record order through a cursor (ockpt.h), O(1) per record and range. */
 static void print_v2(const ockpt_file *f) {
   uint32_t k, j;
@@ -145,7 +145,7 @@ static void print_v2(const ockpt_file *f) {
       ockpt_sec_tensor(f, k, &t);
     if (k > 0) printf(", ");
     print_entry(t.index, f, t.offset, t.nbytes);
-    /* SPEC.md section 9: "name", "dtype", "shape" and "model_index" when the record has any
+    /* TOOLKIT.md section 1: "name", "dtype", "shape" and "model_index" when the record has any
      * of them, each null when its flag is clear */
     if (t.flags & (OCKPT_V2_HAS_NAME | OCKPT_V2_HAS_DTYPE | OCKPT_V2_HAS_SHAPE |
                    OCKPT_V2_HAS_MODEL_INDEX)) {
@@ -239,7 +239,7 @@ static void print_v2(const ockpt_file *f) {
   printf("}, \"origin\": ");
   if (!f->container.origin.present) {
     printf("null");
-  } else { /* SPEC.md section 9 and 6.4.6 */
+  } else { /* TOOLKIT.md section 1 and SPEC.md 6.9 */
     static const char *const revisions[] = {"", "\"v1\"", "\"wof\""};
     static const char *const dialects[] = {"null", "\"onert\"", "\"onert-micro\""};
     printf("{\"revision\": %s, \"dialect\": %s, \"num_entries\": %llu, \"footerless\": %s}",

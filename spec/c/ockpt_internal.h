@@ -112,7 +112,7 @@ typedef struct ockpt_container_ctx {
   uint64_t *scratch;
   size_t scratch_count;
   ockpt_container *info;
-  /* schema 3 with a data_blocks section (SPEC.md 6.7.4): T4 leaves the data section's CRC to
+  /* schema 3 with a data_blocks section (SPEC.md 7.4): T4 leaves the data section's CRC to
    * rule B6, after the block CRCs (ockpt_v3.c) */
   int data_crc_later;
 } ockpt_container_ctx;
@@ -134,7 +134,7 @@ ockpt_result ockpt_sec_check_optimizer(const ockpt_container_ctx *c, unsigned en
 ockpt_result ockpt_sec_check_state(const ockpt_container_ctx *c);
 ockpt_result ockpt_sec_check_origin(const ockpt_container_ctx *c);
 
-/* Schema 3, SPEC.md section 6.7 (ockpt_v3.c), as ockpt_v2_validate. */
+/* Schema 3, SPEC.md section 7 (ockpt_v3.c), as ockpt_v2_validate. */
 ockpt_result ockpt_v3_validate(const ockpt_src *src, uint64_t S, ockpt_file *f,
                                uint64_t *scratch, size_t scratch_count);
 uint64_t ockpt_v3_scratch_count(uint64_t S);

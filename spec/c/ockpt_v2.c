@@ -683,7 +683,7 @@ static ockpt_result check_optimizer(const v2 *c, unsigned entry_size) {
         return err(OCKPT_E_BAD_OPTIMIZER, F0("optimizer.slots"), desc,
                    "a known optimizer kind with other slot names");
 #undef DESC
-  /* O10 (schema 2 only: a schema-3 entry is its size alone, SPEC.md 6.7.2) */
+  /* O10 (schema 2 only: a schema-3 entry is its size alone, SPEC.md 7.2) */
   for (j = 0; j < K && entry_size == OCKPT_V2_SLOT_ENTRY_SIZE; j++)
     for (t = 0; t < T; t++) {
       uint64_t e = entries + OCKPT_V2_SLOT_ENTRY_SIZE * ((uint64_t)j * T + t);
@@ -728,7 +728,7 @@ static ockpt_result check_state(const v2 *c) {
   base = s + OCKPT_CONTAINER_STATE_HEAD_SIZE;
 #define ENT(k) (base + OCKPT_CONTAINER_STATE_ENTRY_SIZE * (uint64_t)(k))
   for (k = 0; k < n; k++) {
-    unsigned b; /* the offset of the first non-zero byte (SPEC section 9, error offsets) */
+    unsigned b; /* the offset of the first non-zero byte (SPEC section 1.3, error offsets) */
     for (b = OCKPT_CONTAINER_STATE_ENTRY_AT_RESERVED; b < OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE; b++)
       if (rd8(buf, ENT(k) + b) != 0)
         return err(OCKPT_E_RESERVED_NONZERO, F1("state", k, ".reserved"), ENT(k) + b,

@@ -1,4 +1,4 @@
-/* Schema 3 in the reference C reader: SPEC.md section 6.7, rule by rule, in the spec's order.
+/* Schema 3 in the reference C reader: SPEC.md section 7, rule by rule, in the spec's order.
  *
  * Schema 3 is schema 2's container with a columnar tensors section (rules C0-C13), 8-byte slot
  * entries (O1-O9 with O4 and O7 changed, no O10) and data ranges placed by rule (P0-P4). The
@@ -17,7 +17,7 @@
  * report the same record. C4 compares neighbours only. The scratch then keeps the computed
  * offset of every data range, so that access is O(1) afterwards.
  *
- * The optional range_index section (SPEC.md 6.7.5): I1-I5 are checked before P2's walk and
+ * The optional range_index section (SPEC.md 7.5): I1-I5 are checked before P2's walk and
  * reported after P3, I6 compares its starts in that same walk, I7 its positions in n steps,
  * all before P4. Without scratch, C9 takes I7's shortcut (positions that invert `order` prove
  * it a permutation in n steps), and every range lookup starts from its group's recorded start:
@@ -93,7 +93,7 @@ static uint64_t round_up(uint64_t x, uint64_t a) {
   return x + (a - r);
 }
 
-/* SPEC.md 6.7.3: a range of len bytes starts at a multiple of a(len). */
+/* SPEC.md 7.3: a range of len bytes starts at a multiple of a(len). */
 static uint64_t range_align(uint64_t len) {
   uint64_t a = 1;
   if (len >= OCKPT_CONTAINER_ALIGNMENT) return OCKPT_CONTAINER_ALIGNMENT;
@@ -101,7 +101,7 @@ static uint64_t range_align(uint64_t len) {
   return a;
 }
 
-/* ---- the tensors section's layout (6.7.1) -------------------------------------------------- */
+/* ---- the tensors section's layout (7.1) -------------------------------------------------- */
 
 enum { C_INDEX, C_MODEL, C_NAME, C_DTYPE, C_RANK, C_ORDER, C_FIXED };
 static const uint32_t col_bit[C_FIXED] = {OCKPT_V3_COL_INDEX, OCKPT_V3_COL_MODEL_INDEX,
@@ -213,7 +213,7 @@ static int64_t first_repeat(const v3 *c, const layout *l, unsigned i, uint32_t s
   return -1;
 }
 
-/* ---- the range_index section's head (SPEC.md 6.7.5, rules I1-I5) ---------------------------- */
+/* ---- the range_index section's head (SPEC.md 7.5, rules I1-I5) ---------------------------- */
 
 #define START_SIZE OCKPT_V3_RANGE_INDEX_SECTION_START_ELEM_SIZE
 #define POSITION_SIZE OCKPT_V3_RANGE_INDEX_SECTION_POSITION_ELEM_SIZE
@@ -286,7 +286,7 @@ static uint64_t first_misplaced(const ockpt_src *b, const layout *l, const rinde
 }
 
 /* C9 without scratch: a range_index whose positions are the inverse of `order` proves that no
- * order value repeats, in n steps instead of n^2/2 (SPEC.md 6.7.5, I7's shortcut). 1 when it
+ * order value repeats, in n steps instead of n^2/2 (SPEC.md 7.5, I7's shortcut). 1 when it
  * does; 0 otherwise (no section, one failing I1-I5, or a position that differs: C9 then runs in
  * full). The optimizer section is not checked yet: K is read as it stands, and the shortcut
  * only proves the fact about the bytes it read, inside the section. */
@@ -569,7 +569,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
   return ok();
 }
 
-/* ---- the ranges in data order (6.7.3) ------------------------------------------------------- */
+/* ---- the ranges in data order (7.3) ------------------------------------------------------- */
 
 typedef struct walk {
   const ockpt_src *b;
@@ -699,7 +699,7 @@ static ockpt_result check_data(const v3 *c) {
   return ok();
 }
 
-/* ---- the data_blocks section (SPEC.md 6.7.4, rules B1-B6) ----------------------------------- */
+/* ---- the data_blocks section (SPEC.md 7.4, rules B1-B6) ----------------------------------- */
 
 /* Whether the section table lists a data_blocks section (looked at before T1-T5 pass: a table
  * that fails them is refused there, whatever this says). */
@@ -896,7 +896,7 @@ static uint64_t locate(const ockpt_file *f, ockpt_v3_cursor *c, uint64_t p) {
   qs = seg * w.n;
   qe = qs + w.n;
   if (f->container.range_index != 0) {
-    /* SPEC.md 6.7.5's lookup: from the start of the target's group, unless the cursor stands
+    /* SPEC.md 7.5's lookup: from the start of the target's group, unless the cursor stands
      * fewer than G positions before the target in its pass (a walk in data order) */
     uint64_t ri = f->container.range_index, k = p - qs, i = k, g;
     uint32_t shift = rd32(&src, ri + OCKPT_V3_RANGE_INDEX_HEAD_AT_GROUP_SHIFT);
@@ -1020,7 +1020,7 @@ int ockpt_v3_range(const ockpt_file *f, uint32_t pass, uint32_t k, uint64_t *off
   return 1;
 }
 
-/* ---- per-block verified copies (SPEC.md 6.7.4) ---------------------------------------------- */
+/* ---- per-block verified copies (SPEC.md 7.4) ---------------------------------------------- */
 
 ockpt_result ockpt_verify_deferred(ockpt_file *f) {
   ockpt_src b;

@@ -5,7 +5,7 @@
  * (schema 2) holds "ranges" numbered r = 0..R-1 in range order (table order; schema 2: the
  * tensors in record order, then each slot's entries in record order). Ranges are stored in
  * storage order: sorted by the key (built in memory?, source offset, r), so that a loaded file
- * keeps its layout (SPEC.md 6.6, 7). A 0-byte range sits at the offset of the next non-empty
+ * keeps its layout (SPEC.md 6.10 and appendix B). A 0-byte range sits at the offset of the next non-empty
  * range in storage order when it precedes that range in range order; otherwise (and when no
  * non-empty range follows) at the end, where every range is empty. Readers sort ranges by
  * (offset, range order) (rule 9, D2), so this is the only placement a reader gives back.
@@ -31,7 +31,7 @@ typedef struct sink {
   size_t fill;
   /* crc_only with blocks != NULL: also the CRC-32C of every block of 2^block_shift bytes,
    * each put to `blocks` as a u32 as soon as the block ends (schema 3's data_blocks section,
-   * SPEC.md 6.7.4); `blocks` is another sink, never one with blocks of its own */
+   * SPEC.md 7.4); `blocks` is another sink, never one with blocks of its own */
   struct sink *blocks;
   unsigned block_shift;
   uint64_t block_fill;
@@ -405,8 +405,8 @@ static const char *check_slot_entries(const ockpt_w_checkpoint *c) {
   return NULL;
 }
 
-/* What schema 1 and WOF cannot hold at all, refused as the library refuses it (SPEC.md 11,
- * 11.2: a lossy write only when asked): tensor names, dtypes, shapes and model indices, and
+/* What schema 1 and WOF cannot hold at all, refused as the library refuses it (SPEC.md 9,
+ * 9.2: a lossy write only when asked): tensor names, dtypes, shapes and model indices, and
  * sections of other kinds. The caller who means to drop them leaves them out of `c`. */
 static const char *unheld(const ockpt_w_checkpoint *c, int wof) {
   uint32_t k;
@@ -419,7 +419,7 @@ static const char *unheld(const ockpt_w_checkpoint *c, int wof) {
   return NULL;
 }
 
-/* ---- schema 1 (SPEC.md section 4; the runtimes' layouts: section 7) ------------------------ */
+/* ---- schema 1 (SPEC.md section 4; the runtimes' layouts: appendix B) --------------------- */
 
 static const char *onert_unfit(const ockpt_w_checkpoint *c) {
   uint32_t k;
@@ -587,7 +587,7 @@ static ockpt_w_result write_wof(const ockpt_w_checkpoint *c, ockpt_write_fn writ
   return res;
 }
 
-/* ---- schema 2 (SPEC.md section 6, 6.6 "Writing") -------------------------------------------- */
+/* ---- schema 2 (SPEC.md sections 6 and 8, 6.10 "Writing") -------------------------------------------- */
 
 #define V2_MAX_BODIES (OCKPT_CONTAINER_MAX_SECTIONS)
 
@@ -714,7 +714,7 @@ static const char *v2_check(const ockpt_w_checkpoint *c) {
   return NULL;
 }
 
-/* ---- schema 3 (SPEC.md 6.7): data order, columns, placement ------------------------------- */
+/* ---- schema 3 (SPEC.md 7): data order, columns, placement ------------------------------- */
 
 /* Tensor k's place in the loaded file's data order (`data_order`), else n + k. */
 static uint64_t listed_pos(const ockpt_w_checkpoint *c, uint32_t k) {
@@ -759,9 +759,9 @@ static uint64_t v3_align(uint64_t len) {
 
 static uint64_t round_to(uint64_t x, uint64_t a) { return (x + a - 1u) / a * a; }
 
-/* The data section of schema 3 (6.7.3): the tensors in data order, then each slot's entries in
+/* The data section of schema 3 (7.3): the tensors in data order, then each slot's entries in
  * the same order, each at the next multiple of a(len). Writes the data when s != NULL, and the
- * range_index section's `start` values (6.7.5: where the walk stands, relative to the data
+ * range_index section's `start` values (7.5: where the walk stands, relative to the data
  * section, when each pass reaches each position G*g) when starts != NULL; returns the data
  * section's length. */
 static uint64_t v3_data(const v2plan *P, sink *s, sink *starts) {
@@ -794,7 +794,7 @@ static void put_pad8(sink *s, uint64_t base) {
   put_zeros(s, round_to(rel, OCKPT_V3_COLUMN_ALIGNMENT) - rel);
 }
 
-/* The tensors section of schema 3 (6.7.1): each column only when needed. */
+/* The tensors section of schema 3 (7.1): each column only when needed. */
 static void v3_tensors(const v2plan *P, sink *s) {
   const ockpt_w_checkpoint *c = P->c;
   uint64_t base = s->count, rec;
@@ -920,7 +920,7 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
     for (j = 0; j < P->K; j++)
       for (k = 0; k < P->n; k++) {
         const ockpt_w_buffer *e = &c->slots[j].entries[k];
-        if (P->v3) { /* 6.7.2: the size alone, NO_STATE without state */
+        if (P->v3) { /* 7.2: the size alone, NO_STATE without state */
           PUTA(s, OCKPT_V3_OPTIMIZER_SECTION_ENTRIES,
                e->nbytes == OCKPT_W_ABSENT ? OCKPT_CONTAINER_NO_STATE : e->nbytes);
         } else if (e->nbytes == OCKPT_W_ABSENT) {
@@ -966,7 +966,7 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
     }
     break;
   }
-  case 6: { /* data_blocks (SPEC.md 6.7.4): each block's CRC-32C from a read of the data */
+  case 6: { /* data_blocks (SPEC.md 7.4): each block's CRC-32C from a read of the data */
     sink crcs;
     PUTF(s, DBH, block_shift, P->block_shift);
     PUTF(s, DBH, reserved, 0);
@@ -981,7 +981,7 @@ static void put_body(v2plan *P, unsigned b, sink *s) {
     P->data_crc = crcs.crc;
     break;
   }
-  case 7: /* range_index (SPEC.md 6.7.5): the walk's starts, then the inverse of `order` */
+  case 7: /* range_index (SPEC.md 7.5): the walk's starts, then the inverse of `order` */
     PUTF(s, RIH, group_shift, P->group_shift);
     PUTF(s, RIH, reserved, 0);
     PUTF(s, RIH, num_groups,
@@ -1054,7 +1054,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
   P.K = c->has_optimizer ? c->num_slots : 0;
   P.has_data = P.n > 0; /* every tensor is a data range */
   if (v3) {
-    /* the data_blocks section (SPEC.md 6.7.4), as the library decides it (v3_write.py) */
+    /* the data_blocks section (SPEC.md 7.4), as the library decides it (v3_write.py) */
     uint32_t size = c->data_block_size == 0 ? OCKPT_W_DEFAULT_BLOCK_SIZE : c->data_block_size;
     for (k = 0; k < c->num_sections; k++) {
       if (c->sections[k].kind == OCKPT_V3_DATA_BLOCKS_KIND)
@@ -1064,7 +1064,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
         return fail("a kept section of kind 0x100009 would collide with schema 3's range_index "
                     "section");
     }
-    /* the range_index section (SPEC.md 6.7.5), as the library decides it: the default group
+    /* the range_index section (SPEC.md 7.5), as the library decides it: the default group
      * when there are more tensors than it holds, a group the caller names whatever n, none
      * without tensors */
     if (c->range_index_group == 0) {
@@ -1092,7 +1092,7 @@ static ockpt_w_result write_v2(const ockpt_w_checkpoint *c, int v3, ockpt_write_
       blocks = P.data_len > 0; /* no section without data bytes */
     }
   }
-  /* Sections in the canonical order (SPEC.md 6.6): tensors, optimizer, state, origin, kept
+  /* Sections in the canonical order (SPEC.md 6.10): tensors, optimizer, state, origin, kept
    * sections by kind, data. */
   if (P.n > 0) {
     for (sum = 0, k = 0; k < P.n; k++)

@@ -1,8 +1,8 @@
 /* ockpt_write: the reference C writer of the onert training-checkpoint format family.
  *
  * Writes schema 1 (onert and onert-micro dialects, byte for byte as each runtime lays its file
- * out: SPEC.md sections 4 and 7), the weight-only format (section 5), schema 2 (section 6.6,
- * "Writing") and schema 3 (section 6.7) from a description of the checkpoint in the caller's memory. The output is the
+ * out: SPEC.md section 4 and appendix B), the weight-only format (section 5), schema 2 (section 6.10,
+ * "Writing") and schema 3 (section 7) from a description of the checkpoint in the caller's memory. The output is the
  * same file, byte for byte, as the Python library's `onert_checkpoint.save` writes for the same
  * content (tests/ckit/test_c_writer.py checks it on every valid vector and on random checkpoints).
  *
@@ -44,7 +44,7 @@ typedef int (*ockpt_write_fn)(void *ctx, const void *data, size_t len);
 #define OCKPT_W_ABSENT UINT64_MAX /* nbytes of a slot entry the tensor does not have */
 
 /* One entry's bytes. `src_offset` is where they were read from (the writer keeps a loaded
- * file's data order, SPEC.md 6.6 / 7), or OCKPT_W_NEW. */
+ * file's data order, SPEC.md 6.10 / 7), or OCKPT_W_NEW. */
 typedef struct ockpt_w_buffer {
   const void *data; /* nbytes bytes; may be NULL when nbytes is 0 */
   uint64_t nbytes;  /* OCKPT_W_ABSENT: no entry (slot entries only) */
@@ -53,7 +53,7 @@ typedef struct ockpt_w_buffer {
 
 /* One tensor (weight entry). Schema 2 and 3 write the fields `has` names (OCKPT_V2_HAS_* of
  * ockpt.h: 1 dtype, 2 shape, 4 name, 8 model index); schema 1 and WOF cannot hold them and
- * refuse a tensor that has any (SPEC.md 11.2: no silent loss; leave them out to drop them). */
+ * refuse a tensor that has any (SPEC.md 9.2: no silent loss; leave them out to drop them). */
 typedef struct ockpt_w_tensor {
   uint32_t index; /* entry index: the tensors are given in strictly ascending index order */
   ockpt_w_buffer buf;
@@ -99,7 +99,7 @@ typedef struct ockpt_w_section {
 typedef enum ockpt_w_target {
   OCKPT_W_V1 = 1,     /* schema 1; `dialect` chooses the layout */
   OCKPT_W_V2 = 2,     /* schema 2 */
-  OCKPT_W_V3 = 3,     /* schema 3 (SPEC.md 6.7) */
+  OCKPT_W_V3 = 3,     /* schema 3 (SPEC.md 7) */
   OCKPT_W_WOF = 0x81  /* weight-only format (version byte 1) */
 } ockpt_w_target;
 
@@ -129,12 +129,12 @@ typedef struct ockpt_w_checkpoint {
    * `order` column), to order 0-byte tensors that share a source offset; NULL/0 otherwise */
   const uint32_t *data_order;
   uint32_t num_data_order;
-  /* schema 3: the block size of the optional data_blocks section (SPEC.md 6.7.4: one CRC-32C
+  /* schema 3: the block size of the optional data_blocks section (SPEC.md 7.4: one CRC-32C
    * per block of the data section): 0 writes the library's default, 65536 bytes, as
    * `Checkpoint.data_block_size = None` does; OCKPT_W_NO_BLOCKS writes no such section (the
    * library's 0); otherwise a power of two from 64 to 2^24. No section without data bytes. */
   uint32_t data_block_size;
-  /* schema 3: the group size G of the optional range_index section (SPEC.md 6.7.5: where the
+  /* schema 3: the group size G of the optional range_index section (SPEC.md 7.5: where the
    * placement walk stands every G ranges, so that a reader without scratch memory finds a
    * range in at most G - 1 steps): 0 writes the library's default, G = 64 when there are more
    * than 64 tensors, as `Checkpoint.range_index_group = None` does; OCKPT_W_NO_INDEX writes no

@@ -102,7 +102,7 @@ function v2Layout(p) {
   };
 }
 
-// Schema 3 (SPEC.md 6.7): the tensors section's columns (null when absent), u64 slot entries, and
+// Schema 3 (SPEC.md 7): the tensors section's columns (null when absent), u64 slot entries, and
 // the data ranges the .ksy's `ranges` instance places.
 const column = (present, values) => (present ? Array.from(values, Number) : null);
 

@@ -1,10 +1,10 @@
 """Schema 3 for spec/make_vectors.py, a test oracle (spec/oracles/README.md): a small encoder
-written from spec/SPEC.md 6.7 alone, the locator of fields the invalid vectors corrupt, and the
+written from spec/SPEC.md 7 alone, the locator of fields the invalid vectors corrupt, and the
 expected description of a valid file.
 
 The encoder is a second writer, independent of the library's: it reads a schema-2 file with the
-Kaitai-generated parser (generated/python) and lays the same content out as schema 3 (6.7.1
-columns, 6.7.2 slot entries, 6.7.3 placement), with the container of 6.4. Schema 3's encoding is
+Kaitai-generated parser (generated/python) and lays the same content out as schema 3 (7.1
+columns, 7.2 slot entries, 7.3 placement), with the container of 6.4. Schema 3's encoding is
 canonical (6.1) given the data order, so spec/make_vectors.py requires the library's writer to
 produce the very same bytes, and the library's reader the same description.
 """
@@ -35,7 +35,7 @@ INDEX, MODEL_INDEX, NAME, DTYPE, SHAPE, ORDER = 1, 2, 4, 8, 16, 32
 KIND_TENSORS, KIND_OPTIMIZER, KIND_STATE, KIND_DATA, KIND_ORIGIN = 1, 2, 3, 4, 5
 REQUIRED = 1
 
-#: circle TensorType code -> (name, whole-byte element size or None), SPEC.md 6.4.3
+#: circle TensorType code -> (name, whole-byte element size or None), SPEC.md 6.6
 DTYPES = {
     -5: ("ggml_q8_1", None), -4: ("ggml_q8_0", None), -3: ("ggml_q4_1", None),
     -2: ("ggml_q4_0", None), -1: ("uint4", None), 0: ("float32", 4), 1: ("float16", 2),
@@ -48,7 +48,7 @@ OPTIMIZER_NAMES = {0: "sgd", 1: "sgd_momentum", 2: "adam"}
 
 
 def a(length: int) -> int:
-    """SPEC.md 6.7.3: 64 for 64 bytes or more, else the smallest power of two not below it."""
+    """SPEC.md 7.3: 64 for 64 bytes or more, else the smallest power of two not below it."""
     return 64 if length >= 64 else 1 if length <= 1 else 1 << (length - 1).bit_length()
 
 
@@ -142,7 +142,7 @@ def from_v2(data: bytes) -> Content:
 
 
 # ------------------------------------------------------------------------------------------------
-# Encoding (SPEC.md 6.4 container, 6.7 sections)
+# Encoding (SPEC.md 6.4 container, 7 sections)
 
 
 def needed_columns(c: Content) -> int:
@@ -226,7 +226,7 @@ def state_body(c: Content, s: int) -> bytes:
 
 
 def data_order(c: Content) -> list[tuple[int, int]]:
-    """The ranges in data order (6.7.3): (slot, record), slot -1 for the tensor's range."""
+    """The ranges in data order (7.3): (slot, record), slot -1 for the tensor's range."""
     order = c.order if c.order is not None else list(range(len(c.records)))
     ranges = [(-1, k) for k in order]
     for j, (_, slot) in enumerate(c.slots):
@@ -280,19 +280,19 @@ def assemble(sections: list[tuple[int, int, object]], version: int = 3) -> bytes
     return bytes(out)
 
 
-#: SPEC.md 6.7.4: the optional data_blocks section, one CRC-32C per block of the data section
+#: SPEC.md 7.4: the optional data_blocks section, one CRC-32C per block of the data section
 KIND_DATA_BLOCKS = 0x100008
 
 
 def data_blocks_body(data: bytes, shift: int) -> bytes:
     """The data_blocks section of a data section ``data`` in blocks of 2**shift bytes: u32
-    block_shift, u32 reserved (0), u64 num_blocks, then each block's CRC-32C (SPEC.md 6.7.4)."""
+    block_shift, u32 reserved (0), u64 num_blocks, then each block's CRC-32C (SPEC.md 7.4)."""
     size = 1 << shift
     crcs = [crc32c.crc32c(data[i : i + size]) for i in range(0, len(data), size)]
     return struct.pack("<IIQ", shift, 0, len(crcs)) + struct.pack(f"<{len(crcs)}I", *crcs)
 
 
-#: SPEC.md 6.7.5: the optional range_index section, where the placement stands every G ranges
+#: SPEC.md 7.5: the optional range_index section, where the placement stands every G ranges
 KIND_RANGE_INDEX = 0x100009
 
 
@@ -301,7 +301,7 @@ def range_index_body(c: Content, shift: int) -> bytes:
     group_shift, u32 reserved (0), u64 num_groups = ceil(n / G), then for each pass (the tensor
     ranges, then each slot's) and each group g the walk's position, relative to the data
     section, when the pass reaches sequence position G*g; then, with an ``order`` column, the
-    sequence position of every record (SPEC.md 6.7.5)."""
+    sequence position of every record (SPEC.md 7.5)."""
     n, size = len(c.records), 1 << shift
     order = c.order if c.order is not None else list(range(n))
     passes = [[c.records[k].data for k in order]]
@@ -364,7 +364,7 @@ def encode(
 
 
 # ------------------------------------------------------------------------------------------------
-# The description (SPEC.md 9, schema 3 as 6.7.3 says)
+# The description (TOOLKIT.md 1, schema 3 as 7.3 says)
 
 
 def _entry(data: bytes, index: int, offset: int, nbytes: int) -> dict:
@@ -480,7 +480,7 @@ class V3:
         return self.sec(KIND_TENSORS)[0] + 8 + 8 * k
 
     def column_starts(self) -> dict[str, int]:
-        """Absolute start of every present column (SPEC.md 6.7.1), dims and names included."""
+        """Absolute start of every present column (SPEC.md 7.1), dims and names included."""
         s = self.sec(KIND_TENSORS)[0]
         n, bits = self.n, self.columns
         pos = 8 + 8 * n

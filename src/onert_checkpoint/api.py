@@ -135,7 +135,7 @@ def upgrade(
     order: str = "auto",
 ) -> Checkpoint:
     """Schema 1 (either dialect) or WOF to schema 3 (``to="v3"``, the recommended revision,
-    SPEC 15) or schema 2 (``to="v2"``), losslessly.
+    SPEC 10) or schema 2 (``to="v2"``), losslessly.
 
     With ``model`` (a circle model: path, bytes or :class:`~onert_checkpoint.CircleModel`)
     every tensor record gets the circle tensor's index, name, dtype and shape; without it the
@@ -187,7 +187,7 @@ def convert(
     schema 3, the recommended revision; None keeps the input's revision), ready to :func:`save`.
 
     ``to="v2"`` and ``to="v3"`` are :func:`upgrade` (``model`` names the tensors; between
-    schema 2 and 3 everything is kept but the data order, SPEC 6.7.3); ``"v1"`` and ``"wof"`` are
+    schema 2 and 3 everything is kept but the data order, SPEC 7.3); ``"v1"`` and ``"wof"`` are
     :func:`~onert_checkpoint.downgrade`. A checkpoint converted to v1 in another dialect than
     its content's (:func:`onert_checkpoint.format.convert.content_dialect`) is re-indexed for
     the other runtime, which needs ``model``
@@ -196,7 +196,7 @@ def convert(
     model. Nothing is silently dropped.
 
     ``batch_size`` is the batch size B of the training run, for Adam state crossing between
-    onert and onert-micro (SPEC 11.3): onert-micro's m is B times and its v B**2 times onert's,
+    onert and onert-micro (SPEC 9.3): onert-micro's m is B times and its v B**2 times onert's,
     so the state is rescaled when the entries move to the other runtime's layout, and such a
     move with non-zero Adam state and no B is refused (``not_representable``, field
     ``batch_size``). A schema-2 input's ``batch_size`` state key (1 or more) gives B when the

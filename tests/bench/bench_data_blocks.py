@@ -1,4 +1,4 @@
-"""Schema 3's per-block data checksums (spec/SPEC.md 6.7.4): what they cost and what they save.
+"""Schema 3's per-block data checksums (spec/SPEC.md 7.4): what they cost and what they save.
 
     python tests/bench/bench_data_blocks.py                  # 64 and 256 MiB files, best of 5
     python tests/bench/bench_data_blocks.py --mib 64 --repeat 3

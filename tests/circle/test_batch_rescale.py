@@ -1,5 +1,5 @@
 """Adam's state between onert's and onert-micro's units: ``convert(..., batch_size=B)`` and
-``onert-ckpt convert --batch-size B`` (spec/SPEC.md 11.3; measured against the real runtimes in
+``onert-ckpt convert --batch-size B`` (spec/SPEC.md 9.3; measured against the real runtimes in
 tests/interop/test_micro_cross.py).
 
 onert-micro sums a batch's gradients where onert averages them, so moving Adam state towards
@@ -365,7 +365,7 @@ def test_to_torch_keeps_onerts_units_for_shared_copies() -> None:
             entry.data = np.full(entry.nbytes // 4, value, np.float32).view(np.uint8)
     ckpt = oc.load(oc.to_bytes(ckpt), model=model)
     indices = [t.model_index for t in ckpt.tensors]
-    assert None in indices  # onert's copy of the shared weight (w0@op1, SPEC 7.9)
+    assert None in indices  # onert's copy of the shared weight (w0@op1, SPEC B.9)
     _, optim = oc.to_torch(ckpt, model)
     assert optim["state"]
     for state in optim["state"].values():

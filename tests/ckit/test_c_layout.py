@@ -40,7 +40,7 @@ LAYOUTS: dict[str, object] = {
     "ockpt_v3_tensors_head_layout": v3.TENSORS_HEAD,
 }
 
-#: Schema 3's fixed-size structures that are schema 2's (SPEC.md 6.7): the C kit declares them
+#: Schema 3's fixed-size structures that are schema 2's (SPEC.md 7): the C kit declares them
 #: once; the library's v3 schemas must have the same layout.
 SHARED_WITH_V3: dict[str, object] = {
     "ockpt_container_header_layout": v3.HEADER,
@@ -120,7 +120,7 @@ def test_packed_structs_match_the_schemas(tmp_path):
 
 
 def test_v3_slot_entry_is_one_u64():
-    """SPEC.md 6.7.2: the schema's slot entries are u64 values (8 bytes each)."""
+    """SPEC.md 7.2: the schema's slot entries are u64 values (8 bytes each)."""
     parsed = v3.OPTIMIZER.parse(bytes(16) + bytes(0))
     assert parsed.entries.dtype.itemsize == 8
     built = v3.OPTIMIZER.build(

@@ -1,8 +1,8 @@
-"""Schema 3 (spec/SPEC.md 6.7) in the reference C reader (spec/c/ockpt_v3.c).
+"""Schema 3 (spec/SPEC.md 7) in the reference C reader (spec/c/ockpt_v3.c).
 
 The files here are built by hand from the SPEC text (a small builder below: header, section
-table, the columnar tensors section of 6.7.1, the optimizer section of 6.7.2, the data placed
-by 6.7.3), independently of the library's writer and reader. Each valid file's description by
+table, the columnar tensors section of 7.1, the optimizer section of 7.2, the data placed
+by 7.3), independently of the library's writer and reader. Each valid file's description by
 ``ockpt-info`` (buffer and stream, with and without scratch: SPEC 6.1's two methods) must equal
 the library's and carry the offsets the SPEC's placement rule gives; each invalid file must get,
 in every mode, the code, field and offset the rule assigns (C0-C13, O4, O7, P0-P4).
@@ -38,7 +38,7 @@ def _align(x: int, a: int) -> int:
 
 
 def range_alignment(n: int) -> int:
-    """a(len) of SPEC 6.7.3."""
+    """a(len) of SPEC 7.3."""
     if n >= 64:
         return 64
     a = 1
@@ -70,7 +70,7 @@ def tensors_body(
     columns=None,
     pad=b"\0",
 ) -> bytes:
-    """The tensors section of 6.7.1 from its columns (None: absent); `columns` overrides the
+    """The tensors section of 7.1 from its columns (None: absent); `columns` overrides the
     bits, `pad` is the byte written as column padding."""
     n = len(lens)
     cols = [
@@ -98,7 +98,7 @@ def tensors_body(
 
 
 def optimizer_body(kind: int, slots: list[tuple[bytes, list[int]]], T: int) -> Body:
-    """6.7.2: slot descriptors, one u64 per entry (NO_STATE: none), the names."""
+    """7.2: slot descriptors, one u64 per entry (NO_STATE: none), the names."""
 
     def build(start: int) -> bytes:
         K = len(slots)
@@ -116,7 +116,7 @@ def optimizer_body(kind: int, slots: list[tuple[bytes, list[int]]], T: int) -> B
 
 
 def data_body(ranges: list[bytes]) -> bytes:
-    """The data section: the ranges in data order, each at a multiple of a(len) (6.7.3)."""
+    """The data section: the ranges in data order, each at a multiple of a(len) (7.3)."""
     out = bytearray()
     for r in ranges:
         out += bytes(_align(len(out), range_alignment(len(r))) - len(out))
@@ -185,7 +185,7 @@ def _payload(n: int, seed: int) -> bytes:
 
 
 def valid_files() -> dict[str, tuple[bytes, list[int]]]:
-    """name -> (file, the offsets 6.7.3 gives its ranges in range order: tensors, then slots)."""
+    """name -> (file, the offsets 7.3 gives its ranges in range order: tensors, then slots)."""
     files = {}
     lens = SIZES
     tensors = [_payload(n, k) for k, n in enumerate(lens)]
@@ -264,7 +264,7 @@ def valid_files() -> dict[str, tuple[bytes, list[int]]]:
 
 
 def expected_offsets(data: bytes) -> list[int]:
-    """Every range's offset by 6.7.3, in the JSON's order (tensors, then slot by slot)."""
+    """Every range's offset by 7.3, in the JSON's order (tensors, then slot by slot)."""
     s = section_start(data, 1)
     n, cols = struct.unpack_from("<II", data, s)
     lens = list(struct.unpack_from(f"<{n}Q", data, s + 8))
@@ -324,7 +324,7 @@ def test_valid_files_exercise_the_columns(ockpt_info, tmp_path):
     assert ckpt.data_order is not None and ckpt.tensors[5].name == "é∂😀"
 
 
-# Invalid files: each rule of 6.7 ------------------------------------------------------------
+# Invalid files: each rule of 7 ------------------------------------------------------------
 
 L3 = [4, 8, 2]
 D3 = [_payload(n, k) for k, n in enumerate(L3)]
@@ -746,7 +746,7 @@ def test_the_vectors_catch_the_mutant(tmp_path, mutant):
         assert got != _vector(name), f"{mutant} passes {name}"
 
 
-# --- the range_index section (SPEC 6.7.5): lookups without scratch in O(G) --------------------
+# --- the range_index section (SPEC 7.5): lookups without scratch in O(G) --------------------
 
 #: Counted lookups over the streaming reader: argv FILE. Reads FILE without scratch through a
 #: callback that counts the bytes it hands over, and with scratch from a buffer (every offset

@@ -129,7 +129,7 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
     out.append(_u("I", len(tensors)))
     # A schema-1 or WOF checkpoint's names, dtypes and shapes are a bound model's, not its
     # content (the model keeps them: format/loss.py); the C writer is given content only, and
-    # refuses to drop any (SPEC 11.2).
+    # refuses to drop any (SPEC 9.2).
     bound = not is_schema2_family(ckpt.revision) and revision in ("v1", "wof")
     for t in tensors:
         has, dims, dtype, rank = 0, [0] * 8, 0, 0
@@ -197,14 +197,14 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
     for s in sections:
         out += [_u("I", s.kind), bytes([int(s.required)]), _u("Q", len(s.data)), bytes(s.data)]
     # Schema 3: a loaded schema-3 file's data order (entry indices), which orders 0-byte
-    # tensors that share a source offset (SPEC.md 6.7.3; the library's Checkpoint.data_order).
+    # tensors that share a source offset (SPEC.md 7.3; the library's Checkpoint.data_order).
     order = [] if ckpt.data_order is None else [int(i) for i in ckpt.data_order]
     out += [_u("I", len(order))] + [_u("I", i) for i in order]
-    # Schema 3's data_blocks section (SPEC.md 6.7.4): the checkpoint's block size as the
+    # Schema 3's data_blocks section (SPEC.md 7.4): the checkpoint's block size as the
     # library reads it (None: its default, 0 in OCKW; 0: none, 2**32-1 in OCKW).
     size = ckpt.data_block_size
     out.append(_u("I", 0 if size is None else NO_BLOCKS if size == 0 else size))
-    # and its range_index section (SPEC.md 6.7.5), the same way (None: the default; 0: none)
+    # and its range_index section (SPEC.md 7.5), the same way (None: the default; 0: none)
     group = ckpt.range_index_group
     out.append(_u("I", 0 if group is None else NO_INDEX if group == 0 else group))
     return b"".join(out)
@@ -221,7 +221,7 @@ PROVENANCE = b"provenance"
 
 def python_file(ckpt: Checkpoint, revision: str, dialect: str) -> bytes | None:
     """What the library writes, None where it refuses the content; schema 3 with the
-    checkpoint's own data_blocks choice (SPEC 6.7.4), the library's default when it has none."""
+    checkpoint's own data_blocks choice (SPEC 7.4), the library's default when it has none."""
     kwargs = {} if dialect == "keep" else {"dialect": dialect}
     try:
         return oc.to_bytes(ckpt, revision=revision, **kwargs)
@@ -269,7 +269,7 @@ def check_all_writes(exe: Path, ckpt: Checkpoint) -> int:
 def test_valid_vector(ockpt_write, path):
     """Each valid vector, loaded and written as every target, the C file equals the library's;
     written as it was loaded, that is the vector itself (with its data_blocks section, SPEC
-    6.7.4, or without, as the vector has it)."""
+    7.4, or without, as the vector has it)."""
     data = path.read_bytes()
     ckpt = oc.load(data)
     assert c_file(ockpt_write, ckpt, ckpt.revision, "keep") == data
@@ -313,7 +313,7 @@ def _one(**kw: object) -> Checkpoint:
     return Checkpoint([Tensor(0, np.arange(4, dtype=np.uint8))], **kw)  # type: ignore[arg-type]
 
 
-LOSSY = {  # (content, target): what the target cannot hold (SPEC 11.2)
+LOSSY = {  # (content, target): what the target cannot hold (SPEC 9.2)
     "names": (lambda: Checkpoint([Tensor(0, np.arange(4, dtype=np.uint8), name="w")],
                                  Optimizer("sgd"), revision="v3"), "v1"),
     "names-wof": (lambda: Checkpoint([Tensor(0, np.arange(4, dtype=np.uint8), model_index=3)],
@@ -331,7 +331,7 @@ LOSSY = {  # (content, target): what the target cannot hold (SPEC 11.2)
 @pytest.mark.parametrize("case", sorted(LOSSY))
 def test_both_writers_refuse_what_the_target_cannot_hold(ockpt_write, case):
     """A write that would drop content is refused by the library (not_representable) and by
-    the C writer alike (SPEC 11: a lossy write only when asked; in C, by leaving it out)."""
+    the C writer alike (SPEC 9: a lossy write only when asked; in C, by leaving it out)."""
     make, target = LOSSY[case]
     dialect = "onert" if target == "v1" else "keep"
     assert python_file(make(), target, dialect) is None
@@ -361,7 +361,7 @@ def _tensor_payload(draw) -> tuple[np.ndarray, str | None, tuple[int, ...] | Non
 @st.composite
 def v2_checkpoints(draw) -> Checkpoint:
     """Schema-2 content with every optional part; source offsets drawn so that the writer's
-    storage order (SPEC.md 6.6) is exercised, 0-byte ranges included."""
+    storage order (SPEC.md 6.10) is exercised, 0-byte ranges included."""
     indices = draw(st.lists(st.integers(0, 30), unique=True, max_size=6))
     tensor_names = draw(st.lists(names, unique=True, min_size=len(indices), max_size=len(indices)))
     model_indices = draw(st.lists(st.integers(0, 1 << 32 - 1), unique=True,
@@ -444,7 +444,7 @@ def _block_size(file: bytes, kind: int = 0x100008) -> int:
     return 0
 
 
-#: Block sizes of schema 3's data_blocks section (SPEC.md 6.7.4): the default (None), none (0),
+#: Block sizes of schema 3's data_blocks section (SPEC.md 7.4): the default (None), none (0),
 #: the smallest (several blocks and a shorter last one in a few hundred bytes), the largest.
 BLOCK_SIZES = [None, 0, 64, 128, 1024, 1 << 16, 1 << 24]
 
@@ -471,7 +471,7 @@ def test_random_schema3_data_blocks(ockpt_write, ckpt, size, above, data):
 @st.composite
 def many_tensor_checkpoints(draw) -> Checkpoint:
     """Schema-3 content of up to 150 small tensors, so that the range_index section (SPEC.md
-    6.7.5) has several groups at every group size: source offsets shuffled or tied (an
+    7.5) has several groups at every group size: source offsets shuffled or tied (an
     ``order`` column), gaps in the indices (an ``index`` column), slots with absent entries
     (positions that place nothing), the block size and the group size drawn too."""
     n = draw(st.integers(1, 150))
@@ -520,7 +520,7 @@ def test_random_schema3_range_index(ockpt_write, ckpt):
 @pytest.mark.parametrize("n", [64, 65, 129])
 def test_default_range_index_from_65_tensors(ockpt_write, n):
     """The library's default: no range_index section for 64 tensors, groups of 64 past that
-    (SPEC.md 6.7.5); the C writer's default is the same."""
+    (SPEC.md 7.5); the C writer's default is the same."""
     ckpt = Checkpoint([Tensor(i, np.full(i % 5, i, np.uint8)) for i in range(n)])
     want = python_file(ckpt, "v3", "keep")
     assert want is not None and _block_size(want, 0x100009) == (64 if n > 64 else 0)
@@ -550,18 +550,18 @@ def test_refusals_match(ockpt_write, bad):
         ckpt.sections.append(Section(kind=3, data=b"x"))
     elif bad == "well-known-type":
         ckpt.state["step"] = -1
-    elif bad == "v3-model-index-none":  # 2**32-1 is schema 3's NO_MODEL_INDEX (SPEC.md 6.7.1)
+    elif bad == "v3-model-index-none":  # 2**32-1 is schema 3's NO_MODEL_INDEX (SPEC.md 7.1)
         t1.model_index = 0xFFFFFFFF
         assert python_file(ckpt, "v2", "keep") is not None
         revision = "v3"
-    elif bad == "v3-block-size":  # not a power of two (SPEC.md 6.7.4: 64 B to 16 MiB)
+    elif bad == "v3-block-size":  # not a power of two (SPEC.md 7.4: 64 B to 16 MiB)
         ckpt.data_block_size = 100
         revision = "v3"
     elif bad == "v3-kept-data-blocks-kind":  # would collide with the writer's own section
         ckpt.sections.append(Section(kind=0x100008, data=b"x"))
         assert python_file(ckpt, "v2", "keep") is not None
         revision = "v3"
-    elif bad == "v3-group-size":  # not a power of two (SPEC.md 6.7.5: 16 to 65,536)
+    elif bad == "v3-group-size":  # not a power of two (SPEC.md 7.5: 16 to 65,536)
         ckpt.range_index_group = 48
         revision = "v3"
     elif bad == "v3-kept-range-index-kind":  # would collide with the writer's own section

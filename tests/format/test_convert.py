@@ -1,4 +1,4 @@
-"""Upgrades and downgrades (spec/SPEC.md, section 11)."""
+"""Upgrades and downgrades (spec/SPEC.md, section 9)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Downgrades of valid-but-hostile schema-2 files (spec/SPEC.md 11.2).
+"""Downgrades of valid-but-hostile schema-2 files (spec/SPEC.md 9.2).
 
 A 2 KB schema-2 file whose origin section claims a huge ``num_entries`` is valid (schema 2
 stores absent entries in nothing), but writing it back as schema 1 or WOF means offset tables of

@@ -1,4 +1,4 @@
-"""Schema 3's per-block data checksums (the optional data_blocks section, spec/SPEC.md 6.7.4).
+"""Schema 3's per-block data checksums (the optional data_blocks section, spec/SPEC.md 7.4).
 
 What is proved here:
 

@@ -1,6 +1,6 @@
 """The revision the package picks when the caller names none.
 
-Schema 3 is the recommended revision (spec/SPEC.md 15): a checkpoint built by hand is schema 3.
+Schema 3 is the recommended revision (spec/SPEC.md 10): a checkpoint built by hand is schema 3.
 What builds a checkpoint for the runtimes (``new``, ``checkpoint_from_arrays``, ``import`` of
 arrays that are no export of ours) writes schema 1 when it holds the content, and schema 3,
 never schema 2 and never a write that drops content, when it does not: a state key besides

@@ -1,8 +1,8 @@
-"""Schema 3's range index (the optional range_index section, spec/SPEC.md 6.7.5).
+"""Schema 3's range index (the optional range_index section, spec/SPEC.md 7.5).
 
 What is proved here:
 
-* the lookup of 6.7.5 (at most G - 1 steps from a group's recorded start) gives the offset the
+* the lookup of 7.5 (at most G - 1 steps from a group's recorded start) gives the offset the
   placement walk gives, for every tensor range and slot range of random files: with and without
   an ``order`` column, no optimizer, SGD or Adam, slot entries absent (NO_STATE), ranges of
   every alignment, every group size;
@@ -60,7 +60,7 @@ def _sections(data: bytes) -> dict[int, tuple[int, int, int, int]]:
 
 
 def _index_of(data: bytes) -> tuple[RangeIndex, int] | None:
-    """The file's range_index section read by hand (SPEC 6.7.5), with its offset."""
+    """The file's range_index section read by hand (SPEC 7.5), with its offset."""
     found = _sections(data).get(KIND)
     if found is None:
         return None
@@ -477,7 +477,7 @@ def test_100k_tiny_adam_tensors_with_both_sections_within_1_25_times_schema_1() 
     kinds = [s.kind for s in plan.sections]
     assert 0x100008 in kinds and KIND in kinds
     index = next(s for s in plan.sections if s.kind == KIND)
-    assert len(index.body) == 16 + 8 * 3 * -(-n // 64)  # 37,528 bytes (SPEC 6.7.5)
+    assert len(index.body) == 16 + 8 * 3 * -(-n // 64)  # 37,528 bytes (SPEC 7.5)
     ratio = plan.file_size / v1
     print(f"schema 3 {plan.file_size} / schema 1 {v1} = {ratio:.4f}")
     assert ratio <= 1.25, (plan.file_size, v1)

@@ -20,7 +20,7 @@ import onert_checkpoint as oc
 from onert_checkpoint.format.revisions import container_write
 
 #: (revision, dialect, data_block_size): every layout, schema 3 with many blocks (4 KiB) and
-#: a range_index section of groups of 16 (SPEC.md 6.7.5), the default blocks and none
+#: a range_index section of groups of 16 (SPEC.md 7.5), the default blocks and none
 LAYOUTS = [
     ("v1", "onert", None),
     ("v1", "onert-micro", None),

@@ -631,7 +631,7 @@ def test_empty_range_stays_valid_when_a_tensor_is_added() -> None:
 
 
 def test_describe_non_finite_floats() -> None:
-    """Section 9: non-finite floats are {"float": "nan" | "inf" | "-inf"}; the JSON is strict."""
+    """TOOLKIT 1.3: non-finite floats are {"float": "nan" | "inf" | "-inf"}; the JSON is strict."""
     import json
 
     nan_bits = struct.unpack("<d", struct.pack("<Q", 0xFFF8_0000_0000_0001))[0]

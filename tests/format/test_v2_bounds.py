@@ -44,7 +44,7 @@ MAX_VALUE_LEN = 1 << 20
 NO_STATE = (1 << 64) - 1
 REQUIRED = 1
 TENSORS, OPTIMIZER, STATE, DATA, ORIGIN = 1, 2, 3, 4, 5
-RECORD = 72  # tensor record, SPEC 6.4.3
+RECORD = 72  # tensor record, SPEC 8.1
 
 
 def align(n: int) -> int:
@@ -197,7 +197,7 @@ def raw_v2(sections: list[tuple[int, int, bytes]], *, tail: bytes = b"") -> byte
 def record(index: int, *, len_data: int = 0, ofs_data: int = 0, flags: int = 0,
            dtype: int = 0, rank: int = 0, len_name: int = 0, ofs_name: int = 0,
            dims: tuple[int, ...] = ()) -> bytes:
-    """One 72-byte tensor record (SPEC 6.4.3)."""
+    """One 72-byte tensor record (SPEC 8.1)."""
     return struct.pack("<IIHbBIQQQ8I", index, 0, flags, dtype, rank, len_name, ofs_name,
                        ofs_data, len_data, *dims, *([0] * (8 - len(dims))))
 

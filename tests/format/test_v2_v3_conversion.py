@@ -1,4 +1,4 @@
-"""Between schemas 2 and 3 (SPEC.md 6.7.3): everything is kept but the data order, except a
+"""Between schemas 2 and 3 (SPEC.md 7.3): everything is kept but the data order, except a
 schema-2 model index 0xFFFFFFFF, which schema 3 reserves as NO_MODEL_INDEX and which a
 conversion to schema 3 refuses (``not_representable``, field ``tensors[k].model_index``)
 instead of dropping; every schema-3 file converts to schema 2.

@@ -1,4 +1,4 @@
-"""The schema-3 reader (spec/SPEC.md 6.7): every rule C0-C13, O1-O9 (6.7.2), P0-P4 on a
+"""The schema-3 reader (spec/SPEC.md 7): every rule C0-C13, O1-O9 (7.2), P0-P4 on a
 hand-built file that breaks exactly that rule, with the code, field and offset the SPEC gives;
 rule order (two defects: the earlier rule wins); bounds at each length and offset edge; the
 deferred data checks; placement against a plain loop; random mutations never escape as
@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import onert_checkpoint as oc
 from onert_checkpoint.format.revisions.v3 import place
 
-# SPEC 6.2 and 6.7, written out rather than imported from the reader under test
+# SPEC 6.2 and 7, written out rather than imported from the reader under test
 NO_STATE = (1 << 64) - 1
 NO_MODEL_INDEX = 0xFFFF_FFFF
 NO_DTYPE = -128
@@ -42,7 +42,7 @@ def align(n: int, a: int = 64) -> int:
 
 
 def range_alignment(length: int) -> int:
-    """a(len) of SPEC 6.7.3."""
+    """a(len) of SPEC 7.3."""
     if length >= 64:
         return 64
     a = 1
@@ -52,7 +52,7 @@ def range_alignment(length: int) -> int:
 
 
 def sequential_place(lengths: list[int]) -> list[int]:
-    """SPEC 6.7.3 read literally: each range at the previous end rounded up to a(len)."""
+    """SPEC 7.3 read literally: each range at the previous end rounded up to a(len)."""
     pos, out = 0, []
     for n in lengths:
         p = align(pos, range_alignment(n))
@@ -345,7 +345,7 @@ def test_an_optimizer_without_tensors_and_no_data_is_valid():
 
 
 def test_a_no_state_slot_entry_needs_no_zero_size():
-    """O10 is gone (6.7.2): NO_STATE is the size itself."""
+    """O10 is gone (7.2): NO_STATE is the size itself."""
     data, _ = V3(len_data=[4], slots=[(b"momentum", [NO_STATE])], optimizer_kind=1).build()
     assert len(oc.load(data).optimizer.slots["momentum"]) == 0
 
@@ -548,7 +548,7 @@ def test_c13_products_beyond_float_precision_are_exact():
     assert refused(data) == ("shape_mismatch", "tensors[0].len_data", s + 8)
 
 
-# Rules O1-O9 of 6.7.2 -----------------------------------------------------------------------
+# Rules O1-O9 of 7.2 -----------------------------------------------------------------------
 
 
 def adam(**kw) -> V3:
@@ -817,7 +817,7 @@ SIZES = [0, 1, 2, 3, 4, 5, 8, 9, 16, 17, 32, 33, 63, 64, 65, 129]
 @pytest.mark.parametrize("second", SIZES)
 def test_p2_p3_edges_at_every_alignment(first, second):
     """Two ranges of sizes around each alignment step: the section exactly as long as the
-    placement is valid with the offsets of 6.7.3; a byte less fails P2 (the last range with
+    placement is valid with the offsets of 7.3; a byte less fails P2 (the last range with
     bytes); a byte more fails P3."""
     data, lay = V3(len_data=[first, second]).build()
     ckpt = oc.load(data)

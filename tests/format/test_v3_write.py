@@ -1,9 +1,9 @@
-"""The schema-3 writer (spec/SPEC.md 6.7): canonical bytes, round trips, conversions, the CLI.
+"""The schema-3 writer (spec/SPEC.md 7): canonical bytes, round trips, conversions, the CLI.
 
 Every file written here is checked twice, independently of the library's reader: by the
 Kaitai-generated parser (generated/python, from spec/onert_checkpoint_v3.ksy), which says what
-the file holds and where 6.7.3 places each range, and by :func:`canonical_problems`, which
-applies the canonical-encoding rules of 6.1 and 6.7 to the bytes (checksums, section order and
+the file holds and where 7.3 places each range, and by :func:`canonical_problems`, which
+applies the canonical-encoding rules of 6.1 and 7 to the bytes (checksums, section order and
 flags, every column present only when needed, every pad zero, nothing after the last range).
 """
 
@@ -49,7 +49,7 @@ def _align(n: int, a: int) -> int:
 
 
 def canonical_problems(b: bytes) -> list[str]:
-    """What in ``b`` breaks the canonical encoding of a schema-3 file (6.1, 6.4, 6.7), read
+    """What in ``b`` breaks the canonical encoding of a schema-3 file (6.1, 6.4, 7), read
     with the Kaitai parser and the bytes alone: [] for a canonical file."""
     bad: list[str] = []
     if b[:3] != b"\xad\x01\x03" or b[3] != 0 or any(b[32:64]):
@@ -231,7 +231,7 @@ def test_columns_only_when_needed() -> None:
 
 
 def test_placement_by_size() -> None:
-    """6.7.3's a(len): 1, 2, 4, 8, 16, 32, 64 and 64 beyond; offsets relative to the data
+    """7.3's a(len): 1, 2, 4, 8, 16, 32, 64 and 64 beyond; offsets relative to the data
     section's start s (a multiple of 64)."""
     sizes = [1, 3, 0, 17, 2, 64, 5, 100, 16, 1]
     ckpt = Checkpoint(tensors=[Tensor(i, np.ones(n, np.uint8)) for i, n in enumerate(sizes)])
@@ -349,7 +349,7 @@ def _v_block_reordered() -> Checkpoint:
 @example(_v_block_reordered())
 def test_v1_and_wof_to_v3_and_back_lossless(ckpt: Checkpoint) -> None:
     """Slot blocks in another order than the weights (which schema 3 cannot store: each slot
-    follows the tensors' order, 6.7.3) still come back with every entry, byte and count."""
+    follows the tensors' order, 7.3) still come back with every entry, byte and count."""
     loaded = oc.load(oc.to_bytes(ckpt))
     back = oc.load(oc.to_bytes(convert(loaded, "v3")))
     down = oc.load(oc.to_bytes(convert(back, loaded.revision, dialect=loaded.dialect)))
@@ -448,7 +448,7 @@ def test_v3_size_of_100k_tiny_tensors_within_the_goal(kind: str) -> None:
     # the per-block CRCs of the data (a 32-byte table entry, a 16-byte head and 4 bytes per
     # 64 KiB block, padded to 64) come on top of the header, table and state
     blocks = 32 + 16 + 4 * -(-data // 65536) + 63
-    # and the range_index section (SPEC 6.7.5): a table entry, a 16-byte head and, per pass
+    # and the range_index section (SPEC 7.5): a table entry, a 16-byte head and, per pass
     # (the tensors, each slot), 8 bytes per group of 64 tensors, padded to 64
     passes = {"sgd": 1, "adam": 3}[kind]
     index = 32 + 16 + 8 * passes * -(-100_000 // 64) + 63
@@ -522,7 +522,7 @@ def test_cli_edit_to_v3_and_state_keys_on_v3(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["fc2-adam-step8", "fc3-sgd-step12", "fc3sq-adam-step12"])
 def test_binding_a_v3_file_names_what_the_v1_file_names(name: str) -> None:
     """An onert file upgraded to schema 3 without its model binds like the original: the
-    origin section says its entries are onert's (SPEC 12)."""
+    origin section says its entries are onert's (TOOLKIT 2)."""
     path = REAL / f"{name}.ckpt"
     model = REAL / f"{name.split('-')[0]}.circle"
     v3 = oc.to_bytes(convert(oc.load(path), "v3"))

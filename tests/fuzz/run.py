@@ -108,7 +108,7 @@ def fuzz_command(target: str, exe: Path | None, work: Path, seconds: int, jobs: 
 
 
 def write_v3_seeds(folder: Path) -> int:
-    """The corpus's valid files rewritten as schema 3 (spec/SPEC.md 6.7), next to the grown
+    """The corpus's valid files rewritten as schema 3 (spec/SPEC.md 7), next to the grown
     corpus: the read-only seed corpus predates schema 3, and its files are what the fuzzers
     mutate. Returns how many were written (0 while the library has no schema-3 writer)."""
     import onert_checkpoint as oc
@@ -132,7 +132,7 @@ def write_v3_seeds(folder: Path) -> int:
 
 def _range_index_seed(oc: types.ModuleType) -> bytes:
     """A schema-3 file under the fuzzers' 4 KiB with a range_index section (spec/SPEC.md
-    6.7.5): 80 tensors of 0 to 4 bytes in a data order other than record order, SGD, groups
+    7.5): 80 tensors of 0 to 4 bytes in a data order other than record order, SGD, groups
     of 16 (five groups and a position per record for the fuzzers to break)."""
     import numpy as np
 

@@ -96,7 +96,7 @@ def _v2_fields(data: bytes) -> list[Field]:
         fields.append(Field(f"sections[{i}].count", body, 4, "count"))
         if u32_at(data, e) != V2_TENSORS:
             continue
-        if data[2] == 3:  # schema 3 (SPEC 6.7.1): the columns bits, then the len_data column
+        if data[2] == 3:  # schema 3 (SPEC 7.1): the columns bits, then the len_data column
             fields.append(Field("tensors.columns", body + 4, 4, "count"))
             fields += [Field(f"tensors[{k}].len_data", body + 8 + 8 * k, 8, "offset")
                        for k in range(min(u32_at(data, body), 64, (size - body - 8) // 8))]

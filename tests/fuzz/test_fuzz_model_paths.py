@@ -44,7 +44,7 @@ CALLS: dict[str, Any] = {
     "bind by size": lambda c: bind(c, MODEL, order="size"),
     "bake": lambda c: bake(c, MODEL, order="predict"),
     "bake untie": lambda c: bake(c, MODEL, order="predict", shared="untie"),
-    # batch_size=1: the real files trained one sample per step (Adam's units, SPEC 11.3)
+    # batch_size=1: the real files trained one sample per step (Adam's units, SPEC 9.3)
     "to onert-micro": lambda c: to_dialect(c, "onert-micro", MODEL, order="predict",
                                            batch_size=1),
     "to onert": lambda c: to_dialect(c, "onert", MODEL, order="predict", batch_size=1),

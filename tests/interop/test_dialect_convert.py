@@ -84,7 +84,7 @@ def test_real_export_round_trips_through_micro(model_name: str, filename: str) -
     model = CircleModel.load(model_path)
     onert_ckpt = oc.load(raw, model=model_path)
 
-    # the exports trained one sample per step (regenerate.py): Adam's units agree (SPEC 11.3)
+    # the exports trained one sample per step (regenerate.py): Adam's units agree (SPEC 9.3)
     micro = to_dialect(oc.load(raw), "onert-micro", model_path, batch_size=1)
     micro_raw = oc.to_bytes(micro)
     table, data_order = _micro_view(micro_raw)
@@ -290,7 +290,7 @@ def test_converted_file_trains_on_in_onert(tmp_path: Path, model_name: str, file
 
 def test_two_entries_of_one_unshared_tensor_are_a_mismatch() -> None:
     """Two entries naming one tensor are onert's copies of a shared constant only when onert's
-    predicted order has as many entries for it (SPEC 7.9); fc3 shares nothing, so a schema-2
+    predicted order has as many entries for it (SPEC B.9); fc3 shares nothing, so a schema-2
     file whose records name tensor 8 twice does not fit the model (counted once per file,
     not once per copy: the check stays linear)."""
     model = DATA / "fc3.circle"

@@ -18,7 +18,7 @@ batch 1, so a run moves between them without a trace. With Adam and a batch of B
 must be rescaled: onert-micro's Adam accumulates the *sum* of the batch's gradients (Adam.cpp
 ``handle``: ``grad_data[i] += calculated_data[i]``, never divided by the batch) where onert
 averages them, so its m is B times and its v B**2 times onert's for the same run. A checkpoint
-does not record the batch size, so ``convert`` takes it (``--batch-size B``, SPEC 11.3): m * B
+does not record the batch size, so ``convert`` takes it (``--batch-size B``, SPEC 9.3): m * B
 and v * B**2 towards onert-micro, divided towards onert, and the moved run matches. Converted
 with a wrong B (1: the state unchanged) it drifts by 10 to 40 % of what it learns.
 """

@@ -1,12 +1,12 @@
-"""The quirks of spec/SPEC.md sections 7.2 and 7.7, produced by the real onert-micro runtime.
+"""The quirks of spec/SPEC.md appendices B.2 and B.7, produced by the real onert-micro runtime.
 
-* 7.2: with a non-float32 FC weight (int8, float16; float32 input, so the float kernel imports
+* B.2: with a non-float32 FC weight (int8, float16; float32 input, so the float kernel imports
   it), the runtime saves 4 bytes per element: the tensor's bytes followed by the bytes that
   follow its buffer in the circle file. ``load`` given the model reports the
   ``micro_element_size`` quirk and keeps the entry as raw bytes; the file saves back byte for
   byte, and the runtime loads its own file without changing the model. A float32 FC with a
   non-float32 bias is refused at import (FailedCheckCondition), so only weights show it.
-* 7.7: two FC layers sharing one weight tensor: the runtime saves the weight twice and its entry
+* B.7: two FC layers sharing one weight tensor: the runtime saves the weight twice and its entry
   keeps the second copy. When the first copy opens the block, ``load`` refuses the file
   (``unreferenced_bytes``); when it follows another entry, that entry's derived size absorbs it:
   the file is valid alone and ``model_mismatch`` given the model.

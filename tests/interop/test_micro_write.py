@@ -132,7 +132,7 @@ def test_converted_onert_export_loads_and_resumes(micro, name: str, kind: str) -
         for slot in ("m", "v"):
             for t in onert_ckpt.tensors:
                 theirs = onert_ckpt.optimizer.slots[slot][t.index].data
-                # in onert-micro's units: x B (m), x B**2 (v) (SPEC 11.3)
+                # in onert-micro's units: x B (m), x B**2 (v) (SPEC 9.3)
                 theirs = rescale(theirs, sc.batch, ADAM_POWERS[slot], to_micro=True)
                 assert ours.slot(slot, t.model_index).data.tobytes() == theirs.tobytes()
 

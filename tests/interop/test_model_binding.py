@@ -1,5 +1,5 @@
 """Reading through the circle model: onert-micro indexing, its element-size quirk, and the
-errors that name what does not fit (spec/SPEC.md sections 7.2 and 12.2)."""
+errors that name what does not fit (spec/SPEC.md B.2 and 4.9)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Every experiment that may crash the runtime runs in a child process (this file run as a script,
 ``--worker``), so a SIGSEGV is recorded as an outcome rather than taking pytest down. What the
-runtime does (spec/SPEC.md section 7.10):
+runtime does (spec/SPEC.md appendix B.10):
 
 * trains: FULLY_CONNECTED (with or without bias), CONV_2D and DEPTHWISE_CONV_2D (with bias),
   through RELU, MAX_POOL_2D, AVERAGE_POOL_2D, RESHAPE, PAD and an ADD of two activations;

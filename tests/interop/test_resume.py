@@ -4,7 +4,7 @@ Training 2k steps without a stop must give the same weights and optimizer state,
 as training k steps, exporting the checkpoint, sending it through one of this project's paths
 (schema 2 and back, onert-micro and back, safetensors, npz, NumPy dicts, the PyTorch bridge),
 importing it into a fresh session and training k more. The step is compared separately: onert
-0.1.0 loses it on import of an SGD file with more than two entries (spec/SPEC.md 7.5).
+0.1.0 loses it on import of an SGD file with more than two entries (spec/SPEC.md B.5).
 
 Also here: a checkpoint made with ``new --model`` trains like the model itself, and a network
 trained in PyTorch moved with ``from_torch`` continues in onert on PyTorch's trajectory (SGD;
@@ -161,7 +161,7 @@ def test_resume_every_model_through_schema_2(tmp_path, name: str, kind: str) -> 
 
 
 def test_shared_model_cannot_take_the_micro_path_once_trained(tmp_path) -> None:
-    """onert trained each copy of the shared tensors apart (SPEC 7.9): one entry cannot hold
+    """onert trained each copy of the shared tensors apart (SPEC B.9): one entry cannot hold
     both."""
     _, half = _runs("shared", "sgd", tmp_path)
     with pytest.raises(NotRepresentableError):

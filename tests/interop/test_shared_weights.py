@@ -1,7 +1,7 @@
 """Shared weights: FULLY_CONNECTED operators that read the same weight and bias tensors.
 
 onert 0.1.0 splits a constant read by several operators into one operand per reader before
-training (spec/SPEC.md section 7.9): a checkpoint of two layers sharing ``w`` and ``b`` has
+training (spec/SPEC.md appendix B.9): a checkpoint of two layers sharing ``w`` and ``b`` has
 N = 4 entries holding tensors ``[1, 2, 1, 2]``, and each copy is trained by its reader alone,
 so after a training step the two entries of ``w`` differ. These tests check, against the real
 runtime, the prediction of that order and of each copy's reader, reading such files through the
@@ -261,7 +261,7 @@ def test_micro_conversion_of_equal_copies_round_trips_and_onert_imports_it(tmp_p
 
 def test_micro_conversion_refuses_copies_that_differ(tmp_path) -> None:
     peer, _, _ = _train(tmp_path, TWO, "adam", 0.1)
-    with pytest.raises(NotRepresentableError, match=r"shared tensor 1 \('w0'\).*SPEC 7\.9"):
+    with pytest.raises(NotRepresentableError, match=r"shared tensor 1 \('w0'\).*SPEC B\.9"):
         to_dialect(oc.load(peer.export(), model=TWO), "onert-micro", TWO)
 
 

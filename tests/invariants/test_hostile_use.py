@@ -259,7 +259,7 @@ def files(tmp_path_factory) -> dict[str, Path]:
     other.state["learning_rate"] = 0.5
     out["hostile_b"] = d / "hostile-b.ckpt"
     oc.save(other, out["hostile_b"])
-    # batch_size=1: the export trained one sample per step (Adam's units, SPEC 11.3)
+    # batch_size=1: the export trained one sample per step (Adam's units, SPEC 9.3)
     micro = oc.convert(oc.load(FC3_ADAM), "v1", dialect="onert-micro", model=FC3, batch_size=1)
     out["micro"] = d / "fc3-adam-micro.ckpt"
     oc.save(micro, out["micro"])
@@ -415,7 +415,7 @@ def test_huge_origin_count_import_to_v1_refused(tmp_path):
 
 
 def test_limit_stated_in_spec_is_the_code_limit():
-    """The named limit on allocation before checking is stated in spec/SPEC.md (11.2) with the
+    """The named limit on allocation before checking is stated in spec/SPEC.md (9.2) with the
     value the writer enforces."""
     from onert_checkpoint.format.revisions.layout_plan import MAX_TABLE_ENTRIES
 
@@ -1386,7 +1386,7 @@ def test_convert_every_target_and_dialect_with_model(name, files, tmp_path):
 def test_convert_dialect_model_without_to(src, dialect, files, tmp_path):
     path = roundtrip_file(src, files, tmp_path)
     out = tmp_path / "y.ckpt"
-    # --batch-size 1: the Adam export trained one sample per step (Adam's units, SPEC 11.3)
+    # --batch-size 1: the Adam export trained one sample per step (Adam's units, SPEC 9.3)
     run = cli("convert", path, out, "--dialect", dialect, "--model", FC3, "--batch-size", "1")
     assert run.status == 0, run
     got = oc.load(out)

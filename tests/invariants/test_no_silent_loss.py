@@ -398,7 +398,7 @@ def corrupt(tmp_path: Path, revision: str, name: str = "bad", source: Path = ADA
 
 
 #: a changed data byte: the data section's CRC, its padding, or (schema 3 with the writer's
-#: default per-block checksums, SPEC 6.7.4) the CRC of the block it lies in
+#: default per-block checksums, SPEC 7.4) the CRC of the block it lies in
 DATA_ERRORS = ("section_checksum", "nonzero_padding", "block_checksum")
 
 

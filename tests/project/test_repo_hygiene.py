@@ -196,7 +196,7 @@ CITING = [
 ]
 NOT_CITING = [
     "an issue with the header is reported as bad_magic",
-    "section 11.3, rule 14, SPEC 6.7.4",
+    "section 9.3, rule 14, SPEC 7.4",
     "tensors[3].model_index, entries 0 to 7",
     "def test_invalid_header(): test_io_error",
 ]

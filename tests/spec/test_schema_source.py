@@ -279,7 +279,7 @@ NOT_FOLLOWING_V3 = ("spec/c/ockpt_v3.c", "spec/oracles/v3_encoder.py")
 @needs_tools
 def test_a_changed_schema3_width_makes_the_check_fail_and_the_library_follows(tmp_path) -> None:
     """Schema 3's dims column widened to u64 in a copy of the .ksy: regenerate --check fails on
-    the layout module, the parser, the C header and SPEC 6.7.1's column table; regenerated,
+    the layout module, the parser, the C header and SPEC 7.1's column table; regenerated,
     the library writes 8-byte dims that the regenerated Kaitai parser reads, and reads them
     back."""
     tree = _copy_tree(tmp_path)

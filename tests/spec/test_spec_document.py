@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SPEC_DIR = ROOT / "spec"
 SPEC_MD = SPEC_DIR / "SPEC.md"
 TEXT = SPEC_MD.read_text()
+TOOLKIT = (SPEC_DIR / "TOOLKIT.md").read_text()
 WORKED_EXAMPLE = ROOT / "tests" / "data" / "real-onert" / "fc2-sgd-step8.ckpt"
 
 
@@ -46,7 +47,7 @@ def make_vectors():
 
 def table_rows() -> dict[str, list[str]]:
     rows = {}
-    for line in section("10. Error codes").splitlines():
+    for line in section("Appendix D. The error codes").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 5 and cells[1].startswith("`"):
             rows[cells[1].strip("`")] = cells
@@ -80,7 +81,7 @@ def test_every_code_named_by_a_rule_is_in_error_codes_toml():
 
 def test_every_code_appears_in_the_text_outside_the_table():
     """Each code is explained by a rule, not only listed."""
-    body = TEXT.replace(section("10. Error codes"), "")
+    body = TEXT.replace(section("Appendix D. The error codes"), "")
     for e in error_codes():
         assert f"`{e['code']}`" in body, e["code"]
 
@@ -89,19 +90,21 @@ def test_normative_language_and_required_sections():
     assert "RFC 2119" in TEXT and "MUST" in TEXT
     for title in (
         "1. Overview",
-        "2. Version history and versioning policy",
+        "2. Versioning policy",
         "3. Reading a file: revision detection",
         "4. Schema 1 checkpoint",
         "5. Weight-only format (WOF)",
-        "6. Schema 2",
-        "7. Known quirks of real producers",
-        "8. Worked example",
-        "9. The JSON description",
-        "10. Error codes",
-        "11. Upgrading and downgrading",
-        "12. Which onert entry is which tensor",
-        "13. C declarations",
-        "14. Conformance vectors",
+        "6. The container of schemas 2 and 3",
+        "7. Schema 3, the recommended revision",
+        "8. Schema 2",
+        "9. Upgrading and downgrading",
+        "10. Conformance profiles",
+        "11. The micro profile (device readers)",
+        "12. Error codes",
+        "Appendix A. History",
+        "Appendix B. Known quirks of real producers",
+        "Appendix C. Worked example",
+        "Appendix D. The error codes",
     ):
         section(title)
 
@@ -144,9 +147,10 @@ def heading_anchors(text: str) -> set[str]:
 
 
 def test_relative_links_resolve():
-    """Every file SPEC.md links to exists (schema 2's files included: no exemption)."""
+    """Every file SPEC.md and TOOLKIT.md link to exists (schema 2's files included)."""
     assert relative_link_targets(TEXT), "no relative link found"
     assert broken_links(TEXT, SPEC_DIR) == []
+    assert broken_links(TOOLKIT, SPEC_DIR) == []
 
 
 def test_broken_links_are_found():
@@ -159,6 +163,7 @@ def test_in_document_anchors_resolve():
     anchors = ANCHOR.findall(TEXT)
     assert anchors
     assert sorted(set(anchors) - heading_anchors(TEXT)) == []
+    assert sorted(set(ANCHOR.findall(TOOLKIT)) - heading_anchors(TOOLKIT)) == []
 
 
 def test_diagrams_are_embedded():

@@ -3,7 +3,7 @@ spec/vector_cases.py): every case's expected error names a place the generated l
 an offset inside the file, and every invalid vector is a table row.
 
 A case is a base file, a patch and the expected error (code, field, offset); the field follows
-the names of SPEC.md 9 (``tensors[2].rank``), which the table's ``Places`` resolve with the
+the names of TOOLKIT.md 1 (``tensors[2].rank``), which the table's ``Places`` resolve with the
 offsets of generated/python/onert_checkpoint_generated/layout.py.
 """
 
@@ -96,7 +96,7 @@ def test_case_offset_lies_within_its_file(prefix, places, case) -> None:
 def test_case_field_names_a_place_of_the_layout(prefix, places, case) -> None:
     """The field is a layout field, the bytes a ``name``/``key`` field points at, a record or
     area of the file, or one of the table's named areas (padding, a pool of names); the offset
-    follows SPEC.md 9.4's convention: where the field starts (or, for a field holding an
+    follows SPEC.md 1.3's convention: where the field starts (or, for a field holding an
     offset, where the bytes it points at start: state[4].value), for a byte array checked
     byte by byte (a reserved array) the offending byte inside it, and for B6's block_checksum
     (its one exception) the first byte of the block whose CRC the field holds."""
@@ -184,7 +184,7 @@ def test_v3_places_name_columns_by_record_or_element() -> None:
 def test_v3_places_name_the_optional_sections() -> None:
     """In every valid schema-3 vector with a data_blocks or range_index section, the arrays
     V3Places finds after each head end where the section ends (B5's and I5's lengths), crc[i]
-    is the CRC-32C of the bytes data.block[i] names, start[0] is 0 (SPEC.md 6.7.5) and
+    is the CRC-32C of the bytes data.block[i] names, start[0] is 0 (SPEC.md 7.5) and
     position is the inverse of the order column (I7)."""
     import crc32c
     from onert_checkpoint_generated.layout import V3_DATA_BLOCKS_KIND, V3_RANGE_INDEX_KIND

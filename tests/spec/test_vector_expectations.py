@@ -4,10 +4,10 @@ spec/make_vectors.py writes a valid vector's expectation from the library's own 
 library bug could bless itself. Here each expectation is rebuilt from an independent source and
 compared: the parsers that kaitai-struct-compiler generated from the .ksy schemas read the
 bytes, and the few lines below turn what they read into the description, following
-spec/SPEC.md alone (entry sizes 4.4, dialect rule 11, section 9); the dtype names come from the
-list in SPEC.md 6.4.3, and CRC-32 from zlib. The same derivation is checked against the live
+spec/SPEC.md alone (entry sizes 4.4, dialect rule 11, TOOLKIT section 1); the dtype names come
+from the list in SPEC.md 6.6, and CRC-32 from zlib. The same derivation is checked against the live
 library, so a mutant of src/ fails here without regenerating the vectors. The C reader's
-floats are checked as text: SPEC.md 9.3 asks for the shortest round-trip decimal.
+floats are checked as text: TOOLKIT.md 1.3 asks for the shortest round-trip decimal.
 """
 
 from __future__ import annotations
@@ -45,12 +45,12 @@ TOP_KEYS = {"revision", "dialect", "file_size", "tensors", "optimizer", "state",
 
 
 def spec_dtype_names() -> dict[int, str]:
-    """The dtype names of SPEC.md 6.4.3, listed with "(codes -5 to 17 in this order)"."""
+    """The dtype names of SPEC.md 6.6, listed with "(codes -5 to 17 in this order)"."""
     text = " ".join((SPEC / "SPEC.md").read_text().split())
     match = re.search(
         r"are also NumPy's, are (.*?) \(codes \u22125 to 17 in this order[;)]", text, re.S
     )
-    assert match, "SPEC.md 6.4.3 no longer lists the dtype names"
+    assert match, "SPEC.md 6.6 no longer lists the dtype names"
     names = re.findall(r"`([a-z0-9_]+)`", match.group(1))
     assert len(names) == 23
     return dict(zip(range(-5, 18), names))
@@ -163,7 +163,7 @@ def derive_v2(data: bytes) -> dict:
     tensors = []
     for r in records:
         t = entry(data, r.index, r.ofs_data, r.len_data)
-        if r.flags & 0xF:  # SPEC.md 9.2: the four keys together, null where the flag is clear
+        if r.flags & 0xF:  # TOOLKIT.md 1.2: the four keys together, null where the flag is clear
             t["name"] = r.name if r.flags & 4 else None
             t["dtype"] = DTYPE_NAMES[int(r.dtype)] if r.flags & 1 else None
             t["shape"] = list(r.dims[: r.rank]) if r.flags & 2 else None
@@ -207,13 +207,13 @@ def derive_v2(data: bytes) -> dict:
 
 
 # ------------------------------------------------------------------------------------------------
-# Schema 3: the columns and the computed placement of the generated parser (SPEC.md 6.7)
+# Schema 3: the columns and the computed placement of the generated parser (SPEC.md 7)
 
 
 def derive_v3(data: bytes) -> dict:
-    """SPEC.md 6.7.3: the description of schema 2 with revision "v3"; a record has a name,
+    """SPEC.md 7.3: the description of schema 2 with revision "v3"; a record has a name,
     dtype, shape or model index when its column is present and holds another value than the
-    column's "none" (6.7.1); each offset is the one the .ksy's ``ranges`` instance places."""
+    column's "none" (7.1); each offset is the one the .ksy's ``ranges`` instance places."""
     h = OnertCheckpointV3(KaitaiStream(_io(data)))
     placed = {(r.slot, r.record): r for r in h.ranges if r.has_state}
     tensors = []
@@ -339,7 +339,7 @@ def test_v3_vectors_cover_every_column_and_an_order() -> None:
 
 @pytest.mark.parametrize("name", V3_VALID)
 def test_v3_placement_of_the_ksy_equals_the_construct_schema(name: str) -> None:
-    """Two declarative readings of 6.7.3 agree: the .ksy's ``ranges`` instance and the
+    """Two declarative readings of 7.3 agree: the .ksy's ``ranges`` instance and the
     Construct schema's ``data_placement`` (src/onert_checkpoint/format/schemas/v3.py)."""
     from onert_checkpoint.format.schemas import v3
 
@@ -373,7 +373,7 @@ def test_v3_derivation_notices_a_wrong_placement() -> None:
 
 
 # ------------------------------------------------------------------------------------------------
-# The C reader's float text (SPEC.md 9.3: the shortest decimal that reads back)
+# The C reader's float text (TOOLKIT.md 1.3: the shortest decimal that reads back)
 
 
 def _ockpt_info() -> Path:

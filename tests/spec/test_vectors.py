@@ -149,7 +149,7 @@ def test_every_v3_error_code_is_produced_by_a_v3_vector():
 
 
 def test_v3_rules_each_have_a_vector():
-    """SPEC.md 6.7's rules C0-C13 and P0-P4 each name at least one invalid-v3 vector."""
+    """SPEC.md 7's rules C0-C13 and P0-P4 each name at least one invalid-v3 vector."""
     names = [n for n in NAMES if n.startswith("invalid-v3-")]
     for rule in [f"c{i}" for i in range(14)] + [f"p{i}" for i in range(5)] + ["o4", "o7"]:
         assert any(n.startswith(f"invalid-v3-{rule}-") for n in names), rule
@@ -158,7 +158,7 @@ def test_v3_rules_each_have_a_vector():
 def test_v3_vectors_are_the_writer_s_canonical_bytes():
     """Schema 3 is canonical (SPEC.md 6.1): writing a loaded v3 vector gives its bytes, and a
     v3-X vector is what the writer makes of the v2-X vector's content (without per-block
-    checksums: those vectors predate the data_blocks section, SPEC.md 6.7.4)."""
+    checksums: those vectors predate the data_blocks section, SPEC.md 7.4)."""
     v3 = [n for n in NAMES if n.startswith("v3-")]
     assert len(v3) >= 40
     for name in v3:

@@ -1,5 +1,5 @@
 """``onert-ckpt conformance``: another reader run on every vector and corpus case, compared as
-SPEC.md section 9 says.
+TOOLKIT.md section 1 says.
 
 The reference C reader (spec/c, ``ockpt-info``) agrees on every case; readers that differ from it
 in one field (an error's offset, a checksum, the sign of a zero, an integer written as a float)
@@ -98,7 +98,7 @@ def test_a_reader_with_one_wrong_checksum_is_caught(ockpt_info: Path, tmp_path: 
 def test_a_schema_3_only_reader_conforms_to_the_microcontroller_profile_only(
     ockpt_info: Path, tmp_path: Path
 ) -> None:
-    """SPEC.md section 15: a reader of schema 3 alone refuses every other version byte with
+    """SPEC.md section 10: a reader of schema 3 alone refuses every other version byte with
     unsupported_version; it agrees on the micro profile's cases and not on the full set."""
     only_v3 = tmp_path / "only_v3.py"
     only_v3.write_text(
@@ -126,7 +126,7 @@ def test_a_schema_3_only_reader_conforms_to_the_microcontroller_profile_only(
     assert conformance("--revisions", "v1", *sample, *argv).returncode == 2  # v1 without wof
 
 
-# ---- readers that skip an optional section kind (SPEC.md 14, 15) -----------------------------
+# ---- readers that skip an optional section kind (SPEC.md 10, TOOLKIT.md 4) ------------------
 
 DATA_BLOCKS, RANGE_INDEX = 0x100008, 0x100009
 SKIPPING = VECTORS / "optional-kinds.ndjson"
@@ -186,7 +186,7 @@ def skipping_reader(tmp_path: Path, reader: Path, kinds: tuple[int, ...]) -> Pat
 def test_a_reader_that_skips_the_optional_kinds_conforms_when_it_says_so(
     ockpt_info: Path, tmp_path: Path
 ) -> None:
-    """SPEC.md 14: a reader that skips data_blocks and range_index agrees on every schema-3
+    """TOOLKIT.md 4: a reader that skips data_blocks and range_index agrees on every schema-3
     vector with ``--skips-kind`` naming both; without it, it disagrees on exactly the vectors
     optional-kinds.ndjson lists for it; naming one kind only, on those whose result differs
     between the two sets. The reference C reader, which knows both, agrees without the option
@@ -304,7 +304,7 @@ def test_the_c_readers_from_before_each_kind_conform_as_readers_that_skip_it(
 
 
 def test_another_decimal_of_the_same_binary64_conforms(ockpt_info: Path, tmp_path: Path) -> None:
-    """SPEC.md 9 and 9.3: conformance compares parsed values; the shortest decimal is only
+    """TOOLKIT.md 1 and 1.3: conformance compares parsed values; the shortest decimal is only
     recommended. A reader writing every float with 17 digits and an exponent
     (0.1 as 1.00000000000000006e-01) agrees; one that drops the sign of -0.0 does not."""
     long_form = tmp_path / "long_form.py"
@@ -356,7 +356,7 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert res.returncode == 2 and "no conformance vectors" in res.stderr
 
 
-# ---- the comparison, as section 9 states it ----------------------------------------------------
+# ---- the comparison, as TOOLKIT section 1 states it --------------------------------------------
 
 
 def _valid(expect: dict) -> Case:

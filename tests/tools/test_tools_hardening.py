@@ -359,7 +359,7 @@ def test_convert_between_dialects_without_to_round_trips(tmp_path: Path) -> None
     src = REAL / "fc3-adam-step12.ckpt"
     micro, back = tmp_path / "micro.ckpt", tmp_path / "back.ckpt"
     model = REAL / "fc3.circle"
-    # --batch-size 1: the export trained one sample per step (Adam's units, SPEC 11.3)
+    # --batch-size 1: the export trained one sample per step (Adam's units, SPEC 9.3)
     result = run("convert", src, micro, "--dialect", "onert-micro", "--model", model,
                  "--batch-size", "1")
     assert result.returncode == 0, result.stderr

@@ -128,7 +128,7 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                                          'data_blocks or range_index section (kinds 0x100008, '
                                          '0x100009: their flag must be clear) with it set, '
                                          'reported so by readers that know those kinds too (SPEC '
-                                         '6.7.4, 6.7.5).'},
+                                         '7.4, 7.5).'},
  'duplicate_section': {'number': 23,
                        'category': 'format',
                        'applies': ['v2', 'v3'],

@@ -589,10 +589,10 @@ class V3TensorsHead:
 
 class V3DataBlocksHead:
     """16 bytes: the fixed head of onert_checkpoint_v3.ksy `data_blocks_section`. Kind 0x100008
-    (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data section, so
-    that a reader verifies the blocks a read touches instead of the whole section. Block i is
-    the data section's bytes i * 2**block_shift up to min((i + 1) * 2**block_shift, len_body) -
-    1 (the last block may be shorter). The data section keeps its own whole-section CRC in the
+    (optional, REQUIRED clear; SPEC.md 7.4): one CRC-32C per block of the data section, so that
+    a reader verifies the blocks a read touches instead of the whole section. Block i is the
+    data section's bytes i * 2**block_shift up to min((i + 1) * 2**block_shift, len_body) - 1
+    (the last block may be shorter). The data section keeps its own whole-section CRC in the
     section table."""
 
     SIZE = 16
@@ -621,7 +621,7 @@ class V3DataBlocksHead:
 
 class V3RangeIndexHead:
     """16 bytes: the fixed head of onert_checkpoint_v3.ksy `range_index_section`. Kind 0x100009
-    (optional, REQUIRED clear; SPEC.md 6.7.5): for each pass p of the placement walk (0: the
+    (optional, REQUIRED clear; SPEC.md 7.5): for each pass p of the placement walk (0: the
     tensor ranges, 1 + j: slot j's) and each group g of G = 2**group_shift sequence positions,
     start[p * num_groups + g] is where the walk stands (the end of the last range placed,
     relative to the data section's start) when pass p reaches position G * g; with an `order`

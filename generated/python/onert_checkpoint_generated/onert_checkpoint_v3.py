@@ -30,7 +30,7 @@ class OnertCheckpointV3(KaitaiStruct):
     relative to the data section's start, with zero padding between them. The `ranges` instance
     below computes every range's place.
     
-    The specification document (spec/SPEC.md, section 6.7) gives the complete validation rules
+    The specification document (spec/SPEC.md, section 7) gives the complete validation rules
     (C0 to C13, O1 to O9, P0 to P4 besides schema 2's) and the error code of each rule.
     
     .. seealso::
@@ -83,7 +83,7 @@ class OnertCheckpointV3(KaitaiStruct):
 
 
     class DataBlocksSection(KaitaiStruct):
-        """Kind 0x100008 (optional, REQUIRED clear; SPEC.md 6.7.4): one CRC-32C per block of the data
+        """Kind 0x100008 (optional, REQUIRED clear; SPEC.md 7.4): one CRC-32C per block of the data
         section, so that a reader verifies the blocks a read touches instead of the whole
         section. Block i is the data section's bytes i * 2**block_shift up to
         min((i + 1) * 2**block_shift, len_body) - 1 (the last block may be shorter). The data
@@ -292,7 +292,7 @@ class OnertCheckpointV3(KaitaiStruct):
 
 
     class RangeIndexSection(KaitaiStruct):
-        """Kind 0x100009 (optional, REQUIRED clear; SPEC.md 6.7.5): for each pass p of the placement
+        """Kind 0x100009 (optional, REQUIRED clear; SPEC.md 7.5): for each pass p of the placement
         walk (0: the tensor ranges, 1 + j: slot j's) and each group g of G = 2**group_shift
         sequence positions, start[p * num_groups + g] is where the walk stands (the end of the
         last range placed, relative to the data section's start) when pass p reaches position
@@ -494,7 +494,7 @@ class OnertCheckpointV3(KaitaiStruct):
 
         @property
         def data_blocks(self):
-            """Kind 0x100008, optional (REQUIRED clear), the per-block CRC-32C of the data section (SPEC.md 6.7.4); a reader that does not know it skips it."""
+            """Kind 0x100008, optional (REQUIRED clear), the per-block CRC-32C of the data section (SPEC.md 7.4); a reader that does not know it skips it."""
             if hasattr(self, '_m_data_blocks'):
                 return self._m_data_blocks
 
@@ -512,7 +512,7 @@ class OnertCheckpointV3(KaitaiStruct):
 
         @property
         def range_index(self):
-            """Kind 0x100009, optional (REQUIRED clear), where the placement walk stands every 2**group_shift sequence positions of each pass (SPEC.md 6.7.5); a reader that does not know it skips it."""
+            """Kind 0x100009, optional (REQUIRED clear), where the placement walk stands every 2**group_shift sequence positions of each pass (SPEC.md 7.5); a reader that does not know it skips it."""
             if hasattr(self, '_m_range_index'):
                 return self._m_range_index
 
@@ -837,7 +837,7 @@ class OnertCheckpointV3(KaitaiStruct):
 
     @property
     def ranges(self):
-        """The data ranges in data order, each with its computed offset (SPEC.md 6.7.3)."""
+        """The data ranges in data order, each with its computed offset (SPEC.md 7.3)."""
         if hasattr(self, '_m_ranges'):
             return self._m_ranges
 

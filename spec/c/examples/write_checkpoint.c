@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (argc == 3 && strcmp(argv[2], "v3") == 0) {
-    target = OCKPT_W_V3; /* schema 3 (SPEC.md 6.7): the same content, compact tables */
+    target = OCKPT_W_V3; /* schema 3 (SPEC.md 7): the same content, compact tables */
   } else if (argc == 3 && strcmp(argv[2], "v2") != 0) {
     target = OCKPT_W_V1;
     dialect = strcmp(argv[2], "onert") == 0 ? OCKPT_W_ONERT : OCKPT_W_ONERT_MICRO;

@@ -1,4 +1,4 @@
-"""Adam's state in each runtime's units, and the rescale between them (spec/SPEC.md 7.11, 11.3).
+"""Adam's state in each runtime's units, and the rescale between them (spec/SPEC.md B.11, 9.3).
 
 onert averages a batch's gradients before its Adam update; onert-micro adds them up and never
 divides by the batch (its ``Adam::handle`` accumulates ``grad_data[i] += calculated_data[i]``).

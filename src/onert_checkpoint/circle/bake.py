@@ -17,7 +17,7 @@ table reference, so real models are far below it.
 
 A buffer read by several tensors is split when those tensors get different values, so that no
 other tensor changes with them. Entries of a shared constant that onert trained apart
-(SPEC 7.9) are handled as ``shared`` says.
+(SPEC B.9) are handled as ``shared`` says.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ _T = TypeVar("_T")
 
 __all__ = ["SHARED_POLICIES", "bake", "unpack_budget", "unpack_cost"]
 
-#: What to do with onert's diverged copies of a shared constant (SPEC 7.9): "error" refuses,
+#: What to do with onert's diverged copies of a shared constant (SPEC B.9): "error" refuses,
 #: "kept" bakes the entry onert kept (what its train_export_circle writes), "untie" gives each
 #: reader its own tensor and buffer, so the baked model computes what the train session did.
 SHARED_POLICIES = ("error", "kept", "untie")
@@ -76,7 +76,7 @@ def _values(
         t = model.tensors[index]
         raw = tensor.raw
         if micro_sizes and raw.nbytes != t.nbytes and t.nbytes:
-            raw = raw[: t.nbytes]  # onert-micro's 4 bytes per element (SPEC 7.2)
+            raw = raw[: t.nbytes]  # onert-micro's 4 bytes per element (SPEC B.2)
         if raw.nbytes != t.nbytes:
             raise error_for(
                 "model_mismatch", f"weights[{tensor.index}]", None,
@@ -103,7 +103,7 @@ def _values(
             raise _not_representable(
                 "weights",
                 f"the entries of the shared tensor {index} ({name!r}) hold different values "
-                "(onert trains each reader's copy apart, SPEC 7.9): choose the policy 'kept' "
+                "(onert trains each reader's copy apart, SPEC B.9): choose the policy 'kept' "
                 "(what onert's train_export_circle writes) or 'untie' (shared=, or --shared on "
                 "the command line)",
             )

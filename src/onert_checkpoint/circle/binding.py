@@ -159,7 +159,7 @@ def entry_tensors(
             t.model_index is None for t in ckpt.tensors
         ):
             # an upgraded onert file: entries without a model index (onert's copies of a
-            # shared constant, SPEC 7.9, or a file upgraded without its model) are numbered
+            # shared constant, SPEC B.9, or a file upgraded without its model) are numbered
             # in onert's order
             onert_entries = predict_onert_order(model)
             if origin.get("num_entries") == len(onert_entries) != len(model.tensors):
@@ -242,7 +242,7 @@ def bind(
 
 
 def _name_shared_copies(ckpt: Checkpoint, model: CircleModel, indices: list[int]) -> set[str]:
-    """Name the entries of a tensor that onert split between its readers (SPEC 7.9).
+    """Name the entries of a tensor that onert split between its readers (SPEC B.9).
 
     The entry of the operand onert kept keeps the tensor's name and model index; each copy onert
     made for another reader is named ``<name>@op<reader>`` and has no model index (schema 2

@@ -80,7 +80,7 @@ def _by_tensor(
                 f"{len(model.tensors)} tensors",
             )
         if index in tensors:
-            # onert keeps one entry per reader of a shared constant (SPEC 7.9): one tensor,
+            # onert keeps one entry per reader of a shared constant (SPEC B.9): one tensor,
             # which a one-entry-per-tensor target can hold only while the copies agree
             _check_same_copies(ckpt, tensors[index], tensor, index, model, copies)
             continue
@@ -137,7 +137,7 @@ def _check_same_copies(
             f"weights[{other.index}]",
             f"entries {first.index} and {other.index}, onert's copies of the shared tensor "
             f"{_describe(model, [index])}, hold different weights or optimizer state (onert "
-            "trains each copy with its reader alone, SPEC 7.9); one entry per tensor cannot "
+            "trains each copy with its reader alone, SPEC B.9); one entry per tensor cannot "
             "hold both",
         )
 
@@ -231,7 +231,7 @@ def _to_onert(
 
 def _schema2_from_micro(ckpt: Checkpoint, model: CircleModel) -> bool:
     """Whether a schema-2 file's content is onert-micro's (its Adam state in onert-micro's
-    units, SPEC 11.3). Its records name circle tensors whatever the runtime, so the layout it
+    units, SPEC 9.3). Its records name circle tensors whatever the runtime, so the layout it
     had is read as a schema-1 file's would be (binding.entry_tensors): the origin's dialect,
     else its table length N (one past the highest index without an origin) against the
     model's tensor count and onert's entry count."""
@@ -249,7 +249,7 @@ def _schema2_from_micro(ckpt: Checkpoint, model: CircleModel) -> bool:
 def _in_target_units(
     slots: dict[str, dict[int, Buffer]], batch_size: int | None, model: CircleModel, dialect: str
 ) -> dict[str, dict[int, Buffer]]:
-    """Adam's slots rescaled from the other runtime's units to ``dialect``'s (SPEC 11.3)."""
+    """Adam's slots rescaled from the other runtime's units to ``dialect``'s (SPEC 9.3)."""
     if batch_size is None:
         if not has_state(slots):
             return slots  # zeros are zeros in either runtime's units
@@ -258,7 +258,7 @@ def _in_target_units(
             "batch_size",
             f"moving Adam state from {source} to {dialect} needs the run's batch size: "
             "onert-micro sums a batch's gradients where onert averages them, so its m is B "
-            "times and its v B**2 times onert's (SPEC 7.11), and the file does not record B: "
+            "times and its v B**2 times onert's (SPEC B.11), and the file does not record B: "
             "pass batch_size= (--batch-size on the command line; 1 if the run trained one "
             "sample per step)",
         )
@@ -289,7 +289,7 @@ def to_dialect(
     0..N-1 in the runtime's order, data in table order. Step and epoch are kept.
 
     Adam's m and v are in the units of the runtime whose layout ``ckpt`` has (found with the
-    model): onert-micro sums a batch's gradients where onert averages them (SPEC 7.11), so
+    model): onert-micro sums a batch's gradients where onert averages them (SPEC B.11), so
     crossing to the other runtime multiplies m by ``batch_size`` and v by ``batch_size**2``
     (towards onert-micro) or divides them (towards onert); within one runtime nothing changes.
     Crossing with non-zero Adam state and no ``batch_size`` is refused (``not_representable``,

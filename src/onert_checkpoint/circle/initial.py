@@ -92,7 +92,7 @@ def checkpoint_from_arrays(
         raise ValueError(f"unknown optimizer {optimizer!r}; choose from adam, sgd")
     num_entries, saved = trainable_tensors(model, dialect)
     # (entry index, circle tensor index, name); onert has one entry per reader of a shared
-    # constant, named as binding names them (SPEC 7.9)
+    # constant, named as binding names them (SPEC B.9)
     if dialect == "onert":
         plan = [
             (k, e.tensor, f"{model.tensors[e.tensor].name}@op{e.readers[0]}" if e.copy else None)

@@ -264,7 +264,7 @@ def predict_onert_entries(model: CircleModel) -> list[OnertEntry]:
     operation added, copied again); the first one visited keeps the original operand, every
     other reader (in the iteration order of the operand's use set) gets a copy with the next
     free operand index. Each copy is then trained by its reader alone (onert 0.1.0 unties shared
-    weights; SPEC section 7.9), so the entries of one tensor hold different values once
+    weights; SPEC appendix B.9), so the entries of one tensor hold different values once
     training has run. The reader assignment was checked against the runtime's forward pass on
     imported files whose copies differ (tests/interop/test_shared_weights.py).
     """

@@ -1,4 +1,4 @@
-"""Upgrades and downgrades between the revisions (spec/SPEC.md, section 11).
+"""Upgrades and downgrades between the revisions (spec/SPEC.md, section 9).
 
 ``upgrade`` turns a schema-1 checkpoint (either dialect) or a WOF file into schema 2 without
 losing anything: the schema-1 facts that schema 2 does not model (dialect, table length N, the
@@ -69,7 +69,7 @@ def _copy_optimizer(opt: Optimizer | None) -> Optimizer | None:
 
 def _check_model_indices_fit_schema_3(tensors: list[Tensor]) -> None:
     """Schema 2 allows model index 0xFFFFFFFF, which schema 3 reserves as NO_MODEL_INDEX
-    (SPEC 6.7.3): the one thing of a schema-2 file that schema 3 cannot hold, refused rather
+    (SPEC 7.3): the one thing of a schema-2 file that schema 3 cannot hold, refused rather
     than dropped."""
     for k, t in enumerate(tensors):
         if t.model_index == 0xFFFF_FFFF:
@@ -87,7 +87,7 @@ def upgrade(
     name_tensors: Callable[[Checkpoint], None] | None = None,
 ) -> Checkpoint:
     """Schema 1 (either dialect) or WOF to schema 3 (``to="v3"``, the recommended revision,
-    SPEC 15) or schema 2 (``to="v2"``), losslessly; the tensors stay as they were read (raw
+    SPEC 10) or schema 2 (``to="v2"``), losslessly; the tensors stay as they were read (raw
     bytes for schema 1 and WOF).
 
     A schema-2 or schema-3 checkpoint is returned as a copy in revision ``to``; the tensors
@@ -217,7 +217,7 @@ def indexing_text(ckpt: Checkpoint) -> str:
 
 def needs_model(ckpt: Checkpoint, to: str, dialect: str | None) -> bool:
     """True when writing ``ckpt`` as revision ``to`` in ``dialect`` asserts an entry indexing
-    that only the circle model can establish (spec/SPEC.md section 12): a v1 output in a
+    that only the circle model can establish (spec/TOOLKIT.md section 2): a v1 output in a
     dialect the content is not known to be indexed by already, or a WOF output (circle tensor
     indices) of onert-indexed content. Without the model the entry indices would be written
     unchanged under the other meaning: a file that loads, and lies."""

@@ -7,7 +7,7 @@ loss (``allow_lossy=True``, ``--allow-lossy``). A write that passes keeps what
 :meth:`~onert_checkpoint.Checkpoint.content_equal` compares, and for schema 2 and 3 the tensor
 records and unknown sections too (tests/invariants/test_no_silent_loss.py checks both directions).
 
-What counts as content (spec/SPEC.md 11.2): the entries and their bytes, the optimizer kind and
+What counts as content (spec/SPEC.md 9.2): the entries and their bytes, the optimizer kind and
 every slot entry, the training state, the unknown sections, and, for a checkpoint whose own
 revision is schema 2 or 3, the tensors' names, dtypes, shapes and model indices (its records
 hold them). Those of a schema-1 or WOF checkpoint came from a circle model (``bind``), which
@@ -104,7 +104,7 @@ def _state(ckpt: Checkpoint, target: str) -> list[str]:
 def fitting_revision(ckpt: Checkpoint, *, annotations_are_content: bool = True) -> str:
     """The revision a new checkpoint is written in when its maker names none: ``"v1"`` (what
     the runtimes read) when schema 1 holds all of its content, else ``"v3"``, the recommended
-    revision, which holds everything (spec/SPEC.md 15). Never schema 2, and never a revision
+    revision, which holds everything (spec/SPEC.md 10). Never schema 2, and never a revision
     that would drop content.
 
     ``annotations_are_content``: the tensors' names, dtypes, shapes and model indices count as

@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: The revisions built on schema 2's container (sections, names, dtypes, typed state, origin):
-#: schema 2 and schema 3, its compact-table form (spec/SPEC.md 6 and 6.7). What one of them
+#: schema 2 and schema 3, its compact-table form (spec/SPEC.md 6 and 7). What one of them
 #: holds, the other holds too; only the layout of the tables and the data differs.
 SCHEMA2_FAMILY: tuple[str, ...] = ("v2", "v3")
 
@@ -432,7 +432,7 @@ class Checkpoint(Mapping[object, Tensor]):
     without reading the data); ``crc32()`` is a method because it reads every byte.
 
     ``revision`` and ``dialect`` say what the file was (or what :func:`save` writes by default):
-    a checkpoint built by hand is ``"v3"``, the recommended revision (spec/SPEC.md 15);
+    a checkpoint built by hand is ``"v3"``, the recommended revision (spec/SPEC.md 10);
     ``num_entries`` is the length of the file's offset tables, which for onert-micro files
     counts every tensor of the model, present or not.
     """
@@ -452,16 +452,16 @@ class Checkpoint(Mapping[object, Tensor]):
     #: schema 2: sections of kinds this library does not interpret, kept for writing back
     sections: list[Section] = field(default_factory=list)
     #: schema 3: the tensors' entry indices in the order their data are stored (the file's
-    #: ``order`` column, spec/SPEC.md 6.7.1), None when they are stored in record order or the
+    #: ``order`` column, spec/SPEC.md 7.1), None when they are stored in record order or the
     #: content did not come from schema 3. The schema-3 writer keeps this order: the data
     #: offsets alone cannot order two 0-byte tensors that share an offset.
     data_order: Sequence[int] | np.ndarray | None = None
     #: schema 3: the block size of the file's per-block data checksums (its data_blocks
-    #: section, spec/SPEC.md 6.7.4), 0 when it has none; the schema-3 writer writes this block
+    #: section, spec/SPEC.md 7.4), 0 when it has none; the schema-3 writer writes this block
     #: size (0: no such section, so a file without one is written back as it was), and None,
     #: for content not read from schema 3, means the writer's default (64 KiB).
     data_block_size: int | None = None
-    #: schema 3: the group size G of the file's range_index section (spec/SPEC.md 6.7.5: where
+    #: schema 3: the group size G of the file's range_index section (spec/SPEC.md 7.5: where
     #: the placement stands every G ranges), 0 when it has none; the schema-3 writer writes
     #: this G (0: no such section, so a file without one is written back as it was), and None,
     #: for content not read from schema 3, means the writer's default: G = 64 when the file

@@ -185,7 +185,7 @@ class _JsonObject:
 
 def _state_json(value: object) -> object:
     """A state value in the export metadata: int, string as themselves, bytes as
-    ``{"bytes": hex}``, a float as a JSON number when finite, else as spec/SPEC.md section 9's
+    ``{"bytes": hex}``, a float as a JSON number when finite, else as spec/TOOLKIT.md section 1's
     ``{"float": "nan" | "inf" | "-inf"}`` plus ``"bits"``, its IEEE-754 bits in hex (a NaN's
     sign and payload are content too)."""
     if isinstance(value, np.generic):

@@ -242,7 +242,7 @@ def to_torch(
         bind(ckpt, model.source)  # names the entries that do not fit the model
     indices = [t.model_index for t in ckpt.tensors]
     if None in indices or len(set(indices)) < len(indices):
-        # onert's copies of a shared constant (SPEC 7.9), or schema-2 records naming one tensor
+        # onert's copies of a shared constant (SPEC B.9), or schema-2 records naming one tensor
         # twice: one parameter per tensor, as onert-micro holds them; copies that differ are
         # not_representable, copies onert does not make are model_mismatch
         from ..circle.dialect_convert import to_dialect

@@ -68,7 +68,7 @@ class CliError(Exception):
 
 
 def _print_json(obj: object) -> None:
-    # Strict RFC 8259, ASCII only: non-finite floats and bytes as spec/SPEC.md section 9 says.
+    # Strict RFC 8259, ASCII only: non-finite floats and bytes as spec/TOOLKIT.md section 1 says.
     print(json_dumps(obj))
 
 
@@ -186,7 +186,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         raise
     choice = args.model_choice
     if args.json:
-        if choice is not None:  # only then: the description of a file alone stays SPEC 9's
+        if choice is not None:  # only then: the description of a file alone stays TOOLKIT 1's
             desc["model"] = {"path": choice.path, "found": choice.how}
         if args.stats:  # only then, likewise
             from .stats import checkpoint_stats
@@ -243,7 +243,7 @@ def _dialect_text(desc: dict) -> str:
     if desc["dialect"]:
         return str(desc["dialect"])
     if desc["revision"] == "v1":
-        # JSON says null here (SPEC section 9, which other readers print too): the text says so
+        # JSON says null here (TOOLKIT section 1, which other readers print too): the text says so
         return "either (fits onert and onert-micro; null in --json)"
     return "none (dialects are a schema-1 matter)"
 
@@ -479,7 +479,7 @@ def _dump_json(
     args: argparse.Namespace, ckpt: Checkpoint, tensors: list[Any], slot: str | None
 ) -> int:
     """``dump --json``: one object per entry, its values as a (nested) JSON list; a non-finite
-    value as SPEC section 9 writes it (``{"float": "nan"}``)."""
+    value as TOOLKIT section 1 writes it (``{"float": "nan"}``)."""
     from .dump import tensor_values
     from .jsonout import json_value
 
@@ -1104,10 +1104,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .conformance import cmd_conformance, conformance_arguments
 
     p = command("conformance", "run another reader on every conformance vector and corpus case",
-                "Run a reader that prints SPEC.md section 9's JSON on every conformance vector\n"
-                "(spec/vectors) and corpus case (tests/corpus), compare its output as section 9\n"
-                "says (an error's code, field and offset; a valid file's whole description, by\n"
-                "JSON value) and report each disagreement with the rule the case tests. Exit\n"
+                "Run a reader that prints TOOLKIT.md section 1's JSON on every conformance vector\n"
+                "(spec/vectors) and corpus case (tests/corpus), compare its output as TOOLKIT\n"
+                "section 1 says (an error's code, field and offset; a valid file's whole\n"
+                "description, by JSON value) and report each disagreement with the rule the case\n"
+                "tests. Exit\n"
                 "status 0 when the reader agrees on every case, 1 otherwise.", cmd_conformance)
     conformance_arguments(p)
 

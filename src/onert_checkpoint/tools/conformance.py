@@ -1,18 +1,19 @@
 """``onert-ckpt conformance``: run another reader on every conformance vector and corpus case.
 
-A reader conforms when, for each file, it prints the JSON description of SPEC.md section 9: for
-a valid file an object equal to the vector's after JSON parsing (9.1 to 9.3), for an invalid one
-``{"error": {...}}`` with the vector's ``code``, ``field`` and ``offset`` (9.4; ``message`` is
-free text). This module loads the cases (spec/vectors/*.json with the rule each one tests from
-spec/vectors/README.md; tests/corpus/manifest.json with each case's ``why``), runs the reader's
-command on each file, compares as section 9 says and reports every disagreement with its rule.
+A reader conforms when, for each file, it prints the JSON description of TOOLKIT.md section 1:
+for a valid file an object equal to the vector's after JSON parsing (TOOLKIT 1.1 to 1.3), for an
+invalid one ``{"error": {...}}`` with the vector's ``code``, ``field`` and ``offset`` (TOOLKIT
+1.4; ``message`` is free text). This module loads the cases (spec/vectors/*.json with the rule
+each one tests from spec/vectors/README.md; tests/corpus/manifest.json with each case's
+``why``), runs the reader's command on each file, compares as TOOLKIT section 1 says and reports
+every disagreement with its rule.
 
-The comparison is strict about JSON types, because section 9 is: a number written without
+The comparison is strict about JSON types, because TOOLKIT section 1 is: a number written without
 fraction or exponent is an integer and is compared exactly (u64 offsets exceed 2^53); any other
 number is a binary64, compared as a binary64 (so ``-0.0`` is not ``0.0``, and ``1.0`` is not
 ``1``); ``true`` is not ``1``; key order and white space do not matter.
 
-A reader MAY skip schema 3's optional section kinds (data_blocks, range_index: SPEC.md 2.3, 14
+A reader MAY skip schema 3's optional section kinds (data_blocks, range_index: SPEC.md 2, TOOLKIT 4
 and 15) as unknown kinds. It says so with ``--skips-kind``; the vectors whose result depends on
 knowing a kind it skips are then judged by spec/vectors/optional-kinds.ndjson, what a reader
 that skips exactly those kinds gives (one JSON line per vector and set of skipped kinds).
@@ -47,12 +48,12 @@ __all__ = [
 #: The folders of a source checkout, found from this file (src/onert_checkpoint/tools/).
 _CHECKOUT = Path(__file__).resolve().parents[3]
 
-#: The revisions of each conformance profile (SPEC.md section 15).
+#: The revisions of each conformance profile (SPEC.md section 10).
 PROFILES: dict[str, frozenset[str]] = {
     "micro": frozenset({"v3"}),
     "full": frozenset({"v1", "wof", "v2", "v3"}),
 }
-#: The optional section kinds a reader may skip as unknown kinds (SPEC.md 6.7.4, 6.7.5, 15).
+#: The optional section kinds a reader may skip as unknown kinds (SPEC.md 7.4, 7.5, 10).
 OPTIONAL_KINDS: dict[int, str] = {0x100008: "data_blocks", 0x100009: "range_index"}
 #: What a reader that skips optional kinds gives, where it differs (beside the vectors).
 SKIPPING_TABLE = "optional-kinds.ndjson"
@@ -135,7 +136,7 @@ def vector_cases(folder: Path, skips: frozenset[int] = frozenset()) -> list[Case
 def corpus_cases(manifest: Path) -> tuple[list[Case], list[str]]:
     """The corpus cases a reader of files alone can be judged on, and the names of those it
     cannot: cases read through a circle model (errors of category ``model``, never raised from
-    a file alone, SPEC section 10) and fuzzer finds not yet triaged (``pending``)."""
+    a file alone, SPEC section 12) and fuzzer finds not yet triaged (``pending``)."""
     data = json.loads(manifest.read_text(encoding="utf-8"))
     cases, skipped = [], []
     for c in data["cases"]:
@@ -180,7 +181,7 @@ def _show(value: Any) -> str:
 
 
 def _first_difference(want: Any, got: Any, where: str) -> str | None:
-    """Where ``got`` first differs from ``want`` by SPEC section 9's rules, or None."""
+    """Where ``got`` first differs from ``want`` by TOOLKIT section 1's rules, or None."""
     if _kind(want) != _kind(got):
         return f"{where}: expected {_kind(want)} {_show(want)}, got {_kind(got)} {_show(got)}"
     if isinstance(want, dict):
@@ -205,7 +206,7 @@ def _first_difference(want: Any, got: Any, where: str) -> str | None:
         return None
     if isinstance(want, float):
         # binary64 against binary64: the same bits (-0.0 and 0.0 differ; NaN cannot occur,
-        # section 9.3 writes it as {"float": "nan"})
+        # TOOLKIT 1.3 writes it as {"float": "nan"})
         if struct.pack("<d", want) != struct.pack("<d", got):
             return f"{where}: expected {want!r}, got {got!r}"
         return None
@@ -255,7 +256,7 @@ def _argv(command: Sequence[str], path: Path) -> list[str]:
 
 
 def _reject_constant(token: str) -> Any:
-    raise ValueError(f"{token} is not JSON (section 9.3 writes {{\"float\": ...}})")
+    raise ValueError(f"{token} is not JSON (TOOLKIT 1.3 writes {{\"float\": ...}})")
 
 
 def run_case(command: Sequence[str], case: Case, timeout: float) -> Outcome:
@@ -311,7 +312,7 @@ def conformance_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-corpus", action="store_true", help="run the vectors only")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--profile", choices=sorted(PROFILES),
-                       help="the revisions of a conformance profile (SPEC.md section 15): micro "
+                       help="the revisions of a conformance profile (SPEC.md section 10): micro "
                        "(v3), full (every revision; the default)")
     which.add_argument("--revisions", type=_revisions_arg, metavar="LIST",
                        help="the revisions the reader implements, e.g. v3 or v3,v1,wof: cases "

@@ -38,13 +38,13 @@ def describe_entry(entry: Buffer, *, crc32: int | None = None) -> dict[str, Any]
 
 
 def _state_value(value: object) -> object:
-    """A state value as JSON (spec/SPEC.md section 9): bytes as ``{"bytes": hex}``, a
+    """A state value as JSON (spec/TOOLKIT.md section 1): bytes as ``{"bytes": hex}``, a
     non-finite float as ``{"float": "nan" | "inf" | "-inf"}``, which JSON has no number for."""
     return json_value(value)  # the one convention of every JSON output (tools/jsonout.py)
 
 
 def _origin(origin: dict[str, object] | None) -> dict[str, object] | None:
-    """Schema 2's (and 3's) origin section (SPEC 6.4.6) as ``{"revision", "dialect", "num_entries",
+    """Schema 2's (and 3's) origin section (SPEC 6.9) as ``{"revision", "dialect", "num_entries",
     "footerless"}``; null without one (and always for schema 1 and WOF)."""
     if origin is None:
         return None

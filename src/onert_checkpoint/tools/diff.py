@@ -91,7 +91,7 @@ class CheckpointDiff:
 
     def to_dict(self) -> dict[str, Any]:
         """The comparison as strict JSON values (non-finite floats and bytes written as in
-        spec/SPEC.md section 9, see :mod:`onert_checkpoint.tools.jsonout`)."""
+        spec/TOOLKIT.md section 1, see :mod:`onert_checkpoint.tools.jsonout`)."""
         return json_value({
             "equal": self.equal,
             "paired_by": self.paired_by,

@@ -72,7 +72,7 @@ def _replace(ckpt: Checkpoint, key: str | int, value: object) -> None:
             + (f", which do not convert without loss ({CAST_RULE})" if lossy else ""),
         )
     new = np.ascontiguousarray(cast).astype(cast.dtype.newbyteorder("<"), copy=True)
-    if new.nbytes != tensor.nbytes:  # onert-micro's 4 bytes per element (SPEC 7.2)
+    if new.nbytes != tensor.nbytes:  # onert-micro's 4 bytes per element (SPEC B.2)
         raise _not_representable(
             where,
             f"entry {tensor.index} holds {tensor.nbytes} bytes for {new.nbytes} bytes of "

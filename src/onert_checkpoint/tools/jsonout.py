@@ -1,7 +1,7 @@
 """Strict JSON (RFC 8259) for every ``--json`` output and every JSON metadata string.
 
 JSON has no number for NaN or the infinities and no bytes type, so values are written by type,
-the convention of spec/SPEC.md section 9 (the JSON description): a finite float is a JSON
+the convention of spec/TOOLKIT.md section 1 (the JSON description): a finite float is a JSON
 number, a non-finite float is ``{"float": "nan" | "inf" | "-inf"}`` (every NaN, whatever its
 sign and payload, is ``"nan"``), bytes are ``{"bytes": "<lower-case hex>"}``. NumPy scalars
 become the Python numbers they hold. The output is ASCII (``ensure_ascii``): a string read from
@@ -24,7 +24,7 @@ _PLAIN = frozenset([str, int, bool, type(None)])
 
 
 def non_finite(value: float) -> dict[str, str]:
-    """The SPEC section 9 object of a non-finite float."""
+    """The TOOLKIT section 1 object of a non-finite float."""
     return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
 
 

@@ -320,7 +320,7 @@ def _version_2(view: memoryview) -> LayoutMap:
 
 
 def _data_blocks_fields(view: memoryview, s: int, length: int) -> list[LayoutField]:
-    """Schema 3's data_blocks section (SPEC 6.7.4): its head, then one CRC-32C per block."""
+    """Schema 3's data_blocks section (SPEC 7.4): its head, then one CRC-32C per block."""
     shift, count = _u(view, s, 4) or 0, _u(view, s + 8, 8) or 0
     return [
         LayoutField(s, 4, "data_blocks.block_shift", str(shift), f"blocks of {1 << shift} bytes"),
@@ -331,7 +331,7 @@ def _data_blocks_fields(view: memoryview, s: int, length: int) -> list[LayoutFie
 
 
 def _range_index_fields(view: memoryview, s: int, ckpt: Checkpoint) -> list[LayoutField]:
-    """Schema 3's range_index section (SPEC 6.7.5): its head, the starts of every group of
+    """Schema 3's range_index section (SPEC 7.5): its head, the starts of every group of
     every pass (the tensors', then each slot's), and with an ``order`` column each record's
     position. The file is valid: its length is these fields'."""
     from ..format.revisions.v3.range_index import HEAD
@@ -355,7 +355,7 @@ def _range_index_fields(view: memoryview, s: int, ckpt: Checkpoint) -> list[Layo
     return fields
 
 
-#: Schema 3's tensor columns (SPEC 6.7.1) in layout order: (name, column bit, element size).
+#: Schema 3's tensor columns (SPEC 7.1) in layout order: (name, column bit, element size).
 _V3_COLUMNS = [
     ("index", 1, 4),
     ("model_index", 2, 4),

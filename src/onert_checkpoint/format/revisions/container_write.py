@@ -1,4 +1,4 @@
-"""What schemas 2 and 3 write the same way (spec/SPEC.md 6.4, 6.6 and 6.7): the header and the
+"""What schemas 2 and 3 write the same way (spec/SPEC.md 6.4, 6.10 and 7): the header and the
 section table with their CRC-32C, the sections in order at multiples of 64, the data section
 last, and the streaming of the data ranges with the data section's CRC-32C summed by a second
 thread while the bytes are written.
@@ -76,7 +76,7 @@ class Plan:
     pending: bool = False
     #: the header's version byte
     version: int = 2
-    #: schema 3's data_blocks section (spec/SPEC.md 6.7.4): log2 of its block size, None
+    #: schema 3's data_blocks section (spec/SPEC.md 7.4): log2 of its block size, None
     #: without one; its body is a placeholder while ``pending``
     block_shift: int | None = None
 

@@ -3,7 +3,7 @@
 Writers compute every offset first, then stream the header, the tables and the data in file
 order, so a checkpoint is never assembled in memory. A table is kept sparse (the entries that
 are present) and produced in windows as it is written: a file whose origin section claims
-2**24 entries costs the memory of its present entries, not of its table (spec/SPEC.md 11.2).
+2**24 entries costs the memory of its present entries, not of its table (spec/SPEC.md 9.2).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ __all__ = [
 
 U32_MAX = 0xFFFF_FFFF
 
-#: The longest offset table this library writes (spec/SPEC.md 11.2): schema 2's MAX_TENSORS.
+#: The longest offset table this library writes (spec/SPEC.md 9.2): schema 2's MAX_TENSORS.
 #: A table of this length is 64 MiB per block; N is stored as u32 in schema 1 and WOF.
 MAX_TABLE_ENTRIES = 1 << 24
 
@@ -51,7 +51,7 @@ def check_table_length(num_entries: object, what: str) -> int:
             "num_entries",
             None,
             f"{what}: a table of {n} entries is outside 0..{MAX_TABLE_ENTRIES} (2**24, the "
-            "longest offset table this library writes, spec/SPEC.md 11.2)",
+            "longest offset table this library writes, spec/SPEC.md 9.2)",
         )
     return n
 

@@ -478,7 +478,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
 
 
 def state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> bytes:
-    """The state section (6.4.5) of ``_state_entries``' result, placed at ``start``."""
+    """The state section (6.8) of ``_state_entries``' result, placed at ``start``."""
     spos = start + SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent)
     for k in range(len(state_ent)):
         state_ent["ofs_key"][k] = spos
@@ -506,7 +506,7 @@ def extra_sections(ckpt: Checkpoint) -> list[Section]:
 
 
 def origin_body(origin: dict[str, object]) -> bytes:
-    """The origin section (6.4.6) recording ``origin``."""
+    """The origin section (6.9) recording ``origin``."""
     if (
         origin.get("revision") not in ORIGIN_REVISIONS
         or origin.get("dialect") not in ORIGIN_DIALECTS

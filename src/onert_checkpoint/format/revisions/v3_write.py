@@ -1,17 +1,17 @@
-"""Writing schema-3 checkpoints (spec/SPEC.md 6.7): schema 2's container with compact tables.
+"""Writing schema-3 checkpoints (spec/SPEC.md 7): schema 2's container with compact tables.
 
 The header, the section table, the state, origin and kept sections are schema 2's and are
 built by the same code (:mod:`.v2_write`); what differs is the tensors section (columns present
-only when some tensor uses them, 6.7.1), the slot entries (one u64 size each, 6.7.2) and the
-data section, whose ranges are placed by rule instead of by stored offsets (6.7.3).
+only when some tensor uses them, 7.1), the slot entries (one u64 size each, 7.2) and the
+data section, whose ranges are placed by rule instead of by stored offsets (7.3).
 
-The file is the canonical encoding of 6.1 and 6.7: every column present only when needed, every
+The file is the canonical encoding of 6.1 and 7: every column present only when needed, every
 pad zero, sections in 6.4's order. The one choice a writer has is the data order (the ``order``
 column): the tensors' ranges keep the order of the offsets they were read from (so a loaded
 schema-3 file is written back byte for byte, and an upgraded onert-micro file keeps its reverse
 operator order); ties between 0-byte ranges follow ``Checkpoint.data_order``, then record
 order; tensors built in memory come last, in record order. Each slot's ranges follow in the
-tensors' order (6.7.3).
+tensors' order (7.3).
 
 :func:`plan` checks the content and computes every offset and the metadata checksums;
 :func:`chunks` and :func:`stream` yield the file in order. Small ranges are gathered into
@@ -92,7 +92,7 @@ __all__ = [
     "stream",
 ]
 
-#: The tensors section's column bits (6.7.1), in the order the columns are laid out.
+#: The tensors section's column bits (7.1), in the order the columns are laid out.
 COLUMNS = dict(schema3.COLUMN_BITS)
 #: The largest entry index and dim (the index column's and the dims' widths,
 #: onert_checkpoint_v3.ksy).
@@ -138,7 +138,7 @@ class _Columns:
 
 
 def _gather(items: Iterable[Tensor]) -> _Columns:
-    """:class:`_Columns` of ``items`` (any order), with every per-tensor check of 6.7.1."""
+    """:class:`_Columns` of ``items`` (any order), with every per-tensor check of 7.1."""
     index, model_index, len_name = array("q"), array("q"), array("q")
     dtype, rank, dims, len_data, offset = array("q"), array("q"), array("q"), array("q"), array("q")
     names = bytearray()
@@ -279,12 +279,12 @@ def _data_order(cols: _Columns, data_order: Sequence[int] | np.ndarray | None) -
 
 
 def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
-    """The tensors section (6.7.1) of the columns ``cols`` (record order), data order ``perm``."""
+    """The tensors section (7.1) of the columns ``cols`` (record order), data order ``perm``."""
     n = cols.index.size
     if n > MAX_TENSORS:
         _fail(f"schema 3 holds at most {MAX_TENSORS} tensors")
     identity = np.arange(n)
-    # Each column only if needed (6.7.1, rule C4 to C9: a redundant column is refused).
+    # Each column only if needed (7.1, rule C4 to C9: a redundant column is refused).
     present = {
         "index": bool((cols.index != identity).any()),
         "model_index": bool((cols.model_index != NO_MODEL_INDEX).any()),
@@ -314,7 +314,7 @@ def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
 
 
 def _place(start: int, sizes: list[int]) -> list[int]:
-    """The offsets of ranges of ``sizes`` in data order placed from ``start`` (6.7.3, P2)."""
+    """The offsets of ranges of ``sizes`` in data order placed from ``start`` (7.3, P2)."""
     out = []
     pos = start
     for n in sizes:
@@ -345,12 +345,12 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     extra = extra_sections(ckpt)
 
     # The ranges in data order: the tensors in ``perm``, then each slot's in the same order.
-    # Only ranges with bytes are listed (an empty range moves nothing, 6.7.3), so a file of
+    # Only ranges with bytes are listed (an empty range moves nothing, 7.3), so a file of
     # many empty entries costs columns, not an object per entry.
     ranges: list[Buffer] = [cols.held[k] for k in perm[cols.len_data[perm] > 0].tolist()]
     num_ranges = n
     slot_sizes: list[np.ndarray] = []
-    # each pass's sequence positions of ranges with bytes (the range_index section's, 6.7.5)
+    # each pass's sequence positions of ranges with bytes (the range_index section's, 7.5)
     positions: list[np.ndarray] = [np.flatnonzero(cols.len_data[perm] > 0)]
     rank_of = np.empty(n, np.int64)  # record position -> place in data order
     rank_of[perm] = np.arange(n)
@@ -444,7 +444,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
 
 
 def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> int | None:
-    """log2 of the data_blocks section's block size (SPEC 6.7.4), None for no section: the
+    """log2 of the data_blocks section's block size (SPEC 7.4), None for no section: the
     checkpoint's ``data_block_size`` (0: none; None: :data:`DEFAULT_BLOCK_SIZE`); no section
     without data bytes."""
     if any(getattr(s, "kind", None) == BLOCKS_KIND for s in extra):
@@ -462,7 +462,7 @@ def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> in
 
 
 def _range_index(ckpt: Checkpoint, extra: Sequence[object], n: int) -> int | None:
-    """The range_index section's group_shift (SPEC 6.7.5), None for no section: the
+    """The range_index section's group_shift (SPEC 7.5), None for no section: the
     checkpoint's ``range_index_group`` (0: none; None: groups of 64, only when there are more
     than 64 tensors); no section without tensors."""
     if any(getattr(s, "kind", None) == INDEX_KIND for s in extra):
@@ -505,7 +505,7 @@ def _range_index_body(
 def _optimizer_body(
     code: int, raw_names: list[bytes], slot_sizes: list[np.ndarray], n: int, start: int
 ) -> bytes:
-    """The optimizer section (6.7.2) at ``start``: slot j's entry for record t is its size or
+    """The optimizer section (7.2) at ``start``: slot j's entry for record t is its size or
     NO_STATE."""
     k = len(raw_names)
     desc = np.zeros(k, schema.SLOT_DESCRIPTOR_DTYPE)

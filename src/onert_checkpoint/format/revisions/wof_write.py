@@ -31,7 +31,7 @@ def plan(ckpt: Checkpoint, *, allow_lossy: bool = False) -> PlannedBlock:
             "not_representable", None, None, f"entry indices must be unique in 0..{n - 1}"
         )
     size = HEADER_SIZE + 4 * n + sum(t.nbytes for t in ckpt.tensors)
-    if size > U32_MAX:  # checked before the block is planned (spec/SPEC.md 11.2)
+    if size > U32_MAX:  # checked before the block is planned (spec/SPEC.md 9.2)
         raise error_for(
             "not_representable", None, None,
             f"WOF offsets are u32; a table of {n} entries and the data need {size} bytes",

@@ -1,12 +1,12 @@
 """Construct schema of the schema-3 checkpoint (spec/onert_checkpoint_v3.ksy; spec/SPEC.md,
-section 6.7).
+section 7).
 
 Schema 3 keeps schema 2's container, state and origin sections (their pieces are schema 2's,
 imported from :mod:`.v2`); what differs is the tensors section, a set of columns each at the
 next multiple of 8 from the section's start and present only when its bit of ``columns`` is set
-(6.7.1), and the slot entries of the optimizer section, one u64 each (6.7.2). Columns are read
+(7.1), and the slot entries of the optimizer section, one u64 each (7.2). Columns are read
 and built in one NumPy step each (:class:`~.v2.RecordArray`), as schema 2's records are. Data
-offsets are not stored: :func:`data_placement` computes them (6.7.3).
+offsets are not stored: :func:`data_placement` computes them (7.3).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ NO_MODEL_INDEX = layout.V3_NO_MODEL_INDEX
 NO_DTYPE = layout.V3_NO_DTYPE
 NO_SHAPE = layout.V3_NO_SHAPE
 
-#: The bits of the tensors section's ``columns`` word (6.7.1), in column order.
+#: The bits of the tensors section's ``columns`` word (7.1), in column order.
 COLUMN_BITS = {b.name.lower(): int(b) for b in layout.V3ColumnBits}
 
 #: The columns' element types, by name (spec/onert_checkpoint_v3.ksy, `tensors_section`).
@@ -136,7 +136,7 @@ def data_placement(
     order: Sequence[int] | None = None,
 ) -> tuple[list[int], list[int | None]]:
     """The absolute offsets of the tensor ranges (in record order) and of the slot entries (in
-    entry order, None for NO_STATE), placed in data order by SPEC.md 6.7.3."""
+    entry order, None for NO_STATE), placed in data order by SPEC.md 7.3."""
     n = len(len_data)
     order = list(range(n)) if order is None else [int(k) for k in order]
     tensor_at: list[int] = [0] * n

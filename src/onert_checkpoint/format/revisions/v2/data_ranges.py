@@ -1,4 +1,4 @@
-"""The data ranges of a schema-2 file: rules D0 to D4 (spec/SPEC.md, 6.4.7 and 6.5), and the
+"""The data ranges of a schema-2 file: rules D0 to D4 (spec/SPEC.md, 8.3 and 6.5), and the
 checks of the data section's bytes that ``load`` leaves to the first access of tensor data.
 
 Ranges are columns (start, length) in the spec's range order: the tensor records, then the

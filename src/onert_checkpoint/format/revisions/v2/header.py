@@ -1,4 +1,4 @@
-"""The header of a schema-2 or schema-3 file: rules H1 to H5 (spec/SPEC.md, 6.4.1, 6.5 and 6.7).
+"""The header of a schema-2 or schema-3 file: rules H1 to H5 (spec/SPEC.md, 6.4.1, 6.5 and 7).
 
 The rules read the fields through the header's generated NumPy record type (the order of the
 rules is the specification's, not the field order in which the generated parser checks `valid`);
@@ -29,7 +29,7 @@ def check_header(view: memoryview, parser: type, schema: int):
 
 
 def check_header_rules(view: memoryview, schema: int = 2) -> None:
-    """Rules H1 to H5, shared by schemas 2 and 3 (SPEC 6.7: the same header, version 3)."""
+    """Rules H1 to H5, shared by schemas 2 and 3 (SPEC 7: the same header, version 3)."""
     size = len(view)
     if size < HEADER_SIZE:
         fail(

@@ -1,4 +1,4 @@
-"""The optimizer section of a schema-2 file: rules O1 to O10 (spec/SPEC.md, 6.4.4 and 6.5)."""
+"""The optimizer section of a schema-2 file: rules O1 to O10 (spec/SPEC.md, 6.7 and 6.5)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int
 def check_optimizer_head(
     view: memoryview, sec: SectionInfo, num_tensors: int, entry_size: int = SLOT_ENTRY_SIZE
 ) -> tuple[str, list[str], int, int]:
-    """Rules O1 to O9 (schema 3 has ``entry_size`` 8, SPEC 6.7.2); returns the kind's name,
+    """Rules O1 to O9 (schema 3 has ``entry_size`` 8, SPEC 7.2); returns the kind's name,
     the slot names, the offset of the entry table and T."""
     check_head(view, sec, OptimizerHead, "optimizer", "num_slots")
     head = parse_fixed(view, sec.start, OptimizerHead, Common.OptimizerHead)

@@ -1,4 +1,4 @@
-"""The origin section of a schema-2 file: rules G1 to G3 (spec/SPEC.md, 6.4.6 and 6.5)."""
+"""The origin section of a schema-2 file: rules G1 to G3 (spec/SPEC.md, 6.9 and 6.5)."""
 
 from __future__ import annotations
 

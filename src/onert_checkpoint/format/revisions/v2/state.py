@@ -1,4 +1,4 @@
-"""The state section of a schema-2 file: rules V1 to V9 (spec/SPEC.md, 6.4.5 and 6.5)."""
+"""The state section of a schema-2 file: rules V1 to V9 (spec/SPEC.md, 6.8 and 6.5)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def check_state_entries(ent: np.ndarray, at: np.ndarray) -> None:
     n = ent.size
     reserved = ent["reserved"].reshape(n, 3)
     i = first(np.asarray(reserved.any(axis=1)))  # an array (numpy's hints also allow a scalar)
-    if i is not None:  # the offset of the first non-zero byte (SPEC section 9, error offsets)
+    if i is not None:  # the offset of the first non-zero byte (SPEC section 1.3, error offsets)
         j = int(np.flatnonzero(reserved[i])[0])
         fail(
             "reserved_nonzero",

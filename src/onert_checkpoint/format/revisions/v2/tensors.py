@@ -1,4 +1,4 @@
-"""The tensors section of a schema-2 file: rules R0 to R11 (spec/SPEC.md, 6.4.3 and 6.5).
+"""The tensors section of a schema-2 file: rules R0 to R11 (spec/SPEC.md, 8.1 and 6.5).
 
 Every rule runs over whole NumPy columns of the record table (a view on the file); Python
 loops, f-strings and per-record objects appear only on the way to an error.

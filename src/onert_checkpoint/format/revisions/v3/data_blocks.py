@@ -1,4 +1,4 @@
-"""Schema 3's data_blocks section (kind 0x100008, optional; spec/SPEC.md 6.7.4): one CRC-32C
+"""Schema 3's data_blocks section (kind 0x100008, optional; spec/SPEC.md 7.4): one CRC-32C
 per block of the data section, so that reading one tensor verifies the blocks its bytes lie in
 instead of the whole data section.
 
@@ -85,7 +85,7 @@ class DataBlocks:
     ``rest``: the data section's other deferred checks (its own CRC, then P4), run by
     :meth:`check_range` once reads have verified every block: a reader that has handed out
     every byte has then run all of B6 and P4, as one that reports a file valid must (SPEC
-    6.7.4), whatever entry point read the bytes. Its CRC then needs no pass over the data:
+    7.4), whatever entry point read the bytes. Its CRC then needs no pass over the data:
     :meth:`section_crc` combines the verified blocks' CRCs."""
 
     view: memoryview
@@ -234,7 +234,7 @@ def combine(crcs: np.ndarray, shift: int, length: int) -> int:
 
 
 def check_data_blocks(view: memoryview, sec: SectionInfo, data: SectionInfo | None) -> DataBlocks:
-    """Rules B1 to B5 on the data_blocks section ``sec`` (spec/SPEC.md 6.7.4)."""
+    """Rules B1 to B5 on the data_blocks section ``sec`` (spec/SPEC.md 7.4)."""
     s, length = sec.start, sec.length
     if length < HEAD_SIZE:  # B1
         fail(

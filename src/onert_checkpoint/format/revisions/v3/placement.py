@@ -1,4 +1,4 @@
-"""The data ranges of a schema-3 file: placed by rule, not stored (spec/SPEC.md 6.7.3), rules
+"""The data ranges of a schema-3 file: placed by rule, not stored (spec/SPEC.md 7.3), rules
 P0 to P4, and the checks of the data section's bytes that ``load`` leaves to the first access
 of tensor data (its CRC-32C, T4f, and the padding, P4).
 
@@ -74,7 +74,7 @@ def place(lengths: np.ndarray, base: int = 0) -> np.ndarray:
 
 @dataclass
 class DataRanges:
-    """The ranges in data order (6.7.3): the tensor records in ``order``, then slot 0's entries
+    """The ranges in data order (7.3): the tensor records in ``order``, then slot 0's entries
     that are not NO_STATE in that order of records, slot 1's, ... Part 0 is the tensors, part
     1 + j slot j; ``records[part]`` the record of each of the part's ranges, in data order
     (None: every record, in record order)."""
@@ -136,7 +136,7 @@ def check_placement(
 ) -> Placement | None:
     """Rules P0 to P3, and P4 with ``verify_data`` (else :func:`data_checks` runs it later).
     Returns where every range is, None without ranges. ``after_p3`` runs on the placement
-    between P3 and P4 (the range_index section's rules, SPEC 6.7.5)."""
+    between P3 and P4 (the range_index section's rules, SPEC 7.5)."""
     if tensors is None:
         if data is not None:  # P0
             fail("empty_section", "data", data.start, "a data section, but no tensors section")

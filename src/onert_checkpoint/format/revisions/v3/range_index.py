@@ -1,4 +1,4 @@
-"""Schema 3's range_index section (kind 0x100009, optional; spec/SPEC.md 6.7.5): where the
+"""Schema 3's range_index section (kind 0x100009, optional; spec/SPEC.md 7.5): where the
 placement walk of rule P2 stands every G = 2**group_shift sequence positions of each pass, so
 that a reader without scratch finds any range's offset in at most G - 1 steps.
 
@@ -101,7 +101,7 @@ Pass = tuple[np.ndarray | None, np.ndarray]
 
 
 def group_starts(n: int, shift: int, passes: list[Pass]) -> np.ndarray:
-    """``start`` of 6.7.5 (u64, pass-major): for each pass and group g, where the walk stands
+    """``start`` of 7.5 (u64, pass-major): for each pass and group g, where the walk stands
     when the pass reaches position G*g, i.e. the end of the last range of the pass at an
     earlier position, or where the previous pass ended (0 for the first)."""
     m = num_groups(n, shift)
@@ -169,7 +169,7 @@ def check_range_index(
     data: SectionInfo | None,
     placement: Placement | None,
 ) -> RangeIndex:
-    """Rules I1 to I7 on the range_index section ``sec`` (spec/SPEC.md 6.7.5), after P3."""
+    """Rules I1 to I7 on the range_index section ``sec`` (spec/SPEC.md 7.5), after P3."""
     s, length = sec.start, sec.length
     if length < HEAD_SIZE:  # I1
         fail(
@@ -254,7 +254,7 @@ def lookup(
     part: int,
     k: int,
 ) -> int:
-    """6.7.5's lookup: the offset, relative to the data section's start, of record ``k``'s
+    """7.5's lookup: the offset, relative to the data section's start, of record ``k``'s
     range in pass ``part`` (0: its tensor range, 1 + j: its slot-j entry), from the group's
     start and at most G - 1 ranges before it. ``lengths[part]`` is the pass's size column in
     record order (``len_data``, or slot j's entries with NO_STATE)."""

@@ -1,4 +1,4 @@
-"""Reading a schema-3 file: the rules of spec/SPEC.md 6.5 with 6.7's replacements, in order
+"""Reading a schema-3 file: the rules of spec/SPEC.md 7, in order
 (header H1-H5, section table T1-T5, tensors C0-C13, optimizer O1-O9, state V1-V9, origin
 G1-G3, data P0-P4), then the same model objects as schema 2's reader.
 
@@ -55,7 +55,7 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
     num_sections, table_crc = header.num_sections, header.section_table_crc
     eager = verify_data and not defer
     # With a data_blocks section the data section's CRC runs after the block CRCs (rule B6 of
-    # SPEC 6.7.4), not in T4: a damaged byte is reported by its block.
+    # SPEC 7.4), not in T4: a damaged byte is reported by its block.
     blocks_first = _lists_data_blocks(view, num_sections)
     sections = check_section_table(view, num_sections, table_crc, eager and not blocks_first)
     blocks = _data_blocks(view, sections, eager)
@@ -69,7 +69,7 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
     state = check_state_section(view, v) if (v := sec(Kind.STATE)) else TrainingState()
     origin = check_origin_section(view, g) if (g := sec(Kind.ORIGIN)) else None
     data = sec(Kind.DATA)
-    # The range_index section's rules I1 to I7 run after P3, before P4 (SPEC 6.7.5).
+    # The range_index section's rules I1 to I7 run after P3, before P4 (SPEC 7.5).
     checked: list[RangeIndex] = []
 
     def check_index(placed: Placement | None) -> None:

@@ -1,5 +1,5 @@
 """The optimizer section of a schema-3 file: slot entries of one u64 each, rules O1 to O9
-with 6.7.2's changes (spec/SPEC.md 6.7.2); the head, descriptors and names are schema 2's
+with 7.2's changes (spec/SPEC.md 7.2); the head, descriptors and names are schema 2's
 (revisions/v2/optimizer.py, parametrized by the entry size)."""
 
 from __future__ import annotations

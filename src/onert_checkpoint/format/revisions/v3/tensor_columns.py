@@ -1,4 +1,4 @@
-"""The tensors section of a schema-3 file: columns, rules C0 to C13 (spec/SPEC.md 6.7.1).
+"""The tensors section of a schema-3 file: columns, rules C0 to C13 (spec/SPEC.md 7.1).
 
 Every rule runs over whole NumPy columns (views on the file); Python loops and f-strings appear
 only on the way to an error, or record by record where a float product may be inexact (C13,
