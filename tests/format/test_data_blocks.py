@@ -280,7 +280,7 @@ def test_verify_checks_every_block_after_partial_reads() -> None:
 
 
 def test_after_a_failed_verify_good_blocks_are_handed_out_and_the_bad_one_never() -> None:
-    """SPEC 6.7.4: a reader that knows data_blocks verifies, before it hands out a range, the
+    """SPEC 7.4: a reader that knows data_blocks verifies, before it hands out a range, the
     blocks the range lies in. A failed ``verify()`` (the whole of B6) condemns its block, not
     the file's other blocks: a tensor in verified blocks is still read, the damaged tensor
     never, and ``verify()`` and a whole-file hand-out keep raising."""

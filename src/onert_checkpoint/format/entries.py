@@ -120,7 +120,7 @@ class DataStore:
         """``whole``, after the pending checks have passed (they run once); with a range and
         ranged checks, after the checks of the bytes [start, end) only: a failed check
         condemns its own block, and a range in blocks that pass is handed out even after a
-        failed :meth:`verify` (SPEC 6.7.4)."""
+        failed :meth:`verify` (SPEC 7.4)."""
         if self.released:
             raise released_error()
         if self._enforce and (self._pending is not None or self._error is not None):
