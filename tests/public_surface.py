@@ -419,6 +419,14 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
     ],
 }
 
+CLI_COMMANDS["plot"] = [
+    CliVariant("hist", CHECKPOINT,
+               lambda f, out: ["plot", str(f.path), str(out / "h.svg"), *_m(f)], output="h.svg"),
+    CliVariant("change", CHECKPOINT,
+               lambda f, out: ["plot", str(FC2), str(f.path), str(out / "c.png")],
+               output="c.png"),
+]
+
 #: Commands that touch no file, model or container, and why.
 NOT_IO_COMMANDS: dict[str, str] = {
     "completion": "prints a shell script built from the parser",

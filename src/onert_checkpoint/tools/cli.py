@@ -45,7 +45,8 @@ CLI_CODES = {
     "usage_error": "an option or argument is wrong (exit 2)",
     "io_error": "a file cannot be read or written (exit 2)",
     "model_required": "the task needs the circle model: add --model (exit 2)",
-    "unknown_format": "an export or import file is named neither .safetensors nor .npz (exit 2)",
+    "unknown_format": "an export or import file is named neither .safetensors nor .npz, or a "
+    "picture neither .png nor .svg (exit 2)",
     "no_such_tensor": "dump names an entry the checkpoint does not have (exit 2)",
     "no_such_slot": "dump names an optimizer slot the checkpoint does not have (exit 2)",
     "bad_dtype": "dump --dtype names no NumPy number type (exit 2)",
@@ -825,6 +826,55 @@ def cmd_new(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# plot ---------------------------------------------------------------------------------------
+
+#: plot's kinds and the file counts each takes (min, max)
+PLOT_KINDS = {"hist": (1, 1), "change": (2, 2), "trajectory": (2, None)}
+
+
+def cmd_plot(args: argparse.Namespace) -> int:
+    from . import plot
+
+    output = _output(args.output)
+    if os.path.splitext(output)[1].lower() not in plot.FORMATS:
+        raise CliError("unknown_format", f"{safe_text(output)}: name the picture .png or .svg")
+    try:
+        plot.require_matplotlib()
+    except ImportError as err:
+        raise CliError("missing_dependency", str(err)) from None
+    files = args.files
+    kind = args.kind or ("hist" if len(files) == 1 else "change" if len(files) == 2
+                         else "trajectory")
+    low, high = PLOT_KINDS[kind]
+    if len(files) < low or (high is not None and len(files) > high):
+        wanted = f"{low}" if low == high else f"{low} or more"
+        raise CliError("usage_error", f"--kind {kind} takes {wanted} checkpoint(s), not "
+                       f"{len(files)}")
+    if args.tensor is not None and kind != "hist":
+        raise CliError("usage_error", "--tensor chooses histograms (--kind hist)")
+    model = _model(args, *files)
+    ckpts = [_load_named(f"file {k + 1}", path, model, args.order)
+             for k, path in enumerate(files)]
+    slot = args.slot or "weights"
+    try:
+        if kind == "hist":
+            shown = f"{plot.histograms(ckpts[0], output, tensors=args.tensor, slot=args.slot)} "
+            shown += "histograms"
+        elif kind == "change":
+            labels = (os.path.basename(files[0]), os.path.basename(files[1]))
+            values = plot.change(ckpts[0], ckpts[1], output, slot=slot, labels=labels)
+            shown = f"{len(values)} bars (relative L2 change of {slot})"
+        else:
+            lines = plot.trajectory(ckpts, output, slot=slot)
+            shown = f"{len(lines)} lines over {len(ckpts)} checkpoints"
+    except CheckpointError:  # a ValueError too: the file's own error, exit 1
+        raise
+    except ValueError as err:
+        raise CliError("usage_error", safe_text(str(err))) from None
+    print(f"wrote {safe_text(output)}: {shown}")
+    return EXIT_OK
+
+
 # completion ---------------------------------------------------------------------------------
 
 
@@ -918,6 +968,11 @@ _EXAMPLES = {
     "edit": [
         "onert-ckpt edit trained.ckpt deploy.ckpt --drop-optimizer",
         "onert-ckpt edit a.ckpt b.ckpt --model fc2.circle --replace w0=w0.npy --step 0",
+    ],
+    "plot": [
+        "onert-ckpt plot --model fc2.circle fc2-adam-step8.ckpt weights.svg",
+        "onert-ckpt plot --model fc2.circle start.ckpt trained.ckpt change.png",
+        "onert-ckpt plot --model fc2.circle run/step*.ckpt trajectory.svg",
     ],
     "completion": [
         "onert-ckpt completion bash > ~/.local/share/bash-completion/completions/onert-ckpt",
@@ -1100,6 +1155,23 @@ def build_parser() -> argparse.ArgumentParser:
                 "replace one tensor from a .npy file; written atomically in the input's "
                 "revision and dialect unless --to/--dialect.", cmd_edit)
     edit_arguments(p)
+
+    p = command("plot", "draw histograms or the change between checkpoints (PNG, SVG)",
+                "Draw a picture (PNG or SVG, by the name): hist, one histogram per tensor and "
+                "optimizer slot of one checkpoint; change, a bar per tensor of its relative L2 "
+                "change ||B-A||/||A|| between two; trajectory, a line per tensor of its "
+                "relative L2 change from the first of a series (a training run) against the "
+                "step. Needs matplotlib (pip install 'onert-checkpoint[plot]').", cmd_plot)
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("output", metavar="OUT.png|OUT.svg")
+    p.add_argument("--kind", choices=tuple(PLOT_KINDS),
+                   help="(default: hist for one file, change for two, trajectory for more)")
+    p.add_argument("--tensor", action="append", metavar="I|NAME",
+                   help="hist: only this tensor (repeat for more)")
+    p.add_argument("--slot", metavar="SLOT",
+                   help="hist: only this slot (weights, m, v); change and trajectory: the slot "
+                   "compared (weights)")
+    model_option(p, "circle model of the files: tensor names and dtypes")
 
     from .conformance import cmd_conformance, conformance_arguments
 

@@ -1,0 +1,182 @@
+"""Pictures of checkpoints (``onert-ckpt plot``), drawn with matplotlib (the ``[plot]`` extra).
+
+Three kinds, each a figure written atomically as PNG or SVG (by the name's suffix):
+
+* :func:`histograms`: one panel per tensor and optimizer slot, the histogram of its finite
+  values (:func:`onert_checkpoint.tools.stats.histogram`, a chunk at a time);
+* :func:`change`: one bar per tensor, its relative L2 change ||B - A|| / ||A|| from one
+  checkpoint to another (:func:`onert_checkpoint.tools.diff.diff`);
+* :func:`trajectory`: over a series of checkpoints (a training run), one line per tensor, its
+  relative L2 change from the first checkpoint, against the step.
+
+The SVG keeps its text as text (``svg.fonttype: none``), and each bar, line and histogram panel
+has an id (``bar-<tensor>``, ``line-<tensor>``, ``hist-<tensor>-<slot>``), so that a picture
+can be read back, as the tests do.
+Without matplotlib, :func:`require_matplotlib` raises ImportError naming the extra.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..format.model import Checkpoint
+from .diff import diff
+from .stats import checkpoint_entries, entry_stats, histogram
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["FORMATS", "MAX_PANELS", "change", "histograms", "require_matplotlib", "trajectory"]
+
+#: The picture formats, by the output name's suffix.
+FORMATS = {".png": "png", ".svg": "svg"}
+#: Histogram panels one picture holds at most (choose tensors for more).
+MAX_PANELS = 64
+BINS = 50
+
+
+def require_matplotlib() -> None:
+    """ImportError naming the ``[plot]`` extra when matplotlib is not installed."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "plotting needs matplotlib: pip install 'onert-checkpoint[plot]'"
+        ) from None
+
+
+def _key(name: str | None, index: int) -> str:
+    return str(index) if name is None else name
+
+
+def _write(fig: Figure, path: str | os.PathLike[str]) -> None:
+    from matplotlib import rc_context
+
+    from ..atomic_file import write_atomic
+
+    kind = FORMATS[os.path.splitext(os.fspath(path))[1].lower()]
+    buf = io.BytesIO()
+    # text as text, ids without randomness, no date: the same checkpoints give the same file
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "onert-ckpt"}):
+        fig.savefig(buf, format=kind, metadata={"Date": None} if kind == "svg" else None)
+    write_atomic(path, buf.getbuffer())
+
+
+def histograms(ckpt: Checkpoint, path: str | os.PathLike[str], *,
+               tensors: Sequence[str] | None = None, slot: str | None = None) -> int:
+    """One histogram panel per tensor (``tensors``: their names or indices; default all) and
+    slot (``slot``: one of them; default weights and every optimizer slot); returns the
+    panel count. ValueError for more than :data:`MAX_PANELS` panels or none."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    ckpt.verify()
+    chosen = [
+        (entry, dtype, _key(name, entry.index), s)
+        for entry, dtype, name, s in checkpoint_entries(ckpt)
+        if (tensors is None or _key(name, entry.index) in tensors) and slot in (None, s)
+    ]
+    if not chosen or len(chosen) > MAX_PANELS:
+        raise ValueError(f"{len(chosen)} panels: a picture holds 1 to {MAX_PANELS} (choose "
+                         "tensors or a slot)")
+    cols = min(4, len(chosen))
+    rows = math.ceil(len(chosen) / cols)
+    fig = Figure(figsize=(3.2 * cols, 2.4 * rows), layout="constrained")
+    for k, (entry, dtype, key, s) in enumerate(chosen):
+        ax = fig.add_subplot(rows, cols, k + 1)
+        st = entry_stats(entry, dtype)
+        lo, hi = (st.min, st.max) if st.min is not None else (0.0, 1.0)
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        assert lo is not None and hi is not None
+        edges = np.linspace(lo, hi, BINS + 1)
+        ax.bar(edges[:-1], histogram(entry, dtype, edges), width=np.diff(edges), align="edge")
+        ax.set_gid(f"hist-{key}-{s}")
+        ax.set_title(f"{key} {s}", fontsize=9)
+        ax.tick_params(labelsize=7)
+    fig.supxlabel("value")
+    fig.supylabel("count")
+    _write(fig, path)
+    return len(chosen)
+
+
+def _bar_chart(fig: Figure, keys: list[str], values: list[float], ylabel: str) -> None:
+    ax = fig.add_subplot()
+    finite = [v for v in values if math.isfinite(v)]
+    top = max(finite, default=1.0) or 1.0
+    for x, (key, value) in enumerate(zip(keys, values)):
+        shown = value if math.isfinite(value) else top * 1.1  # infinite: A was zero
+        (bar,) = ax.bar([x], [shown], color="C0" if math.isfinite(value) else "C3")
+        bar.set_gid(f"bar-{key}")
+        if not math.isfinite(value):
+            ax.annotate("inf", (x, shown), ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(range(len(keys)), keys, rotation=90 if len(keys) > 8 else 0, fontsize=8)
+    ax.set_xlabel("tensor")
+    ax.set_ylabel(ylabel)
+
+
+def _changes(a: Checkpoint, b: Checkpoint, slot: str) -> dict[str, float]:
+    """tensor -> relative L2 change of its ``slot`` entry, for entries both hold alike."""
+    return {e.key: e.rel_l2 for e in diff(a, b).entries
+            if e.slot == slot and e.rel_l2 is not None}
+
+
+def change(a: Checkpoint, b: Checkpoint, path: str | os.PathLike[str], *,
+           slot: str = "weights", labels: tuple[str, str] = ("A", "B")) -> dict[str, float]:
+    """A bar per tensor: the relative L2 change of its ``slot`` entry from ``a`` to ``b``
+    (an infinite one, where A is zero, drawn above the others in red, marked ``inf``);
+    returns the values drawn. ValueError when no entry of that slot pairs up."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    values = _changes(a, b, slot)
+    if not values:
+        raise ValueError(f"no {slot} entry of the two checkpoints pairs up with another")
+    fig = Figure(figsize=(max(6.0, 0.4 * len(values)), 4.0), layout="constrained")
+    _bar_chart(fig, list(values), list(values.values()), f"relative L2 change ({slot})")
+    fig.suptitle(f"{labels[0]} -> {labels[1]}", fontsize=9)
+    _write(fig, path)
+    return values
+
+
+def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
+               slot: str = "weights") -> dict[str, list[float]]:
+    """A line per tensor over ``ckpts`` (a training run, in order): the relative L2 change of
+    its ``slot`` entry from the first checkpoint, against the step (the checkpoints' ``step``
+    when each has one, else their position); returns the lines drawn."""
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    if len(ckpts) < 2:
+        raise ValueError("a trajectory needs two checkpoints or more")
+    steps = [c.state.get("step") for c in ckpts]
+    by_step = all(isinstance(s, int) for s in steps)
+    xs = [s if by_step and isinstance(s, int) else k for k, s in enumerate(steps)]
+    lines: dict[str, list[float]] = {}
+    for k, later in enumerate(ckpts[1:], start=1):
+        for key, value in _changes(ckpts[0], later, slot).items():
+            if len(lines.setdefault(key, [0.0])) == k:  # paired in every checkpoint so far
+                lines[key].append(value)
+    lines = {key: ys for key, ys in lines.items() if len(ys) == len(ckpts)}
+    if not lines:
+        raise ValueError(f"no {slot} entry pairs up in every checkpoint")
+    fig = Figure(figsize=(7.0, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    for key, ys in lines.items():
+        (line,) = ax.plot(xs, ys, marker="o", label=key)
+        line.set_gid(f"line-{key}")
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
+    ax.set_xlabel("step" if by_step else "checkpoint")
+    ax.set_ylabel(f"relative L2 change from the first ({slot})")
+    if len(lines) <= 16:
+        ax.legend(fontsize=8)
+    _write(fig, path)
+    return lines
