@@ -1,0 +1,188 @@
+"""The micro profile's line format (SPEC.md, "The micro profile") and its judgment.
+
+A device harness prints ``micro 1 <buffer>``, then ``accept``, ``state``, ``tensor`` and
+``slot`` lines and ``end``, or at any point ``refuse <code> <field> <offset>`` as its last
+line (tests/ckit/micro_harness.c prints it for spec/c/micro). :func:`judge` compares one
+output with the Python library's full reading of the same file, by the profile's promise:
+a file the library finds valid is read with the same content (or refused with
+``limit_exceeded`` where the file is beyond the reader's buffer); an invalid one is refused
+with a code of :data:`MICRO_CODES`, or accepted only when the library's first error is a rule
+the profile leaves to a full reader (:func:`left_to_full`).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from collections import Counter
+from pathlib import Path
+
+import onert_checkpoint as oc
+from onert_checkpoint.format.revisions.v2.constants import crc as crc32c
+
+#: The codes a micro reader may refuse a file with (SPEC.md, "The micro profile").
+MICRO_CODES = frozenset({
+    "truncated_header", "bad_magic", "unsupported_version", "header_checksum",
+    "truncated_file", "trailing_bytes", "overlap", "gap", "limit_exceeded",
+    "count_exceeds_file", "section_table_checksum", "reserved_nonzero", "misaligned",
+    "offset_out_of_bounds", "unknown_required_section", "duplicate_section",
+    "section_checksum", "bad_data_blocks", "block_checksum", "tensor_order",
+    "duplicate_tensor_index", "bad_data_order", "bad_optimizer",
+})
+
+#: Codes whose every rule the profile leaves to a full reader.
+_LEFT_CODES = frozenset({
+    "nonzero_padding", "redundant_column", "bad_dtype", "shape_mismatch", "bad_utf8",
+    "duplicate_tensor_name", "duplicate_slot_name", "duplicate_state_key", "bad_state_type",
+    "bad_origin", "bad_range_index", "bad_section_flags", "section_order", "empty_section",
+})
+_KEPT_KINDS = (1, 2, 3, 4, 0x100008)  # the sections a micro reader reads
+
+
+def _entry_kind(data: bytes, field: str) -> int | None:
+    """The kind of section-table entry i named by a field ``sections[i]...``."""
+    found = re.match(r"sections\[(\d+)\]", field)
+    if not found or 64 + 32 * int(found[1]) + 4 > len(data):
+        return None
+    return int.from_bytes(data[64 + 32 * int(found[1]):][:4], "little")
+
+
+def left_to_full(code: str, field: str, data: bytes) -> bool:
+    """Whether the first failing rule (code, field) of a full reading of ``data`` is one the
+    micro profile leaves to a full reader."""
+    if code in _LEFT_CODES:
+        return True
+    if code == "reserved_nonzero":  # only column bits and section flags are checked
+        return field != "tensors.columns" and not field.endswith(".flags")
+    if code == "duplicate_tensor_index":
+        return field.endswith(".model_index")
+    if code == "limit_exceeded":
+        pattern = r"tensors\[\d+\]\.(len_name|rank)|state\[\d+\]\.len_value"
+        return re.fullmatch(pattern, field) is not None
+    if code == "gap":
+        return field.startswith("sections[") or field == "origin"
+    if code == "count_exceeds_file":
+        return field == "origin"
+    if code in ("section_checksum", "duplicate_section"):
+        kind = _entry_kind(data, field)
+        if kind == 4 and code == "section_checksum":  # the data section's own CRC: B6's second
+            return _has_blocks(data)  # half, redundant with the block CRCs a micro reader checks
+        return kind not in _KEPT_KINDS
+    return False
+
+
+def _entries(data: bytes) -> list[tuple[int, int]]:
+    """(kind, len_body) of each section-table entry that lies in the file."""
+    count = int.from_bytes(data[24:28], "little") if len(data) >= 28 else 0
+    return [struct.unpack_from("<I12xQ", data, 64 + 32 * i) for i in range(min(count, 64))
+            if 64 + 32 * i + 32 <= len(data)]
+
+
+def _has_blocks(data: bytes) -> bool:
+    return any(kind == 0x100008 for kind, _ in _entries(data))
+
+
+def parse(text: str) -> dict:
+    """One harness output: ``{"buffer", "refuse": (code, field, offset) | None, "accept",
+    "state", "tensors", "slots"}`` (tensors and slots as Counters of their lines' words)."""
+    lines = text.splitlines()
+    head = lines[0].split() if lines else []
+    if len(head) != 3 or head[:2] != ["micro", "1"]:
+        raise ValueError(f"not a micro 1 output: {text[:80]!r}")
+    out: dict = {"buffer": int(head[2]), "refuse": None, "accept": None, "state": [],
+                 "tensors": Counter(), "slots": Counter()}
+    last = lines[-1].split()
+    if last[0] == "refuse":
+        out["refuse"] = (last[1], last[2], int(last[3]))
+    elif last != ["end"]:
+        raise ValueError(f"output ends in neither end nor refuse: {lines[-1]!r}")
+    for line in lines[1:-1]:
+        word, *rest = line.split()
+        if word == "accept":
+            out["accept"] = tuple(rest)
+        elif word == "state":
+            out["state"].append(tuple(rest))
+        elif word == "tensor":
+            out["tensors"][tuple(rest)] += 1
+        elif word == "slot":
+            out["slots"][tuple(rest)] += 1
+        else:
+            raise ValueError(f"unknown line {line!r}")
+    return out
+
+
+def _key(key: str) -> str:
+    return "".join(c if 0x20 < ord(c) < 0x7F and c != "%" else
+                   "".join(f"%{b:02X}" for b in c.encode()) for c in key)
+
+
+_KINDS = {"sgd": 0, "sgd_momentum": 1, "adam": 2}
+
+
+def expected(ckpt: oc.Checkpoint) -> dict:
+    """What a micro reader prints for a valid file, as :func:`parse` returns it."""
+    opt = ckpt.optimizer
+    kind = "-" if opt is None else str(_KINDS[opt.kind] if opt.kind in _KINDS
+                                       else int(opt.kind.rsplit("_", 1)[1]))
+    out: dict = {"accept": (str(len(ckpt.tensors)), str(0 if opt is None else len(opt.slots)),
+                            kind),
+                 "state": [], "tensors": Counter(), "slots": Counter()}
+    for key, value in ckpt.state.items():
+        if isinstance(value, float):
+            row = ("float", str(struct.unpack("<Q", struct.pack("<d", value))[0]))
+        elif isinstance(value, int):
+            row = ("int", str(value & (2**64 - 1)))
+        elif isinstance(value, str):
+            row = ("string", str(len(value.encode())))
+        else:
+            row = ("bytes", str(len(value)))
+        out["state"].append((_key(key), *row))
+    for t in ckpt.tensors:
+        model = "-" if t.model_index is None else str(t.model_index)
+        out["tensors"][(str(t.index), model, str(t.nbytes),
+                        f"{crc32c(t.raw.tobytes()):08x}")] += 1
+    for j, name in enumerate(opt.slots if opt else ()):
+        for index, b in opt.slots[name].items():
+            out["slots"][(str(j), str(index), str(b.nbytes), f"{crc32c(b.raw.tobytes()):08x}")] += 1
+    return out
+
+
+def beyond_limits(ckpt: oc.Checkpoint, data: bytes, buffer: int) -> bool:
+    """Whether a valid file is beyond a micro reader's limits with this buffer: a block (or a
+    data section without data_blocks) larger than it, or an order column of more records
+    than 8 per byte of it."""
+    size = ckpt.data_block_size or max((n for kind, n in _entries(data) if kind == 4),
+                                       default=0)
+    order = ckpt.data_order is not None and len(ckpt.data_order) > 8 * buffer
+    return size > buffer or order or buffer < 64
+
+
+def judge(path: Path, text: str) -> str | None:
+    """None when the output keeps the profile's promise on this file, else what is wrong."""
+    got = parse(text)
+    data = path.read_bytes()
+    try:
+        ckpt = oc.load(path)
+        ckpt.verify()
+    except oc.FormatError as e:
+        if got["refuse"] is None:
+            if left_to_full(e.code, e.field, data):
+                return None
+            return f"accepted a file the full reader refuses with {e.code} at {e.field}"
+        if got["refuse"][0] not in MICRO_CODES:
+            return f"refused with {got['refuse'][0]}, not a micro profile code"
+        return None
+    except oc.UnsupportedFormatError as e:  # another revision: refused at detection
+        return None if got["refuse"] and got["refuse"][0] in MICRO_CODES else f"accepted: {e}"
+    if ckpt.revision != "v3":
+        return None if got["refuse"] and got["refuse"][0] == "unsupported_version" else (
+            f"a {ckpt.revision} file not refused with unsupported_version")
+    if got["refuse"] is not None:
+        if got["refuse"][0] == "limit_exceeded" and beyond_limits(ckpt, data, got["buffer"]):
+            return None
+        return f"refused a valid file within its limits: {got['refuse']}"
+    want = expected(ckpt)
+    for part in ("accept", "state", "tensors", "slots"):
+        if got[part] != want[part]:
+            return f"{part} differs: {got[part]} != {want[part]}"
+    return None
