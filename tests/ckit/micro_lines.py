@@ -12,6 +12,7 @@ the profile leaves to a full reader (:func:`left_to_full`).
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from collections import Counter
@@ -157,31 +158,46 @@ def beyond_limits(ckpt: oc.Checkpoint, data: bytes, buffer: int) -> bool:
     return size > buffer or order or buffer < 64
 
 
-def judge(path: Path, text: str) -> str | None:
-    """None when the output keeps the profile's promise on this file, else what is wrong."""
-    got = parse(text)
-    data = path.read_bytes()
+@functools.cache
+def full_reading(path: Path) -> tuple[str, object]:
+    """The library's full reading of a file: ("valid", checkpoint), ("invalid", (code, field))
+    or ("other", revision or None) for a file of another revision or none."""
     try:
         ckpt = oc.load(path)
         ckpt.verify()
+    except oc.UnsupportedFormatError:
+        return ("other", None)
     except oc.FormatError as e:
-        if got["refuse"] is None:
-            if left_to_full(e.code, e.field, data):
-                return None
-            return f"accepted a file the full reader refuses with {e.code} at {e.field}"
-        if got["refuse"][0] not in MICRO_CODES:
-            return f"refused with {got['refuse'][0]}, not a micro profile code"
-        return None
-    except oc.UnsupportedFormatError as e:  # another revision: refused at detection
-        return None if got["refuse"] and got["refuse"][0] in MICRO_CODES else f"accepted: {e}"
-    if ckpt.revision != "v3":
-        return None if got["refuse"] and got["refuse"][0] == "unsupported_version" else (
-            f"a {ckpt.revision} file not refused with unsupported_version")
-    if got["refuse"] is not None:
-        if got["refuse"][0] == "limit_exceeded" and beyond_limits(ckpt, data, got["buffer"]):
+        return ("invalid", (e.code, e.field))
+    return ("valid", ckpt) if ckpt.revision == "v3" else ("other", ckpt.revision)
+
+
+def judge(path: Path, text: str) -> str | None:
+    """None when the output keeps the profile's promise on this file, else what is wrong."""
+    got = parse(text)
+    verdict, what = full_reading(path)
+    refused = got["refuse"]
+    if verdict == "other":
+        if refused and refused[0] in MICRO_CODES and (what is None or refused[0] ==
+                                                       "unsupported_version"):
             return None
-        return f"refused a valid file within its limits: {got['refuse']}"
-    want = expected(ckpt)
+        return f"a file of revision {what} not refused at detection: {refused}"
+    if verdict == "invalid":
+        code, field = what  # type: ignore[misc]
+        if refused is None:
+            if left_to_full(code, field, path.read_bytes()):
+                return None
+            return f"accepted a file the full reader refuses with {code} at {field}"
+        if refused[0] not in MICRO_CODES:
+            return f"refused with {refused[0]}, not a micro profile code"
+        return None
+    ckpt = what
+    if refused is not None:
+        if refused[0] == "limit_exceeded" and beyond_limits(ckpt, path.read_bytes(),
+                                                            got["buffer"]):
+            return None
+        return f"refused a valid file within its limits: {refused}"
+    want = expected(ckpt)  # type: ignore[arg-type]
     for part in ("accept", "state", "tensors", "slots"):
         if got[part] != want[part]:
             return f"{part} differs: {got[part]} != {want[part]}"

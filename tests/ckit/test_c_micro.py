@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from onert_checkpoint.format.revisions.v2.constants import crc as crc32c
 from tests.ckit.micro_lines import judge, parse
+from tests.fuzz.structure import reseal_v2
 
 ROOT = Path(__file__).resolve().parents[2]
 MICRO = ROOT / "spec" / "c" / "micro"
@@ -45,9 +47,9 @@ def harness(tmp_path_factory) -> Path:
     return build_harness(tmp_path_factory.mktemp("micro"))
 
 
-def run(exe: Path, path: Path, buffer: int = 4096) -> str:
+def run(exe: Path, path: Path, buffer: int = 4096, timeout: float = 60) -> str:
     done = subprocess.run([str(exe), "--buffer", str(buffer), str(path)], capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=timeout)
     assert "Sanitizer" not in done.stderr and "runtime error" not in done.stderr, done.stderr
     assert done.returncode == (0 if done.stdout.rstrip().endswith("end") else 1), done
     return done.stdout
@@ -76,3 +78,57 @@ def test_a_block_larger_than_the_buffer_is_refused_as_beyond_the_limits(harness)
     small = ROOT / "spec" / "vectors" / "v3-data-blocks-64k.ckpt"
     assert parse(run(harness, small))["refuse"][:2] == ("limit_exceeded",
                                                         "data_blocks.block_shift")
+
+
+#: Mutants of the micro reader, each a rule dropped or broken: (what it breaks, old, new).
+MUTANTS = [
+    ("B6: a block is copied out whatever its CRC-32C",
+     "if (got != le(c, 4)) return fail(", "if (got == ~le(c, 4)) return fail("),
+    ("C9: a repeated order value is not noticed",
+     "if (v >= n || m->buf[v >> 3] >> (v & 7u) & 1u)", "if (v >= n)"),
+    ("P3: bytes after the last range are not refused",
+     "if (m->at != m->d_len) return fail(m, R(GAP, F_DATA)",
+     "if (0) return fail(m, R(GAP, F_DATA)"),
+    ("P2: a range of 64 bytes or more aligned to its size",
+     "a < len && a < OCKPT_V3_MAX_RANGE_ALIGNMENT;", "a < len;"),
+    ("T3: the section table's CRC is not compared", "if (c != b) {", "if (0) {"),
+]
+
+
+def crafted(out: Path) -> list[Path]:
+    """Files no vector is: an order column that repeats a record of the same size as the one
+    it leaves out (the ranges still tile the data), and a section table whose CRC alone is
+    wrong (the header resealed)."""
+    data = bytearray((ROOT / "spec" / "vectors" / "v3-column-order.ckpt").read_bytes())
+    order = bytes(data).index(bytes([1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]))
+    data[order + 8] = 2  # order [1, 2, 2]: records 2 and 0 both hold 4 bytes
+    (out / "order-repeat.ckpt").write_bytes(reseal_v2(bytes(data)))
+    data = bytearray((ROOT / "spec" / "vectors" / "v3-adam.ckpt").read_bytes())
+    data[28] ^= 1
+    data[4:8] = bytes(4)
+    data[4:8] = crc32c(bytes(data[:64])).to_bytes(4, "little")
+    (out / "table-crc.ckpt").write_bytes(bytes(data))
+    return [out / "order-repeat.ckpt", out / "table-crc.ckpt"]
+
+
+def test_the_crafted_files_are_refused_for_their_rule(harness, tmp_path):
+    repeat, table = crafted(tmp_path)
+    assert parse(run(harness, repeat))["refuse"][:2] == ("bad_data_order", "tensors[].order")
+    assert parse(run(harness, table))["refuse"][0] == "section_table_checksum"
+
+
+@pytest.mark.parametrize("what,old,new", MUTANTS, ids=[m[0].split(":")[0] for m in MUTANTS])
+def test_the_judgment_catches_the_mutant(tmp_path, what, old, new):
+    source = (MICRO / "ockpt_micro.c").read_text()
+    assert source.count(old) == 1, what
+    mutant = tmp_path / "ockpt_micro.c"
+    mutant.write_text(source.replace(old, new))
+    exe = build_harness(tmp_path, source=mutant)
+    files = crafted(tmp_path) + [p for p in VECTORS if "v3-" in p.name]
+    wrong = []
+    for p in files:
+        try:
+            wrong += [p.name] if judge(p, run(exe, p, timeout=5)) is not None else []
+        except (subprocess.TimeoutExpired, AssertionError):  # a hang or a crash
+            wrong.append(p.name)
+    assert wrong, f"no vector or crafted file catches: {what}"
