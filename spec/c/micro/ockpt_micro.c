@@ -10,9 +10,9 @@
 #include "../ockpt_errors.h"
 #include "../ockpt_layout.h"
 
-#define E(x) OCKPT_E_##x
-#define SEC(x) OCKPT_V2_SECTION_ENTRY_AT_##x
-#define HDR(x) OCKPT_V2_HEADER_AT_##x
+#define E(x) (-OCKPT_E_##x) /* the code's number (OCKPT_E_* are negative) */
+#define SEC(x) OCKPT_CONTAINER_SECTION_ENTRY_AT_##x
+#define HDR(x) OCKPT_CONTAINER_HEADER_AT_##x
 #define CHUNK 32u
 #define HUGE 0x80000000u /* an 8-byte value of 2^31 or more: past any bound of the file */
 #define NONE 0xffffffffu /* NO_STATE */
@@ -72,7 +72,7 @@ static uint32_t big(const uint8_t *p) {
 /* The first refusal is kept. Returns -1. */
 static int fail(ockpt_micro *m, unsigned what, uint32_t at) {
   if (!m->code) {
-    m->code = (int)(what & 255u);
+    m->code = -(int)(what & 255u);
     m->field = field_name[what >> 8];
     m->offset = at;
   }
@@ -184,7 +184,7 @@ static void tensors(ockpt_micro *m, uint32_t s, uint32_t len, uint32_t crc, uint
   }
   n = val(&q, 4);
   cols = val(&q, 4);
-  if (n > OCKPT_V2_MAX_TENSORS) fail(m, R(LIMIT_EXCEEDED, F_T_NUM), s);
+  if (n > OCKPT_CONTAINER_MAX_TENSORS) fail(m, R(LIMIT_EXCEEDED, F_T_NUM), s);
   if (cols >> 6) fail(m, R(RESERVED_NONZERO, F_T_COLUMNS), s + 4);
   if (m->code) return;
   end += OCKPT_V3_TENSORS_SECTION_LEN_DATA_ELEM_SIZE * n;
@@ -252,7 +252,7 @@ static void optimizer(ockpt_micro *m, uint32_t s, uint32_t len, uint32_t crc, ui
   uint32_t kind, k, t, j, p, ofs, n, d, known;
   static const char expect[] = "mvmomentum";
   seq_init(&q, m, s, len);
-  if (len < OCKPT_V2_OPTIMIZER_HEAD_SIZE) {
+  if (len < OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE) {
     fail(m, R(COUNT_EXCEEDS_FILE, F_O_NUM), s + 4);
     return;
   }
@@ -260,31 +260,31 @@ static void optimizer(ockpt_micro *m, uint32_t s, uint32_t len, uint32_t crc, ui
   k = val(&q, 4);
   t = val(&q, 4);
   skip(&q, 4);
-  if (k > OCKPT_V2_MAX_SLOTS) fail(m, R(LIMIT_EXCEEDED, F_O_NUM), s + 4);
+  if (k > OCKPT_CONTAINER_MAX_SLOTS) fail(m, R(LIMIT_EXCEEDED, F_O_NUM), s + 4);
   if (t != m->num_tensors) fail(m, R(BAD_OPTIMIZER, F_O_TENSORS), s + 8);
   if (m->code) return;
-  p = s + OCKPT_V2_OPTIMIZER_HEAD_SIZE + OCKPT_V2_SLOT_DESCRIPTOR_SIZE * k;
+  p = s + OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE + OCKPT_CONTAINER_SLOT_DESCRIPTOR_SIZE * k;
   m->o_ent = p;
   p += OCKPT_V3_OPTIMIZER_SECTION_ENTRIES_ELEM_SIZE * k * t;
   if (p - s > len) fail(m, R(COUNT_EXCEEDS_FILE, F_O_NUM), s + 4);
-  if (kind <= OCKPT_V2_OPT_ADAM && k != kind) fail(m, R(BAD_OPTIMIZER, F_O_NUM), s + 4);
-  known = kind && kind <= OCKPT_V2_OPT_ADAM;
+  if (kind <= OCKPT_CONTAINER_OPT_ADAM && k != kind) fail(m, R(BAD_OPTIMIZER, F_O_NUM), s + 4);
+  known = kind && kind <= OCKPT_CONTAINER_OPT_ADAM;
   m->opt_kind = kind;
   m->num_slots = k;
-  for (j = 0, d = s + OCKPT_V2_OPTIMIZER_HEAD_SIZE; j < k && !m->code; j++, d += 16) {
+  for (j = 0, d = s + OCKPT_CONTAINER_OPTIMIZER_HEAD_SIZE; j < k && !m->code; j++, d += 16) {
     ofs = val(&q, 8);
     n = val(&q, 4);
     skip(&q, 4);
-    if (!n || n > OCKPT_V2_MAX_NAME_LEN) fail(m, R(LIMIT_EXCEEDED, F_O_LEN_NAME), d + 8);
+    if (!n || n > OCKPT_CONTAINER_MAX_NAME_LEN) fail(m, R(LIMIT_EXCEEDED, F_O_LEN_NAME), d + 8);
     pool(m, &p, ofs, n, s + len, F_O_OFS_NAME, d);
-    if (known && n != (kind == OCKPT_V2_OPT_ADAM ? 1u : 8u))
+    if (known && n != (kind == OCKPT_CONTAINER_OPT_ADAM ? 1u : 8u))
       fail(m, R(BAD_OPTIMIZER, F_O_SLOTS), s + 16);
   }
   if (!m->code && p != s + len) fail(m, R(GAP, F_O_NAMES), p);
   skip(&q, OCKPT_V3_OPTIMIZER_SECTION_ENTRIES_ELEM_SIZE * k * t);
   /* O9: the names of a known kind ("m", "v" for Adam; "momentum") */
   if (known)
-    for (j = kind == OCKPT_V2_OPT_ADAM ? 0 : 2; j < (kind == OCKPT_V2_OPT_ADAM ? 2u : 10u); j++)
+    for (j = kind == OCKPT_CONTAINER_OPT_ADAM ? 0 : 2; j < (kind == OCKPT_CONTAINER_OPT_ADAM ? 2u : 10u); j++)
       if (val(&q, 1) != (uint8_t)expect[j]) fail(m, R(BAD_OPTIMIZER, F_O_SLOTS), s + 16);
   seq_end(&q, crc, e);
 }
@@ -295,27 +295,27 @@ static void state(ockpt_micro *m, uint32_t s, uint32_t len, uint32_t crc, uint32
   uint32_t n, r, p, key, klen, type, value, vlen;
   seq_init(&q, m, s, len);
   m->s_ofs = s;
-  if (len < OCKPT_V2_STATE_HEAD_SIZE) {
+  if (len < OCKPT_CONTAINER_STATE_HEAD_SIZE) {
     fail(m, R(COUNT_EXCEEDS_FILE, F_V_NUM), s);
     return;
   }
   n = val(&q, 4);
   skip(&q, 4);
-  if (n > OCKPT_V2_MAX_STATE_ENTRIES) fail(m, R(LIMIT_EXCEEDED, F_V_NUM), s);
+  if (n > OCKPT_CONTAINER_MAX_STATE_ENTRIES) fail(m, R(LIMIT_EXCEEDED, F_V_NUM), s);
   if (m->code) return;
-  p = s + OCKPT_V2_STATE_HEAD_SIZE + OCKPT_V2_STATE_ENTRY_SIZE * n;
+  p = s + OCKPT_CONTAINER_STATE_HEAD_SIZE + OCKPT_CONTAINER_STATE_ENTRY_SIZE * n;
   if (p - s > len) fail(m, R(COUNT_EXCEEDS_FILE, F_V_NUM), s);
   m->num_state = n;
-  for (r = s + OCKPT_V2_STATE_HEAD_SIZE; n-- && !m->code; r += OCKPT_V2_STATE_ENTRY_SIZE) {
+  for (r = s + OCKPT_CONTAINER_STATE_HEAD_SIZE; n-- && !m->code; r += OCKPT_CONTAINER_STATE_ENTRY_SIZE) {
     key = val(&q, 8);
     klen = val(&q, 4);
     type = val(&q, 1);
     skip(&q, 3);
     value = val(&q, 8);
     vlen = val(&q, 8);
-    if (!klen || klen > OCKPT_V2_MAX_KEY_LEN) fail(m, R(LIMIT_EXCEEDED, F_V_LEN_KEY), r + 8);
+    if (!klen || klen > OCKPT_CONTAINER_MAX_KEY_LEN) fail(m, R(LIMIT_EXCEEDED, F_V_LEN_KEY), r + 8);
     pool(m, &p, key, klen, s + len, F_V_OFS_KEY, r);
-    if (type >= OCKPT_V2_VALUE_STRING) pool(m, &p, value, vlen, s + len, F_V_VALUE, r + 16);
+    if (type >= OCKPT_CONTAINER_VALUE_STRING) pool(m, &p, value, vlen, s + len, F_V_VALUE, r + 16);
   }
   if (!m->code && p != s + len) fail(m, R(GAP, F_V_POOL), p);
   seq_end(&q, crc, e);
@@ -340,50 +340,50 @@ int ockpt_micro_open(ockpt_micro *m, ockpt_micro_read_fn read, void *ctx, uint64
   m->col_index = m->col_model = m->col_order = m->b_ofs = m->d_ofs = m->d_len = 0;
   m->at = m->left = m->blk_start = m->blk_len = m->pass = m->pos = 0;
   if (size >= HUGE) return fail(m, R(LIMIT_EXCEEDED, F_FILE), 0), m->code;
-  if (block_len < OCKPT_V2_HEADER_SIZE) return fail(m, R(LIMIT_EXCEEDED, F_BUFFER), 0), m->code;
+  if (block_len < OCKPT_CONTAINER_HEADER_SIZE) return fail(m, R(LIMIT_EXCEEDED, F_BUFFER), 0), m->code;
   /* section 3 and H1-H5 */
-  if (rd(m, 0, h, m->size < OCKPT_V2_HEADER_SIZE ? m->size : OCKPT_V2_HEADER_SIZE))
+  if (rd(m, 0, h, m->size < OCKPT_CONTAINER_HEADER_SIZE ? m->size : OCKPT_CONTAINER_HEADER_SIZE))
     return m->code;
   if (m->size < 3) return fail(m, R(TRUNCATED_HEADER, F_HEADER), 0), m->code;
-  if (le(h, 2) != OCKPT_V2_MAGIC) return fail(m, R(BAD_MAGIC, F_MAGIC), 0), m->code;
+  if (le(h, 2) != OCKPT_CONTAINER_MAGIC) return fail(m, R(BAD_MAGIC, F_MAGIC), 0), m->code;
   if (h[HDR(VERSION)] != 3) return fail(m, R(UNSUPPORTED_VERSION, F_VERSION), 2), m->code;
-  if (m->size < OCKPT_V2_HEADER_SIZE) return fail(m, R(TRUNCATED_HEADER, F_HEADER), 0), m->code;
+  if (m->size < OCKPT_CONTAINER_HEADER_SIZE) return fail(m, R(TRUNCATED_HEADER, F_HEADER), 0), m->code;
   o = le(h + HDR(HEADER_CRC), 4);
   for (i = 0; i < 4; i++) h[HDR(HEADER_CRC) + i] = 0;
-  if (crc32c(0, h, OCKPT_V2_HEADER_SIZE) != o)
+  if (crc32c(0, h, OCKPT_CONTAINER_HEADER_SIZE) != o)
     return fail(m, R(HEADER_CHECKSUM, F_HEADER_CRC), HDR(HEADER_CRC)), m->code;
   l = big(h + HDR(LEN_FILE));
   if (m->size < l) fail(m, R(TRUNCATED_FILE, F_LEN_FILE), HDR(LEN_FILE));
   if (m->size > l) fail(m, R(TRAILING_BYTES, F_FILE), l);
   o = big(h + HDR(OFS_SECTION_TABLE));
-  if (o != OCKPT_V2_HEADER_SIZE)
-    fail(m, (o < OCKPT_V2_HEADER_SIZE ? E(OVERLAP) : E(GAP)) | F_OFS_TABLE << 8,
+  if (o != OCKPT_CONTAINER_HEADER_SIZE)
+    fail(m, (o < OCKPT_CONTAINER_HEADER_SIZE ? E(OVERLAP) : E(GAP)) | F_OFS_TABLE << 8,
          HDR(OFS_SECTION_TABLE));
   ns = le(h + HDR(NUM_SECTIONS), 4);
   b = le(h + HDR(SECTION_TABLE_CRC), 4);
-  if (ns > OCKPT_V2_MAX_SECTIONS) return fail(m, R(LIMIT_EXCEEDED, F_NUM_SECTIONS), 24), m->code;
-  pos = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * ns;
+  if (ns > OCKPT_CONTAINER_MAX_SECTIONS) return fail(m, R(LIMIT_EXCEEDED, F_NUM_SECTIONS), 24), m->code;
+  pos = OCKPT_CONTAINER_HEADER_SIZE + OCKPT_CONTAINER_SECTION_ENTRY_SIZE * ns;
   if (pos > m->size) fail(m, R(COUNT_EXCEEDS_FILE, F_NUM_SECTIONS), HDR(NUM_SECTIONS));
   if (m->code) return m->code;
   /* T3 and T4 a-d, g-i in one pass over the table (T4 e, the padding between sections, and
    * T4 f of the sections it does not use are left to a full reader); the entries' results
    * count only once the table's CRC has matched */
   for (i = 0; i < ns; i++) {
-    uint32_t e = OCKPT_V2_HEADER_SIZE + OCKPT_V2_SECTION_ENTRY_SIZE * i;
-    if (rd(m, e, h, OCKPT_V2_SECTION_ENTRY_SIZE)) return m->code;
-    c = crc32c(c, h, OCKPT_V2_SECTION_ENTRY_SIZE);
+    uint32_t e = OCKPT_CONTAINER_HEADER_SIZE + OCKPT_CONTAINER_SECTION_ENTRY_SIZE * i;
+    if (rd(m, e, h, OCKPT_CONTAINER_SECTION_ENTRY_SIZE)) return m->code;
+    c = crc32c(c, h, OCKPT_CONTAINER_SECTION_ENTRY_SIZE);
     kind = le(h + SEC(KIND), 4);
     flags = le(h + SEC(FLAGS), 4);
     o = big(h + SEC(OFS_BODY));
     l = big(h + SEC(LEN_BODY));
     if (flags >> 1) fail(m, R(RESERVED_NONZERO, F_S_FLAGS), e + SEC(FLAGS));
-    if (o % OCKPT_V2_ALIGNMENT) fail(m, R(MISALIGNED, F_S_OFS), e + SEC(OFS_BODY));
+    if (o % OCKPT_CONTAINER_ALIGNMENT) fail(m, R(MISALIGNED, F_S_OFS), e + SEC(OFS_BODY));
     if (o > m->size) fail(m, R(OFFSET_OUT_OF_BOUNDS, F_S_OFS), e + SEC(OFS_BODY));
     else if (l > m->size - o) fail(m, R(OFFSET_OUT_OF_BOUNDS, F_S_LEN), e + SEC(LEN_BODY));
     if (o < pos) fail(m, R(OVERLAP, F_S_OFS), e + SEC(OFS_BODY));
-    if ((kind < OCKPT_V2_KIND_TENSORS || kind > OCKPT_V2_KIND_ORIGIN) && flags & 1u)
+    if ((kind < OCKPT_CONTAINER_KIND_TENSORS || kind > OCKPT_CONTAINER_KIND_ORIGIN) && flags & 1u)
       fail(m, R(UNKNOWN_REQUIRED_SECTION, F_S_KIND), e);
-    x = kind == OCKPT_V3_DATA_BLOCKS_KIND ? 4 : kind < OCKPT_V2_KIND_ORIGIN ? kind - 1 : 5;
+    x = kind == OCKPT_V3_DATA_BLOCKS_KIND ? 4 : kind < OCKPT_CONTAINER_KIND_ORIGIN ? kind - 1 : 5;
     if (x < 5) {
       if (seen >> x & 1u) fail(m, R(DUPLICATE_SECTION, F_S_KIND), e);
       seen |= 1u << x;
@@ -516,17 +516,17 @@ int ockpt_micro_next(ockpt_micro *m, ockpt_micro_range *r) {
 
 int ockpt_micro_state(ockpt_micro *m, uint32_t k, uint8_t key[255], uint32_t *key_len,
                       uint8_t *type, uint64_t *value) {
-  uint8_t e[OCKPT_V2_STATE_ENTRY_SIZE];
+  uint8_t e[OCKPT_CONTAINER_STATE_ENTRY_SIZE];
   unsigned v;
   if (k >= m->num_state ||
-      rd(m, m->s_ofs + OCKPT_V2_STATE_HEAD_SIZE + OCKPT_V2_STATE_ENTRY_SIZE * k, e,
-         OCKPT_V2_STATE_ENTRY_SIZE))
+      rd(m, m->s_ofs + OCKPT_CONTAINER_STATE_HEAD_SIZE + OCKPT_CONTAINER_STATE_ENTRY_SIZE * k, e,
+         OCKPT_CONTAINER_STATE_ENTRY_SIZE))
     return -1;
-  *key_len = le(e + OCKPT_V2_STATE_ENTRY_AT_LEN_KEY, 4);
-  *type = e[OCKPT_V2_STATE_ENTRY_AT_VALUE_TYPE];
-  v = *type < OCKPT_V2_VALUE_STRING ? OCKPT_V2_STATE_ENTRY_AT_VALUE
-                                    : OCKPT_V2_STATE_ENTRY_AT_LEN_VALUE;
+  *key_len = le(e + OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_KEY, 4);
+  *type = e[OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE_TYPE];
+  v = *type < OCKPT_CONTAINER_VALUE_STRING ? OCKPT_CONTAINER_STATE_ENTRY_AT_VALUE
+                                    : OCKPT_CONTAINER_STATE_ENTRY_AT_LEN_VALUE;
   *value = (uint64_t)le(e + v + 4, 4) << 32 | le(e + v, 4);
-  if (*key_len > OCKPT_V2_MAX_KEY_LEN) return -1;
-  return rd(m, le(e + OCKPT_V2_STATE_ENTRY_AT_OFS_KEY, 4), key, *key_len);
+  if (*key_len > OCKPT_CONTAINER_MAX_KEY_LEN) return -1;
+  return rd(m, le(e + OCKPT_CONTAINER_STATE_ENTRY_AT_OFS_KEY, 4), key, *key_len);
 }

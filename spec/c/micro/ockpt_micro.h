@@ -33,7 +33,7 @@ typedef int (*ockpt_micro_read_fn)(void *ctx, uint64_t offset, void *dst, size_t
 
 typedef struct ockpt_micro {
   /* read-only for the caller after open() */
-  int code;           /* 0, or the refusal: an ockpt_error number (ockpt_errors.h) */
+  int code;           /* 0, or the refusal: an ockpt_error (OCKPT_E_*, negative) */
   const char *field;  /* the field concerned, record numbers left out ("tensors[].order") */
   uint32_t offset;    /* where in the file */
   uint32_t num_tensors, num_slots, opt_kind, num_state; /* opt_kind 0xffffffff: none */
@@ -52,8 +52,8 @@ typedef struct ockpt_micro_range {
   uint32_t nbytes;
 } ockpt_micro_range;
 
-/* Verify the metadata. 0, or the refusal's code (also in m->code). A file of 2^31 bytes or
- * more is beyond the profile's limits (limit_exceeded, field file). */
+/* Verify the metadata. 0, or the refusal (an OCKPT_E_* code, also in m->code). A file of
+ * 2^31 bytes or more is beyond the profile's limits (limit_exceeded, field file). */
 int ockpt_micro_open(ockpt_micro *m, ockpt_micro_read_fn read, void *ctx, uint64_t size,
                      void *block_buf, uint32_t block_len);
 /* The next range in data order: 1 (in *r), 0 at the end of a file found valid, -1 refused. */
