@@ -11,7 +11,9 @@ accepted only where the first failing rule is one the profile leaves to a full r
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,12 @@ def test_the_judgment_catches_the_mutant(tmp_path, what, old, new):
         except (subprocess.TimeoutExpired, AssertionError):  # a hang or a crash
             wrong.append(p.name)
     assert wrong, f"no vector or crafted file catches: {what}"
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None,
+                    reason="arm-none-eabi-gcc not installed (.ci/run installs it)")
+def test_the_goal_rows_hold_on_cortex_m4():
+    done = subprocess.run([sys.executable, str(MICRO / "measure.py")], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "| library calls linked (`nm -u`) | none |" in done.stdout
