@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import shutil
 import struct
+import sys
 import zipfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,12 +34,14 @@ from tests import large_files
 
 __all__ = [
     "CLI_COMMANDS",
+    "HOSTILE_READERS",
     "NOT_IO_API",
     "NOT_IO_COMMANDS",
     "PUBLIC_API",
     "ApiPath",
     "CliVariant",
     "Family",
+    "HostileReader",
     "build_families",
     "consume",
     "v3_range_indexed",
@@ -303,6 +306,9 @@ class CliVariant:
     argv: Callable[[Family, Path], Sequence[str]]
     #: what a success creates in ``out`` (checked absent when the input is corrupt)
     output: str | None = None
+    #: it hands out, copies or judges data: a corrupt data byte must stop it (False for
+    #: ``conformance``, where another reader judges the file)
+    data_out: bool = True
 
 
 def _npy(out: Path) -> Path:
@@ -427,12 +433,81 @@ CLI_COMMANDS["plot"] = [
                output="c.png"),
 ]
 
+
+def _as_vector(f: Family, out: Path) -> Path:
+    """A folder in ``out`` holding ``f``'s file as its one conformance vector, described by
+    what ``info --json`` prints of it (run in this process): a reader that prints the same
+    agrees."""
+    import contextlib
+    import io
+
+    from onert_checkpoint.tools.cli import main
+
+    folder = out / "vectors"
+    folder.mkdir(exist_ok=True)
+    shutil.copyfile(f.path, folder / "family.ckpt")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(io.StringIO()):
+        main(["info", "--json", str(folder / "family.ckpt")])
+    (folder / "family.json").write_text(printed.getvalue())
+    return folder
+
+
+CLI_COMMANDS["conformance"] = [
+    # the library's reader as another program (a real process) on each family as a vector
+    CliVariant("library-reader", CHECKPOINT,
+               lambda f, out: ["conformance", "--no-corpus", "--vectors", str(_as_vector(f, out)),
+                               "--", sys.executable, "-m", "onert_checkpoint", "info", "--json"],
+               data_out=False),
+]
+
 #: Commands that touch no file, model or container, and why.
 NOT_IO_COMMANDS: dict[str, str] = {
     "completion": "prints a shell script built from the parser",
-    "conformance": "runs another program on the committed conformance vectors and corpus "
-    "(tests/tools/test_conformance_runner.py: a crashing, hanging or lying reader is reported)",
 }
+
+
+def _nested(depth: int) -> str:
+    """A shell command printing ``depth`` opening brackets and as many closing ones."""
+    return f"head -c {depth} /dev/zero | tr '\\0' '['; head -c {depth} /dev/zero | tr '\\0' ']'"
+
+
+@dataclass(frozen=True)
+class HostileReader:
+    """A reader ``conformance`` runs (a POSIX shell script, ``$1`` the file's path): on the
+    vector v3-minimal it attacks the runner, on every other vector it prints the vector's own
+    description (and agrees)."""
+
+    name: str
+    attack: str
+    #: what the runner reports of v3-minimal (a regular expression); None: it agrees
+    says: str | None
+
+
+#: Readers built to break the runner (tests/invariants/test_hostile_readers.py): each case must
+#: end within its timeout, with the runner's memory bounded, the reader's children gone, and
+#: every other case's result kept.
+HOSTILE_READERS = [
+    HostileReader("floods-stdout-without-newline", "exec head -c 1610612736 /dev/zero",
+                  "more than 4194304 bytes on stdout: its output was cut there"),
+    HostileReader("floods-stderr", "exec head -c 1610612736 /dev/zero >&2",
+                  "more than 4194304 bytes on stderr"),
+    HostileReader("nests-990-deep", _nested(990),
+                  "nests deeper than Python's recursion limit|expected an object, got array"),
+    HostileReader("nests-100000-deep", _nested(100_000),
+                  "nests deeper than Python's recursion limit"),
+    HostileReader("prints-invalid-utf8", "printf '{\"revision\": \"\\377\"}'",
+                  r"the output is not UTF-8 \(byte 14"),
+    HostileReader("background-child-holds-stdout",
+                  'sleep 1000 &\nexec cat -- "${1%.ckpt}.json"', None),
+    HostileReader("closes-stdout-and-keeps-running",
+                  'cat -- "${1%.ckpt}.json"\nexec >&- 2>&-\ntrap "" TERM\nsleep 1000',
+                  r"did not finish within \d+ s"),
+    HostileReader("reads-stdin", "exec cat", "the output is not one JSON text"),
+    HostileReader("forks-printers-and-exits",
+                  'for i in 1 2 3 4 5 6 7 8; do (sleep 1000; echo x) & done\necho "{}"',
+                  "expected an object|missing 'dialect'"),
+]
 
 
 # The input families ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@ are each reported, with the rule the case tests, and the command exits 1.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -30,10 +31,12 @@ VECTORS = ROOT / "spec" / "vectors"
 MANIFEST = ROOT / "tests" / "corpus" / "manifest.json"
 
 
-def conformance(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def conformance(
+    *args: str, cwd: Path = ROOT, timeout: float = 900
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "onert_checkpoint", "conformance", *args],
-        capture_output=True, text=True, cwd=cwd, timeout=900,
+        capture_output=True, text=True, cwd=cwd, timeout=timeout,
     )
 
 
@@ -407,3 +410,139 @@ def test_corpus_valid_cases_compare_revision_and_dialect() -> None:
 def test_every_vector_has_its_rule(name: str) -> None:
     case = next(c for c in vector_cases(VECTORS) if c.name == f"vector {name}")
     assert case.rule
+
+
+# ---- vectors, manifests and options built to break the runner ---------------------------------
+
+
+def _copy_vector(folder: Path, name: str, as_name: str) -> None:
+    for suffix in (".ckpt", ".json"):
+        shutil.copyfile(VECTORS / f"{name}{suffix}", folder / f"{as_name}{suffix}")
+
+
+def test_a_vector_named_like_an_option_reaches_the_reader_as_a_path(tmp_path: Path) -> None:
+    """``--vectors .`` with a vector named ``-n.ckpt``: the reader is given a path (absolute),
+    never ``-n.ckpt``, which a reader's option parser takes for an option."""
+    _copy_vector(tmp_path, "v3-minimal", "-n")
+    reader = tmp_path / "reader.py"
+    reader.write_text(
+        "import pathlib, sys\n"
+        "arg = sys.argv[1]\n"
+        "if arg.startswith('-'):\n"
+        "    sys.exit(f'given the option {arg}')\n"
+        "print(pathlib.Path(arg).with_suffix('.json').read_text())\n"
+    )
+    for template in ([], ["{file}"]):  # appended, and in the place {file} names
+        res = conformance("--no-corpus", "--vectors", ".", "--", sys.executable, str(reader),
+                          *template, cwd=tmp_path)
+        assert res.returncode == 0 and "1 cases: 1 agree" in res.stdout, res.stdout
+
+
+@pytest.mark.parametrize("where", ["vector", "description", "folder", "corpus file"])
+def test_a_fifo_among_the_cases_is_refused_never_read(tmp_path: Path, where: str) -> None:
+    """A FIFO named like a vector (or its description, or a corpus file), or a folder named
+    like a vector: refused as an I/O error naming it before any reader runs, never opened
+    for reading (opening a FIFO blocks until a writer comes: the run hung)."""
+    _copy_vector(tmp_path, "v3-minimal", "v3-minimal")
+    args = ["--no-corpus", "--vectors", str(tmp_path)]
+    if where == "vector":
+        os.mkfifo(tmp_path / "odd.ckpt")
+        shutil.copyfile(VECTORS / "v3-minimal.json", tmp_path / "odd.json")
+    elif where == "description":
+        shutil.copyfile(VECTORS / "v3-minimal.ckpt", tmp_path / "odd.ckpt")
+        os.mkfifo(tmp_path / "odd.json")
+    elif where == "folder":
+        (tmp_path / "odd.ckpt").mkdir()
+    else:
+        (tmp_path / "files").mkdir()
+        os.mkfifo(tmp_path / "files" / "odd.bin")
+        case = {"name": "odd", "file": "odd.bin", "expect": {"revision": "v3", "dialect": None}}
+        (tmp_path / "manifest.json").write_text(json.dumps({"cases": [case]}))
+        args = ["--no-vectors", "--corpus", str(tmp_path / "manifest.json")]
+    res = conformance(*args, "--", "true", timeout=60)
+    assert res.returncode == 2, res
+    assert res.stderr.startswith("onert-ckpt: error: io_error: ") and "odd." in res.stderr
+    assert "not a regular file" in res.stderr
+
+
+def _main(argv: list[str]) -> tuple[int, str]:
+    """The command line in this process: its status and stderr (no reader runs: every case
+    here is refused before)."""
+    import contextlib
+    import io
+
+    from onert_checkpoint.tools.cli import main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            status = main(argv)
+        except SystemExit as exc:  # argparse's usage errors
+            status = int(exc.code or 0)
+    return status, err.getvalue()
+
+
+def _bad_folder(tmp_path: Path, fault: str) -> list[str]:
+    """The arguments of a run over a vector folder or corpus manifest with ``fault``."""
+    _copy_vector(tmp_path, "v3-minimal", "v3-minimal")
+    vectors = ["--no-corpus", "--vectors", str(tmp_path)]
+    descriptions = {"not-json": "{not json", "an-array": "[]",
+                    "error-without-offset": '{"error": {"code": "gap", "field": "data"}}',
+                    "not-utf8": '{"revision": "\xff"}'}
+    if fault in descriptions:
+        (tmp_path / "v3-minimal.json").write_bytes(descriptions[fault].encode("latin-1"))
+        return vectors
+    if fault == "skipping-table-line":
+        (tmp_path / "optional-kinds.ndjson").write_text('{"vector": "v3-minimal"}\n')
+        return [*vectors, "--skips-kind", "data_blocks"]
+    manifests = {"manifest-not-json": "{", "manifest-without-cases": "{}",
+                 "case-without-expect": '{"cases": [{"name": "x", "file": "x.bin"}]}',
+                 "error-case-without-field": '{"cases": [{"name": "x", "file": "x.bin", '
+                 '"expect": {"error": "gap", "offset": 3}}]}',
+                 "case-not-an-object": '{"cases": [7]}'}
+    (tmp_path / "manifest.json").write_text(manifests[fault])
+    return ["--no-vectors", "--corpus", str(tmp_path / "manifest.json")]
+
+
+@pytest.mark.parametrize("fault", [
+    "not-json", "an-array", "error-without-offset", "not-utf8", "skipping-table-line",
+    "manifest-not-json", "manifest-without-cases", "case-without-expect",
+    "error-case-without-field", "case-not-an-object",
+])
+def test_a_malformed_vector_or_manifest_is_a_usage_error_naming_it(
+    tmp_path: Path, fault: str
+) -> None:
+    status, err = _main(["conformance", *_bad_folder(tmp_path, fault), "--", "true"])
+    assert status == 2 and err.startswith("onert-ckpt: error: usage_error: "), err
+    assert str(tmp_path) in err and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("--timeout", "nan"), ("--timeout", "inf"), ("--timeout", "-1"), ("--timeout", "0"),
+    ("--timeout", "soon"), ("--jobs", "0"), ("--jobs", "-2"), ("--max-output", "0"),
+])
+def test_an_option_out_of_range_is_a_usage_error(option: str, value: str) -> None:
+    status, err = _main(["conformance", option, value, "--", "true"])
+    assert status == 2 and err.startswith("onert-ckpt: error: usage_error: "), err
+    assert option in err and "internal_error" not in err
+
+
+def test_a_reader_that_cannot_be_run_is_a_usage_error(tmp_path: Path) -> None:
+    """A reader file without the execute bit, a missing one, or ``{file}`` in the program's
+    place (each vector would be run as the program): refused before any case."""
+    script = tmp_path / "reader.sh"
+    script.write_text("#!/bin/sh\necho {}\n")
+    for reader in ([str(script)], [str(tmp_path / "missing")], ["{file}"]):
+        status, err = _main(["conformance", "--no-corpus", "--", *reader])
+        assert status == 2 and err.startswith("onert-ckpt: error: usage_error: the reader "), err
+
+
+def test_the_json_report_says_which_output_was_cut(tmp_path: Path) -> None:
+    flood = tmp_path / "flood.sh"
+    flood.write_text("#!/bin/sh\nexec head -c 100000 /dev/zero\n")
+    flood.chmod(0o755)
+    res = conformance("--no-corpus", "--select", "v3-minimal", "--max-output", "1000", "--json",
+                      "--", str(flood))
+    (item,) = json.loads(res.stdout)["disagree"]
+    assert res.returncode == 1 and item["output_truncated"] is True
+    assert "more than 1000 bytes on stdout" in item["disagreement"]

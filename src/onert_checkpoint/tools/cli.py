@@ -20,11 +20,10 @@ from .. import __version__
 from ..format.dispatch import load
 from ..format.errors import CheckpointError
 from ..format.model import Checkpoint
+from .cli_common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, CliError
 from .describe import describe_lazy, json_pieces
 from .jsonout import dumps as json_dumps
 from .render import SafeStream, human_size, safe_text
-
-EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
 
 def save(ckpt: Checkpoint, path: str, **kwargs: Any) -> None:
@@ -54,15 +53,6 @@ CLI_CODES = {
     "interrupted": "stopped by Ctrl-C (exit 130)",
     "internal_error": "an unexpected exception: a bug of this package; --debug shows it (exit 2)",
 }
-
-
-class CliError(Exception):
-    """A failure the command line reports as one line: ``code`` and exit status."""
-
-    def __init__(self, code: str, message: str, status: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.code = code
-        self.status = status
 
 
 # Helpers ------------------------------------------------------------------------------------

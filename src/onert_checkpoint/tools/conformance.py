@@ -24,14 +24,25 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import os
+import selectors
+import shutil
+import signal
 import struct
 import subprocess
+import sys
+import threading
+import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..format.source import not_regular
+from .cli_common import EXIT_INVALID, EXIT_OK, CliError
+from .render import safe_text
 
 __all__ = [
     "Case",
@@ -83,9 +94,54 @@ class Outcome:
     #: None when the reader agrees; else what differs, in one line
     disagreement: str | None = None
     got: Any = field(default=None, repr=False)
+    #: the reader printed more than the limit: what it printed was cut there
+    truncated: bool = False
 
 
 # ---- the cases -------------------------------------------------------------------------------
+
+#: The largest vector description, vector table or corpus manifest read (each is a few kB to a
+#: few hundred kB; a bigger one is refused, not read into memory).
+FILE_LIMIT = 16 << 20
+
+
+def _read_head(path: Path, size: int) -> bytes:
+    """At most the first ``size`` bytes of the regular file ``path``. Anything else (a FIFO,
+    a device, a folder) is refused before it is opened, and again after: opened without
+    blocking, a FIFO put in its place meanwhile is seen by ``fstat`` and never read. The
+    refusal is an OSError naming the path (the command line's io_error, exit 2)."""
+    bad = not_regular(os.stat(path).st_mode, str(path), "read")
+    if bad is not None:
+        raise bad
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        bad = not_regular(os.fstat(fd).st_mode, str(path), "read")
+        if bad is not None:
+            raise bad
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read(size)
+    finally:
+        os.close(fd)
+
+
+def _bad_file(path: Path, why: str) -> CliError:
+    return CliError("usage_error", f"{safe_text(str(path))}: {why}")
+
+
+def _read_json(path: Path, *, lines: bool = False) -> Any:
+    """The JSON value of the file ``path`` (with ``lines``, the list of its lines' values);
+    a file that is not JSON, not UTF-8, or larger than FILE_LIMIT is a usage error naming
+    it."""
+    raw = _read_head(path, FILE_LIMIT + 1)
+    if len(raw) > FILE_LIMIT:
+        raise _bad_file(path, f"larger than {FILE_LIMIT} bytes: not a conformance file")
+    try:
+        text = raw.decode("utf-8")
+        if lines:
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return json.loads(text)
+    except (ValueError, RecursionError) as err:  # UnicodeDecodeError is a ValueError
+        raise _bad_file(path, f"not JSON: {safe_text(str(err) or type(err).__name__)}") from None
 
 
 def _rules_of_readme(readme: Path) -> dict[str, str]:
@@ -94,37 +150,54 @@ def _rules_of_readme(readme: Path) -> dict[str, str]:
     rules: dict[str, str] = {}
     if not readme.is_file():
         return rules
-    for line in readme.read_text(encoding="utf-8").splitlines():
+    for line in _read_head(readme, FILE_LIMIT).decode("utf-8", "replace").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 2 and cells[0].startswith("`") and cells[0].endswith("`"):
             rules[cells[0].strip("`")] = cells[-1]
     return rules
 
 
+def _expectation(value: Any, where: Path, what: str) -> dict[str, Any]:
+    """``value`` if it is what a case expects: an object, whose ``error`` (if any) is an
+    object with ``code``, ``field`` and ``offset``; else a usage error naming ``where``."""
+    error = value.get("error", {}) if isinstance(value, dict) else None
+    if not isinstance(error, dict) or ("error" in value and not {"code", "field", "offset"}
+                                       <= set(error)):
+        raise _bad_file(where, f"{what} is not an object, or its error lacks code, field or "
+                        "offset (TOOLKIT.md section 1)")
+    return value
+
+
 def skipping_expectations(folder: Path) -> dict[tuple[str, frozenset[int]], dict[str, Any]]:
     """(vector name, the optional kinds a reader skips) -> what that reader gives, for every
     line of ``folder``'s optional-kinds.ndjson (absent: none)."""
     table = folder / SKIPPING_TABLE
-    if not table.is_file():
+    if not table.exists():
         return {}
     found = {}
-    for line in table.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            found[row["vector"], frozenset(int(k, 16) for k in row["skips"])] = row["expect"]
+    for i, row in enumerate(_read_json(table, lines=True)):
+        try:
+            key = (str(row["vector"]), frozenset(int(k, 16) for k in row["skips"]))
+        except (TypeError, KeyError, ValueError):
+            raise _bad_file(table, f"line {i + 1}: not {{\"vector\": NAME, \"skips\": "
+                            "[HEX, ...], \"expect\": {...}}") from None
+        found[key] = _expectation(row.get("expect"), table, f"line {i + 1}'s expect")
     return found
 
 
 def vector_cases(folder: Path, skips: frozenset[int] = frozenset()) -> list[Case]:
     """Every ``<name>.ckpt`` of ``folder`` with its ``<name>.json``; for a reader that skips
     the optional kinds ``skips``, the result optional-kinds.ndjson records instead where it
-    records one."""
+    records one. A file of either kind that is not a regular file is refused (OSError),
+    before any is opened."""
     rules = _rules_of_readme(folder / "README.md")
     instead = skipping_expectations(folder) if skips else {}
     shown = ", ".join(f"0x{k:X}" for k in sorted(skips))
     cases = []
     for ckpt in sorted(folder.glob("*.ckpt")):
-        expect = json.loads(ckpt.with_suffix(".json").read_text(encoding="utf-8"))
+        _read_head(ckpt, 0)  # a FIFO or a folder is refused here, never read
+        expect = _expectation(_read_json(ckpt.with_suffix(".json")), ckpt.with_suffix(".json"),
+                              "the vector's description")
         rule = rules.get(ckpt.stem, "")
         if (ckpt.stem, skips) in instead:
             expect = instead[ckpt.stem, skips]
@@ -133,26 +206,41 @@ def vector_cases(folder: Path, skips: frozenset[int] = frozenset()) -> list[Case
     return cases
 
 
+def _corpus_case(i: int, c: Any, manifest: Path) -> Case | None:
+    """Case ``i`` of the manifest, None for one not judged on the file alone; one without
+    the keys of the manifest's format is a usage error naming it."""
+    try:
+        name, expect = f"corpus {c['name']}", c["expect"]
+        if c.get("model") or expect.get("pending"):
+            return None
+        path = manifest.parent / "files" / str(c["file"])
+        if "error" in expect:
+            error = {k: expect[k if k != "code" else "error"] for k in ("code", "field", "offset")}
+            return Case(name, path, {"error": error}, str(c.get("why", "")))
+        summary = {"revision": expect["revision"], "dialect": expect["dialect"]}
+        return Case(name, path, summary, str(c.get("why", "")), whole=False)
+    except (TypeError, KeyError, AttributeError) as err:
+        lacks = f"lacks {err}" if isinstance(err, KeyError) else "is not an object"
+        raise _bad_file(manifest, f"cases[{i}] {safe_text(lacks)} (a case has name, file and "
+                        "expect: error, field and offset, or revision and dialect)") from None
+
+
 def corpus_cases(manifest: Path) -> tuple[list[Case], list[str]]:
     """The corpus cases a reader of files alone can be judged on, and the names of those it
     cannot: cases read through a circle model (errors of category ``model``, never raised from
-    a file alone, SPEC section 12) and fuzzer finds not yet triaged (``pending``)."""
-    data = json.loads(manifest.read_text(encoding="utf-8"))
+    a file alone, SPEC section 12) and fuzzer finds not yet triaged (``pending``). A case
+    whose file is not a regular file is refused (OSError), before any is opened."""
+    data = _read_json(manifest)
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise _bad_file(manifest, 'not a corpus manifest ({"cases": [...]})')
     cases, skipped = [], []
-    for c in data["cases"]:
-        name = f"corpus {c['name']}"
-        expect = c["expect"]
-        if c.get("model") or expect.get("pending"):
-            skipped.append(name)
+    for i, c in enumerate(data["cases"]):
+        case = _corpus_case(i, c, manifest)
+        if case is None:
+            skipped.append(f"corpus {c['name']}")
             continue
-        path = manifest.parent / "files" / c["file"]
-        why = c.get("why", "")
-        if "error" in expect:
-            error = {"code": expect["error"], "field": expect["field"], "offset": expect["offset"]}
-            cases.append(Case(name, path, {"error": error}, why))
-        else:
-            summary = {"revision": expect["revision"], "dialect": expect["dialect"]}
-            cases.append(Case(name, path, summary, why, whole=False))
+        _read_head(case.path, 0)  # a FIFO or a folder is refused here, never read
+        cases.append(case)
     return cases, skipped
 
 
@@ -176,7 +264,10 @@ def _kind(value: Any) -> str:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=True)
+    try:
+        text = json.dumps(value, ensure_ascii=True)
+    except (RecursionError, ValueError):  # nested too deep; an integer of over 4300 digits
+        return f"(a {_kind(value)} too deep or too long to show)"
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -226,11 +317,12 @@ def compare(case: Case, got: Any) -> str | None:
     if "error" in want:
         if not isinstance(got_error, dict):
             return f"expected {_error_text(want['error'])}; the reader found the file valid"
-        mine = {k: got_error.get(k) for k in ("code", "field", "offset")}
-        if any(k not in got_error for k in ("code", "field", "offset")):
+        keys = ("code", "field", "offset")  # the message is free text (TOOLKIT 1.4)
+        mine = {k: got_error.get(k) for k in keys}
+        if any(k not in got_error for k in keys):
             return f"expected {_error_text(want['error'])}; the error object lacks a key: " \
                 + _show(got_error)
-        found = _first_difference(want["error"], mine, "error")
+        found = _first_difference({k: want["error"][k] for k in keys}, mine, "error")
         if found:
             return f"expected {_error_text(want['error'])}, got {_error_text(mine)} ({found})"
         return None
@@ -246,10 +338,22 @@ def compare(case: Case, got: Any) -> str | None:
 
 # ---- running a reader ------------------------------------------------------------------------
 
+#: What is kept of each stream a reader prints (``--max-output``): a description of a vector
+#: is at most a few kB, so a reader that prints more disagrees, and is stopped there.
+MAX_OUTPUT = 4 << 20
+#: How long a reader's stdout and stderr may stay open after the reader exited (a child of
+#: its own still holding them) before its process group is killed, in seconds.
+EXIT_GRACE = 0.5
+#: How often a run checks whether it was interrupted, or (without pidfd) whether the reader
+#: exited, in seconds.
+_POLL = 0.05
+
 
 def _argv(command: Sequence[str], path: Path) -> list[str]:
     """``command`` with ``{file}`` replaced by ``path``; the path appended when no argument
-    names ``{file}``."""
+    names ``{file}``. The path is absolute, so that a file named ``-n.ckpt`` reaches the
+    reader as a path and never as an option."""
+    path = path.absolute()
     if any("{file}" in arg for arg in command):
         return [arg.replace("{file}", str(path)) for arg in command]
     return [*command, str(path)]
@@ -259,35 +363,152 @@ def _reject_constant(token: str) -> Any:
     raise ValueError(f"{token} is not JSON (TOOLKIT 1.3 writes {{\"float\": ...}})")
 
 
-def run_case(command: Sequence[str], case: Case, timeout: float) -> Outcome:
-    """Run the reader on one case and compare its output."""
+def _exited(pid: int) -> bool:
+    """Whether the child ``pid`` has exited, without reaping it: until it is reaped its
+    process group's id cannot be reused, so that killing the group kills only its own."""
     try:
-        res = subprocess.run(
-            _argv(command, case.path), capture_output=True, timeout=timeout, check=False
-        )
-    except subprocess.TimeoutExpired:
-        return Outcome(case, f"the reader did not finish within {timeout:g} s")
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def _pidfd(pid: int) -> int | None:
+    """A descriptor readable when the child ``pid`` exits (Linux 5.3 and later), else None:
+    exits are then polled."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
+@dataclass
+class _Run:
+    """What one run of a reader gave."""
+
+    #: what was kept of its stdout and stderr (each at most the limit)
+    out: dict[str, bytearray]
+    #: why the runner stopped it (too slow, too much output, interrupted); None: it exited
+    stopped: str | None = None
+    status: int = 0
+
+
+def _read_until_exit(proc: subprocess.Popen[bytes], run: _Run, timeout: float, limit: int,
+                     stop: threading.Event) -> None:
+    """Read the reader's stdout and stderr, keeping at most ``limit`` bytes of each, until it
+    exits and both are closed, or ``EXIT_GRACE`` after it exits (a child of its own may hold
+    them), or it runs out of time, prints too much, or the run is interrupted (said in
+    ``run.stopped``)."""
+    deadline = time.monotonic() + timeout
+    streams = {proc.stdout: "stdout", proc.stderr: "stderr"}
+    exited_at = None
+    with selectors.DefaultSelector() as sel:
+        for stream, name in streams.items():
+            sel.register(stream.fileno(), selectors.EVENT_READ, name)  # type: ignore[union-attr]
+        pidfd = _pidfd(proc.pid)
+        if pidfd is not None:
+            sel.register(pidfd, selectors.EVENT_READ, None)
+        try:
+            while True:
+                now = time.monotonic()
+                if exited_at is None and _exited(proc.pid):
+                    exited_at = now
+                    if pidfd is not None:
+                        sel.unregister(pidfd)
+                # (once the reader exited, only its stdout and stderr can be left in sel)
+                if exited_at is not None and (not sel.get_map() or now > exited_at + EXIT_GRACE):
+                    return
+                if now >= deadline:
+                    run.stopped = f"did not finish within {timeout:g} s"
+                    return
+                if stop.is_set():
+                    run.stopped = "was stopped: the run was interrupted"
+                    return
+                wait = min(deadline - now, _POLL if pidfd is None else 10 * _POLL)
+                for key, _ in sel.select(wait):
+                    if key.data is None:
+                        continue  # the reader exited: seen at the top of the loop
+                    chunk = os.read(key.fd, 1 << 16)
+                    if not chunk:
+                        sel.unregister(key.fd)
+                        continue
+                    kept = run.out[key.data]
+                    room = limit - len(kept)
+                    kept += chunk[:room]
+                    if len(chunk) > room:
+                        run.stopped = (f"printed more than {limit} bytes on {key.data}: its "
+                                       "output was cut there (--max-output sets the limit)")
+                        return
+        finally:
+            if pidfd is not None:
+                os.close(pidfd)
+
+
+def _run_reader(argv: list[str], timeout: float, limit: int, stop: threading.Event) -> _Run:
+    """Run ``argv`` in a session of its own (its children in its process group, no terminal
+    to read), with nothing on stdin; the group is killed when the run ends, however it ends,
+    so that no child of the reader outlives its case."""
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    run = _Run({"stdout": bytearray(), "stderr": bytearray()})
+    try:
+        _read_until_exit(proc, run, timeout, limit, stop)
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass  # the group is gone already
+        run.status = proc.wait()
+        proc.stdout.close()  # type: ignore[union-attr]
+        proc.stderr.close()  # type: ignore[union-attr]
+    return run
+
+
+def _parse(stdout: bytes) -> tuple[Any, str | None]:
+    """The JSON value a reader printed, or None and why it is not one."""
+    try:
+        text = stdout.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return None, f"the output is not UTF-8 (byte {err.start}: {stdout[err.start:err.end]!r})"
+    try:
+        return json.loads(text, parse_constant=_reject_constant), None
+    except RecursionError:
+        return None, ("the output is not one JSON text this runner can read: it nests "
+                      f"deeper than Python's recursion limit ({sys.getrecursionlimit()})")
+    except ValueError as err:
+        return None, f"the output is not one JSON text ({err})"
+
+
+def run_case(command: Sequence[str], case: Case, timeout: float, limit: int = MAX_OUTPUT,
+             stop: threading.Event | None = None) -> Outcome:
+    """Run the reader on one case and compare its output (at most ``limit`` bytes of it)."""
+    try:
+        run = _run_reader(_argv(command, case.path), timeout, limit, stop or threading.Event())
     except OSError as err:
         return Outcome(case, f"the reader could not be run: {err}")
-    if res.returncode < 0:
-        return Outcome(case, f"the reader was killed by signal {-res.returncode}")
-    text = res.stdout.decode("utf-8", "replace")
-    try:
-        got = json.loads(text, parse_constant=_reject_constant)
-    except ValueError as err:
-        stderr = res.stderr.decode("utf-8", "replace").strip().splitlines()
+    if run.stopped is not None:
+        return Outcome(case, f"the reader {run.stopped}", truncated="more than" in run.stopped)
+    if run.status < 0:
+        return Outcome(case, f"the reader was killed by signal {-run.status}")
+    got, why = _parse(bytes(run.out["stdout"]))
+    if why is not None:
+        stderr = run.out["stderr"].decode("utf-8", "replace").strip().splitlines()
         tail = f"; stderr: {stderr[-1][:120]}" if stderr else ""
-        return Outcome(case, f"the output is not one JSON text ({err}){tail}")
+        return Outcome(case, why + tail)
     return Outcome(case, compare(case, got), got)
 
 
-def run_all(
-    command: Sequence[str], cases: Iterable[Case], timeout: float, jobs: int
-) -> list[Outcome]:
-    """Every case, ``jobs`` readers at a time, in the cases' order."""
-    cases = list(cases)
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda c: run_case(command, c, timeout), cases))
+def run_all(command: Sequence[str], cases: Iterable[Case], timeout: float, jobs: int,
+            limit: int = MAX_OUTPUT) -> list[Outcome]:
+    """Every case, ``jobs`` readers at a time, in the cases' order. An exception here (Ctrl-C)
+    stops the readers running and runs no other."""
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(max_workers=jobs)
+    try:
+        futures = [pool.submit(run_case, command, c, timeout, limit, stop) for c in cases]
+        return [f.result() for f in futures]
+    finally:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 # ---- the command -----------------------------------------------------------------------------
@@ -325,11 +546,35 @@ def conformance_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--select", metavar="GLOB", action="append",
                    help="only the cases whose name (without 'vector '/'corpus ') matches; "
                    "repeatable")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                   help="a reader that runs longer on one file disagrees (60)")
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+    p.add_argument("--timeout", type=_seconds_arg, default=60.0, metavar="SECONDS",
+                   help="a reader that runs longer on one file disagrees, and it and its "
+                   "children are killed (60)")
+    p.add_argument("--jobs", type=_count_arg, default=os.cpu_count() or 1, metavar="N",
                    help="readers run at once (the number of CPUs)")
+    p.add_argument("--max-output", type=_count_arg, default=MAX_OUTPUT, metavar="BYTES",
+                   help="a reader that prints more on stdout or stderr for one file disagrees, "
+                   f"and is stopped there ({MAX_OUTPUT})")
     p.add_argument("--json", action="store_true", help="the report as JSON")
+
+
+def _seconds_arg(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"a number of seconds above 0, not {text!r}")
+    return value
+
+
+def _count_arg(text: str) -> int:
+    try:
+        value = int(text, 10)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"a whole number, 1 or more, not {text!r}")
+    return value
 
 
 def revisions_of(path: Path) -> frozenset[str] | None:
@@ -337,8 +582,7 @@ def revisions_of(path: Path) -> frozenset[str] | None:
     detection refuses before any revision's rules (SPEC.md section 3, steps 1 to 4: too
     short, another magic, a version byte no revision has), which every profile must
     refuse alike."""
-    with open(path, "rb") as f:
-        head = f.read(3)
+    head = _read_head(path, 3)
     if len(head) < 3 or head[:2] != b"\xad\x01":
         return None
     return _BY_VERSION.get(head[2])
@@ -366,12 +610,11 @@ def _optional_kind_arg(text: str) -> int:
 def _lists_kinds(path: Path, kinds: frozenset[int]) -> bool:
     """Whether a schema-3 file's section table (as far as the file holds it) lists one of
     ``kinds``."""
-    with open(path, "rb") as f:
-        head = f.read(64)
-        if len(head) < 64 or head[:3] != b"\xad\x01\x03":
-            return False
-        n = min(struct.unpack_from("<I", head, 24)[0], 64)
-        table = f.read(32 * n)
+    head = _read_head(path, 64 + 32 * 64)
+    if len(head) < 64 or head[:3] != b"\xad\x01\x03":
+        return False
+    n = min(struct.unpack_from("<I", head, 24)[0], 64)
+    table = head[64 : 64 + 32 * n]
     return any(struct.unpack_from("<I", table, 32 * i)[0] in kinds
                for i in range(len(table) // 32))
 
@@ -399,15 +642,15 @@ def _select(cases: list[Case], patterns: list[str] | None) -> list[Case]:
 
 
 def cmd_conformance(args: argparse.Namespace) -> int:
-    from .cli import EXIT_INVALID, EXIT_OK, CliError
-    from .render import safe_text
-
     command = list(args.reader)
     if command[:1] == ["--"]:
         command = command[1:]
     if not command:
         raise CliError("usage_error", "name the reader to run after --, for example: "
                        "onert-ckpt conformance -- ./my-reader {file}")
+    if "{file}" in command[0] or shutil.which(command[0]) is None:
+        raise CliError("usage_error", f"the reader {safe_text(command[0])!r} is not a program "
+                       "that can be run (not found on PATH, or not executable)")
     cases: list[Case] = []
     skipped: list[str] = []
     skips = frozenset(args.skips_kind or ())
@@ -434,7 +677,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     skipped += outside
     if not cases:
         raise CliError("usage_error", "no case to run (see --select, --no-vectors, --no-corpus)")
-    outcomes = run_all(command, cases, args.timeout, args.jobs)
+    outcomes = run_all(command, cases, args.timeout, args.jobs, args.max_output)
     bad = [o for o in outcomes if o.disagreement is not None]
     if args.json:
         report = {
@@ -442,7 +685,7 @@ def cmd_conformance(args: argparse.Namespace) -> int:
             "agree": len(outcomes) - len(bad),
             "disagree": [
                 {"case": o.case.name, "file": str(o.case.path), "rule": o.case.rule,
-                 "disagreement": o.disagreement}
+                 "disagreement": o.disagreement, "output_truncated": o.truncated}
                 for o in bad
             ],
             "not_run": skipped,
