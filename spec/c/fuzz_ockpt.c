@@ -59,7 +59,11 @@ static void walk(const ockpt_file *f, const ockpt_file *g) {
       check(o == o2 && n == n2);
       check(o >= bl->data_start && n <= bl->end - o);
       total += n;
-      sink ^= ockpt_file_crc32(f, 0, o, n);
+      {
+        uint32_t crc = 0;
+        check(ockpt_file_crc32(f, o, n, &crc) == 0);
+        sink ^= crc;
+      }
     }
     check(total == bl->end - bl->data_start);
     check(ockpt_entry(f, b, f->num_entries, NULL, NULL) == -1);
@@ -308,8 +312,11 @@ static void stream_agrees(const uint8_t *data, size_t size, const ockpt_result *
               a.name_offset == b.name_offset && a.name_len == b.name_len && b.name == NULL &&
               a.flags == b.flags && a.dtype == b.dtype && a.rank == b.rank &&
               a.model_index == b.model_index && memcmp(a.dims, b.dims, sizeof a.dims) == 0);
-        check(ockpt_file_crc32(f, 0, a.offset, a.nbytes) ==
-              ockpt_file_crc32(&s, 0, b.offset, b.nbytes));
+        {
+          uint32_t c1 = 0, c2 = 0;
+          check(ockpt_file_crc32(f, a.offset, a.nbytes, &c1) == 0);
+          check(ockpt_file_crc32(&s, b.offset, b.nbytes, &c2) == 0 && c1 == c2);
+        }
         for (j = 0; j < f->container.num_slots; j++) {
           uint64_t o1 = 0, n1 = 0, o2 = 0, n2 = 0;
           int r1 = ockpt_sec_slot_entry(f, j, k, &o1, &n1);
@@ -332,8 +339,10 @@ static void stream_agrees(const uint8_t *data, size_t size, const ockpt_result *
   check(!ockpt_stream_failed(&stream));
   if (rs.code == OCKPT_DEFERRED) {
     uint64_t probe;
+    uint32_t crc = 7;
     check(s.container.unchecked == OCKPT_UNCHECKED_BLOCKS && ockpt_v3_block_size(&s) != 0);
     check(ockpt_file_copy(&s, s.container.data.offset, &probe, 1) == -1);
+    check(ockpt_file_crc32(&s, s.container.data.offset, 1, &crc) == -1 && crc == 7);
     rs = ockpt_verify_deferred(&s);
     check(rs.code != OCKPT_OK || s.container.unchecked == 0);
   } else {

@@ -60,6 +60,14 @@ static ockpt_result fail(ockpt_error code, const char *name, uint64_t offset,
   return fail_at(code, name, -1, offset, message);
 }
 
+/* Schema 1 and WOF record offsets as u32: a larger file cannot be described (rule 1 of each). */
+#define MAX_V1_FILE 0xFFFFFFFFu
+
+static ockpt_result too_large(void) {
+  return fail(OCKPT_E_LIMIT_EXCEEDED, "file", MAX_V1_FILE,
+              "a version-1 file larger than 4 GiB - 1 bytes (its u32 offsets cannot reach)");
+}
+
 /* ---- entry sizes (SPEC.md rule 9) ---------------------------------------------------------- */
 
 /* Size of present entry i (offset o) of a block whose entries already passed rule 8:
@@ -203,6 +211,7 @@ static ockpt_result validate_v1(const ockpt_src *buf, uint64_t S, ockpt_file *f,
   /* 1 */
   if (S < OCKPT_V1_HEADER_SIZE)
     return fail(OCKPT_E_TRUNCATED_HEADER, "header", 0, "file shorter than the 20-byte header");
+  if (S > MAX_V1_FILE) return too_large();
   /* 2 */
   if (rd_u8(buf, OCKPT_V1_HEADER_AT_RESERVED) != 0)
     return fail(OCKPT_E_RESERVED_NONZERO, "reserved", OCKPT_V1_HEADER_AT_RESERVED, "reserved byte is not 0");
@@ -348,6 +357,7 @@ static ockpt_result validate_wof(const ockpt_src *buf, uint64_t S, ockpt_file *f
   f->file_size = S;
   if (S < OCKPT_WOF_HEADER_SIZE)
     return fail(OCKPT_E_TRUNCATED_HEADER, "header", 0, "file shorter than the 8-byte header");
+  if (S > MAX_V1_FILE) return too_large();
   if (rd_u8(buf, OCKPT_WOF_HEADER_AT_RESERVED) != 0)
     return fail(OCKPT_E_RESERVED_NONZERO, "reserved", OCKPT_WOF_HEADER_AT_RESERVED, "reserved byte is not 0");
   N = rd_u32(buf, OCKPT_WOF_HEADER_AT_NUM_ENTRIES);

@@ -285,13 +285,14 @@ ockpt_result ockpt_read_stream_deferred(ockpt_stream *s, ockpt_file *out, uint64
 ockpt_result ockpt_verify_deferred(ockpt_file *f);
 
 /* Bytes of a file read by any reader (buffer or stream), for names, keys, values and data:
- * ockpt_file_copy() copies `len` bytes at `offset` into dst (0 on success, -1 when the range leaves
- * the file or a read failed); ockpt_file_crc32() is zlib's CRC-32 of such a range (continuing from
- * crc). Through a stream they read in OCKPT_STREAM_LINE-byte pieces. After a deferred read
- * (f.container.unchecked) ockpt_file_copy() refuses (-1) a range that reaches into the data
- * section: its blocks are unchecked (ockpt_v3_copy_verified() copies from there). */
+ * ockpt_file_copy() copies `len` bytes at `offset` into dst; ockpt_file_crc32() continues *crc
+ * (zlib's CRC-32: start from 0) over them. Both return 0 on success, -1 when the range leaves the
+ * file or a read failed (*crc is then unchanged). Through a stream they read in
+ * OCKPT_STREAM_LINE-byte pieces. After a deferred read (f.container.unchecked) both refuse (-1)
+ * a range that reaches into the data section: its blocks are unchecked, and neither its bytes
+ * nor a checksum of them leave the library (ockpt_v3_copy_verified() copies from there). */
 int ockpt_file_copy(const ockpt_file *f, uint64_t offset, void *dst, size_t len);
-uint32_t ockpt_file_crc32(const ockpt_file *f, uint32_t crc, uint64_t offset, uint64_t len);
+int ockpt_file_crc32(const ockpt_file *f, uint64_t offset, uint64_t len, uint32_t *crc);
 
 /* Entry i of a block, table order. Returns 1 when present (offset and nbytes written), 0 when
  * absent (table value 0), -1 for a block or index out of range. The size follows SPEC.md rule

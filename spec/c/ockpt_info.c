@@ -108,10 +108,15 @@ static void print_float(double x) {
   }
 }
 
+/* zlib's CRC-32 of a range the read checked (0 where it cannot be read: a failed stream) */
+static unsigned long crc32_of(const ockpt_file *f, uint64_t o, uint64_t n) {
+  uint32_t crc = 0;
+  return ockpt_file_crc32(f, o, n, &crc) == 0 ? (unsigned long)crc : 0ul;
+}
+
 static void print_entry(uint32_t index, const ockpt_file *f, uint64_t o, uint64_t n) {
   printf("{\"index\": %lu, \"offset\": %llu, \"nbytes\": %llu, \"crc32\": %lu", (unsigned long)index,
-         (unsigned long long)o, (unsigned long long)n,
-         (unsigned long)ockpt_file_crc32(f, 0, o, n));
+         (unsigned long long)o, (unsigned long long)n, crc32_of(f, o, n));
 }
 
 /* A name, key or value: the reader's pointer into the buffer, or (read through a stream) a copy
@@ -273,7 +278,7 @@ static void print_block(const ockpt_file *f, unsigned block) {
     if (ockpt_entry(f, block, i, &o, &n) != 1) continue;
     printf("%s{\"index\": %lu, \"offset\": %llu, \"nbytes\": %llu, \"crc32\": %lu}",
            first ? "" : ", ", (unsigned long)i, (unsigned long long)o, (unsigned long long)n,
-           (unsigned long)ockpt_file_crc32(f, 0, o, n));
+           crc32_of(f, o, n));
     first = 0;
   }
   putchar(']');

@@ -161,10 +161,15 @@ int ockpt_file_copy(const ockpt_file *f, uint64_t offset, void *dst, size_t len)
   return src.stream != NULL && src.stream->failed ? -1 : 0;
 }
 
-uint32_t ockpt_file_crc32(const ockpt_file *f, uint32_t crc, uint64_t offset, uint64_t len) {
+int ockpt_file_crc32(const ockpt_file *f, uint64_t offset, uint64_t len, uint32_t *crc) {
   ockpt_src src;
-  if (f == NULL || offset > f->file_size || len > f->file_size - offset) return 0;
+  uint32_t c;
+  if (f == NULL || crc == NULL || offset > f->file_size || len > f->file_size - offset) return -1;
+  if (unchecked_data(f, offset, len)) return -1;
   src = ockpt_src_of(f);
-  if (src.buf == NULL && src.stream == NULL) return 0;
-  return ockpt_src_crc32(&src, crc, offset, len);
+  if (src.buf == NULL && src.stream == NULL) return -1;
+  c = ockpt_src_crc32(&src, *crc, offset, len);
+  if (src.stream != NULL && src.stream->failed) return -1;
+  *crc = c;
+  return 0;
 }
