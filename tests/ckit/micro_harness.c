@@ -1,6 +1,6 @@
 /*
  * micro_harness.c - the micro reader (spec/c/micro) as a device harness would run it, printing
- * the micro profile's line format (SPEC.md, "The micro profile"):
+ * the micro profile's line format (SPEC.md section 11):
  *
  *   micro 1 <buffer bytes>
  *   accept <tensors> <slots> <optimizer kind or ->

@@ -1,4 +1,4 @@
-"""The micro profile's line format (SPEC.md, "The micro profile") and its judgment.
+"""The micro profile's line format (SPEC.md section 11) and its judgment.
 
 A device harness prints ``micro 1 <buffer>``, then ``accept``, ``state``, ``tensor`` and
 ``slot`` lines and ``end``, or at any point ``refuse <code> <field> <offset>`` as its last
@@ -21,7 +21,7 @@ from pathlib import Path
 import onert_checkpoint as oc
 from onert_checkpoint.format.revisions.v2.constants import crc as crc32c
 
-#: The codes a micro reader may refuse a file with (SPEC.md, "The micro profile").
+#: The codes a micro reader may refuse a file with (SPEC.md section 11).
 MICRO_CODES = frozenset({
     "truncated_header", "bad_magic", "unsupported_version", "header_checksum",
     "truncated_file", "trailing_bytes", "overlap", "gap", "limit_exceeded",

@@ -1,6 +1,6 @@
 /*
- * ockpt_micro.c - the micro profile's schema-3 reader (ockpt_micro.h; SPEC.md, "The micro
- * profile"). Offsets and constants come from the generated ../ockpt_layout.h, error numbers
+ * ockpt_micro.c - the micro profile's schema-3 reader (ockpt_micro.h; SPEC.md section 11).
+ * Offsets and constants come from the generated ../ockpt_layout.h, error numbers
  * from ../ockpt_errors.h. Every read goes through rd(), which never asks the callback for a
  * byte outside [0, size). The file is below 2^31 bytes (checked first), so every offset and
  * every sum of two checked offsets fits a uint32_t; an 8-byte field is read saturated (big()).
@@ -165,7 +165,7 @@ static void pool(ockpt_micro *m, uint32_t *p, uint32_t ofs, uint32_t len, uint32
 
 static uint32_t align8(uint32_t x) { return (x + 7u) & ~7u; }
 
-/* Widths of the fixed columns, in the order of their bits (SPEC.md 6.7.1). */
+/* Widths of the fixed columns, in the order of their bits (SPEC.md 7.1). */
 static const uint8_t col_width[6] = {
     OCKPT_V3_TENSORS_SECTION_INDEX_ELEM_SIZE, OCKPT_V3_TENSORS_SECTION_MODEL_INDEX_ELEM_SIZE,
     OCKPT_V3_TENSORS_SECTION_LEN_NAME_ELEM_SIZE, OCKPT_V3_TENSORS_SECTION_DTYPE_ELEM_SIZE,
@@ -246,7 +246,7 @@ static void tensors(ockpt_micro *m, uint32_t s, uint32_t len, uint32_t crc, uint
   seq_end(&q, crc, e);
 }
 
-/* O1-O7 and O9 (O8 left to a full reader), 8-byte slot entries (SPEC.md 6.7.2). */
+/* O1-O7 and O9 (O8 left to a full reader), 8-byte slot entries (SPEC.md 7.2). */
 static void optimizer(ockpt_micro *m, uint32_t s, uint32_t len, uint32_t crc, uint32_t e) {
   seq q;
   uint32_t kind, k, t, j, p, ofs, n, d, known;
@@ -477,7 +477,7 @@ int ockpt_micro_copy(ockpt_micro *m, void *dst, uint32_t len) {
   return consume(m, dst, len);
 }
 
-/* P2-P4 and B6, one range at a time, in data order (SPEC.md 6.7.3). */
+/* P2, P3 and B6, one range at a time, in data order (SPEC.md 7.3). */
 int ockpt_micro_next(ockpt_micro *m, ockpt_micro_range *r) {
   uint32_t len, p, a, at, rec;
   if (m->code || consume(m, 0, m->left)) return -1;

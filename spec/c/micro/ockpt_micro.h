@@ -1,6 +1,6 @@
 /*
- * ockpt_micro.h - the micro profile's reader of schema-3 checkpoints (SPEC.md, "The micro
- * profile"): for a device that loads a checkpoint into its model's buffers.
+ * ockpt_micro.h - the micro profile's reader of schema-3 checkpoints (SPEC.md section 11): for
+ * a device that loads a checkpoint into its model's buffers.
  *
  * C99, no allocation, no libc calls, no recursion. The caller gives a read-at-offset
  * callback, the file's size and one buffer of at least the file's block size (the
