@@ -394,6 +394,10 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
                    lambda f, out: ["import", str(f.path), str(out / "im.ckpt"), "--model",
                                    str(FC2_MODEL), "--dialect", "onert-micro"],
                    output="im.ckpt"),
+        CliVariant("optimizer-adam", CONTAINER,
+                   lambda f, out: ["import", str(f.path), str(out / "ia.ckpt"),
+                                   "--optimizer", "adam"],
+                   output="ia.ckpt"),
     ],
     "new": [
         CliVariant("adam", MODEL,

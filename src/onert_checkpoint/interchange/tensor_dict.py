@@ -426,6 +426,7 @@ def from_numpy_dict(
     metadata: Mapping[str, str] | None = None,
     *,
     entries: Mapping[str, int] | None = None,
+    optimizer: str | None = None,
 ) -> Checkpoint:
     """Build a checkpoint from ``{name: array}`` (the inverse of :func:`to_numpy_dict`).
 
@@ -440,6 +441,10 @@ def from_numpy_dict(
     schema 1 holds the content, else "v3" (the recommended revision): arrays of names, dtypes
     and shapes of their own, an optimizer other than SGD and Adam, or a state schema 1 cannot
     hold. Names from ``entries`` are the caller's (a model's) and need no schema 3.
+
+    ``optimizer`` ("adam" or "sgd") is the optimizer of weights-only arrays: Adam gets zeroed m
+    and v for every tensor (a run starting from these weights, as onert starts one). Arrays
+    that hold optimizer state keep it, and must be of that optimizer.
     """
     meta = dict(metadata or {})
     if meta.get("format", FORMAT_NAME) != FORMAT_NAME:
@@ -494,7 +499,7 @@ def from_numpy_dict(
         raise _fail("metadata 'offsets' or 'num_entries' is not an integer") from None
     described = _meta_json(meta, "tensors", "{}", dict)
     tensors: list[Tensor] = []
-    optimizer = None if kind == "none" else Optimizer(kind, {n: {} for n in slot_names})
+    held = None if kind == "none" else Optimizer(kind, {n: {} for n in slot_names})
     for name, value in arrays.items():
         if name not in placed:
             raise _fail(f"array {name!r} names no entry")
@@ -517,9 +522,9 @@ def from_numpy_dict(
                 tensor.name = base
             tensors.append(tensor)
         else:
-            if optimizer is None:
+            if held is None:
                 raise _fail(f"array {name!r} is optimizer state, but the optimizer is none")
-            optimizer.slots.setdefault(slot, {})[index] = Buffer(index, raw, offsets.get(name))
+            held.slots.setdefault(slot, {})[index] = Buffer(index, raw, offsets.get(name))
     try:
         state = _state_from_json(_meta_json(meta, "state", "{}", dict))
         origin = _meta_json(meta, "origin", "null", (dict, type(None)))
@@ -527,7 +532,7 @@ def from_numpy_dict(
         raise _fail(f"metadata 'state' holds a malformed value: {exc!r}") from None
     ckpt = Checkpoint(
         tensors=tensors,
-        optimizer=optimizer,
+        optimizer=held,
         state=state,
         revision=meta.get("revision", "v3"),
         dialect=meta.get("dialect"),
@@ -540,6 +545,8 @@ def from_numpy_dict(
     )
     if origin is not None:
         ckpt.origin = origin
+    if optimizer is not None:
+        ckpt.optimizer = _chosen_optimizer(ckpt, optimizer)
     if "revision" not in meta:
         # Arrays of no export of ours: schema 1 when it holds them, else schema 3, never a
         # write that drops what the arrays carry. Names that the caller's ``entries`` gave
@@ -550,6 +557,23 @@ def from_numpy_dict(
             ckpt, annotations_are_content=entries is None or "entries" in meta
         )
     return ckpt
+
+
+def _chosen_optimizer(ckpt: Checkpoint, kind: str) -> Optimizer:
+    """``optimizer=kind`` of :func:`from_numpy_dict`: zeroed slots for weights-only arrays."""
+    if kind not in ("adam", "sgd"):
+        raise ValueError(f"optimizer must be 'adam' or 'sgd', not {kind!r}")
+    held = ckpt.optimizer
+    if held is not None and any(held.slots.values()):
+        if held.kind != kind:
+            raise _fail(f"the arrays hold {held.kind} state ({', '.join(held.slots)}); a fresh "
+                        f"{kind} optimizer would drop it (import them as they are, then edit "
+                        "--drop-optimizer or --reset-optimizer)")
+        return held
+    # np.zeros: untouched zero pages until written, not a copy of the weights' size in memory
+    return Optimizer(kind, {slot: {t.index: Buffer(t.index, np.zeros(t.nbytes, np.uint8))
+                                   for t in ckpt.tensors}
+                            for slot in OPTIMIZER_SLOTS[kind]})
 
 
 def _regular(path: str | os.PathLike[str]) -> str:

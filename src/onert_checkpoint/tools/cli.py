@@ -723,7 +723,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if bad is not None:
         raise bad
     model = _load_model(args.model)
-    options: dict[str, Any] = {}
+    options: dict[str, Any] = {"optimizer": args.optimizer}
     if model is not None:
         options["entries"] = _model_entries(model, args.dialect or "onert")
     reader = from_safetensors if suffix == ".safetensors" else from_npz
@@ -945,6 +945,7 @@ _EXAMPLES = {
     "import": [
         "onert-ckpt import fc2.safetensors fc2.ckpt",
         "onert-ckpt import weights.safetensors fc2.ckpt --model fc2.circle --dialect onert",
+        "onert-ckpt import weights.safetensors fc2.ckpt --model fc2.circle --optimizer adam",
     ],
     "new": [
         "onert-ckpt new --model fc2.circle --optimizer adam fc2-start.ckpt",
@@ -1116,6 +1117,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="revision to write (an export's own; other arrays: v1 when schema 1 "
                    "holds them, else v3, the recommended revision)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
+    p.add_argument("--optimizer", choices=("adam", "sgd"),
+                   help="the optimizer of weights-only arrays: adam adds zeroed m and v "
+                   "(default: as the input holds; arrays alone are SGD)")
     batch_size_option(p)
     p.add_argument("--allow-lossy", action="store_true",
                    help="permit dropping what the revision cannot hold (said on stderr)")
