@@ -36,14 +36,14 @@ def load(
     Tensor data are read-only NumPy views on the (memory-mapped) source, never copies; they are
     bytes (uint8) unless ``model`` (a circle model: path, bytes or ``CircleModel``) says which
     tensor each entry is, in which case they come out typed and shaped, with names
-    (:func:`onert_checkpoint.circle.binding.bind`; ``order`` says how onert's entry order is found).
+    ([`bind`][onert_checkpoint.bind]; ``order`` says how onert's entry order is found).
 
     Every rule of the specification is checked; the checks of the tensor data section of
     schemas 2 and 3 (its CRC-32C and zero padding), which read the data itself, run on the
     first access to any entry's data, before a byte is handed out (or on ``ckpt.verify()``):
     opening a large checkpoint to read its names costs what its structure costs.
     ``verify_data=False`` hands data out without them (``onert-ckpt validate`` always checks
-    everything); :func:`~onert_checkpoint.save` and the other writers still run them before
+    everything); [`save`][onert_checkpoint.save] and the other writers still run them before
     they write the data under a fresh checksum (docs/saving.md).
 
     ``mmap=False`` reads a path into private memory instead of mapping it: the arrays then no
@@ -72,15 +72,16 @@ def load(
 
 @contextlib.contextmanager
 def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoint]:
-    """Map ``path`` and yield its :class:`Checkpoint`; on exit, release the mapping.
+    """Map ``path`` and yield its [`Checkpoint`][onert_checkpoint.Checkpoint]; on exit, release the
+    mapping.
 
-    ``load_options`` are :func:`load`'s (``model``, ``order``, ``verify_data``, ``mmap``).
-    Inside the block only the bytes that are looked at are read. After it the checkpoint's
-    storage is released: reading an entry's data or size, copying, converting, exporting or
-    saving the checkpoint raises :class:`~onert_checkpoint.CheckpointError` with code
-    ``released`` (never empty entries: a save would write them over the file). Copy
-    (``np.array(t.data)``) what must outlive the block. An array view kept past the block
-    keeps the mapping alive instead of being invalidated.
+    ``load_options`` are [`load`][onert_checkpoint.load]'s (``model``, ``order``, ``verify_data``,
+    ``mmap``). Inside the block only the bytes that are looked at are read. After it the
+    checkpoint's storage is released: reading an entry's data or size, copying, converting,
+    exporting or saving the checkpoint raises [`CheckpointError`][onert_checkpoint.CheckpointError]
+    with code ``released`` (never empty entries: a save would write them over the file). Copy
+    (``np.array(t.data)``) what must outlive the block. An array view kept past the block keeps the
+    mapping alive instead of being invalidated.
 
         >>> import onert_checkpoint as oc
         >>> with oc.open("tests/data/real-onert/fc2-adam-step8.ckpt") as ckpt:
@@ -137,12 +138,12 @@ def upgrade(
     """Schema 1 (either dialect) or WOF to schema 3 (``to="v3"``, the recommended revision,
     SPEC 10) or schema 2 (``to="v2"``), losslessly.
 
-    With ``model`` (a circle model: path, bytes or :class:`~onert_checkpoint.CircleModel`)
+    With ``model`` (a circle model: path, bytes or [`CircleModel`][onert_checkpoint.CircleModel])
     every tensor record gets the circle tensor's index, name, dtype and shape; without it the
     tensors are raw bytes. A schema-2 or schema-3 checkpoint is returned as a copy in revision
     ``to`` (bound to ``model`` if given); the tensors keep the offsets (and a schema-3 file's
-    ``data_order``) they were read with, so the data keep their storage order. ``order`` is
-    how an onert file's entries are matched to the model's tensors (:func:`load`'s).
+    ``data_order``) they were read with, so the data keep their storage order. ``order`` is how an
+    onert file's entries are matched to the model's tensors ([`load`][onert_checkpoint.load]'s).
     """
     from .format import convert as formats
 
@@ -183,17 +184,17 @@ def convert(
     batch_size: int | None = None,
     order: str = "auto",
 ) -> Checkpoint:
-    """The content of ``ckpt`` as revision ``to`` ("v1", "v2", "v3" or "wof"; by default
-    schema 3, the recommended revision; None keeps the input's revision), ready to :func:`save`.
+    """The content of ``ckpt`` as revision ``to`` ("v1", "v2", "v3" or "wof"; by default schema 3,
+    the recommended revision; None keeps the input's revision), ready to
+    [`save`][onert_checkpoint.save].
 
-    ``to="v2"`` and ``to="v3"`` are :func:`upgrade` (``model`` names the tensors; between
-    schema 2 and 3 everything is kept but the data order, SPEC 7.3); ``"v1"`` and ``"wof"`` are
-    :func:`~onert_checkpoint.downgrade`. A checkpoint converted to v1 in another dialect than
-    its content's (:func:`onert_checkpoint.format.convert.content_dialect`) is re-indexed for
-    the other runtime, which needs ``model``
-    (:func:`onert_checkpoint.circle.dialect_convert.to_dialect`); without it a
-    :class:`~onert_checkpoint.NotRepresentableError` (a ``ValueError``) names the missing
-    model. Nothing is silently dropped.
+    ``to="v2"`` and ``to="v3"`` are [`upgrade`][onert_checkpoint.upgrade] (``model`` names the
+    tensors; between schema 2 and 3 everything is kept but the data order, SPEC 7.3); ``"v1"`` and
+    ``"wof"`` are [`downgrade`][onert_checkpoint.downgrade]. A checkpoint converted to v1 in another
+    dialect than its content's (`onert_checkpoint.format.convert.content_dialect`) is re-indexed for
+    the other runtime, which needs ``model`` (`onert_checkpoint.circle.dialect_convert.to_dialect`);
+    without it a [`NotRepresentableError`][onert_checkpoint.NotRepresentableError] (a
+    ``ValueError``) names the missing model. Nothing is silently dropped.
 
     ``batch_size`` is the batch size B of the training run, for Adam state crossing between
     onert and onert-micro (SPEC 9.3): onert-micro's m is B times and its v B**2 times onert's,
@@ -203,7 +204,7 @@ def convert(
     argument is absent and must agree with it when both are given; ``to="v2"`` (or ``"v3"``)
     records B there. Nothing is rescaled within one runtime, for SGD, or when writing WOF (no
     state). ``order`` is how an onert file's entries are matched to the model's tensors (as
-    :func:`load`'s: "auto", "probe", "predict" or "size").
+    [`load`][onert_checkpoint.load]'s: "auto", "probe", "predict" or "size").
     """
     from .format.convert import content_dialect, downgrade, indexing_text, needs_model
     from .format.errors import error_for

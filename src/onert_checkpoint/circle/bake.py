@@ -9,9 +9,9 @@ offset.
 
 The object API makes one Python object per reference: a table or vector that the flatbuffer
 names from many places (a subgraph vector naming one subgraph a thousand times) is unpacked
-once per reference. Before unpacking, :func:`unpack_cost` estimates what that makes, counting
+once per reference. Before unpacking, `unpack_cost` estimates what that makes, counting
 every reference, in linear time (each distinct table is visited once); a model whose estimate
-exceeds :func:`unpack_budget` (64 MiB plus 8 times the model's size) is refused with
+exceeds `unpack_budget` (64 MiB plus 8 times the model's size) is refused with
 ``not_representable`` (field ``model``) instead of being expanded. No circle writer repeats a
 table reference, so real models are far below it.
 
@@ -123,16 +123,16 @@ def bake(
     """The circle model ``model`` with the weights of ``ckpt`` in its constant buffers.
 
     ``ckpt`` is a checkpoint or a path or bytes to load; ``order`` says how an onert file's entry
-    order is found (as in :func:`~onert_checkpoint.load`); ``shared`` what to do with onert's
-    diverged copies of a shared constant (:data:`SHARED_POLICIES`). Returns the new model's
-    bytes and, given ``out``, writes them there atomically with :func:`~onert_checkpoint.save`'s
+    order is found (as in [`load`][onert_checkpoint.load]); ``shared`` what to do with onert's
+    diverged copies of a shared constant (`SHARED_POLICIES`). Returns the new model's
+    bytes and, given ``out``, writes them there atomically with [`save`][onert_checkpoint.save]'s
     target rules (a link followed, a directory, FIFO, socket or device refused untouched).
 
-    Raises :class:`~onert_checkpoint.ModelMismatchError` when the checkpoint does not fit the
-    model and :class:`~onert_checkpoint.NotRepresentableError` for what a model cannot hold,
-    and for a model whose rebuild would exceed the memory bound (:func:`unpack_cost` over
-    :func:`unpack_budget`, 64 MiB plus 8 times the model's size: a flatbuffer that names one
-    table from many places; no circle writer makes one).
+    Raises [`ModelMismatchError`][onert_checkpoint.ModelMismatchError] when the checkpoint does not
+    fit the model and [`NotRepresentableError`][onert_checkpoint.NotRepresentableError] for what a
+    model cannot hold, and for a model whose rebuild would exceed the memory bound (`unpack_cost`
+    over `unpack_budget`, 64 MiB plus 8 times the model's size: a flatbuffer that names one table
+    from many places; no circle writer makes one).
     """
     if shared not in SHARED_POLICIES:
         raise ValueError(f"shared must be one of {', '.join(SHARED_POLICIES)}, not {shared!r}")
@@ -160,7 +160,7 @@ _DATA_COST = 4
 
 
 def unpack_budget(model_size: int) -> int:
-    """The most :func:`unpack_cost` may estimate for a model of ``model_size`` bytes: the
+    """The most `unpack_cost` may estimate for a model of ``model_size`` bytes: the
     bound every command keeps, 64 MiB plus 8 times the input's size."""
     return 64 * 1024 * 1024 + 8 * model_size
 

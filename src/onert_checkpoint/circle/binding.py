@@ -2,7 +2,7 @@
 
 onert-micro (and WOF) files index their tables by circle tensor index. onert files do not: their
 entries follow the runtime's internal iteration order (a hash map keyed by operand index; see
-:mod:`onert_checkpoint.circle.onert_order` and spec/SPEC.md, "onert's entry order"), which the
+`onert_checkpoint.circle.onert_order` and spec/SPEC.md, "onert's entry order"), which the
 file does not record. The order is taken, in this preference, from the prediction of that order
 from the model, from the runtime itself where the prediction cannot decide (a probe export, when
 the ``onert`` package is installed; cached by model), and only when every size is distinct from
@@ -91,7 +91,7 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
 
 
 def _predicted(model: CircleModel) -> list[int] | None:
-    """:func:`predict_onert_order`, or None past what the prediction knows (more operands than
+    """`predict_onert_order`, or None past what the prediction knows (more operands than
     its table of libstdc++ bucket counts): a model the prediction cannot decide."""
     try:
         return predict_onert_order(model)

@@ -1,7 +1,7 @@
 """Building a checkpoint from a circle model: its initial weights, or weights given as arrays.
 
 The entries follow the dialect's conventions (FORMAT-FACTS section 2): for onert, one entry per
-trainable tensor in the runtime's order (:mod:`onert_checkpoint.circle.onert_order`); for
+trainable tensor in the runtime's order (`onert_checkpoint.circle.onert_order`); for
 onert-micro, one entry per model tensor, present for the constant inputs of FULLY_CONNECTED and
 CONV_2D operators, with the data in the saver's order (last operator first).
 """
@@ -75,15 +75,14 @@ def checkpoint_from_arrays(
 ) -> Checkpoint:
     """A checkpoint of ``model`` whose weights are ``weights[circle tensor index]``.
 
-    Every trainable tensor of the dialect must be given, at its model size. Optimizer slots
-    missing from ``slots`` are zero (a fresh optimizer); the state defaults to step 0, epoch 0.
-    ``model`` is a :class:`CircleModel`, a path or the model's bytes. ``revision`` "v2" or
-    "v3" gives the same content as schema 2 or 3 (names, dtypes and shapes kept, and the
-    dialect recorded in the origin section), "v1" as schema 1. By default (None) it is "v1",
-    what the runtimes read, when schema 1 holds the content (the names, dtypes and shapes are
-    the model's), and "v3", the recommended revision, when it does not: a state key besides
-    step and epoch, or a step or epoch beyond 32 bits
-    (:func:`~onert_checkpoint.format.loss.fitting_revision`).
+    Every trainable tensor of the dialect must be given, at its model size. Optimizer slots missing
+    from ``slots`` are zero (a fresh optimizer); the state defaults to step 0, epoch 0. ``model`` is
+    a [`CircleModel`][onert_checkpoint.CircleModel], a path or the model's bytes. ``revision`` "v2"
+    or "v3" gives the same content as schema 2 or 3 (names, dtypes and shapes kept, and the dialect
+    recorded in the origin section), "v1" as schema 1. By default (None) it is "v1", what the
+    runtimes read, when schema 1 holds the content (the names, dtypes and shapes are the model's),
+    and "v3", the recommended revision, when it does not: a state key besides step and epoch, or a
+    step or epoch beyond 32 bits (`fitting_revision`).
     """
     if revision not in (None, "v1", "v2", "v3"):
         raise ValueError(f"unknown revision {revision!r}; choose from v1, v2, v3")
@@ -172,10 +171,10 @@ def new_checkpoint(
     dialect: str = "onert",
     revision: str | None = None,
 ) -> Checkpoint:
-    """A fresh checkpoint: the model's initial weights, zero optimizer state, step 0.
-    ``model`` is a :class:`CircleModel`, a path or the model's bytes; ``revision`` as
-    :func:`checkpoint_from_arrays` (by default "v1": schema 1 holds a fresh checkpoint of SGD
-    or Adam, and the runtimes read it).
+    """A fresh checkpoint: the model's initial weights, zero optimizer state, step 0. ``model`` is a
+    [`CircleModel`][onert_checkpoint.CircleModel], a path or the model's bytes; ``revision`` as
+    [`checkpoint_from_arrays`][onert_checkpoint.checkpoint_from_arrays] (by default "v1": schema 1
+    holds a fresh checkpoint of SGD or Adam, and the runtimes read it).
 
         >>> from onert_checkpoint.circle.model import CircleModel
         >>> model = CircleModel.load("tests/data/real-onert/fc2.circle")

@@ -10,7 +10,7 @@ table, shape, name and operand vector once and shares what it read, so its cost 
 the model's own size, never by what a naive expansion of every reference would make.
 
 onert's checkpoint entries follow the runtime's own iteration order (see
-:mod:`onert_checkpoint.circle.onert_order`); onert-micro's follow the model's tensor indices,
+`onert_checkpoint.circle.onert_order`); onert-micro's follow the model's tensor indices,
 and only some tensors carry data (FORMAT-FACTS section 2, OMCheckpointSaver.cpp).
 """
 
@@ -78,8 +78,9 @@ def _opcode_names() -> dict[int, str]:
 class CircleModel:
     """The tensors and operators of a circle model's first subgraph.
 
-    Build it with :meth:`load`; constant data stay in the source bytes and are returned as
-    zero-copy views by :meth:`initial_data`.
+    Build it with [`load`][onert_checkpoint.CircleModel.load]; constant data stay in the source
+    bytes and are returned as zero-copy views by
+    [`initial_data`][onert_checkpoint.CircleModel.initial_data].
     """
 
     def __init__(
@@ -108,11 +109,11 @@ class CircleModel:
     def load(cls, source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> CircleModel:
         """Read a circle model from a path or from its bytes.
 
-        A path is read like a checkpoint's (:func:`~onert_checkpoint.format.source.open_source`):
+        A path is read like a checkpoint's (`open_source`):
         only a regular file, checked before a byte is read, so a FIFO or a device raises
-        :class:`OSError` naming the path at once instead of blocking or reading forever; a
-        missing or unreadable file is an :class:`OSError` too, as for a checkpoint. Raises
-        :class:`~onert_checkpoint.ModelMismatchError` (code ``model_mismatch``, field
+        `OSError` naming the path at once instead of blocking or reading forever; a
+        missing or unreadable file is an `OSError` too, as for a checkpoint. Raises
+        [`ModelMismatchError`][onert_checkpoint.ModelMismatchError] (code ``model_mismatch``, field
         ``model``) when the bytes are not a readable circle model.
         """
         if isinstance(source, (bytes, bytearray, memoryview)):
@@ -314,5 +315,6 @@ def _vector_at(table: Any, slot: int) -> int | None:
 
 def as_circle_model(model: CircleModel | str | os.PathLike[str] | bytes | bytearray | memoryview
                     ) -> CircleModel:
-    """``model`` as a :class:`CircleModel` (read from the path or bytes when it is not one)."""
+    """``model`` as a [`CircleModel`][onert_checkpoint.CircleModel] (read from the path or bytes
+    when it is not one)."""
     return model if isinstance(model, CircleModel) else CircleModel.load(model)

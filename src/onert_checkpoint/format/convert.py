@@ -1,13 +1,13 @@
 """Upgrades and downgrades between the revisions (spec/SPEC.md, section 9).
 
-``upgrade`` turns a schema-1 checkpoint (either dialect) or a WOF file into schema 2 without
-losing anything: the schema-1 facts that schema 2 does not model (dialect, table length N, the
-footer-less quirk) go into schema 2's optional origin section, and the data keep their storage
-order, so ``downgrade`` can write the original file back byte for byte. ``downgrade`` refuses,
-with a :class:`~onert_checkpoint.NotRepresentableError` that lists everything that would
+``upgrade`` turns a schema-1 checkpoint (either dialect) or a WOF file into schema 2 without losing
+anything: the schema-1 facts that schema 2 does not model (dialect, table length N, the footer-less
+quirk) go into schema 2's optional origin section, and the data keep their storage order, so
+``downgrade`` can write the original file back byte for byte. ``downgrade`` refuses, with a
+[`NotRepresentableError`][onert_checkpoint.NotRepresentableError] that lists everything that would
 be lost, whatever schema 1 cannot hold, unless ``allow_lossy=True``.
 
-Both return new :class:`~onert_checkpoint.Checkpoint` objects sharing the data arrays of
+Both return new [`Checkpoint`][onert_checkpoint.Checkpoint] objects sharing the data arrays of
 their input (no tensor byte is copied).
 
 This module knows no circle model: what needs one (naming the tensors of an upgrade, moving
@@ -95,7 +95,7 @@ def upgrade(
     keep their storage order. ``name_tensors``, if given, is called with a view of the copied
     tensors as the file they came from laid them out (its revision, dialect and table length,
     from the origin section of a schema-2 or schema-3 input), before the schema-3 checks: the
-    model layer names, types and shapes them there (:func:`onert_checkpoint.upgrade`).
+    model layer names, types and shapes them there ([`upgrade`][onert_checkpoint.upgrade]).
     """
     if not is_schema2_family(to):
         raise ValueError(f"upgrade targets {', '.join(SCHEMA2_FAMILY)}, not {to!r}")
@@ -136,9 +136,10 @@ def downgrade(
     """Schema 2 or 3 to schema 1 (``dialect`` "onert", "onert-micro", or None for the dialect the
     content came from, else one that holds it), or to WOF with ``to="wof"``.
 
-    Raises :class:`~onert_checkpoint.NotRepresentableError` (code ``not_representable``)
-    listing what would be lost, unless ``allow_lossy`` is true; what schema 1 cannot lay out at
-    all (an Adam slot whose size differs from its weight, say) is refused either way.
+    Raises [`NotRepresentableError`][onert_checkpoint.NotRepresentableError] (code
+    ``not_representable``) listing what would be lost, unless ``allow_lossy`` is true; what schema 1
+    cannot lay out at all (an Adam slot whose size differs from its weight, say) is refused either
+    way.
     """
     if to not in ("v1", "wof"):
         raise ValueError(f"downgrade targets v1 or wof, not {to!r}")

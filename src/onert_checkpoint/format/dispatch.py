@@ -103,11 +103,11 @@ def load(
 
     Tensor data are read-only NumPy views on the (memory-mapped) source, never copies, as
     bytes (uint8): this layer knows no circle model. The public
-    :func:`onert_checkpoint.load` adds the ``model`` that types, shapes and names them
+    [`load`][onert_checkpoint.load] adds the ``model`` that types, shapes and names them
     (``onert_checkpoint.api``, the layer above both the format and the model).
 
     Every rule of the specification is checked; what is checked when (the deferred data checks,
-    ``verify_data``, ``mmap``) is documented once, on :func:`onert_checkpoint.load`.
+    ``verify_data``, ``mmap``) is documented once, on [`load`][onert_checkpoint.load].
 
         >>> load("tests/data/real-onert/fc2-adam-step8.ckpt").revision
         'v1'

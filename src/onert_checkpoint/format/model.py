@@ -1,9 +1,10 @@
 """The model objects: what a checkpoint holds, free of any file I/O.
 
-A :class:`Checkpoint` holds the weight :class:`Tensor` entries, the :class:`Optimizer` with its
-per-slot :class:`Buffer` entries, the :class:`TrainingState`, and what the reader detected about
-the file it came from (revision, dialect, table length). Data are NumPy arrays; when loaded from a
-file they are read-only views on the mapped file, never copies.
+A [`Checkpoint`][onert_checkpoint.Checkpoint] holds the weight [`Tensor`][onert_checkpoint.Tensor]
+entries, the [`Optimizer`][onert_checkpoint.Optimizer] with its per-slot
+[`Buffer`][onert_checkpoint.Buffer] entries, the [`TrainingState`][onert_checkpoint.TrainingState],
+and what the reader detected about the file it came from (revision, dialect, table length). Data are
+NumPy arrays; when loaded from a file they are read-only views on the mapped file, never copies.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ SCHEMA2_FAMILY: tuple[str, ...] = ("v2", "v3")
 
 
 def is_schema2_family(revision: object) -> bool:
-    """True for "v2" and "v3" (:data:`SCHEMA2_FAMILY`): the revisions that hold everything a
+    """True for "v2" and "v3" (`SCHEMA2_FAMILY`): the revisions that hold everything a
     checkpoint object can say; False for schema 1 ("v1") and WOF ("wof")."""
     return revision in SCHEMA2_FAMILY
 
@@ -74,7 +75,7 @@ class Buffer:
 
     ``index`` is the entry's position in its offset table. ``offset`` is where the data was read
     from (None for content built in memory). ``data`` is a NumPy array; assigning to it is
-    checked (:meth:`_check_assignment`): the entry keeps its size, type and shape.
+    checked (`_check_assignment`): the entry keeps its size, type and shape.
     """
 
     __slots__ = ("__weakref__", "_data", "_index", "_row", "_table", "offset")
@@ -397,7 +398,7 @@ class TrainingState(dict[str, object]):
 
 class _TensorsField:
     """``Checkpoint.tensors``: set from any iterable of tensors, kept (and read) as a
-    :class:`TensorList` in entry-index order, the order files store them in. A data descriptor
+    `TensorList` in entry-index order, the order files store them in. A data descriptor
     so that type checkers take ``__set__``'s argument type for the dataclass's ``__init__``."""
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -423,18 +424,18 @@ class Checkpoint(Mapping[object, Tensor]):
     """A training checkpoint: weights, optimizer state and training position.
 
     It is a mapping from entry index (``ckpt[0]``) or tensor name (``ckpt["fc1/w"]``) to
-    :class:`Tensor`; iteration (``keys()``) yields the tensor names in table order when every
-    tensor has a distinct name, else the entry indices. ``ckpt[key] = values`` replaces a
-    tensor's data by the rule of ``ckpt[key].data = values``; a key no tensor has is a
+    [`Tensor`][onert_checkpoint.Tensor]; iteration (``keys()``) yields the tensor names in table
+    order when every tensor has a distinct name, else the entry indices. ``ckpt[key] = values``
+    replaces a tensor's data by the rule of ``ckpt[key].data = values``; a key no tensor has is a
     ``KeyError`` that names the nearest tensor names.
 
     ``nbytes``, ``index``, ``name``, ``dtype``, ``shape`` are attributes (metadata, known
     without reading the data); ``crc32()`` is a method because it reads every byte.
 
-    ``revision`` and ``dialect`` say what the file was (or what :func:`save` writes by default):
-    a checkpoint built by hand is ``"v3"``, the recommended revision (spec/SPEC.md 10);
-    ``num_entries`` is the length of the file's offset tables, which for onert-micro files
-    counts every tensor of the model, present or not.
+    ``revision`` and ``dialect`` say what the file was (or what [`save`][onert_checkpoint.save]
+    writes by default): a checkpoint built by hand is ``"v3"``, the recommended revision
+    (spec/SPEC.md 10); ``num_entries`` is the length of the file's offset tables, which for
+    onert-micro files counts every tensor of the model, present or not.
     """
 
     tensors: _TensorsField = _TensorsField()  # any iterable of tensors; read as a TensorList
@@ -471,7 +472,7 @@ class Checkpoint(Mapping[object, Tensor]):
     # The file's bytes and its pending data checks, for a loaded checkpoint (not a field:
     # no annotation, so the type is given by a cast).
     _store = cast("DataStore | None", None)
-    # True after the ``open`` block that held the storage ended (:meth:`_release_data`).
+    # True after the ``open`` block that held the storage ended (`_release_data`).
     _released = False
 
     def __post_init__(self) -> None:
@@ -503,7 +504,7 @@ class Checkpoint(Mapping[object, Tensor]):
 
     def __setitem__(self, key: object, value: object) -> None:
         """``ckpt[key] = values``: the new data of the tensor ``ckpt[key]``, by the rule of
-        ``ckpt[key].data = values`` (:func:`~onert_checkpoint.format.assignment.cast_for_entry`:
+        ``ckpt[key].data = values`` (`cast_for_entry`:
         same size, type and shape, values converted only when none changes). A key no tensor
         has is a ``KeyError``: assignment never adds a tensor."""
         self[key].data = value
@@ -545,8 +546,9 @@ class Checkpoint(Mapping[object, Tensor]):
 
     # Data checks ------------------------------------------------------------------------
     def verify(self) -> None:
-        """Run the data checks that ``load`` left for the first data access (schema 2's
-        data-section CRC-32C and padding) now; raise their :class:`CheckpointError`."""
+        """Run the data checks that ``load`` left for the first data access (schema 2's data-section
+        CRC-32C and padding) now; raise their
+        [`CheckpointError`][onert_checkpoint.CheckpointError]."""
         if self._released:
             raise released_error()
         if self._store is not None:
@@ -597,9 +599,9 @@ class Checkpoint(Mapping[object, Tensor]):
         self.state["epoch"] = operator.index(value)
 
     def slot(self, name: str, key: object) -> Buffer | None:
-        """The ``name`` slot entry (``"m"``, ``"v"``) of the tensor at ``key`` (a name or an
-        entry index); None when the slot holds no entry for that tensor. A slot name the
-        optimizer does not have is a :class:`~.errors.CheckpointError` (``unknown_slot``)
+        """The ``name`` slot entry (``"m"``, ``"v"``) of the tensor at ``key`` (a name or an entry
+        index); None when the slot holds no entry for that tensor. A slot name the optimizer does
+        not have is a [`CheckpointError`][onert_checkpoint.CheckpointError] (``unknown_slot``)
         naming the slots there are; a key no tensor has is a ``KeyError``, as ``ckpt[key]``."""
         slots = self.optimizer.slots if self.optimizer is not None else {}
         entries = slots.get(name)

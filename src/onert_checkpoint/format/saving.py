@@ -1,10 +1,10 @@
 """Saving: choosing the revision's writer, checking what it may write, and handing its bytes
-to the one output primitive (:mod:`onert_checkpoint.atomic_file`: atomic replacement, special
+to the one output primitive (`onert_checkpoint.atomic_file`: atomic replacement, special
 files refused, symbolic links followed and kept, owner and mode kept, errors naming the
 caller's path; docs/saving.md).
 
-Storage that only appends gets the same bytes in one forward pass: ``save(...,
-forward_only=True)`` and :func:`save_stream` (a pipe or any file object) compute every checksum
+Storage that only appends gets the same bytes in one forward pass: ``save(..., forward_only=True)``
+and [`save_stream`][onert_checkpoint.save_stream] (a pipe or any file object) compute every checksum
 in a read pass over the data first, then write each byte once, in order, never at an offset.
 """
 
@@ -83,7 +83,7 @@ def _writer(
 def verify_sources(ckpt: Checkpoint) -> None:
     """Before any file is written from ``ckpt`` (a checkpoint, an export): the data checks of
     the loaded files it copies from must pass, now if they have not run (``verify_data=False``)
-    or again if the bytes may have changed (:func:`~.entries.must_verify`)."""
+    or again if the bytes may have changed (`must_verify`)."""
     must_verify(_sources(ckpt))
 
 
@@ -148,12 +148,13 @@ def save(
     ``progress``, if given, is called with the byte count of every chunk as it is written
     (the command line feeds a progress bar with it).
 
-    Schema 2 and 3 are written in one pass with the data section's checksums summed on the
-    way, then the header and section table (and schema 3's per-block checksums) written over
-    their placeholders. ``forward_only=True`` computes every checksum first, in a read pass
-    over the data, and then writes each byte once, in order, never at an offset: the same
-    bytes, for storage that only appends (docs/saving.md, "Writing in one forward pass";
-    :func:`save_stream` writes to a pipe or any other file object that way).
+    Schema 2 and 3 are written in one pass with the data section's checksums summed on the way, then
+    the header and section table (and schema 3's per-block checksums) written over their
+    placeholders. ``forward_only=True`` computes every checksum first, in a read pass over the data,
+    and then writes each byte once, in order, never at an offset: the same bytes, for storage that
+    only appends (docs/saving.md, "Writing in one forward pass";
+    [`save_stream`][onert_checkpoint.save_stream] writes to a pipe or any other file object that
+    way).
 
     ``path`` must be a regular file or not exist (a directory, FIFO, socket or device is
     refused with an ``OSError``; an empty path with a ``ValueError``); a symbolic link is
@@ -168,7 +169,7 @@ def save(
 
 
 def _forward(ckpt: Checkpoint, **kwargs: Any) -> Iterator[bytes | memoryview]:
-    """The file's bytes in order with every checksum already computed: :func:`chunks`, with
+    """The file's bytes in order with every checksum already computed: `chunks`, with
     its plan (and the data read pass of schema 2 and 3) made before the first chunk is
     asked for."""
     data = chunks(ckpt, **kwargs)
@@ -186,19 +187,18 @@ def save_stream(
     """Write ``ckpt`` to the binary file object ``file`` in one forward pass; returns the
     number of bytes written.
 
-    For targets that cannot seek or only append: a pipe (``os.fdopen(w, "wb")``), standard
-    output (``sys.stdout.buffer``), a socket's file, an object store's upload stream, an
-    append-only file. Every offset and every checksum is computed first (schema 2 and 3
-    read the data once for their checksums), then each byte is written once, in order,
-    through ``file.write`` at the file's own position: ``seek``, ``tell`` and ``fileno``
-    are never called. The bytes are those :func:`save` and :func:`to_bytes` write; the
-    options are theirs (``revision``, ``dialect``, ``allow_lossy``). ``file`` is flushed,
-    not closed.
+    For targets that cannot seek or only append: a pipe (``os.fdopen(w, "wb")``), standard output
+    (``sys.stdout.buffer``), a socket's file, an object store's upload stream, an append-only file.
+    Every offset and every checksum is computed first (schema 2 and 3 read the data once for their
+    checksums), then each byte is written once, in order, through ``file.write`` at the file's own
+    position: ``seek``, ``tell`` and ``fileno`` are never called. The bytes are those
+    [`save`][onert_checkpoint.save] and [`to_bytes`][onert_checkpoint.to_bytes] write; the options
+    are theirs (``revision``, ``dialect``, ``allow_lossy``). ``file`` is flushed, not closed.
 
-    Content errors (``not_representable``, a failed data check of the source) are raised
-    before the first byte is written. A write error or an interruption afterwards leaves
-    the receiver with a prefix of the file: nothing here can take back what a pipe has sent,
-    so unlike :func:`save` there is no old file to keep (docs/saving.md, "Writing in one
+    Content errors (``not_representable``, a failed data check of the source) are raised before the
+    first byte is written. A write error or an interruption afterwards leaves the receiver with a
+    prefix of the file: nothing here can take back what a pipe has sent, so unlike
+    [`save`][onert_checkpoint.save] there is no old file to keep (docs/saving.md, "Writing in one
     forward pass", says what a reader makes of a prefix).
     """
     write = file.write

@@ -1,7 +1,7 @@
 """safetensors files: weights and optimizer slots as named tensors, the rest as metadata.
 
 The file is an ordinary safetensors file (any safetensors reader opens it); the names and the
-metadata keys are those of :mod:`onert_checkpoint.interchange.tensor_dict`.
+metadata keys are those of `onert_checkpoint.interchange.tensor_dict`.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ def _not_utf8(exc: UnicodeEncodeError) -> Exception:
 
 def _check_header_fits(ckpt: Checkpoint) -> None:
     """Refuse, as not_representable, a checkpoint of so many entries that its safetensors
-    header would exceed :data:`HEADER_LIMIT` whatever their names (a schema-3 file of 2M
+    header would exceed `HEADER_LIMIT` whatever their names (a schema-3 file of 2M
     zero-length tensors is 16 MB): counted from the tables, no entry made."""
     count = len(ckpt.tensors)
     if ckpt.optimizer is not None:
@@ -177,8 +177,9 @@ def _check_header_fits(ckpt: Checkpoint) -> None:
 
 
 def from_safetensors(path: str | os.PathLike[str], **options: Any) -> Checkpoint:
-    """Read a checkpoint from a safetensors file written by :func:`to_safetensors`, or from any
-    safetensors file of named arrays (see :func:`~onert_checkpoint.from_numpy_dict`)."""
+    """Read a checkpoint from a safetensors file written by
+    [`to_safetensors`][onert_checkpoint.to_safetensors], or from any safetensors file of named
+    arrays (see [`from_numpy_dict`][onert_checkpoint.from_numpy_dict])."""
     from safetensors import safe_open
 
     name = _regular(path)

@@ -11,7 +11,7 @@ otherwise, the same rule as ``onert-ckpt dump``.
 The metadata (all strings, as safetensors requires; JSON inside is strict RFC 8259) carries
 what the arrays cannot: revision, dialect, table length, optimizer kind and slot names (a
 self-described schema-2 optimizer included), training state (floats bit-exact, see
-:func:`_state_json`), where each entry's data sat in the file, which array is which entry and
+`_state_json`), where each entry's data sat in the file, which array is which entry and
 slot (``arrays``), each tensor's name, dtype, shape and model index, the content's origin, and
 the schema-2 sections this library does not interpret (``sections``, their bytes in base64).
 So ``from_numpy_dict(*to_numpy_dict(ckpt, metadata=True))`` writes the original file back
@@ -103,7 +103,7 @@ def _slot_labels(ckpt: Checkpoint, paths: bool = False) -> dict[str, str]:
 def _key_names(ckpt: Checkpoint, paths: bool = False) -> list[str] | None:
     """The tensors' export names in list order when they are their names (unique, printable,
     not the metadata prefix and, with ``paths``, not able to traverse a path as an npz member:
-    :func:`path_safe`), else None: the entry indices are the names. One list, no mapping per
+    `path_safe`), else None: the entry indices are the names. One list, no mapping per
     entry (a file may hold millions of empty entries)."""
     tensors = ckpt.tensors
     names = tensors.names() if hasattr(tensors, "names") else [t.name for t in tensors]
@@ -122,7 +122,7 @@ def _key_names(ckpt: Checkpoint, paths: bool = False) -> list[str] | None:
 
 
 class _Keys:
-    """Entry index -> export name (see :func:`_key_names`), looked up without a dict of every
+    """Entry index -> export name (see `_key_names`), looked up without a dict of every
     entry when the names are the indices."""
 
     def __init__(self, ckpt: Checkpoint, paths: bool) -> None:
@@ -150,7 +150,7 @@ class _Keys:
 
 
 def _keys(ckpt: Checkpoint, paths: bool = False) -> dict[int, str]:
-    """Entry index -> export name (see :func:`_key_names`)."""
+    """Entry index -> export name (see `_key_names`)."""
     keys = _Keys(ckpt, paths)
     return {t.index: keys.at(k, t.index) for k, t in enumerate(ckpt.tensors)}
 
@@ -218,12 +218,12 @@ def _dumps(obj: object) -> str:
 
 def checkpoint_metadata(ckpt: Checkpoint, *, paths: bool = False) -> dict[str, str]:
     """The string metadata that, with the arrays, makes an export lossless (``paths``: for
-    arrays named as npz members, see :func:`path_safe`)."""
+    arrays named as npz members, see `path_safe`)."""
     return {k: v if isinstance(v, str) else "".join(v) for k, v in _metadata(ckpt, paths).items()}
 
 
 def _metadata(ckpt: Checkpoint, paths: bool) -> dict[str, str | list[str]]:
-    """:func:`checkpoint_metadata`, each per-entry text as pieces (joined, it would be held
+    """`checkpoint_metadata`, each per-entry text as pieces (joined, it would be held
     twice while joining; a writer can stream the pieces)."""
     keys, labels = _Keys(ckpt, paths), _slot_labels(ckpt, paths)
     # Each per-entry value is written into its JSON text as it is met: no dict of every entry.
@@ -292,7 +292,7 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
     """The weights and optimizer slots of ``ckpt`` as ``{name: array}``.
 
     Arrays are typed and shaped when the entry's dtype is known (a model bound, see
-    :func:`~onert_checkpoint.bind`, or schema-2 records) and a plain number type, flat uint8
+    [`bind`][onert_checkpoint.bind], or schema-2 records) and a plain number type, flat uint8
     (the raw bytes) otherwise; they are read-only views on the checkpoint's data (the empty
     arrays of one dtype and shape are one object). With ``metadata=True`` returns
     ``(arrays, metadata)``.
@@ -428,14 +428,15 @@ def from_numpy_dict(
     entries: Mapping[str, int] | None = None,
     optimizer: str | None = None,
 ) -> Checkpoint:
-    """Build a checkpoint from ``{name: array}`` (the inverse of :func:`to_numpy_dict`).
+    """Build a checkpoint from ``{name: array}`` (the inverse of
+    [`to_numpy_dict`][onert_checkpoint.to_numpy_dict]).
 
     Which entry and slot each array is comes from ``metadata["arrays"]`` (an export of this
     package), else entry indices from ``metadata["entries"]`` or ``entries`` (name -> index),
     else from the names themselves, which must then be entry indices ("0", "0.m", ...). Without
     metadata the optimizer is Adam when there are ``.m``/``.v`` arrays and SGD otherwise, and
     the state is empty. Any array-like works (NumPy, or PyTorch CPU tensors via ``.numpy()``).
-    Malformed metadata raises :class:`~onert_checkpoint.NotRepresentableError`.
+    Malformed metadata raises [`NotRepresentableError`][onert_checkpoint.NotRepresentableError].
 
     The revision is the metadata's; without one it is "v1" (what the runtimes read) when
     schema 1 holds the content, else "v3" (the recommended revision): arrays of names, dtypes
@@ -590,7 +591,7 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     The metadata travel as 0-d string arrays named ``__metadata__.<key>``. Member names are
     the tensor names only when none of them could take a naive extractor out of its folder
     (``..``, ``.`` or empty components, a leading ``/``, a backslash, a drive: see
-    :func:`path_safe`); otherwise every array is named by its entry index (``0``, ``0.m``)
+    `path_safe`); otherwise every array is named by its entry index (``0``, ``0.m``)
     and the names travel in the metadata, so nothing is lost. Slot names likewise.
     """
     from ..format.loss import check_lossless
@@ -614,15 +615,16 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
 
 
 def npz_inflate_limit(container_size: int) -> int:
-    """The most bytes :func:`from_npz` inflates from an npz of ``container_size`` bytes:
-    24 MiB plus 3 times the container. The arrays, the checkpoint made of them and a file
-    written from it then stay within the bound every command keeps (64 MiB plus 8 times its
-    input); an npz this library writes (members stored, not compressed) is always below it."""
+    """The most bytes [`from_npz`][onert_checkpoint.from_npz] inflates from an npz of
+    ``container_size`` bytes: 24 MiB plus 3 times the container. The arrays, the checkpoint made of
+    them and a file written from it then stay within the bound every command keeps (64 MiB plus 8
+    times its input); an npz this library writes (members stored, not compressed) is always below
+    it."""
     return 24 * 1024 * 1024 + 3 * container_size
 
 
 def _check_declared_sizes(name: str) -> None:
-    """Refuse an npz whose members declare more bytes than :func:`npz_inflate_limit`, before
+    """Refuse an npz whose members declare more bytes than `npz_inflate_limit`, before
     any member is inflated: both the zip entry's uncompressed size and the .npy header's
     shape times item size are read (a header may claim more than its entry holds: NumPy
     would allocate what the header claims)."""
@@ -658,12 +660,13 @@ def _check_declared_sizes(name: str) -> None:
 
 
 def from_npz(path: str | os.PathLike[str], **options: Any) -> Checkpoint:
-    """Read a checkpoint written by :func:`to_npz` (or any npz of named arrays).
+    """Read a checkpoint written by [`to_npz`][onert_checkpoint.to_npz] (or any npz of named
+    arrays).
 
     Sizes are checked before anything is inflated: an npz whose members declare more than
-    :func:`npz_inflate_limit` bytes (a compression bomb: a few MB of zip inflating to GB), or
+    `npz_inflate_limit` bytes (a compression bomb: a few MB of zip inflating to GB), or
     a member whose .npy header claims more than the member holds, raises
-    :class:`~onert_checkpoint.NotRepresentableError`.
+    [`NotRepresentableError`][onert_checkpoint.NotRepresentableError].
     """
     name = _regular(path)
     try:

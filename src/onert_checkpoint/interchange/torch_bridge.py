@@ -171,7 +171,7 @@ def from_torch(
     parameter name to tensor (a ``state_dict`` holding only parameters). ``optim_state`` is
     ``optimizer.state_dict()`` of ``torch.optim.Adam`` or ``SGD`` over those parameters in the
     same order, or None (SGD). ``names`` maps a circle tensor name to a parameter name, as
-    :func:`to_torch`'s does (one dict serves both).
+    [`to_torch`][onert_checkpoint.to_torch]'s does (one dict serves both).
     """
     from ..circle.initial import checkpoint_from_arrays
 

@@ -57,10 +57,10 @@ def _origin(origin: dict[str, object] | None) -> dict[str, object] | None:
 
 
 class EntryDescriptions:
-    """The :func:`describe_entry` of every entry of a tensor list or a slot, in entry order,
+    """The `describe_entry` of every entry of a tensor list or a slot, in entry order,
     made one at a time on each pass and never kept: what the command line prints for a file of
     millions of entries stays within memory bounded by the file (the entries are floating,
-    :mod:`onert_checkpoint.format.entries`). The CRC-32 of each entry is computed on the first
+    `onert_checkpoint.format.entries`). The CRC-32 of each entry is computed on the first
     pass and kept (4 bytes an entry), so a second pass does not read the data again."""
 
     def __init__(self, entries: Iterable[Buffer] | Mapping[int, Buffer]) -> None:
@@ -94,8 +94,8 @@ class EntryDescriptions:
 
 
 def describe_lazy(ckpt: Checkpoint) -> dict[str, Any]:
-    """:func:`describe` with :class:`EntryDescriptions` in place of the lists of entries:
-    for printing (:func:`json_pieces`) in memory bounded by the file, whatever its entries."""
+    """[`describe`][onert_checkpoint.describe] with `EntryDescriptions` in place of the lists of
+    entries: for printing (`json_pieces`) in memory bounded by the file, whatever its entries."""
     optimizer = None
     if ckpt.optimizer is not None:
         optimizer = {
@@ -129,7 +129,7 @@ def _listed(value: Any) -> Any:
 
 
 def json_pieces(value: Any) -> Iterator[str]:
-    """The text of ``json_dumps(describe(...))`` for a :func:`describe_lazy` result, in pieces
+    """The text of ``json_dumps(describe(...))`` for a `describe_lazy` result, in pieces
     (one per entry), so that it is written without being held whole."""
     if isinstance(value, (EntryDescriptions, Iterator)):  # a generator: items made as written
         yield "["

@@ -13,7 +13,7 @@ How much an entry moved, from A to B: ``changed`` (how many of its ``elements`` 
 relative L2 change ``rel_l2`` = ||B - A|| / ||A|| (0 where both are zero, infinite where only
 A is; NaN values of A are left out of ||A||), the mean absolute change ``mean_abs``, and the
 largest absolute and relative differences. Values are compared a chunk at a time
-(:mod:`onert_checkpoint.tools.stats`), so a comparison holds a few MiB whatever the files.
+(`onert_checkpoint.tools.stats`), so a comparison holds a few MiB whatever the files.
 
 Every step is linear in the entry count (dictionaries, never a search of the tensor list).
 """
@@ -63,7 +63,8 @@ class EntryDiff:
 
 @dataclass
 class CheckpointDiff:
-    """The result of :func:`diff`: per-entry rows, and what else differs (state, facts)."""
+    """The result of [`diff`][onert_checkpoint.diff]: per-entry rows, and what else differs (state,
+    facts)."""
 
     entries: list[EntryDiff] = field(default_factory=list)
     #: key -> (value in a, value in b), for training state and optimizer kind
@@ -91,7 +92,7 @@ class CheckpointDiff:
 
     def to_dict(self) -> dict[str, Any]:
         """The comparison as strict JSON values (non-finite floats and bytes written as in
-        spec/TOOLKIT.md section 1, see :mod:`onert_checkpoint.tools.jsonout`)."""
+        spec/TOOLKIT.md section 1, see `onert_checkpoint.tools.jsonout`)."""
         return json_value({
             "equal": self.equal,
             "paired_by": self.paired_by,

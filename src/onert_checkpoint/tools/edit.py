@@ -6,9 +6,9 @@
 * replace one tensor's values from an array (a ``.npy`` file on the command line), its dtype
   and shape checked against what the model (or a schema-2 record) says of the tensor.
 
-:func:`edit` changes a :class:`Checkpoint` in memory; :func:`edit_file` reads a file, edits it
-and writes it atomically (:func:`~onert_checkpoint.save`) in the same revision and dialect
-unless told otherwise.
+[`edit`][onert_checkpoint.edit] changes a [`Checkpoint`][onert_checkpoint.Checkpoint] in memory;
+[`edit_file`][onert_checkpoint.edit_file] reads a file, edits it and writes it atomically
+([`save`][onert_checkpoint.save]) in the same revision and dialect unless told otherwise.
 """
 
 from __future__ import annotations
@@ -112,11 +112,11 @@ def edit(
     """Apply the edits to ``ckpt`` in place and return it.
 
     ``replace`` maps an entry (tensor name or entry index) to its new values, which must have
-    the entry's dtype and shape (a model bound with :func:`~onert_checkpoint.bind`, or a
+    the entry's dtype and shape (a model bound with [`bind`][onert_checkpoint.bind], or a
     schema-2 record, says them). ``drop_optimizer`` turns the optimizer into plain SGD with no
     state; ``reset_optimizer`` zeroes every slot. Raises
-    :class:`~onert_checkpoint.ModelMismatchError` or
-    :class:`~onert_checkpoint.NotRepresentableError` before changing anything.
+    [`ModelMismatchError`][onert_checkpoint.ModelMismatchError] or
+    [`NotRepresentableError`][onert_checkpoint.NotRepresentableError] before changing anything.
     """
     if drop_optimizer and reset_optimizer:
         raise ValueError("drop_optimizer and reset_optimizer exclude each other")
@@ -160,13 +160,13 @@ def edit_file(
     allow_lossy: bool = False,
     **edits: Any,
 ) -> Checkpoint:
-    """Read ``source``, apply :func:`edit` (keyword arguments as there), write ``target``
-    atomically. The revision and dialect stay the source's unless ``revision`` / ``dialect``
-    say otherwise; ``model`` (a circle model) names, types and shapes the entries first
-    (``order``: how, as :func:`~onert_checkpoint.load`'s);
-    ``batch_size`` is :func:`~onert_checkpoint.convert`'s (Adam state crossing dialects).
-    A target revision that cannot hold the content is refused (``not_representable``, naming
-    what would be lost) unless ``allow_lossy``, as every write is (format/loss.py)."""
+    """Read ``source``, apply [`edit`][onert_checkpoint.edit] (keyword arguments as there), write
+    ``target`` atomically. The revision and dialect stay the source's unless ``revision`` /
+    ``dialect`` say otherwise; ``model`` (a circle model) names, types and shapes the entries first
+    (``order``: how, as [`load`][onert_checkpoint.load]'s); ``batch_size`` is
+    [`convert`][onert_checkpoint.convert]'s (Adam state crossing dialects). A target revision that
+    cannot hold the content is refused (``not_representable``, naming what would be lost) unless
+    ``allow_lossy``, as every write is (format/loss.py)."""
     from ..api import convert, load
     from ..format.saving import save
 

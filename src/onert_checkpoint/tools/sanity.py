@@ -76,7 +76,7 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
     """Every value finding in ``ckpt``, weights first, then each slot, in entry order.
 
     Linear in the entries, and no object is kept per entry (the passes go over floating
-    entries, :mod:`onert_checkpoint.format.entries`): the dtypes of the weights are a
+    entries, `onert_checkpoint.format.entries`): the dtypes of the weights are a
     column looked up by binary search."""
     found: list[ValueWarning] = []
     typed = [(t.index, t.dtype) for t in ckpt.tensors if t.dtype is not None]
