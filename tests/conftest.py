@@ -151,7 +151,6 @@ SLOW_TESTS: tuple[str, ...] = (
     "format/test_data_blocks.py::test_c_reader_before_the_section_reads_the_new_files",
     "spec/test_differential_tables.py::test_mutated_files_read_the_same",
     "spec/test_differential_tables.py::test_written_files_read_the_same",
-    "project/test_docs_site.py::test_site_builds_strict",
     "tools/test_edit.py::test_edit_command",
     "tools/test_edit.py::test_edit_replace_npy_header_is_checked_before_allocating",
     "interchange/test_export_streamed.py::test_streamed_npz_of_more_than_65535_members_reads_back",
@@ -187,6 +186,8 @@ SLOW_TESTS: tuple[str, ...] = (
 FIXTURE_MARKERS: dict[str, tuple[str, ...]] = {
     "ockpt_info": ("c", "slow"),
     "micro_driver": ("interop", "slow"),
+    # the documentation site, built by mkdocs (seconds; tests/project/conftest.py)
+    "docs_site": ("slow",),
 }
 
 TESTS_DIR = Path(__file__).resolve().parent

@@ -9,8 +9,13 @@ import os
 MARKER = "<!-- cli-reference -->"
 
 
+#: the help's width: what a code block of the site's content column holds at 1280 px
+#: (tests/project/test_docs_browser.py measures that none is wider than its column)
+COLUMNS = "76"
+
+
 def _help(parser: argparse.ArgumentParser) -> str:
-    os.environ["COLUMNS"] = "100"
+    os.environ["COLUMNS"] = COLUMNS
     return parser.format_help().rstrip()
 
 

@@ -75,7 +75,7 @@ class Buffer:
 
     ``index`` is the entry's position in its offset table. ``offset`` is where the data was read
     from (None for content built in memory). ``data`` is a NumPy array; assigning to it is
-    checked (`_check_assignment`): the entry keeps its size, type and shape.
+    checked (`check_assignment`): the entry keeps its size, type and shape.
     """
 
     __slots__ = ("__weakref__", "_data", "_index", "_row", "_table", "offset")
