@@ -88,3 +88,47 @@ def test_the_public_functions_that_take_a_model_are_composed_above_both_layers()
     assert "model" not in inspect.signature(dispatch.load).parameters
     assert "model" not in inspect.signature(convert.upgrade).parameters
     assert not hasattr(convert, "convert")
+
+
+def _module_name(path: Path) -> str:
+    parts = ["onert_checkpoint", *path.relative_to(PACKAGE).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_circles(folder: Path) -> list[list[str]]:
+    """The import circles among the modules under ``folder`` (each a strongly connected part
+    of their import graph, any import at any depth counted): Tarjan's algorithm."""
+    modules = {_module_name(p): p for p in folder.rglob("*.py")}
+    graph = {name: {n for _, n in imported_modules(path) if n in modules and n != name}
+             for name, path in modules.items()}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        order[v] = low[v] = len(order)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in order:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], order[w])
+        if low[v] == order[v]:
+            part = stack[stack.index(v):]
+            del stack[stack.index(v):]
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    for v in sorted(graph):
+        if v not in order:
+            visit(v)
+    return circles
+
+
+def test_the_command_line_modules_import_no_circle() -> None:
+    """tools/: each command module imports what the commands share from tools/cli_common.py,
+    never tools/cli.py, which registers them (bake and edit imported cli back, and so did the
+    conformance runner)."""
+    assert import_circles(PACKAGE / "tools") == []

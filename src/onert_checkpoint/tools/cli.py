@@ -20,7 +20,20 @@ from .. import __version__
 from ..format.dispatch import load
 from ..format.errors import CheckpointError
 from ..format.model import Checkpoint
-from .cli_common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, CliError
+from .cli_common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    ORDER_CHOICES,
+    CliError,
+    batch_size_arg,
+    lost_in_write,
+    order_option,
+    warn_dropped,
+)
+from .cli_common import command_model as _model
+from .cli_common import load_model as _load_model
+from .cli_common import output_path as _output
 from .describe import describe_lazy, json_pieces
 from .jsonout import dumps as json_dumps
 from .render import SafeStream, human_size, safe_text
@@ -74,56 +87,6 @@ def _where(err: CheckpointError) -> str:
 
 def _error_line(path: str, err: CheckpointError) -> str:
     return f"{safe_text(path)}: invalid: {err.code}{_where(err)}: {safe_text(err.message)}"
-
-
-def _read_file(path: str, what: str) -> bytes:
-    """The bytes of a regular file; anything else is an I/O error (exit 2) naming ``path``:
-    a missing or unreadable file, a directory, or a FIFO or device (which could block). The
-    checks are the library's own (:func:`~onert_checkpoint.format.source.open_source`)."""
-    if path == "":
-        raise CliError("usage_error", f"the {what} path is empty")
-    from ..format.source import open_source
-
-    view = open_source(path, copy=True)  # OSError: the one-line io_error of main(), exit 2
-    try:
-        return bytes(view)
-    finally:
-        view.release()
-
-
-def _load_model(path: str | None) -> Any:
-    """The circle model at ``path`` (None without ``--model``). A file that cannot be read is
-    an I/O error (exit 2) like a missing checkpoint; one that is not a circle model is
-    model_mismatch (exit 1)."""
-    if path is None:
-        return None
-    from ..circle.model import CircleModel
-
-    return CircleModel.load(_read_file(path, "model"))
-
-
-def _model(args: argparse.Namespace, *checkpoints: str) -> Any:
-    """The command's circle model: ``--model``, else ``<checkpoint name>.circle`` beside the
-    checkpoint, else ``$ONERT_CKPT_MODEL`` (:mod:`.model_lookup`); None when there is none.
-    Which one is kept in ``args.model_choice`` (``info`` prints it; errors name it)."""
-    from .model_lookup import find_model
-
-    given = getattr(args, "model", None)
-    if getattr(args, "no_model", False):
-        if given is not None:
-            raise CliError("usage_error", "--model and --no-model exclude each other")
-        args.model_choice = None
-        return None
-    choice = find_model(given, *checkpoints)
-    args.model_choice = choice
-    return None if choice is None else _load_model(choice.path)
-
-
-def _output(path: str) -> str:
-    """An output path as given; the empty path is a usage error (exit 2)."""
-    if path == "":
-        raise CliError("usage_error", "the output path is empty")
-    return path
 
 
 def _load(path: str, model: Any = None, order: str = "auto") -> Checkpoint:
@@ -605,17 +568,6 @@ def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **optio
         save(ckpt, out, progress=bar.update, **options)
 
 
-def batch_size_arg(text: str) -> int:
-    """``--batch-size``: a whole number of samples, 1 or more."""
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
-
-
 def cmd_convert(args: argparse.Namespace) -> int:
     from ..api import convert
     from ..format.convert import indexing_text, needs_model
@@ -769,23 +721,6 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(f"wrote {safe_text(args.output)}: {out.revision}, {len(out)} tensors")
     warn_dropped(dropped)
     return EXIT_OK
-
-
-def lost_in_write(ckpt: Checkpoint, revision: str | None, allow_lossy: bool) -> list[str]:
-    """What writing ``ckpt`` as ``revision`` drops, when ``--allow-lossy`` lets it (else the
-    write itself refuses, naming it): said on stderr after the write, never silently."""
-    if not allow_lossy:
-        return []
-    from ..format.loss import lost_content
-
-    return lost_content(ckpt, revision)
-
-
-def warn_dropped(dropped: list[str]) -> None:
-    """One stderr line per kind of content an ``--allow-lossy`` write dropped."""
-    for what in dropped:
-        print(f"onert-ckpt: warning: not_representable: dropped {safe_text(what)} "
-              "(--allow-lossy)", file=sys.stderr)
 
 
 def _model_entries(model: Any, dialect: str) -> dict[str, int]:
@@ -970,19 +905,6 @@ _EXAMPLES = {
         "onert-ckpt completion zsh > ~/.zfunc/_onert-ckpt",
     ],
 }
-
-
-#: ``--order``'s choices: circle.binding.ORDER_SOURCES (not imported: start-up time).
-ORDER_CHOICES = ("auto", "probe", "predict", "size")
-
-
-def order_option(p: argparse.ArgumentParser) -> None:
-    """``--order``: how an onert file's entries are matched to the model's tensors."""
-    p.add_argument("--order", choices=ORDER_CHOICES, default="auto",
-                   help="how an onert file's entries are matched to the model's tensors: "
-                   "predict (from the model alone), probe (ask the onert runtime; the answer "
-                   "is cached per model), size (entry sizes), or auto: predict, the probe "
-                   "only where the prediction does not fit, then size (auto)")
 
 
 def _epilog(name: str, extra: str = "") -> str:

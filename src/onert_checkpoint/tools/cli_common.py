@@ -1,10 +1,34 @@
-"""What the command modules of ``onert-ckpt`` share: the exit statuses and the error a command
-raises to be reported as one line (:mod:`.cli` reports it; :mod:`.conformance` and
-:mod:`.jobs_cli` raise it without importing :mod:`.cli`, which imports them)."""
+"""What the command modules of ``onert-ckpt`` share: the exit statuses, the error a command
+raises to be reported as one line, reading the files a command names, and the options several
+commands take. :mod:`.cli` reports the errors; :mod:`.jobs_cli` and :mod:`.conformance` use
+these without importing :mod:`.cli`, which imports them."""
 
 from __future__ import annotations
 
-__all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "CliError"]
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from .render import safe_text
+
+if TYPE_CHECKING:
+    from ..format.model import Checkpoint
+
+__all__ = [
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "ORDER_CHOICES",
+    "CliError",
+    "batch_size_arg",
+    "command_model",
+    "load_model",
+    "lost_in_write",
+    "order_option",
+    "output_path",
+    "read_file",
+    "warn_dropped",
+]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -16,3 +40,94 @@ class CliError(Exception):
         super().__init__(message)
         self.code = code
         self.status = status
+
+
+def read_file(path: str, what: str) -> bytes:
+    """The bytes of a regular file; anything else is an I/O error (exit 2) naming ``path``:
+    a missing or unreadable file, a directory, or a FIFO or device (which could block). The
+    checks are the library's own (:func:`~onert_checkpoint.format.source.open_source`)."""
+    if path == "":
+        raise CliError("usage_error", f"the {what} path is empty")
+    from ..format.source import open_source
+
+    view = open_source(path, copy=True)  # OSError: the one-line io_error of main(), exit 2
+    try:
+        return bytes(view)
+    finally:
+        view.release()
+
+
+def load_model(path: str | None) -> Any:
+    """The circle model at ``path`` (None without ``--model``). A file that cannot be read is
+    an I/O error (exit 2) like a missing checkpoint; one that is not a circle model is
+    model_mismatch (exit 1)."""
+    if path is None:
+        return None
+    from ..circle.model import CircleModel
+
+    return CircleModel.load(read_file(path, "model"))
+
+
+def command_model(args: argparse.Namespace, *checkpoints: str) -> Any:
+    """The command's circle model: ``--model``, else ``<checkpoint name>.circle`` beside the
+    checkpoint, else ``$ONERT_CKPT_MODEL`` (:mod:`.model_lookup`); None when there is none.
+    Which one is kept in ``args.model_choice`` (``info`` prints it; errors name it)."""
+    from .model_lookup import find_model
+
+    given = getattr(args, "model", None)
+    if getattr(args, "no_model", False):
+        if given is not None:
+            raise CliError("usage_error", "--model and --no-model exclude each other")
+        args.model_choice = None
+        return None
+    choice = find_model(given, *checkpoints)
+    args.model_choice = choice
+    return None if choice is None else load_model(choice.path)
+
+
+def output_path(path: str) -> str:
+    """An output path as given; the empty path is a usage error (exit 2)."""
+    if path == "":
+        raise CliError("usage_error", "the output path is empty")
+    return path
+
+
+def batch_size_arg(text: str) -> int:
+    """``--batch-size``: a whole number of samples, 1 or more."""
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def lost_in_write(ckpt: Checkpoint, revision: str | None, allow_lossy: bool) -> list[str]:
+    """What writing ``ckpt`` as ``revision`` drops, when ``--allow-lossy`` lets it (else the
+    write itself refuses, naming it): said on stderr after the write, never silently."""
+    if not allow_lossy:
+        return []
+    from ..format.loss import lost_content
+
+    return lost_content(ckpt, revision)
+
+
+def warn_dropped(dropped: list[str]) -> None:
+    """One stderr line per kind of content an ``--allow-lossy`` write dropped."""
+    for what in dropped:
+        print(f"onert-ckpt: warning: not_representable: dropped {safe_text(what)} "
+              "(--allow-lossy)", file=sys.stderr)
+
+
+#: ``--order``'s choices: circle.binding.ORDER_SOURCES (not imported: start-up time).
+ORDER_CHOICES = ("auto", "probe", "predict", "size")
+
+
+def order_option(p: argparse.ArgumentParser) -> None:
+    """``--order``: how an onert file's entries are matched to the model's tensors."""
+    p.add_argument("--order", choices=ORDER_CHOICES, default="auto",
+                   help="how an onert file's entries are matched to the model's tensors: "
+                   "predict (from the model alone), probe (ask the onert runtime; the answer "
+                   "is cached per model), size (entry sizes), or auto: predict, the probe "
+                   "only where the prediction does not fit, then size (auto)")

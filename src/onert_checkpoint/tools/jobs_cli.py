@@ -12,13 +12,19 @@ import argparse
 import json
 from typing import Any
 
+from .cli_common import (
+    CliError,
+    batch_size_arg,
+    command_model,
+    load_model,
+    lost_in_write,
+    order_option,
+    output_path,
+    read_file,
+    warn_dropped,
+)
+
 __all__ = ["bake_arguments", "cmd_bake", "cmd_edit", "edit_arguments"]
-
-
-def _cli() -> Any:
-    from . import cli
-
-    return cli
 
 
 # bake -------------------------------------------------------------------------------------
@@ -40,10 +46,9 @@ def cmd_bake(args: argparse.Namespace) -> int:
     from ..circle.bake import bake
     from .render import human_size, safe_text
 
-    cli = _cli()
-    output = cli._output(args.output)
-    model = cli._load_model(args.model)
-    raw = cli._read_file(args.checkpoint, "checkpoint")
+    output = output_path(args.output)
+    model = load_model(args.model)
+    raw = read_file(args.checkpoint, "checkpoint")
     baked = bake(raw, model, output, order=args.order, shared=args.shared)
     print(f"wrote {safe_text(output)}: circle model with the weights of "
           f"{safe_text(args.checkpoint)}, {human_size(len(baked))}")
@@ -61,7 +66,7 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
                    "<checkpoint name>.circle beside the checkpoint, else $ONERT_CKPT_MODEL)")
     p.add_argument("--no-model", action="store_true",
                    help="read without a model, even when the convention finds one")
-    _cli().order_option(p)
+    order_option(p)
     p.add_argument("--step", type=int, help="set the training step")
     p.add_argument("--epoch", type=int, help="set the epoch")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -78,8 +83,6 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
                    help="revision to write (the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"),
                    help="schema-1 dialect to write (the input's)")
-    from .cli import batch_size_arg
-
     p.add_argument("--batch-size", type=batch_size_arg, metavar="B",
                    help="batch size of the run, for Adam state crossing dialects (as convert)")
     p.add_argument("--allow-lossy", action="store_true",
@@ -89,7 +92,7 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
 def _pair(text: str, what: str) -> tuple[str, str]:
     key, sep, value = text.partition("=")
     if not sep or not key:
-        raise _cli().CliError("usage_error", f"{what} takes KEY=VALUE, not {text!r}")
+        raise CliError("usage_error", f"{what} takes KEY=VALUE, not {text!r}")
     return key, value
 
 
@@ -112,8 +115,7 @@ def _read_npy(path: str) -> Any:
 
     from .render import safe_text
 
-    cli = _cli()
-    raw = cli._read_file(path, "array")
+    raw = read_file(path, "array")
     f = io.BytesIO(raw)
     try:
         version = npy.read_magic(f)
@@ -135,7 +137,7 @@ def _read_npy(path: str) -> Any:
         f.seek(0)
         return npy.read_array(f, allow_pickle=False)
     except (ValueError, TypeError) as exc:
-        raise cli.CliError(
+        raise CliError(
             "usage_error", f"{safe_text(path)}: not a .npy array: {safe_text(str(exc))}"
         ) from exc
 
@@ -145,8 +147,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     from .edit import edit_file
     from .render import safe_text
 
-    cli = _cli()
-    output = cli._output(args.output)
+    output = output_path(args.output)
     state = {k: _state_value(v) for k, v in (_pair(s, "--set") for s in args.set)}
     replace: dict[str | int, object] = {}
     for item in args.replace:
@@ -167,15 +168,15 @@ def cmd_edit(args: argparse.Namespace) -> int:
             # as convert: refused before anything is written, naming the option to add
             holds = content_dialect(ckpt)
             what = f"{holds} entries" if holds else "entries of no known dialect"
-            raise cli.CliError(
+            raise CliError(
                 "model_required",
                 f"{safe_text(args.input)} holds {what}; writing them in the {args.dialect} "
                 "dialect re-indexes them, which needs the circle model: add --model MODEL.circle",
             )
-    model = cli._model(args, args.input)
+    model = command_model(args, args.input)
     dropped = []
     if args.allow_lossy:
-        dropped = cli.lost_in_write(load(args.input, mmap="auto"), args.to, True)
+        dropped = lost_in_write(load(args.input, mmap="auto"), args.to, True)
     edit_file(args.input, output, model=model.source if model is not None else None,
               order=args.order, revision=args.to, dialect=args.dialect, batch_size=args.batch_size,
               allow_lossy=args.allow_lossy, **edits)
@@ -183,5 +184,5 @@ def cmd_edit(args: argparse.Namespace) -> int:
     kind = out.optimizer.kind if out.optimizer is not None else "no optimizer"
     dialect = f" {out.dialect}" if out.dialect else ""
     print(f"wrote {safe_text(output)}: {out.revision}{dialect}, {kind}, step {out.step}")
-    cli.warn_dropped(dropped)
+    warn_dropped(dropped)
     return 0
