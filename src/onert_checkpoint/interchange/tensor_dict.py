@@ -561,7 +561,8 @@ def from_numpy_dict(
 
 
 def _chosen_optimizer(ckpt: Checkpoint, kind: str) -> Optimizer:
-    """``optimizer=kind`` of :func:`from_numpy_dict`: zeroed slots for weights-only arrays."""
+    """``optimizer=kind`` of [`from_numpy_dict`][onert_checkpoint.from_numpy_dict]: zeroed slots for
+    weights-only arrays."""
     if kind not in ("adam", "sgd"):
         raise ValueError(f"optimizer must be 'adam' or 'sgd', not {kind!r}")
     held = ckpt.optimizer
