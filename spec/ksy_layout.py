@@ -65,6 +65,23 @@ class Field:
         return "u1" if self.kind == "bytes" else self.kind
 
 
+@dataclass(frozen=True)
+class Column:
+    """One column of a columnar section (schema 3's tensors section), in file order: present
+    always (bit 0) or when its bit of the head's flags word is set; `elem` elements (a Kaitai
+    integer type, u1 for bytes), as many as the head's field `count` says (`sum_of` empty) or
+    the sum over those records of column `sum_of`'s values, a value equal to `skip` counting 0;
+    starting at the next multiple of `align` from the section's start (zero bytes before it)."""
+
+    name: str
+    bit: int
+    elem: str
+    count: str
+    sum_of: str
+    skip: int
+    align: int
+
+
 @dataclass
 class Record:
     schema: str  # file stem
@@ -76,6 +93,9 @@ class Record:
     #: After a head: the arrays of integers that follow it, (name, element type, the bit of the
     #: flags word that says the array is present, 0 for an array always there).
     arrays: list[tuple[str, str, int]] = field(default_factory=list)
+    #: After the head of a columnar section (every array counted by one of the head's fields or
+    #: by the values of another column): every column, in file order.
+    columns: list[Column] = field(default_factory=list)
 
     @property
     def size(self) -> int:
@@ -243,7 +263,44 @@ def arrays_of(stem: str, name: str, spec: dict, out: list[Array], root: dict) ->
         arrays_of(stem, sub, sub_spec, out, root)
 
 
-def records_of(stem: str, name: str, spec: dict, records: list[Record]) -> None:
+PAD = re.compile(r"\((\d+) - _io\.pos % \1\) % \1")
+SUM_OF = re.compile(r"(\w+)\((\w+)\[_index\]\)")
+SKIP = re.compile(r"'?(\w+) == (\d+) \? 0 : \1'?")
+
+
+def columns_after(spec: dict, start: int, head: list[Field], types: dict) -> list[Column]:
+    """The columns of ``spec``'s seq from field ``start`` on, when it is a columnar section:
+    each an integer array counted by a head field, or one of a type (``t(col[_index])``) whose
+    elements are counted by the values of column ``col``; ``pad_*`` fields give the alignment of
+    the column after them. Empty when anything else follows the head."""
+    counts = {f.name for f in head}
+    out: list[Column] = []
+    align = 1
+    for f in spec["seq"][start:]:
+        bit = presence_bit(spec, f)
+        pad = PAD.fullmatch(str(f.get("size", "")))
+        if bit is None:
+            return []
+        if f["id"].startswith("pad_") and pad:
+            align = int(pad[1])
+            continue
+        if f.get("repeat") != "expr" or f.get("repeat-expr") not in counts:
+            return []
+        count = f["repeat-expr"]
+        if f.get("type") in INTS:
+            out.append(Column(f["id"], bit, f["type"], count, "", 0, align))
+        elif (m := SUM_OF.fullmatch(str(f.get("type", "")))) and m[1] in types:
+            (elem,) = types[m[1]]["seq"]
+            kind = elem.get("type") if elem.get("type") in INTS else "u1"
+            skip = SKIP.fullmatch(str(elem.get("repeat-expr", "")))
+            out.append(Column(f["id"], bit, kind, count, m[2], int(skip[2]) if skip else 0, align))
+        else:
+            return []
+        align = 1
+    return out
+
+
+def records_of(stem: str, name: str, spec: dict, records: list[Record], types: dict) -> None:
     seq = spec.get("seq") or []
     if seq:
         fields: list[Field] = []
@@ -259,20 +316,24 @@ def records_of(stem: str, name: str, spec: dict, records: list[Record]) -> None:
         if fields and record_name:
             doc = first_line(spec.get("doc")) if name != stem else "The fixed start of the file."
             arrays = [] if whole else arrays_after(spec, len(fields))
-            records.append(Record(stem, name, record_name, doc, not whole, fields, arrays))
+            columns = [] if whole else columns_after(spec, len(fields), fields, types)
+            records.append(
+                Record(stem, name, record_name, doc, not whole, fields, arrays, columns)
+            )
     for sub, sub_spec in (spec.get("types") or {}).items():
-        records_of(stem, sub, sub_spec, records)
+        records_of(stem, sub, sub_spec, records, types)
 
 
 def load(stem: str, spec_dir: Path = SPEC) -> Schema:
     spec = yaml.safe_load((spec_dir / f"{stem}.ksy").read_text())
     records: list[Record] = []
     top = {k: v for k, v in spec.items() if k != "types"}
-    records_of(stem, stem, top, records)
+    types = spec.get("types") or {}
+    records_of(stem, stem, top, records, types)
     arrays: list[Array] = []
     arrays_of(stem, stem, top, arrays, spec)
-    for name, sub in (spec.get("types") or {}).items():
-        records_of(stem, name, sub, records)
+    for name, sub in types.items():
+        records_of(stem, name, sub, records, types)
         arrays_of(stem, name, sub, arrays, spec)
     enums = {
         name: {int(k): (v["id"] if isinstance(v, dict) else str(v)) for k, v in values.items()}
@@ -349,6 +410,23 @@ def python_module(schemas: list[Schema], header: str) -> str:
         '    bit_of: str = ""',
         "",
         "",
+        "class Column(NamedTuple):",
+        '    """A column of a columnar section (schema 3\'s tensors section), in file order:',
+        "    present always (bit 0) or when its bit of the head's flags word is set; elements of a",
+        "    NumPy format, as many as the head's field `count` says, or (`sum_of`) the sum over",
+        "    those records of another column's values, a value equal to `skip` counting 0;",
+        '    starting at the next multiple of `align` from the section\'s start (zeros before)."""',
+        "",
+        "    name: str",
+        "    bit: int",
+        "    format: str  # NumPy element format",
+        "    size: int  # bytes per element",
+        "    count: str  # the head's field that counts the records",
+        "    sum_of: str  # empty: one element per record",
+        "    skip: int",
+        "    align: int",
+        "",
+        "",
     ]
     for s in schemas:
         prefix = SCHEMAS[s.stem][0].upper()
@@ -410,6 +488,16 @@ def python_module(schemas: list[Schema], header: str) -> str:
                 out.append("    ARRAYS = (")
                 out += [f'        ("{n}", "{t}", {b}),' for n, t, b in r.arrays]
                 out.append("    )")
+            if r.columns:
+                out.append("    #: Every column after this head, in file order.")
+                out.append("    COLUMNS = (")
+                for c in r.columns:
+                    fmt, size = INTS[c.elem][1], INTS[c.elem][0]
+                    out.append(
+                        f'        Column("{c.name}", {c.bit}, "{fmt}", {size}, "{c.count}", '
+                        f'"{c.sum_of}", {c.skip}, {c.align}),'
+                    )
+                out.append("    )")
             out += ["", ""]
     for s in schemas:
         for a in s.arrays:
@@ -424,6 +512,66 @@ def python_module(schemas: list[Schema], header: str) -> str:
     for s in schemas:
         for r in s.records:
             out.append(f'    "{r.py_name}": {r.py_name},')
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+# The Construct structs -----------------------------------------------------------------------
+#: Kaitai integer type -> Construct's.
+CONSTRUCT_INTS = {
+    "u1": "Int8ul",
+    "s1": "Int8sl",
+    "u2": "Int16ul",
+    "s2": "Int16sl",
+    "u4": "Int32ul",
+    "s4": "Int32sl",
+    "u8": "Int64ul",
+    "s8": "Int64sl",
+}
+
+
+def construct_field(f: Field) -> str:
+    """A field as Construct declares it: reserved bytes are zero padding, a `valid:` value a
+    Const, a repeated integer an Array."""
+    if f.name.startswith("reserved") and f.count > 1:
+        return f"Padding({f.size})"
+    kind = CONSTRUCT_INTS[f.elem]
+    if f.count > 1:
+        kind = f"Array({f.count}, {kind})"
+    if f.valid is not None:
+        kind = f"Const({f.valid}, {kind})"
+    return f'"{f.name}" / {kind}'
+
+
+def construct_module(schemas: list[Schema], header: str) -> str:
+    """Every fixed-size record (and fixed head) of the .ksy files as a Construct Struct, named
+    as in the layout module (structs.Header is layout.Header's bytes)."""
+    records = [r for s in schemas for r in s.records]
+    names = {w for r in records for f in r.fields for w in re.findall(r"\w+", construct_field(f))}
+    used = sorted(
+        (w for w in names | {"Struct"} if w[0].isupper()),
+        key=lambda w: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", w)],
+    )
+    out = [
+        header.rstrip("\n"),
+        '"""Construct structs of the fixed-size records of every revision, generated from',
+        "spec/*.ksy: one Struct per record (and per fixed head of a variable-size section), named",
+        "as the record in the layout module, its fields in order and as wide as there. A field the",
+        ".ksy gives a `valid` value is a Const, reserved bytes are zero padding; a field valid for",
+        'several values (the container header\'s version byte) is built with the value given."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        f"from construct import {', '.join(used)}",
+    ]
+    for r in records:
+        what = "the fixed head of " if r.head else ""
+        out += ["", f"#: {r.size} bytes: {what}{r.ref}."]
+        out.append(f"{r.py_name} = Struct(")
+        out += [f"    {construct_field(f)}," for f in r.fields]
+        out.append(")")
+    out += ["", "#: Every record's Struct, by name.", "STRUCTS = {"]
+    out += [f'    "{r.py_name}": {r.py_name},' for r in records]
     out.append("}")
     return "\n".join(out) + "\n"
 
@@ -448,6 +596,29 @@ def c_int(value: int) -> str:
         return f"({value})"
     text = f"{value:#x}" if value > 4096 else str(value)
     return text + ("ull" if value > 0xFFFFFFFF else "u")
+
+
+def c_columns(r: Record) -> list[str]:
+    """The columns after a head as an X-macro: X(name, NAME, bit, element size, count, sum_of,
+    skip, align), the column's own name twice (as written and upper case), count the head's
+    field (upper case), sum_of the upper-case name of the column whose values count the
+    elements, NONE for one element per record."""
+    up = r.c_name.upper()
+    out = [
+        "/* Its columns in file order: X(name, NAME, presence bit (0: always), element size,",
+        " * COUNT (the head's field counting the records), SUM_OF (NONE: one element per record;",
+        " * else the column whose values, summed over the records, count them, SKIP counting 0),",
+        " * SKIP, alignment of the column's start from the section's start). */",
+        f"#define {up}_NUM_COLUMNS {len(r.columns)}u",
+        f"#define {up}_COLUMNS(X) \\",
+    ]
+    for i, c in enumerate(r.columns):
+        more = " \\" if i + 1 < len(r.columns) else ""
+        out.append(
+            f"  X({c.name}, {c.name.upper()}, {c.bit}u, {INTS[c.elem][0]}u, {c.count.upper()}, "
+            f"{(c.sum_of or 'none').upper()}, {c.skip}u, {c.align}u){more}"
+        )
+    return out
 
 
 def c_header(schemas: list[Schema]) -> str:
@@ -502,6 +673,8 @@ def c_header(schemas: list[Schema]) -> str:
             for f in r.fields:  # an array of a fixed count (schema 2's dims): its element
                 if f.count > 1 and f.kind != "bytes":
                     out.append(f"#define {up}_{f.name.upper()}_ELEM_SIZE {INTS[f.kind][0]}u")
+            if r.columns:
+                out += c_columns(r)
             out.append("")
     out += ["#pragma pack(pop)", ""]
     out.append("/* C99 compile-time size checks (a negative array size fails the build). */")

@@ -16,6 +16,8 @@ Derived files:
   generated/python/onert_checkpoint_generated/layout.py  the fixed-size layout of every
                                                        revision (spec/ksy_layout.py): dtypes,
                                                        offsets, sizes, enums, limits
+  generated/python/onert_checkpoint_generated/structs.py  the same records as Construct
+                                                       structs (spec/ksy_layout.py)
   spec/c/ockpt_layout.h                                the same layout as packed C structs,
                                                        size and offset macros, enums, limits
   spec/SPEC.md, between `<!-- generated: <revision> <record> -->` and `<!-- end generated -->`
@@ -134,9 +136,9 @@ def ensure_compiler() -> None:
 
 def write_layout(pkg: Path, c_layout: Path) -> None:
     schemas = ksy_layout.load_all(SPEC)
-    (pkg / "layout.py").write_text(
-        ksy_layout.python_module(schemas, HEADER.replace("spec/error-codes.toml", "spec/*.ksy"))
-    )
+    header = HEADER.replace("spec/error-codes.toml", "spec/*.ksy")
+    (pkg / "layout.py").write_text(ksy_layout.python_module(schemas, header))
+    (pkg / "structs.py").write_text(ksy_layout.construct_module(schemas, header))
     c_layout.write_text(ksy_layout.c_header(schemas))
 
 

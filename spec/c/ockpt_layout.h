@@ -325,6 +325,21 @@ typedef struct ockpt_v3_tensors_head_layout {
 #define OCKPT_V3_TENSORS_HEAD_SIZE 8u
 #define OCKPT_V3_TENSORS_HEAD_AT_NUM_TENSORS 0u
 #define OCKPT_V3_TENSORS_HEAD_AT_COLUMNS 4u
+/* Its columns in file order: X(name, NAME, presence bit (0: always), element size,
+ * COUNT (the head's field counting the records), SUM_OF (NONE: one element per record;
+ * else the column whose values, summed over the records, count them, SKIP counting 0),
+ * SKIP, alignment of the column's start from the section's start). */
+#define OCKPT_V3_TENSORS_HEAD_NUM_COLUMNS 9u
+#define OCKPT_V3_TENSORS_HEAD_COLUMNS(X) \
+  X(len_data, LEN_DATA, 0u, 8u, NUM_TENSORS, NONE, 0u, 1u) \
+  X(index, INDEX, 1u, 4u, NUM_TENSORS, NONE, 0u, 1u) \
+  X(model_index, MODEL_INDEX, 2u, 4u, NUM_TENSORS, NONE, 0u, 8u) \
+  X(len_name, LEN_NAME, 4u, 4u, NUM_TENSORS, NONE, 0u, 8u) \
+  X(dtype, DTYPE, 8u, 1u, NUM_TENSORS, NONE, 0u, 8u) \
+  X(rank, RANK, 16u, 1u, NUM_TENSORS, NONE, 0u, 8u) \
+  X(order, ORDER, 32u, 4u, NUM_TENSORS, NONE, 0u, 8u) \
+  X(dims, DIMS, 16u, 4u, NUM_TENSORS, RANK, 255u, 8u) \
+  X(names, NAMES, 4u, 1u, NUM_TENSORS, LEN_NAME, 0u, 8u)
 
 /* 16 bytes: the fixed head of onert_checkpoint_v3.ksy `data_blocks_section`. */
 typedef struct ockpt_v3_data_blocks_head_layout {
@@ -336,6 +351,13 @@ typedef struct ockpt_v3_data_blocks_head_layout {
 #define OCKPT_V3_DATA_BLOCKS_HEAD_AT_BLOCK_SHIFT 0u
 #define OCKPT_V3_DATA_BLOCKS_HEAD_AT_RESERVED 4u
 #define OCKPT_V3_DATA_BLOCKS_HEAD_AT_NUM_BLOCKS 8u
+/* Its columns in file order: X(name, NAME, presence bit (0: always), element size,
+ * COUNT (the head's field counting the records), SUM_OF (NONE: one element per record;
+ * else the column whose values, summed over the records, count them, SKIP counting 0),
+ * SKIP, alignment of the column's start from the section's start). */
+#define OCKPT_V3_DATA_BLOCKS_HEAD_NUM_COLUMNS 1u
+#define OCKPT_V3_DATA_BLOCKS_HEAD_COLUMNS(X) \
+  X(crc, CRC, 0u, 4u, NUM_BLOCKS, NONE, 0u, 1u)
 
 /* 16 bytes: the fixed head of onert_checkpoint_v3.ksy `range_index_section`. */
 typedef struct ockpt_v3_range_index_head_layout {

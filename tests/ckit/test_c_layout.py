@@ -254,3 +254,41 @@ def test_a_changed_width_stops_the_v3_reader_build_naming_the_field(
     done = _build_v3_reader(tmp_path, (stem, field, old, new))
     assert done.returncode != 0
     assert named in done.stderr, done.stderr
+
+
+COLUMNS_PROGRAM = r"""
+#include <stdio.h>
+#include "ockpt_layout.h"
+#define NUM_TENSORS "num_tensors"
+#define NONE ""
+#define RANK "rank"
+#define LEN_NAME "len_name"
+#define SHOW(name, NAME, bit, size, count, sum_of, skip, align) \
+  printf("%s[\"%s\", %u, %u, \"%s\", \"%s\", %u, %u]", shown++ ? ", " : "", #name, bit, size, \
+         count, sum_of, skip, align);
+int main(void) {
+  int shown = 0;
+  printf("[");
+  OCKPT_V3_TENSORS_HEAD_COLUMNS(SHOW)
+  printf("]\n");
+  return OCKPT_V3_TENSORS_HEAD_NUM_COLUMNS;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is needed (.ci/run installs it)")
+def test_c_column_descriptor_is_the_generated_one(tmp_path):
+    """ockpt_layout.h's OCKPT_V3_TENSORS_HEAD_COLUMNS X-macro (what ockpt_v3.c and
+    ockpt_write.c loop over) lists schema 3's columns as layout.V3TensorsHead.COLUMNS does."""
+    from onert_checkpoint_generated import layout
+
+    source = tmp_path / "columns.c"
+    source.write_text(COLUMNS_PROGRAM)
+    exe = tmp_path / "columns"
+    build = subprocess.run(["gcc", "-std=c99", "-Wall", "-Werror", f"-I{C_DIR}", "-o", str(exe),
+                            str(source)], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    res = subprocess.run([str(exe)], capture_output=True, text=True)
+    want = [[c.name, c.bit, c.size, c.count, c.sum_of, c.skip, c.align]
+            for c in layout.V3TensorsHead.COLUMNS]
+    assert json.loads(res.stdout) == want and res.returncode == len(want)

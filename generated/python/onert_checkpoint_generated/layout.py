@@ -38,6 +38,23 @@ class Array(NamedTuple):
     bit_of: str = ""
 
 
+class Column(NamedTuple):
+    """A column of a columnar section (schema 3's tensors section), in file order:
+    present always (bit 0) or when its bit of the head's flags word is set; elements of a
+    NumPy format, as many as the head's field `count` says, or (`sum_of`) the sum over
+    those records of another column's values, a value equal to `skip` counting 0;
+    starting at the next multiple of `align` from the section's start (zeros before)."""
+
+    name: str
+    bit: int
+    format: str  # NumPy element format
+    size: int  # bytes per element
+    count: str  # the head's field that counts the records
+    sum_of: str  # empty: one element per record
+    skip: int
+    align: int
+
+
 ALIGNMENT = 64
 MAX_SECTIONS = 64
 MAX_TENSORS = 0x1000000
@@ -585,6 +602,18 @@ class V3TensorsHead:
         ("rank", "u1", 16),
         ("order", "<u4", 32),
     )
+    #: Every column after this head, in file order.
+    COLUMNS = (
+        Column("len_data", 0, "<u8", 8, "num_tensors", "", 0, 1),
+        Column("index", 1, "<u4", 4, "num_tensors", "", 0, 1),
+        Column("model_index", 2, "<u4", 4, "num_tensors", "", 0, 8),
+        Column("len_name", 4, "<u4", 4, "num_tensors", "", 0, 8),
+        Column("dtype", 8, "i1", 1, "num_tensors", "", 0, 8),
+        Column("rank", 16, "u1", 1, "num_tensors", "", 0, 8),
+        Column("order", 32, "<u4", 4, "num_tensors", "", 0, 8),
+        Column("dims", 16, "<u4", 4, "num_tensors", "rank", 255, 8),
+        Column("names", 4, "u1", 1, "num_tensors", "len_name", 0, 8),
+    )
 
 
 class V3DataBlocksHead:
@@ -616,6 +645,10 @@ class V3DataBlocksHead:
     #: (0: always present).
     ARRAYS = (
         ("crc", "<u4", 0),
+    )
+    #: Every column after this head, in file order.
+    COLUMNS = (
+        Column("crc", 0, "<u4", 4, "num_blocks", "", 0, 1),
     )
 
 
