@@ -15,7 +15,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 from .format import dispatch
-from .format.model import Checkpoint, is_schema2_family
+from .format.model import Checkpoint
+from .format.revisions import registry
+from .format.revisions.registry import holds
 from .format.source import Source
 
 if TYPE_CHECKING:
@@ -132,11 +134,11 @@ def upgrade(
     ckpt: Checkpoint,
     model: CircleModel | str | os.PathLike[str] | bytes | None = None,
     *,
-    to: str = "v3",
+    to: str = registry.RECOMMENDED.name,
     order: str = "auto",
 ) -> Checkpoint:
-    """Schema 1 (either dialect) or WOF to schema 3 (``to="v3"``, the recommended revision,
-    SPEC 10) or schema 2 (``to="v2"``), losslessly.
+    """Schema 1 (either dialect) or WOF to a revision that holds everything (``to``: by
+    default schema 3, the recommended revision, SPEC 10; or schema 2), losslessly.
 
     With ``model`` (a circle model: path, bytes or [`CircleModel`][onert_checkpoint.CircleModel])
     every tensor record gets the circle tensor's index, name, dtype and shape; without it the
@@ -162,7 +164,7 @@ def _batch_size(ckpt: Checkpoint, given: int | None) -> int | None:
 
     if given is not None:
         given = check_batch_size(given)
-    recorded = ckpt.state.get("batch_size") if is_schema2_family(ckpt.revision) else None
+    recorded = ckpt.state.get("batch_size") if holds(ckpt.revision, "holds_everything") else None
     if isinstance(recorded, bool) or not isinstance(recorded, int) or recorded < 1:
         return given
     recorded = check_batch_size(recorded, "the file's batch_size")
@@ -176,7 +178,7 @@ def _batch_size(ckpt: Checkpoint, given: int | None) -> int | None:
 
 def convert(
     ckpt: Checkpoint,
-    to: str | None = "v3",
+    to: str | None = registry.RECOMMENDED.name,
     dialect: str | None = None,
     allow_lossy: bool = False,
     model: CircleModel | str | os.PathLike[str] | bytes | None = None,
@@ -184,25 +186,27 @@ def convert(
     batch_size: int | None = None,
     order: str = "auto",
 ) -> Checkpoint:
-    """The content of ``ckpt`` as revision ``to`` ("v1", "v2", "v3" or "wof"; by default schema 3,
-    the recommended revision; None keeps the input's revision), ready to
-    [`save`][onert_checkpoint.save].
+    """The content of ``ckpt`` as revision ``to`` (schema 1, WOF, schema 2 or 3 by their short
+    names; by default schema 3, the recommended revision; None keeps the input's revision),
+    ready to [`save`][onert_checkpoint.save].
 
-    ``to="v2"`` and ``to="v3"`` are [`upgrade`][onert_checkpoint.upgrade] (``model`` names the
-    tensors; between schema 2 and 3 everything is kept but the data order, SPEC 7.3); ``"v1"`` and
-    ``"wof"`` are [`downgrade`][onert_checkpoint.downgrade]. A checkpoint converted to v1 in another
-    dialect than its content's (`onert_checkpoint.format.convert.content_dialect`) is re-indexed for
-    the other runtime, which needs ``model`` (`onert_checkpoint.circle.dialect_convert.to_dialect`);
-    without it a [`NotRepresentableError`][onert_checkpoint.NotRepresentableError] (a
-    ``ValueError``) names the missing model. Nothing is silently dropped.
+    To schema 2 or 3 it is [`upgrade`][onert_checkpoint.upgrade] (``model`` names the tensors;
+    between schema 2 and 3 everything is kept but the data order, SPEC 7.3); to schema 1 or WOF
+    it is [`downgrade`][onert_checkpoint.downgrade], where the tensors' names, dtypes, shapes
+    and model indices are no loss when binding the output to ``model`` gives every one back. A
+    checkpoint converted to schema 1 in another dialect than its content's
+    (`onert_checkpoint.format.convert.content_dialect`) is re-indexed for the other runtime,
+    which needs ``model`` (`onert_checkpoint.circle.dialect_convert.to_dialect`); without it a
+    [`NotRepresentableError`][onert_checkpoint.NotRepresentableError] (a ``ValueError``) names
+    the missing model. Nothing is silently dropped.
 
     ``batch_size`` is the batch size B of the training run, for Adam state crossing between
     onert and onert-micro (SPEC 9.3): onert-micro's m is B times and its v B**2 times onert's,
     so the state is rescaled when the entries move to the other runtime's layout, and such a
     move with non-zero Adam state and no B is refused (``not_representable``, field
     ``batch_size``). A schema-2 input's ``batch_size`` state key (1 or more) gives B when the
-    argument is absent and must agree with it when both are given; ``to="v2"`` (or ``"v3"``)
-    records B there. Nothing is rescaled within one runtime, for SGD, or when writing WOF (no
+    argument is absent and must agree with it when both are given; a schema-2 or schema-3
+    output records B there. Nothing is rescaled within one runtime, for SGD, or when writing WOF (no
     state). ``order`` is how an onert file's entries are matched to the model's tensors (as
     [`load`][onert_checkpoint.load]'s: "auto", "probe", "predict" or "size").
     """
@@ -213,40 +217,85 @@ def convert(
     if to is None:
         to = ckpt.revision
     batch_size = _batch_size(ckpt, batch_size)
-    if is_schema2_family(to):
+    target = registry.revision(to)
+    if target.holds_everything:
         out = upgrade(ckpt, model, to=to, order=order)
         if batch_size is not None:
             out.state["batch_size"] = batch_size
         return out
-    if to not in ("v1", "wof"):
-        raise ValueError(f"unknown revision {to!r}; choose from v1, v2, v3, wof")
+    by_index = target.keyed_by == registry.BY_CIRCLE_INDEX
     if needs_model(ckpt, to, dialect) and model is None:
-        target = f"the {dialect} dialect" if to == "v1" else "WOF (circle tensor indices)"
+        target_text = (
+            f"the {dialect} dialect" if not by_index
+            else f"{target.title} (circle tensor indices)"
+        )
         raise error_for(
             "not_representable", "dialect", None,
-            f"writing {indexing_text(ckpt)} in {target} needs the circle model to "
+            f"writing {indexing_text(ckpt)} in {target_text} needs the circle model to "
             "index them: pass model= (--model on the command line)",
         )
-    if to == "wof" and needs_model(ckpt, to, dialect):
+    def upgraded() -> Checkpoint:
+        return ckpt if holds(ckpt.revision, "holds_everything") else upgrade(ckpt)
+
+    def in_own_dialect() -> Checkpoint:
+        """The content laid out as schema 1 in its own dialect (nothing dropped unless
+        allowed; what ``model`` gives back is not dropped)."""
+        if holds(ckpt.revision, "dialects"):
+            return ckpt
+        own = content_dialect(ckpt)
+        return _downgrade(upgraded(), own, allow_lossy, registry.RUNTIME.name, model, order)
+
+    if by_index and needs_model(ckpt, to, dialect):
         # onert's order -> circle tensor indices (onert-micro's), then weights only.
         from .circle.dialect_convert import to_dialect
 
-        source = ckpt
-        if ckpt.revision != "v1":
-            source = downgrade(ckpt, content_dialect(ckpt), allow_lossy, to="v1")
         # the state is dropped for WOF: re-indexed only, never rescaled
-        micro = to_dialect(source, "onert-micro", model, rescale=False,  # type: ignore[arg-type]
-                           order=order)
-        return downgrade(upgrade(micro), None, allow_lossy, to="wof")
-    if to == "v1" and dialect is not None and model is not None:
-        # Between the runtimes: the model says which circle tensor each entry is. The content
-        # is first laid out as schema 1 in its own dialect (nothing dropped unless allowed).
+        micro = to_dialect(in_own_dialect(), "onert-micro", model,  # type: ignore[arg-type]
+                           rescale=False, order=order)
+        return downgrade(upgrade(micro), None, allow_lossy, to=to)
+    if target.dialects and dialect is not None and model is not None:
+        # Between the runtimes: the model says which circle tensor each entry is.
         from .circle.dialect_convert import to_dialect
 
-        source = ckpt
-        if ckpt.revision != "v1":
-            base = ckpt if is_schema2_family(ckpt.revision) else upgrade(ckpt)
-            source = downgrade(base, content_dialect(ckpt), allow_lossy, to="v1")
-        return to_dialect(source, dialect, model, batch_size=batch_size, order=order)
-    source = ckpt if is_schema2_family(ckpt.revision) else upgrade(ckpt)
+        return to_dialect(in_own_dialect(), dialect, model, batch_size=batch_size, order=order)
+    return _downgrade(upgraded(), dialect, allow_lossy, to, model, order)
+
+
+def _downgrade(
+    source: Checkpoint,
+    dialect: str | None,
+    allow_lossy: bool,
+    to: str,
+    model: CircleModel | str | os.PathLike[str] | bytes | None,
+    order: str,
+) -> Checkpoint:
+    """``source`` (a revision that holds everything) as ``to``; with ``model``, the tensors'
+    names, dtypes, shapes and model indices are not a loss when binding the output to the
+    model gives every one of them back (the output comes back bound)."""
+    from .format.convert import downgrade
+
+    if model is None or not any(
+        t.name is not None or t.dtype is not None or t.shape is not None
+        or t.model_index is not None
+        for t in source.tensors
+    ):
+        return downgrade(source, dialect, allow_lossy, to=to)
+    from .circle.binding import bind
+    from .format.errors import CheckpointError
+
+    out = downgrade(source, dialect, allow_lossy, to=to, model_restores=True)
+    try:
+        bind(out, model, order=order)
+        restored = all(
+            (t.name is None or t.name == b.name)
+            and (t.dtype is None or t.dtype == b.dtype)
+            and (t.shape is None or (b.shape is not None and tuple(t.shape) == tuple(b.shape)))
+            and (t.model_index is None or t.model_index == b.model_index)
+            for t, b in zip(source.tensors, out.tensors)
+        )
+    except CheckpointError:
+        restored = False
+    if restored:
+        return out
+    # the model does not give them back: the rule of every write says what is lost
     return downgrade(source, dialect, allow_lossy, to=to)

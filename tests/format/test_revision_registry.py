@@ -14,7 +14,6 @@ from onert_checkpoint.format.revisions.registry import BY_NAME, REVISIONS
 
 def test_loader_and_saver_know_the_registry_s_revisions() -> None:
     assert set(saving.WRITERS) == {r.name for r in REVISIONS}
-    assert set(saving.STREAMERS) == {r.name for r in REVISIONS if r.streams}
     assert dispatch.SUPPORTED_VERSIONS == tuple(sorted({r.version for r in REVISIONS}))
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from ..atomic_file import write_atomic
 from ..format.errors import error_for
 from ..format.model import Checkpoint
+from ..format.revisions.registry import holds
 from .binding import bind, entry_tensors
 from .model import CircleModel
 from .onert_order import predict_onert_entries
@@ -57,7 +58,7 @@ def _values(
 ) -> tuple[dict[int, np.ndarray], dict[int, dict[int, np.ndarray]]]:
     """(tensor index -> bytes to bake, {tensor index: {reader operator: bytes}} to untie)."""
     indices, by_index = entry_tensors(ckpt, model, order=order)
-    micro_sizes = by_index and ckpt.revision == "v1"
+    micro_sizes = by_index and bool(holds(ckpt.revision, "dialects"))
     readers: list[tuple[int, ...]] | None = None
     copies: list[bool] = [False] * len(indices)
     if not by_index and len(set(indices)) < len(indices):

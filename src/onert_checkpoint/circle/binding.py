@@ -19,7 +19,8 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..format.errors import error_for
-from ..format.model import Buffer, Checkpoint, Tensor, is_schema2_family
+from ..format.model import Buffer, Checkpoint, Tensor
+from ..format.revisions.registry import BY_CIRCLE_INDEX, BY_RECORD, find
 from ..format.typed import typed_view
 from . import onert_order
 from .model import CircleModel, CircleTensor
@@ -146,14 +147,16 @@ def entry_tensors(
     model's own (onert-micro, WOF) rather than onert's iteration order."""
     if order not in ORDER_SOURCES:
         raise ValueError(f"order must be one of {', '.join(ORDER_SOURCES)}, not {order!r}")
-    by_index = ckpt.revision == "wof" or ckpt.dialect == "onert-micro"
-    if ckpt.revision == "v1" and ckpt.dialect != "onert":
+    rev = find(ckpt.revision)
+    keyed_by = rev.keyed_by if rev is not None else None
+    by_index = keyed_by == BY_CIRCLE_INDEX or ckpt.dialect == "onert-micro"
+    if rev is not None and rev.dialects and ckpt.dialect != "onert":
         # Fits both runtimes' conventions, or onert-micro's only by its SGD header (opt1 = 0),
         # which onert reads too: the entry count says which runtime's indexing it has.
         by_index = ckpt.table_length == len(model.tensors) and ckpt.table_length != len(
             predict_onert_order(model)
         )
-    if is_schema2_family(ckpt.revision):
+    if keyed_by == BY_RECORD:
         origin = ckpt.origin or {}
         if origin.get("dialect") != "onert-micro" and any(
             t.model_index is None for t in ckpt.tensors
@@ -204,7 +207,8 @@ def bind(
     if not isinstance(model, CircleModel):
         model = CircleModel.load(model)
     indices, by_index = entry_tensors(ckpt, model, order=order, model_source=source)
-    micro = by_index and ckpt.revision == "v1"
+    rev = find(ckpt.revision)
+    micro = by_index and rev is not None and bool(rev.dialects)
     quirks = set(ckpt.quirks)
     slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
     for tensor, model_index in zip(ckpt.tensors, indices):

@@ -24,14 +24,8 @@ from collections.abc import MutableMapping, Sequence
 import numpy as np
 
 from ..format.errors import error_for
-from ..format.model import (
-    Buffer,
-    Checkpoint,
-    Optimizer,
-    Tensor,
-    TrainingState,
-    is_schema2_family,
-)
+from ..format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ..format.revisions.registry import RUNTIME, holds
 from .adam_units import check_batch_size, has_state, rescale_slots
 from .binding import entry_tensors
 from .model import CircleModel
@@ -39,7 +33,7 @@ from .onert_order import predict_onert_entries, predict_onert_order
 
 __all__ = ["DIALECTS", "to_dialect"]
 
-DIALECTS = ("onert", "onert-micro")
+DIALECTS = RUNTIME.dialects
 
 #: onert-micro sizes every element as 4 bytes (sizeof its dtype enum; FORMAT-FACTS section 2).
 MICRO_ELEMENT_SIZE = 4
@@ -306,7 +300,7 @@ def to_dialect(
         model = CircleModel.load(model)
     source = model.source  # the bytes, for the runtime probe (order="auto" or "probe")
     tensors, slots, from_micro = _by_tensor(ckpt, model, order, source)
-    if is_schema2_family(ckpt.revision):
+    if holds(ckpt.revision, "keeps_origin"):
         from_micro = _schema2_from_micro(ckpt, model)
     if batch_size is not None:
         batch_size = check_batch_size(batch_size)
@@ -325,7 +319,7 @@ def to_dialect(
         tensors=out,
         optimizer=optimizer,
         state=TrainingState(ckpt.state),
-        revision="v1",
+        revision=RUNTIME.name,
         dialect=dialect,
         num_entries=n,
     )

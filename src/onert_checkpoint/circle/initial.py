@@ -15,6 +15,7 @@ import numpy as np
 
 from ..format.errors import error_for
 from ..format.model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ..format.revisions.registry import REVISIONS, RUNTIME
 from ..format.revisions.v1 import HEADER_SIZE
 from .model import CircleModel, as_circle_model
 from .onert_order import predict_onert_entries, predict_onert_order
@@ -77,15 +78,16 @@ def checkpoint_from_arrays(
 
     Every trainable tensor of the dialect must be given, at its model size. Optimizer slots missing
     from ``slots`` are zero (a fresh optimizer); the state defaults to step 0, epoch 0. ``model`` is
-    a [`CircleModel`][onert_checkpoint.CircleModel], a path or the model's bytes. ``revision`` "v2"
-    or "v3" gives the same content as schema 2 or 3 (names, dtypes and shapes kept, and the dialect
-    recorded in the origin section), "v1" as schema 1. By default (None) it is "v1", what the
+    a [`CircleModel`][onert_checkpoint.CircleModel], a path or the model's bytes. ``revision``
+    names schema 2 or 3 for the same content there (names, dtypes and shapes kept, and the dialect
+    recorded in the origin section), or schema 1. By default (None) it is schema 1, what the
     runtimes read, when schema 1 holds the content (the names, dtypes and shapes are the model's),
-    and "v3", the recommended revision, when it does not: a state key besides step and epoch, or a
-    step or epoch beyond 32 bits (`fitting_revision`).
+    and schema 3, the recommended revision, when it does not: a state key besides step and epoch,
+    or a step or epoch beyond 32 bits (`fitting_revision`).
     """
-    if revision not in (None, "v1", "v2", "v3"):
-        raise ValueError(f"unknown revision {revision!r}; choose from v1, v2, v3")
+    allowed = [RUNTIME.name, *(r.name for r in REVISIONS if r.holds_everything)]
+    if revision is not None and revision not in allowed:
+        raise ValueError(f"unknown revision {revision!r}; choose from {', '.join(allowed)}")
     model = as_circle_model(model)
     if optimizer not in ("adam", "sgd"):
         raise ValueError(f"unknown optimizer {optimizer!r}; choose from adam, sgd")
@@ -149,7 +151,7 @@ def checkpoint_from_arrays(
         tensors=tensors,
         optimizer=opt,
         state=TrainingState(state if state is not None else {"step": 0, "epoch": 0}),
-        revision="v1",
+        revision=RUNTIME.name,
         dialect=dialect,
         num_entries=num_entries,
     )
@@ -157,7 +159,7 @@ def checkpoint_from_arrays(
         from ..format.loss import fitting_revision
 
         revision = fitting_revision(ckpt, annotations_are_content=False)
-    if revision == "v1":
+    if revision == RUNTIME.name:
         return ckpt
     from ..format.convert import upgrade
 
@@ -173,7 +175,7 @@ def new_checkpoint(
 ) -> Checkpoint:
     """A fresh checkpoint: the model's initial weights, zero optimizer state, step 0. ``model`` is a
     [`CircleModel`][onert_checkpoint.CircleModel], a path or the model's bytes; ``revision`` as
-    [`checkpoint_from_arrays`][onert_checkpoint.checkpoint_from_arrays] (by default "v1": schema 1
+    [`checkpoint_from_arrays`][onert_checkpoint.checkpoint_from_arrays] (by default schema 1, which
     holds a fresh checkpoint of SGD or Adam, and the runtimes read it).
 
         >>> from onert_checkpoint.circle.model import CircleModel

@@ -13,16 +13,24 @@ as a confusing error at save time or a file its model no longer reads.
 from __future__ import annotations
 
 import warnings
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 import numpy as np
 
 from .errors import error_for
 
-if TYPE_CHECKING:
-    from .model import Buffer
-
 __all__ = ["cast_for_entry", "check_assignment"]
+
+
+class Entry(Protocol):
+    """What an assignment reads of its entry (model.Buffer and model.Tensor have it)."""
+
+    index: int
+
+    @property
+    def data(self) -> Any: ...
+
+    def _what(self) -> str: ...
 
 
 #: The casting rule in words, for messages.
@@ -65,7 +73,7 @@ def cast_for_entry(
     return _lossless(value, dtype)
 
 
-def check_assignment(entry: Buffer, value: object) -> np.ndarray:
+def check_assignment(entry: Entry, value: object) -> np.ndarray:
     """``value`` as the new data of ``entry``: same size; for a typed entry, same element type
     (converted when lossless) and shape. Raises a CheckpointError naming the entry."""
     current = entry.data

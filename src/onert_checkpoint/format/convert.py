@@ -20,23 +20,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .errors import error_for
-from .loss import V1_STATE_KEYS, check_lossless
-from .model import (
-    SCHEMA2_FAMILY,
-    Buffer,
-    Checkpoint,
-    Optimizer,
-    Tensor,
-    TrainingState,
-    is_schema2_family,
-)
-from .revisions import v1_write
+from .loss import check_lossless
+from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from .revisions import registry, v1_write
+from .revisions.registry import BY_CIRCLE_INDEX, RECOMMENDED, REVISIONS, RUNTIME, holds, revision
 from .revisions.v2_write import origin_of
 
 __all__ = ["content_dialect", "downgrade", "indexing_text", "needs_model", "upgrade"]
 
-V1_OPTIMIZERS = ("sgd", "adam")
 U32_MAX = 0xFFFF_FFFF
+#: Every schema-1 entry indexing (dialect) a revision is written in.
+DIALECTS = tuple(dict.fromkeys(d for r in REVISIONS for d in r.dialects))
 
 
 def _copy_tensor(t: Tensor, *, keep_meta: bool) -> Tensor:
@@ -67,28 +61,30 @@ def _copy_optimizer(opt: Optimizer | None) -> Optimizer | None:
     )
 
 
-def _check_model_indices_fit_schema_3(tensors: list[Tensor]) -> None:
+def _check_model_indices_fit(tensors: list[Tensor], target: registry.Revision) -> None:
     """Schema 2 allows model index 0xFFFFFFFF, which schema 3 reserves as NO_MODEL_INDEX
     (SPEC 7.3): the one thing of a schema-2 file that schema 3 cannot hold, refused rather
     than dropped."""
+    reserved = target.reserved_model_index
     for k, t in enumerate(tensors):
-        if t.model_index == 0xFFFF_FFFF:
+        if reserved is not None and t.model_index == reserved:
             raise error_for(
                 "not_representable", f"tensors[{k}].model_index", None,
-                f"tensor {t.index} has model index 0xFFFFFFFF, which schema 3 reserves for "
-                "'no model index'; keep the file as schema 2 or give the tensor another index",
+                f"tensor {t.index} has model index 0x{reserved:08X}, which {target.title} "
+                "reserves for 'no model index'; keep the file as schema 2 or give the tensor "
+                "another index",
             )
 
 
 def upgrade(
     ckpt: Checkpoint,
     *,
-    to: str = "v3",
+    to: str = RECOMMENDED.name,
     name_tensors: Callable[[Checkpoint], None] | None = None,
 ) -> Checkpoint:
-    """Schema 1 (either dialect) or WOF to schema 3 (``to="v3"``, the recommended revision,
-    SPEC 10) or schema 2 (``to="v2"``), losslessly; the tensors stay as they were read (raw
-    bytes for schema 1 and WOF).
+    """Schema 1 (either dialect) or WOF to a revision that holds everything (by default
+    schema 3, the recommended revision, SPEC 10; or schema 2), losslessly; the tensors stay as
+    they were read (raw bytes for schema 1 and WOF).
 
     A schema-2 or schema-3 checkpoint is returned as a copy in revision ``to``; the tensors
     keep the offsets (and a schema-3 file's ``data_order``) they were read with, so the data
@@ -97,10 +93,12 @@ def upgrade(
     from the origin section of a schema-2 or schema-3 input), before the schema-3 checks: the
     model layer names, types and shapes them there ([`upgrade`][onert_checkpoint.upgrade]).
     """
-    if not is_schema2_family(to):
-        raise ValueError(f"upgrade targets {', '.join(SCHEMA2_FAMILY)}, not {to!r}")
+    target = registry.find(to)
+    if target is None or not target.holds_everything:
+        targets = [r.name for r in REVISIONS if r.holds_everything]
+        raise ValueError(f"upgrade targets {', '.join(targets)}, not {to!r}")
     check_lossless(ckpt, to)  # the rule of every write: schema 2 and 3 hold all (not released)
-    if ckpt.revision not in ("v1", "wof", *SCHEMA2_FAMILY):
+    if registry.find(ckpt.revision) is None:
         raise ValueError(f"cannot upgrade revision {ckpt.revision!r}")
     tensors = [_copy_tensor(t, keep_meta=True) for t in ckpt.tensors]
     if name_tensors is not None:
@@ -110,13 +108,12 @@ def upgrade(
             dialect=ckpt.dialect,
             num_entries=ckpt.num_entries,
         )
-        if is_schema2_family(ckpt.revision) and ckpt.origin:
+        if holds(ckpt.revision, "keeps_origin") and ckpt.origin:
             view.revision = str(ckpt.origin["revision"])
             view.dialect = ckpt.origin["dialect"]  # type: ignore[assignment]
             view.num_entries = int(ckpt.origin["num_entries"])  # type: ignore[call-overload]
         name_tensors(view)
-    if to == "v3":
-        _check_model_indices_fit_schema_3(tensors)
+    _check_model_indices_fit(tensors, target)
     return Checkpoint(
         tensors=tensors,
         optimizer=_copy_optimizer(ckpt.optimizer),
@@ -131,35 +128,45 @@ def upgrade(
 
 
 def downgrade(
-    ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = False, *, to: str = "v1"
+    ckpt: Checkpoint,
+    dialect: str | None = None,
+    allow_lossy: bool = False,
+    *,
+    to: str = RUNTIME.name,
+    model_restores: bool = False,
 ) -> Checkpoint:
     """Schema 2 or 3 to schema 1 (``dialect`` "onert", "onert-micro", or None for the dialect the
-    content came from, else one that holds it), or to WOF with ``to="wof"``.
+    content came from, else one that holds it), or to WOF (``to`` names it).
 
     Raises [`NotRepresentableError`][onert_checkpoint.NotRepresentableError] (code
-    ``not_representable``) listing what would be lost, unless ``allow_lossy`` is true; what schema 1
-    cannot lay out at all (an Adam slot whose size differs from its weight, say) is refused either
-    way.
+    ``not_representable``) listing what would be lost, unless ``allow_lossy`` is true
+    (``model_restores``: the tensor annotations are the circle model's, which the caller binds
+    the output to, so not lost); what schema 1 cannot lay out at all (an Adam slot whose size
+    differs from its weight, say) is refused either way.
     """
-    if to not in ("v1", "wof"):
-        raise ValueError(f"downgrade targets v1 or wof, not {to!r}")
+    target = registry.find(to)
+    if target is None or target.holds_everything:
+        targets = [r.name for r in REVISIONS if not r.holds_everything]
+        raise ValueError(f"downgrade targets {' or '.join(targets)}, not {to!r}")
     origin = origin_of(ckpt) or {}
-    if dialect is None and to == "v1" and origin.get("revision") == "v1":
+    if dialect is None and target.dialects and origin.get("revision") == to:
         dialect = origin.get("dialect")  # type: ignore[assignment]
-    if dialect is not None and dialect not in v1_write.DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(v1_write.DIALECTS)}")
-    check_lossless(ckpt, to, dialect=dialect, allow_lossy=allow_lossy)  # the rule of every write
+    if dialect is not None and dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")
+    check_lossless(  # the rule of every write
+        ckpt, to, dialect=dialect, allow_lossy=allow_lossy, model_restores=model_restores
+    )
     tensors = [_copy_tensor(t, keep_meta=False) for t in ckpt.tensors]
     top = max((t.index for t in tensors), default=-1) + 1
     num_entries = origin.get("num_entries")
     if not isinstance(num_entries, int) or num_entries < top:
         num_entries = top
-    if to == "wof":
-        return Checkpoint(tensors=tensors, optimizer=None, revision="wof", num_entries=num_entries)
+    if not target.optimizers:  # no optimizer, no state (WOF)
+        return Checkpoint(tensors=tensors, optimizer=None, revision=to, num_entries=num_entries)
 
     opt = ckpt.optimizer
     optimizer = Optimizer("sgd")
-    if opt is not None and opt.kind in V1_OPTIMIZERS:
+    if opt is not None and opt.kind in target.optimizers:
         optimizer = Optimizer(
             opt.kind,
             {
@@ -173,7 +180,7 @@ def downgrade(
     state = TrainingState(
         {
             k: ckpt.state[k]
-            for k in V1_STATE_KEYS
+            for k in target.state_keys or ()
             if isinstance(ckpt.state.get(k), int) and 0 <= ckpt.state[k] <= U32_MAX  # type: ignore[operator]
         }
     )
@@ -182,7 +189,7 @@ def downgrade(
         tensors=tensors,
         optimizer=optimizer,
         state=state,
-        revision="v1",
+        revision=to,
         dialect=dialect,
         num_entries=num_entries,
         quirks=("footerless",) if footerless else (),
@@ -198,10 +205,10 @@ def content_dialect(ckpt: Checkpoint) -> str | None:
     both runtimes, a schema-2 file made from scratch, and WOF (circle tensor indices by
     definition, spec/SPEC.md section 5, but of every constant: which of them onert-micro holds,
     and in which order it stores them, only the model says)."""
-    if ckpt.revision == "v1":
+    if holds(ckpt.revision, "dialects"):
         return ckpt.dialect
-    origin = (ckpt.origin or {}) if is_schema2_family(ckpt.revision) else {}
-    if origin.get("revision") == "v1" and origin.get("dialect") in v1_write.DIALECTS:
+    origin = (ckpt.origin or {}) if holds(ckpt.revision, "keeps_origin") else {}
+    if origin.get("dialect") in holds(origin.get("revision"), "dialects"):
         return str(origin["dialect"])
     return None
 
@@ -211,7 +218,7 @@ def indexing_text(ckpt: Checkpoint) -> str:
     known = content_dialect(ckpt)
     if known is not None:
         return f"{known} entries"
-    if ckpt.revision == "v1":
+    if holds(ckpt.revision, "dialects"):
         return "entries of a file that fits both runtimes (whose indexing it does not record)"
     return f"the entries of a {ckpt.revision} file (which does not record their indexing)"
 
@@ -222,8 +229,9 @@ def needs_model(ckpt: Checkpoint, to: str, dialect: str | None) -> bool:
     dialect the content is not known to be indexed by already, or a WOF output (circle tensor
     indices) of onert-indexed content. Without the model the entry indices would be written
     unchanged under the other meaning: a file that loads, and lies."""
-    if to == "wof":
+    target = revision(to)
+    if target.keyed_by == BY_CIRCLE_INDEX:
         return content_dialect(ckpt) == "onert"
-    if to != "v1" or dialect is None:
+    if not target.dialects or dialect is None:
         return False
     return content_dialect(ckpt) != dialect

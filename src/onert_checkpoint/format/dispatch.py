@@ -7,23 +7,17 @@ checkpoint and WOF.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Literal
 
 from .errors import CheckpointError, error_for
 from .model import Checkpoint
 from .revisions import v1, wof
-from .revisions.registry import REVISIONS
+from .revisions.registry import REVISIONS, with_version
 from .source import Source, open_source
 
-__all__ = ["MAGIC", "READERS", "SUPPORTED_VERSIONS", "load", "read_view"]
+__all__ = ["MAGIC", "SUPPORTED_VERSIONS", "load", "read_view"]
 
 MAGIC = 429
-
-#: version byte -> reader of the bytes (version 1 is further split by structure). Readers take
-#: ``verify_data``: whether to check the content of the data section of schemas 2 and 3 (CRC,
-#: padding).
-READERS: dict[int, Callable[..., Checkpoint]] = {}
 
 
 def _read_version_1(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
@@ -56,11 +50,8 @@ def _is_checkpoint_with_appended_bytes(view: memoryview, error: CheckpointError)
     return True
 
 
-# A version byte of one revision is read by its reader (imported on first use, registry.py);
-# version 1's two revisions are told apart by structure.
-READERS.update({r.version: r.read for r in REVISIONS if r.version != 1})
-READERS[1] = _read_version_1
-SUPPORTED_VERSIONS = tuple(sorted(READERS))
+#: The version bytes of the revisions this library ships (registry.py).
+SUPPORTED_VERSIONS = tuple(sorted({r.version for r in REVISIONS}))
 
 
 def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
@@ -81,16 +72,20 @@ def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
     if size < 3:
         raise error_for("truncated_header", "header", 0, "the file ends before the version byte")
     version = view[2]
-    reader = READERS.get(version)
-    if reader is None:
+    # A version byte of one revision is read by its reader (imported on first use,
+    # registry.py); version 1's two revisions are told apart by structure.
+    revisions = with_version(version)
+    if not revisions:
         raise error_for(
             "unsupported_version",
             "version",
             2,
             f"schema version {version} is not supported (this reader implements "
-            f"{', '.join(map(str, SUPPORTED_VERSIONS))})",
+            f"{', '.join(map(str, sorted({r.version for r in REVISIONS})))})",
         )
-    return reader(view, verify_data=verify_data)
+    if len(revisions) > 1:
+        return _read_version_1(view, verify_data=verify_data)
+    return revisions[0].read(view, verify_data=verify_data)
 
 
 def load(

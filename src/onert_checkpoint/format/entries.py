@@ -36,7 +36,7 @@ from collections.abc import (
     ValuesView,
 )
 from itertools import islice
-from typing import TYPE_CHECKING, Any, cast, overload
+from typing import Any, TypeVar, cast, overload
 
 import numpy as np
 
@@ -44,8 +44,9 @@ from .dtypes import DTYPES
 from .errors import released_error
 from .typed import little_endian_dtype
 
-if TYPE_CHECKING:
-    from .model import Buffer, Tensor
+#: An entry: model.Buffer (an optimizer slot's) or model.Tensor (a weight). model.py, which
+#: imports this module, gives the lists and mappings their item type (TensorList[Tensor]).
+E = TypeVar("E", bound=Any)
 
 __all__ = ["DataStore", "EntryTable", "SlotEntries", "TensorList", "must_verify", "stores_of"]
 
@@ -289,7 +290,7 @@ class EntryTable:
         keys: np.ndarray,
         offsets: np.ndarray,
         lengths: np.ndarray,
-        cls: type[Buffer],
+        cls: Any,
         meta: dict[str, Any] | None = None,
         owner: EntryTable | None = None,
         owner_rows: np.ndarray | None = None,
@@ -512,10 +513,8 @@ class EntryTable:
             meta["model_index"].item(row) if flags & 8 else None,
         )
 
-    def make_rows(self, rows: Iterable[int]) -> list[Buffer]:
+    def make_rows(self, rows: Iterable[int]) -> list[Any]:
         """Model objects of many rows: the columns are read once, not per row."""
-        from .model import Tensor
-
         rows = list(rows)
         if not rows:
             return []
@@ -524,8 +523,8 @@ class EntryTable:
         offsets = self.offsets[idx].tolist()
         cls = self.cls
         new = cls.__new__
-        out: list[Buffer] = []
-        tensor = issubclass(cls, Tensor)
+        out: list[Any] = []
+        tensor = self._tensors
         metas: Iterable[tuple[Any, ...]]
         if tensor and self.meta is not None:
             metas = self._bulk_meta(idx)
@@ -535,13 +534,13 @@ class EntryTable:
             for r, key, off, (name, dtype, shape, mi) in zip(rows, keys, offsets, metas):
                 obj = new(cls)
                 obj._init_lazy(key, off, self, r)
-                obj._set_meta(name, dtype, shape, mi)  # type: ignore[attr-defined]
+                obj._set_meta(name, dtype, shape, mi)
                 out.append(obj)
         elif tensor:
             for r, key, off in zip(rows, keys, offsets):
                 obj = new(cls)
                 obj._init_lazy(key, off, self, r)
-                obj._set_meta(None, None, None, None)  # type: ignore[attr-defined]
+                obj._set_meta(None, None, None, None)
                 out.append(obj)
         else:
             for r, key, off in zip(rows, keys, offsets):
@@ -611,7 +610,7 @@ def _settle(obj: Any) -> None:
     object.__setattr__(obj, "__class__", base)
 
 
-class TensorList(MutableSequence["Tensor"]):
+class TensorList(MutableSequence[E]):
     """The weight entries of a checkpoint, in entry-index order: a list whose items are made
     on first access (from an :class:`EntryTable`) and which finds an entry by index or by name
     without a scan.
@@ -633,18 +632,18 @@ class TensorList(MutableSequence["Tensor"]):
         "_table",
     )
 
-    def __init__(self, items: Iterable[Tensor] | None = None, table: EntryTable | None = None):
+    def __init__(self, items: Iterable[E] | None = None, table: EntryTable | None = None):
         # Tensors know their list through a weak reference: no cycle, so a dropped checkpoint
         # releases its file mapping at once, not at the next cyclic collection.
         self._ref = weakref.ref(self)
         self._table = table
         # position -> a floating tensor (made by a pass over every item, held by no one here)
-        self._floating: weakref.WeakValueDictionary[int, Tensor] = (
+        self._floating: weakref.WeakValueDictionary[int, E] = (
             weakref.WeakValueDictionary()
         )
         if table is not None:
             table.home = self._ref
-            self._items: list[Tensor | None] = [None] * len(table)
+            self._items: list[E | None] = [None] * len(table)
         else:
             self._items = list(items) if items is not None else []
             for t in self._items:
@@ -659,10 +658,10 @@ class TensorList(MutableSequence["Tensor"]):
         return len(self._items)
 
     @overload
-    def __getitem__(self, i: int) -> Tensor: ...
+    def __getitem__(self, i: int) -> E: ...
     @overload
-    def __getitem__(self, i: slice) -> list[Tensor]: ...
-    def __getitem__(self, i: int | slice) -> Tensor | list[Tensor]:
+    def __getitem__(self, i: slice) -> list[E]: ...
+    def __getitem__(self, i: int | slice) -> E | list[E]:
         if isinstance(i, slice):
             return [self._at(k) for k in range(*i.indices(len(self._items)))]
         item = self._items[i]
@@ -670,7 +669,7 @@ class TensorList(MutableSequence["Tensor"]):
             return self._at(i if i >= 0 else i + len(self._items))
         return item
 
-    def _at(self, k: int) -> Tensor:
+    def _at(self, k: int) -> E:
         item = self._items[k]
         if item is None:
             assert self._table is not None
@@ -685,19 +684,19 @@ class TensorList(MutableSequence["Tensor"]):
             return made
         return item
 
-    def _settle(self, obj: Tensor) -> None:
+    def _settle(self, obj: E) -> None:
         """A floating tensor is about to change: held here from now on."""
         k = obj._row
         if self._table is not None and self._floating.get(k) is obj and self._items[k] is None:
             self._items[k] = obj
             del self._floating[k]
 
-    def __iter__(self) -> Iterator[Tensor]:
+    def __iter__(self) -> Iterator[E]:
         if self._table is not None and None in self._items:
             return self._iter_floating()
         return iter(self._items)  # type: ignore[arg-type]
 
-    def _iter_floating(self) -> Iterator[Tensor]:
+    def _iter_floating(self) -> Iterator[E]:
         """Every item: those not made yet made floating, a chunk at a time (module doc)."""
         items = self._items
         table = self._table
@@ -708,7 +707,7 @@ class TensorList(MutableSequence["Tensor"]):
             if self._table is not table:  # a structural change meanwhile: plain items
                 yield from islice(self._items, start, None)
                 return
-            chunk: list[Tensor | None] = items[start : start + _CHUNK]
+            chunk: list[E | None] = items[start : start + _CHUNK]
             missing = []
             for j, t in enumerate(chunk):
                 if t is None:
@@ -716,14 +715,14 @@ class TensorList(MutableSequence["Tensor"]):
                     if chunk[j] is None:
                         missing.append(start + j)
             for k, obj in zip(missing, table.make_rows(missing)):
-                made = cast("Tensor", obj)
+                made = cast(E, obj)
                 made._owner = self._ref
                 object.__setattr__(made, "__class__", cls)
                 floating[k] = made
                 chunk[k - start] = made
-            yield from cast("list[Tensor]", chunk)
+            yield from cast(list[E], chunk)
 
-    def materialize(self) -> list[Tensor]:
+    def materialize(self) -> list[E]:
         """Make every item (in one pass over the columns); return them as a list."""
         table = self._table
         if table is not None:
@@ -734,11 +733,11 @@ class TensorList(MutableSequence["Tensor"]):
             self._floating.clear()
             missing = [k for k, t in enumerate(items) if t is None]
             for k, obj in zip(missing, table.make_rows(missing)):
-                obj._owner = self._ref  # type: ignore[attr-defined]
-                items[k] = obj  # type: ignore[call-overload]
+                obj._owner = self._ref
+                items[k] = obj
         return self._items  # type: ignore[return-value]
 
-    def made(self) -> list[Tensor]:
+    def made(self) -> list[E]:
         """The items made so far, floating ones still held elsewhere included (none is made
         here)."""
         return [t for t in self._items if t is not None] + list(self._floating.values())
@@ -779,7 +778,7 @@ class TensorList(MutableSequence["Tensor"]):
         self._structural()
         del self._items[i]
 
-    def insert(self, i: int, value: Tensor) -> None:
+    def insert(self, i: int, value: E) -> None:
         at_end = i >= len(self._items)
         by_index, by_name = self._by_index, self._by_name
         self._structural()
@@ -797,7 +796,7 @@ class TensorList(MutableSequence["Tensor"]):
                     table[key] = pos
             self._by_index, self._by_name = by_index, by_name
 
-    def sort(self, *, key: Callable[[Tensor], Any] | None = None, reverse: bool = False) -> None:
+    def sort(self, *, key: Callable[[E], Any] | None = None, reverse: bool = False) -> None:
         self._structural()
         self._items.sort(key=key, reverse=reverse)  # type: ignore[arg-type]
 
@@ -813,10 +812,10 @@ class TensorList(MutableSequence["Tensor"]):
         shown = [repr(self[k]) for k in (range(n) if n <= _SHOWN else (0, 1, 2, n - 1))]
         return _summary("[", shown, "]", n, "tensors")
 
-    def __copy__(self) -> list[Tensor]:
+    def __copy__(self) -> list[E]:
         return list(self)
 
-    def copy(self) -> list[Tensor]:
+    def copy(self) -> list[E]:
         return list(self)
 
     # -- lookups -----------------------------------------------------------------------------
@@ -862,7 +861,7 @@ class TensorList(MutableSequence["Tensor"]):
             self._by_name = self._build("name")
         return self._by_name.get(name)
 
-    def _changed(self, tensor: Tensor, attr: str, old: Any, new: Any) -> None:
+    def _changed(self, tensor: E, attr: str, old: Any, new: Any) -> None:
         """``tensor`` (held here) changed its index or name from ``old`` to ``new``."""
         if attr == "index" and self._by_index is None and self._table is not None:
             self._renumbered = True  # the columns no longer say where every index is
@@ -898,7 +897,7 @@ def _summary(opening: str, shown: list[str], closing: str, count: int, what: str
     return f"{opening}{', '.join(shown[:3])}, ..., {shown[-1]}{closing} ({count} {what})"
 
 
-class SlotEntries(MutableMapping[int, "Buffer"]):
+class SlotEntries(MutableMapping[int, E]):
     """One optimizer slot's entries by entry index, made on first access from an
     :class:`EntryTable`; any change first makes every entry (a plain dict after that)."""
 
@@ -906,9 +905,9 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
 
     def __init__(self, table: EntryTable) -> None:
         self._table: EntryTable | None = table
-        self._items: dict[int, Buffer] = {}
+        self._items: dict[int, E] = {}
         # entry index -> a floating entry (made by values() or items(), held by no one here)
-        self._floating: weakref.WeakValueDictionary[int, Buffer] = (
+        self._floating: weakref.WeakValueDictionary[int, E] = (
             weakref.WeakValueDictionary()
         )
         table.home = weakref.ref(self)
@@ -938,7 +937,7 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
         except KeyError:
             return default
 
-    def __getitem__(self, key: int) -> Buffer:
+    def __getitem__(self, key: int) -> E:
         item = self._items.get(key)
         if item is not None:
             return item
@@ -956,14 +955,14 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
         self._items[int(key)] = item
         return item
 
-    def _settle(self, obj: Buffer) -> None:
+    def _settle(self, obj: E) -> None:
         """A floating entry is about to change: held here from now on."""
         key = obj._index
         if self._table is not None and self._floating.get(key) is obj:
             self._items.setdefault(key, obj)
             del self._floating[key]
 
-    def _items_floating(self) -> Iterator[tuple[int, Buffer]]:
+    def _items_floating(self) -> Iterator[tuple[int, E]]:
         """(entry index, entry) of every entry, in table order: those not made yet made
         floating, a chunk at a time (module doc)."""
         table = self._table
@@ -1001,12 +1000,12 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
             return iter(self._table.keys.tolist())
         return iter(self._items)
 
-    def made(self) -> list[Buffer]:
+    def made(self) -> list[E]:
         """The entries made so far, floating ones still held elsewhere included (none is made
         here)."""
         return list(self._items.values()) + list(self._floating.values())
 
-    def materialize(self) -> dict[int, Buffer]:
+    def materialize(self) -> dict[int, E]:
         table = self._table
         if table is not None:
             made = self._items
@@ -1021,17 +1020,17 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
             self._table = None
         return self._items
 
-    def values(self) -> ValuesView[Buffer]:
+    def values(self) -> ValuesView[E]:
         if self._table is None:
             return self._items.values()
         return _FloatingValues(self)
 
-    def items(self) -> ItemsView[int, Buffer]:
+    def items(self) -> ItemsView[int, E]:
         if self._table is None:
             return self._items.items()
         return _FloatingItems(self)
 
-    def __setitem__(self, key: int, value: Buffer) -> None:
+    def __setitem__(self, key: int, value: E) -> None:
         self.materialize()[key] = value
 
     def __delitem__(self, key: int) -> None:
@@ -1053,19 +1052,19 @@ class SlotEntries(MutableMapping[int, "Buffer"]):
 
 
 
-class _FloatingValues(ValuesView["Buffer"]):
+class _FloatingValues(ValuesView[E]):
     """``SlotEntries.values()`` of a loaded slot: a pass that keeps no entry (module doc)."""
 
     _mapping: SlotEntries
 
-    def __iter__(self) -> Iterator[Buffer]:
+    def __iter__(self) -> Iterator[E]:
         return (v for _, v in self._mapping._items_floating())
 
 
-class _FloatingItems(ItemsView[int, "Buffer"]):
+class _FloatingItems(ItemsView[int, E]):
     """``SlotEntries.items()`` of a loaded slot: a pass that keeps no entry (module doc)."""
 
     _mapping: SlotEntries
 
-    def __iter__(self) -> Iterator[tuple[int, Buffer]]:
+    def __iter__(self) -> Iterator[tuple[int, E]]:
         return self._mapping._items_floating()

@@ -17,7 +17,9 @@ keeps them: writing schema 1 again does not lose them.
 from __future__ import annotations
 
 from .errors import error_for
-from .model import Checkpoint, is_schema2_family
+from .model import Checkpoint
+from .revisions.registry import RECOMMENDED, RUNTIME, Revision, holds
+from .revisions.registry import revision as revision_named
 
 __all__ = [
     "EXPORT_TARGETS",
@@ -28,9 +30,7 @@ __all__ = [
 ]
 
 #: What schema 1's footer holds; every other state key is lost in schema 1.
-V1_STATE_KEYS = ("step", "epoch")
-#: The optimizers schema 1 lays out, and the slots each has there (spec/SPEC.md 4).
-V1_OPTIMIZER_SLOTS = {"sgd": (), "adam": ("m", "v")}
+V1_STATE_KEYS: tuple[str, ...] = RUNTIME.state_keys or ()
 #: The containers of ``export`` (safetensors, npz): every array and, in the metadata, the rest.
 EXPORT_TARGETS = ("safetensors", "npz")
 U32_MAX = 0xFFFF_FFFF
@@ -38,12 +38,6 @@ U32_MAX = 0xFFFF_FFFF
 
 def _short(items: list[int]) -> str:
     return ", ".join(map(str, items[:8])) + (", ..." if len(items) > 8 else "")
-
-
-def _tensor_metadata(ckpt: Checkpoint) -> list[str]:
-    if not is_schema2_family(ckpt.revision):
-        return []  # a bound model's annotations: the model keeps them (module docstring)
-    return _annotations(ckpt)
 
 
 def _annotations(ckpt: Checkpoint) -> list[str]:
@@ -60,72 +54,84 @@ def _annotations(ckpt: Checkpoint) -> list[str]:
     return lost
 
 
-def _optimizer_state(ckpt: Checkpoint, target: str) -> list[str]:
-    opt = ckpt.optimizer
-    if opt is None:
+def _optimizer_state(ckpt: Checkpoint, target: Revision) -> list[str]:
+    opt, kinds = ckpt.optimizer, target.optimizers
+    if opt is None or kinds is None:
         return []
     held = [name for name, entries in opt.slots.items() if len(entries)]
-    if target == "wof":
+    if not kinds:  # no optimizer state at all (WOF)
         if held:
             return [f"the {opt.kind} optimizer state (slots {', '.join(held)})"]
         if opt.kind != "sgd":
             return [f"the optimizer kind {opt.kind!r}"]
         return []
-    kept = V1_OPTIMIZER_SLOTS.get(opt.kind)
+    kept = kinds.get(opt.kind)
     if kept is None:
-        return [f"the {opt.kind} optimizer state (schema 1 has SGD and Adam only)"]
+        names = " and ".join(k.upper() if k == "sgd" else k.title() for k in kinds)
+        return [f"the {opt.kind} optimizer state ({target.title} has {names} only)"]
     extra = [name for name in held if name not in kept]
     if extra:
         return [
-            f"the {opt.kind} optimizer's slots {', '.join(map(repr, extra))} (schema 1's "
+            f"the {opt.kind} optimizer's slots {', '.join(map(repr, extra))} ({target.title}'s "
             f"{opt.kind} keeps {', '.join(kept) or 'no state'})"
         ]
     return []
 
 
-def _state(ckpt: Checkpoint, target: str) -> list[str]:
-    if target == "wof":
+def _state(ckpt: Checkpoint, target: Revision) -> list[str]:
+    keys = target.state_keys
+    if keys is None:
+        return []
+    if not keys:
         return [f"the training state ({', '.join(map(str, ckpt.state))})"] if ckpt.state else []
     lost = []
-    extra = [k for k in ckpt.state if k not in V1_STATE_KEYS]
+    extra = [k for k in ckpt.state if k not in keys]
     if extra:
-        lost.append(f"the state keys {', '.join(map(repr, extra))} (schema 1 keeps step and epoch)")
-    for key in V1_STATE_KEYS:
+        lost.append(
+            f"the state keys {', '.join(map(repr, extra))} ({target.title} keeps "
+            f"{' and '.join(keys)})"
+        )
+    for key in keys:
         value = ckpt.state.get(key)
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= U32_MAX
         ):
-            lost.append(f"the {key} value {value!r} (schema 1 stores a u32)")
-    if "footerless" in ckpt.quirks and any(ckpt.state.get(k) for k in V1_STATE_KEYS):
-        lost.append("the step and epoch (this footer-less onert file has no footer to hold them)")
+            lost.append(f"the {key} value {value!r} ({target.title} stores a u32)")
+    if "footerless" in ckpt.quirks and any(ckpt.state.get(k) for k in keys):
+        lost.append(
+            f"the {' and '.join(keys)} (this footer-less onert file has no footer to hold them)"
+        )
     return lost
 
 
 def fitting_revision(ckpt: Checkpoint, *, annotations_are_content: bool = True) -> str:
-    """The revision a new checkpoint is written in when its maker names none: ``"v1"`` (what
-    the runtimes read) when schema 1 holds all of its content, else ``"v3"``, the recommended
-    revision, which holds everything (spec/SPEC.md 10). Never schema 2, and never a revision
-    that would drop content.
+    """The revision a new checkpoint is written in when its maker names none: schema 1 (what
+    the runtimes read, ``registry.RUNTIME``) when it holds all of its content, else schema 3,
+    the recommended revision (``registry.RECOMMENDED``), which holds everything (spec/SPEC.md
+    10). Never schema 2, and never a revision that would drop content.
 
     ``annotations_are_content``: the tensors' names, dtypes, shapes and model indices count as
     content (arrays that carry them, like a safetensors file of named, typed arrays); False
     when they are a circle model's (``new``, arrays placed by the model's tensor names), which
     gives them back to a schema-1 file bound to it.
     """
-    lost = _optimizer_state(ckpt, "v1") + _state(ckpt, "v1")
+    lost = _optimizer_state(ckpt, RUNTIME) + _state(ckpt, RUNTIME)
     if annotations_are_content:
         lost += _annotations(ckpt)
-    return "v3" if lost or ckpt.sections else "v1"
+    return RECOMMENDED.name if lost or ckpt.sections else RUNTIME.name
 
 
 def lost_content(ckpt: Checkpoint, revision: str | None = None) -> list[str]:
-    """What writing ``ckpt`` as ``revision`` ("v1", "wof", "v2", "v3", or an export container
-    "safetensors"/"npz"; None: the checkpoint's own) would lose, one phrase per kind of
-    content; empty when the write keeps everything.
+    """What writing ``ckpt`` as ``revision`` (a revision of the registry, or an export
+    container "safetensors"/"npz"; None: the checkpoint's own) would lose, one phrase per kind
+    of content; empty when the write keeps everything.
 
-    Schema 2 and 3 and the export containers hold everything a checkpoint object can say.
-    What a target cannot lay out at all (an Adam slot of another size than its weight, an
-    entry index outside the table) is not listed here: the writer refuses it either way.
+    Revisions that hold everything (schemas 2 and 3) and the export containers lose nothing.
+    The tensors' names, dtypes, shapes and model indices of a checkpoint whose own revision has
+    no records for them came from a circle model, which keeps them. What a target cannot lay
+    out at all (an Adam slot of another size
+    than its weight, an entry index outside the table) is not listed here: the writer refuses
+    it either way.
 
         >>> import onert_checkpoint as oc
         >>> from onert_checkpoint.format.loss import lost_content
@@ -135,13 +141,17 @@ def lost_content(ckpt: Checkpoint, revision: str | None = None) -> list[str]:
         >>> lost_content(ckpt, "wof")
         ['the adam optimizer state (slots m, v)', 'the training state (step, epoch)']
     """
-    revision = revision or ckpt.revision
-    if is_schema2_family(revision) or revision in EXPORT_TARGETS:
+    name = revision or ckpt.revision
+    if name in EXPORT_TARGETS:
         return []
-    if revision not in ("v1", "wof"):
-        raise ValueError(f"unknown revision {revision!r}; choose from v1, v2, v3, wof")
-    lost = _tensor_metadata(ckpt) + _optimizer_state(ckpt, revision) + _state(ckpt, revision)
-    if ckpt.sections:
+    target = revision_named(name)
+    if target.holds_everything:
+        return []
+    lost = []
+    if holds(ckpt.revision, "holds_annotations") and not target.holds_annotations:
+        lost += _annotations(ckpt)  # a bound model's annotations: the model keeps them
+    lost += _optimizer_state(ckpt, target) + _state(ckpt, target)
+    if ckpt.sections and not target.holds_sections:
         lost.append(f"the unknown sections of kinds {[s.kind for s in ckpt.sections]}")
     return lost
 
@@ -152,14 +162,19 @@ def check_lossless(
     *,
     dialect: str | None = None,
     allow_lossy: bool = False,
+    model_restores: bool = False,
 ) -> list[str]:
     """Refuse (``not_representable``, naming everything that would be lost) a write of
     ``ckpt`` as ``revision`` that loses content, unless ``allow_lossy``; returns what is lost
-    (empty for a lossless write). Also refuses any write of a released checkpoint
-    (``released``): its entries are gone, not empty."""
+    (empty for a lossless write). ``model_restores``: the tensors' names, dtypes, shapes and
+    model indices are given back by the circle model the written file is bound to, so they
+    are not lost. Also refuses any write of a released checkpoint (``released``): its entries
+    are gone, not empty."""
     ckpt._check_live()
     revision = revision or ckpt.revision
     lost = lost_content(ckpt, revision)
+    if model_restores:
+        lost = [what for what in lost if what not in _annotations(ckpt)]
     if lost and not allow_lossy:
         target = revision + (f" ({dialect})" if dialect else "")
         raise error_for(

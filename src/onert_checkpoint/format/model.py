@@ -21,6 +21,7 @@ import numpy as np
 from .assignment import check_assignment
 from .entries import DataStore, EntryTable, SlotEntries, TensorList
 from .errors import released_error
+from .revisions.registry import RECOMMENDED
 from .typed import dtype_name, typed_geometry
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OPTIMIZER_SLOTS",
-    "SCHEMA2_FAMILY",
     "Buffer",
     "Checkpoint",
     "Optimizer",
@@ -37,19 +37,7 @@ __all__ = [
     "Tensor",
     "TrainingState",
     "as_bytes_array",
-    "is_schema2_family",
 ]
-
-#: The revisions built on schema 2's container (sections, names, dtypes, typed state, origin):
-#: schema 2 and schema 3, its compact-table form (spec/SPEC.md 6 and 7). What one of them
-#: holds, the other holds too; only the layout of the tables and the data differs.
-SCHEMA2_FAMILY: tuple[str, ...] = ("v2", "v3")
-
-
-def is_schema2_family(revision: object) -> bool:
-    """True for "v2" and "v3" (`SCHEMA2_FAMILY`): the revisions that hold everything a
-    checkpoint object can say; False for schema 1 ("v1") and WOF ("wof")."""
-    return revision in SCHEMA2_FAMILY
 
 #: The state slots of each optimizer kind, in file order (schema 1: opt1 = m, opt2 = v).
 OPTIMIZER_SLOTS: dict[str, tuple[str, ...]] = {
@@ -267,7 +255,7 @@ class Tensor(Buffer):
         self._dtype = dtype
         self.shape = shape
         self.model_index = model_index
-        self._owner: Callable[[], TensorList | None] | None = None  # weak reference
+        self._owner: Callable[[], TensorList[Tensor] | None] | None = None  # weak reference
 
     @property
     def index(self) -> int:
@@ -407,11 +395,11 @@ class _TensorsField:
     @overload
     def __get__(self, obj: None, owner: type | None = None) -> tuple[()]: ...
     @overload
-    def __get__(self, obj: object, owner: type | None = None) -> TensorList: ...
-    def __get__(self, obj: object, owner: type | None = None) -> TensorList | tuple[()]:
+    def __get__(self, obj: object, owner: type | None = None) -> TensorList[Tensor]: ...
+    def __get__(self, obj: object, owner: type | None = None) -> TensorList[Tensor] | tuple[()]:
         if obj is None:
             return ()  # the dataclass's default: no tensors (each checkpoint gets its own list)
-        return cast(TensorList, obj.__dict__[self._attr])
+        return cast("TensorList[Tensor]", obj.__dict__[self._attr])
 
     def __set__(self, obj: object, value: Iterable[Tensor]) -> None:
         if not isinstance(value, TensorList):
@@ -433,15 +421,15 @@ class Checkpoint(Mapping[object, Tensor]):
     without reading the data); ``crc32()`` is a method because it reads every byte.
 
     ``revision`` and ``dialect`` say what the file was (or what [`save`][onert_checkpoint.save]
-    writes by default): a checkpoint built by hand is ``"v3"``, the recommended revision
-    (spec/SPEC.md 10); ``num_entries`` is the length of the file's offset tables, which for
-    onert-micro files counts every tensor of the model, present or not.
+    writes by default): a checkpoint built by hand is in the recommended revision (spec/SPEC.md
+    10); ``num_entries`` is the length of the file's offset tables, which for onert-micro files
+    counts every tensor of the model, present or not.
     """
 
     tensors: _TensorsField = _TensorsField()  # any iterable of tensors; read as a TensorList
     optimizer: Optimizer | None = None
     state: TrainingState = field(default_factory=TrainingState)
-    revision: str = "v3"  # the recommended revision for content built by hand
+    revision: str = RECOMMENDED.name  # for content built by hand
     dialect: str | None = None
     num_entries: int | None = None
     quirks: tuple[str, ...] = ()
@@ -481,7 +469,7 @@ class Checkpoint(Mapping[object, Tensor]):
 
     # Mapping protocol -------------------------------------------------------------------
     def __getitem__(self, key: object) -> Tensor:
-        tensors: TensorList = self.__dict__["_tensors"]  # self.tensors, without its descriptor
+        tensors: TensorList[Tensor] = self.__dict__["_tensors"]  # self.tensors, no descriptor
         if type(key) is str and (by_name := tensors._by_name) is not None:
             # the common lookup (a name, the list's name map built) in as few calls as it takes
             pos = by_name.get(key)
@@ -491,7 +479,7 @@ class Checkpoint(Mapping[object, Tensor]):
         return tensors[self._position(tensors, key)]
 
     @staticmethod
-    def _position(tensors: TensorList, key: object) -> int:
+    def _position(tensors: TensorList[Tensor], key: object) -> int:
         """The list position of the tensor ``ckpt[key]`` names (KeyError when none)."""
         pos = None
         if isinstance(key, str):  # the common key first: each lookup of a name pays this
@@ -613,7 +601,7 @@ class Checkpoint(Mapping[object, Tensor]):
             raise error_for("unknown_slot", "optimizer", None,
                             f"no optimizer slot {name!r} ({kind}; its slots: {have})")
         # the tensor's entry index without making its object (as ``self[key].index``)
-        tensors: TensorList = self.__dict__["_tensors"]  # self.tensors, without its descriptor
+        tensors: TensorList[Tensor] = self.__dict__["_tensors"]  # self.tensors, no descriptor
         pos = None
         if type(key) is str and (by_name := tensors._by_name) is not None:
             pos = by_name.get(key)

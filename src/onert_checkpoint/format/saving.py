@@ -21,7 +21,7 @@ from ..atomic_file import write_atomic
 from .entries import DataStore, SlotEntries, must_verify, stores_of
 from .loss import check_lossless
 from .model import Checkpoint
-from .revisions.registry import REVISIONS
+from .revisions import registry
 
 __all__ = ["KEEP", "chunks", "save", "save_stream", "to_bytes", "verify_sources"]
 
@@ -38,46 +38,43 @@ KEEP: Any = _Keep()
 #: streamed (schema 2's header, once the data CRC computed on the way is known).
 Stream = Generator["bytes | memoryview", None, "list[tuple[int, bytes]]"]
 
-#: Each revision's writer: revision -> (checkpoint, dialect, options) -> chunks (from the one
-#: table of revisions, revisions/registry.py).
-WRITERS: dict[str, Any] = {r.name: r.write_chunks for r in REVISIONS}
-#: Writers that stream with patches (see ``Stream``); ``save`` prefers them.
-STREAMERS: dict[str, Any] = {r.name: r.write_stream for r in REVISIONS if r.streams}
+#: Every revision by name, each with its writer (the one table of revisions,
+#: revisions/registry.py; ``write_stream``, which patches, for those that ``stream``).
+WRITERS = registry.BY_NAME
 
 
 def _writer(
-    table: dict[str, Any], revision: str | None, dialect: Any, ckpt: Checkpoint,
-    allow_lossy: bool = False,
-):
+    revision: str | None, dialect: Any, ckpt: Checkpoint, allow_lossy: bool = False
+) -> tuple[registry.Revision, str | None]:
     revision = revision or ckpt.revision
     if dialect is KEEP:
         dialect = ckpt.dialect if revision == ckpt.revision else None
-    if revision not in WRITERS:
-        raise ValueError(f"unknown revision {revision!r}; choose from {', '.join(sorted(WRITERS))}")
+    rev = registry.revision(revision)
     ckpt._check_live()
-    if revision == "wof" or (revision == "v1" and dialect is not None):
+    by_index = rev.keyed_by == registry.BY_CIRCLE_INDEX
+    if by_index or (rev.dialects and dialect is not None):
         from .convert import content_dialect  # entries are never re-labelled to a dialect
         from .errors import error_for
 
         have = content_dialect(ckpt)
-        if revision == "wof" and have == "onert":  # WOF entries are circle tensor indices
+        if by_index and have == "onert":  # WOF entries are circle tensor indices
             raise error_for(
                 "not_representable", "dialect", None,
-                "the entries are indexed as onert entries; WOF indexes them by circle tensor, "
-                "which needs the circle model: convert(ckpt, 'wof', model=...)",
+                f"the entries are indexed as onert entries; {rev.title} indexes them by circle "
+                f"tensor, which needs the circle model: convert(ckpt, {rev.name!r}, model=...)",
             )
-        if revision == "v1" and have is not None and have != dialect:
+        if not by_index and have is not None and have != dialect:
             raise error_for(
                 "not_representable", "dialect", None,
                 f"the entries are indexed as {have} entries; writing them as {dialect} "
                 "re-indexes them, which needs the circle model: "
-                "convert(ckpt, 'v1', dialect=..., model=...)",
+                f"convert(ckpt, {rev.name!r}, dialect=..., model=...)",
             )
     # The one rule of every write (format/loss.py): keep the content or refuse naming the loss;
     # and never a fresh checksum over bytes whose own checks have not passed (or may be stale).
     check_lossless(ckpt, revision, dialect=dialect, allow_lossy=allow_lossy)
     verify_sources(ckpt)
-    return table.get(revision), dialect
+    return rev, dialect
 
 
 def verify_sources(ckpt: Checkpoint) -> None:
@@ -103,24 +100,19 @@ def chunks(
     ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP, **options: Any
 ) -> Iterator[bytes | memoryview]:
     """The bytes of ``ckpt`` in file order, computed lazily (every offset is planned first)."""
-    writer, dialect = _writer(
-        WRITERS, revision, dialect, ckpt, bool(options.get("allow_lossy"))
-    )
-    return writer(ckpt, dialect, **options)
+    rev, dialect = _writer(revision, dialect, ckpt, bool(options.get("allow_lossy")))
+    return rev.write_chunks(ckpt, dialect, **options)
 
 
 def _stream(
     ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP, **options: Any
 ) -> Stream:
     """What ``save`` writes: the revision's patching stream if it has one, else its chunks."""
-    writer, dialect = _writer(
-        STREAMERS, revision, dialect, ckpt, bool(options.get("allow_lossy"))
-    )
-    if writer is not None:
-        return writer(ckpt, dialect, **options)
+    rev, dialect = _writer(revision, dialect, ckpt, bool(options.get("allow_lossy")))
+    if rev.streams:
+        return rev.write_stream(ckpt, dialect, **options)
     # the same writer chunks() would pick, without checking the content a second time
-    writer = WRITERS[revision or ckpt.revision]
-    return writer(ckpt, dialect, **options)
+    return rev.write_chunks(ckpt, dialect, **options)  # type: ignore[return-value]
 
 
 def to_bytes(ckpt: Checkpoint, **kwargs: Any) -> bytes:

@@ -43,6 +43,7 @@ from ..format.model import (
     Tensor,
     TrainingState,
 )
+from ..format.revisions.registry import RECOMMENDED
 from ..format.revisions.v1_write import DIALECTS
 from ..format.saving import WRITERS
 from ..format.typed import typed_view
@@ -438,8 +439,8 @@ def from_numpy_dict(
     the state is empty. Any array-like works (NumPy, or PyTorch CPU tensors via ``.numpy()``).
     Malformed metadata raises [`NotRepresentableError`][onert_checkpoint.NotRepresentableError].
 
-    The revision is the metadata's; without one it is "v1" (what the runtimes read) when
-    schema 1 holds the content, else "v3" (the recommended revision): arrays of names, dtypes
+    The revision is the metadata's; without one it is schema 1 (what the runtimes read) when
+    it holds the content, else schema 3 (the recommended revision): arrays of names, dtypes
     and shapes of their own, an optimizer other than SGD and Adam, or a state schema 1 cannot
     hold. Names from ``entries`` are the caller's (a model's) and need no schema 3.
 
@@ -535,7 +536,7 @@ def from_numpy_dict(
         tensors=tensors,
         optimizer=held,
         state=state,
-        revision=meta.get("revision", "v3"),
+        revision=meta.get("revision", RECOMMENDED.name),
         dialect=meta.get("dialect"),
         num_entries=num_entries,
         quirks=tuple(_meta_json(meta, "quirks", "[]", list)),

@@ -20,6 +20,7 @@ from .. import __version__
 from ..format.dispatch import load
 from ..format.errors import CheckpointError
 from ..format.model import Checkpoint
+from ..format.revisions import registry
 from .cli_common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -196,7 +197,7 @@ def _state_text(value: object) -> str:
 def _dialect_text(desc: dict) -> str:
     if desc["dialect"]:
         return str(desc["dialect"])
-    if desc["revision"] == "v1":
+    if registry.holds(desc["revision"], "dialects"):
         # JSON says null here (TOOLKIT section 1, which other readers print too): the text says so
         return "either (fits onert and onert-micro; null in --json)"
     return "none (dialects are a schema-1 matter)"
@@ -575,14 +576,15 @@ def cmd_convert(args: argparse.Namespace) -> int:
     output = _output(args.output)
     ckpt = load(args.input, mmap="auto")
     to = args.to or ckpt.revision  # --dialect/--model alone: same revision, other dialect
-    if args.dialect is not None and to != "v1":
+    if args.dialect is not None and not registry.holds(to, "dialects"):
         raise CliError(
             "usage_error",
             f"--dialect is a schema-1 matter; the output is {to} (add --to v1)",
         )
     model = _model(args, args.input)
     if model is None and needs_model(ckpt, to, args.dialect):
-        target = f"the {args.dialect} dialect" if to == "v1" else "WOF (circle tensor indices)"
+        by_index = registry.holds(to, "keyed_by") == registry.BY_CIRCLE_INDEX
+        target = "WOF (circle tensor indices)" if by_index else f"the {args.dialect} dialect"
         raise CliError(
             "model_required",
             f"{safe_text(args.input)}: writing {indexing_text(ckpt)} in {target} needs the "
@@ -713,7 +715,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                     f"{args.dialect} dialect needs the circle model to index them: "
                     "add --model MODEL.circle",
                 )
-            ckpt = convert(ckpt, "v1", dialect=args.dialect, model=model,
+            ckpt = convert(ckpt, registry.RUNTIME.name, dialect=args.dialect, model=model,
                            batch_size=args.batch_size, allow_lossy=args.allow_lossy)
         save_options["dialect"] = args.dialect
     _save(ckpt, args.output, size_hint=os.path.getsize(args.input), progress=True, **save_options)
@@ -1008,7 +1010,7 @@ def build_parser() -> argparse.ArgumentParser:
                 "unless --allow-lossy.", cmd_convert)
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT")
-    p.add_argument("--to", choices=("v1", "v2", "v3", "wof"),
+    p.add_argument("--to", choices=registry.names(),
                    help="target revision (default: the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
     model_option(p, "circle model (needed to move between dialects)")
@@ -1035,7 +1037,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", metavar="IN.safetensors|IN.npz")
     p.add_argument("output", metavar="OUT")
     model_option(p, "circle model: place arrays named after its tensors", order=False)
-    p.add_argument("--revision", choices=("v1", "v2", "v3", "wof"),
+    p.add_argument("--revision", choices=registry.names(),
                    help="revision to write (an export's own; other arrays: v1 when schema 1 "
                    "holds them, else v3, the recommended revision)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
@@ -1054,7 +1056,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam", help="(adam)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"), default="onert",
                    help="entry order, and the dialect a schema-2 file downgrades to (onert)")
-    p.add_argument("--revision", choices=("v1", "v2", "v3"),
+    p.add_argument("--revision", choices=[registry.RUNTIME.name, *(
+                       r.name for r in registry.REVISIONS if r.holds_everything)],
                    help="v1 (what the runtimes read; the default, as schema 1 holds a fresh "
                    "checkpoint), or v3 (the recommended revision) or v2, with names, dtypes "
                    "and shapes")

@@ -21,7 +21,8 @@ import numpy as np
 
 from ..format.assignment import CAST_RULE, cast_for_entry
 from ..format.errors import error_for
-from ..format.model import Buffer, Checkpoint, Optimizer, Tensor, is_schema2_family
+from ..format.model import Buffer, Checkpoint, Optimizer, Tensor
+from ..format.revisions.registry import holds
 
 __all__ = ["edit", "edit_file"]
 
@@ -82,7 +83,7 @@ def _replace(ckpt: Checkpoint, key: str | int, value: object) -> None:
 
 
 def _set_state(ckpt: Checkpoint, key: str, value: object) -> None:
-    if not is_schema2_family(ckpt.revision) and key not in ("step", "epoch"):
+    if not holds(ckpt.revision, "holds_everything") and key not in ("step", "epoch"):
         raise _not_representable(
             f"state.{key}",
             f"a {ckpt.revision} file holds only step and epoch; state key {key!r} needs schema 3 "
@@ -91,7 +92,7 @@ def _set_state(ckpt: Checkpoint, key: str, value: object) -> None:
     if key in ("step", "epoch"):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise _not_representable(f"state.{key}", f"{key} must be an integer, not {value!r}")
-        if not is_schema2_family(ckpt.revision) and not 0 <= int(value) <= U32_MAX:
+        if not holds(ckpt.revision, "holds_everything") and not 0 <= int(value) <= U32_MAX:
             raise _not_representable(
                 f"state.{key}", f"schema 1 stores the {key} as u32; {value} does not fit"
             )

@@ -12,6 +12,7 @@ import argparse
 import json
 from typing import Any
 
+from ..format.revisions import registry
 from .cli_common import (
     CliError,
     batch_size_arg,
@@ -79,7 +80,7 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
                        help="zero the optimizer state (same optimizer)")
     p.add_argument("--replace", action="append", default=[], metavar="ENTRY=FILE.npy",
                    help="new values of one entry (tensor name or index) from a .npy file")
-    p.add_argument("--to", choices=("v1", "v2", "v3", "wof"),
+    p.add_argument("--to", choices=registry.names(),
                    help="revision to write (the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"),
                    help="schema-1 dialect to write (the input's)")

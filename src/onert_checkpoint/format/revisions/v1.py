@@ -20,6 +20,7 @@ from ..errors import error_for
 from ..model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..source import BufferReader
 from .blocks import Block, block_table, read_blocks
+from .registry import Revision
 
 __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
 
@@ -190,7 +191,9 @@ def _dialect(
     )
 
 
-def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+def read(
+    view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
+) -> Checkpoint:
     """Validate a schema-1 checkpoint and wrap it in model objects (data are views on ``view``).
 
     Schema 1 has no checksums: ``verify_data`` changes nothing, every rule is structural.
@@ -208,12 +211,13 @@ def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
     if layout.kind == "adam":
         for slot in ("m", "v"):
             optimizer.slots[slot] = SlotEntries(block_table(store, layout.blocks[slot], Buffer))
-    tensors = TensorList(table=block_table(store, layout.blocks["weights"], Tensor))
+    weights = block_table(store, layout.blocks["weights"], Tensor)
+    tensors: TensorList[Tensor] = TensorList(table=weights)
     ckpt = Checkpoint(
         tensors=tensors,
         optimizer=optimizer,
         state=state,
-        revision="v1",
+        revision=revision.name if revision is not None else "v1",
         dialect=layout.dialect,
         num_entries=layout.header.num_entries,
         quirks=() if layout.has_footer else ("footerless",),

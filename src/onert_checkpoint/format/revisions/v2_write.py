@@ -27,9 +27,10 @@ from onert_checkpoint_generated.layout import OptimizerHead, SectionEntry, V2Ten
 
 from ..dtypes import DTYPE_CODES, DTYPES
 from ..errors import error_for
-from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section, is_schema2_family
+from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section
 from ..schemas import v2 as schema
 from .container_write import Plan, assemble, chunks, finish, lay_out, stream
+from .registry import find
 from .v2 import (
     ALIGNMENT,
     FLAG_REQUIRED,
@@ -91,16 +92,15 @@ def _fail(message: str) -> NoReturn:
 def origin_of(ckpt: Checkpoint) -> dict[str, object] | None:
     """What a schema-2 (or schema-3) file keeps of ``ckpt``'s schema-1 or WOF origin (the
     origin section it was read with for schema 2 and 3)."""
-    if is_schema2_family(ckpt.revision):
-        return ckpt.origin
-    if ckpt.revision in ("v1", "wof"):
-        return {
-            "revision": ckpt.revision,
-            "dialect": ckpt.dialect if ckpt.revision == "v1" else None,
-            "num_entries": ckpt.table_length,
-            "footerless": "footerless" in ckpt.quirks,
-        }
-    return None
+    rev = find(ckpt.revision)
+    if rev is None or rev.keeps_origin:
+        return ckpt.origin if rev is not None else None
+    return {
+        "revision": rev.name,
+        "dialect": ckpt.dialect if rev.dialects else None,
+        "num_entries": ckpt.table_length,
+        "footerless": "footerless" in ckpt.quirks,
+    }
 
 
 def _utf8(text: object, what: str, limit: int) -> bytes:
@@ -335,7 +335,7 @@ def _data_order(read: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return ordered[np.lexsort((ordered, full, group))]
 
 
-def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
+def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> Plan:
     """Check ``ckpt`` against schema 2 and compute every offset and checksum of its file.
 
     ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
@@ -474,7 +474,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
     body_bytes += [bytes(s.data) for s in extra]
 
     bodies = [(int(kind), flags, body) for (kind, flags, _), body in zip(heads, body_bytes)]
-    return assemble(bodies, offsets, placed, data_start, VERSION, data_crc, has_data=has_data)
+    return assemble(bodies, offsets, placed, data_start, version, data_crc, has_data=has_data)
 
 
 def state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> bytes:

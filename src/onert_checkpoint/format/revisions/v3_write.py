@@ -328,7 +328,7 @@ def _place(start: int, sizes: list[int]) -> list[int]:
     return out
 
 
-def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
+def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> Plan:
     """Check ``ckpt`` against schema 3 and compute every offset and checksum of its file.
 
     ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
@@ -439,7 +439,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True) -> Plan:
 
     placed = [(data_start + r, b) for r, b in zip(rel, ranges)]
     return assemble(
-        finished, offsets, placed, data_start, VERSION, data_crc, shift, has_data=has_data
+        finished, offsets, placed, data_start, version, data_crc, shift, has_data=has_data
     )
 
 

@@ -15,6 +15,7 @@ from ..errors import error_for
 from ..model import Checkpoint, Tensor, TrainingState
 from ..source import BufferReader
 from .blocks import Block, block_table, read_blocks
+from .registry import Revision
 
 __all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
 
@@ -58,17 +59,19 @@ def is_wof_shaped(view: memoryview) -> bool:
     return n != 0 and HEADER_SIZE + 4 * n <= size
 
 
-def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+def read(
+    view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
+) -> Checkpoint:
     """Validate a WOF file (no checksums: ``verify_data`` changes nothing)."""
     hdr, block = read_layout(view)
     hdr._io.close()  # everything is read: release the buffer (see BufferReader)
     store = DataStore(np.frombuffer(view, dtype=np.uint8))
-    tensors = TensorList(table=block_table(store, block, Tensor))
+    tensors: TensorList[Tensor] = TensorList(table=block_table(store, block, Tensor))
     ckpt = Checkpoint(
         tensors=tensors,
         optimizer=None,
         state=TrainingState(),
-        revision="wof",
+        revision=revision.name if revision is not None else "wof",
         dialect=None,
         num_entries=hdr.num_entries,
         file_size=len(view),

@@ -2,8 +2,9 @@
 
 The rules read the fields through the header's generated NumPy record type (the order of the
 rules is the specification's, not the field order in which the generated parser checks `valid`);
-once they pass, the header is read by the revision's generated Kaitai parser, and its values are
-the ones the reader goes on with.
+once they pass, the header is read by the generated Kaitai parser of the shared header
+(onert_checkpoint_common.ksy, with the revision's version byte), and its values are the ones
+the reader goes on with.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.layout import Header
+from onert_checkpoint_generated.onert_checkpoint_common import OnertCheckpointCommon
 
 from ...source import BufferReader
 from .constants import HEADER_SIZE, header_crc
@@ -19,12 +21,13 @@ from .rules import fail, first
 __all__ = ["check_header", "check_header_rules"]
 
 
-def check_header(view: memoryview, parser: type, schema: int):
-    """Rules H1 to H5; the header as the generated parser of the revision (``parser``, which
-    reads the header and nothing else until asked) reads it once they pass."""
-    check_header_rules(view, schema)
-    parsed = parser(KaitaiStream(BufferReader(view)))
-    parsed._io.close()  # only the header was read: release the buffer (see BufferReader)
+def check_header(view: memoryview, version: int) -> OnertCheckpointCommon.Header:
+    """Rules H1 to H5; the header of a file of version byte ``version`` as the generated parser
+    reads it once they pass."""
+    check_header_rules(view, version)
+    io = KaitaiStream(BufferReader(view))
+    parsed = OnertCheckpointCommon.Header(version, io)
+    io.close()  # only the header was read: release the buffer (see BufferReader)
     return parsed
 
 

@@ -8,12 +8,14 @@ first access of any tensor data, before a byte is handed out, unless ``verify_da
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from onert_checkpoint_generated.layout import SectionKind as Kind
-from onert_checkpoint_generated.onert_checkpoint_v2 import OnertCheckpointV2
 
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ..registry import BY_NAME, Revision
 from .constants import KIND_NAMES, NO_STATE
 from .data_ranges import DataRanges, check_data_ranges, data_checks
 from .header import check_header
@@ -27,19 +29,22 @@ from .tensors import TensorRecords, check_tensors_section
 __all__ = ["read"]
 
 
-def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+def read(
+    view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
+) -> Checkpoint:
     """Validate a schema-2 checkpoint; data are read-only typed views on ``view``.
 
     Every rule of the spec is applied. The data section's CRC-32C and zero padding are
     checked on the first access to any entry's data (or by :meth:`Checkpoint.verify`);
     ``verify_data=False`` skips them.
     """
-    return read_in_rule_order(_read, view, verify_data)
+    rev = revision if revision is not None else BY_NAME["v2"]
+    return read_in_rule_order(functools.partial(_read, rev=rev), view, verify_data)
 
 
-def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
+def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) -> Checkpoint:
     # The header through the generated parser (onert_checkpoint_v2.ksy), after rules H1-H5.
-    header = check_header(view, OnertCheckpointV2, 2).header
+    header = check_header(view, rev.version)
     num_sections, table_crc = header.num_sections, header.section_table_crc
     eager = verify_data and not defer
     sections = check_section_table(view, num_sections, table_crc, eager)
@@ -60,7 +65,7 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
         tensors=TensorList(table=table),
         optimizer=None if slots is None else _optimizer(store, slots, table),
         state=state,
-        revision="v2",
+        revision=rev.name,
         dialect=None,
         num_entries=None,
         file_size=len(view),

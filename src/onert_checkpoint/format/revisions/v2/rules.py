@@ -4,6 +4,7 @@ padding, string pools, section heads, record tables (spec/SPEC.md, 6.5)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
@@ -14,9 +15,9 @@ from ...source import BufferReader
 
 if TYPE_CHECKING:
     from ...model import Checkpoint
-    from .section_table import SectionInfo
 
 __all__ = [
+    "SectionInfo",
     "check_head",
     "check_padding",
     "check_pool",
@@ -27,6 +28,23 @@ __all__ = [
     "read_in_rule_order",
     "read_records",
 ]
+
+
+@dataclass(frozen=True)
+class SectionInfo:
+    """One row of the section table, as checked (section_table.py)."""
+
+    index: int
+    kind: int
+    flags: int
+    start: int
+    length: int
+    entry_offset: int
+    crc: int = 0
+
+    @property
+    def end(self) -> int:
+        return self.start + self.length
 
 
 def fail(code: str, field: str | None, offset: int | None, message: str) -> NoReturn:

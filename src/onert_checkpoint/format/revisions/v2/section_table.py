@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from onert_checkpoint_generated.layout import Header, SectionEntry
 
@@ -21,24 +19,9 @@ from .constants import (
     crc,
     section_order_key,
 )
-from .rules import check_padding, fail
+from .rules import SectionInfo, check_padding, fail
 
 __all__ = ["SectionInfo", "check_section_crc", "check_section_table", "unknown_section"]
-
-
-@dataclass(frozen=True)
-class SectionInfo:
-    index: int
-    kind: int
-    flags: int
-    start: int
-    length: int
-    entry_offset: int
-    crc: int = 0
-
-    @property
-    def end(self) -> int:
-        return self.start + self.length
 
 
 def check_section_crc(view: memoryview, info: SectionInfo) -> None:

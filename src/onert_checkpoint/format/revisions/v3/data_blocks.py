@@ -30,6 +30,7 @@ from onert_checkpoint_generated.layout import (
 from ..v2.constants import crc
 from ..v2.rules import fail
 from ..v2.section_table import SectionInfo
+from .constants import power_of_two_shift
 
 __all__ = [
     "DEFAULT_BLOCK_SIZE",
@@ -62,20 +63,9 @@ def num_blocks(data_len: int, shift: int) -> int:
 
 def block_shift_of(size: int) -> int:
     """log2 of a block size the writer accepts (a power of two, 64 B..16 MiB)."""
-    from ..v2_write import _fail
-
-    if (
-        isinstance(size, bool)
-        or not isinstance(size, (int, np.integer))
-        or size <= 0
-        or size & (size - 1)
-        or not MIN_SHIFT <= int(size).bit_length() - 1 <= MAX_SHIFT
-    ):
-        _fail(
-            f"data_block_size {size!r} is not a power of two from {1 << MIN_SHIFT} to "
-            f"{1 << MAX_SHIFT} bytes (0 writes no data_blocks section)"
-        )
-    return int(size).bit_length() - 1
+    return power_of_two_shift(
+        size, MIN_SHIFT, MAX_SHIFT, "data_block_size", " bytes", "no data_blocks section"
+    )
 
 
 @dataclass

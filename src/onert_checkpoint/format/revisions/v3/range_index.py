@@ -26,7 +26,7 @@ from onert_checkpoint_generated.layout import (
 from ..v2.constants import NO_STATE
 from ..v2.rules import fail, first
 from ..v2.section_table import SectionInfo
-from .constants import range_alignment
+from .constants import power_of_two_shift, range_alignment
 from .placement import Placement
 from .slot_entries import SlotLengths
 from .tensor_columns import TensorColumns
@@ -65,20 +65,9 @@ def num_groups(n: int, shift: int) -> int:
 
 def group_shift_of(size: object) -> int:
     """log2 of a group size the writer accepts (a power of two, 16..65,536)."""
-    from ..v2_write import _fail
-
-    if (
-        isinstance(size, bool)
-        or not isinstance(size, (int, np.integer))
-        or size <= 0
-        or int(size) & (int(size) - 1)
-        or not MIN_SHIFT <= int(size).bit_length() - 1 <= MAX_SHIFT
-    ):
-        _fail(
-            f"range_index_group {size!r} is not a power of two from {1 << MIN_SHIFT} to "
-            f"{1 << MAX_SHIFT} (0 writes no range_index section)"
-        )
-    return int(size).bit_length() - 1
+    return power_of_two_shift(
+        size, MIN_SHIFT, MAX_SHIFT, "range_index_group", "", "no range_index section"
+    )
 
 
 @dataclass

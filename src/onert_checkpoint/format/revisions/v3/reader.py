@@ -11,15 +11,16 @@ schema 2, unless ``verify_data=False``.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
 from onert_checkpoint_generated.layout import SectionEntry as Section
 from onert_checkpoint_generated.layout import SectionKind as Kind
-from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ..registry import BY_NAME, Revision
 from ..v2 import section_table as table
 from ..v2.constants import HEADER_SIZE, KIND_NAMES, MAX_SECTIONS, SECTION_ENTRY_SIZE
 from ..v2.header import check_header
@@ -27,7 +28,6 @@ from ..v2.origin import check_origin_section
 from ..v2.rules import read_in_rule_order
 from ..v2.section_table import check_section_table, unknown_section
 from ..v2.state import check_state_section
-from .constants import VERSION
 from .data_blocks import KIND as BLOCKS_KIND
 from .data_blocks import DataBlocks, check_data_blocks
 from .placement import Placement, check_placement, data_checks
@@ -39,19 +39,22 @@ from .tensor_columns import TensorColumns, check_tensors_section
 __all__ = ["read"]
 
 
-def read(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
+def read(
+    view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
+) -> Checkpoint:
     """Validate a schema-3 checkpoint; data are read-only typed views on ``view``.
 
     Every rule of the spec is applied. The data section's CRC-32C and zero padding are checked
     on the first access to any entry's data (or by :meth:`Checkpoint.verify`);
     ``verify_data=False`` skips them.
     """
-    return read_in_rule_order(_read, view, verify_data)
+    rev = revision if revision is not None else BY_NAME["v3"]
+    return read_in_rule_order(functools.partial(_read, rev=rev), view, verify_data)
 
 
-def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
+def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) -> Checkpoint:
     # The header through the generated parser (onert_checkpoint_v3.ksy), after rules H1-H5.
-    header = check_header(view, OnertCheckpointV3, VERSION).header
+    header = check_header(view, rev.version)
     num_sections, table_crc = header.num_sections, header.section_table_crc
     eager = verify_data and not defer
     # With a data_blocks section the data section's CRC runs after the block CRCs (rule B6 of
@@ -97,7 +100,7 @@ def _read(view: memoryview, verify_data: bool, defer: bool) -> Checkpoint:
         tensors=TensorList(table=table),
         optimizer=None if slots is None else _optimizer(store, slots, table, placement),
         state=state,
-        revision="v3",
+        revision=rev.name,
         dialect=None,
         num_entries=None,
         file_size=len(view),
