@@ -28,8 +28,9 @@ from hypothesis import strategies as st
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from onert_checkpoint.format.dtypes import DTYPE_CODES
-from onert_checkpoint.format.model import OPTIMIZER_SLOTS, Section, is_schema2_family
+from onert_checkpoint.format.model import OPTIMIZER_SLOTS, Section
 from onert_checkpoint.format.revisions import v2
+from onert_checkpoint.format.revisions.registry import holds
 from onert_checkpoint.format.revisions.v2_write import origin_of
 from tests.shared_build import built_once
 from tests.strategies import checkpoints, wof_checkpoints
@@ -130,7 +131,7 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
     # A schema-1 or WOF checkpoint's names, dtypes and shapes are a bound model's, not its
     # content (the model keeps them: format/loss.py); the C writer is given content only, and
     # refuses to drop any (SPEC 9.2).
-    bound = not is_schema2_family(ckpt.revision) and revision in ("v1", "wof")
+    bound = not holds(ckpt.revision, "holds_everything") and revision in ("v1", "wof")
     for t in tensors:
         has, dims, dtype, rank = 0, [0] * 8, 0, 0
         if bound:
