@@ -347,7 +347,7 @@ FIXED_READS: dict[str, list[tuple[str, str, str]]] = {
     "v1": [("header and footer", "onert_checkpoint.format.revisions.v1", "OnertCheckpointV1")],
     "wof": [("header", "onert_checkpoint.format.revisions.wof", "OnertWof")],
     "v2": [
-        ("header", f"{_V2}.reader", "OnertCheckpointV2"),
+        ("header", f"{_V2}.header", "OnertCheckpointCommon"),
         ("section table", f"{_V2}.section_table", "SectionEntry"),
         ("tensors head", f"{_V2}.tensors", "V2TensorsHead"),
         ("optimizer head", f"{_V2}.optimizer", "Common"),
@@ -355,7 +355,7 @@ FIXED_READS: dict[str, list[tuple[str, str, str]]] = {
         ("origin", f"{_V2}.origin", "Common"),
     ],
     "v3": [
-        ("header", f"{_V3}.reader", "OnertCheckpointV3"),
+        ("header", f"{_V2}.header", "OnertCheckpointCommon"),
         ("section table", f"{_V2}.section_table", "SectionEntry"),
         ("tensors head", f"{_V3}.tensor_columns", "V3TensorsHead"),
         ("optimizer head", f"{_V2}.optimizer", "Common"),

@@ -19,9 +19,29 @@ from ..entries import DataStore, EntryTable
 from ..errors import error_for
 from ..model import Buffer
 
-__all__ = ["Block", "block_table", "check_entries", "derive_sizes", "read_blocks", "read_table"]
+__all__ = [
+    "Block",
+    "block_table",
+    "check_entries",
+    "check_file_size",
+    "derive_sizes",
+    "read_blocks",
+    "read_table",
+]
 
 U32 = np.dtype("<u4")
+U32_MAX = 0xFFFF_FFFF
+
+
+def check_file_size(size: int, what: str) -> None:
+    """Rule 1's upper bound (schema 1 and WOF): u32 offsets describe a file of at most
+    U32_MAX bytes; a larger one is refused before any table is read (``limit_exceeded``, at
+    the first byte past that size), never read with its sizes taken modulo 2**32."""
+    if size > U32_MAX:
+        raise error_for(
+            "limit_exceeded", "file", U32_MAX,
+            f"the file has {size} bytes; the u32 offsets of {what} describe at most {U32_MAX}",
+        )
 
 
 def read_table(view: memoryview, start: int, count: int) -> np.ndarray:

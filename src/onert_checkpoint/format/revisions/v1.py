@@ -19,7 +19,7 @@ from ..entries import DataStore, SlotEntries, TensorList
 from ..errors import error_for
 from ..model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..source import BufferReader
-from .blocks import Block, block_table, read_blocks
+from .blocks import Block, block_table, check_file_size, read_blocks
 from .registry import Revision
 
 __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
@@ -51,6 +51,7 @@ def _parse_header(view: memoryview) -> OnertCheckpointV1:
             0,
             f"a schema-1 checkpoint has a {HEADER_SIZE}-byte header; the file has {size} bytes",
         )
+    check_file_size(size, "a schema-1 checkpoint")
     at = V1Header.reserved.offset
     if view[at] != 0:
         raise error_for("reserved_nonzero", "reserved", at, f"reserved byte is {view[at]}, not 0")

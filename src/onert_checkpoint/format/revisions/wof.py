@@ -14,7 +14,7 @@ from ..entries import DataStore, TensorList
 from ..errors import error_for
 from ..model import Checkpoint, Tensor, TrainingState
 from ..source import BufferReader
-from .blocks import Block, block_table, read_blocks
+from .blocks import Block, block_table, check_file_size, read_blocks
 from .registry import Revision
 
 __all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
@@ -32,6 +32,7 @@ def read_layout(view: memoryview) -> tuple[OnertWof, Block]:
             0,
             f"a WOF file has an {HEADER_SIZE}-byte header; the file has {size} bytes",
         )
+    check_file_size(size, "a WOF file")
     at = WofHeader.reserved.offset
     if view[at] != 0:
         raise error_for("reserved_nonzero", "reserved", at, f"reserved byte is {view[at]}, not 0")
