@@ -1,4 +1,4 @@
-"""Loss judged with the model (issue 31, row 2): converting a named schema-3 file to schema 1
+"""Loss judged with the model: converting a named schema-3 file to schema 1
 with its circle model given drops no content when binding the schema-1 output to that model
 gives back every tensor's name, dtype, shape and circle index. Without the model, or with one
 that gives back something else, those are still a loss. Run through the real command line."""

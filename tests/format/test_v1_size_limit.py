@@ -1,6 +1,6 @@
 """Schema 1 and WOF address their data with u32 offsets: a file larger than 0xFFFFFFFF bytes is
 refused (``limit_exceeded``, field ``file``, offset 0xFFFFFFFF) before any table is read, never
-reported valid with its sizes taken modulo 2**32 (issue 32 item 8). The files are sparse:
+reported valid with its sizes taken modulo 2**32. The files are sparse:
 nothing near 4 GiB is written or allocated."""
 
 from __future__ import annotations
