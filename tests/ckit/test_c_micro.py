@@ -1,9 +1,10 @@
 """The micro profile's reader (spec/c/micro) against the full reading of the library.
 
 tests/ckit/micro_harness.c runs the micro reader as a device harness would and prints the
-profile's line format; micro_lines.judge compares it with ``onert_checkpoint`` on every
-conformance vector and every corpus case: a valid file read with the same content (index,
-model index, bytes of every tensor and slot range, state), or refused with limit_exceeded
+profile's line format; ``onert_checkpoint.tools.micro_profile.judge`` compares it with the
+library on every conformance vector and every corpus case: a valid file read with the same
+content (index, model index, bytes of every tensor and slot range, state), or refused with
+limit_exceeded
 only where it is beyond the reader's buffer; an invalid one refused with a profile code, or
 accepted only where the first failing rule is one the profile leaves to a full reader.
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from onert_checkpoint.format.revisions.v2.constants import crc as crc32c
-from tests.ckit.micro_lines import judge, parse
+from onert_checkpoint.tools.micro_profile import judge, parse
 from tests.fuzz.structure import reseal_v2
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,3 +144,37 @@ def test_the_goal_rows_hold_on_cortex_m4():
                           text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "| library calls linked (`nm -u`) | none |" in done.stdout
+
+
+def conformance(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "onert_checkpoint", "conformance", "--jobs",
+                           "2", *argv], capture_output=True, text=True, timeout=600)
+
+
+def test_the_micro_reader_passes_conformance_profile_micro(harness):
+    res = conformance("--profile", "micro", "--", str(harness), "{file}")
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert " 0 disagree" in res.stdout
+
+
+def test_a_mutant_of_the_micro_reader_fails_conformance_profile_micro(tmp_path):
+    what, old, new = MUTANTS[0]  # B6: a block copied out whatever its CRC
+    mutant = tmp_path / "ockpt_micro.c"
+    mutant.write_text((MICRO / "ockpt_micro.c").read_text().replace(old, new))
+    exe = build_harness(tmp_path, source=mutant)
+    res = conformance("--profile", "micro", "--no-corpus", "--", str(exe), "{file}")
+    assert res.returncode == 1, res.stdout[-2000:]
+    assert "DISAGREE vector invalid-v3-b6-" in res.stdout
+    assert "accepted a file the full reader refuses with block_checksum" in res.stdout
+
+
+@pytest.mark.parametrize("output", ["micro 1 x\nend\n", "micro 1 64\n", "micro 1 64\nrefuse\n",
+                                    "micro 1 64\naccept 1\nbogus 3\nend\n",
+                                    "micro 1 64\nrefuse made_up f 0\n"])
+def test_a_malformed_micro_output_disagrees(tmp_path, output):
+    script = tmp_path / "reader.py"
+    script.write_text(f"import sys\nsys.stdout.write({output!r})\n")
+    res = conformance("--profile", "micro", "--select", "v3-adam", "--no-corpus", "--",
+                      sys.executable, str(script), "{file}")
+    assert res.returncode == 1 and "DISAGREE vector v3-adam" in res.stdout, res.stdout
+    assert "Traceback" not in res.stderr, res.stderr

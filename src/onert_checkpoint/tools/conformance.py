@@ -42,6 +42,7 @@ from typing import Any
 
 from ..format.source import not_regular
 from .cli_common import EXIT_INVALID, EXIT_OK, CliError
+from .micro_profile import judge
 from .render import safe_text
 
 __all__ = [
@@ -479,8 +480,10 @@ def _parse(stdout: bytes) -> tuple[Any, str | None]:
 
 
 def run_case(command: Sequence[str], case: Case, timeout: float, limit: int = MAX_OUTPUT,
-             stop: threading.Event | None = None) -> Outcome:
-    """Run the reader on one case and compare its output (at most ``limit`` bytes of it)."""
+             stop: threading.Event | None = None, micro: bool = False) -> Outcome:
+    """Run the reader on one case and compare its output (at most ``limit`` bytes of it).
+    With ``micro``, an output in the micro profile's line format is judged by that profile's
+    promise (SPEC.md section 11, :mod:`.micro_profile`)."""
     try:
         run = _run_reader(_argv(command, case.path), timeout, limit, stop or threading.Event())
     except OSError as err:
@@ -489,6 +492,8 @@ def run_case(command: Sequence[str], case: Case, timeout: float, limit: int = MA
         return Outcome(case, f"the reader {run.stopped}", truncated="more than" in run.stopped)
     if run.status < 0:
         return Outcome(case, f"the reader was killed by signal {-run.status}")
+    if micro and run.out["stdout"].startswith(b"micro 1"):
+        return Outcome(case, judge(case.path, run.out["stdout"].decode("utf-8", "replace")))
     got, why = _parse(bytes(run.out["stdout"]))
     if why is not None:
         stderr = run.out["stderr"].decode("utf-8", "replace").strip().splitlines()
@@ -498,13 +503,14 @@ def run_case(command: Sequence[str], case: Case, timeout: float, limit: int = MA
 
 
 def run_all(command: Sequence[str], cases: Iterable[Case], timeout: float, jobs: int,
-            limit: int = MAX_OUTPUT) -> list[Outcome]:
+            limit: int = MAX_OUTPUT, micro: bool = False) -> list[Outcome]:
     """Every case, ``jobs`` readers at a time, in the cases' order. An exception here (Ctrl-C)
     stops the readers running and runs no other."""
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
-        futures = [pool.submit(run_case, command, c, timeout, limit, stop) for c in cases]
+        futures = [pool.submit(run_case, command, c, timeout, limit, stop, micro)
+                   for c in cases]
         return [f.result() for f in futures]
     finally:
         stop.set()
@@ -534,7 +540,8 @@ def conformance_arguments(p: argparse.ArgumentParser) -> None:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--profile", choices=sorted(PROFILES),
                        help="the revisions of a conformance profile (SPEC.md section 10): micro "
-                       "(v3), full (every revision; the default)")
+                       "(v3; a reader printing the micro line format is judged by SPEC.md "
+                       "section 11's promise), full (every revision; the default)")
     which.add_argument("--revisions", type=_revisions_arg, metavar="LIST",
                        help="the revisions the reader implements, e.g. v3 or v3,v1,wof: cases "
                        "of other version bytes are not run (detection cases always are)")
@@ -677,7 +684,8 @@ def cmd_conformance(args: argparse.Namespace) -> int:
     skipped += outside
     if not cases:
         raise CliError("usage_error", "no case to run (see --select, --no-vectors, --no-corpus)")
-    outcomes = run_all(command, cases, args.timeout, args.jobs, args.max_output)
+    outcomes = run_all(command, cases, args.timeout, args.jobs, args.max_output,
+                       args.profile == "micro")
     bad = [o for o in outcomes if o.disagreement is not None]
     if args.json:
         report = {

@@ -1,4 +1,4 @@
-"""The micro profile's line format (SPEC.md section 11) and its judgment.
+"""The micro profile's line format and its judgment (SPEC.md section 11).
 
 A device harness prints ``micro 1 <buffer>``, then ``accept``, ``state``, ``tensor`` and
 ``slot`` lines and ``end``, or at any point ``refuse <code> <field> <offset>`` as its last
@@ -17,9 +17,14 @@ import re
 import struct
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
-import onert_checkpoint as oc
-from onert_checkpoint.format.revisions.v2.constants import crc as crc32c
+from ..api import load
+from ..format.errors import FormatError, UnsupportedFormatError
+from ..format.model import Checkpoint
+from ..format.revisions.v2.constants import crc as crc32c
+
+__all__ = ["MICRO_CODES", "judge", "left_to_full", "parse"]
 
 #: The codes a micro reader may refuse a file with (SPEC.md section 11).
 MICRO_CODES = frozenset({
@@ -83,14 +88,14 @@ def _has_blocks(data: bytes) -> bool:
     return any(kind == 0x100008 for kind, _ in _entries(data))
 
 
-def parse(text: str) -> dict:
+def parse(text: str) -> dict[str, Any]:
     """One harness output: ``{"buffer", "refuse": (code, field, offset) | None, "accept",
     "state", "tensors", "slots"}`` (tensors and slots as Counters of their lines' words)."""
     lines = text.splitlines()
     head = lines[0].split() if lines else []
     if len(head) != 3 or head[:2] != ["micro", "1"]:
         raise ValueError(f"not a micro 1 output: {text[:80]!r}")
-    out: dict = {"buffer": int(head[2]), "refuse": None, "accept": None, "state": [],
+    out: dict[str, Any] = {"buffer": int(head[2]), "refuse": None, "accept": None, "state": [],
                  "tensors": Counter(), "slots": Counter()}
     last = lines[-1].split()
     if last[0] == "refuse":
@@ -120,14 +125,14 @@ def _key(key: str) -> str:
 _KINDS = {"sgd": 0, "sgd_momentum": 1, "adam": 2}
 
 
-def expected(ckpt: oc.Checkpoint) -> dict:
+def expected(ckpt: Checkpoint) -> dict[str, Any]:
     """What a micro reader prints for a valid file, as :func:`parse` returns it."""
     opt = ckpt.optimizer
     kind = "-" if opt is None else str(_KINDS[opt.kind] if opt.kind in _KINDS
                                        else int(opt.kind.rsplit("_", 1)[1]))
-    out: dict = {"accept": (str(len(ckpt.tensors)), str(0 if opt is None else len(opt.slots)),
-                            kind),
-                 "state": [], "tensors": Counter(), "slots": Counter()}
+    slots = "0" if opt is None else str(len(opt.slots))
+    out: dict[str, Any] = {"accept": (str(len(ckpt.tensors)), slots, kind), "state": [],
+                           "tensors": Counter(), "slots": Counter()}
     for key, value in ckpt.state.items():
         if isinstance(value, float):
             row = ("float", str(struct.unpack("<Q", struct.pack("<d", value))[0]))
@@ -136,19 +141,19 @@ def expected(ckpt: oc.Checkpoint) -> dict:
         elif isinstance(value, str):
             row = ("string", str(len(value.encode())))
         else:
-            row = ("bytes", str(len(value)))
+            row = ("bytes", str(len(bytes(value))))  # type: ignore[call-overload]
         out["state"].append((_key(key), *row))
     for t in ckpt.tensors:
         model = "-" if t.model_index is None else str(t.model_index)
         out["tensors"][(str(t.index), model, str(t.nbytes),
                         f"{crc32c(t.raw.tobytes()):08x}")] += 1
-    for j, name in enumerate(opt.slots if opt else ()):
-        for index, b in opt.slots[name].items():
+    for j, entries in enumerate(opt.slots.values() if opt else ()):
+        for index, b in entries.items():
             out["slots"][(str(j), str(index), str(b.nbytes), f"{crc32c(b.raw.tobytes()):08x}")] += 1
     return out
 
 
-def beyond_limits(ckpt: oc.Checkpoint, data: bytes, buffer: int) -> bool:
+def beyond_limits(ckpt: Checkpoint, data: bytes, buffer: int) -> bool:
     """Whether a valid file is beyond a micro reader's limits with this buffer: a block (or a
     data section without data_blocks) larger than it, or an order column of more records
     than 8 per byte of it."""
@@ -159,22 +164,25 @@ def beyond_limits(ckpt: oc.Checkpoint, data: bytes, buffer: int) -> bool:
 
 
 @functools.cache
-def full_reading(path: Path) -> tuple[str, object]:
+def full_reading(path: Path) -> tuple[str, Any]:
     """The library's full reading of a file: ("valid", checkpoint), ("invalid", (code, field))
     or ("other", revision or None) for a file of another revision or none."""
     try:
-        ckpt = oc.load(path)
+        ckpt = load(path)
         ckpt.verify()
-    except oc.UnsupportedFormatError:
+    except UnsupportedFormatError:
         return ("other", None)
-    except oc.FormatError as e:
+    except FormatError as e:
         return ("invalid", (e.code, e.field))
     return ("valid", ckpt) if ckpt.revision == "v3" else ("other", ckpt.revision)
 
 
 def judge(path: Path, text: str) -> str | None:
     """None when the output keeps the profile's promise on this file, else what is wrong."""
-    got = parse(text)
+    try:
+        got = parse(text)
+    except (ValueError, IndexError) as err:
+        return f"not the micro line format: {err}"
     verdict, what = full_reading(path)
     refused = got["refuse"]
     if verdict == "other":
@@ -183,7 +191,7 @@ def judge(path: Path, text: str) -> str | None:
             return None
         return f"a file of revision {what} not refused at detection: {refused}"
     if verdict == "invalid":
-        code, field = what  # type: ignore[misc]
+        code, field = what
         if refused is None:
             if left_to_full(code, field, path.read_bytes()):
                 return None
@@ -191,13 +199,13 @@ def judge(path: Path, text: str) -> str | None:
         if refused[0] not in MICRO_CODES:
             return f"refused with {refused[0]}, not a micro profile code"
         return None
-    ckpt = what
+    ckpt: Checkpoint = what
     if refused is not None:
         if refused[0] == "limit_exceeded" and beyond_limits(ckpt, path.read_bytes(),
                                                             got["buffer"]):
             return None
         return f"refused a valid file within its limits: {refused}"
-    want = expected(ckpt)  # type: ignore[arg-type]
+    want = expected(ckpt)
     for part in ("accept", "state", "tensors", "slots"):
         if got[part] != want[part]:
             return f"{part} differs: {got[part]} != {want[part]}"
