@@ -158,7 +158,7 @@ def test_the_micro_reader_passes_conformance_profile_micro(harness):
 
 
 def test_a_mutant_of_the_micro_reader_fails_conformance_profile_micro(tmp_path):
-    what, old, new = MUTANTS[0]  # B6: a block copied out whatever its CRC
+    _, old, new = MUTANTS[0]  # B6: a block copied out whatever its CRC
     mutant = tmp_path / "ockpt_micro.c"
     mutant.write_text((MICRO / "ockpt_micro.c").read_text().replace(old, new))
     exe = build_harness(tmp_path, source=mutant)
