@@ -115,6 +115,9 @@ class ApiPath:
     #: its peak memory is bounded by its input files' size (64 MiB + 8x); False for a runner
     #: that reads the container itself before the call (its input is arrays in memory)
     bounded: bool = True
+    #: the file a success creates in ``out`` (every such path is held to the output contract:
+    #: tests/invariants/test_output_contract.py)
+    output: str | None = None
 
 
 def _ck(f: Family) -> oc.Checkpoint:
@@ -146,7 +149,8 @@ PUBLIC_API: dict[str, ApiPath] = {
     for p in [
         ApiPath("load", CHECKPOINT, lambda f, out: consume(oc.load(f.path)), takes_object=False),
         ApiPath("open", CHECKPOINT, lambda f, out: _open_and_read(f.path), takes_object=False),
-        ApiPath("save", CHECKPOINT, lambda f, out: oc.save(_ck(f), out / "saved.ckpt")),
+        ApiPath("save", CHECKPOINT, lambda f, out: oc.save(_ck(f), out / "saved.ckpt"),
+                output="saved.ckpt"),
         ApiPath("to_bytes", CHECKPOINT, lambda f, out: oc.to_bytes(_ck(f))),
         ApiPath("save_stream", CHECKPOINT, lambda f, out: _save_stream(_ck(f), out)),
         ApiPath("convert", CHECKPOINT, lambda f, out: consume(oc.convert(_ck(f), "v3"))),
@@ -155,8 +159,10 @@ PUBLIC_API: dict[str, ApiPath] = {
                 lambda f, out: consume(oc.downgrade(_ck(f), allow_lossy=True))),
         ApiPath("to_numpy_dict", CHECKPOINT, lambda f, out: oc.to_numpy_dict(_ck(f))),
         ApiPath("to_safetensors", CHECKPOINT,
-                lambda f, out: oc.to_safetensors(_ck(f), out / "out.safetensors")),
-        ApiPath("to_npz", CHECKPOINT, lambda f, out: oc.to_npz(_ck(f), out / "out.npz")),
+                lambda f, out: oc.to_safetensors(_ck(f), out / "out.safetensors"),
+                output="out.safetensors"),
+        ApiPath("to_npz", CHECKPOINT, lambda f, out: oc.to_npz(_ck(f), out / "out.npz"),
+                output="out.npz"),
         ApiPath("to_torch", CHECKPOINT,
                 lambda f, out: oc.to_torch(_ck(f), f.model_or_default()), needs="torch"),
         ApiPath("describe", CHECKPOINT, lambda f, out: oc.describe(_ck(f))),
@@ -165,12 +171,12 @@ PUBLIC_API: dict[str, ApiPath] = {
         ApiPath("edit", CHECKPOINT, lambda f, out: consume(oc.edit(_ck(f), step=1))),
         ApiPath("edit_file", CHECKPOINT,
                 lambda f, out: oc.edit_file(f.path, out / "edited.ckpt", step=1),
-                takes_object=False),
+                takes_object=False, output="edited.ckpt"),
         ApiPath("bind", CHECKPOINT,
                 lambda f, out: consume(oc.bind(_ck(f), f.model_or_default()))),
         ApiPath("bake", CHECKPOINT,
                 lambda f, out: oc.bake(f.path, f.model_or_default(), out / "baked.circle"),
-                takes_object=False),
+                takes_object=False, output="baked.circle"),
         ApiPath("CircleModel", MODEL, lambda f, out: oc.CircleModel.load(f.path.read_bytes()),
                 data_out=False),
         ApiPath("new_checkpoint", MODEL, lambda f, out: consume(oc.new_checkpoint(f.path)),

@@ -443,14 +443,13 @@ def _cached_order(path: str) -> list[int] | None:
 
 
 def _store_order(path: str, order: list[int]) -> None:
-    """Keep ``order`` at ``path`` (written whole, then renamed); a cache that cannot be written
-    (a read-only home) costs the next run a probe, nothing else."""
+    """Keep ``order`` at ``path`` (as every file is written: atomic_file.py); a cache that
+    cannot be written (a read-only home) costs the next run a probe, nothing else."""
+    from ..atomic_file import write_atomic
+
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(order, f)
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps(order).encode())
     except OSError:
         pass
 
