@@ -164,7 +164,7 @@ def test_an_owner_that_cannot_be_kept_does_not_fail_the_save(tmp_path: Path, mon
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
 
 
-# --- issue 32 item 10: the temporary's mode, and links in shared folders ------------------------
+# --- the temporary's mode, and links in shared folders -------------------------------------------
 
 
 @pytest.mark.parametrize("kind", ["named", "unnamed"])

@@ -1,7 +1,6 @@
-"""A write never puts fresh checksums over bytes that changed after their check (issue 32
-part 3): a caller's writable buffer and a mapped file written in place are checked again, whole,
-on their bytes as they are at the write (docs/saving.md, "Nothing is lost, nothing unverified is
-written").
+"""A write never puts fresh checksums over bytes that changed after their check: a caller's
+writable buffer and a mapped file written in place are checked again, whole, on their bytes as
+they are at the write (docs/saving.md, "Nothing is lost, nothing unverified is written").
 
 * ``load(bytearray)``, then a byte of a tensor record changed in the buffer: the records are
   views of the buffer, and ``to_bytes`` used to write the changed record under a fresh section

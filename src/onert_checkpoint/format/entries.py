@@ -268,7 +268,7 @@ def _verify_again(store: DataStore) -> None:
     from .dispatch import read_view
 
     try:
-        read_view(memoryview(store.whole)).verify()
+        read_view(store.whole.data).verify()
     except Exception as exc:
         store._error = exc
         store.ready = False
