@@ -10,8 +10,8 @@ The contract:
 * the target is a regular file or absent: a directory, FIFO, socket or device is refused, left
   untouched, before any file is made;
 * a symbolic link is followed to the file it names (replaced, the link kept), except a link of
-  another user in a sticky world-writable folder (``/tmp``), which is refused as the kernel's
-  ``protected_symlinks`` refuses it;
+  another user in a sticky world-writable folder (the shared temporary folder), refused as
+  the kernel's ``protected_symlinks`` refuses it;
 * a replaced file keeps its mode but never the set-user-ID or set-group-ID bit, and its owner
   where the process may keep it; the temporary is never more open than that mode;
 * on any failure the temporary is removed, and every ``OSError`` names the caller's path (never
@@ -102,8 +102,8 @@ def _resolve(user: str) -> tuple[str, str, os.stat_result | None]:
 
 def _may_follow(folder: str, link: os.stat_result, user: str) -> None:
     """Refuse a link in a sticky world-writable folder owned by neither this user nor the
-    folder's owner (fs.protected_symlinks): another user's link in /tmp must not make root
-    replace /etc/passwd."""
+    folder's owner (fs.protected_symlinks): another user's link in the shared temporary folder
+    must not make root replace /etc/passwd."""
     where = os.stat(folder)
     sticky_shared = where.st_mode & stat.S_ISVTX and where.st_mode & stat.S_IWOTH
     if sticky_shared and link.st_uid not in (os.geteuid(), where.st_uid):

@@ -208,8 +208,8 @@ def test_the_temporary_is_never_more_open_than_the_file_it_replaces(
 
 
 def _shared_link(tmp_path: Path, link_owner: int, folder_owner: int = 0) -> tuple[Path, Path]:
-    """A victim file outside a sticky world-writable folder (as /tmp is) and, in the folder,
-    a symbolic link to it owned by ``link_owner``."""
+    """A victim file outside a sticky world-writable folder (as the shared temporary folder
+    is) and, in the folder, a symbolic link to it owned by ``link_owner``."""
     shared = tmp_path / "shared"
     shared.mkdir()
     os.chown(shared, folder_owner, -1)
@@ -225,8 +225,9 @@ def _shared_link(tmp_path: Path, link_owner: int, folder_owner: int = 0) -> tupl
 @root_only
 def test_another_users_link_in_a_sticky_shared_folder_is_not_followed(tmp_path: Path) -> None:
     """Shown on the old code: ``realpath`` in user space followed any link, so nobody's link
-    ``/tmp/out.ckpt -> /etc/passwd`` made root's save replace /etc/passwd, where the kernel's
-    ``protected_symlinks`` refuses root's ``open`` of that link. The save now applies the
+    ``out.ckpt -> /etc/passwd`` in the shared temporary folder made root's save replace the
+    victim, where the kernel's ``protected_symlinks`` refuses root's ``open`` of that link
+    (when the sysctl is 1, as most systems set it). The save now applies the
     kernel's rule itself (whatever the sysctl says on this machine): refused, naming the path
     given, the victim and the link untouched, nothing left in either folder."""
     uid, _ = nobody()
