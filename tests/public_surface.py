@@ -510,6 +510,9 @@ HOSTILE_READERS = [
                   r"the output is not UTF-8 \(byte 14"),
     HostileReader("background-child-holds-stdout",
                   'sleep 1000 &\nexec cat -- "${1%.ckpt}.json"', None),
+    HostileReader("job-control-child-holds-stdout",  # bash's set -m: a group of its own
+                  'exec bash -c \'set -m; sleep 1000 & exec cat -- "${1%.ckpt}.json"\' _ "$1"',
+                  None),
     HostileReader("closes-stdout-and-keeps-running",
                   'cat -- "${1%.ckpt}.json"\nexec >&- 2>&-\ntrap "" TERM\nsleep 1000',
                   r"did not finish within \d+ s"),

@@ -546,3 +546,12 @@ def test_the_json_report_says_which_output_was_cut(tmp_path: Path) -> None:
     (item,) = json.loads(res.stdout)["disagree"]
     assert res.returncode == 1 and item["output_truncated"] is True
     assert "more than 1000 bytes on stdout" in item["disagreement"]
+
+
+def test_a_disagreement_names_at_most_five_keys_each_cut_short() -> None:
+    """A reader's object of 100,000 keys, or a key of 1 MB: the line says how many more."""
+    case = _valid({"revision": "v3"})
+    said = compare(case, {"revision": "v3", **{f"k{i}": 0 for i in range(100_000)}}) or ""
+    assert said.endswith("and 99995 more") and len(said) < 200
+    said = compare(case, {"revision": "v3", "x" * (1 << 20): 0}) or ""
+    assert 0 < len(said) < 200

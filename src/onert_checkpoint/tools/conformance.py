@@ -22,6 +22,7 @@ that skips exactly those kinds gives (one JSON line per vector and set of skippe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import json
 import math
@@ -40,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..format.source import not_regular
+from ..format.source import open_source
 from .cli_common import EXIT_INVALID, EXIT_OK, CliError
 from .micro_profile import judge
 from .render import safe_text
@@ -108,21 +109,14 @@ FILE_LIMIT = 16 << 20
 
 def _read_head(path: Path, size: int) -> bytes:
     """At most the first ``size`` bytes of the regular file ``path``. Anything else (a FIFO,
-    a device, a folder) is refused before it is opened, and again after: opened without
-    blocking, a FIFO put in its place meanwhile is seen by ``fstat`` and never read. The
-    refusal is an OSError naming the path (the command line's io_error, exit 2)."""
-    bad = not_regular(os.stat(path).st_mode, str(path), "read")
-    if bad is not None:
-        raise bad
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    a device, a folder) is refused before it is read, and never blocks (the library's own
+    check: :func:`~onert_checkpoint.format.source.open_source`): an OSError naming the path,
+    the command line's io_error (exit 2)."""
+    view = open_source(path)
     try:
-        bad = not_regular(os.fstat(fd).st_mode, str(path), "read")
-        if bad is not None:
-            raise bad
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read(size)
+        return bytes(view[:size])
     finally:
-        os.close(fd)
+        view.release()
 
 
 def _bad_file(path: Path, why: str) -> CliError:
@@ -272,6 +266,12 @@ def _show(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _keys(keys: list[str]) -> str:
+    """At most five of ``keys``, each cut at 80 characters."""
+    more = f" and {len(keys) - 5} more" if len(keys) > 5 else ""
+    return ", ".join(repr(k[:80]) for k in keys[:5]) + more
+
+
 def _first_difference(want: Any, got: Any, where: str) -> str | None:
     """Where ``got`` first differs from ``want`` by TOOLKIT section 1's rules, or None."""
     if _kind(want) != _kind(got):
@@ -280,8 +280,8 @@ def _first_difference(want: Any, got: Any, where: str) -> str | None:
         missing = sorted(set(want) - set(got))
         extra = sorted(set(got) - set(want))
         if missing or extra:
-            parts = [f"missing {', '.join(map(repr, missing))}"] if missing else []
-            parts += [f"unexpected {', '.join(map(repr, extra))}"] if extra else []
+            parts = [f"missing {_keys(missing)}"] if missing else []
+            parts += [f"unexpected {_keys(extra)}"] if extra else []
             return f"{where}: {'; '.join(parts)}"
         for key in want:
             found = _first_difference(want[key], got[key], f"{where}.{key}")
@@ -391,6 +391,8 @@ class _Run:
     #: why the runner stopped it (too slow, too much output, interrupted); None: it exited
     stopped: str | None = None
     status: int = 0
+    #: its stdout or stderr was still open when the run ended (held by a child of its own)
+    held: bool = True
 
 
 def _read_until_exit(proc: subprocess.Popen[bytes], run: _Run, timeout: float, limit: int,
@@ -400,11 +402,10 @@ def _read_until_exit(proc: subprocess.Popen[bytes], run: _Run, timeout: float, l
     them), or it runs out of time, prints too much, or the run is interrupted (said in
     ``run.stopped``)."""
     deadline = time.monotonic() + timeout
-    streams = {proc.stdout: "stdout", proc.stderr: "stderr"}
     exited_at = None
     with selectors.DefaultSelector() as sel:
-        for stream, name in streams.items():
-            sel.register(stream.fileno(), selectors.EVENT_READ, name)  # type: ignore[union-attr]
+        sel.register(proc.stdout, selectors.EVENT_READ, "stdout")  # type: ignore[arg-type]
+        sel.register(proc.stderr, selectors.EVENT_READ, "stderr")  # type: ignore[arg-type]
         pidfd = _pidfd(proc.pid)
         if pidfd is not None:
             sel.register(pidfd, selectors.EVENT_READ, None)
@@ -440,27 +441,41 @@ def _read_until_exit(proc: subprocess.Popen[bytes], run: _Run, timeout: float, l
                                        "output was cut there (--max-output sets the limit)")
                         return
         finally:
+            run.held = any(key.data for key in sel.get_map().values())
             if pidfd is not None:
                 os.close(pidfd)
+
+
+def _kill(pid: int, *, session: bool) -> None:
+    """SIGKILL the process group of the reader ``pid`` (not yet reaped: the id is still its
+    own) and, with ``session``, every process of its session (Linux: /proc): the groups its
+    children made by job control (``set -m``) too. A process that left the session (by
+    ``setsid``) is not followed."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+    if not session or not os.path.isdir("/proc"):
+        return
+    for entry in os.scandir("/proc"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            with open(os.path.join(entry.path, "stat"), "rb") as f:
+                if int(f.read().rsplit(b")", 1)[1].split()[3]) == pid:  # its session
+                    os.kill(int(entry.name), signal.SIGKILL)
 
 
 def _run_reader(argv: list[str], timeout: float, limit: int, stop: threading.Event) -> _Run:
     """Run ``argv`` in a session of its own (its children in its process group, no terminal
     to read), with nothing on stdin; the group is killed when the run ends, however it ends,
-    so that no child of the reader outlives its case."""
+    and the session too when a child held the reader's output past its end, so that no child
+    of the reader outlives its case."""
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     run = _Run({"stdout": bytearray(), "stderr": bytearray()})
-    try:
-        _read_until_exit(proc, run, timeout, limit, stop)
-    finally:
+    with proc:  # closes the pipes and reaps it, after the kill
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass  # the group is gone already
-        run.status = proc.wait()
-        proc.stdout.close()  # type: ignore[union-attr]
-        proc.stderr.close()  # type: ignore[union-attr]
+            _read_until_exit(proc, run, timeout, limit, stop)
+        finally:
+            _kill(proc.pid, session=run.held)
+    run.status = proc.returncode
     return run
 
 
