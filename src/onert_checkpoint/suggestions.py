@@ -3,9 +3,27 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 
 __all__ = ["did_you_mean", "nearest"]
+
+#: Past this many known words, difflib (whose cost grows with each word's length) compares the
+#: word with the ones that share its longest beginning and end only: a typo leaves both
+#: mostly intact, and a checkpoint of 100,000 tensors is answered in a fraction of a second.
+SHORTLIST = 200
+
+
+def _shared_ends(word: str, other: str) -> int:
+    """How many characters ``other`` shares with ``word`` at its start and at its end."""
+    n = min(len(word), len(other))
+    i = 0
+    while i < n and word[i] == other[i]:
+        i += 1
+    j = 0
+    while j < n - i and word[-1 - j] == other[-1 - j]:
+        j += 1
+    return i + j
 
 
 def nearest(word: str, known: Iterable[str], n: int = 1) -> list[str]:
@@ -13,7 +31,10 @@ def nearest(word: str, known: Iterable[str], n: int = 1) -> list[str]:
     0.6); empty when none is close."""
     import difflib
 
-    return difflib.get_close_matches(word, list(known), n=n)
+    words = list(known)
+    if len(words) > SHORTLIST:
+        words = heapq.nlargest(SHORTLIST, words, key=lambda w: _shared_ends(word, w))
+    return difflib.get_close_matches(word, words, n=n)
 
 
 def did_you_mean(word: str, known: Iterable[str], n: int = 1) -> str:

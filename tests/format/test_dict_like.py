@@ -83,6 +83,29 @@ def test_a_name_without_names_or_a_missing_index_says_what_there_is() -> None:
         ckpt[7]
 
 
+def test_a_suggestion_among_100k_names_compares_a_shortlist(monkeypatch) -> None:
+    """difflib's cost grows with every name's length: among 100,000 names it sees only the
+    shortlist that shares the most of the word's beginning and end (10 to 24 s before), and
+    still finds the typo's tensor."""
+    import difflib
+
+    from onert_checkpoint import suggestions
+
+    seen: list[int] = []
+    real = difflib.get_close_matches
+
+    def counted(word: str, possibilities: list[str], n: int = 3) -> list[str]:
+        seen.append(len(possibilities))
+        return real(word, possibilities, n=n)
+
+    monkeypatch.setattr(difflib, "get_close_matches", counted)
+    names = [f"model.layers.{i}.self_attn.q_proj.weight" for i in range(100_000)]
+    found = suggestions.nearest("model.layers.7.self_atn.q_proj.weight", names, 2)
+    assert found[0] == "model.layers.7.self_attn.q_proj.weight"
+    assert seen == [suggestions.SHORTLIST]
+    assert suggestions.nearest("fc0.wieght", ["fc0.weight", "fc0.bias"]) == ["fc0.weight"]
+
+
 def test_a_miss_in_a_membership_test_or_get_builds_no_message(monkeypatch) -> None:
     """``in`` and ``get`` answer a miss without the suggestion's search over every name."""
     import onert_checkpoint.suggestions as suggestions
