@@ -145,6 +145,7 @@ SLOW_TESTS: tuple[str, ...] = (
     "project/test_bench_report.py::test_schema3_goals_rows_run_on_tiny_inputs",
     "circle/test_circle_linear.py::test_walk_is_linear",
     "tools/test_conformance_runner.py::test_the_python_reader_agrees_through_the_command",
+    "invariants/test_hostile_readers.py::test_the_runner_s_memory_does_not_grow_with_the_number_of_cases",
     "format/test_data_blocks.py::test_c_copy_verifies_each_block_before_copying_it",
     "ckit/test_c_micro.py::test_the_judgment_catches_the_mutant",
     "ckit/test_c_micro.py::test_every_vector_and_corpus_case_keeps_the_promise",

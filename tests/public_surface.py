@@ -499,9 +499,12 @@ class HostileReader:
 #: every other case's result kept.
 HOSTILE_READERS = [
     HostileReader("floods-stdout-without-newline", "exec head -c 1610612736 /dev/zero",
-                  "more than 4194304 bytes on stdout: its output was cut there"),
+                  "more than 1048576 bytes on stdout: its output was cut there"),
     HostileReader("floods-stderr", "exec head -c 1610612736 /dev/zero >&2",
-                  "more than 4194304 bytes on stderr"),
+                  "more than 1048576 bytes on stderr"),
+    HostileReader("prints-349000-empty-arrays",  # 1,047,004 bytes: near the most arrays of 1 MiB
+                  "printf '['; yes '[],' | head -n 349000 | tr -d '\\n'; printf '[]]'",
+                  "expected an object, got array"),
     HostileReader("nests-990-deep", _nested(990),
                   "nests deeper than Python's recursion limit|expected an object, got array"),
     HostileReader("nests-100000-deep", _nested(100_000),
