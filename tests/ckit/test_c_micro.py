@@ -12,6 +12,7 @@ accepted only where the first failing rule is one the profile leaves to a full r
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -178,3 +179,45 @@ def test_a_malformed_micro_output_disagrees(tmp_path, output):
                       sys.executable, str(script), "{file}")
     assert res.returncode == 1 and "DISAGREE vector v3-adam" in res.stdout, res.stdout
     assert "Traceback" not in res.stderr, res.stderr
+
+
+FUZZ_SECONDS = 60
+FULL_READER = [ROOT / "spec" / "c" / n for n in
+               ("ockpt.c", "ockpt_v2.c", "ockpt_v3.c", "ockpt_stream.c", "ockpt_crc32.c")]
+
+
+def build_fuzzer(out: Path, micro_source: Path) -> Path:
+    exe = out / "fuzz_micro"
+    subprocess.run(["clang", "-std=c99", "-Wall", "-Wextra", "-Werror", "-g", "-O1",
+                    "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all",
+                    f"-I{MICRO}", "-o",
+                    str(exe), str(ROOT / "tests" / "ckit" / "fuzz_micro.c"), str(micro_source),
+                    *map(str, FULL_READER)], check=True)
+    return exe
+
+
+@pytest.mark.skipif(shutil.which("clang") is None, reason="clang not installed (.ci/run does)")
+def test_the_differential_fuzzer_finds_no_disagreement_with_the_full_reader(tmp_path):
+    """tests/ckit/fuzz_micro.c for FUZZ_SECONDS, seeded from the vectors and the corpus: the
+    micro reader either refuses (with a profile code) or reads exactly what the full C reader
+    reads; the B6 mutant makes the same seeds fail at once."""
+    seeds = tmp_path / "seeds"
+    seeds.mkdir()
+    for path in VECTORS + CASES:
+        (seeds / path.name).write_bytes(path.read_bytes())
+    exe = build_fuzzer(tmp_path, MICRO / "ockpt_micro.c")
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run([str(exe), f"-max_total_time={FUZZ_SECONDS}", "-max_len=4096",
+                           f"-artifact_prefix={tmp_path}/", str(work), str(seeds)],
+                          capture_output=True, text=True, timeout=FUZZ_SECONDS + 120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert re.search(r"Done (\d+) runs", done.stderr), done.stderr[-500:]
+    _, old, new = MUTANTS[0]
+    mutant = tmp_path / "mutant" / "ockpt_micro.c"
+    mutant.parent.mkdir()
+    mutant.write_text((MICRO / "ockpt_micro.c").read_text().replace(old, new))
+    bad = build_fuzzer(mutant.parent, mutant)
+    caught = subprocess.run([str(bad), "-runs=0", f"-artifact_prefix={tmp_path}/", str(seeds)],
+                            capture_output=True, text=True, timeout=120)
+    assert caught.returncode != 0 and "deadly signal" in caught.stderr

@@ -59,7 +59,8 @@ def left_to_full(code: str, field: str, data: bytes) -> bool:
     if code in _LEFT_CODES:
         return True
     if code == "reserved_nonzero":  # only column bits and section flags are checked
-        return field != "tensors.columns" and not field.endswith(".flags")
+        return field != "tensors.columns" and not (field.startswith("sections[")
+                                                   and field.endswith(".flags"))
     if code == "duplicate_tensor_index":
         return field.endswith(".model_index")
     if code == "limit_exceeded":
