@@ -1,4 +1,4 @@
-"""A checkpoint as a dict of tensors, as a user reaches for it (issue 31, rows 5, 6 and 10):
+"""A checkpoint as a dict of tensors, as a user reaches for it:
 ``ckpt[name] = array`` takes and refuses what ``ckpt[name].data = array`` does, a mistyped
 name's ``KeyError`` names the nearest tensors, ``dir(onert_checkpoint)`` lists the public
 names only, and the reprs of a checkpoint's parts and of a diff stay short whatever their

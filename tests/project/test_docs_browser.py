@@ -1,8 +1,8 @@
 """The site as a reader's browser lays it out: Debian's Chromium, headless, at 1280 px, opens
 the front page and the CLI reference from a local server, takes a screenshot of each, and a
 script in the page measures every code block. A block that is wider than its column (it
-scrolls sideways) or whose text runs under its copy button fails (issue 31 row 9: the install
-block cut off under the copy button, every usage block scrolling sideways).
+scrolls sideways) or whose text runs under its copy button fails (as the install block cut off
+under the copy button, and every usage block scrolling sideways, did).
 
 No browser is downloaded: the test skips, saying so, where the ``chromium`` package is missing
 (.ci/run installs it)."""
