@@ -336,6 +336,7 @@ CLI_COMMANDS: dict[str, list[CliVariant]] = {
         CliVariant("stats", CHECKPOINT, lambda f, out: ["info", "--stats", str(f.path), *_m(f)]),
         CliVariant("stats-json", CHECKPOINT,
                    lambda f, out: ["info", "--stats", "--json", str(f.path)]),
+        CliVariant("two-files", CHECKPOINT, lambda f, out: ["info", str(FC2), str(f.path)]),
     ],
     "validate": [
         CliVariant("text", CHECKPOINT, lambda f, out: ["validate", str(f.path), *_m(f)]),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -33,8 +33,10 @@ HEADER_LIMIT = 100_000_000
 MIN_HEADER_PER_ARRAY = 64
 
 
-def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
-    """Write ``ckpt`` as a safetensors file (weights ``<name>``, slots ``<name>.m``/``.v``).
+def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str], *,
+                   progress: Callable[[int], object] | None = None) -> None:
+    """Write ``ckpt`` as a safetensors file (weights ``<name>``, slots ``<name>.m``/``.v``;
+    ``progress``: as :func:`~onert_checkpoint.save`'s).
 
     For example, a round trip through a temporary file gives back the same checkpoint bytes:
 
@@ -49,7 +51,7 @@ def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
     verify_sources(ckpt)  # no unchecked bytes go out (verify_data=False, a changed mapping)
     _check_header_fits(ckpt)  # before any array is made: a refusal costs no memory
     # Written as save() writes: atomically, special files refused, errors naming the path.
-    write_atomic(path, safetensors_chunks(ckpt))
+    write_atomic(path, safetensors_chunks(ckpt), progress=progress)
 
 
 #: safetensors' dtype names, by NumPy name, in the order of its ``Dtype`` enum (a file lists

@@ -27,7 +27,7 @@ import math
 import os
 import stat
 import struct
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -587,8 +587,10 @@ def _regular(path: str | os.PathLike[str]) -> str:
     return name
 
 
-def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
-    """Write the arrays and metadata of ``ckpt`` to a NumPy ``.npz`` file.
+def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str], *,
+           progress: Callable[[int], object] | None = None) -> None:
+    """Write the arrays and metadata of ``ckpt`` to a NumPy ``.npz`` file (``progress``: as
+    :func:`~onert_checkpoint.save`'s, called with the byte count of each chunk written).
 
     The metadata travel as 0-d string arrays named ``__metadata__.<key>``. Member names are
     the tensor names only when none of them could take a naive extractor out of its folder
@@ -613,7 +615,7 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str]) -> None:
         yield from _iter_arrays(ckpt, True)
 
     # Written as save() writes: atomically, special files refused, errors naming the path.
-    write_atomic(path, npz_chunks(members()))
+    write_atomic(path, npz_chunks(members()), progress=progress)
 
 
 def npz_inflate_limit(container_size: int) -> int:

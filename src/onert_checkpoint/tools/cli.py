@@ -8,6 +8,7 @@ line on stderr, ``onert-ckpt: error: <code>: <message>``; ``--debug`` adds the t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import traceback
@@ -127,8 +128,31 @@ def _fmt(value: float | None) -> str:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    if len(args.files) == 1:
+        return _info_one(args, args.files[0])
+    status = EXIT_OK  # several files: each described (a header, or "file" in JSON), in turn
+    for k, path in enumerate(args.files):
+        if not args.json:
+            print(("\n" if k else "") + f"==> {safe_text(path)} <==", flush=True)
+        try:
+            status = max(status, _info_one(args, path, named=True))
+        except CheckpointError as err:
+            status = max(status, EXIT_INVALID)
+            print(f"onert-ckpt: error: {err.code}: {safe_text(path)}: {safe_text(err.message)}",
+                  file=sys.stderr)
+        except OSError as err:
+            status = EXIT_USAGE
+            print(f"onert-ckpt: error: io_error: {safe_text(path)}: "
+                  f"{safe_text(err.strerror or str(err))}", file=sys.stderr)
+        sys.stdout.flush()
+    return status
+
+
+def _info_one(args: argparse.Namespace, path: str, named: bool = False) -> int:
+    """``info`` of one file (``named``: one of several, its path in the JSON object)."""
+    head = {"file": path} if named else {}
     try:
-        ckpt = _load(args.file, _model(args, args.file), args.order)
+        ckpt = _load(path, _model(args, path), args.order)
         # the data checks load defers, before any CRC-32 of the data is shown: a corrupt data
         # section is reported as validate reports it (same code, exit 1), text or JSON
         ckpt.verify()
@@ -136,11 +160,12 @@ def cmd_info(args: argparse.Namespace) -> int:
         desc = describe_lazy(ckpt)
     except CheckpointError as err:
         if args.json:
-            _print_json({"error": err.to_dict()})
+            _print_json({**head, "error": err.to_dict()})
             return EXIT_INVALID
         raise
     choice = args.model_choice
     if args.json:
+        desc = {**head, **desc}
         if choice is not None:  # only then: the description of a file alone stays TOOLKIT 1's
             desc["model"] = {"path": choice.path, "found": choice.how}
         if args.stats:  # only then, likewise
@@ -376,7 +401,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_dump(args: argparse.Namespace) -> int:
     if args.layout:
         return _dump_layout(args)
-    from .dump import find_tensor, tensor_values
+    from .dump import find_tensor, no_entry_message, tensor_values
 
     if args.dtype is not None:
         try:
@@ -395,7 +420,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
     else:
         found = find_tensor(ckpt, args.tensor)
         if found is None:
-            raise CliError("no_such_tensor", _no_entry_message(ckpt, args.tensor, args.model))
+            raise CliError("no_such_tensor", no_entry_message(ckpt, args.tensor, args.model))
         tensors = [found]
     slot = args.slot
     slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
@@ -452,17 +477,6 @@ def _dump_json(
         entries.append(item)
     _print_json({"file": args.file, "entries": entries})
     return EXIT_OK
-
-
-def _no_entry_message(ckpt: Checkpoint, key: str, model: str | None) -> str:
-    """``no entry KEY``, with what the user can do: the valid keys, and ``--model`` for names."""
-    names = [t.name for t in ckpt.tensors if t.name is not None]
-    shown = names if names else [str(t.index) for t in ckpt.tensors]
-    listed = ", ".join(safe_text(k) for k in shown[:10]) + (", ..." if len(shown) > 10 else "")
-    message = f"no entry {safe_text(key)!r} (entries: {listed or 'none'})"
-    if not names and model is None and not (key.isascii() and key.isdigit()):
-        message += "; tensor names need the model: add --model MODEL.circle"
-    return message
 
 
 def _dump_layout(args: argparse.Namespace) -> int:
@@ -556,17 +570,35 @@ def _load_named(label: str, path: str, model: Any, order: str) -> Checkpoint:
 
 
 def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **options: Any) -> None:
-    """``save`` with a tqdm bar per written chunk for big files on a terminal."""
-    if not (progress and size_hint > PROGRESS_THRESHOLD and sys.stderr.isatty()):
-        save(ckpt, out, **options)
+    """``save`` with a progress bar for big files on a terminal (:func:`_progress`)."""
+    with _progress(size_hint if progress else 0) as tick:
+        save(ckpt, out, progress=tick, **options)
+
+
+@contextlib.contextmanager
+def _progress(size_hint: int) -> Iterator[Callable[[int], object] | None]:
+    """A callback that feeds a tqdm bar the bytes written, for writes of more than
+    :data:`PROGRESS_THRESHOLD` bytes while stderr is a terminal; else None. The bar starts at
+    the first byte written, not before: the checks and checksums computed ahead of it (which
+    may take as long as the write) would make the first rate tiny and its estimate absurd."""
+    if not (size_hint > PROGRESS_THRESHOLD and sys.stderr.isatty()):
+        yield None
         return
     from tqdm import tqdm
 
-    with tqdm(
-        total=size_hint, unit="B", unit_scale=True, desc="writing", leave=False,
-        file=getattr(sys.stderr, "raw", sys.stderr),  # the bar's own \r, not escaped
-    ) as bar:
-        save(ckpt, out, progress=bar.update, **options)
+    bars: list[Any] = []
+
+    def tick(n: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=size_hint, unit="B", unit_scale=True, desc="writing",
+                             leave=False, file=getattr(sys.stderr, "raw", sys.stderr)))
+        bars[0].update(n)  # the bar's own \r: written raw, not escaped
+
+    try:
+        yield tick
+    finally:
+        if bars:
+            bars[0].close()
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -620,11 +652,11 @@ def _export_npy(args: argparse.Namespace, ckpt: Checkpoint) -> int:
     the inverse of ``edit --replace``. Written as every output is (atomic_file.py)."""
     from ..atomic_file import write_atomic
     from ..interchange.npz_stream import npy_pieces
-    from .dump import find_tensor, tensor_values
+    from .dump import find_tensor, no_entry_message, tensor_values
 
     tensor = find_tensor(ckpt, args.tensor)
     if tensor is None:
-        raise CliError("no_such_tensor", _no_entry_message(ckpt, args.tensor, args.model))
+        raise CliError("no_such_tensor", no_entry_message(ckpt, args.tensor, args.model))
     slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
     if args.slot is not None and tensor.index not in slots.get(args.slot, {}):
         have = ", ".join(slots) or "none"
@@ -652,10 +684,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_npy(args, _load(args.input, _model(args, args.input), args.order))
     suffix = _suffix(output)
     ckpt = _load(args.input, _model(args, args.input), args.order)
-    if suffix == ".safetensors":
-        to_safetensors(ckpt, args.output)
-    else:
-        to_npz(ckpt, args.output)
+    with _progress(os.path.getsize(args.input)) as tick:
+        (to_safetensors if suffix == ".safetensors" else to_npz)(ckpt, args.output, progress=tick)
     # one array per tensor and per slot entry, counted from the tables (no array made)
     count = len(ckpt.tensors) + (
         0 if ckpt.optimizer is None
@@ -669,7 +699,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     from ..interchange.safetensors_io import from_safetensors
     from ..interchange.tensor_dict import from_npz
 
-    suffix = _suffix(args.input)
+    try:
+        suffix = _suffix(args.input)
+    except CliError:
+        _already_a_checkpoint(args.input)
+        raise
     _output(args.output)
     from ..file_kinds import not_regular
 
@@ -723,6 +757,17 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(f"wrote {safe_text(args.output)}: {out.revision}, {len(out)} tensors")
     warn_dropped(dropped)
     return EXIT_OK
+
+
+def _already_a_checkpoint(path: str) -> None:
+    """``import`` of a checkpoint: the error says what the user meant (convert)."""
+    try:
+        ckpt = load(path, verify_data=False, mmap="auto")
+    except (CheckpointError, OSError, ValueError):
+        return
+    raise CliError("unknown_format", f"{safe_text(path)} is already a checkpoint "
+                   f"({ckpt.revision}): use convert to rewrite it (onert-ckpt convert "
+                   f"{safe_text(path)} OUT --to v3), export to make safetensors or npz of it")
 
 
 def _model_entries(model: Any, dialect: str) -> dict[str, int]:
@@ -956,8 +1001,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("info", "describe a checkpoint",
                 "Describe a checkpoint: revision, dialect, size, optimizer, training state, "
-                "and one row per entry.", cmd_info)
-    p.add_argument("file", metavar="FILE")
+                "and one row per entry; several files one after another.", cmd_info)
+    p.add_argument("files", nargs="+", metavar="FILE")
     model_option(p, "circle model: adds names, dtypes and shapes")
     p.add_argument("--json", action="store_true", help="print the JSON description")
     p.add_argument("--stats", action="store_true",

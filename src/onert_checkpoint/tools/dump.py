@@ -6,8 +6,9 @@ import numpy as np
 
 from ..format.model import Buffer, Checkpoint, Tensor
 from ..format.typed import typed_view
+from .render import safe_text
 
-__all__ = ["entry_key", "find_tensor", "tensor_values", "values"]
+__all__ = ["entry_key", "find_tensor", "no_entry_message", "tensor_values", "values"]
 
 
 def find_tensor(ckpt: Checkpoint, key: str | int) -> Tensor | None:
@@ -73,3 +74,14 @@ def values(
     if tensor is None:
         raise KeyError(key)
     return tensor_values(ckpt, tensor, slot=slot, dtype=dtype)
+
+
+def no_entry_message(ckpt: Checkpoint, key: str, model: str | None) -> str:
+    """``no entry KEY``, with what the user can do: the valid keys, and ``--model`` for names."""
+    names = [t.name for t in ckpt.tensors if t.name is not None]
+    shown = names if names else [str(t.index) for t in ckpt.tensors]
+    listed = ", ".join(safe_text(k) for k in shown[:10]) + (", ..." if len(shown) > 10 else "")
+    message = f"no entry {safe_text(key)!r} (entries: {listed or 'none'})"
+    if not names and model is None and not (key.isascii() and key.isdigit()):
+        message += "; tensor names need the model: add --model MODEL.circle"
+    return message

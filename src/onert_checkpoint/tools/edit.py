@@ -70,7 +70,9 @@ def _replace(ckpt: Checkpoint, key: str | int, value: object) -> None:
             where,
             f"entry {tensor.index} ({tensor.name!r}) is {tensor.dtype}{list(tensor.shape)}; "
             f"the new values are {arr.dtype}{list(arr.shape)}"
-            + (f", which do not convert without loss ({CAST_RULE})" if lossy else ""),
+            + (f", which do not convert without loss ({CAST_RULE}); save them as "
+               f"{tensor.dtype} if that rounding is meant (numpy: "
+               f"arr.astype({tensor.dtype!r}))" if lossy else ""),
         )
     new = np.ascontiguousarray(cast).astype(cast.dtype.newbyteorder("<"), copy=True)
     if new.nbytes != tensor.nbytes:  # onert-micro's 4 bytes per element (SPEC B.2)

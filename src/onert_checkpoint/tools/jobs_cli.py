@@ -175,6 +175,15 @@ def cmd_edit(args: argparse.Namespace) -> int:
                 "dialect re-indexes them, which needs the circle model: add --model MODEL.circle",
             )
     model = command_model(args, args.input)
+    if replace:  # a name no entry has: dump's and export's no_such_tensor, not a model matter
+        from ..api import load as load_bound
+        from .dump import find_tensor, no_entry_message
+
+        ckpt = load_bound(args.input, None if model is None else model.source,
+                          order=args.order, mmap="auto")
+        for wanted in map(str, replace):
+            if find_tensor(ckpt, wanted) is None:
+                raise CliError("no_such_tensor", no_entry_message(ckpt, wanted, args.model))
     dropped = []
     if args.allow_lossy:
         dropped = lost_in_write(load(args.input, mmap="auto"), args.to, True)

@@ -105,7 +105,7 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
     if ckpt.optimizer is None:
         return found
     adam = ckpt.optimizer.kind == "adam"
-    nonzero_at_zero: list[str] = []
+    nonzero_at_zero: list[tuple[str, str]] = []  # (field, field with the tensor's name)
     for slot, entries in ckpt.optimizer.slots.items():
         for index, entry in _ascending(entries):
             if entry.nbytes == 0:
@@ -131,12 +131,14 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
                         "running mean of squares",
                     ))
             if adam and ckpt.step == 0 and np.any(values != 0):
-                nonzero_at_zero.append(field)
+                nonzero_at_zero.append((field, field + label_of(index)))
     if nonzero_at_zero:
         found.append(ValueWarning(
-            "adam_state_at_step_0", nonzero_at_zero[0],
-            f"step is 0 but Adam's state is not zero in {', '.join(nonzero_at_zero[:8])}"
+            "adam_state_at_step_0", nonzero_at_zero[0][0],
+            "step is 0 but Adam's state is not zero in "
+            + ", ".join(shown for _, shown in nonzero_at_zero[:8])
             + (", ..." if len(nonzero_at_zero) > 8 else "")
-            + " (a fresh optimizer has none)",
+            + " (a fresh optimizer has none: `onert-ckpt edit --reset-optimizer` zeroes it; "
+            "or the step is wrong: `edit --step N`)",
         ))
     return found

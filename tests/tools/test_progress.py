@@ -1,0 +1,93 @@
+"""Every long write shows a progress bar on a terminal, and its first estimate is sane.
+
+The commands run as ``python -m onert_checkpoint`` with stderr on a pseudo-terminal (what a
+user's terminal is to them), on a checkpoint past the 64 MiB threshold; the bar tqdm draws is
+read back from the terminal: its estimates of the time left must be those of the write (seconds
+on any machine for 80 MiB), never the hundreds of hours a rate measured from before the first
+byte gives. Off a terminal no bar is drawn.
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import onert_checkpoint as oc
+
+MIB = 1 << 20
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("big")
+    rng = np.random.default_rng(1)
+    tensors = [oc.Tensor(i, rng.standard_normal(5 * MIB, dtype=np.float32)) for i in range(4)]
+    ckpt = folder / "big.ckpt"
+    oc.save(oc.Checkpoint(tensors, oc.Optimizer("sgd"), dialect="onert"), ckpt, revision="v1")
+    st = folder / "big.safetensors"
+    oc.to_safetensors(oc.load(ckpt), st)
+    return {"ckpt": ckpt, "safetensors": st, "folder": folder}
+
+
+def on_terminal(*args: object) -> tuple[int, str]:
+    """Run the command with stderr on a pseudo-terminal: (exit status, what it drew)."""
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "onert_checkpoint", *map(str, args)],
+                            stdout=subprocess.DEVNULL, stderr=secondary, stdin=subprocess.DEVNULL)
+    os.close(secondary)
+    drawn = bytearray()
+    while True:
+        ready, _, _ = select.select([primary], [], [], 60)
+        if not ready:
+            break
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        drawn += chunk
+    os.close(primary)
+    return proc.wait(timeout=300), drawn.decode(errors="replace")
+
+
+def estimates(drawn: str) -> list[int]:
+    """The seconds left that each drawing of the bar shows (``[elapsed<left, rate]``)."""
+    out = []
+    for left in re.findall(r"<((?:\d+:)?\d+:\d+),", drawn):
+        parts = [int(p) for p in left.split(":")]
+        out.append(sum(p * 60**k for k, p in enumerate(reversed(parts))))
+    return out
+
+
+@pytest.mark.parametrize("command", ["convert", "export-safetensors", "export-npz", "import"])
+def test_long_writes_draw_a_bar_with_sane_estimates(
+    big: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    argv = {
+        "convert": ["convert", big["ckpt"], tmp_path / "c.ckpt", "--to", "v3"],
+        "export-safetensors": ["export", big["ckpt"], tmp_path / "e.safetensors"],
+        "export-npz": ["export", big["ckpt"], tmp_path / "e.npz"],
+        "import": ["import", big["safetensors"], tmp_path / "i.ckpt"],
+    }[command]
+    status, drawn = on_terminal(*argv)
+    assert status == 0, drawn
+    assert "writing:" in drawn and "100%" not in drawn.split("writing:")[0], drawn
+    left = estimates(drawn)
+    assert left, drawn  # the bar drew at least one estimate
+    assert max(left) < 120, drawn  # the first estimate included: the write's, not hours
+
+
+def test_no_bar_off_a_terminal(big: dict[str, Path], tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "onert_checkpoint", "export", str(big["ckpt"]),
+                           str(tmp_path / "e.safetensors")], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert done.returncode == 0 and done.stderr == ""
