@@ -28,7 +28,7 @@ from .cli_common import (
     EXIT_USAGE,
     ORDER_CHOICES,
     CliError,
-    batch_size_arg,
+    count_arg,
     lost_in_write,
     order_option,
     warn_dropped,
@@ -994,7 +994,7 @@ def build_parser() -> argparse.ArgumentParser:
             order_option(p)
 
     def batch_size_option(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--batch-size", type=batch_size_arg, metavar="B",
+        p.add_argument("--batch-size", type=count_arg, metavar="B",
                        help="batch size of the run, to rescale Adam's m (x B) and v (x B^2) "
                        "moving to onert-micro, or divide them moving to onert; needed for "
                        "non-zero Adam state crossing dialects (convert --to v3 records it)")

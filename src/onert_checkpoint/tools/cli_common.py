@@ -20,8 +20,8 @@ __all__ = [
     "EXIT_USAGE",
     "ORDER_CHOICES",
     "CliError",
-    "batch_size_arg",
     "command_model",
+    "count_arg",
     "load_model",
     "lost_in_write",
     "order_option",
@@ -92,8 +92,8 @@ def output_path(path: str) -> str:
     return path
 
 
-def batch_size_arg(text: str) -> int:
-    """``--batch-size``: a whole number of samples, 1 or more."""
+def count_arg(text: str) -> int:
+    """A whole number, 1 or more (``--batch-size``, ``--jobs``, ``--max-output``)."""
     try:
         value = int(text, 10)
     except ValueError:

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..format.source import open_source
-from .cli_common import EXIT_INVALID, EXIT_OK, CliError
+from .cli_common import EXIT_INVALID, EXIT_OK, CliError, count_arg
 from .micro_profile import judge
 from .render import safe_text
 
@@ -571,9 +571,9 @@ def conformance_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=_seconds_arg, default=60.0, metavar="SECONDS",
                    help="a reader that runs longer on one file disagrees, and it and its "
                    "children are killed (60)")
-    p.add_argument("--jobs", type=_count_arg, default=os.cpu_count() or 1, metavar="N",
+    p.add_argument("--jobs", type=count_arg, default=os.cpu_count() or 1, metavar="N",
                    help="readers run at once (the number of CPUs)")
-    p.add_argument("--max-output", type=_count_arg, default=MAX_OUTPUT, metavar="BYTES",
+    p.add_argument("--max-output", type=count_arg, default=MAX_OUTPUT, metavar="BYTES",
                    help="a reader that prints more on stdout or stderr for one file disagrees, "
                    f"and is stopped there ({MAX_OUTPUT})")
     p.add_argument("--json", action="store_true", help="the report as JSON")
@@ -586,16 +586,6 @@ def _seconds_arg(text: str) -> float:
         value = math.nan
     if not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(f"a number of seconds above 0, not {text!r}")
-    return value
-
-
-def _count_arg(text: str) -> int:
-    try:
-        value = int(text, 10)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"a whole number, 1 or more, not {text!r}")
     return value
 
 

@@ -15,8 +15,8 @@ from typing import Any
 from ..format.revisions import registry
 from .cli_common import (
     CliError,
-    batch_size_arg,
     command_model,
+    count_arg,
     load_model,
     lost_in_write,
     order_option,
@@ -84,7 +84,7 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
                    help="revision to write (the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"),
                    help="schema-1 dialect to write (the input's)")
-    p.add_argument("--batch-size", type=batch_size_arg, metavar="B",
+    p.add_argument("--batch-size", type=count_arg, metavar="B",
                    help="batch size of the run, for Adam state crossing dialects (as convert)")
     p.add_argument("--allow-lossy", action="store_true",
                    help="permit dropping what the target revision cannot hold (said on stderr)")
