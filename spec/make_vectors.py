@@ -1151,7 +1151,8 @@ def make_valid_v2() -> None:
 
 
 def make_invalid_v2() -> None:
-    for table in ("header", "tensors", "optimizer", "state", "origin", "data", "spec-fixes"):
+    for table in ("header", "tensors", "optimizer", "state", "origin", "data", "spec-fixes",
+                  "spec-fixes-7"):
         apply_table(f"v2-{table}")
 
 
@@ -1523,6 +1524,38 @@ def v2_spec_fix_cases() -> list[Case]:
 
 #: Every table of invalid vectors: name -> (the prefix of its vector names, the places of its
 #: files, its cases). tests/spec/test_vector_cases.py checks every case's field and offset.
+def three_named(names: tuple[bytes, bytes, bytes] = (b"a", b"b", b"c")) -> bytes:
+    """Three one-byte raw tensors named ``names`` (schema 2)."""
+    return write_v2(
+        [typed(k, np.arange(1, dtype="u1"), name=n.decode()) for k, n in enumerate(names)]
+    )
+
+
+def v2_spec_fix_7_cases() -> list[Case]:
+    """The cases named by the spec fixes of document revision 7 (SPEC.md A.2): the order of
+    the checks within R9, R10 and V9, each read the other way giving another error."""
+    full = V2_FULL
+    three = three_named()
+    # fmt: off
+    return [
+        Case("r9-index-pass-first", full, {"tensors[1].model_index": 3, "tensors[3].index": 3},
+             "tensor_order", "tensors[3].index", "tensors[3].index",
+             "R9: the index check runs over every record before the model-index check: "
+             "record 3's index below record 2's, not record 1's repeated model index"),
+        Case("r10-record-by-record", three,
+             {"*tensors[1].ofs_name": b"a", "*tensors[2].ofs_name": b"\xff"},
+             "duplicate_tensor_name", "tensors[1].name", "*tensors[1].ofs_name",
+             "R10: UTF-8 then uniqueness on one record before the next: record 1 repeats "
+             "record 0's name, before record 2's name (not UTF-8) is looked at"),
+        Case("v9-record-by-record", full,
+             {"*state[4].ofs_key": b"k1", "*state[5].ofs_key": b"\xffb"},
+             "duplicate_state_key", "state[4].key", "*state[4].ofs_key",
+             "V9: its checks on one entry before the next: entry 4's key repeats entry 3's, "
+             "before entry 5's key (not UTF-8) is looked at"),
+    ]
+    # fmt: on
+
+
 CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
     "v1-header": ("", V1Places, v1_header_cases),
     "v1-entries": ("", V1Places, v1_entry_cases),
@@ -1535,6 +1568,7 @@ CASE_TABLES: dict[str, tuple[str, type[Places], Callable[[], list[Case]]]] = {
     "v2-origin": ("v2-", V2Places, v2_origin_cases),
     "v2-data": ("v2-", V2Places, v2_data_cases),
     "v2-spec-fixes": ("v2-", V2Places, v2_spec_fix_cases),
+    "v2-spec-fixes-7": ("v2-", V2Places, v2_spec_fix_7_cases),
 }
 
 
@@ -1900,6 +1934,21 @@ def v3_data_blocks_cases() -> list[Case]:
              "a table that lists data_blocks in any entry defers the data section's CRC to "
              "B6, so T4 i's section_order on the later entry is reported (a reader that "
              "skips the kind reports the data section's section_checksum)", seal="table"),
+        # a damaged data byte behind a T4 g or T5 failure: a reader that knows the kind checks
+        # the data section's CRC in B6, after them; one that skips the kind in T4 f, before them
+        Case("b6-required-after-data-bad-data", late,
+             {f"sections[{late_bi}].flags": 1, ("data", 0): Xor(1)},
+             "unknown_required_section", f"sections[{late_bi}].kind", f"sections[{late_bi}].kind",
+             "7.4: a data_blocks entry with REQUIRED after the data section's, and a damaged "
+             "data byte: the data section's CRC waits for B6, so T4 g on the later entry is "
+             "reported (a reader that skips the kind reports the data section's "
+             "section_checksum)", seal="table"),
+        Case("b6-trailing-bad-data", good,
+             ((("data", 0), Xor(1)), Append(bytes(64)), ("len_file", Add(64))),
+             "trailing_bytes", "file", "end",
+             "7.4: 64 bytes after the last section (T5) and a damaged data byte: the data "
+             "section's CRC waits for B6, so T5 is reported (a reader that skips the kind "
+             "reports the data section's section_checksum)", seal="table"),
     ]
     # fmt: on
 
@@ -2562,6 +2611,21 @@ def v3_placement_cases() -> list[Case]:
     # fmt: on
 
 
+def v3_spec_fix_7_cases() -> list[Case]:
+    """The cases named by the spec fixes of document revision 7 (SPEC.md A.2) in schema 3: the
+    order of C12's checks."""
+    three = m3.encode(m3.from_v2(three_named())).data
+    # fmt: off
+    return [
+        Case("c12-record-by-record", three,
+             {"tensors[1].name": b"a", "tensors[2].name": b"\xff"},
+             "duplicate_tensor_name", "tensors[1].name", "tensors[1].name",
+             "C12: UTF-8 then uniqueness on one record before the next: record 1 repeats "
+             "record 0's name, before record 2's name (not UTF-8) is looked at"),
+    ]
+    # fmt: on
+
+
 #: Schema 3's tables (SPEC.md 7), applied by make_invalid_v3 in this order.
 CASE_TABLES.update(
     {
@@ -2572,6 +2636,7 @@ CASE_TABLES.update(
         "v3-optimizer": ("v3-", V3Places, v3_optimizer_cases),
         "v3-state-origin": ("v3-", V3Places, v3_state_origin_cases),
         "v3-placement": ("v3-", V3Places, v3_placement_cases),
+        "v3-spec-fixes-7": ("v3-", V3Places, v3_spec_fix_7_cases),
     }
 )
 #: Schema 3's tables but those of its optional sections, in the order make_invalid_v3 applies
