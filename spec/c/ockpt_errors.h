@@ -54,7 +54,7 @@ typedef enum ockpt_error {
   OCKPT_E_UNKNOWN_REQUIRED_SECTION = -22,
   /* A section kind appears more than once in the section table (any kind, defined by the specification or not). */
   OCKPT_E_DUPLICATE_SECTION = -23,
-  /* A count or length exceeds the limit the specification names for it (sections, tensors, rank, slots, state entries, name, key or value length), or a name or key is empty. */
+  /* A count or length exceeds the limit the specification names for it (sections, tensors, rank, slots, state entries, name, key or value length; a schema-1 or WOF file of more than 2^32 - 1 bytes, which its u32 offsets cannot describe), or a name or key is empty. */
   OCKPT_E_LIMIT_EXCEEDED = -24,
   /* A section, or a schema-2 data range, does not start at a multiple of the alignment (64 bytes); schema 3 places its data ranges by rule, so only its sections can be misaligned. */
   OCKPT_E_MISALIGNED = -25,

@@ -136,10 +136,11 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                                   'kind, defined by the specification or not).'},
  'limit_exceeded': {'number': 24,
                     'category': 'format',
-                    'applies': ['v2', 'v3'],
+                    'applies': ['v1', 'wof', 'v2', 'v3'],
                     'summary': 'A count or length exceeds the limit the specification names for it '
                                '(sections, tensors, rank, slots, state entries, name, key or value '
-                               'length), or a name or key is empty.'},
+                               'length; a schema-1 or WOF file of more than 2^32 - 1 bytes, which '
+                               'its u32 offsets cannot describe), or a name or key is empty.'},
  'misaligned': {'number': 25,
                 'category': 'format',
                 'applies': ['v2', 'v3'],
