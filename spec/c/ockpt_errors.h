@@ -16,7 +16,7 @@ typedef enum ockpt_error {
   OCKPT_E_UNSUPPORTED_VERSION = -3,
   /* A reserved field is not zero (byte 3 in schema 1 and WOF; every reserved field and reserved flag or column bit in schemas 2 and 3). */
   OCKPT_E_RESERVED_NONZERO = -4,
-  /* An entry count read from the file needs more bytes than the file has (checked before anything is allocated from it). */
+  /* An entry count read from the file needs more bytes than the file or its section has (checked before anything is allocated from it), or a section is shorter than its own fixed head (tensors, optimizer, state or origin section: rules R0, C0, O1, V1, G1). */
   OCKPT_E_COUNT_EXCEEDS_FILE = -5,
   /* An offset, or an offset plus a size, points past the end of the file or of the section it must lie in (computed without integer overflow); in schema 3, a data range placed by rule past the end of the data section, or tensors without a data section. */
   OCKPT_E_OFFSET_OUT_OF_BOUNDS = -6,

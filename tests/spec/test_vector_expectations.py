@@ -48,7 +48,7 @@ def spec_dtype_names() -> dict[int, str]:
     """The dtype names of SPEC.md 6.6, listed with "(codes -5 to 17 in this order)"."""
     text = " ".join((SPEC / "SPEC.md").read_text().split())
     match = re.search(
-        r"are also NumPy's, are (.*?) \(codes \u22125 to 17 in this order[;)]", text, re.S
+        r"also NumPy's names; they are (.*?) \(codes \u22125 to 17 in this order[;)]", text, re.S
     )
     assert match, "SPEC.md 6.6 no longer lists the dtype names"
     names = re.findall(r"`([a-z0-9_]+)`", match.group(1))

@@ -26,7 +26,10 @@ ERROR_CODES: dict[str, dict[str, object]] = {'truncated_header': {'number': 1,
                         'category': 'format',
                         'applies': ['v1', 'wof', 'v2', 'v3'],
                         'summary': 'An entry count read from the file needs more bytes than the '
-                                   'file has (checked before anything is allocated from it).'},
+                                   'file or its section has (checked before anything is allocated '
+                                   'from it), or a section is shorter than its own fixed head '
+                                   '(tensors, optimizer, state or origin section: rules R0, C0, '
+                                   'O1, V1, G1).'},
  'offset_out_of_bounds': {'number': 6,
                           'category': 'format',
                           'applies': ['v1', 'wof', 'v2', 'v3'],
