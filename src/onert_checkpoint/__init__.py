@@ -39,49 +39,31 @@ if TYPE_CHECKING:  # the names below, imported on first use (module __getattr__)
     from .tools.edit import edit, edit_file
     from .tools.sanity import value_warnings
 
-#: public name -> the module that defines it. ``import onert_checkpoint`` imports none of
-#: them: a command that reads one small file should not pay for NumPy-free parts it never
-#: uses, the circle schema, Construct or the interchange formats (start-up time).
-_LAZY = {
-    # the functions that take a circle model, composed above the format and model layers
-    "convert": ".api",
-    "load": ".api",
-    "open": ".api",
-    "upgrade": ".api",
-    "bake": ".circle.bake",
-    "bind": ".circle.binding",
-    "checkpoint_from_arrays": ".circle.initial",
-    "new_checkpoint": ".circle.initial",
-    "CircleModel": ".circle.model",
-    "downgrade": ".format.convert",
-    "SUPPORTED_VERSIONS": ".format.dispatch",
-    "CheckpointError": ".format.errors",
-    "FormatError": ".format.errors",
-    "ModelMismatchError": ".format.errors",
-    "NotRepresentableError": ".format.errors",
-    "UnsupportedFormatError": ".format.errors",
-    "Buffer": ".format.model",
-    "Checkpoint": ".format.model",
-    "Optimizer": ".format.model",
-    "Tensor": ".format.model",
-    "TrainingState": ".format.model",
-    "save": ".format.saving",
-    "save_stream": ".format.saving",
-    "to_bytes": ".format.saving",
-    "from_safetensors": ".interchange.safetensors_io",
-    "to_safetensors": ".interchange.safetensors_io",
-    "from_npz": ".interchange.tensor_dict",
-    "from_numpy_dict": ".interchange.tensor_dict",
-    "to_npz": ".interchange.tensor_dict",
-    "to_numpy_dict": ".interchange.tensor_dict",
-    "from_torch": ".interchange.torch_bridge",
-    "to_torch": ".interchange.torch_bridge",
-    "describe": ".tools.describe",
-    "diff": ".tools.diff",
-    "edit": ".tools.edit",
-    "edit_file": ".tools.edit",
-    "value_warnings": ".tools.sanity",
+#: the module that defines each public name. ``import onert_checkpoint`` imports none of them:
+#: a command that reads one small file should not pay for NumPy-free parts it never uses, the
+#: circle schema, Construct or the interchange formats (start-up time). ``.api`` holds the
+#: functions that take a circle model, composed above the format and model layers.
+_DEFINED_IN = {
+    ".api": "convert load open upgrade",
+    ".circle.bake": "bake",
+    ".circle.binding": "bind",
+    ".circle.initial": "checkpoint_from_arrays new_checkpoint",
+    ".circle.model": "CircleModel",
+    ".format.convert": "downgrade",
+    ".format.dispatch": "SUPPORTED_VERSIONS",
+    ".format.errors": "CheckpointError FormatError ModelMismatchError NotRepresentableError "
+    "UnsupportedFormatError",
+    ".format.model": "Buffer Checkpoint Optimizer Tensor TrainingState",
+    ".format.saving": "save save_stream to_bytes",
+    ".interchange.safetensors_io": "from_safetensors to_safetensors",
+    ".interchange.tensor_dict": "from_npz from_numpy_dict to_npz to_numpy_dict",
+    ".interchange.torch_bridge": "from_torch to_torch",
+    ".tools.describe": "describe",
+    ".tools.diff": "diff",
+    ".tools.edit": "edit edit_file",
+    ".tools.sanity": "value_warnings",
 }
+_LAZY = {name: module for module, names in _DEFINED_IN.items() for name in names.split()}
 
 
 def __getattr__(name: str) -> object:
@@ -104,44 +86,13 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
-    "SUPPORTED_VERSIONS",
-    "Buffer",
-    "Checkpoint",
-    "CheckpointError",
-    "CircleModel",
-    "FormatError",
-    "ModelMismatchError",
-    "NotRepresentableError",
-    "Optimizer",
-    "Tensor",
-    "TrainingState",
-    "UnsupportedFormatError",
-    "__version__",
-    "bake",
-    "bind",
-    "checkpoint_from_arrays",
-    "convert",
-    "describe",
-    "diff",
-    "downgrade",
-    "edit",
-    "edit_file",
-    "from_npz",
-    "from_numpy_dict",
-    "from_safetensors",
-    "from_torch",
-    "load",
-    "new_checkpoint",
-    "open",
-    "save",
-    "save_stream",
-    "to_bytes",
-    "to_npz",
-    "to_numpy_dict",
-    "to_safetensors",
-    "to_torch",
-    "upgrade",
-    "value_warnings",
+    "SUPPORTED_VERSIONS", "Buffer", "Checkpoint", "CheckpointError", "CircleModel",
+    "FormatError", "ModelMismatchError", "NotRepresentableError", "Optimizer", "Tensor",
+    "TrainingState", "UnsupportedFormatError", "__version__", "bake", "bind",
+    "checkpoint_from_arrays", "convert", "describe", "diff", "downgrade", "edit", "edit_file",
+    "from_npz", "from_numpy_dict", "from_safetensors", "from_torch", "load", "new_checkpoint",
+    "open", "save", "save_stream", "to_bytes", "to_npz", "to_numpy_dict", "to_safetensors",
+    "to_torch", "upgrade", "value_warnings",
 ]
 
 del annotations, TYPE_CHECKING  # bound by the lines above for the package's own use

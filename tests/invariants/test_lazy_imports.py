@@ -47,3 +47,17 @@ def test_reading_a_schema_2_file_does_not_import_construct():
     loaded = modules_after(f"import onert_checkpoint as oc\nc = oc.load({v2!r})\nc.verify()")
     assert "onert_checkpoint.format.revisions.v2" in loaded
     assert "construct" not in loaded and "importlib.metadata" not in loaded
+
+
+def test_the_lazy_table_is_what_type_checkers_are_shown():
+    """Each public name is looked up (``_LAZY``) in the module that the ``TYPE_CHECKING``
+    imports give type checkers, and ``__all__`` lists exactly those names."""
+    import ast
+
+    source = Path(oc.__file__).read_text()
+    imported = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            imported.update({alias.name: f".{node.module}" for alias in node.names})
+    assert imported == oc._LAZY
+    assert sorted(oc.__all__) == sorted([*imported, "__version__"])
