@@ -72,7 +72,6 @@ ELEM_IS(OCKPT_V3_RANGE_INDEX_SECTION_POSITION, 4);
 #define LEN_SIZE OCKPT_V3_TENSORS_SECTION_LEN_DATA_ELEM_SIZE
 #define DIM_SIZE OCKPT_V3_RECORD_DIMS_DIMS_ELEM_SIZE
 #define CRC_SIZE OCKPT_V3_DATA_BLOCKS_SECTION_CRC_ELEM_SIZE
-#define COL_ALIGN OCKPT_V3_COLUMN_ALIGNMENT
 
 #define err ockpt_container_err
 #define ok ockpt_container_ok
@@ -103,81 +102,115 @@ static uint64_t range_align(uint64_t len) {
 
 /* ---- the tensors section's layout (7.1) -------------------------------------------------- */
 
-enum { C_INDEX, C_MODEL, C_NAME, C_DTYPE, C_RANK, C_ORDER, C_FIXED };
-static const uint32_t col_bit[C_FIXED] = {OCKPT_V3_COL_INDEX, OCKPT_V3_COL_MODEL_INDEX,
-                                          OCKPT_V3_COL_NAME,  OCKPT_V3_COL_DTYPE,
-                                          OCKPT_V3_COL_SHAPE, OCKPT_V3_COL_ORDER};
-static const unsigned col_size[C_FIXED] = {
-    OCKPT_V3_TENSORS_SECTION_INDEX_ELEM_SIZE, OCKPT_V3_TENSORS_SECTION_MODEL_INDEX_ELEM_SIZE,
-    OCKPT_V3_TENSORS_SECTION_LEN_NAME_ELEM_SIZE, OCKPT_V3_TENSORS_SECTION_DTYPE_ELEM_SIZE,
-    OCKPT_V3_TENSORS_SECTION_RANK_ELEM_SIZE, OCKPT_V3_TENSORS_SECTION_ORDER_ELEM_SIZE};
+/* The columns in file order, as ockpt_layout.h's generated descriptor lists them: C_LEN_DATA,
+ * C_INDEX, C_MODEL_INDEX, C_LEN_NAME, C_DTYPE, C_RANK, C_ORDER (one element per record), then
+ * C_DIMS and C_NAMES (as many as the sum of the ranks, of the name lengths). */
+#define COLUMN_ID(name, NAME, bit, size, count, sum_of, skip, align) C_##NAME,
+enum { OCKPT_V3_TENSORS_HEAD_COLUMNS(COLUMN_ID) C_COLUMNS, C_NONE = C_COLUMNS };
+#undef COLUMN_ID
+
+typedef struct column {
+  uint32_t bit;      /* of `columns` (0: always present) */
+  unsigned size;     /* bytes per element */
+  unsigned sum_of;   /* C_NONE: one element per record; else the column whose values count them */
+  unsigned skip;     /* a value of sum_of that counts 0 (NO_SHAPE) */
+  unsigned align;    /* its start is a multiple of this from the section's start */
+  const char *field; /* "tensors.<name>" */
+} column;
+
+#define COLUMN(name, NAME, bit, size, count, sum_of, skip, align) \
+  {bit, size, C_##sum_of, skip, align, "tensors." #name},
+static const column col[C_COLUMNS] = {OCKPT_V3_TENSORS_HEAD_COLUMNS(COLUMN)};
+#undef COLUMN
 
 typedef struct layout {
   uint64_t s, L, n;
   uint32_t cols;
-  uint64_t at[C_FIXED];   /* absolute start of each present fixed column */
-  uint64_t from[C_FIXED]; /* absolute end of the column before it (its padding starts there) */
-  uint64_t e;             /* relative end of the last fixed column */
+  uint64_t at[C_COLUMNS];   /* absolute start of each present column */
+  uint64_t from[C_COLUMNS]; /* absolute end of the column before it (its padding starts there) */
+  uint64_t e;               /* relative end of the last column of one element per record */
 } layout;
 
+static int has(const layout *l, unsigned i) { return col[i].bit == 0 || (l->cols & col[i].bit); }
+
+/* Column i from relative position rel on (its padding first), `count` elements: the relative
+ * end. */
+static uint64_t place(layout *l, unsigned i, uint64_t rel, uint64_t count) {
+  l->from[i] = l->s + rel;
+  rel = round_up(rel, col[i].align);
+  l->at[i] = l->s + rel;
+  return rel + count * col[i].size;
+}
+
+/* C3: the columns of one element per record (their ends need no value of the file). */
 static void lay_out(layout *l, uint64_t s, uint64_t L, uint64_t n, uint32_t cols) {
-  uint64_t rel = OCKPT_V3_TENSORS_HEAD_SIZE + LEN_SIZE * n;
+  uint64_t rel = OCKPT_V3_TENSORS_HEAD_SIZE;
   unsigned i;
   l->s = s;
   l->L = L;
   l->n = n;
   l->cols = cols;
-  for (i = 0; i < C_FIXED; i++) {
+  for (i = 0; i < C_COLUMNS; i++) {
     l->at[i] = 0;
     l->from[i] = 0;
-    if (!(cols & col_bit[i])) continue;
-    l->from[i] = s + rel;
-    rel = round_up(rel, COL_ALIGN);
-    l->at[i] = s + rel;
-    rel += n * col_size[i];
+    if (has(l, i) && col[i].sum_of == C_NONE) rel = place(l, i, rel, n);
   }
   l->e = rel;
 }
 
-static int has(const layout *l, unsigned i) { return (l->cols & col_bit[i]) != 0; }
-
 static uint32_t col32(const ockpt_src *b, const layout *l, unsigned i, uint64_t k) {
-  return rd32(b, l->at[i] + col_size[i] * k);
+  return rd32(b, l->at[i] + col[i].size * k);
 }
 
+/* Element k of a column of one element per record, as an unsigned value of its width. */
+static uint32_t value_at(const ockpt_src *b, const layout *l, unsigned i, uint64_t k) {
+  return col[i].size == 1 ? rd8(b, l->at[i] + k) : col32(b, l, i, k);
+}
+
+/* The columns counted by another column's values (dims, names), after the others in column
+ * order: each one's element count (D, P) into count[] and its place; the relative end of the
+ * last. Every sum fits: D <= 255n, P < 2^32 n, n <= 2^24. */
+static uint64_t lay_out_counted(const ockpt_src *b, layout *l, uint64_t count[C_COLUMNS]) {
+  uint64_t rel = l->e, k;
+  unsigned i;
+  for (i = 0; i < C_COLUMNS; i++) {
+    count[i] = l->n;
+    if (col[i].sum_of == C_NONE || !has(l, i)) continue;
+    for (count[i] = 0, k = 0; k < l->n; k++) {
+      uint32_t v = value_at(b, l, col[i].sum_of, k);
+      if (v != col[i].skip) count[i] += v;
+    }
+    rel = place(l, i, rel, count[i]);
+  }
+  return rel;
+}
+
+/* A record's value of each optional column, or the column's default without it. */
 static uint32_t index_of(const ockpt_src *b, const layout *l, uint64_t k) {
   return has(l, C_INDEX) ? col32(b, l, C_INDEX, k) : (uint32_t)k;
 }
 static uint32_t model_of(const ockpt_src *b, const layout *l, uint64_t k) {
-  return has(l, C_MODEL) ? col32(b, l, C_MODEL, k) : OCKPT_V3_NO_MODEL_INDEX;
+  return has(l, C_MODEL_INDEX) ? col32(b, l, C_MODEL_INDEX, k) : OCKPT_V3_NO_MODEL_INDEX;
 }
 static uint32_t lname_of(const ockpt_src *b, const layout *l, uint64_t k) {
-  return has(l, C_NAME) ? col32(b, l, C_NAME, k) : 0u;
+  return has(l, C_LEN_NAME) ? col32(b, l, C_LEN_NAME, k) : 0u;
 }
 static int dtype_of(const ockpt_src *b, const layout *l, uint64_t k) {
-  return has(l, C_DTYPE) ? (int)(int8_t)rd8(b, l->at[C_DTYPE] + col_size[C_DTYPE] * k) : OCKPT_V3_NO_DTYPE;
+  return has(l, C_DTYPE) ? (int)(int8_t)rd8(b, l->at[C_DTYPE] + k) : OCKPT_V3_NO_DTYPE;
 }
 static unsigned rank_of(const ockpt_src *b, const layout *l, uint64_t k) {
-  return has(l, C_RANK) ? rd8(b, l->at[C_RANK] + col_size[C_RANK] * k) : OCKPT_V3_NO_SHAPE;
+  return has(l, C_RANK) ? rd8(b, l->at[C_RANK] + k) : OCKPT_V3_NO_SHAPE;
 }
 static uint32_t order_of(const ockpt_src *b, const layout *l, uint64_t q) {
   return has(l, C_ORDER) ? col32(b, l, C_ORDER, q) : (uint32_t)q;
 }
 static uint64_t len_at(const layout *l, uint64_t k) {
-  return l->s + OCKPT_V3_TENSORS_HEAD_SIZE + LEN_SIZE * k;
-}
-
-/* Where the dims and names columns start (absolute), from D (the sum of the ranks). */
-static uint64_t dims_start(const layout *l) { return l->s + round_up(l->e, COL_ALIGN); }
-static uint64_t names_start(const layout *l, uint64_t D) {
-  uint64_t rel = l->e;
-  if (l->cols & OCKPT_V3_COL_SHAPE) rel = round_up(rel, COL_ALIGN) + DIM_SIZE * D;
-  return l->s + round_up(rel, COL_ALIGN);
+  return l->at[C_LEN_DATA] + LEN_SIZE * k;
 }
 
 /* ---- the first record whose u32 value repeats an earlier record's -------------------------- */
 
-/* Values col[k] (i = C_MODEL or C_ORDER), records whose value is `skip` ignored. Pairwise without
+/* Values col[k] (i = C_MODEL_INDEX or C_ORDER), records whose value is `skip` ignored. Pairwise without
  * scratch; with it, keys value << 32 | k heap-sorted: in each run of equal values the second key
  * is the smallest record that repeats an earlier one (SPEC.md 6.1). -1 when all differ. */
 static int less_u64(const void *ctx, uint64_t a, uint64_t b) {
@@ -403,7 +436,7 @@ static ockpt_result redundant(const layout *l) {
 static ockpt_result check_tensors(const v3 *c, layout *l) {
   const ockpt_src *b = &c->src;
   const ockpt_sec_span *sec = &c->info->tensors;
-  uint64_t s = sec->offset, L = sec->length, n, k, D = 0, P = 0, dims = 0, names = 0, end;
+  uint64_t s = sec->offset, L = sec->length, n, k, end, count[C_COLUMNS];
   uint32_t cols;
   int64_t rep;
   int all_none;
@@ -436,32 +469,32 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
       uint32_t here = col32(b, l, C_INDEX, k), before = col32(b, l, C_INDEX, k - 1);
       if (here == before)
         return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", (int64_t)k, ".index"),
-                   l->at[C_INDEX] + col_size[C_INDEX] * k, "two tensor records have the same index");
+                   l->at[C_INDEX] + col[C_INDEX].size * k, "two tensor records have the same index");
       if (here < before)
         return err(OCKPT_E_TENSOR_ORDER, F1("tensors", (int64_t)k, ".index"),
-                   l->at[C_INDEX] + col_size[C_INDEX] * k, "tensor records are not in ascending index order");
+                   l->at[C_INDEX] + col[C_INDEX].size * k, "tensor records are not in ascending index order");
       if (here != k) identity = 0;
     }
     if (identity) return redundant(l);
   }
   /* C5 */
-  if (has(l, C_MODEL)) {
+  if (has(l, C_MODEL_INDEX)) {
     for (k = 0, all_none = 1; k < n && all_none; k++)
-      all_none = col32(b, l, C_MODEL, k) == OCKPT_V3_NO_MODEL_INDEX;
+      all_none = col32(b, l, C_MODEL_INDEX, k) == OCKPT_V3_NO_MODEL_INDEX;
     if (all_none) return redundant(l);
-    rep = first_repeat(c, l, C_MODEL, OCKPT_V3_NO_MODEL_INDEX);
+    rep = first_repeat(c, l, C_MODEL_INDEX, OCKPT_V3_NO_MODEL_INDEX);
     if (rep >= 0)
       return err(OCKPT_E_DUPLICATE_TENSOR_INDEX, F1("tensors", rep, ".model_index"),
-                 l->at[C_MODEL] + col_size[C_MODEL] * (uint64_t)rep, "two tensor records have the same model index");
+                 l->at[C_MODEL_INDEX] + col[C_MODEL_INDEX].size * (uint64_t)rep, "two tensor records have the same model index");
   }
   /* C6 */
-  if (has(l, C_NAME)) {
-    for (k = 0, all_none = 1; k < n && all_none; k++) all_none = col32(b, l, C_NAME, k) == 0;
+  if (has(l, C_LEN_NAME)) {
+    for (k = 0, all_none = 1; k < n && all_none; k++) all_none = col32(b, l, C_LEN_NAME, k) == 0;
     if (all_none) return redundant(l);
     for (k = 0; k < n; k++)
-      if (col32(b, l, C_NAME, k) > OCKPT_CONTAINER_MAX_NAME_LEN)
+      if (col32(b, l, C_LEN_NAME, k) > OCKPT_CONTAINER_MAX_NAME_LEN)
         return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", (int64_t)k, ".len_name"),
-                   l->at[C_NAME] + col_size[C_NAME] * k, "a name has at most 1024 bytes");
+                   l->at[C_LEN_NAME] + col[C_LEN_NAME].size * k, "a name has at most 1024 bytes");
   }
   /* C7 */
   if (has(l, C_DTYPE)) {
@@ -472,7 +505,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
       int d = dtype_of(b, l, k);
       if (d != OCKPT_V3_NO_DTYPE && ockpt_dtype_name(d) == NULL)
         return err(OCKPT_E_BAD_DTYPE, F1("tensors", (int64_t)k, ".dtype"),
-                   l->at[C_DTYPE] + col_size[C_DTYPE] * k,
+                   l->at[C_DTYPE] + col[C_DTYPE].size * k,
                    "dtype is not a circle TensorType");
     }
   }
@@ -485,7 +518,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
       unsigned r = rank_of(b, l, k);
       if (r != OCKPT_V3_NO_SHAPE && r > OCKPT_CONTAINER_MAX_RANK)
         return err(OCKPT_E_LIMIT_EXCEEDED, F1("tensors", (int64_t)k, ".rank"),
-                   l->at[C_RANK] + col_size[C_RANK] * k,
+                   l->at[C_RANK] + col[C_RANK].size * k,
                    "rank exceeds 8");
     }
   }
@@ -496,7 +529,7 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
       uint32_t v = col32(b, l, C_ORDER, k);
       if (v >= n)
         return err(OCKPT_E_BAD_DATA_ORDER, F1("tensors", (int64_t)k, ".order"),
-                   l->at[C_ORDER] + col_size[C_ORDER] * k, "an order value is not a record");
+                   l->at[C_ORDER] + col[C_ORDER].size * k, "an order value is not a record");
       if (v != k) identity = 0;
     }
     rep = (c->scratch == NULL || c->scratch_count < n) && order_proved_by_index(c, l)
@@ -504,43 +537,26 @@ static ockpt_result check_tensors(const v3 *c, layout *l) {
               : first_repeat(c, l, C_ORDER, UINT32_MAX); /* every value < n <= 2^24 */
     if (rep >= 0)
       return err(OCKPT_E_BAD_DATA_ORDER, F1("tensors", rep, ".order"),
-                 l->at[C_ORDER] + col_size[C_ORDER] * (uint64_t)rep, "an order value repeats an earlier one");
+                 l->at[C_ORDER] + col[C_ORDER].size * (uint64_t)rep, "an order value repeats an earlier one");
     if (identity) return redundant(l);
   }
-  /* C10: D <= 8n, P <= 1024n, all relative positions < 2^40 */
-  end = l->e;
-  if (has(l, C_RANK)) {
-    for (k = 0; k < n; k++) {
-      unsigned r = rank_of(b, l, k);
-      if (r != OCKPT_V3_NO_SHAPE) D += r;
-    }
-    dims = round_up(l->e, COL_ALIGN);
-    end = dims + DIM_SIZE * D;
-    if (end > L)
-      return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.dims"), s + dims,
-                 "the dims column ends past the tensors section");
-  }
-  if (has(l, C_NAME)) {
-    for (k = 0; k < n; k++) P += col32(b, l, C_NAME, k);
-    names = round_up(end, COL_ALIGN);
-    end = names + P;
-    if (end > L)
-      return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0("tensors.names"), s + names,
-                 "the names column ends past the tensors section");
-  }
+  /* C10: the counted columns (dims: D <= 8n, names: P <= 1024n) end inside the section, each
+   * checked in column order; then nothing is left after the last */
+  end = lay_out_counted(b, l, count);
+  for (i = 0; i < C_COLUMNS; i++)
+    if (col[i].sum_of != C_NONE && has(l, i) && l->at[i] - s + count[i] * col[i].size > L)
+      return err(OCKPT_E_COUNT_EXCEEDS_FILE, F0(col[i].field), l->at[i],
+                 "a column counted by another column's values ends past the tensors section");
   if (end < L)
     return err(OCKPT_E_GAP, F0("tensors"), s + end, "bytes at the end of the section belong to nothing");
   /* C11, in column order */
-  for (i = 0; i < C_FIXED; i++)
+  for (i = 0; i < C_COLUMNS; i++)
     if (has(l, i)) CHECK(ockpt_container_check_padding(b, l->from[i], l->at[i]));
-  if (has(l, C_RANK)) CHECK(ockpt_container_check_padding(b, s + l->e, s + dims));
-  if (has(l, C_NAME))
-    CHECK(ockpt_container_check_padding(b, s + (has(l, C_RANK) ? dims + DIM_SIZE * D : l->e), s + names));
   /* C12 */
-  if (has(l, C_NAME)) CHECK(check_names(c, l, s + names));
+  if (has(l, C_NAMES)) CHECK(check_names(c, l, l->at[C_NAMES]));
   /* C13: product(dims) * size == len_data, without overflow (as R11) */
-  if (has(l, C_DTYPE) && has(l, C_RANK)) {
-    uint64_t d = s + dims;
+  if (has(l, C_DTYPE) && has(l, C_DIMS)) {
+    uint64_t d = l->at[C_DIMS];
     for (k = 0; k < n; k++) {
       unsigned r = rank_of(b, l, k), elem, j;
       uint64_t len = rd64(b, len_at(l, k)), prod;
@@ -855,18 +871,15 @@ static void cursor_reset(const ockpt_file *f, ockpt_v3_cursor *c) {
 void ockpt_v3_cursor_init(const ockpt_file *f, ockpt_v3_cursor *c) {
   walk w;
   ockpt_src src;
-  uint64_t k, D = 0;
+  uint64_t count[C_COLUMNS];
   cursor_reset(f, c);
   if (!is_v3(f)) return;
   src = ockpt_src_of(f);
   walk_init(&w, &src, &f->container);
   if (w.n != 0) {
-    for (k = 0; k < w.n && (w.l.cols & OCKPT_V3_COL_SHAPE); k++) {
-      unsigned r = rank_of(&src, &w.l, k);
-      if (r != OCKPT_V3_NO_SHAPE) D += r;
-    }
-    c->dims = dims_start(&w.l);
-    c->name = names_start(&w.l, D);
+    lay_out_counted(&src, &w.l, count);
+    c->dims = w.l.at[C_DIMS]; /* 0 without the column: no record has a shape then */
+    c->name = w.l.at[C_NAMES];
   }
 }
 

@@ -789,65 +789,59 @@ static uint64_t v3_data(const v2plan *P, sink *s, sink *starts) {
   return pos;
 }
 
-static void put_pad8(sink *s, uint64_t base) {
-  uint64_t rel = s->count - base;
-  put_zeros(s, round_to(rel, OCKPT_V3_COLUMN_ALIGNMENT) - rel);
+/* Schema 3's columns in file order, from ockpt_layout.h's generated descriptor (C_LEN_DATA,
+ * C_INDEX, ..., C_DIMS, C_NAMES): the bit that makes each present (0: always), its element
+ * size and the alignment of its start. */
+#define COLUMN_ID(name, NAME, bit, size, count, sum_of, skip, align) C_##NAME,
+enum { OCKPT_V3_TENSORS_HEAD_COLUMNS(COLUMN_ID) C_COLUMNS };
+#undef COLUMN_ID
+#define COLUMN(name, NAME, bit, size, count, sum_of, skip, align) {bit, size, align},
+static const struct {
+  uint32_t bit;
+  unsigned size, align;
+} column[C_COLUMNS] = {OCKPT_V3_TENSORS_HEAD_COLUMNS(COLUMN)};
+#undef COLUMN
+
+/* Record k's elements of column i (the default where the tensor has no value for it; `rec`
+ * walks the data order for the order column). */
+static void put_column(const v2plan *P, sink *s, unsigned i, uint32_t k, uint64_t *rec) {
+  const ockpt_w_tensor *t = &P->c->tensors[k];
+  unsigned size = column[i].size, q;
+  switch (i) {
+  case C_LEN_DATA: put_le(s, t->buf.nbytes, size); break;
+  case C_INDEX: put_le(s, t->index, size); break;
+  case C_MODEL_INDEX:
+    put_le(s, (t->has & OCKPT_V2_HAS_MODEL_INDEX) ? t->model_index : OCKPT_V3_NO_MODEL_INDEX, size);
+    break;
+  case C_LEN_NAME: put_le(s, (t->has & OCKPT_V2_HAS_NAME) ? t->name_len : 0, size); break;
+  case C_DTYPE:
+    put_le(s, (uint8_t)((t->has & OCKPT_V2_HAS_DTYPE) ? t->dtype : OCKPT_V3_NO_DTYPE), size);
+    break;
+  case C_RANK: put_le(s, (t->has & OCKPT_V2_HAS_SHAPE) ? t->rank : OCKPT_V3_NO_SHAPE, size); break;
+  case C_ORDER: put_le(s, *rec = next_record(P, *rec), size); break;
+  case C_DIMS:
+    if (t->has & OCKPT_V2_HAS_SHAPE)
+      for (q = 0; q < t->rank; q++) put_le(s, t->dims[q], size);
+    break;
+  case C_NAMES:
+    if (t->has & OCKPT_V2_HAS_NAME) put(s, t->name, t->name_len);
+    break;
+  }
 }
 
-/* The tensors section of schema 3 (7.1): each column only when needed. */
+/* The tensors section of schema 3 (7.1): the head, then each column it needs in the
+ * descriptor's order, at its alignment (zero bytes before). */
 static void v3_tensors(const v2plan *P, sink *s) {
-  const ockpt_w_checkpoint *c = P->c;
-  uint64_t base = s->count, rec;
-  uint32_t k, q;
+  uint64_t base = s->count, rec = NONE, rel;
+  uint32_t k;
+  unsigned i;
   PUTF(s, TH3, num_tensors, P->n);
   PUTF(s, TH3, columns, P->columns);
-  for (k = 0; k < P->n; k++) PUTA(s, OCKPT_V3_TENSORS_SECTION_LEN_DATA, c->tensors[k].buf.nbytes);
-  if (P->columns & OCKPT_V3_COL_INDEX) {
-    put_pad8(s, base);
-    for (k = 0; k < P->n; k++) PUTA(s, OCKPT_V3_TENSORS_SECTION_INDEX, c->tensors[k].index);
-  }
-  if (P->columns & OCKPT_V3_COL_MODEL_INDEX) {
-    put_pad8(s, base);
-    for (k = 0; k < P->n; k++)
-      PUTA(s, OCKPT_V3_TENSORS_SECTION_MODEL_INDEX,
-           (c->tensors[k].has & OCKPT_V2_HAS_MODEL_INDEX) ? c->tensors[k].model_index
-                                                          : OCKPT_V3_NO_MODEL_INDEX);
-  }
-  if (P->columns & OCKPT_V3_COL_NAME) {
-    put_pad8(s, base);
-    for (k = 0; k < P->n; k++)
-      PUTA(s, OCKPT_V3_TENSORS_SECTION_LEN_NAME,
-           (c->tensors[k].has & OCKPT_V2_HAS_NAME) ? c->tensors[k].name_len : 0);
-  }
-  if (P->columns & OCKPT_V3_COL_DTYPE) {
-    put_pad8(s, base);
-    for (k = 0; k < P->n; k++)
-      PUTA(s, OCKPT_V3_TENSORS_SECTION_DTYPE,
-           (uint8_t)((c->tensors[k].has & OCKPT_V2_HAS_DTYPE) ? c->tensors[k].dtype
-                                                               : OCKPT_V3_NO_DTYPE));
-  }
-  if (P->columns & OCKPT_V3_COL_SHAPE) {
-    put_pad8(s, base);
-    for (k = 0; k < P->n; k++)
-      PUTA(s, OCKPT_V3_TENSORS_SECTION_RANK,
-           (c->tensors[k].has & OCKPT_V2_HAS_SHAPE) ? c->tensors[k].rank : OCKPT_V3_NO_SHAPE);
-  }
-  if (P->columns & OCKPT_V3_COL_ORDER) {
-    put_pad8(s, base);
-    for (rec = NONE, k = 0; k < P->n; k++)
-      PUTA(s, OCKPT_V3_TENSORS_SECTION_ORDER, (uint32_t)(rec = next_record(P, rec)));
-  }
-  if (P->columns & OCKPT_V3_COL_SHAPE) {
-    put_pad8(s, base);
-    for (k = 0; k < P->n; k++)
-      if (c->tensors[k].has & OCKPT_V2_HAS_SHAPE)
-        for (q = 0; q < c->tensors[k].rank; q++)
-          PUTA(s, OCKPT_V3_RECORD_DIMS_DIMS, c->tensors[k].dims[q]);
-  }
-  if (P->columns & OCKPT_V3_COL_NAME) {
-    put_pad8(s, base);
-    for (k = 0; k < P->n; k++)
-      if (c->tensors[k].has & OCKPT_V2_HAS_NAME) put(s, c->tensors[k].name, c->tensors[k].name_len);
+  for (i = 0; i < C_COLUMNS; i++) {
+    if (column[i].bit != 0 && !(P->columns & column[i].bit)) continue;
+    rel = s->count - base;
+    put_zeros(s, round_to(rel, column[i].align) - rel);
+    for (k = 0; k < P->n; k++) put_column(P, s, i, k, &rec);
   }
 }
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from onert_checkpoint_generated import layout
 
 from ..format.dispatch import MAGIC, read_view
 from ..format.errors import CheckpointError
@@ -88,17 +89,52 @@ def _u(view: memoryview, at: int, size: int) -> int | None:
     return int.from_bytes(view[at : at + size], "little")
 
 
-def _int_fields(view: memoryview, specs: list[tuple[int, int, str, str]]) -> list[LayoutField]:
+#: What each field of the generated records means, by record and field name (the offsets and
+#: widths are the generated layout's, from spec/*.ksy).
+_NOTES: dict[str, dict[str, str]] = {
+    "V1Header": {
+        "version": "schema version",
+        "reserved": "must be 0",
+        "ofs_opt1": "opt1_offset (onert) / m_offset (onert-micro)",
+        "ofs_opt2": "opt2_offset (onert) / v_offset (onert-micro)",
+        "ofs_other": "other_offset: start of the 8-byte footer",
+        "num_entries": "length / n_buffers: entries of every offset table",
+    },
+    "V1Footer": {"step": "current step", "epoch": "current epoch (onert always writes 0)"},
+    "WofHeader": {
+        "version": "schema version (shared with schema-1 checkpoints)",
+        "reserved": "must be 0",
+        "num_entries": "number of circle tensors",
+    },
+    "Header": {
+        "version": "schema version",
+        "reserved0": "must be 0",
+        "header_crc": "CRC-32C of the 64-byte header, this field as 0",
+        "len_file": "file size",
+        "ofs_section_table": "section table start (64)",
+        "num_sections": "entries of the section table",
+        "section_table_crc": "CRC-32C of the section table",
+    },
+}
+
+
+def _int_fields(view: memoryview, record: Any, at: int = 0, prefix: str = "") -> list[LayoutField]:
+    """The integer fields of a generated ``record`` at ``at`` (its magic aside), each with its
+    note, up to the first the file cuts (shown as its bytes, "truncated")."""
     out = []
-    for at, size, name, note in specs:
-        value = _u(view, at, size)
+    notes = _NOTES.get(record.__name__, {})
+    for f in record.FIELDS:
+        if f.name == "magic" or f.count > 1:
+            continue
+        here, name = at + f.offset, prefix + f.name
+        value = _u(view, here, f.size)
         if value is None:
-            avail = max(0, len(view) - at)
-            if avail:
-                out.append(LayoutField(at, avail, name, bytes(view[at:]).hex(" "), "truncated"))
+            if len(view) > here:
+                out.append(LayoutField(here, len(view) - here, name, bytes(view[here:]).hex(" "),
+                                       "truncated"))
             break
-        shown = f"{value:#010x}" if name.endswith("crc") else str(value)
-        out.append(LayoutField(at, size, name, shown, note))
+        shown = f"{value:#010x}" if f.name.endswith("crc") else str(value)
+        out.append(LayoutField(here, f.size, name, shown, notes.get(f.name, "")))
     return out
 
 
@@ -111,12 +147,12 @@ def _magic_field(view: memoryview) -> list[LayoutField]:
 
 
 def _block_fields(view: memoryview, block: Block, label: str) -> list[LayoutField]:
-    n = len(block.offsets)
-    out = [LayoutField(block.start, 4 * n, f"{label} table", "", f"{n} u32 offsets")]
+    n, width = len(block.offsets), layout.V1_OFFSET_TABLE_OFS_ENTRIES.size
+    out = [LayoutField(block.start, width * n, f"{label} table", "", f"{n} u32 offsets")]
     for i in range(n):
         o, size = int(block.offsets[i]), int(block.sizes[i])
         note = "absent" if o == 0 else f"data [{o}, {o + size}), {size} bytes"
-        out.append(LayoutField(block.start + 4 * i, 4, f"{label}[{i}]", str(o), note))
+        out.append(LayoutField(block.start + width * i, width, f"{label}[{i}]", str(o), note))
     present = [i for i in range(n) if block.offsets[i] != 0]
     present.sort(key=lambda i: (int(block.offsets[i]), i))
     for i in present:
@@ -126,45 +162,28 @@ def _block_fields(view: memoryview, block: Block, label: str) -> list[LayoutFiel
     return out
 
 
-_V1_HEADER = [
-    (2, 1, "version", "schema version"),
-    (3, 1, "reserved", "must be 0"),
-    (4, 4, "ofs_opt1", "opt1_offset (onert) / m_offset (onert-micro)"),
-    (8, 4, "ofs_opt2", "opt2_offset (onert) / v_offset (onert-micro)"),
-    (12, 4, "ofs_other", "other_offset: start of the 8-byte footer"),
-    (16, 4, "num_entries", "length / n_buffers: entries of every offset table"),
-]
-
-
 def _v1_header(view: memoryview) -> list[LayoutField]:
-    fields = _magic_field(view) + _int_fields(view, _V1_HEADER)
-    notes = {f.name: f for f in fields}
-    other = notes.get("ofs_other")
-    if other is not None and other.value == "0":
-        fields[fields.index(other)] = LayoutField(12, 4, "ofs_other", "0", "0: no footer")
+    fields = _magic_field(view) + _int_fields(view, layout.V1Header)
+    for k, f in enumerate(fields):
+        if f.name == "ofs_other" and f.value == "0":
+            fields[k] = LayoutField(f.offset, f.size, f.name, "0", "0: no footer")
     return fields
 
 
 def _v1_map(view: memoryview) -> LayoutMap:
-    layout = v1.read_layout(view)
+    read = v1.read_layout(view)
     fields = _v1_header(view)
-    labels = {"weights": "weights", "m": "m", "v": "v"}
-    if layout.kind == "sgd":
+    if read.kind == "sgd":
         sgd_notes = {"ofs_opt1": "SGD: no m block", "ofs_opt2": "SGD: no v block"}
         fields = [
             LayoutField(f.offset, f.size, f.name, f.value, sgd_notes[f.name])
             if f.name in sgd_notes else f
             for f in fields
         ]
-    for name, block in layout.blocks.items():
-        fields += _block_fields(view, block, labels.get(name, name))
-    if layout.has_footer:
-        other = layout.header.ofs_other
-        fields += _int_fields(
-            view,
-            [(other, 4, "footer.step", "current step"),
-             (other + 4, 4, "footer.epoch", "current epoch (onert always writes 0)")],
-        )
+    for name, block in read.blocks.items():
+        fields += _block_fields(view, block, name)
+    if read.has_footer:
+        fields += _int_fields(view, layout.V1Footer, read.header.ofs_other, "footer.")
     return LayoutMap("v1", len(view), fields)
 
 
@@ -175,12 +194,7 @@ def _wof_map(view: memoryview) -> LayoutMap:
 
 
 def _wof_header(view: memoryview) -> list[LayoutField]:
-    return _magic_field(view) + _int_fields(
-        view,
-        [(2, 1, "version", "schema version (shared with schema-1 checkpoints)"),
-         (3, 1, "reserved", "must be 0"),
-         (4, 4, "num_entries", "number of circle tensors")],
-    )
+    return _magic_field(view) + _int_fields(view, layout.WofHeader)
 
 
 def _version_1(view: memoryview) -> LayoutMap:
@@ -195,23 +209,13 @@ def _version_1(view: memoryview) -> LayoutMap:
             return LayoutMap("v1", len(view), _v1_header(view), checkpoint_error)
 
 
-_V2_HEADER = [
-    (2, 1, "version", "schema version"),
-    (3, 1, "reserved0", "must be 0"),
-    (4, 4, "header_crc", "CRC-32C of the 64-byte header, this field as 0"),
-    (8, 8, "len_file", "file size"),
-    (16, 8, "ofs_section_table", "section table start (64)"),
-    (24, 4, "num_sections", "entries of the section table"),
-    (28, 4, "section_table_crc", "CRC-32C of the section table"),
-]
-_V2_SECTION = [(0, 4, "kind"), (4, 4, "flags"), (8, 8, "ofs_body"), (16, 8, "len_body"),
-               (24, 4, "crc"), (28, 4, "reserved")]
-
-
 def _v2_header(view: memoryview) -> list[LayoutField]:
-    fields = _magic_field(view) + _int_fields(view, _V2_HEADER)
-    if len(view) >= 64:
-        fields.append(LayoutField(32, 32, "reserved1", "", "32 bytes, must be 0"))
+    fields = _magic_field(view) + _int_fields(view, layout.Header)
+    if len(view) >= layout.Header.SIZE:
+        for f in layout.Header.FIELDS:
+            if f.count > 1:  # the reserved bytes
+                note = f"{f.size} bytes, must be 0"
+                fields.append(LayoutField(f.offset, f.size, f.name, "", note))
     return fields
 
 
@@ -223,23 +227,24 @@ def _v2_map(view: memoryview, revision: str = "v2") -> LayoutMap:
     # validates first: the ranges below are then known to be sane
     ckpt = v2.read(view) if revision == "v2" else read_view(view)
     fields = _v2_header(view)
-    n = _u(view, 24, 4) or 0
+    n = _u(view, layout.Header.num_sections.offset, layout.Header.num_sections.size) or 0
     kinds = {code: name for name, code in v2.SECTION_KINDS.items()}
     if revision == "v3":
-        from ..format.revisions.v3.data_blocks import KIND as BLOCKS_KIND
-        from ..format.revisions.v3.range_index import KIND as INDEX_KIND
-
-        kinds[BLOCKS_KIND] = "data_blocks"
-        kinds[INDEX_KIND] = "range_index"
+        kinds[layout.V3_DATA_BLOCKS_KIND] = "data_blocks"
+        kinds[layout.V3_RANGE_INDEX_KIND] = "range_index"
+    entry = layout.SectionEntry
     bodies = []
     for i in range(n):
-        at = 64 + 32 * i
-        for rel, size, name in _V2_SECTION:
-            value = _u(view, at + rel, size) or 0
-            note = kinds.get(value, "unknown kind") if name == "kind" else ""
-            shown = f"{value:#010x}" if name == "crc" else str(value)
-            fields.append(LayoutField(at + rel, size, f"sections[{i}].{name}", shown, note))
-        kind, start, length = _u(view, at, 4), _u(view, at + 8, 8), _u(view, at + 16, 8)
+        at = layout.Header.SIZE + entry.SIZE * i
+        for f in entry.FIELDS:
+            value = _u(view, at + f.offset, f.size) or 0
+            note = kinds.get(value, "unknown kind") if f.name == "kind" else ""
+            shown = f"{value:#010x}" if f.name == "crc" else str(value)
+            name = f"sections[{i}].{f.name}"
+            fields.append(LayoutField(at + f.offset, f.size, name, shown, note))
+        kind = _u(view, at + entry.kind.offset, entry.kind.size)
+        start = _u(view, at + entry.ofs_body.offset, entry.ofs_body.size)
+        length = _u(view, at + entry.len_body.offset, entry.len_body.size)
         if kind is not None and start is not None and length is not None:
             bodies.append((start, length, kinds.get(kind, f"kind {kind}")))
     for start, length, name in bodies:
@@ -319,86 +324,77 @@ def _version_2(view: memoryview) -> LayoutMap:
         return LayoutMap("v2", len(view), _v2_header(view), err)
 
 
+def _head(view: memoryview, record: Any, s: int, section: str, notes: Callable[..., list[str]]
+          ) -> list[LayoutField]:
+    """A section head's fields at ``s``, each with the note ``notes(*values)`` gives it."""
+    values = [_u(view, s + f.offset, f.size) or 0 for f in record.FIELDS]
+    return [LayoutField(s + f.offset, f.size, f"{section}.{f.name}", str(v), note)
+            for f, v, note in zip(record.FIELDS, values, notes(*values))]
+
+
 def _data_blocks_fields(view: memoryview, s: int, length: int) -> list[LayoutField]:
     """Schema 3's data_blocks section (SPEC 7.4): its head, then one CRC-32C per block."""
-    shift, count = _u(view, s, 4) or 0, _u(view, s + 8, 8) or 0
-    return [
-        LayoutField(s, 4, "data_blocks.block_shift", str(shift), f"blocks of {1 << shift} bytes"),
-        LayoutField(s + 4, 4, "data_blocks.reserved", str(_u(view, s + 4, 4)), "must be 0"),
-        LayoutField(s + 8, 8, "data_blocks.num_blocks", str(count), "blocks of the data section"),
-        LayoutField(s + 16, length - 16, "data_blocks.crc", "", "one CRC-32C per block"),
-    ]
+    head = layout.V3DataBlocksHead
+    fields = _head(view, head, s, "data_blocks", lambda shift, _, __: [
+        f"blocks of {1 << shift} bytes", "must be 0", "blocks of the data section"])
+    (crc,) = head.COLUMNS
+    size, name = length - head.SIZE, f"data_blocks.{crc.name}"
+    return [*fields, LayoutField(s + head.SIZE, size, name, "", "one CRC-32C per block")]
 
 
 def _range_index_fields(view: memoryview, s: int, ckpt: Checkpoint) -> list[LayoutField]:
     """Schema 3's range_index section (SPEC 7.5): its head, the starts of every group of
     every pass (the tensors', then each slot's), and with an ``order`` column each record's
     position. The file is valid: its length is these fields'."""
-    from ..format.revisions.v3.range_index import HEAD
-
-    shift, count = _u(view, s, 4) or 0, _u(view, s + 8, 8) or 0
+    head = layout.V3RangeIndexHead
     passes = 1 + (len(ckpt.optimizer.slots) if ckpt.optimizer is not None else 0)
-    starts = 8 * passes * count
-    fields = [
-        LayoutField(s, 4, "range_index.group_shift", str(shift), f"groups of {1 << shift}"),
-        LayoutField(s + 4, 4, "range_index.reserved", str(_u(view, s + 4, 4)), "must be 0"),
-        LayoutField(s + 8, 8, "range_index.num_groups", str(count), f"groups, {passes} passes"),
-        LayoutField(s + HEAD.SIZE, starts, "range_index.start", "", "where each group starts"),
-    ]
+    fields = _head(view, head, s, "range_index", lambda shift, _, __: [
+        f"groups of {1 << shift}", "must be 0", f"groups, {passes} passes"])
+    starts = layout.V3_RANGE_INDEX_SECTION_START.size * passes * int(fields[2].value)
+    fields.append(
+        LayoutField(s + head.SIZE, starts, "range_index.start", "", "where each group starts")
+    )
     if ckpt.data_order is not None:
-        n = 4 * len(ckpt.tensors)
+        n = layout.V3_RANGE_INDEX_SECTION_POSITION.size * len(ckpt.tensors)
         fields.append(
             LayoutField(
-                s + HEAD.SIZE + starts, n, "range_index.position", "", "each record's place"
+                s + head.SIZE + starts, n, "range_index.position", "", "each record's place"
             )
         )
     return fields
 
 
-#: Schema 3's tensor columns (SPEC 7.1) in layout order: (name, column bit, element size).
-_V3_COLUMNS = [
-    ("index", 1, 4),
-    ("model_index", 2, 4),
-    ("len_name", 4, 4),
-    ("dtype", 8, 1),
-    ("rank", 16, 1),
-    ("order", 32, 4),
-]
-
-
 def _v3_columns(view: memoryview, s: int) -> list[LayoutField]:
-    """The fields of a valid schema-3 tensors section at ``s``: head, then each column."""
-    n, columns = _u(view, s, 4) or 0, _u(view, s + 4, 4) or 0
-    names = [name for name, bit, _ in _V3_COLUMNS if columns & bit]
+    """The fields of a valid schema-3 tensors section at ``s``: head, then each column, placed
+    by the generated column descriptor (layout.V3TensorsHead.COLUMNS)."""
+    head = layout.V3TensorsHead
+    n = _u(view, s + head.num_tensors.offset, head.num_tensors.size) or 0
+    columns = _u(view, s + head.columns.offset, head.columns.size) or 0
+    present = [c for c in head.COLUMNS if not c.bit or columns & c.bit]
+    optional = [c.name for c in present if c.bit and not c.sum_of]
     out = [
-        LayoutField(s, 4, "tensors.num_tensors", str(n)),
-        LayoutField(s + 4, 4, "tensors.columns", f"{columns:#x}", ", ".join(names) or "none"),
-        LayoutField(s + 8, 8 * n, "tensors.len_data", "", f"u64[{n}]"),
+        LayoutField(s + head.num_tensors.offset, head.num_tensors.size, "tensors.num_tensors",
+                    str(n)),
+        LayoutField(s + head.columns.offset, head.columns.size, "tensors.columns",
+                    f"{columns:#x}", ", ".join(optional) or "none"),
     ]
-    pos = s + 8 + 8 * n
-    ranks = b""
-    len_names = 0
-    for name, bit, size in _V3_COLUMNS:
-        if columns & bit:
-            pos = s + -(-(pos - s) // 8) * 8
-            out.append(LayoutField(pos, size * n, f"tensors.{name}", "", f"{size * n} bytes"))
-            if name == "rank":
-                ranks = bytes(view[pos : pos + n])
-            if name == "len_name":
-                len_names = sum(
-                    int.from_bytes(view[pos + 4 * k : pos + 4 * k + 4], "little")
-                    for k in range(n)
-                )
-            pos += size * n
-    if columns & 16:
-        dims = 4 * sum(r for r in ranks if r != 255)
-        pos = s + -(-(pos - s) // 8) * 8
-        out.append(LayoutField(pos, dims, "tensors.dims", "", f"{dims} bytes"))
-        pos += dims
-    if columns & 4:
-        pos = s + -(-(pos - s) // 8) * 8
-        out.append(LayoutField(pos, len_names, "tensors.names", "", f"{len_names} bytes"))
+    pos, at = head.SIZE, {}
+    for c in present:
+        pos += -pos % c.align
+        at[c.name] = s + pos
+        if c.sum_of:
+            values = np.frombuffer(view, _COLUMN_FORMATS[c.sum_of], n, at[c.sum_of])
+            count = int(values[values != c.skip].sum(dtype=np.uint64))
+        else:
+            count = n
+        note = f"u{8 * c.size}[{n}]" if not c.bit else f"{c.size * count} bytes"
+        out.append(LayoutField(s + pos, c.size * count, f"tensors.{c.name}", "", note))
+        pos += c.size * count
     return out
+
+
+#: column name -> its NumPy element format (for the columns other columns' sizes come from)
+_COLUMN_FORMATS = {c.name: c.format for c in layout.V3TensorsHead.COLUMNS}
 
 
 def _version_3(view: memoryview) -> LayoutMap:
@@ -421,7 +417,7 @@ def _from_revision_module(version: int) -> Callable[[memoryview], LayoutMap] | N
         try:
             return LayoutMap(f"v{version}", len(view), list(fields_of(view)))
         except CheckpointError as err:
-            head = _magic_field(view) + _int_fields(view, [(2, 1, "version", "schema version")])
+            head = _magic_field(view) + _int_fields(view, layout.Header)[:1]
             return LayoutMap(f"v{version}", len(view), head, err)
 
     return mapper
@@ -465,7 +461,7 @@ def layout_map(
             made.fields = list(made.iter_fields())
             made.data = None
         return made
-    fields = head + _int_fields(view, [(2, 1, "version", "schema version")])
+    fields = head + _int_fields(view, layout.Header)[:1]
     try:
         read_view(view)  # reports unsupported_version
     except CheckpointError as err:
