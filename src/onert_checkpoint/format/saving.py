@@ -135,7 +135,7 @@ def save(
 
     With no options it writes the revision and dialect the checkpoint was loaded from, so
     ``save(load(p), q)`` reproduces ``p`` byte for byte. ``revision`` (a name of
-    :func:`~.revisions.registry.names`) and ``dialect`` (one of the revision's ``dialects``, or
+    `names`) and ``dialect`` (one of the revision's ``dialects``, or
     None to pick one that holds the content) choose another layout; ``allow_lossy=True``
     permits dropping what the target cannot hold.
     ``progress``, if given, is called with the byte count of every chunk as it is written

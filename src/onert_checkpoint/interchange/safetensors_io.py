@@ -36,7 +36,7 @@ MIN_HEADER_PER_ARRAY = 64
 def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str], *,
                    progress: Callable[[int], object] | None = None) -> None:
     """Write ``ckpt`` as a safetensors file (weights ``<name>``, slots ``<name>.m``/``.v``;
-    ``progress``: as :func:`~onert_checkpoint.save`'s).
+    ``progress``: as [`save`][onert_checkpoint.save]'s).
 
     For example, a round trip through a temporary file gives back the same checkpoint bytes:
 

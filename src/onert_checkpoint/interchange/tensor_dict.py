@@ -590,7 +590,7 @@ def _regular(path: str | os.PathLike[str]) -> str:
 def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str], *,
            progress: Callable[[int], object] | None = None) -> None:
     """Write the arrays and metadata of ``ckpt`` to a NumPy ``.npz`` file (``progress``: as
-    :func:`~onert_checkpoint.save`'s, called with the byte count of each chunk written).
+    [`save`][onert_checkpoint.save]'s, called with the byte count of each chunk written).
 
     The metadata travel as 0-d string arrays named ``__metadata__.<key>``. Member names are
     the tensor names only when none of them could take a naive extractor out of its folder
