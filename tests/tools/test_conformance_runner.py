@@ -555,3 +555,15 @@ def test_a_disagreement_names_at_most_five_keys_each_cut_short() -> None:
     assert said.endswith("and 99995 more") and len(said) < 200
     said = compare(case, {"revision": "v3", "x" * (1 << 20): 0}) or ""
     assert 0 < len(said) < 200
+
+
+def test_registering_the_command_imports_no_schema_2_reader() -> None:
+    """Every command line builds the parser, conformance's options included: that imports
+    neither the schema-2 and -3 reader nor the micro profile's judge (which reads files with
+    the library: imported when a micro line is judged)."""
+    code = ("import sys; from onert_checkpoint.tools.cli import build_parser; build_parser(); "
+            "print(sorted(m for m in sys.modules if m.startswith("
+            "('onert_checkpoint.format.revisions.v2', 'onert_checkpoint.tools.micro_profile'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.splitlines()[-1] == "[]", out

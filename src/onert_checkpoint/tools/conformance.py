@@ -43,7 +43,6 @@ from typing import Any
 
 from ..format.source import open_source
 from .cli_common import EXIT_INVALID, EXIT_OK, CliError, count_arg
-from .micro_profile import judge
 from .render import safe_text
 
 __all__ = [
@@ -508,6 +507,8 @@ def run_case(command: Sequence[str], case: Case, timeout: float, limit: int = MA
     if run.status < 0:
         return Outcome(case, f"the reader was killed by signal {-run.status}")
     if micro and run.out["stdout"].startswith(b"micro 1"):
+        from .micro_profile import judge  # the library's reader: only for this profile
+
         return Outcome(case, judge(case.path, run.out["stdout"].decode("utf-8", "replace")))
     got, why = _parse(bytes(run.out["stdout"]))
     if why is not None:
