@@ -81,9 +81,10 @@ def test_long_writes_draw_a_bar_with_sane_estimates(
     status, drawn = on_terminal(*argv)
     assert status == 0, drawn
     assert "writing:" in drawn and "100%" not in drawn.split("writing:")[0], drawn
-    left = estimates(drawn)
-    assert left, drawn  # the bar drew at least one estimate
-    assert max(left) < 120, drawn  # the first estimate included: the write's, not hours
+    # every estimate drawn (a fast write may finish before tqdm draws one): the write's own,
+    # the first included, never hours
+    assert all(left < 120 for left in estimates(drawn)), drawn
+    assert "?B/s" in drawn.split("writing:")[1] or estimates(drawn), drawn  # drawn from 0
 
 
 def test_no_bar_off_a_terminal(big: dict[str, Path], tmp_path: Path) -> None:

@@ -592,7 +592,10 @@ def _progress(size_hint: int) -> Iterator[Callable[[int], object] | None]:
         if not bars:
             bars.append(tqdm(total=size_hint, unit="B", unit_scale=True, desc="writing",
                              leave=False, file=getattr(sys.stderr, "raw", sys.stderr)))
-        bars[0].update(n)  # the bar's own \r: written raw, not escaped
+        bar = bars[0]
+        if bar.n + n > bar.total:  # an export a little larger than its input: a full bar
+            bar.total = bar.n + n
+        bar.update(n)  # the bar's own \r: written raw, not escaped
 
     try:
         yield tick
