@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -117,3 +118,38 @@ def test_the_runner_s_memory_does_not_grow_with_the_number_of_cases(tmp_path: Pa
     assert res.returncode == 1 and cases >= 17, res.stdout[-2000:]
     peak = int(res.stderr.split()[-1]) * (1 if sys.platform == "darwin" else 1024)
     assert peak <= 64 * MIB + 32 * KEPT * JOBS, f"{cases} cases: a peak of {peak} bytes"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="processes from /proc")
+def test_ctrl_c_stops_the_running_readers_and_runs_no_other(tmp_path: Path) -> None:
+    """SIGINT while readers that never end run, with more cases queued: the runner stops
+    within seconds (exit 130, ``interrupted``) and no reader is left (it waited for every
+    queued case to time out in turn)."""
+    script = tmp_path / "sleeper.sh"
+    script.write_text("#!/bin/sh\nexec sleep 1000\n")
+    script.chmod(0o755)
+    mark = str(tmp_path)
+    runner = subprocess.Popen(
+        [sys.executable, "-m", "onert_checkpoint", "conformance", "--no-corpus", "--select",
+         "v3-*", "--timeout", "60", "--jobs", str(JOBS), "--", str(script)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "READER_MARK": mark})
+    def readers() -> list[int]:
+        return [p for p in marked(mark) if p != runner.pid]
+
+    deadline = time.monotonic() + 30
+    while len(readers()) < JOBS and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(readers()) == JOBS, "the readers did not start"
+    runner.send_signal(signal.SIGINT)
+    start = time.monotonic()
+    try:
+        _, err = runner.communicate(timeout=30)
+    finally:
+        runner.kill()
+    assert time.monotonic() - start < 5 and runner.returncode == 130, err
+    assert err.startswith("onert-ckpt: error: interrupted: ") and "Traceback" not in err
+    deadline = time.monotonic() + 5
+    while marked(mark) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marked(mark) == []
