@@ -2,8 +2,8 @@
 command variant of tests/public_surface.py that declares an ``output`` (the command line as a
 real subprocess), against every kind of target docs/saving.md names:
 
-* a FIFO, a character device (root: ``/dev/null``'s numbers), a folder, and a regular file
-  whose write fails midway (a real ``EFBIG``: the writer runs in a process whose
+* a FIFO, a character device (root: ``/dev/null``'s numbers), a socket, a folder, and a
+  regular file whose write fails midway (a real ``EFBIG``: the writer runs in a process whose
   ``RLIMIT_FSIZE`` is smaller than the output): refused with an ``OSError`` (the command line:
   its ``io_error`` line, exit 2) naming the path the caller gave and never a temporary, the
   target exactly as it was, nothing left beside it;
@@ -68,7 +68,7 @@ CLI_NAMES = [
 ]
 #: writers to a file object the caller opened (not a path): nothing of theirs to replace
 STREAMS = {"save_stream"}
-REFUSED = ["fifo", "device", "folder", "fails-midway"]
+REFUSED = ["fifo", "device", "socket", "folder", "fails-midway"]
 REPLACED = ["symlink", "foreign-owner"]
 
 
@@ -107,6 +107,8 @@ def prepare(kind: str, target: Path) -> Callable[[], None]:
             os.mknod(target, stat.S_IFCHR | 0o666, os.makedev(1, 3))
         except PermissionError:
             pytest.skip("no device nodes on this file system")
+    elif kind == "socket":
+        os.mknod(target, stat.S_IFSOCK | 0o600)  # a socket's node, as bind() leaves it
     elif kind == "folder":
         target.mkdir()
         (target / "inside").write_bytes(GOOD)
