@@ -1,9 +1,10 @@
-"""spec/c/ockpt_layout.h declares the same layouts as the library's schemas.
+"""spec/c/ockpt_layout.h declares the same layouts as the library's Construct structs.
 
 A small C program prints the size and every field offset of each packed struct; they must equal
-the Construct structs' and the NumPy record types' (the library's executable schemas). The
-schema-3 reader (ockpt_v3.c) checks the width of every field and array element it reads against
-this header at compile time: a field retyped in a copy of the .ksy stops its build, naming it.
+the generated Construct structs' (onert_checkpoint_generated.structs, the library's executable
+schemas: Construct adds up the widths itself). The schema-3 reader (ockpt_v3.c) checks the width
+of every field and array element it reads against this header at compile time: a field retyped
+in a copy of the .ksy stops its build, naming it.
 """
 
 from __future__ import annotations
@@ -12,44 +13,27 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from construct import Struct
-
-from onert_checkpoint.format.schemas import v1, v2, v3, wof
+from onert_checkpoint_generated import layout, structs
 
 C_DIR = Path(__file__).resolve().parents[2] / "spec" / "c"
+sys.path.insert(0, str(C_DIR.parent))
+try:
+    import ksy_layout  # spec/: the generator, for each record's C name
+finally:
+    sys.path.remove(str(C_DIR.parent))
 
-#: C struct -> the library's schema of the same bytes.
+#: C struct -> the Construct struct of the same bytes: every record of every revision (the
+#: container's records once, schemas 2 and 3 share them).
 LAYOUTS: dict[str, object] = {
-    "ockpt_v1_header_layout": v1.HEADER,
-    "ockpt_v1_footer_layout": v1.FOOTER,
-    "ockpt_wof_header_layout": wof.HEADER,
-    "ockpt_container_header_layout": v2.HEADER,
-    "ockpt_container_section_entry_layout": v2.SECTION_DTYPE,
-    "ockpt_v2_tensors_head_layout": v2.TENSORS_HEAD,
-    "ockpt_v2_tensor_record_layout": v2.TENSOR_RECORD_DTYPE,
-    "ockpt_container_optimizer_head_layout": v2.OPTIMIZER_HEAD,
-    "ockpt_container_slot_descriptor_layout": v2.SLOT_DESCRIPTOR_DTYPE,
-    "ockpt_v2_slot_entry_layout": v2.SLOT_ENTRY_DTYPE,
-    "ockpt_container_state_head_layout": v2.STATE_HEAD,
-    "ockpt_container_state_entry_layout": v2.STATE_ENTRY_DTYPE,
-    "ockpt_container_origin_layout": v2.ORIGIN,
-    "ockpt_v3_tensors_head_layout": v3.TENSORS_HEAD,
-}
-
-#: Schema 3's fixed-size structures that are schema 2's (SPEC.md 7): the C kit declares them
-#: once; the library's v3 schemas must have the same layout.
-SHARED_WITH_V3: dict[str, object] = {
-    "ockpt_container_header_layout": v3.HEADER,
-    "ockpt_container_section_entry_layout": v3.SECTION_DTYPE,
-    "ockpt_container_optimizer_head_layout": v3.OPTIMIZER_HEAD,
-    "ockpt_container_slot_descriptor_layout": v3.SLOT_DESCRIPTOR_DTYPE,
-    "ockpt_container_state_head_layout": v3.STATE_HEAD,
-    "ockpt_container_state_entry_layout": v3.STATE_ENTRY_DTYPE,
-    "ockpt_container_origin_layout": v3.ORIGIN,
+    f"{r.c_name}_layout": structs.STRUCTS[r.py_name]
+    for s in ksy_layout.load_all()
+    for r in s.records
 }
 
 
@@ -111,7 +95,8 @@ def test_packed_structs_match_the_schemas(tmp_path):
     )
     assert build.returncode == 0, build.stderr
     measured = json.loads(subprocess.run([str(exe)], capture_output=True, text=True).stdout)
-    for struct, schema in [*LAYOUTS.items(), *SHARED_WITH_V3.items()]:
+    assert len(LAYOUTS) == len(structs.STRUCTS) > 10
+    for struct, schema in LAYOUTS.items():
         size, fields = schema_layout(schema)
         got = dict(measured[struct])
         assert got.pop("size") == size, struct
@@ -120,17 +105,9 @@ def test_packed_structs_match_the_schemas(tmp_path):
 
 
 def test_v3_slot_entry_is_one_u64():
-    """SPEC.md 7.2: the schema's slot entries are u64 values (8 bytes each)."""
-    parsed = v3.OPTIMIZER.parse(bytes(16) + bytes(0))
-    assert parsed.entries.dtype.itemsize == 8
-    built = v3.OPTIMIZER.build(
-        {
-            "head": {"kind": 1, "num_slots": 1, "num_tensors": 2, "reserved": 0},
-            "slots": np.zeros(1, v3.SLOT_DESCRIPTOR_DTYPE),
-            "entries": [3, v3.NO_STATE],
-        }
-    )
-    assert len(built) == 16 + 16 + 2 * 8
+    """SPEC.md 7.2: the schema's slot entries are u64 values (8 bytes each), schema 2's two."""
+    entries = layout.V3_OPTIMIZER_SECTION_ENTRIES
+    assert (entries.format, entries.size) == ("<u8", 8) and layout.V2SlotEntry.SIZE == 16
 
 
 # A width changed in the .ksy stops the build of the schema-3 reader ---------------------------
