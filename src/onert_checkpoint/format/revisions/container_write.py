@@ -15,10 +15,10 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from onert_checkpoint_generated.layout import Header
+from onert_checkpoint_generated import structs
+from onert_checkpoint_generated.layout import Header, SectionEntry
 
 from ..model import Buffer
-from ..schemas import v2 as schema
 from .layout_plan import data_view
 from .running_crc import RunningCrc
 from .v2.constants import (
@@ -145,18 +145,18 @@ def _with_blocks(sections: list[Section], shift: int | None, crcs: list[int]) ->
 def _head(sections: list[Section], file_size: int, version: int) -> tuple[bytes, bytes]:
     """The header (with ``version`` as its version byte) and the section table, with their
     CRCs."""
-    table = np.zeros(len(sections), schema.SECTION_DTYPE)
+    table = np.zeros(len(sections), SectionEntry.DTYPE)
     for i, s in enumerate(sections):
         table[i] = (s.kind, s.flags, s.offset, s.length, s.crc, 0)
     table_bytes = table.tobytes()
     fields = {
+        "version": version,
         "header_crc": 0,
         "len_file": file_size,
         "num_sections": len(sections),
         "section_table_crc": crc(table_bytes),
     }
-    header = bytearray(schema.HEADER.build(fields))
-    header[Header.version.offset] = version
+    header = bytearray(structs.Header.build(fields))
     at = Header.header_crc.offset
     header[at : at + Header.header_crc.size] = header_crc(header).to_bytes(4, "little")
     return bytes(header), table_bytes

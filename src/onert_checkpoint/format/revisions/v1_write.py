@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from onert_checkpoint_generated import structs
+
 from ..errors import error_for
 from ..model import Checkpoint
-from ..schemas import v1 as schema
 from .layout_plan import PlannedBlock, check_table_length, data_view, plan_block, storage_order
 from .v1 import FOOTER_SIZE, HEADER_SIZE
 
@@ -158,13 +159,13 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
 
 def chunks(p: Plan) -> Iterator[bytes | memoryview]:
     """The file's bytes in order: header, each block's table then data, footer."""
-    yield schema.HEADER.build(p.header)
+    yield structs.V1Header.build(p.header)
     for block in p.blocks:
         yield from block.table_chunks()
         for entry in block.data:
             yield data_view(entry)
     if p.footer is not None:
-        yield schema.FOOTER.build(p.footer)
+        yield structs.V1Footer.build(p.footer)
 
 
 def write_chunks(

@@ -23,12 +23,19 @@ from array import array
 from typing import NoReturn
 
 import numpy as np
-from onert_checkpoint_generated.layout import OptimizerHead, SectionEntry, V2TensorRecord
+from onert_checkpoint_generated import structs
+from onert_checkpoint_generated.layout import (
+    OptimizerHead,
+    SectionEntry,
+    SlotDescriptor,
+    StateEntry,
+    V2SlotEntry,
+    V2TensorRecord,
+)
 
 from ..dtypes import DTYPE_CODES, DTYPES
 from ..errors import error_for
 from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section
-from ..schemas import v2 as schema
 from .container_write import Plan, assemble, chunks, finish, lay_out, stream
 from .registry import find
 from .v2 import (
@@ -200,7 +207,7 @@ def _tensor_records(
         if nbytes:
             held[k] = t
     del seen_name
-    rec = np.zeros(n, schema.TENSOR_RECORD_DTYPE)
+    rec = np.zeros(n, V2TensorRecord.DTYPE)
     read = _ints(col_read)
     if n:
         rec["index"] = _ints(col_index)
@@ -266,7 +273,7 @@ def _optimizer_parts(ckpt: Checkpoint, tensors) -> tuple[int, list[bytes], list[
 def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
     if len(ckpt.state) > MAX_STATE_ENTRIES:
         _fail(f"schema 2 holds at most {MAX_STATE_ENTRIES} state entries")
-    ent = np.zeros(len(ckpt.state), schema.STATE_ENTRY_DTYPE)
+    ent = np.zeros(len(ckpt.state), StateEntry.DTYPE)
     blobs: list[bytes] = []
     for k, (key, value) in enumerate(ckpt.state.items()):
         raw_key = _utf8(key, "state key", MAX_KEY_LEN)
@@ -438,7 +445,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
             rec["ofs_name"][k] = tpos
             tpos += len(raw)
         # one copy of the records (join takes their buffer), not three
-        head = schema.TENSORS_HEAD.build({"num_tensors": n})
+        head = structs.V2TensorsHead.build({"num_tensors": n})
         body_bytes.append(b"".join([head, rec.data.cast("B"), *names]))
         del rec
         si = 1
@@ -446,13 +453,13 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
         code, raw_names, _ = opt_parts
         k = len(raw_names)
         start = offsets[si]
-        desc = np.zeros(k, schema.SLOT_DESCRIPTOR_DTYPE)
+        desc = np.zeros(k, SlotDescriptor.DTYPE)
         npos = start + OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_ENTRY_SIZE * k * n
         for j, raw in enumerate(raw_names):
             desc["ofs_name"][j] = npos
             desc["len_name"][j] = len(raw)
             npos += len(raw)
-        ent = np.zeros((k, n), schema.SLOT_ENTRY_DTYPE)
+        ent = np.zeros((k, n), V2SlotEntry.DTYPE)
         ent["ofs_data"] = NO_STATE
         base = n
         for j, rows in enumerate(slot_rows):
@@ -460,7 +467,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
             ent["len_data"][j, rows] = size_all[base : base + rows.size]
             base += rows.size
         body_bytes.append(
-            schema.OPTIMIZER_HEAD.build({"kind": code, "num_slots": k, "num_tensors": n})
+            structs.OptimizerHead.build({"kind": code, "num_slots": k, "num_tensors": n})
             + desc.tobytes()
             + ent.tobytes()
             + b"".join(raw_names)
@@ -487,7 +494,7 @@ def state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> b
             state_ent["value"][k] = spos
             spos += int(state_ent["len_value"][k])
     return (
-        schema.STATE_HEAD.build({"num_entries": len(state_ent)})
+        structs.StateHead.build({"num_entries": len(state_ent)})
         + state_ent.tobytes()
         + b"".join(state_blobs)
     )
@@ -519,7 +526,7 @@ def origin_body(origin: dict[str, object]) -> bytes:
         or not 0 <= int(origin_n) <= 0xFFFF_FFFF_FFFF_FFFF
     ):
         _fail(f"origin num_entries {origin_n!r} is not an integer in 0..2**64-1")
-    return schema.ORIGIN.build(
+    return structs.Origin.build(
         {
             "revision": ORIGIN_REVISIONS[str(origin["revision"])],
             "dialect": ORIGIN_DIALECTS[origin["dialect"]],

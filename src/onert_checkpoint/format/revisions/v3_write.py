@@ -28,11 +28,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from onert_checkpoint_generated import structs
+from onert_checkpoint_generated.layout import SlotDescriptor, V3TensorsHead
 
 from ..dtypes import DTYPE_CODES, DTYPES
 from ..model import Buffer, Checkpoint, Tensor
-from ..schemas import v2 as schema
-from ..schemas import v3 as schema3
 from .container_write import PIECE_BYTES, SMALL_RANGE, Plan, assemble, chunks, lay_out, stream
 from .v2 import (
     ALIGNMENT,
@@ -62,13 +62,18 @@ from .v3.constants import (
     BLOCK_CRCS,
     COLUMN_TYPES,
     DIMS,
+    DTYPE,
+    INDEX,
+    MODEL_INDEX,
+    NAME,
     NO_DTYPE,
     NO_MODEL_INDEX,
     NO_SHAPE,
+    ORDER,
+    SHAPE,
     SLOT_ENTRIES,
     SLOT_LEN_SIZE,
     VERSION,
-    align8,
     range_alignment,
 )
 from .v3.data_blocks import DEFAULT_BLOCK_SIZE, HEAD_SIZE, block_shift_of, num_blocks
@@ -92,8 +97,8 @@ __all__ = [
     "stream",
 ]
 
-#: The tensors section's column bits (7.1), in the order the columns are laid out.
-COLUMNS = dict(schema3.COLUMN_BITS)
+#: The tensors section's columns (7.1), in file order: the generated descriptor.
+COLUMNS = V3TensorsHead.COLUMNS
 #: The largest entry index and dim (the index column's and the dims' widths,
 #: onert_checkpoint_v3.ksy).
 _INDEX_MAX = int(np.iinfo(COLUMN_TYPES["index"]).max)
@@ -286,30 +291,25 @@ def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
     identity = np.arange(n)
     # Each column only if needed (7.1, rule C4 to C9: a redundant column is refused).
     present = {
-        "index": bool((cols.index != identity).any()),
-        "model_index": bool((cols.model_index != NO_MODEL_INDEX).any()),
-        "name": cols.named,
-        "dtype": bool((cols.dtype != NO_DTYPE).any()),
-        "shape": bool((cols.rank != NO_SHAPE).any()),
-        "order": bool((perm != identity).any()),
+        INDEX: bool((cols.index != identity).any()),
+        MODEL_INDEX: bool((cols.model_index != NO_MODEL_INDEX).any()),
+        NAME: cols.named,
+        DTYPE: bool((cols.dtype != NO_DTYPE).any()),
+        SHAPE: bool((cols.rank != NO_SHAPE).any()),
+        ORDER: bool((perm != identity).any()),
     }
-    columns = sum(bit for what, bit in COLUMNS.items() if present[what])
-    layout: list[tuple[bool, np.ndarray | bytes, str]] = [
-        (present["index"], cols.index, COLUMN_TYPES["index"]),
-        (present["model_index"], cols.model_index, COLUMN_TYPES["model_index"]),
-        (present["name"], cols.len_name, COLUMN_TYPES["len_name"]),
-        (present["dtype"], cols.dtype, COLUMN_TYPES["dtype"]),
-        (present["shape"], cols.rank, COLUMN_TYPES["rank"]),
-        (present["order"], perm, COLUMN_TYPES["order"]),
-        (present["shape"], cols.dims, DIMS.format),
-        (present["name"], cols.names, ""),
-    ]
-    body = bytearray(schema3.TENSORS_HEAD.build({"num_tensors": n, "columns": columns}))
-    body += cols.len_data.astype(COLUMN_TYPES["len_data"]).tobytes()
-    for wanted, values, kind in layout:
-        if wanted:
-            body += bytes(align8(len(body)) - len(body))  # zero padding before each column
-            body += values if isinstance(values, bytes) else values.astype(kind).tobytes()
+    columns = sum(bit for bit, wanted in present.items() if wanted)
+    values: dict[str, np.ndarray | bytes] = {
+        "len_data": cols.len_data, "index": cols.index, "model_index": cols.model_index,
+        "len_name": cols.len_name, "dtype": cols.dtype, "rank": cols.rank, "order": perm,
+        "dims": cols.dims, "names": cols.names,
+    }
+    body = bytearray(structs.V3TensorsHead.build({"num_tensors": n, "columns": columns}))
+    for col in COLUMNS:  # bit 0 (len_data) always; the others when their bit is set
+        if col.bit == 0 or columns & col.bit:
+            body += bytes(-len(body) % col.align)  # zero padding before the column
+            v = values[col.name]
+            body += v if isinstance(v, bytes) else v.astype(col.format).tobytes()
     return bytes(body)
 
 
@@ -508,7 +508,7 @@ def _optimizer_body(
     """The optimizer section (7.2) at ``start``: slot j's entry for record t is its size or
     NO_STATE."""
     k = len(raw_names)
-    desc = np.zeros(k, schema.SLOT_DESCRIPTOR_DTYPE)
+    desc = np.zeros(k, SlotDescriptor.DTYPE)
     npos = start + OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_LEN_SIZE * k * n
     for j, raw in enumerate(raw_names):
         desc["ofs_name"][j] = npos
@@ -516,7 +516,7 @@ def _optimizer_body(
         npos += len(raw)
     entries = b"".join(s.astype(SLOT_ENTRIES.format).tobytes() for s in slot_sizes)
     return (
-        schema.OPTIMIZER_HEAD.build({"kind": code, "num_slots": k, "num_tensors": n})
+        structs.OptimizerHead.build({"kind": code, "num_slots": k, "num_tensors": n})
         + desc.tobytes()
         + entries
         + b"".join(raw_names)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from onert_checkpoint_generated import structs
+
 from ..errors import error_for
 from ..loss import check_lossless
 from ..model import Checkpoint
-from ..schemas import wof as schema
 from .layout_plan import (
     U32_MAX,
     PlannedBlock,
@@ -40,7 +41,7 @@ def plan(ckpt: Checkpoint, *, allow_lossy: bool = False) -> PlannedBlock:
 
 
 def chunks(block: PlannedBlock) -> Iterator[bytes | memoryview]:
-    yield schema.HEADER.build({"num_entries": block.num_entries})
+    yield structs.WofHeader.build({"num_entries": block.num_entries})
     yield from block.table_chunks()
     for entry in block.data:
         yield data_view(entry)

@@ -13,12 +13,14 @@ VERSION = 3
 INDEX, MODEL_INDEX, NAME, DTYPE, SHAPE, ORDER = (int(b) for b in layout.V3ColumnBits)
 COLUMN_BITS = int(sum(layout.V3ColumnBits))  # the mask of every defined bit
 
-#: Every column's element type, by name, ``len_data`` included (spec/onert_checkpoint_v3.ksy).
-COLUMN_TYPES = {name: kind for name, kind, _ in layout.V3TensorsHead.ARRAYS}
+#: Every column's element type, by name, ``len_data`` and the variable ones included (the
+#: generated column descriptor of spec/onert_checkpoint_v3.ksy).
+COLUMN_TYPES = {c.name: c.format for c in layout.V3TensorsHead.COLUMNS}
 
-#: The fixed columns after ``len_data``, in file order: name, bit, element type.
+#: The fixed columns after ``len_data`` (one element per record), in file order: name, bit,
+#: element type.
 FIXED_COLUMNS: tuple[tuple[str, int, str], ...] = tuple(
-    (name, bit, kind) for name, kind, bit in layout.V3TensorsHead.ARRAYS if bit
+    (c.name, c.bit, c.format) for c in layout.V3TensorsHead.COLUMNS if c.bit and not c.sum_of
 )
 
 # The "none" value of each column (7.1) ---------------------------------------------------
