@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 from onert_checkpoint_generated import layout
 
-from ...errors import error_for
-
 VERSION = 3
 
 # The ``columns`` bits of the tensors section (7.1), from spec/onert_checkpoint_v3.ksy
@@ -66,21 +64,3 @@ def align8(n: int) -> int:
 
 _COLUMN_ALIGNMENT = layout.V3_COLUMN_ALIGNMENT
 
-
-def power_of_two_shift(size: object, low: int, high: int, what: str, unit: str, zero: str) -> int:
-    """log2 of ``size``, a power of two from ``2**low`` to ``2**high`` (a writer's option:
-    ``what``, in ``unit``); anything else is refused (``not_representable``), saying what 0
-    (``zero``) does instead."""
-    if (
-        isinstance(size, bool)
-        or not isinstance(size, (int, np.integer))
-        or size <= 0
-        or int(size) & (int(size) - 1)
-        or not low <= int(size).bit_length() - 1 <= high
-    ):
-        raise error_for(
-            "not_representable", None, None,
-            f"{what} {size!r} is not a power of two from {1 << low} to {1 << high}{unit} "
-            f"(0 writes {zero})",
-        )
-    return int(size).bit_length() - 1
