@@ -31,7 +31,8 @@ from pathlib import Path
 import numpy as np
 
 import onert_checkpoint as oc
-from onert_checkpoint.format.revisions import v1_write, v3_write
+from onert_checkpoint.format.revisions.v1 import write as v1_write
+from onert_checkpoint.format.revisions.v3 import write as v3_write
 
 TENSOR_BYTES = 35_000
 

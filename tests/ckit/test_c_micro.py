@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from onert_checkpoint.format.revisions.v2.constants import crc as crc32c
+from onert_checkpoint.format.container.constants import crc as crc32c
 from onert_checkpoint.tools.micro_profile import judge, parse
 from tests.fuzz.structure import reseal_v2
 

@@ -31,7 +31,7 @@ from onert_checkpoint.format.dtypes import DTYPE_CODES
 from onert_checkpoint.format.model import OPTIMIZER_SLOTS, Section
 from onert_checkpoint.format.revisions import v2
 from onert_checkpoint.format.revisions.registry import holds
-from onert_checkpoint.format.revisions.v2_write import origin_of
+from onert_checkpoint.format.revisions.v2.write import origin_of
 from tests.shared_build import built_once
 from tests.strategies import checkpoints, wof_checkpoints
 

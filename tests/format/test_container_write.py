@@ -1,4 +1,4 @@
-"""Schemas 2 and 3 are written by one container writer (format/revisions/container_write.py):
+"""Schemas 2 and 3 are written by one container writer (format/container/write.py):
 the same streaming of the data section, whose CRC-32C is summed beside the write (RunningCrc)
 for both, and patched into the header and section table afterwards."""
 
@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.format.revisions import container_write, v2_write, v3_write
+from onert_checkpoint.format.container import write as container_write
+from onert_checkpoint.format.revisions.v2 import write as v2_write
+from onert_checkpoint.format.revisions.v3 import write as v3_write
 
 
 def _checkpoint() -> oc.Checkpoint:

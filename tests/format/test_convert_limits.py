@@ -18,8 +18,9 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.format.revisions import v1_write, wof_write
 from onert_checkpoint.format.revisions.layout_plan import MAX_TABLE_ENTRIES
+from onert_checkpoint.format.revisions.v1 import write as v1_write
+from onert_checkpoint.format.revisions.wof import write as wof_write
 from tests.fuzz.structure import reseal_v2
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -29,7 +29,8 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.format.revisions.v3 import data_blocks, placement
+from onert_checkpoint.format.container import data_blocks
+from onert_checkpoint.format.revisions.v3 import placement
 from tests.old_readers import (
     MODES,
     assert_old_c_reader_agrees,

@@ -12,8 +12,8 @@ import pytest
 from onert_checkpoint_generated.layout import Header
 
 import onert_checkpoint as oc
+from onert_checkpoint.format.container.constants import header_crc
 from onert_checkpoint.format.revisions import registry
-from onert_checkpoint.format.revisions.v2.constants import header_crc
 
 DATA = Path(__file__).parents[1] / "data" / "real-onert"
 V4 = dataclasses.replace(registry.BY_NAME["v3"], name="v4", version=4, title="schema 4")

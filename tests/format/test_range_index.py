@@ -36,8 +36,9 @@ from hypothesis import strategies as st
 import onert_checkpoint as oc
 from onert_checkpoint.format.loss import lost_content
 from onert_checkpoint.format.model import Section
-from onert_checkpoint.format.revisions import v1_write, v3_write
+from onert_checkpoint.format.revisions.v1 import write as v1_write
 from onert_checkpoint.format.revisions.v3 import range_index
+from onert_checkpoint.format.revisions.v3 import write as v3_write
 from onert_checkpoint.format.revisions.v3.range_index import RangeIndex, lookup
 from tests.old_readers import assert_old_c_reader_agrees, old_c_reader, read_with_old_library
 

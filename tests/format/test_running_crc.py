@@ -1,5 +1,5 @@
 """The CRC-32C summed in a second thread while a schema-2 file is written
-(onert_checkpoint/format/revisions/running_crc.py): the same value as one pass in order, for
+(onert_checkpoint/format/container/running_crc.py): the same value as one pass in order, for
 streams below one hand-over, of many, and with a tail; the worker's errors reach the caller;
 an abandoned stream stops its worker."""
 
@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.format.revisions import running_crc
-from onert_checkpoint.format.revisions.running_crc import RunningCrc
-from onert_checkpoint.format.revisions.v2.constants import crc
+from onert_checkpoint.format.container import running_crc
+from onert_checkpoint.format.container.constants import crc
+from onert_checkpoint.format.container.running_crc import RunningCrc
 
 
 def pieces(total: int, seed: int) -> list[memoryview]:

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.format.revisions import container_write
+from onert_checkpoint.format.container import write as container_write
 
 #: (revision, dialect, data_block_size): every layout, schema 3 with many blocks (4 KiB) and
 #: a range_index section of groups of 16 (SPEC.md 7.5), the default blocks and none

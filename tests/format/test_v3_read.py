@@ -5,7 +5,7 @@ deferred data checks; placement against a plain loop; random mutations never esc
 anything but CheckpointError.
 
 Files are laid out here from the SPEC's tables by :class:`V3`, independently of the library's
-writer (revisions/v3_write.py), with every CRC-32C recomputed, so that the defect, not a
+writer (revisions/v3/write.py), with every CRC-32C recomputed, so that the defect, not a
 checksum, decides the outcome.
 """
 

@@ -29,7 +29,7 @@ from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState, convert
-from onert_checkpoint.format.revisions import v3_write
+from onert_checkpoint.format.revisions.v3 import write as v3_write
 from tests.strategies import checkpoints, rich_checkpoints, wof_checkpoints
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -438,7 +438,7 @@ def _tiny(n: int, kind: str) -> Checkpoint:
 def test_v3_size_of_100k_tiny_tensors_within_the_goal(kind: str) -> None:
     """Schema 3's size goal: 100,000 tensors of 16 bytes as v3 at most 1.25 times v1 (sizes are
     exact, computed by the writers' plans without writing)."""
-    from onert_checkpoint.format.revisions import v1_write
+    from onert_checkpoint.format.revisions.v1 import write as v1_write
 
     ckpt = _tiny(100_000, kind)
     v1 = v1_write.plan(ckpt, "onert").file_size

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.format.revisions.v3.data_blocks import KIND as DATA_BLOCKS
+from onert_checkpoint.format.container.data_blocks import KIND as DATA_BLOCKS
 
 ADAM = Path(__file__).resolve().parents[1] / "data" / "real-onert" / "fc2-adam-step8.ckpt"
 CHECKSUM_ERRORS = {"section_checksum", "block_checksum", "section_table_crc", "header_crc"}

@@ -261,7 +261,9 @@ def test_the_writers_plans_list_only_the_ranges_with_bytes(writer):
     """Schemas 2 and 3 plan a file of many empty entries (with slots) from columns: the plan
     lists the ranges that have bytes (and, in schema 2, an empty one that ends the section),
     and the file it writes reads back with the same content."""
-    from onert_checkpoint.format.revisions import container_write, v2_write, v3_write
+    from onert_checkpoint.format.container import write as container_write
+    from onert_checkpoint.format.revisions.v2 import write as v2_write
+    from onert_checkpoint.format.revisions.v3 import write as v3_write
 
     module = {"v2_write": v2_write, "v3_write": v3_write}[writer]
     ckpt = oc.load(v3_many_entries(5_000, 2))

@@ -338,29 +338,31 @@ def _files() -> dict[str, bytes]:
 
 
 _V2 = "onert_checkpoint.format.revisions.v2"
+_C = "onert_checkpoint.format.container"
 _V3 = "onert_checkpoint.format.revisions.v3"
 #: What each revision's load reads its fixed structures with: (module, name) of the generated
 #: Kaitai parser class it uses, or of the generated layout record whose DTYPE it reads through
 #: where the generated parser would read the whole section (the section table, the tensors and
 #: state sections' heads: tests/bench/bench_fixed_structures.py, docs/performance-notes.md).
 FIXED_READS: dict[str, list[tuple[str, str, str]]] = {
-    "v1": [("header and footer", "onert_checkpoint.format.revisions.v1", "OnertCheckpointV1")],
-    "wof": [("header", "onert_checkpoint.format.revisions.wof", "OnertWof")],
+    "v1": [("header and footer", "onert_checkpoint.format.revisions.v1.reader",
+             "OnertCheckpointV1")],
+    "wof": [("header", "onert_checkpoint.format.revisions.wof.reader", "OnertWof")],
     "v2": [
-        ("header", f"{_V2}.header", "OnertCheckpointCommon"),
-        ("section table", f"{_V2}.section_table", "SectionEntry"),
+        ("header", f"{_C}.header", "OnertCheckpointCommon"),
+        ("section table", f"{_C}.section_table", "SectionEntry"),
         ("tensors head", f"{_V2}.tensors", "V2TensorsHead"),
         ("optimizer head", f"{_V2}.optimizer", "Common"),
-        ("state head", f"{_V2}.state", "StateHead"),
-        ("origin", f"{_V2}.origin", "Common"),
+        ("state head", f"{_C}.state", "StateHead"),
+        ("origin", f"{_C}.origin", "Common"),
     ],
     "v3": [
-        ("header", f"{_V2}.header", "OnertCheckpointCommon"),
-        ("section table", f"{_V2}.section_table", "SectionEntry"),
+        ("header", f"{_C}.header", "OnertCheckpointCommon"),
+        ("section table", f"{_C}.section_table", "SectionEntry"),
         ("tensors head", f"{_V3}.tensor_columns", "V3TensorsHead"),
         ("optimizer head", f"{_V2}.optimizer", "Common"),
-        ("state head", f"{_V2}.state", "StateHead"),
-        ("origin", f"{_V2}.origin", "Common"),
+        ("state head", f"{_C}.state", "StateHead"),
+        ("origin", f"{_C}.origin", "Common"),
     ],
 }
 _CASES = [(rev, *read) for rev, reads in FIXED_READS.items() for read in reads]

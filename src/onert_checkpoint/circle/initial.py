@@ -16,7 +16,7 @@ import numpy as np
 from ..format.errors import error_for
 from ..format.model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..format.revisions.registry import REVISIONS, RUNTIME
-from ..format.revisions.v1 import HEADER_SIZE
+from ..format.revisions.v1.reader import HEADER_SIZE
 from .model import CircleModel, as_circle_model
 from .onert_order import predict_onert_entries, predict_onert_order
 

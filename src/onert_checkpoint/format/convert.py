@@ -22,9 +22,10 @@ from collections.abc import Callable
 from .errors import error_for
 from .loss import check_lossless
 from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from .revisions import registry, v1_write
+from .revisions import registry
 from .revisions.registry import BY_CIRCLE_INDEX, RECOMMENDED, REVISIONS, RUNTIME, holds, revision
-from .revisions.v2_write import origin_of
+from .revisions.v1 import write as v1_write
+from .revisions.v2.write import origin_of
 
 __all__ = ["content_dialect", "downgrade", "indexing_text", "needs_model", "upgrade"]
 

@@ -44,7 +44,7 @@ from ..format.model import (
     TrainingState,
 )
 from ..format.revisions.registry import RECOMMENDED
-from ..format.revisions.v1_write import DIALECTS
+from ..format.revisions.v1.write import DIALECTS
 from ..format.saving import WRITERS
 from ..format.typed import typed_view
 

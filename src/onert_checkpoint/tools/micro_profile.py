@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from ..api import load
+from ..format.container.constants import crc as crc32c
 from ..format.errors import FormatError, UnsupportedFormatError
 from ..format.model import Checkpoint
-from ..format.revisions.v2.constants import crc as crc32c
 
 __all__ = ["MICRO_CODES", "judge", "left_to_full", "parse"]
 

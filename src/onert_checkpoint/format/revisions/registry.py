@@ -55,7 +55,7 @@ class Revision:
     writer: str
     #: how the specification names it in messages ("schema 1", "WOF", ...)
     title: str
-    #: the writer plans a section-table container (container_write.py), which can stream
+    #: the writer plans a section-table container (container/write.py), which can stream
     streams: bool = False
     #: its tensor records hold names, dtypes, shapes and model indices
     holds_annotations: bool = False
@@ -94,40 +94,40 @@ class Revision:
     ) -> Iterator[bytes | memoryview]:
         writer = _module(self.writer)
         if self.streams:
-            return _module("container_write").chunks(writer.plan(ckpt, version=self.version))
+            return _module(".container.write").chunks(writer.plan(ckpt, version=self.version))
         return writer.write_chunks(ckpt, dialect, **options)
 
     def write_stream(self, ckpt: Any, dialect: str | None, **options: Any) -> Any:
-        """The bytes with the data CRC computed on the way (container_write.stream)."""
+        """The bytes with the data CRC computed on the way (container/write.py, stream)."""
         plan = _module(self.writer).plan(ckpt, data_crc=False, version=self.version)
-        return _module("container_write").stream(plan)
+        return _module(".container.write").stream(plan)
 
 
 def _module(name: str) -> ModuleType:
-    return importlib.import_module(f"{__package__}.{name}")
+    return importlib.import_module(f".{name}", __package__)
 
 
 #: Every revision, in the order of SPEC section 3 (schema 1 and WOF share version byte 1 and are
 #: told apart by structure, dispatch.py).
 _V2 = Revision(
-    "v2", 2, "v2.reader", "v2_write", "schema 2", streams=True, holds_annotations=True,
+    "v2", 2, "v2.reader", "v2.write", "schema 2", streams=True, holds_annotations=True,
     holds_sections=True, keeps_origin=True, layout_options=("data_order",),
 )
 REVISIONS: list[Revision] = [
     Revision(
-        "v1", 1, "v1", "v1_write", "schema 1",
+        "v1", 1, "v1.reader", "v1.write", "schema 1",
         optimizers={"sgd": (), "adam": ("m", "v")},
         state_keys=("step", "epoch"),
         dialects=("onert", "onert-micro"),
         keyed_by=BY_RUNTIME,
     ),
     Revision(
-        "wof", 1, "wof", "wof_write", "WOF", optimizers={}, state_keys=(),
+        "wof", 1, "wof.reader", "wof.write", "WOF", optimizers={}, state_keys=(),
         keyed_by=BY_CIRCLE_INDEX,
     ),
     _V2,
     replace(
-        _V2, name="v3", version=3, reader="v3.reader", writer="v3_write", title="schema 3",
+        _V2, name="v3", version=3, reader="v3.reader", writer="v3.write", title="schema 3",
         reserved_model_index=0xFFFF_FFFF,
         layout_options=("data_order", "data_block_size", "range_index_group"),
     ),

@@ -6,7 +6,7 @@ One module per part of SPEC 6.5's reading order: ``header`` (H1-H5), ``section_t
 share, ``constants`` the numbers of 6.1-6.4, ``reader`` puts them together.
 """
 
-from .constants import (
+from ...container.constants import (
     ALIGNMENT,
     FLAG_REQUIRED,
     FOOTERLESS,

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import numpy as np
 from onert_checkpoint_generated.layout import V2TensorRecord
 
-from .constants import ALIGNMENT
+from ...container.constants import ALIGNMENT
+from ...container.rules import check_padding, fail, first
+from ...container.section_table import SectionInfo, check_section_crc
 from .optimizer import SlotTable
-from .rules import check_padding, fail, first
-from .section_table import SectionInfo, check_section_crc
 from .tensors import TensorRecords
 
 __all__ = ["DataRanges", "check_data_ranges", "data_checks"]

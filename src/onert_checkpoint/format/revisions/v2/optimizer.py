@@ -8,8 +8,7 @@ import numpy as np
 from onert_checkpoint_generated.layout import OptimizerHead, SlotDescriptor, V2SlotEntry
 from onert_checkpoint_generated.onert_checkpoint_common import OnertCheckpointCommon as Common
 
-from ...model import OPTIMIZER_SLOTS
-from .constants import (
+from ...container.constants import (
     MAX_NAME_LEN,
     MAX_SLOTS,
     NO_STATE,
@@ -19,8 +18,9 @@ from .constants import (
     SLOT_ENTRY_SIZE,
     optimizer_name,
 )
-from .rules import check_head, check_pool, decode, fail, first, parse_fixed
-from .section_table import SectionInfo
+from ...container.rules import check_head, check_pool, decode, fail, first, parse_fixed
+from ...container.section_table import SectionInfo
+from ...model import OPTIMIZER_SLOTS
 
 __all__ = ["SlotTable", "check_optimizer_head", "check_optimizer_section"]
 

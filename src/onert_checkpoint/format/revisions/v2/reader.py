@@ -13,17 +13,17 @@ import functools
 import numpy as np
 from onert_checkpoint_generated.layout import SectionKind as Kind
 
+from ...container.constants import KIND_NAMES, NO_STATE
+from ...container.header import check_header
+from ...container.origin import check_origin_section
+from ...container.rules import read_in_rule_order
+from ...container.section_table import check_section_table, unknown_section
+from ...container.state import check_state_section
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..registry import BY_NAME, Revision
-from .constants import KIND_NAMES, NO_STATE
 from .data_ranges import DataRanges, check_data_ranges, data_checks
-from .header import check_header
 from .optimizer import SlotTable, check_optimizer_section
-from .origin import check_origin_section
-from .rules import read_in_rule_order
-from .section_table import check_section_table, unknown_section
-from .state import check_state_section
 from .tensors import TensorRecords, check_tensors_section
 
 __all__ = ["read"]

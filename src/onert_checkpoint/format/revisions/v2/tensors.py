@@ -13,8 +13,7 @@ from functools import reduce
 import numpy as np
 from onert_checkpoint_generated.layout import V2TensorFlags, V2TensorRecord, V2TensorsHead
 
-from ...dtypes import DTYPES
-from .constants import (
+from ...container.constants import (
     HAS_DTYPE,
     HAS_MODEL_INDEX,
     HAS_NAME,
@@ -24,8 +23,17 @@ from .constants import (
     MAX_TENSORS,
     TENSOR_RECORD_SIZE,
 )
-from .rules import check_head, check_pool, check_unique, decode, fail, first, read_records
-from .section_table import SectionInfo
+from ...container.rules import (
+    check_head,
+    check_pool,
+    check_unique,
+    decode,
+    fail,
+    first,
+    read_records,
+)
+from ...container.section_table import SectionInfo
+from ...dtypes import DTYPES
 
 __all__ = ["TensorRecords", "check_tensors_section"]
 

@@ -1,4 +1,4 @@
-"""Schema 3's own constants (spec/SPEC.md 7); everything else is schema 2's (v2/constants)."""
+"""Schema 3's own constants (spec/SPEC.md 7); the container's: container/constants.py."""
 
 from __future__ import annotations
 

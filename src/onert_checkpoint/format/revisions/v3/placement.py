@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..v2.rules import fail, first
-from ..v2.section_table import SectionInfo, check_section_crc
+from ...container.rules import fail, first
+from ...container.section_table import SectionInfo, check_section_crc
 from .constants import MAX_RANGE_ALIGNMENT, RANGE_LEVEL
 from .slot_entries import SlotLengths
 from .tensor_columns import TensorColumns

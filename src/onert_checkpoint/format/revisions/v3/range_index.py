@@ -23,9 +23,9 @@ from onert_checkpoint_generated.layout import (
     V3RangeIndexHead,
 )
 
-from ..v2.constants import NO_STATE, power_of_two_shift
-from ..v2.rules import fail, first
-from ..v2.section_table import SectionInfo
+from ...container.constants import NO_STATE, power_of_two_shift
+from ...container.rules import fail, first
+from ...container.section_table import SectionInfo
 from .constants import range_alignment
 from .placement import Placement
 from .slot_entries import SlotLengths

@@ -18,18 +18,18 @@ import numpy as np
 from onert_checkpoint_generated.layout import SectionEntry as Section
 from onert_checkpoint_generated.layout import SectionKind as Kind
 
+from ...container import section_table as table
+from ...container.constants import HEADER_SIZE, KIND_NAMES, MAX_SECTIONS, SECTION_ENTRY_SIZE
+from ...container.data_blocks import KIND as BLOCKS_KIND
+from ...container.data_blocks import DataBlocks, check_data_blocks
+from ...container.header import check_header
+from ...container.origin import check_origin_section
+from ...container.rules import read_in_rule_order
+from ...container.section_table import check_section_table, unknown_section
+from ...container.state import check_state_section
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..registry import BY_NAME, Revision
-from ..v2 import section_table as table
-from ..v2.constants import HEADER_SIZE, KIND_NAMES, MAX_SECTIONS, SECTION_ENTRY_SIZE
-from ..v2.header import check_header
-from ..v2.origin import check_origin_section
-from ..v2.rules import read_in_rule_order
-from ..v2.section_table import check_section_table, unknown_section
-from ..v2.state import check_state_section
-from .data_blocks import KIND as BLOCKS_KIND
-from .data_blocks import DataBlocks, check_data_blocks
 from .placement import Placement, check_placement, data_checks
 from .range_index import KIND as INDEX_KIND
 from .range_index import RangeIndex, check_range_index

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...container.section_table import SectionInfo
 from ..v2.optimizer import check_optimizer_head
-from ..v2.section_table import SectionInfo
 from .constants import NO_STATE, SLOT_ENTRIES, SLOT_LEN_SIZE
 
 __all__ = ["SlotLengths", "check_optimizer_section"]

@@ -14,8 +14,7 @@ from typing import Any
 import numpy as np
 from onert_checkpoint_generated.layout import V2TensorRecord, V3TensorsHead
 
-from ...dtypes import DTYPES
-from ..v2.constants import (
+from ...container.constants import (
     HAS_DTYPE,
     HAS_MODEL_INDEX,
     HAS_NAME,
@@ -24,8 +23,9 @@ from ..v2.constants import (
     MAX_RANK,
     MAX_TENSORS,
 )
-from ..v2.rules import check_padding, decode, fail, first
-from ..v2.section_table import SectionInfo
+from ...container.rules import check_padding, decode, fail, first
+from ...container.section_table import SectionInfo
+from ...dtypes import DTYPES
 from .constants import (
     COLUMN_BITS,
     COLUMN_TYPES,

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 from onert_checkpoint_generated import structs
 
-from ..errors import error_for
-from ..loss import check_lossless
-from ..model import Checkpoint
-from .layout_plan import (
+from ...errors import error_for
+from ...loss import check_lossless
+from ...model import Checkpoint
+from ..layout_plan import (
     U32_MAX,
     PlannedBlock,
     check_table_length,
@@ -17,7 +17,7 @@ from .layout_plan import (
     plan_block,
     storage_order,
 )
-from .wof import HEADER_SIZE
+from .reader import HEADER_SIZE
 
 __all__ = ["chunks", "plan", "write_chunks"]
 

@@ -7,7 +7,7 @@ import struct
 import numpy as np
 from onert_checkpoint_generated.layout import StateEntry, StateHead
 
-from ...model import TrainingState
+from ..model import TrainingState
 from .constants import (
     MAX_KEY_LEN,
     MAX_STATE_ENTRIES,

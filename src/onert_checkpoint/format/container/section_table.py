@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from onert_checkpoint_generated.layout import Header, SectionEntry
 
-from ...model import Section
+from ..model import Section
 from .constants import (
     ALIGNMENT,
     FLAG_REQUIRED,

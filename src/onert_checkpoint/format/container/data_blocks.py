@@ -27,9 +27,9 @@ from onert_checkpoint_generated.layout import (
     V3DataBlocksHead,
 )
 
-from ..v2.constants import crc, power_of_two_shift
-from ..v2.rules import fail
-from ..v2.section_table import SectionInfo
+from .constants import crc, power_of_two_shift
+from .rules import fail
+from .section_table import SectionInfo
 
 __all__ = [
     "DEFAULT_BLOCK_SIZE",

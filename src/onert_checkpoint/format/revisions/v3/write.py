@@ -1,7 +1,7 @@
 """Writing schema-3 checkpoints (spec/SPEC.md 7): schema 2's container with compact tables.
 
 The header, the section table, the state, origin and kept sections are schema 2's and are
-built by the same code (:mod:`.v2_write`); what differs is the tensors section (columns present
+built by the same code (revisions/v2/write.py); what differs is the tensors section (columns present
 only when some tensor uses them, 7.1), the slot entries (one u64 size each, 7.2) and the
 data section, whose ranges are placed by rule instead of by stored offsets (7.3).
 
@@ -31,10 +31,12 @@ import numpy as np
 from onert_checkpoint_generated import structs
 from onert_checkpoint_generated.layout import SlotDescriptor, V3TensorsHead
 
-from ..dtypes import DTYPE_CODES, DTYPES
-from ..model import Buffer, Checkpoint, Tensor
-from .container_write import PIECE_BYTES, SMALL_RANGE, Plan, assemble, chunks, lay_out, stream
-from .v2 import (
+from ...container.data_blocks import DEFAULT_BLOCK_SIZE, HEAD_SIZE, block_shift_of, num_blocks
+from ...container.data_blocks import KIND as BLOCKS_KIND
+from ...container.write import PIECE_BYTES, SMALL_RANGE, Plan, assemble, chunks, lay_out, stream
+from ...dtypes import DTYPE_CODES, DTYPES
+from ...model import Buffer, Checkpoint, Tensor
+from ..v2 import (
     ALIGNMENT,
     FLAG_REQUIRED,
     MAX_NAME_LEN,
@@ -48,7 +50,7 @@ from .v2 import (
     STATE_ENTRY_SIZE,
     SectionKind,
 )
-from .v2_write import (
+from ..v2.write import (
     _fail,
     _optimizer_parts,
     _state_entries,
@@ -58,7 +60,7 @@ from .v2_write import (
     origin_of,
     state_body,
 )
-from .v3.constants import (
+from .constants import (
     BLOCK_CRCS,
     COLUMN_TYPES,
     DIMS,
@@ -76,12 +78,10 @@ from .v3.constants import (
     VERSION,
     range_alignment,
 )
-from .v3.data_blocks import DEFAULT_BLOCK_SIZE, HEAD_SIZE, block_shift_of, num_blocks
-from .v3.data_blocks import KIND as BLOCKS_KIND
-from .v3.range_index import DEFAULT_SHIFT as DEFAULT_GROUP_SHIFT
-from .v3.range_index import KIND as INDEX_KIND
-from .v3.range_index import group_shift_of, group_starts
-from .v3.range_index import section_body as index_body
+from .range_index import DEFAULT_SHIFT as DEFAULT_GROUP_SHIFT
+from .range_index import KIND as INDEX_KIND
+from .range_index import group_shift_of, group_starts
+from .range_index import section_body as index_body
 
 __all__ = [
     "COLUMNS",

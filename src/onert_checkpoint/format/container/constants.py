@@ -7,7 +7,7 @@ import os
 import numpy as np
 from onert_checkpoint_generated import layout
 
-from ...errors import error_for
+from ..errors import error_for
 
 # Sizes, limits and codes: generated from spec/onert_checkpoint_common.ksy and
 # spec/onert_checkpoint_v2.ksy (onert_checkpoint_generated.layout), named as the readers use them.

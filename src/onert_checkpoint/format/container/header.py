@@ -14,7 +14,7 @@ from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.layout import Header
 from onert_checkpoint_generated.onert_checkpoint_common import OnertCheckpointCommon
 
-from ...source import BufferReader
+from ..source import BufferReader
 from .constants import HEADER_SIZE, header_crc
 from .rules import fail, first
 

@@ -4,8 +4,8 @@ last, and the streaming of the data ranges with the data section's CRC-32C summe
 thread while the bytes are written.
 
 Each schema supplies what differs: its section bodies (table encoders) and where its data ranges
-go (v2_write.py: each at a multiple of 64; v3_write.py: placed by size), and gets a :class:`Plan`
-from :func:`assemble`.
+go (revisions/v2/write.py: each at a multiple of 64; revisions/v3/write.py: placed by size),
+and gets a :class:`Plan` from :func:`assemble`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ from onert_checkpoint_generated import structs
 from onert_checkpoint_generated.layout import Header, SectionEntry
 
 from ..model import Buffer
-from .layout_plan import data_view
-from .running_crc import RunningCrc
-from .v2.constants import (
+from ..revisions.layout_plan import data_view
+from .constants import (
     FLAG_REQUIRED,
     HEADER_SIZE,
     SECTION_ENTRY_SIZE,
@@ -30,8 +29,9 @@ from .v2.constants import (
     crc,
     header_crc,
 )
-from .v3.data_blocks import KIND as BLOCKS_KIND
-from .v3.data_blocks import BlockCrcs, section_body
+from .data_blocks import KIND as BLOCKS_KIND
+from .data_blocks import BlockCrcs, section_body
+from .running_crc import RunningCrc
 
 __all__ = [
     "PIECE_BYTES",

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 from onert_checkpoint_generated import structs
 
-from ..errors import error_for
-from ..model import Checkpoint
-from .layout_plan import PlannedBlock, check_table_length, data_view, plan_block, storage_order
-from .v1 import FOOTER_SIZE, HEADER_SIZE
+from ...errors import error_for
+from ...model import Checkpoint
+from ..layout_plan import PlannedBlock, check_table_length, data_view, plan_block, storage_order
+from .reader import FOOTER_SIZE, HEADER_SIZE
 
 __all__ = ["DIALECTS", "Plan", "chunks", "plan", "resolve_dialect", "write_chunks"]
 

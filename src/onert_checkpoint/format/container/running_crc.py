@@ -1,6 +1,6 @@
 """A CRC-32C computed beside the write that streams the same bytes (the save benchmark rows).
 
-A writer that streams a data section and patches its CRC in afterwards (container_write.stream)
+A writer that streams a data section and patches its CRC in afterwards (container/write.py)
 reads every data byte twice: once for the CRC, once when the kernel copies it into the file.
 The crc32c library releases the GIL while it runs, so a second thread can do the first read
 while the main thread is in ``writev``: on two free cores the CRC costs no wall time.

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 from kaitaistruct import KaitaiStream
 
-from ...errors import CheckpointError, error_for
-from ...source import BufferReader
+from ..errors import CheckpointError, error_for
+from ..source import BufferReader
 
 if TYPE_CHECKING:
-    from ...model import Checkpoint
+    from ..model import Checkpoint
 
 __all__ = [
     "SectionInfo",

@@ -33,12 +33,12 @@ from onert_checkpoint_generated.layout import (
     V2TensorRecord,
 )
 
-from ..dtypes import DTYPE_CODES, DTYPES
-from ..errors import error_for
-from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section
-from .container_write import Plan, assemble, chunks, finish, lay_out, stream
-from .registry import find
-from .v2 import (
+from ...container.write import Plan, assemble, chunks, finish, lay_out, stream
+from ...dtypes import DTYPE_CODES, DTYPES
+from ...errors import error_for
+from ...model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section
+from ..registry import find
+from . import (
     ALIGNMENT,
     FLAG_REQUIRED,
     FOOTERLESS,

@@ -15,12 +15,12 @@ from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.layout import V1Footer, V1Header
 from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
 
-from ..entries import DataStore, SlotEntries, TensorList
-from ..errors import error_for
-from ..model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from ..source import BufferReader
-from .blocks import Block, block_table, check_file_size, read_blocks
-from .registry import Revision
+from ...entries import DataStore, SlotEntries, TensorList
+from ...errors import error_for
+from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from ...source import BufferReader
+from ..blocks import Block, block_table, check_file_size, read_blocks
+from ..registry import Revision
 
 __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
 

@@ -10,12 +10,12 @@ from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.layout import WofHeader
 from onert_checkpoint_generated.onert_wof import OnertWof
 
-from ..entries import DataStore, TensorList
-from ..errors import error_for
-from ..model import Checkpoint, Tensor, TrainingState
-from ..source import BufferReader
-from .blocks import Block, block_table, check_file_size, read_blocks
-from .registry import Revision
+from ...entries import DataStore, TensorList
+from ...errors import error_for
+from ...model import Checkpoint, Tensor, TrainingState
+from ...source import BufferReader
+from ..blocks import Block, block_table, check_file_size, read_blocks
+from ..registry import Revision
 
 __all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
 
