@@ -238,11 +238,12 @@ def _stable(store: DataStore) -> bool:
     return isinstance(owner, (bytes, PrivateBytes)) or mapped_file_unchanged(owner)
 
 
-def must_verify(stores: Iterable[DataStore]) -> None:
+def must_verify(stores: Iterable[DataStore], read: Callable[[Any], Any]) -> None:
     """Before a write computes fresh checksums over data read from ``stores``: run the checks
     they have not run (``verify_data=False``) and, for bytes that may have changed since their
     check (a mapped file written since, a writable buffer), run them again. Raises the check's
-    error (``section_checksum``, ``nonzero_padding``, ...) or ``released``."""
+    error (``section_checksum``, ``nonzero_padding``, ...) or ``released``. ``read`` reads a
+    file's bytes afresh (dispatch.read_view, which this layer does not import)."""
     from .source import file_fingerprint, note_checked
 
     for store in stores:
@@ -256,19 +257,17 @@ def must_verify(stores: Iterable[DataStore]) -> None:
         if stable:
             store.verify()
         elif store._checks is not None:
-            _verify_again(store)
+            _verify_again(store, read)
         note_checked(owner, seen)
 
 
-def _verify_again(store: DataStore) -> None:
+def _verify_again(store: DataStore, read: Callable[[Any], Any]) -> None:
     """Every check of the file once more, on its bytes as they are now: its records are views
     of them and its block CRCs were copied at load, so a write since may have changed either
     (a fresh read checks the records' section CRCs, then the data against the CRCs in the
     bytes). A failure condemns the store, as a failed :meth:`DataStore.verify` does."""
-    from .dispatch import read_view
-
     try:
-        read_view(store.whole.data).verify()
+        read(store.whole.data).verify()
     except Exception as exc:
         store._error = exc
         store.ready = False

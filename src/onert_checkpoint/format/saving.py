@@ -81,7 +81,9 @@ def verify_sources(ckpt: Checkpoint) -> None:
     """Before any file is written from ``ckpt`` (a checkpoint, an export): the data checks of
     the loaded files it copies from must pass, now if they have not run (``verify_data=False``)
     or again if the bytes may have changed (`must_verify`)."""
-    must_verify(_sources(ckpt))
+    from .dispatch import read_view
+
+    must_verify(_sources(ckpt), read_view)
 
 
 def _sources(ckpt: Checkpoint) -> list[DataStore]:
