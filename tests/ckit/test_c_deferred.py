@@ -1,5 +1,5 @@
 """What the C kit hands out after a deferred read (ockpt_read_stream_deferred: rule B6, the data
-blocks' CRC-32C, left for later), issue 32 items 1.7 and 3.
+blocks' CRC-32C, left for later).
 
 Until ockpt_verify_deferred() has passed, no byte of the data section, and no checksum of such
 bytes, leaves the library except through ockpt_v3_copy_verified(), which checks each block first

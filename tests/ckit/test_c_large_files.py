@@ -1,4 +1,4 @@
-"""Version-1 files (schema 1, WOF) larger than their u32 offsets can describe (issue 32 item 8).
+"""Version-1 files (schema 1, WOF) larger than their u32 offsets can describe.
 
 A schema-1 checkpoint or a WOF file stores every offset as a u32, so a file of more than
 0xFFFFFFFF bytes cannot be described by them (onert's own exporter wraps its offsets silently past

@@ -1,4 +1,4 @@
-"""The C kit's names and numbers (issue 29 item 7): revisions numbered by their version byte,
+"""The C kit's names and numbers: revisions numbered by their version byte,
 one ordered list of result codes (errors negative, normal events positive, as zlib's), and a
 version macro equal to the package's version.
 

@@ -1,5 +1,5 @@
-"""The generated descriptions that readers and writers loop over instead of typing layouts again
-(issue 29 item 3): schema 3's column descriptor (layout.V3TensorsHead.COLUMNS) and the Construct
+"""The generated descriptions that readers and writers loop over instead of typing layouts
+again: schema 3's column descriptor (layout.V3TensorsHead.COLUMNS) and the Construct
 structs of the fixed records (onert_checkpoint_generated.structs), both from the .ksy files.
 
 - Every struct has its .ksy type's fields, offsets, widths and fixed values (read from the YAML).
