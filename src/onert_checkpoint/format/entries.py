@@ -263,9 +263,9 @@ def must_verify(stores: Iterable[DataStore], read: Callable[[Any], Any]) -> None
 
 def _verify_again(store: DataStore, read: Callable[[Any], Any]) -> None:
     """Every check of the file once more, on its bytes as they are now: its records are views
-    of them and its block CRCs were copied at load, so a write since may have changed either
-    (a fresh read checks the records' section CRCs, then the data against the CRCs in the
-    bytes). A failure condemns the store, as a failed :meth:`DataStore.verify` does."""
+    of them, so a write since may have changed what a save copies (a fresh read checks the
+    records' section CRCs, then the data against the block CRCs in the bytes). A failure
+    condemns the store, as a failed :meth:`DataStore.verify` does."""
     try:
         read(store.whole.data).verify()
     except Exception as exc:
