@@ -392,6 +392,8 @@ class _Run:
     status: int = 0
     #: its stdout or stderr was still open when the run ended (held by a child of its own)
     held: bool = True
+    #: it printed more than the limit
+    truncated: bool = False
 
 
 def _read_until_exit(proc: subprocess.Popen[bytes], run: _Run, timeout: float, limit: int,
@@ -436,6 +438,7 @@ def _read_until_exit(proc: subprocess.Popen[bytes], run: _Run, timeout: float, l
                     room = limit - len(kept)
                     kept += chunk[:room]
                     if len(chunk) > room:
+                        run.truncated = True
                         run.stopped = (f"printed more than {limit} bytes on {key.data}: its "
                                        "output was cut there (--max-output sets the limit)")
                         return
@@ -503,7 +506,7 @@ def run_case(command: Sequence[str], case: Case, timeout: float, limit: int = MA
     except OSError as err:
         return Outcome(case, f"the reader could not be run: {err}")
     if run.stopped is not None:
-        return Outcome(case, f"the reader {run.stopped}", truncated="more than" in run.stopped)
+        return Outcome(case, f"the reader {run.stopped}", truncated=run.truncated)
     if run.status < 0:
         return Outcome(case, f"the reader was killed by signal {-run.status}")
     if micro and run.out["stdout"].startswith(b"micro 1"):
