@@ -4,14 +4,14 @@ This is what ``onert-ckpt dump --layout`` prints (like ``ksdump`` or ``readelf -
 thing to look at when two readers disagree. It works on invalid files too: the fields that can
 be read are mapped, and the first rule that fails is reported with them.
 
-One mapper per revision, keyed by the version byte (:data:`MAPPERS`); a revision module may
-offer ``layout_fields(view) -> list[LayoutField]``, which is used for its version byte.
+The revision records (format/revisions/registry.py) say which map a version byte gets: the
+section-table container's for a revision that writes one, schema 1's or WOF's for version 1
+(told apart by structure); the offsets and widths are the generated layout's.
 """
 
 from __future__ import annotations
 
 import heapq
-import importlib
 import os
 import zlib
 from array import array
@@ -25,12 +25,12 @@ from onert_checkpoint_generated import layout
 from ..format.dispatch import MAGIC, read_view
 from ..format.errors import CheckpointError
 from ..format.model import Checkpoint
-from ..format.revisions import v1, wof
+from ..format.revisions import registry, v1, wof
 from ..format.revisions.blocks import Block
 from ..format.source import open_source
 from .jsonout import dumps
 
-__all__ = ["MAPPERS", "LayoutField", "LayoutMap", "layout_map"]
+__all__ = ["LayoutField", "LayoutMap", "layout_map"]
 
 
 @dataclass(frozen=True)
@@ -219,17 +219,20 @@ def _v2_header(view: memoryview) -> list[LayoutField]:
     return fields
 
 
-def _v2_map(view: memoryview, revision: str = "v2") -> LayoutMap:
+def _v2_map(view: memoryview, record: registry.Revision) -> LayoutMap:
     """Schema 2 or 3: header, section table, each section's body (schema 3's tensors section
     column by column), each tensor's and slot's data."""
-    from ..format.revisions import v2
+    from ..format.container.constants import SECTION_KINDS
 
     # validates first: the ranges below are then known to be sane
-    ckpt = v2.read(view) if revision == "v2" else read_view(view)
+    ckpt = record.read(view)
+    revision = record.name
+    # schema 3's codec: columnar tensors, and the data_blocks and range_index sections
+    columnar = record.reader.startswith("v3.")
     fields = _v2_header(view)
     n = _u(view, layout.Header.num_sections.offset, layout.Header.num_sections.size) or 0
-    kinds = {code: name for name, code in v2.SECTION_KINDS.items()}
-    if revision == "v3":
+    kinds = {code: name for name, code in SECTION_KINDS.items()}
+    if columnar:
         kinds[layout.V3_DATA_BLOCKS_KIND] = "data_blocks"
         kinds[layout.V3_RANGE_INDEX_KIND] = "range_index"
     entry = layout.SectionEntry
@@ -250,7 +253,7 @@ def _v2_map(view: memoryview, revision: str = "v2") -> LayoutMap:
     for start, length, name in bodies:
         if name != "data":
             fields.append(LayoutField(start, length, f"{name} section", "", f"{length} bytes"))
-        if name == "tensors" and revision == "v3":
+        if name == "tensors" and columnar:
             fields += _v3_columns(view, start)
         if name == "data_blocks":
             fields += _data_blocks_fields(view, start, length)
@@ -317,11 +320,11 @@ def _data_ranges(view: memoryview, ckpt: Any) -> Callable[[], Iterator[LayoutFie
 _CHUNK = 1 << 14
 
 
-def _version_2(view: memoryview) -> LayoutMap:
+def _container(view: memoryview, record: registry.Revision) -> LayoutMap:
     try:
-        return _v2_map(view)
+        return _v2_map(view, record)
     except CheckpointError as err:
-        return LayoutMap("v2", len(view), _v2_header(view), err)
+        return LayoutMap(record.name, len(view), _v2_header(view), err)
 
 
 def _head(view: memoryview, record: Any, s: int, section: str, notes: Callable[..., list[str]]
@@ -397,40 +400,6 @@ def _v3_columns(view: memoryview, s: int) -> list[LayoutField]:
 _COLUMN_FORMATS = {c.name: c.format for c in layout.V3TensorsHead.COLUMNS}
 
 
-def _version_3(view: memoryview) -> LayoutMap:
-    try:
-        return _v2_map(view, "v3")
-    except CheckpointError as err:
-        return LayoutMap("v3", len(view), _v2_header(view), err)
-
-
-def _from_revision_module(version: int) -> Callable[[memoryview], LayoutMap] | None:
-    try:
-        module = importlib.import_module(f"onert_checkpoint.format.revisions.v{version}")
-    except ImportError:
-        return None
-    fields_of = getattr(module, "layout_fields", None)
-    if fields_of is None:
-        return None
-
-    def mapper(view: memoryview) -> LayoutMap:
-        try:
-            return LayoutMap(f"v{version}", len(view), list(fields_of(view)))
-        except CheckpointError as err:
-            head = _magic_field(view) + _int_fields(view, layout.Header)[:1]
-            return LayoutMap(f"v{version}", len(view), head, err)
-
-    return mapper
-
-
-#: version byte -> mapper of the bytes
-MAPPERS: dict[int, Callable[[memoryview], LayoutMap]] = {
-    1: _version_1,
-    2: _version_2,
-    3: _version_3,
-}
-
-
 def layout_map(
     source: str | os.PathLike[str] | bytes | memoryview, *, lazy: bool = False
 ) -> LayoutMap:
@@ -454,9 +423,9 @@ def layout_map(
         except CheckpointError as err:
             return LayoutMap(None, size, head, err)
     version = view[2]
-    mapper = MAPPERS.get(version) or _from_revision_module(version)
-    if mapper is not None:
-        made = mapper(view)
+    records = registry.with_version(version)
+    if len(records) > 1 or (records and records[0].streams):
+        made = _version_1(view) if len(records) > 1 else _container(view, records[0])
         if not lazy and made.data is not None:
             made.fields = list(made.iter_fields())
             made.data = None
