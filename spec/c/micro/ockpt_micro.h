@@ -25,6 +25,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* 0 on success; anything else is a failed read (reported as truncated_file, field stream). */
 typedef int (*ockpt_micro_read_fn)(void *ctx, uint64_t offset, void *dst, size_t len);
 
@@ -65,5 +69,9 @@ int ockpt_micro_copy(ockpt_micro *m, void *dst, uint32_t len);
  * 0, or -1 (k out of range, or a failed read). */
 int ockpt_micro_state(ockpt_micro *m, uint32_t k, uint8_t key[255], uint32_t *key_len,
                       uint8_t *type, uint64_t *value);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* OCKPT_MICRO_H */

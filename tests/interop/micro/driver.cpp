@@ -157,7 +157,12 @@ int main(int argc, char **argv)
 
   if (args.count("save"))
   {
+#ifdef OCKPT_SCHEMA3_PATCH // the runtime patched by tests/interop/micro/patch (schema 3)
+    st = interp.saveCheckpoint(config, args.at("save").c_str(),
+                               static_cast<uint32_t>(std::stoul(get(args, "save-schema", "1"))));
+#else
     st = interp.saveCheckpoint(config, args.at("save").c_str());
+#endif
     std::printf("save status=%d step=%u epoch=%u\n", st, tc.num_step, tc.num_epoch);
     if (st != om::Ok)
       return 6;
