@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from micro.patched import build_patched, patch_lines
 from micro.peer import find_sources
-from test_micro_schema3 import J, KINDS, NAMES, _convert, _same_content, _start
+from test_micro_schema3 import KINDS, NAMES, J, _convert, _same_content, _start
 
 import onert_checkpoint as oc
 from tests.shared_build import built_once
