@@ -186,11 +186,44 @@ def from_safetensors(path: str | os.PathLike[str], **options: Any) -> Checkpoint
 
     name = _regular(path)
     try:
-        with safe_open(name, framework="np") as f:
+        with safe_open(name, framework="np") as f:  # checks the header: bounds, overlaps
             meta = f.metadata() or {}
-            arrays = {key: f.get_tensor(key) for key in f.keys()}
+            mapped = _mapped_arrays(name) if os.path.getsize(name) > MAP_FROM else {}
+            arrays = {key: mapped[key] if key in mapped else f.get_tensor(key)
+                      for key in f.keys()}
     except OSError:
         raise
     except Exception as exc:  # safetensors' own error types: the project's error instead
         raise unreadable(name, "safetensors", exc) from None
     return from_numpy_dict(arrays, meta, **options)
+
+
+#: Files larger than this are mapped, their arrays views of the mapping (not copies in memory):
+#: ``load``'s mmap="auto" threshold. Smaller ones are read, so that another process truncating
+#: the file meanwhile cannot fault the import (SIGBUS on a truncated mapping).
+MAP_FROM = 64 << 20
+#: safetensors dtypes NumPy reads as they are (little-endian): the others go through the
+#: library's own reader.
+_NUMPY_DTYPES = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "I8": "i1", "I16": "<i2",
+                 "I32": "<i4", "I64": "<i8", "U8": "u1", "U16": "<u2", "U32": "<u4",
+                 "U64": "<u8"}
+
+
+def _mapped_arrays(name: str) -> dict[str, np.ndarray]:
+    """The arrays of a safetensors file (whose header ``safe_open`` has already checked) as
+    read-only views of the file mapped into memory; dtypes NumPy lacks are left out."""
+    import mmap
+
+    with open(name, "rb") as fh:
+        (size,) = struct.unpack("<Q", fh.read(8))
+        header = json.loads(fh.read(size))
+        view = memoryview(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
+    out = {}
+    for key, info in header.items():
+        dtype = _NUMPY_DTYPES.get(info.get("dtype")) if key != "__metadata__" else None
+        if dtype is None:
+            continue
+        begin, end = info["data_offsets"]
+        data = np.frombuffer(view[8 + size + begin : 8 + size + end], dtype=dtype)
+        out[key] = data.reshape(info["shape"])
+    return out

@@ -122,8 +122,9 @@ class _Distance:
             rel = np.where(delta == 0, 0.0, delta / np.maximum(np.abs(xb), np.finfo(float).tiny))
             rel = np.where(np.isnan(rel), np.inf, rel)
             self.close &= bool(np.all(np.isclose(xa, xb, rtol=rtol, atol=atol, equal_nan=True)))
-            self.sq_delta += float(np.sum(delta * delta))
-            self.sq_a += float(np.nansum(np.abs(xa) ** 2))
+            self.sq_delta += float(np.dot(delta, delta))  # delta: real, never NaN
+            sq_a = float(np.dot(xa, xa).real if wide is np.float64 else np.vdot(xa, xa).real)
+            self.sq_a += sq_a if sq_a == sq_a else float(np.nansum(np.abs(xa) ** 2))
         self.sum_abs += float(delta.sum())
         self.changed += int(delta.size - np.count_nonzero(same))
         self.elements += int(delta.size)
