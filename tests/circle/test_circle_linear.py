@@ -15,7 +15,6 @@ from collections.abc import Callable
 import pytest
 
 from onert_checkpoint.circle.model import CircleModel, CircleOperator, CircleTensor
-from onert_checkpoint.interchange.torch_bridge import trainable_in_operator_order
 from tests.cpu_timing import cpu_times
 
 LAYERS = 10_000  # operators; twice as many constant tensors
@@ -50,7 +49,7 @@ def plain_pass(model: CircleModel) -> int:
 
 WALKS: dict[str, Callable[[CircleModel], list[int]]] = {
     "micro_saved_indices": lambda m: m.micro_saved_indices(),
-    "trainable_in_operator_order": trainable_in_operator_order,
+    "trainable_inputs": lambda m: m.trainable_inputs(),
 }
 
 
@@ -74,10 +73,10 @@ def test_micro_saved_order_is_last_operator_first():
     one's constant inputs in input order; a tensor read twice is saved once."""
     model = fc_chain(3)
     assert model.micro_saved_indices() == [7, 8, 4, 5, 1, 2]
-    assert trainable_in_operator_order(model) == [1, 2, 4, 5, 7, 8]
+    assert model.trainable_inputs() == [1, 2, 4, 5, 7, 8]
     shared = CircleModel(
         model.tensors, [*model.operators, CircleOperator("FULLY_CONNECTED", (6, 1, 2), (6,))],
         (0,), (6,), {}, b"",
     )
     assert shared.micro_saved_indices() == [1, 2, 7, 8, 4, 5]
-    assert trainable_in_operator_order(shared) == [1, 2, 4, 5, 7, 8]
+    assert shared.trainable_inputs() == [1, 2, 4, 5, 7, 8]

@@ -18,7 +18,6 @@ from onert_checkpoint.circle.onert_order import predict_onert_order
 from onert_checkpoint.interchange.torch_bridge import (
     _from_circle,
     _to_circle,
-    trainable_in_operator_order,
 )
 
 torch = pytest.importorskip("torch", reason="torch is not installed (pip install '.[torch]')")
@@ -103,7 +102,7 @@ def test_onert_entry_order_of_a_deeper_model(tmp_path: Path) -> None:
     order = [t.model_index for t in ckpt.tensors]
     assert order == predict_onert_order(model)
     params = list(net.parameters())
-    position = {t: k for k, t in enumerate(trainable_in_operator_order(model))}
+    position = {t: k for k, t in enumerate(model.trainable_inputs())}
     for t in ckpt.tensors:
         expected = params[position[t.model_index]].detach().numpy()
         np.testing.assert_array_equal(t.raw.view("<f4").reshape(expected.shape), expected)

@@ -7,13 +7,10 @@ buffer; every other part of the model (tensors, operators, options, signatures, 
 kept. The flatbuffer is rebuilt with circle-schema's object API (``ModelT``), never patched by
 offset.
 
-The object API makes one Python object per reference: a table or vector that the flatbuffer
-names from many places (a subgraph vector naming one subgraph a thousand times) is unpacked
-once per reference. Before unpacking, `unpack_cost` estimates what that makes, counting
-every reference, in linear time (each distinct table is visited once); a model whose estimate
-exceeds `unpack_budget` (64 MiB plus 8 times the model's size) is refused with
-``not_representable`` (field ``model``) instead of being expanded. No circle writer repeats a
-table reference, so real models are far below it.
+The object API unpacks a table once per reference to it, so a flatbuffer naming one table from
+many places would expand: `unpack_cost` estimates that in linear time first, and a model over
+`unpack_budget` is refused (``not_representable``, field ``model``). No circle writer repeats a
+table reference.
 
 A buffer read by several tensors is split when those tensors get different values, so that no
 other tensor changes with them. Entries of a shared constant that onert trained apart
@@ -22,10 +19,11 @@ other tensor changes with them. Entries of a shared constant that onert trained 
 
 from __future__ import annotations
 
+import copy
 import os
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
@@ -36,8 +34,6 @@ from ..format.revisions.registry import holds
 from .binding import bind, entry_tensors
 from .model import CircleModel
 from .onert_order import predict_onert_entries
-
-_T = TypeVar("_T")
 
 __all__ = ["SHARED_POLICIES", "bake", "unpack_budget", "unpack_cost"]
 
@@ -131,9 +127,7 @@ def bake(
 
     Raises [`ModelMismatchError`][onert_checkpoint.ModelMismatchError] when the checkpoint does not
     fit the model and [`NotRepresentableError`][onert_checkpoint.NotRepresentableError] for what a
-    model cannot hold, and for a model whose rebuild would exceed the memory bound (`unpack_cost`
-    over `unpack_budget`, 64 MiB plus 8 times the model's size: a flatbuffer that names one table
-    from many places; no circle writer makes one).
+    model cannot hold, or whose rebuild would exceed the memory bound (`unpack_budget`).
     """
     if shared not in SHARED_POLICIES:
         raise ValueError(f"shared must be one of {', '.join(SHARED_POLICIES)}, not {shared!r}")
@@ -237,24 +231,20 @@ def unpack_cost(raw: bytes) -> int:
     return total
 
 
-def _check_unpack_cost(raw: bytes) -> None:
-    cost, budget = unpack_cost(raw), unpack_budget(len(raw))
-    if cost > budget:
-        raise _not_representable(
-            "model",
-            f"the model's flatbuffer names its tables from many places: unpacking it to "
-            f"rebuild would make about {cost} bytes of objects from {len(raw)} bytes, over the "
-            f"limit of {budget} (64 MiB + 8x the model's size)",
-        )
-
-
 def _rebuild(
     model: CircleModel, kept: dict[int, np.ndarray], untie: dict[int, dict[int, np.ndarray]]
 ) -> bytes:
     import flatbuffers
     from circle_schema.v0_9.circle.Model import ModelT
 
-    _check_unpack_cost(model.source)
+    cost, budget = unpack_cost(model.source), unpack_budget(len(model.source))
+    if cost > budget:
+        raise _not_representable(
+            "model",
+            f"the model's flatbuffer names its tables from many places: unpacking it to "
+            f"rebuild would make about {cost} bytes of objects from {len(model.source)} bytes, "
+            f"over the limit of {budget} (64 MiB + 8x the model's size)",
+        )
     obj = ModelT.InitFromPackedBuf(bytearray(model.source), 0)
     if any(b is not None and (b.offset or 0) > 1 for b in obj.buffers or []):
         raise _not_representable(
@@ -286,18 +276,12 @@ def _rebuild(
         for reader, data in by_reader.items():
             if np.array_equal(data, kept[index]):
                 continue  # this reader reads the kept entry: the tensor itself
-            copy = _clone_tensor(subgraph.tensors[index])
-            copy.name = (copy.name or b"") + f"@op{reader}".encode()
-            copy.buffer = new_buffer(data)
-            subgraph.tensors.append(copy)
+            clone = copy.deepcopy(subgraph.tensors[index])
+            clone.name = (clone.name or b"") + f"@op{reader}".encode()
+            clone.buffer = new_buffer(data)
+            subgraph.tensors.append(clone)
             op = subgraph.operators[reader]
             op.inputs = np.where(op.inputs == index, len(subgraph.tensors) - 1, op.inputs)
     builder = flatbuffers.Builder(len(model.source) + 1024)
     builder.Finish(obj.Pack(builder), file_identifier=_FILE_IDENTIFIER)
     return bytes(builder.Output())
-
-
-def _clone_tensor(tensor: _T) -> _T:
-    import copy
-
-    return copy.deepcopy(tensor)

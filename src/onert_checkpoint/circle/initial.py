@@ -13,11 +13,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..format.errors import error_for
 from ..format.model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..format.revisions.registry import REVISIONS, RUNTIME
 from ..format.revisions.v1.reader import HEADER_SIZE
-from .model import CircleModel, as_circle_model
+from .model import CircleModel, as_circle_model, has_numpy_dtype, model_mismatch
 from .onert_order import predict_onert_entries, predict_onert_order
 
 __all__ = ["checkpoint_from_arrays", "new_checkpoint", "onert_entry_order", "trainable_tensors"]
@@ -32,8 +31,7 @@ def onert_entry_order(model: CircleModel) -> list[int]:
 
         order = probe_onert_order(model.source)
         if order is None:
-            raise error_for(
-                "model_mismatch", "model", None,
+            raise model_mismatch(
                 "onert's entry order cannot be predicted for this model here "
                 "(install the onert package to ask the runtime)",
             ) from None
@@ -47,14 +45,6 @@ def trainable_tensors(model: CircleModel, dialect: str = "onert") -> tuple[int, 
     if dialect == "onert-micro":
         return len(model.tensors), model.micro_saved_indices()
     raise ValueError(f"unknown dialect {dialect!r}; choose from onert, onert-micro")
-
-
-def _numpy_dtype(name: str) -> bool:
-    try:
-        np.dtype(name)
-    except TypeError:
-        return False
-    return True
 
 
 def _raw(arr: object) -> np.ndarray:
@@ -105,7 +95,7 @@ def checkpoint_from_arrays(
         plan = [(t, t, None) for t in saved]
     missing = [model.tensors[t].name or str(t) for t in saved if t not in weights]
     if missing:
-        raise error_for("model_mismatch", "model", None, "no value for " + ", ".join(missing))
+        raise model_mismatch("no value for " + ", ".join(missing))
     given_slots = slots or {}
     slot_names = OPTIMIZER_SLOTS[optimizer]
     opt = Optimizer(optimizer)
@@ -117,14 +107,12 @@ def checkpoint_from_arrays(
         raw = _raw(weights[t])
         if any(d < 0 for d in ct.shape):
             # a dynamic dimension in a constant: no size to check the data against
-            raise error_for(
-                "model_mismatch", "model", None,
+            raise model_mismatch(
                 f"tensor {ct.name!r} is a constant of dynamic shape {list(ct.shape)}",
             )
-        if (ct.nbytes or _numpy_dtype(ct.dtype)) and raw.nbytes != ct.nbytes:
+        if (ct.nbytes or has_numpy_dtype(ct.dtype)) and raw.nbytes != ct.nbytes:
             # nbytes 0 is the size of an empty shape, or of a type without whole bytes (int4)
-            raise error_for(
-                "model_mismatch", "model", None,
+            raise model_mismatch(
                 f"tensor {ct.name!r} has {ct.nbytes} bytes in the model; {raw.nbytes} given",
             )
         if copy_name is None:
@@ -139,8 +127,7 @@ def checkpoint_from_arrays(
             value = given_slots.get(slot, {}).get(t)
             raw = np.zeros(tensor.nbytes, np.uint8) if value is None else _raw(value)
             if raw.nbytes != tensor.nbytes:
-                raise error_for(
-                    "model_mismatch", "model", None,
+                raise model_mismatch(
                     f"{slot} of {tensor.name!r} has {raw.nbytes} bytes; the weight has "
                     f"{tensor.nbytes}",
                 )
@@ -192,8 +179,7 @@ def new_checkpoint(
     for t in saved:
         data = model.initial_data(t)
         if data is None:
-            raise error_for(
-                "model_mismatch", "model", None,
+            raise model_mismatch(
                 f"trainable tensor {model.tensors[t].name!r} has no initial data in the model",
             )
         weights[t] = data

@@ -17,6 +17,7 @@ and only some tensors carry data (FORMAT-FACTS section 2, OMCheckpointSaver.cpp)
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,8 +66,16 @@ class CircleOperator:
     outputs: tuple[int, ...]
 
 
-def _mismatch(message: str) -> Exception:
+def model_mismatch(message: str) -> Exception:
     return error_for("model_mismatch", "model", None, message)
+
+
+def has_numpy_dtype(name: str) -> bool:
+    try:
+        np.dtype(name)
+    except TypeError:
+        return False
+    return True
 
 
 def _opcode_names() -> dict[int, str]:
@@ -75,6 +84,7 @@ def _opcode_names() -> dict[int, str]:
     return {v: k for k, v in vars(BuiltinOperator).items() if isinstance(v, int)}
 
 
+@dataclass(eq=False, repr=False)
 class CircleModel:
     """The tensors and operators of a circle model's first subgraph.
 
@@ -83,21 +93,12 @@ class CircleModel:
     [`initial_data`][onert_checkpoint.CircleModel.initial_data].
     """
 
-    def __init__(
-        self,
-        tensors: list[CircleTensor],
-        operators: list[CircleOperator],
-        inputs: tuple[int, ...],
-        outputs: tuple[int, ...],
-        data: dict[int, memoryview],
-        source: bytes,
-    ) -> None:
-        self.tensors = tensors
-        self.operators = operators
-        self.inputs = inputs
-        self.outputs = outputs
-        self._data = data
-        self.source = source
+    tensors: list[CircleTensor]
+    operators: list[CircleOperator]
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    _data: dict[int, memoryview]
+    source: bytes
 
     def __repr__(self) -> str:
         return (f"CircleModel(tensors={len(self.tensors)}, operators={len(self.operators)}, "
@@ -109,12 +110,10 @@ class CircleModel:
     def load(cls, source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> CircleModel:
         """Read a circle model from a path or from its bytes.
 
-        A path is read like a checkpoint's (`open_source`):
-        only a regular file, checked before a byte is read, so a FIFO or a device raises
-        `OSError` naming the path at once instead of blocking or reading forever; a
-        missing or unreadable file is an `OSError` too, as for a checkpoint. Raises
-        [`ModelMismatchError`][onert_checkpoint.ModelMismatchError] (code ``model_mismatch``, field
-        ``model``) when the bytes are not a readable circle model.
+        A path is read like a checkpoint's (`open_source`: a FIFO, device or missing file is an
+        `OSError` naming the path, raised before a byte is read). Raises
+        [`ModelMismatchError`][onert_checkpoint.ModelMismatchError] (field ``model``) when the
+        bytes are not a readable circle model.
         """
         if isinstance(source, (bytes, bytearray, memoryview)):
             raw = bytes(source)
@@ -127,17 +126,18 @@ class CircleModel:
         except Exception as exc:  # flatbuffers raises anything on garbage
             if getattr(exc, "code", None) == "model_mismatch":
                 raise
-            raise _mismatch(f"not a readable circle model: {type(exc).__name__}: {exc}") from exc
+            raise model_mismatch(
+                f"not a readable circle model: {type(exc).__name__}: {exc}") from exc
 
     @classmethod
     def _parse(cls, raw: bytes) -> CircleModel:
         from circle_schema.v0_9.circle.Model import Model
 
         if len(raw) < 8 or raw[4:8] != _FILE_IDENTIFIER:
-            raise _mismatch("not a circle model (file identifier is not CIR0)")
+            raise model_mismatch("not a circle model (file identifier is not CIR0)")
         model = Model.GetRootAs(raw, 0)
         if model.SubgraphsLength() < 1:
-            raise _mismatch("the circle model has no subgraph")
+            raise model_mismatch("the circle model has no subgraph")
         subgraph = model.Subgraphs(0)
         view = memoryview(raw)
         num_buffers = model.BuffersLength()
@@ -177,7 +177,8 @@ class CircleModel:
             if known_op is None:
                 opcode_index = int(op.OpcodeIndex())
                 if not 0 <= opcode_index < len(codes):
-                    raise _mismatch(f"operator {k} names opcode {opcode_index} of {len(codes)}")
+                    raise model_mismatch(
+                        f"operator {k} names opcode {opcode_index} of {len(codes)}")
                 code = codes[opcode_index]
                 inputs = cls._operands(op, 6, k, len(tensors), operands)
                 outputs = cls._operands(op, 8, k, len(tensors), operands)
@@ -217,7 +218,7 @@ class CircleModel:
         count = int(np.prod(shape, dtype=np.int64)) if shape else 1
         buf_index = int(t.Buffer())
         if not 0 <= buf_index < num_buffers:
-            raise _mismatch(f"tensor {i} names buffer {buf_index} of {num_buffers}")
+            raise model_mismatch(f"tensor {i} names buffer {buf_index} of {num_buffers}")
         if buf_index in blobs:
             blob = blobs[buf_index]
         else:
@@ -244,12 +245,10 @@ class CircleModel:
         known = seen.get(at)
         if known is None:
             length = op._tab.VectorLen(op._tab.Offset(slot))
-            known = tuple(
-                np.frombuffer(op._tab.Bytes, "<i4", length, at).tolist()
-            )
+            known = tuple(np.frombuffer(op._tab.Bytes, "<i4", length, at).tolist())
             for x in known:
                 if not -1 <= x < num_tensors:
-                    raise _mismatch(f"operator {k} names tensor {x} of {num_tensors}")
+                    raise model_mismatch(f"operator {k} names tensor {x} of {num_tensors}")
             seen[at] = known
         return known
 
@@ -261,7 +260,7 @@ class CircleModel:
         if offset > 1 and size > 0:
             # circle's extended buffers: data after the flatbuffer, offset from file start
             if offset + size > len(view):
-                raise _mismatch(f"buffer {index} lies past the end of the model")
+                raise model_mismatch(f"buffer {index} lies past the end of the model")
             return view[offset : offset + size]
         length = int(buffer.DataLength())  # type: ignore[attr-defined]
         if length == 0:
@@ -287,22 +286,22 @@ class CircleModel:
         return arr
 
     def micro_saved_indices(self, num_train_layers: int = 0) -> list[int]:
-        """The tensors onert-micro saves, in the order their data follow each other.
+        """The tensors onert-micro saves, in the order their data follow each other: the saver
+        walks the operators from the last to the first (only the last ``num_train_layers``; 0
+        means all), appending the constant inputs of FULLY_CONNECTED and CONV_2D operators in
+        input order (OMCheckpointSaver.cpp)."""
+        ops = self.operators[-num_train_layers:] if num_train_layers > 0 else self.operators
+        return self.trainable_inputs(reversed(ops))
 
-        The saver walks the operators from the last to the first (only the last
-        ``num_train_layers`` of them; 0 means all) and appends the constant inputs of
-        FULLY_CONNECTED and CONV_2D operators in input order (OMCheckpointSaver.cpp).
-        """
-        ops = self.operators
-        if num_train_layers > 0:
-            ops = ops[max(0, len(ops) - num_train_layers) :]
+    def trainable_inputs(self, ops: Iterable[CircleOperator] | None = None) -> list[int]:
+        """The constant inputs of the FULLY_CONNECTED and CONV_2D operators among ``ops`` (by
+        default all, first to last), each once, in the order met."""
         saved: dict[int, None] = {}  # insertion-ordered, and linear to check (not a list)
-        for op in reversed(ops):
-            if op.opcode not in MICRO_TRAINABLE_OPCODES:
-                continue
-            for i in op.inputs:
-                if i >= 0 and self.tensors[i].is_constant:
-                    saved.setdefault(i)
+        for op in self.operators if ops is None else ops:
+            if op.opcode in MICRO_TRAINABLE_OPCODES:
+                for i in op.inputs:
+                    if i >= 0 and self.tensors[i].is_constant:
+                        saved.setdefault(i)
         return list(saved)
 
 

@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from ..circle.model import MICRO_TRAINABLE_OPCODES, CircleModel
+from ..circle.model import CircleModel, as_circle_model, has_numpy_dtype
+from ..circle.model import model_mismatch as _mismatch
 from ..format.errors import error_for
 from ..format.model import Checkpoint
 
-__all__ = ["from_torch", "to_torch", "trainable_in_operator_order"]
+__all__ = ["from_torch", "to_torch"]
 
 #: torch.optim.Adam state names -> checkpoint slot names
 ADAM_SLOTS = {"exp_avg": "m", "exp_avg_sq": "v"}
@@ -46,25 +47,6 @@ def _torch() -> Any:
             "the PyTorch bridge needs torch: pip install 'onert-checkpoint[torch]'"
         ) from exc
     return torch
-
-
-def _model(model: ModelLike) -> CircleModel:
-    return model if isinstance(model, CircleModel) else CircleModel.load(model)
-
-
-def _mismatch(message: str) -> Exception:
-    return error_for("model_mismatch", "model", None, message)
-
-
-def trainable_in_operator_order(model: CircleModel) -> list[int]:
-    """The constant inputs of FULLY_CONNECTED and CONV_2D operators, operator by operator."""
-    out: dict[int, None] = {}  # insertion-ordered, and linear to check (not a list)
-    for op in model.operators:
-        if op.opcode in MICRO_TRAINABLE_OPCODES:
-            for i in op.inputs:
-                if i >= 0 and model.tensors[i].is_constant:
-                    out.setdefault(i)
-    return list(out)
 
 
 def _by_parameter(
@@ -119,7 +101,7 @@ def _pair(
                 raise _mismatch(f"parameter {p!r}: the model has no tensor {target!r}")
             out[p] = by_name[target]
         return out
-    order = trainable_in_operator_order(model)
+    order = model.trainable_inputs()
     if len(order) != len(params):
         raise _mismatch(
             f"{len(params)} parameters but {len(order)} trainable tensors in the model; "
@@ -175,7 +157,7 @@ def from_torch(
     """
     from ..circle.initial import checkpoint_from_arrays
 
-    model = _model(circle_model)
+    model = as_circle_model(circle_model)
     params = _parameters(model_state)
     pairs = _pair(list(params), model, names)
     weights = {}
@@ -237,7 +219,7 @@ def to_torch(
     torch = _torch()
     from ..circle.binding import bind
 
-    model = _model(circle_model)
+    model = as_circle_model(circle_model)
     if not _bound_to(ckpt, model):
         bind(ckpt, model.source)  # names the entries that do not fit the model
     indices = [t.model_index for t in ckpt.tensors]
@@ -250,7 +232,7 @@ def to_torch(
         ckpt = to_dialect(ckpt, "onert-micro", model, rescale=False)  # re-indexed only
     # every entry of an onert-micro checkpoint names its tensor (converted above if needed)
     by_model = {t.model_index: t for t in ckpt.tensors if t.model_index is not None}
-    order = [i for i in trainable_in_operator_order(model) if i in by_model]
+    order = [i for i in model.trainable_inputs() if i in by_model]
     ordered = set(order)
     missing = [model.tensors[i].name for i in by_model if i not in ordered]
     if missing:
@@ -264,7 +246,7 @@ def to_torch(
     for k, index in enumerate(order):
         entry = by_model[index]
         ct = model.tensors[index]
-        if entry.nbytes != ct.nbytes or not _numpy_dtype(ct.dtype):
+        if entry.nbytes != ct.nbytes or not has_numpy_dtype(ct.dtype):
             # onert-micro's 4-byte elements of an integer tensor, or a circle type numpy
             # lacks: no torch tensor of the circle shape holds these bytes
             raise error_for(
@@ -308,14 +290,6 @@ def _bound_to(ckpt: Checkpoint, model: CircleModel) -> bool:
         and model.tensors[t.model_index].nbytes == t.nbytes
         for t in ckpt.tensors
     )
-
-
-def _numpy_dtype(name: str) -> bool:
-    try:
-        np.dtype(name)
-    except TypeError:
-        return False
-    return True
 
 
 def _default_group(kind: str) -> dict[str, Any]:
