@@ -72,3 +72,67 @@ def build_patched(folder: Path, out: Path) -> Path:
     exe = out / "driver"
     _run(["g++", str(driver), *map(str, objects), "-o", str(exe)])
     return exe
+
+
+ARM = ["-mcpu=cortex-m4", "-mthumb"]
+_TRAIN = Path("src") / "core" / "train"
+
+
+def _text(obj: Path) -> int:
+    out = subprocess.run(["arm-none-eabi-size", "-A", str(obj)], capture_output=True, text=True,
+                         check=True).stdout
+    return sum(int(w[1]) for w in (line.split() for line in out.splitlines())
+               if len(w) >= 2 and w[0].startswith(".text") and w[1].isdigit())
+
+
+def arm_sizes(folder: Path, out: Path) -> dict[str, int]:
+    """``.text`` (Cortex-M4 Thumb-2, -Os, the runtime's defines) of onert-micro's schema-1
+    loader and saver, unpatched, and of what the patch adds for schema 3: its loader and saver
+    (OMCheckpointSchema3.cpp), the micro reader, the C writer and its CRC file."""
+    tree = out / "om"
+    if not tree.exists():
+        build_tree = out / "sizes"
+        shutil.copytree(folder / "src", build_tree / "src")
+        for path in build_tree.rglob("*"):
+            path.chmod(path.stat().st_mode | 0o200)
+        with PATCH.open() as patch:
+            subprocess.run(["patch", "-p1", "--forward", "--silent"], stdin=patch,
+                           cwd=build_tree, check=True)
+        tree = build_tree
+    fb = out / "fb"  # a cross compiler does not search /usr/include: the flatbuffers headers
+    fb.mkdir(exist_ok=True)
+    if not (fb / "flatbuffers").exists():
+        (fb / "flatbuffers").symlink_to("/usr/include/flatbuffers")
+    om = tree / _OM
+    includes = [f"-I{d}" for d in (om / "include", om / "include" / "pal" / "mcu",
+                                   om / "include" / "pal" / "common", om / "include" / "optimize",
+                                   folder / "gen", fb, C_KIT / "micro", C_KIT)]
+    sizes = {}
+    for name in ("OMCheckpointLoader.cpp", "OMCheckpointSaver.cpp", "OMCheckpointSchema3.cpp"):
+        obj = out / f"arm-{name}.o"
+        _run(["arm-none-eabi-g++", *_CXXFLAGS, "-Os", *ARM, *includes, "-c",
+              str(om / _TRAIN / name), "-o", str(obj)])
+        sizes[name] = _text(obj)
+    for c in KIT:
+        obj = out / f"arm-{c.name}.o"
+        _run(["arm-none-eabi-gcc", "-std=c99", "-Os", *ARM, f"-I{C_KIT / 'micro'}", "-c", str(c),
+              "-o", str(obj)])
+        sizes[c.name] = _text(obj)
+    return sizes
+
+
+if __name__ == "__main__":  # python -m micro.patched (from tests/interop): the size rows
+    import sys
+    import tempfile
+
+    from .peer import find_sources
+
+    src = find_sources(HERE.parents[2])
+    if src is None:
+        sys.exit("the onert-micro folder is missing (ONERT_MICRO_DIR)")
+    with tempfile.TemporaryDirectory() as tmp:
+        found = arm_sizes(src, Path(tmp))
+    added, removed = patch_lines()
+    print(f"patch: {added} lines added, {removed} removed")
+    for name, size in found.items():
+        print(f"| `{name}` | {size:,} |")
