@@ -8,7 +8,7 @@ from ..format.model import Buffer, Checkpoint, Tensor
 from ..format.typed import typed_view
 from .render import safe_text
 
-__all__ = ["entry_key", "find_tensor", "no_entry_message", "tensor_values", "values"]
+__all__ = ["find_tensor", "no_entry_message", "tensor_values"]
 
 
 def find_tensor(ckpt: Checkpoint, key: str | int) -> Tensor | None:
@@ -25,14 +25,6 @@ def find_tensor(ckpt: Checkpoint, key: str | int) -> Tensor | None:
         if t.index == key:
             return t
     return None
-
-
-def entry_key(ckpt: Checkpoint, key: str | int) -> int | str:
-    """``key`` as the checkpoint's mapping takes it: a name, or an entry index given as text."""
-    tensor = find_tensor(ckpt, key)
-    if tensor is None:
-        return key
-    return tensor.name if isinstance(key, str) and tensor.name == key else tensor.index
 
 
 def tensor_values(
@@ -55,25 +47,6 @@ def tensor_values(
         entry = slot_entry
     chosen = dtype or tensor.dtype or "uint8"
     return typed_view(entry.raw, chosen, tensor.shape if dtype in (None, tensor.dtype) else None)
-
-
-def values(
-    ckpt: Checkpoint, key: str | int, *, slot: str | None = None, dtype: str | None = None
-) -> np.ndarray:
-    """The values of an entry (``slot`` None) or of one of its optimizer slots (see
-    :func:`tensor_values`).
-
-        >>> import onert_checkpoint as oc
-        >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
-        >>> values(ckpt, 3).dtype, values(ckpt, 3).shape
-        (dtype('uint8'), (12,))
-        >>> values(ckpt, 3, slot="v", dtype="f4").shape
-        (3,)
-    """
-    tensor = find_tensor(ckpt, key)
-    if tensor is None:
-        raise KeyError(key)
-    return tensor_values(ckpt, tensor, slot=slot, dtype=dtype)
 
 
 def no_entry_message(ckpt: Checkpoint, key: str, model: str | None) -> str:

@@ -23,6 +23,7 @@ from ..format.assignment import CAST_RULE, cast_for_entry
 from ..format.errors import error_for
 from ..format.model import Buffer, Checkpoint, Optimizer, Tensor
 from ..format.revisions.registry import holds
+from .dump import find_tensor
 
 __all__ = ["edit", "edit_file"]
 
@@ -38,13 +39,9 @@ def _mismatch(field: str | None, message: str) -> Exception:
 
 
 def _find(ckpt: Checkpoint, key: str | int) -> Tensor:
-    if isinstance(key, str) and key.isdigit() and all(t.name != key for t in ckpt.tensors):
-        key = int(key)
-    for tensor in ckpt.tensors:
-        if (isinstance(key, int) and tensor.index == key) or (
-            isinstance(key, str) and tensor.name == key
-        ):
-            return tensor
+    tensor = find_tensor(ckpt, key)
+    if tensor is not None:
+        return tensor
     names = [t.name for t in ckpt.tensors if t.name]
     known = f"; names: {', '.join(names[:12])}" if names else " (no names: give --model)"
     raise _mismatch("weights", f"no entry {key!r} in the checkpoint{known}")
