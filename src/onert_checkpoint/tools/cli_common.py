@@ -14,21 +14,9 @@ from .render import safe_text
 if TYPE_CHECKING:
     from ..format.model import Checkpoint
 
-__all__ = [
-    "EXIT_INVALID",
-    "EXIT_OK",
-    "EXIT_USAGE",
-    "ORDER_CHOICES",
-    "CliError",
-    "command_model",
-    "count_arg",
-    "load_model",
-    "lost_in_write",
-    "order_option",
-    "output_path",
-    "read_file",
-    "warn_dropped",
-]
+__all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "ORDER_CHOICES", "CliError", "command_model",
+           "count_arg", "load_model", "lost_in_write", "order_option", "output_path", "read_file",
+           "warn_dropped"]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -43,9 +31,8 @@ class CliError(Exception):
 
 
 def read_file(path: str, what: str) -> bytes:
-    """The bytes of a regular file; anything else is an I/O error (exit 2) naming ``path``:
-    a missing or unreadable file, a directory, or a FIFO or device (which could block). The
-    checks are the library's own (:func:`~onert_checkpoint.format.source.open_source`)."""
+    """The bytes of a regular file; anything else (missing, unreadable, a directory, a FIFO or
+    device) is the library's OSError naming ``path`` (``open_source``): io_error, exit 2."""
     if path == "":
         raise CliError("usage_error", f"the {what} path is empty")
     from ..format.source import open_source

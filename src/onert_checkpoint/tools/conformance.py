@@ -1,22 +1,13 @@
 """``onert-ckpt conformance``: run another reader on every conformance vector and corpus case.
 
-A reader conforms when, for each file, it prints the JSON description of TOOLKIT.md section 1:
-for a valid file an object equal to the vector's after JSON parsing (TOOLKIT 1.1 to 1.3), for an
-invalid one ``{"error": {...}}`` with the vector's ``code``, ``field`` and ``offset`` (TOOLKIT
-1.4; ``message`` is free text). This module loads the cases (spec/vectors/*.json with the rule
-each one tests from spec/vectors/README.md; tests/corpus/manifest.json with each case's
-``why``), runs the reader's command on each file, compares as TOOLKIT section 1 says and reports
-every disagreement with its rule.
+A reader conforms when, for each file, it prints TOOLKIT.md section 1's JSON description: for a
+valid file an object equal to the vector's, for an invalid one ``{"error": {...}}`` with the
+vector's ``code``, ``field`` and ``offset`` (``message`` is free text). The comparison is as strict
+about JSON types as TOOLKIT 1 is: integers exactly (u64 offsets exceed 2^53), other numbers as
+binary64 bits (``-0.0`` is not ``0.0``, ``1.0`` not ``1``), ``true`` not ``1``.
 
-The comparison is strict about JSON types, because TOOLKIT section 1 is: a number written without
-fraction or exponent is an integer and is compared exactly (u64 offsets exceed 2^53); any other
-number is a binary64, compared as a binary64 (so ``-0.0`` is not ``0.0``, and ``1.0`` is not
-``1``); ``true`` is not ``1``; key order and white space do not matter.
-
-A reader MAY skip schema 3's optional section kinds (data_blocks, range_index: SPEC.md 2, TOOLKIT 4
-and 15) as unknown kinds. It says so with ``--skips-kind``; the vectors whose result depends on
-knowing a kind it skips are then judged by spec/vectors/optional-kinds.ndjson, what a reader
-that skips exactly those kinds gives (one JSON line per vector and set of skipped kinds).
+A reader MAY skip schema 3's optional section kinds as unknown kinds (``--skips-kind``); the
+vectors whose result depends on them are then judged by spec/vectors/optional-kinds.ndjson.
 """
 
 from __future__ import annotations
@@ -41,36 +32,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..format.revisions import registry
 from ..format.source import open_source
 from .cli_common import EXIT_INVALID, EXIT_OK, CliError, count_arg
 from .render import safe_text
 
-__all__ = [
-    "Case",
-    "Outcome",
-    "cmd_conformance",
-    "compare",
-    "conformance_arguments",
-    "corpus_cases",
-    "run_case",
-    "skipping_expectations",
-    "vector_cases",
-]
+__all__ = ["Case", "Outcome", "cmd_conformance", "compare", "conformance_arguments",
+           "corpus_cases", "run_case", "skipping_expectations", "vector_cases"]
 
 #: The folders of a source checkout, found from this file (src/onert_checkpoint/tools/).
 _CHECKOUT = Path(__file__).resolve().parents[3]
 
-#: The revisions of each conformance profile (SPEC.md section 10).
-PROFILES: dict[str, frozenset[str]] = {
-    "micro": frozenset({"v3"}),
-    "full": frozenset({"v1", "wof", "v2", "v3"}),
-}
+#: The revisions of each conformance profile (SPEC.md section 10; micro: schema 3, the recommended).
+PROFILES = {"micro": frozenset({registry.RECOMMENDED.name}), "full": frozenset(registry.names())}
 #: The optional section kinds a reader may skip as unknown kinds (SPEC.md 7.4, 7.5, 10).
 OPTIONAL_KINDS: dict[int, str] = {0x100008: "data_blocks", 0x100009: "range_index"}
 #: What a reader that skips optional kinds gives, where it differs (beside the vectors).
 SKIPPING_TABLE = "optional-kinds.ndjson"
-#: The revisions a version byte names (SPEC.md section 3: v1 and WOF share byte 1).
-_BY_VERSION = {1: frozenset({"v1", "wof"}), 2: frozenset({"v2"}), 3: frozenset({"v3"})}
 
 
 @dataclass(frozen=True)
@@ -106,10 +84,8 @@ FILE_LIMIT = 16 << 20
 
 
 def _read_head(path: Path, size: int) -> bytes:
-    """At most the first ``size`` bytes of the regular file ``path``. Anything else (a FIFO,
-    a device, a folder) is refused before it is read, and never blocks (the library's own
-    check: :func:`~onert_checkpoint.format.source.open_source`): an OSError naming the path,
-    the command line's io_error (exit 2)."""
+    """At most the first ``size`` bytes of the regular file ``path``; anything else is refused
+    unread (``open_source``: an OSError naming the path, io_error, exit 2)."""
     view = open_source(path)
     try:
         return bytes(view[:size])
@@ -122,9 +98,8 @@ def _bad_file(path: Path, why: str) -> CliError:
 
 
 def _read_json(path: Path, *, lines: bool = False) -> Any:
-    """The JSON value of the file ``path`` (with ``lines``, the list of its lines' values);
-    a file that is not JSON, not UTF-8, or larger than FILE_LIMIT is a usage error naming
-    it."""
+    """The JSON value of ``path`` (with ``lines``, its lines' values); a file that is not JSON,
+    not UTF-8, or larger than FILE_LIMIT is a usage error naming it."""
     raw = _read_head(path, FILE_LIMIT + 1)
     if len(raw) > FILE_LIMIT:
         raise _bad_file(path, f"larger than {FILE_LIMIT} bytes: not a conformance file")
@@ -179,10 +154,9 @@ def skipping_expectations(folder: Path) -> dict[tuple[str, frozenset[int]], dict
 
 
 def vector_cases(folder: Path, skips: frozenset[int] = frozenset()) -> list[Case]:
-    """Every ``<name>.ckpt`` of ``folder`` with its ``<name>.json``; for a reader that skips
-    the optional kinds ``skips``, the result optional-kinds.ndjson records instead where it
-    records one. A file of either kind that is not a regular file is refused (OSError),
-    before any is opened."""
+    """Every ``<name>.ckpt`` of ``folder`` with its ``<name>.json`` (for a reader that skips the
+    kinds ``skips``, optional-kinds.ndjson's result where it has one). A file that is not a
+    regular file is refused (OSError) before any is opened."""
     rules = _rules_of_readme(folder / "README.md")
     instead = skipping_expectations(folder) if skips else {}
     shown = ", ".join(f"0x{k:X}" for k in sorted(skips))
@@ -219,10 +193,9 @@ def _corpus_case(i: int, c: Any, manifest: Path) -> Case | None:
 
 
 def corpus_cases(manifest: Path) -> tuple[list[Case], list[str]]:
-    """The corpus cases a reader of files alone can be judged on, and the names of those it
-    cannot: cases read through a circle model (errors of category ``model``, never raised from
-    a file alone, SPEC section 12) and fuzzer finds not yet triaged (``pending``). A case
-    whose file is not a regular file is refused (OSError), before any is opened."""
+    """The corpus cases a reader of files alone can be judged on, and the names of those read
+    through a circle model or not yet triaged (``pending``). A file that is not a regular file
+    is refused (OSError) before any is opened."""
     data = _read_json(manifest)
     if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
         raise _bad_file(manifest, 'not a corpus manifest ({"cases": [...]})')
@@ -240,20 +213,12 @@ def corpus_cases(manifest: Path) -> tuple[list[Case], list[str]]:
 # ---- the comparison --------------------------------------------------------------------------
 
 
+_KINDS = ((type(None), "null"), (bool, "boolean"), (int, "integer"),
+          (float, "number with a fraction or exponent"), (str, "string"), (list, "array"))
+
+
 def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number with a fraction or exponent"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    return next((name for kind, name in _KINDS if isinstance(value, kind)), "object")
 
 
 def _show(value: Any) -> str:
@@ -337,15 +302,12 @@ def compare(case: Case, got: Any) -> str | None:
 
 # ---- running a reader ------------------------------------------------------------------------
 
-#: What is kept of each stream a reader prints (``--max-output``): a description of a vector
-#: or corpus file is at most about 10 kB, so a reader that prints more disagrees, and is
-#: stopped there. Parsed, 1 MiB of JSON holding 349,000 empty arrays took 27 MiB.
+#: What is kept of each stream a reader prints (``--max-output``; a description is at most about
+#: 10 kB). Parsed, 1 MiB of JSON holding 349,000 empty arrays took 27 MiB.
 MAX_OUTPUT = 1 << 20
-#: How long a reader's stdout and stderr may stay open after the reader exited (a child of
-#: its own still holding them) before its process group is killed, in seconds.
+#: Seconds a reader's stdout and stderr may stay open (held by a child) after the reader exited.
 EXIT_GRACE = 0.5
-#: How often a run checks whether it was interrupted, or (without pidfd) whether the reader
-#: exited, in seconds.
+#: Seconds between checks for an interruption or (without pidfd) the reader's exit.
 _POLL = 0.05
 
 
@@ -372,19 +334,8 @@ def _exited(pid: int) -> bool:
         return True
 
 
-def _pidfd(pid: int) -> int | None:
-    """A descriptor readable when the child ``pid`` exits (Linux 5.3 and later), else None:
-    exits are then polled."""
-    try:
-        return os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return None
-
-
 @dataclass
 class _Run:
-    """What one run of a reader gave."""
-
     #: what was kept of its stdout and stderr (each at most the limit)
     out: dict[str, bytearray]
     #: why the runner stopped it (too slow, too much output, interrupted); None: it exited
@@ -398,16 +349,17 @@ class _Run:
 
 def _read_until_exit(proc: subprocess.Popen[bytes], run: _Run, timeout: float, limit: int,
                      stop: threading.Event) -> None:
-    """Read the reader's stdout and stderr, keeping at most ``limit`` bytes of each, until it
-    exits and both are closed, or ``EXIT_GRACE`` after it exits (a child of its own may hold
-    them), or it runs out of time, prints too much, or the run is interrupted (said in
-    ``run.stopped``)."""
+    """Keep at most ``limit`` bytes of each of the reader's stdout and stderr until it exits and
+    both are closed (or ``EXIT_GRACE`` after it exits), or until it is too slow, prints too
+    much, or the run is interrupted (said in ``run.stopped``)."""
     deadline = time.monotonic() + timeout
     exited_at = None
     with selectors.DefaultSelector() as sel:
         sel.register(proc.stdout, selectors.EVENT_READ, "stdout")  # type: ignore[arg-type]
         sel.register(proc.stderr, selectors.EVENT_READ, "stderr")  # type: ignore[arg-type]
-        pidfd = _pidfd(proc.pid)
+        pidfd = None  # readable when the reader exits (Linux 5.3 and later); else polled
+        with contextlib.suppress(AttributeError, OSError):
+            pidfd = os.pidfd_open(proc.pid)
         if pidfd is not None:
             sel.register(pidfd, selectors.EVENT_READ, None)
         try:
@@ -450,9 +402,8 @@ def _read_until_exit(proc: subprocess.Popen[bytes], run: _Run, timeout: float, l
 
 def _kill(pid: int, *, session: bool) -> None:
     """SIGKILL the process group of the reader ``pid`` (not yet reaped: the id is still its
-    own) and, with ``session``, every process of its session (Linux: /proc): the groups its
-    children made by job control (``set -m``) too. A process that left the session (by
-    ``setsid``) is not followed."""
+    own) and, with ``session``, every process of its session (/proc), groups made by ``set -m``
+    too; a process that left it by ``setsid`` is not followed."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
     if not session or not os.path.isdir("/proc"):
@@ -465,10 +416,9 @@ def _kill(pid: int, *, session: bool) -> None:
 
 
 def _run_reader(argv: list[str], timeout: float, limit: int, stop: threading.Event) -> _Run:
-    """Run ``argv`` in a session of its own (its children in its process group, no terminal
-    to read), with nothing on stdin; the group is killed when the run ends, however it ends,
-    and the session too when a child held the reader's output past its end, so that no child
-    of the reader outlives its case."""
+    """Run ``argv`` in a session of its own with nothing on stdin; its group is killed when the
+    run ends, and its session too when a child held its output open, so no child outlives its
+    case."""
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     run = _Run({"stdout": bytearray(), "stderr": bytearray()})
@@ -601,7 +551,7 @@ def revisions_of(path: Path) -> frozenset[str] | None:
     head = _read_head(path, 3)
     if len(head) < 3 or head[:2] != b"\xad\x01":
         return None
-    return _BY_VERSION.get(head[2])
+    return frozenset(r.name for r in registry.with_version(head[2])) or None
 
 
 def in_profile(case: Case, revisions: frozenset[str]) -> bool:
@@ -637,16 +587,16 @@ def _lists_kinds(path: Path, kinds: frozenset[int]) -> bool:
 
 def _revisions_arg(text: str) -> frozenset[str]:
     chosen = frozenset(r.strip() for r in text.split(",") if r.strip())
-    unknown = chosen - PROFILES["full"]
-    if unknown or not chosen:
-        raise argparse.ArgumentTypeError(
-            f"revisions are a comma-separated subset of v1, wof, v2, v3, not {text!r}"
-        )
-    if len(chosen & {"v1", "wof"}) == 1:
-        raise argparse.ArgumentTypeError(
-            "v1 and wof share version byte 1 and are told apart by structure (SPEC.md "
-            "section 3): name both or neither"
-        )
+    if not chosen or chosen - PROFILES["full"]:
+        named = ", ".join(r.name for r in registry.REVISIONS)
+        raise argparse.ArgumentTypeError(f"revisions are a comma-separated subset of {named}, "
+                                         f"not {text!r}")
+    for version in {registry.revision(r).version for r in chosen}:
+        share = [r.name for r in registry.with_version(version)]
+        if set(share) - chosen:
+            raise argparse.ArgumentTypeError(
+                f"{' and '.join(share)} share version byte {version} and are told apart by "
+                "structure (SPEC.md section 3): name both or neither")
     return chosen
 
 

@@ -1,10 +1,5 @@
-"""The ``bake`` and ``edit`` commands of ``onert-ckpt`` (registered by :mod:`.cli`).
-
-Each command has an ``*_arguments`` function that declares its options on the subparser the
-command line made for it, and a ``cmd_*`` function that runs it and returns the exit status.
-Errors are raised as the library's own (:class:`~onert_checkpoint.CheckpointError`) or as
-``ValueError`` for bad option values; :func:`onert_checkpoint.tools.cli.main` reports them.
-"""
+"""The ``bake`` and ``edit`` commands of ``onert-ckpt``: ``*_arguments`` declares a command's
+options, ``cmd_*`` runs it; :mod:`.cli` registers them and reports their errors."""
 
 from __future__ import annotations
 
@@ -36,8 +31,7 @@ def bake_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("output", metavar="OUT.circle")
     p.add_argument("--model", metavar="MODEL.circle", required=True,
                    help="the circle model the checkpoint was trained from")
-    p.add_argument("--order", choices=("auto", "probe", "predict", "size"), default="auto",
-                   help="how an onert file's entry order is found (auto)")
+    order_option(p)
     p.add_argument("--shared", choices=("error", "kept", "untie"), default="error",
                    help="onert's diverged copies of a shared weight: refuse (error), bake the "
                    "entry onert keeps (kept), or give each reader its own tensor (untie)")
@@ -105,10 +99,8 @@ def _state_value(text: str) -> object:
 
 
 def _read_npy(path: str) -> Any:
-    """The array of the .npy file ``path``. Its header is checked against the file's size
-    before the array is made, so a header claiming terabytes is a usage error, not a
-    MemoryError, and bytes after the array are refused too (the file is not one array); a
-    missing or odd file is an I/O error (exit 2) naming ``path``."""
+    """The array of the .npy file ``path``: a header claiming more (a MemoryError) or less data
+    than the file holds is a usage error; a missing or odd file an I/O error naming ``path``."""
     import io
 
     import numpy as np
