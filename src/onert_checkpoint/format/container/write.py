@@ -3,26 +3,29 @@ section table with their CRC-32C, the sections in order at multiples of 64, the 
 last, and the streaming of the data ranges with the data section's CRC-32C summed by a second
 thread while the bytes are written.
 
-Each schema supplies what differs: its section bodies (table encoders) and where its data ranges
-go (revisions/v2/write.py: each at a multiple of 64; revisions/v3/write.py: placed by size),
-and gets a :class:`Plan` from :func:`assemble`.
+Each schema supplies what differs, its sections as :class:`Part` values (their bodies, or how
+to make a body once its offset is known) and where its data ranges go (revisions/v2/write.py:
+each at a multiple of 64; revisions/v3/write.py: placed by size); the one :func:`plan` puts the
+sections in order, lays them out and gets the :class:`Plan` from :func:`assemble`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from onert_checkpoint_generated import structs
 from onert_checkpoint_generated.layout import Header, SectionEntry
 
+from ..errors import error_for
 from ..model import Buffer
 from ..revisions.layout_plan import data_view
 from .constants import (
     FLAG_REQUIRED,
     HEADER_SIZE,
+    MAX_SECTIONS,
     SECTION_ENTRY_SIZE,
     SectionKind,
     align,
@@ -36,6 +39,7 @@ from .running_crc import RunningCrc
 __all__ = [
     "PIECE_BYTES",
     "SMALL_RANGE",
+    "Part",
     "Plan",
     "Section",
     "assemble",
@@ -43,6 +47,7 @@ __all__ = [
     "finish",
     "lay_out",
     "padding",
+    "plan",
     "stream",
 ]
 
@@ -79,6 +84,52 @@ class Plan:
     #: schema 3's data_blocks section (spec/SPEC.md 7.4): log2 of its block size, None
     #: without one; its body is a placeholder while ``pending``
     block_shift: int | None = None
+
+
+@dataclass(frozen=True)
+class Part:
+    """A section a revision's codec plans: its kind, flags and body length, and its body, or
+    the function that makes it from the section's offset and the data section's (a body that
+    holds absolute offsets: names, keys, data ranges)."""
+
+    kind: int
+    flags: int
+    length: int
+    body: bytes | Callable[[int, int], bytes]
+
+
+#: The sections of every file in this order (6.4); then the others by kind, then the data.
+_FIRST = (SectionKind.TENSORS, SectionKind.OPTIMIZER, SectionKind.STATE, SectionKind.ORIGIN)
+
+
+def plan(
+    parts: list[Part],
+    ranges: list[tuple[int, Buffer]],
+    version: int,
+    data_crc: bool,
+    *,
+    title: str,
+    has_data: bool,
+    block_shift: int | None = None,
+) -> Plan:
+    """The plan of a file of ``parts`` (in any order: they are put in 6.4's) and the data
+    ranges ``ranges`` ((offset from the data section's start, buffer), in file order), whose
+    revision ``title`` names in messages. ``has_data``: the file has a data section (it may
+    list no range with bytes). ``block_shift``: ``parts`` holds the data_blocks section."""
+    parts = sorted(parts, key=lambda p: (p.kind not in _FIRST, p.kind))
+    if len(parts) + has_data > MAX_SECTIONS:
+        raise error_for(
+            "not_representable", None, None, f"{title} holds at most {MAX_SECTIONS} sections"
+        )
+    offsets, data_start = lay_out([p.length for p in parts], has_data)
+    bodies = [
+        (int(p.kind), p.flags, p.body if isinstance(p.body, bytes) else p.body(ofs, data_start))
+        for p, ofs in zip(parts, offsets)
+    ]
+    placed = [(data_start + r, b) for r, b in ranges]
+    return assemble(
+        bodies, offsets, placed, data_start, version, data_crc, block_shift, has_data=has_data
+    )
 
 
 def lay_out(lengths: list[int], has_data: bool) -> tuple[list[int], int]:

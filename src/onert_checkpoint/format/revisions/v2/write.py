@@ -33,7 +33,8 @@ from onert_checkpoint_generated.layout import (
     V2TensorRecord,
 )
 
-from ...container.write import Plan, assemble, chunks, finish, lay_out, stream
+from ...container.write import Part, Plan, chunks, finish, stream
+from ...container.write import plan as container_plan
 from ...dtypes import DTYPE_CODES, DTYPES
 from ...errors import error_for
 from ...model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section
@@ -49,7 +50,6 @@ from . import (
     MAX_KEY_LEN,
     MAX_NAME_LEN,
     MAX_RANK,
-    MAX_SECTIONS,
     MAX_SLOTS,
     MAX_STATE_ENTRIES,
     MAX_TENSORS,
@@ -59,7 +59,6 @@ from . import (
     OPTIMIZER_HEAD_SIZE,
     ORIGIN_DIALECTS,
     ORIGIN_REVISIONS,
-    ORIGIN_SIZE,
     SECTION_HEAD_SIZE,
     SECTION_KINDS,
     SLOT_DESCRIPTOR_SIZE,
@@ -74,6 +73,7 @@ from . import (
 __all__ = [
     "Plan",
     "chunks",
+    "common_parts",
     "extra_sections",
     "finish",
     "origin_body",
@@ -353,9 +353,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
     opt_parts = (
         _optimizer_parts(ckpt, set(record_index.tolist())) if ckpt.optimizer is not None else None
     )
-    state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
-    origin = origin_of(ckpt)
-    extra = extra_sections(ckpt)
+    common = common_parts(ckpt)
 
     # Data ranges as columns, in range order (tensors in record order, then each slot's entries
     # in record order): the offset each was read from (-1: none), its size and, for a slot's,
@@ -389,43 +387,16 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
     # Those with a known offset in (offset, range order) order, as rule D2 sorts them, so that
     # a loaded file keeps its layout; then the others in range order.
     ranges = _data_order(read_all, size_all)
-
-    # Section sizes, known before any offset: (kind, flags, length).
-    heads: list[tuple[int, int, int]] = []
-    if n:
-        length = SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n + sum(map(len, names))
-        heads.append((SectionKind.TENSORS, FLAG_REQUIRED, length))
-    if opt_parts is not None:
-        k = len(opt_parts[1])
-        length = (
-            OPTIMIZER_HEAD_SIZE
-            + SLOT_DESCRIPTOR_SIZE * k
-            + SLOT_ENTRY_SIZE * k * n
-            + sum(map(len, opt_parts[1]))
-        )
-        heads.append((SectionKind.OPTIMIZER, FLAG_REQUIRED, length))
-    if state_ent is not None:
-        length = SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))
-        heads.append((SectionKind.STATE, FLAG_REQUIRED, length))
-    if origin is not None:
-        heads.append((SectionKind.ORIGIN, 0, ORIGIN_SIZE))
-    heads += [(s.kind, FLAG_REQUIRED if s.required else 0, len(s.data)) for s in extra]
-    lengths = [length for _, _, length in heads]
+    # Every range starts aligned, so the next one starts align(size) later: the offsets (from
+    # the data section's start, a multiple of 64) are a running sum (vectorised: 30,000 ranges
+    # cost array operations, not a loop of align calls).
     count = ranges.size
-    has_data = count > 0
-    if len(lengths) + has_data > MAX_SECTIONS:
-        _fail(f"schema 2 holds at most {MAX_SECTIONS} sections")
-    offsets, data_start = lay_out(lengths, has_data)
-    # Every range starts aligned, so the next one starts align(size) later: the offsets are a
-    # running sum (vectorised: 30,000 ranges cost array operations, not a loop of align calls).
     sizes = size_all[ranges]
-    starts = np.empty(count, np.int64)
+    starts = np.zeros(count, np.int64)
     if count:
-        starts[0] = data_start
         np.cumsum(-(-sizes[:-1] // ALIGNMENT) * ALIGNMENT, out=starts[1:])
-        starts[1:] += data_start
-    ofs_of = np.empty(count, np.int64)  # by range number
-    ofs_of[ranges] = starts
+    rel_of = np.empty(count, np.int64)  # by range number
+    rel_of[ranges] = starts
     # only the ranges with bytes are listed (an empty one writes nothing)
     full = sizes > 0
     placed: list[tuple[int, Buffer]] = [
@@ -434,54 +405,80 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
     if count and not full[-1]:  # the section ends where the last range (empty) is placed
         placed.append((int(starts[-1]), Buffer(0, np.zeros(0, np.uint8))))
 
-    # Section bodies (metadata only; small).
-    rec["ofs_data"] = ofs_of[:n]
-    body_bytes: list[bytes] = []
-    si = 0
+    parts = common[:]
     if n:
-        tpos = offsets[0] + SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n
-        named = np.flatnonzero(rec["flags"] & HAS_NAME)
-        for k, raw in zip(named.tolist(), names):
-            rec["ofs_name"][k] = tpos
-            tpos += len(raw)
-        # one copy of the records (join takes their buffer), not three
-        head = structs.V2TensorsHead.build({"num_tensors": n})
-        body_bytes.append(b"".join([head, rec.data.cast("B"), *names]))
-        del rec
-        si = 1
+
+        def tensors_body(start: int, data_start: int) -> bytes:
+            rec["ofs_data"] = data_start + rel_of[:n]
+            tpos = start + SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n
+            named = np.flatnonzero(rec["flags"] & HAS_NAME)
+            for k, raw in zip(named.tolist(), names):
+                rec["ofs_name"][k] = tpos
+                tpos += len(raw)
+            # one copy of the records (join takes their buffer), not three
+            head = structs.V2TensorsHead.build({"num_tensors": n})
+            return b"".join([head, rec.data.cast("B"), *names])
+
+        length = SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n + sum(map(len, names))
+        parts.append(Part(SectionKind.TENSORS, FLAG_REQUIRED, length, tensors_body))
     if opt_parts is not None:
         code, raw_names, _ = opt_parts
         k = len(raw_names)
-        start = offsets[si]
-        desc = np.zeros(k, SlotDescriptor.DTYPE)
-        npos = start + OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_ENTRY_SIZE * k * n
-        for j, raw in enumerate(raw_names):
-            desc["ofs_name"][j] = npos
-            desc["len_name"][j] = len(raw)
-            npos += len(raw)
-        ent = np.zeros((k, n), V2SlotEntry.DTYPE)
-        ent["ofs_data"] = NO_STATE
-        base = n
-        for j, rows in enumerate(slot_rows):
-            ent["ofs_data"][j, rows] = ofs_of[base : base + rows.size]
-            ent["len_data"][j, rows] = size_all[base : base + rows.size]
-            base += rows.size
-        body_bytes.append(
-            structs.OptimizerHead.build({"kind": code, "num_slots": k, "num_tensors": n})
-            + desc.tobytes()
-            + ent.tobytes()
-            + b"".join(raw_names)
-        )
-        si += 1
-    if state_ent is not None:
-        body_bytes.append(state_body(state_ent, state_blobs, offsets[si]))
-        si += 1
-    if origin is not None:
-        body_bytes.append(origin_body(origin))
-    body_bytes += [bytes(s.data) for s in extra]
 
-    bodies = [(int(kind), flags, body) for (kind, flags, _), body in zip(heads, body_bytes)]
-    return assemble(bodies, offsets, placed, data_start, version, data_crc, has_data=has_data)
+        def optimizer_body(start: int, data_start: int) -> bytes:
+            desc = np.zeros(k, SlotDescriptor.DTYPE)
+            npos = start + OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_ENTRY_SIZE * k * n
+            for j, raw in enumerate(raw_names):
+                desc["ofs_name"][j] = npos
+                desc["len_name"][j] = len(raw)
+                npos += len(raw)
+            ent = np.zeros((k, n), V2SlotEntry.DTYPE)
+            ent["ofs_data"] = NO_STATE
+            base = n
+            for j, rows in enumerate(slot_rows):
+                ent["ofs_data"][j, rows] = data_start + rel_of[base : base + rows.size]
+                ent["len_data"][j, rows] = size_all[base : base + rows.size]
+                base += rows.size
+            return (
+                structs.OptimizerHead.build({"kind": code, "num_slots": k, "num_tensors": n})
+                + desc.tobytes()
+                + ent.tobytes()
+                + b"".join(raw_names)
+            )
+
+        length = (
+            OPTIMIZER_HEAD_SIZE
+            + SLOT_DESCRIPTOR_SIZE * k
+            + SLOT_ENTRY_SIZE * k * n
+            + sum(map(len, raw_names))
+        )
+        parts.append(Part(SectionKind.OPTIMIZER, FLAG_REQUIRED, length, optimizer_body))
+    return container_plan(
+        parts, placed, version, data_crc, title="schema 2", has_data=count > 0
+    )
+
+
+def common_parts(ckpt: Checkpoint) -> list[Part]:
+    """The sections schemas 2 and 3 write alike: state (6.8), origin (6.9) and the kept
+    sections of other kinds (checked now, in this order)."""
+    state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
+    origin = origin_of(ckpt)
+    parts = [
+        Part(s.kind, FLAG_REQUIRED if s.required else 0, len(s.data), bytes(s.data))
+        for s in extra_sections(ckpt)
+    ]
+    if state_ent is not None:
+        length = SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))
+        parts.append(
+            Part(
+                SectionKind.STATE, FLAG_REQUIRED, length,
+                lambda start, _: state_body(state_ent, state_blobs, start),
+            )
+        )
+    if origin is not None:
+        body = origin_body(origin)
+        parts.append(Part(SectionKind.ORIGIN, 0, len(body), body))
+    return parts
 
 
 def state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> bytes:

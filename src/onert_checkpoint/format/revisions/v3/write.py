@@ -33,7 +33,8 @@ from onert_checkpoint_generated.layout import SlotDescriptor, V3TensorsHead
 
 from ...container.data_blocks import DEFAULT_BLOCK_SIZE, HEAD_SIZE, block_shift_of, num_blocks
 from ...container.data_blocks import KIND as BLOCKS_KIND
-from ...container.write import PIECE_BYTES, SMALL_RANGE, Plan, assemble, chunks, lay_out, stream
+from ...container.write import PIECE_BYTES, SMALL_RANGE, Part, Plan, chunks, stream
+from ...container.write import plan as container_plan
 from ...dtypes import DTYPE_CODES, DTYPES
 from ...model import Buffer, Checkpoint, Tensor
 from ..v2 import (
@@ -41,25 +42,13 @@ from ..v2 import (
     FLAG_REQUIRED,
     MAX_NAME_LEN,
     MAX_RANK,
-    MAX_SECTIONS,
     MAX_TENSORS,
     NO_STATE,
     OPTIMIZER_HEAD_SIZE,
-    SECTION_HEAD_SIZE,
     SLOT_DESCRIPTOR_SIZE,
-    STATE_ENTRY_SIZE,
     SectionKind,
 )
-from ..v2.write import (
-    _fail,
-    _optimizer_parts,
-    _state_entries,
-    _utf8,
-    extra_sections,
-    origin_body,
-    origin_of,
-    state_body,
-)
+from ..v2.write import _fail, _optimizer_parts, _utf8, common_parts
 from .constants import (
     BLOCK_CRCS,
     COLUMN_TYPES,
@@ -340,9 +329,8 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
     opt_parts = (
         _optimizer_parts(ckpt, set(cols.index.tolist())) if ckpt.optimizer is not None else None
     )
-    state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
-    origin = origin_of(ckpt)
-    extra = extra_sections(ckpt)
+    parts = common_parts(ckpt)
+    extra = ckpt.sections
 
     # The ranges in data order: the tensors in ``perm``, then each slot's in the same order.
     # Only ranges with bytes are listed (an empty range moves nothing, 7.3), so a file of
@@ -377,16 +365,23 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
             ranges += [held[j] for j in by_place.tolist()]
             positions.append(place[by_place])
 
-    bodies: list[tuple[int, int, bytes]] = []  # (kind, flags, body)
     if tensors_body is not None:
-        bodies.append((SectionKind.TENSORS, FLAG_REQUIRED, tensors_body))
+        parts.append(Part(SectionKind.TENSORS, FLAG_REQUIRED, len(tensors_body), tensors_body))
     if opt_parts is not None:
-        bodies.append((SectionKind.OPTIMIZER, FLAG_REQUIRED, b""))  # placed below
-    if state_ent is not None:
-        bodies.append((SectionKind.STATE, FLAG_REQUIRED, b""))  # placed below
-    if origin is not None:
-        bodies.append((SectionKind.ORIGIN, 0, origin_body(origin)))
-    bodies += [(s.kind, FLAG_REQUIRED if s.required else 0, bytes(s.data)) for s in extra]
+        code, raw_names, _ = opt_parts
+        k = len(raw_names)
+        length = (
+            OPTIMIZER_HEAD_SIZE
+            + SLOT_DESCRIPTOR_SIZE * k
+            + SLOT_LEN_SIZE * k * n
+            + sum(map(len, raw_names))
+        )
+        parts.append(
+            Part(
+                SectionKind.OPTIMIZER, FLAG_REQUIRED, length,
+                lambda start, _: _optimizer_body(code, raw_names, slot_sizes, n, start),
+            )
+        )
     has_data = num_ranges > 0
     # Placement is relative to the data section's start (a multiple of 64): computed once,
     # before the sections are laid out, since the data_blocks section's size depends on it.
@@ -394,52 +389,15 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
     data_len = rel[-1] + ranges[-1].nbytes if ranges else 0
     shift = _data_blocks(ckpt, extra, data_len)
     if shift is not None:  # among the other kinds, in ascending kind order (6.4)
-        at = len(bodies) - sum(1 for s in extra if s.kind > BLOCKS_KIND)
         placeholder = bytes(HEAD_SIZE + BLOCK_CRCS.size * num_blocks(data_len, shift))
-        bodies.insert(at, (BLOCKS_KIND, 0, placeholder))
+        parts.append(Part(BLOCKS_KIND, 0, len(placeholder), placeholder))
     group_shift = _range_index(ckpt, extra, n)
     if group_shift is not None:  # after data_blocks, before kinds above its own (6.4)
-        at = len(bodies) - sum(1 for s in extra if s.kind > INDEX_KIND)
         body = _range_index_body(n, group_shift, perm, positions, rel, ranges, rank_of)
-        bodies.insert(at, (INDEX_KIND, 0, body))
-    if len(bodies) + has_data > MAX_SECTIONS:
-        _fail(f"schema 3 holds at most {MAX_SECTIONS} sections")
-
-    # Sizes first (every size is known from counts and lengths), then offsets, then the bodies
-    # that hold absolute offsets (slot names, state keys and values).
-    lengths = []
-    for kind, _, body in bodies:
-        if kind == SectionKind.OPTIMIZER:
-            assert opt_parts is not None
-            k = len(opt_parts[1])
-            body_len = (
-                OPTIMIZER_HEAD_SIZE
-                + SLOT_DESCRIPTOR_SIZE * k
-                + SLOT_LEN_SIZE * k * n
-                + sum(map(len, opt_parts[1]))
-            )
-        elif kind == SectionKind.STATE:
-            assert state_ent is not None
-            body_len = (
-                SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))
-            )
-        else:
-            body_len = len(body)
-        lengths.append(body_len)
-    offsets, data_start = lay_out(lengths, has_data)
-    finished: list[tuple[int, int, bytes]] = []
-    for (kind, flags, body), ofs in zip(bodies, offsets):
-        if kind == SectionKind.OPTIMIZER:
-            assert opt_parts is not None
-            body = _optimizer_body(opt_parts[0], opt_parts[1], slot_sizes, n, ofs)
-        elif kind == SectionKind.STATE:
-            assert state_ent is not None
-            body = state_body(state_ent, state_blobs, ofs)
-        finished.append((int(kind), flags, body))
-
-    placed = [(data_start + r, b) for r, b in zip(rel, ranges)]
-    return assemble(
-        finished, offsets, placed, data_start, version, data_crc, shift, has_data=has_data
+        parts.append(Part(INDEX_KIND, 0, len(body), body))
+    return container_plan(
+        parts, list(zip(rel, ranges)), version, data_crc, title="schema 3", has_data=has_data,
+        block_shift=shift,
     )
 
 
