@@ -101,10 +101,9 @@ def _load(path: str, model: Any = None, order: str = "auto") -> Checkpoint:
     if model is not None:
         from ..circle.binding import bind
 
-        # bind() takes the model's bytes so that the runtime probe can be handed them too;
         # --order says how an onert file's entries are matched to tensors (auto: predict,
         # the probe where the prediction does not fit, then sizes)
-        bind(ckpt, model.source, order=order)
+        bind(ckpt, model, order=order)  # parsed once: the probe gets model.source
     return ckpt
 
 

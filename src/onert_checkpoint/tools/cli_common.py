@@ -37,7 +37,9 @@ def read_file(path: str, what: str) -> bytes:
         raise CliError("usage_error", f"the {what} path is empty")
     from ..format.source import open_source
 
-    view = open_source(path, copy=True)  # OSError: the one-line io_error of main(), exit 2
+    # OSError: the one-line io_error of main(), exit 2. A file of 64 MiB or more is mapped and
+    # copied once (the page cache, then the bytes), not read privately and copied again
+    view = open_source(path, copy="auto")
     try:
         return bytes(view)
     finally:
