@@ -3,6 +3,7 @@ padding, string pools, section heads, record tables (spec/SPEC.md, 6.5)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -11,6 +12,7 @@ import numpy as np
 from kaitaistruct import KaitaiStream
 
 from ..errors import CheckpointError, error_for
+from ..revisions.registry import BY_NAME, Revision
 from ..source import BufferReader
 
 if TYPE_CHECKING:
@@ -213,6 +215,25 @@ def check_unique(
             int(at[later]) + off,
             f"{name} {int(values[later])} appears twice",
         )
+
+
+def rule_order_reader(
+    read: Callable[..., Checkpoint], default: str
+) -> Callable[..., Checkpoint]:
+    """A revision's ``read(view, *, verify_data=True, revision=None)``: validate the file by
+    every rule of the spec, as ``read(view, verify_data, defer, rev=record)`` checks it
+    (``revision``: the record, by default the registry's ``default``), the data section's
+    CRC-32C and zero padding on the first access to any entry's data (or by
+    ``Checkpoint.verify``); ``verify_data=False`` skips them. Data are read-only typed views
+    on ``view``."""
+
+    def read_file(
+        view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
+    ) -> Checkpoint:
+        rev = revision if revision is not None else BY_NAME[default]
+        return read_in_rule_order(functools.partial(read, rev=rev), view, verify_data)
+
+    return read_file
 
 
 def read_in_rule_order(

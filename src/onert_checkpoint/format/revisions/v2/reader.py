@@ -8,38 +8,23 @@ first access of any tensor data, before a byte is handed out, unless ``verify_da
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from onert_checkpoint_generated.layout import SectionKind as Kind
 
 from ...container.constants import KIND_NAMES, NO_STATE
 from ...container.header import check_header
 from ...container.origin import check_origin_section
-from ...container.rules import read_in_rule_order
+from ...container.rules import rule_order_reader
 from ...container.section_table import check_section_table, unknown_section
 from ...container.state import check_state_section
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from ..registry import BY_NAME, Revision
+from ..registry import Revision
 from .data_ranges import DataRanges, check_data_ranges, data_checks
 from .optimizer import SlotTable, check_optimizer_section
 from .tensors import TensorRecords, check_tensors_section
 
 __all__ = ["read"]
-
-
-def read(
-    view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
-) -> Checkpoint:
-    """Validate a schema-2 checkpoint; data are read-only typed views on ``view``.
-
-    Every rule of the spec is applied. The data section's CRC-32C and zero padding are
-    checked on the first access to any entry's data (or by :meth:`Checkpoint.verify`);
-    ``verify_data=False`` skips them.
-    """
-    rev = revision if revision is not None else BY_NAME["v2"]
-    return read_in_rule_order(functools.partial(_read, rev=rev), view, verify_data)
 
 
 def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) -> Checkpoint:
@@ -112,3 +97,6 @@ def _optimizer(store: DataStore, slots: SlotTable, tensors: EntryTable) -> Optim
         )
         optimizer.slots[name] = SlotEntries(table)
     return optimizer
+
+
+read = rule_order_reader(_read, "v2")

@@ -20,6 +20,7 @@ import math
 import re
 import struct
 from array import array
+from collections.abc import Callable
 from typing import NoReturn
 
 import numpy as np
@@ -76,6 +77,7 @@ __all__ = [
     "common_parts",
     "extra_sections",
     "finish",
+    "optimizer_part",
     "origin_body",
     "origin_of",
     "plan",
@@ -423,39 +425,44 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
         parts.append(Part(SectionKind.TENSORS, FLAG_REQUIRED, length, tensors_body))
     if opt_parts is not None:
         code, raw_names, _ = opt_parts
-        k = len(raw_names)
 
-        def optimizer_body(start: int, data_start: int) -> bytes:
-            desc = np.zeros(k, SlotDescriptor.DTYPE)
-            npos = start + OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_ENTRY_SIZE * k * n
-            for j, raw in enumerate(raw_names):
-                desc["ofs_name"][j] = npos
-                desc["len_name"][j] = len(raw)
-                npos += len(raw)
-            ent = np.zeros((k, n), V2SlotEntry.DTYPE)
+        def slot_entries(data_start: int) -> bytes:
+            ent = np.zeros((len(raw_names), n), V2SlotEntry.DTYPE)
             ent["ofs_data"] = NO_STATE
             base = n
             for j, rows in enumerate(slot_rows):
                 ent["ofs_data"][j, rows] = data_start + rel_of[base : base + rows.size]
                 ent["len_data"][j, rows] = size_all[base : base + rows.size]
                 base += rows.size
-            return (
-                structs.OptimizerHead.build({"kind": code, "num_slots": k, "num_tensors": n})
-                + desc.tobytes()
-                + ent.tobytes()
-                + b"".join(raw_names)
-            )
+            return ent.tobytes()
 
-        length = (
-            OPTIMIZER_HEAD_SIZE
-            + SLOT_DESCRIPTOR_SIZE * k
-            + SLOT_ENTRY_SIZE * k * n
-            + sum(map(len, raw_names))
-        )
-        parts.append(Part(SectionKind.OPTIMIZER, FLAG_REQUIRED, length, optimizer_body))
+        parts.append(optimizer_part(code, raw_names, n, SLOT_ENTRY_SIZE, slot_entries))
     return container_plan(
         parts, placed, version, data_crc, title="schema 2", has_data=count > 0
     )
+
+
+def optimizer_part(
+    code: int, raw_names: list[bytes], n: int, entry_size: int, entries: Callable[[int], bytes]
+) -> Part:
+    """The optimizer section (6.7) of ``n`` tensors: its head, one descriptor per slot (named
+    ``raw_names``), the slot entries (``entry_size`` bytes each, made from the data section's
+    offset), then the slot names."""
+    k = len(raw_names)
+    table = SLOT_DESCRIPTOR_SIZE * k + entry_size * k * n
+
+    def body(start: int, data_start: int) -> bytes:
+        desc = np.zeros(k, SlotDescriptor.DTYPE)
+        npos = start + OPTIMIZER_HEAD_SIZE + table
+        for j, raw in enumerate(raw_names):
+            desc["ofs_name"][j] = npos
+            desc["len_name"][j] = len(raw)
+            npos += len(raw)
+        head = structs.OptimizerHead.build({"kind": code, "num_slots": k, "num_tensors": n})
+        return head + desc.tobytes() + entries(data_start) + b"".join(raw_names)
+
+    length = OPTIMIZER_HEAD_SIZE + table + sum(map(len, raw_names))
+    return Part(SectionKind.OPTIMIZER, FLAG_REQUIRED, length, body)
 
 
 def common_parts(ckpt: Checkpoint) -> list[Part]:

@@ -11,7 +11,6 @@ schema 2, unless ``verify_data=False``.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -24,12 +23,12 @@ from ...container.data_blocks import KIND as BLOCKS_KIND
 from ...container.data_blocks import DataBlocks, check_data_blocks
 from ...container.header import check_header
 from ...container.origin import check_origin_section
-from ...container.rules import read_in_rule_order
+from ...container.rules import rule_order_reader
 from ...container.section_table import check_section_table, unknown_section
 from ...container.state import check_state_section
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from ..registry import BY_NAME, Revision
+from ..registry import Revision
 from .placement import Placement, check_placement, data_checks
 from .range_index import KIND as INDEX_KIND
 from .range_index import RangeIndex, check_range_index
@@ -37,19 +36,6 @@ from .slot_entries import SlotLengths, check_optimizer_section
 from .tensor_columns import TensorColumns, check_tensors_section
 
 __all__ = ["read"]
-
-
-def read(
-    view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
-) -> Checkpoint:
-    """Validate a schema-3 checkpoint; data are read-only typed views on ``view``.
-
-    Every rule of the spec is applied. The data section's CRC-32C and zero padding are checked
-    on the first access to any entry's data (or by :meth:`Checkpoint.verify`);
-    ``verify_data=False`` skips them.
-    """
-    rev = revision if revision is not None else BY_NAME["v3"]
-    return read_in_rule_order(functools.partial(_read, rev=rev), view, verify_data)
 
 
 def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) -> Checkpoint:
@@ -202,3 +188,6 @@ def _optimizer(
         )
         optimizer.slots[name] = SlotEntries(table)
     return optimizer
+
+
+read = rule_order_reader(_read, "v3")

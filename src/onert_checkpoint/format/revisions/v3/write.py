@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from onert_checkpoint_generated import structs
-from onert_checkpoint_generated.layout import SlotDescriptor, V3TensorsHead
+from onert_checkpoint_generated.layout import V3TensorsHead
 
 from ...container.data_blocks import DEFAULT_BLOCK_SIZE, HEAD_SIZE, block_shift_of, num_blocks
 from ...container.data_blocks import KIND as BLOCKS_KIND
@@ -44,11 +44,9 @@ from ..v2 import (
     MAX_RANK,
     MAX_TENSORS,
     NO_STATE,
-    OPTIMIZER_HEAD_SIZE,
-    SLOT_DESCRIPTOR_SIZE,
     SectionKind,
 )
-from ..v2.write import _fail, _optimizer_parts, _utf8, common_parts
+from ..v2.write import _fail, _optimizer_parts, _utf8, common_parts, optimizer_part
 from .constants import (
     BLOCK_CRCS,
     COLUMN_TYPES,
@@ -368,19 +366,9 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
     if tensors_body is not None:
         parts.append(Part(SectionKind.TENSORS, FLAG_REQUIRED, len(tensors_body), tensors_body))
     if opt_parts is not None:
-        code, raw_names, _ = opt_parts
-        k = len(raw_names)
-        length = (
-            OPTIMIZER_HEAD_SIZE
-            + SLOT_DESCRIPTOR_SIZE * k
-            + SLOT_LEN_SIZE * k * n
-            + sum(map(len, raw_names))
-        )
+        entries = b"".join(sizes.astype(SLOT_ENTRIES.format).tobytes() for sizes in slot_sizes)
         parts.append(
-            Part(
-                SectionKind.OPTIMIZER, FLAG_REQUIRED, length,
-                lambda start, _: _optimizer_body(code, raw_names, slot_sizes, n, start),
-            )
+            optimizer_part(opt_parts[0], opt_parts[1], n, SLOT_LEN_SIZE, lambda _: entries)
         )
     has_data = num_ranges > 0
     # Placement is relative to the data section's start (a multiple of 64): computed once,
@@ -458,24 +446,3 @@ def _range_index_body(
     starts = group_starts(n, shift, passes)
     identity = bool((perm == np.arange(n)).all())
     return index_body(n, shift, starts, None if identity else rank_of)
-
-
-def _optimizer_body(
-    code: int, raw_names: list[bytes], slot_sizes: list[np.ndarray], n: int, start: int
-) -> bytes:
-    """The optimizer section (7.2) at ``start``: slot j's entry for record t is its size or
-    NO_STATE."""
-    k = len(raw_names)
-    desc = np.zeros(k, SlotDescriptor.DTYPE)
-    npos = start + OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + SLOT_LEN_SIZE * k * n
-    for j, raw in enumerate(raw_names):
-        desc["ofs_name"][j] = npos
-        desc["len_name"][j] = len(raw)
-        npos += len(raw)
-    entries = b"".join(s.astype(SLOT_ENTRIES.format).tobytes() for s in slot_sizes)
-    return (
-        structs.OptimizerHead.build({"kind": code, "num_slots": k, "num_tensors": n})
-        + desc.tobytes()
-        + entries
-        + b"".join(raw_names)
-    )
