@@ -1,7 +1,7 @@
 """The micro profile's line format and its judgment (SPEC.md section 11).
 
 A device harness prints ``micro 1 <buffer>``, then ``accept``, ``state``, ``tensor`` and
-``slot`` lines and ``end``, or at any point ``refuse <code> <field> <offset>`` as its last
+``slot`` lines and ``end``, or at any point ``refuse <code> [<field> [<offset>]]`` as its last
 line (tests/ckit/micro_harness.c prints it for spec/c/micro). :func:`judge` compares one
 output with the Python library's full reading of the same file, by the profile's promise:
 a file the library finds valid is read with the same content (or refused with
@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import re
 import struct
+import urllib.parse
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -99,28 +100,22 @@ def parse(text: str) -> dict[str, Any]:
     out: dict[str, Any] = {"buffer": int(head[2]), "refuse": None, "accept": None, "state": [],
                  "tensors": Counter(), "slots": Counter()}
     last = lines[-1].split()
-    if last[0] == "refuse":
-        out["refuse"] = (last[1], last[2], int(last[3]))
+    if last[0] == "refuse":  # the field and offset are optional ("where it can")
+        out["refuse"] = (last[1], *last[2:3], *map(int, last[3:4]))
     elif last != ["end"]:
         raise ValueError(f"output ends in neither end nor refuse: {lines[-1]!r}")
     for line in lines[1:-1]:
         word, *rest = line.split()
         if word == "accept":
             out["accept"] = tuple(rest)
-        elif word == "state":
-            out["state"].append(tuple(rest))
-        elif word == "tensor":
-            out["tensors"][tuple(rest)] += 1
-        elif word == "slot":
-            out["slots"][tuple(rest)] += 1
+        elif word == "state":  # the key's bytes, %XX in either case
+            out["state"].append((urllib.parse.unquote_to_bytes(rest[0]), *rest[1:]))
+        elif word in ("tensor", "slot"):  # the CRC's hex digits in either case
+            words = (*rest[:-1], rest[-1].lower())
+            out[word + "s"][words] += 1
         else:
             raise ValueError(f"unknown line {line!r}")
     return out
-
-
-def _key(key: str) -> str:
-    return "".join(c if 0x20 < ord(c) < 0x7F and c != "%" else
-                   "".join(f"%{b:02X}" for b in c.encode()) for c in key)
 
 
 _KINDS = {"sgd": 0, "sgd_momentum": 1, "adam": 2}
@@ -143,7 +138,7 @@ def expected(ckpt: Checkpoint) -> dict[str, Any]:
             row = ("string", str(len(value.encode())))
         else:
             row = ("bytes", str(len(bytes(value))))  # type: ignore[call-overload]
-        out["state"].append((_key(key), *row))
+        out["state"].append((key.encode(), *row))
     for t in ckpt.tensors:
         model = "-" if t.model_index is None else str(t.model_index)
         out["tensors"][(str(t.index), model, str(t.nbytes),
