@@ -1,4 +1,4 @@
-"""The small frictions a new user met (issue 31, row 13), each as the user met it: the real
+"""The small frictions a new user met, each as the user met it: the real
 command line (``python -m onert_checkpoint``) on the real onert exports of tests/data/real-onert.
 """
 
