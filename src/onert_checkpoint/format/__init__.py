@@ -1,3 +1,3 @@
-"""The bytes on disk: the model objects (no I/O), the version-dispatching loader, one reader
-and writer per revision (``revisions/``), the Construct schemas (``schemas/``), atomic saving
-and conversion between revisions."""
+"""The bytes on disk: the model objects (no I/O), the version-dispatching loader, the
+section-table container of schemas 2 and 3 (``container/``), each revision's codec and its
+capability record (``revisions/``), saving and conversion between revisions."""

@@ -73,8 +73,6 @@ class Revision:
     keeps_origin: bool = False
     #: a model index it reserves (schema 3's NO_MODEL_INDEX), which a tensor cannot have
     reserved_model_index: int | None = None
-    #: the layout options of its writer (Checkpoint attributes the writer reads)
-    layout_options: tuple[str, ...] = ()
 
     @property
     def holds_everything(self) -> bool:
@@ -111,7 +109,7 @@ def _module(name: str) -> ModuleType:
 #: told apart by structure, dispatch.py).
 _V2 = Revision(
     "v2", 2, "v2.reader", "v2.write", "schema 2", streams=True, holds_annotations=True,
-    holds_sections=True, keeps_origin=True, layout_options=("data_order",),
+    holds_sections=True, keeps_origin=True,
 )
 REVISIONS: list[Revision] = [
     Revision(
@@ -129,7 +127,6 @@ REVISIONS: list[Revision] = [
     replace(
         _V2, name="v3", version=3, reader="v3.reader", writer="v3.write", title="schema 3",
         reserved_model_index=0xFFFF_FFFF,
-        layout_options=("data_order", "data_block_size", "range_index_group"),
     ),
 ]
 BY_NAME: dict[str, Revision] = {r.name: r for r in REVISIONS}
