@@ -45,18 +45,14 @@ def check_batch_size(batch_size: object, what: str = "batch_size") -> int:
         )
     value = int(batch_size)
     if not 1 <= value <= MAX_BATCH_SIZE:
-        raise error_for(
-            "not_representable", "batch_size", None,
-            f"{what} {value} is outside 1..{MAX_BATCH_SIZE}",
-        )
+        raise error_for("not_representable", "batch_size", None,
+                        f"{what} {value} is outside 1..{MAX_BATCH_SIZE}")
     return value
 
 
 def has_state(slots: Mapping[str, Mapping[int, Buffer]]) -> bool:
     """True when some m or v entry holds a non-zero byte (all-zero state has no units)."""
-    return any(
-        bool(np.any(b.raw)) for name in ADAM_POWERS for b in slots.get(name, {}).values()
-    )
+    return any(bool(np.any(b.raw)) for name in ADAM_POWERS for b in slots.get(name, {}).values())
 
 
 def _factor(batch_size: int, power: int) -> tuple[float, int]:
@@ -79,13 +75,8 @@ def rescale(values: np.ndarray, batch_size: int, power: int, *, to_micro: bool) 
         return wide.astype(np.float32)
 
 
-def rescale_slots(
-    slots: Mapping[str, Mapping[int, Buffer]],
-    batch_size: int,
-    *,
-    to_micro: bool,
-    dtypes: Mapping[int, str | None],
-) -> dict[str, dict[int, Buffer]]:
+def rescale_slots(slots: Mapping[str, Mapping[int, Buffer]], batch_size: int, *, to_micro: bool,
+                  dtypes: Mapping[int, str | None]) -> dict[str, dict[int, Buffer]]:
     """New m and v buffers (other slots as they are) in the target runtime's units.
 
     ``dtypes`` maps each entry key to its weight's circle dtype: only float32 state is

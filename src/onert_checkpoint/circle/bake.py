@@ -49,9 +49,8 @@ def _not_representable(field: str | None, message: str) -> Exception:
     return error_for("not_representable", field, None, message)
 
 
-def _values(
-    ckpt: Checkpoint, model: CircleModel, order: str, shared: str
-) -> tuple[dict[int, np.ndarray], dict[int, dict[int, np.ndarray]]]:
+def _values(ckpt: Checkpoint, model: CircleModel, order: str,
+            shared: str) -> tuple[dict[int, np.ndarray], dict[int, dict[int, np.ndarray]]]:
     """(tensor index -> bytes to bake, {tensor index: {reader operator: bytes}} to untie)."""
     indices, by_index = entry_tensors(ckpt, model, order=order)
     micro_sizes = by_index and bool(holds(ckpt.revision, "dialects"))
@@ -81,10 +80,8 @@ def _values(
                 f"needs {t.nbytes}",
             )
         if not t.is_constant:
-            raise error_for(
-                "model_mismatch", f"weights[{tensor.index}]", None,
-                f"tensor {index} ({t.name!r}) has no buffer in the model to bake into",
-            )
+            raise error_for("model_mismatch", f"weights[{tensor.index}]", None,
+                            f"tensor {index} ({t.name!r}) has no buffer in the model to bake into")
         if not copies[k]:
             kept[index] = raw
         if readers is not None:
@@ -109,14 +106,10 @@ def _values(
     return kept, untie
 
 
-def bake(
-    ckpt: Checkpoint | str | os.PathLike[str] | bytes,
-    model: CircleModel | str | os.PathLike[str] | bytes,
-    out: str | os.PathLike[str] | None = None,
-    *,
-    order: str = "auto",
-    shared: str = "error",
-) -> bytes:
+def bake(ckpt: Checkpoint | str | os.PathLike[str] | bytes,
+         model: CircleModel | str | os.PathLike[str] | bytes,
+         out: str | os.PathLike[str] | None = None, *, order: str = "auto",
+         shared: str = "error") -> bytes:
     """The circle model ``model`` with the weights of ``ckpt`` in its constant buffers.
 
     ``ckpt`` is a checkpoint or a path or bytes to load; ``order`` says how an onert file's entry
@@ -231,9 +224,8 @@ def unpack_cost(raw: bytes) -> int:
     return total
 
 
-def _rebuild(
-    model: CircleModel, kept: dict[int, np.ndarray], untie: dict[int, dict[int, np.ndarray]]
-) -> bytes:
+def _rebuild(model: CircleModel, kept: dict[int, np.ndarray],
+             untie: dict[int, dict[int, np.ndarray]]) -> bytes:
     import flatbuffers
     from circle_schema.v0_9.circle.Model import ModelT
 

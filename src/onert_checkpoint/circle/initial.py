@@ -54,16 +54,11 @@ def _raw(arr: object) -> np.ndarray:
     return a.reshape(-1).view(np.uint8)
 
 
-def checkpoint_from_arrays(
-    model: CircleModel | str | os.PathLike[str] | bytes,
-    weights: Mapping[int, object],
-    *,
-    optimizer: str = "adam",
-    slots: Mapping[str, Mapping[int, object]] | None = None,
-    state: Mapping[str, object] | None = None,
-    dialect: str = "onert",
-    revision: str | None = None,
-) -> Checkpoint:
+def checkpoint_from_arrays(model: CircleModel | str | os.PathLike[str] | bytes,
+                           weights: Mapping[int, object], *, optimizer: str = "adam",
+                           slots: Mapping[str, Mapping[int, object]] | None = None,
+                           state: Mapping[str, object] | None = None, dialect: str = "onert",
+                           revision: str | None = None) -> Checkpoint:
     """A checkpoint of ``model`` whose weights are ``weights[circle tensor index]``.
 
     Every trainable tensor of the dialect must be given, at its model size. Optimizer slots missing
@@ -134,14 +129,9 @@ def checkpoint_from_arrays(
             entries[tensor.index] = Buffer(tensor.index, raw, pos)
             pos += raw.nbytes
         opt.slots[slot] = entries
-    ckpt = Checkpoint(
-        tensors=tensors,
-        optimizer=opt,
-        state=TrainingState(state if state is not None else {"step": 0, "epoch": 0}),
-        revision=RUNTIME.name,
-        dialect=dialect,
-        num_entries=num_entries,
-    )
+    ckpt = Checkpoint(tensors=tensors, optimizer=opt,
+                      state=TrainingState(state if state is not None else {"step": 0, "epoch": 0}),
+                      revision=RUNTIME.name, dialect=dialect, num_entries=num_entries)
     if revision is None:
         from ..format.loss import fitting_revision
 
@@ -153,13 +143,8 @@ def checkpoint_from_arrays(
     return upgrade(ckpt, to=revision)
 
 
-def new_checkpoint(
-    model: CircleModel | str | os.PathLike[str] | bytes,
-    *,
-    optimizer: str = "adam",
-    dialect: str = "onert",
-    revision: str | None = None,
-) -> Checkpoint:
+def new_checkpoint(model: CircleModel | str | os.PathLike[str] | bytes, *, optimizer: str = "adam",
+                   dialect: str = "onert", revision: str | None = None) -> Checkpoint:
     """A fresh checkpoint: the model's initial weights, zero optimizer state, step 0. ``model`` is a
     [`CircleModel`][onert_checkpoint.CircleModel], a path or the model's bytes; ``revision`` as
     [`checkpoint_from_arrays`][onert_checkpoint.checkpoint_from_arrays] (by default schema 1, which
@@ -183,6 +168,5 @@ def new_checkpoint(
                 f"trainable tensor {model.tensors[t].name!r} has no initial data in the model",
             )
         weights[t] = data
-    return checkpoint_from_arrays(
-        model, weights, optimizer=optimizer, dialect=dialect, revision=revision
-    )
+    return checkpoint_from_arrays(model, weights, optimizer=optimizer, dialect=dialect,
+                                  revision=revision)

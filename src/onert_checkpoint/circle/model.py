@@ -1,13 +1,9 @@
 """A small reader of circle models: the tensors and operators a checkpoint entry maps to.
 
-Circle is the flatbuffers model format of Samsung ONE (file identifier ``CIR0``), read here with
-the generated bindings of the ``circle-schema`` package. Only the first subgraph is read: both
-onert's training compiler and onert-micro's trainer take a single subgraph.
-
-A flatbuffer may name one table or vector from many places (a tensor vector that names one
-tensor a thousand times, tensors that share one shape vector): the reader reads each distinct
-table, shape, name and operand vector once and shares what it read, so its cost is bounded by
-the model's own size, never by what a naive expansion of every reference would make.
+Circle is Samsung ONE's flatbuffers model format (identifier ``CIR0``), read with the
+``circle-schema`` package's bindings. Only the first subgraph is read: onert's training compiler
+and onert-micro's trainer take one. Each distinct table, shape, name and operand vector is read
+once and shared, so a flatbuffer naming one table from many places costs no more than its size.
 
 onert's checkpoint entries follow the runtime's own iteration order (see
 `onert_checkpoint.circle.onert_order`); onert-micro's follow the model's tensor indices,
@@ -234,9 +230,8 @@ class CircleModel:
         return name, dtype, code, shape, nbytes, blob
 
     @staticmethod
-    def _operands(
-        op: Any, slot: int, k: int, num_tensors: int, seen: dict[int, tuple[int, ...]]
-    ) -> tuple[int, ...]:
+    def _operands(op: Any, slot: int, k: int, num_tensors: int,
+                  seen: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
         """An operator's inputs (vtable slot 6) or outputs (8), each distinct vector read and
         checked once."""
         at = _vector_at(op, slot)

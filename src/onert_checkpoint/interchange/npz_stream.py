@@ -99,10 +99,8 @@ def npz_chunks(
         flags = 0 if raw_name.isascii() else 0x800  # the name is UTF-8
         big = size >= _U32
         extra = struct.pack("<HHQQ", 1, 16, size, size) if big else b""
-        local = _LOCAL.pack(
-            0x04034B50, _VERSION_NEEDED, flags, 0, 0, _DOS_DATE, crc,
-            _U32 if big else size, _U32 if big else size, len(raw_name), len(extra),
-        )
+        local = _LOCAL.pack(0x04034B50, _VERSION_NEEDED, flags, 0, 0, _DOS_DATE, crc,
+                            _U32 if big else size, _U32 if big else size, len(raw_name), len(extra))
         yield local + raw_name + extra
         yield header
         if isinstance(data, TextData):

@@ -11,10 +11,9 @@ inputs of FULLY_CONNECTED and CONV_2D operators, operator by operator, which is 
 weights are ``[out, in]`` like ``torch.nn.Linear``; circle CONV_2D weights are ``[O, H, W, I]``
 where ``torch.nn.Conv2d`` has ``[O, I, H, W]``, so those are permuted both ways.
 
-``names`` runs one way in both directions: circle tensor name -> parameter name (``{"w0":
-"0.weight"}``), so one dict serves ``to_torch`` and ``from_torch``. ``from_torch`` still takes a
-map the other way round (parameter -> circle name, its earlier convention) when that reading is
-the only one that fits, and warns (``DeprecationWarning``).
+``names`` maps circle tensor name -> parameter name (``{"w0": "0.weight"}``) for both directions;
+``from_torch`` still reads a map the other way round (its earlier convention) when only that
+reading fits, with a ``DeprecationWarning``.
 """
 
 from __future__ import annotations
@@ -49,9 +48,8 @@ def _torch() -> Any:
     return torch
 
 
-def _by_parameter(
-    names: Mapping[str, str] | None, params: Sequence[str], model: CircleModel
-) -> dict[str, str]:
+def _by_parameter(names: Mapping[str, str] | None, params: Sequence[str],
+                  model: CircleModel) -> dict[str, str]:
     """``names`` (circle tensor name -> parameter name) as parameter -> circle tensor name.
 
     A map that only fits the other way round (every key a parameter, every value a tensor
@@ -87,9 +85,8 @@ def _by_parameter(
     return out
 
 
-def _pair(
-    params: Sequence[str], model: CircleModel, names: Mapping[str, str] | None
-) -> dict[str, int]:
+def _pair(params: Sequence[str], model: CircleModel,
+          names: Mapping[str, str] | None) -> dict[str, int]:
     """torch parameter name -> circle tensor index (``names``: circle name -> parameter)."""
     by_name = {t.name: t.index for t in model.tensors if t.name}
     names = _by_parameter(names, params, model)
@@ -138,15 +135,9 @@ def _parameters(module_or_state: Any) -> dict[str, Any]:
     return dict(module_or_state)
 
 
-def from_torch(
-    model_state: Any,
-    optim_state: Mapping[str, Any] | None,
-    circle_model: ModelLike,
-    *,
-    names: Mapping[str, str] | None = None,
-    dialect: str = "onert",
-    epoch: int = 0,
-) -> Checkpoint:
+def from_torch(model_state: Any, optim_state: Mapping[str, Any] | None, circle_model: ModelLike, *,
+               names: Mapping[str, str] | None = None, dialect: str = "onert",
+               epoch: int = 0) -> Checkpoint:
     """A checkpoint of ``circle_model`` from PyTorch parameters and optimizer state.
 
     ``model_state`` is a ``torch.nn.Module`` (its parameters, in order) or a mapping of
@@ -174,10 +165,8 @@ def from_torch(
             kind = "adam"
         if any("momentum_buffer" in s and s["momentum_buffer"] is not None
                for s in per_param.values()):
-            raise error_for(
-                "not_representable", None, None,
-                "SGD momentum buffers have no place in a checkpoint of this family",
-            )
+            raise error_for("not_representable", None, None,
+                            "SGD momentum buffers have no place in a checkpoint of this family")
         if len(ids) != len(params):
             raise _mismatch(f"the optimizer has {len(ids)} parameters; the model {len(params)}")
         steps = []
@@ -187,16 +176,14 @@ def from_torch(
                 s = per_param.get(pid, {})
                 for torch_name, slot in ADAM_SLOTS.items():
                     if torch_name in s:
-                        slots[slot][pairs[p]] = _to_circle(
-                            _numpy(s[torch_name]), model.tensors[pairs[p]].shape, p
-                        )
+                        slots[slot][pairs[p]] = _to_circle(_numpy(s[torch_name]),
+                                                           model.tensors[pairs[p]].shape, p)
                 if "step" in s:
                     steps.append(int(float(s["step"])))
         if steps:
             state["step"] = max(steps)
-    return checkpoint_from_arrays(
-        model, weights, optimizer=kind, slots=slots, state=state, dialect=dialect
-    )
+    return checkpoint_from_arrays(model, weights, optimizer=kind, slots=slots, state=state,
+                                  dialect=dialect)
 
 
 def to_torch(
@@ -297,6 +284,5 @@ def _default_group(kind: str) -> dict[str, Any]:
         return {"lr": 1e-3, "betas": (0.9, 0.999), "eps": 1e-8, "weight_decay": 0.0,
                 "amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
                 "differentiable": False, "fused": None}
-    return {"lr": 1e-3, "momentum": 0.0, "dampening": 0.0, "weight_decay": 0.0,
-            "nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
-            "fused": None}
+    return {"lr": 1e-3, "momentum": 0.0, "dampening": 0.0, "weight_decay": 0.0, "nesterov": False,
+            "maximize": False, "foreach": None, "differentiable": False, "fused": None}

@@ -240,25 +240,18 @@ def _first_difference(want: Any, got: Any, where: str) -> str | None:
     if _kind(want) != _kind(got):
         return f"{where}: expected {_kind(want)} {_show(want)}, got {_kind(got)} {_show(got)}"
     if isinstance(want, dict):
-        missing = sorted(set(want) - set(got))
-        extra = sorted(set(got) - set(want))
+        missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
         if missing or extra:
             parts = [f"missing {_keys(missing)}"] if missing else []
             parts += [f"unexpected {_keys(extra)}"] if extra else []
             return f"{where}: {'; '.join(parts)}"
-        for key in want:
-            found = _first_difference(want[key], got[key], f"{where}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(want, list):
+        inner = ((want[k], got[k], f"{where}.{k}") for k in want)
+    elif isinstance(want, list):
         if len(want) != len(got):
             return f"{where}: expected {len(want)} elements, got {len(got)}"
-        for i, (a, b) in enumerate(zip(want, got)):
-            found = _first_difference(a, b, f"{where}[{i}]")
-            if found:
-                return found
-        return None
+        inner = ((a, b, f"{where}[{i}]") for i, (a, b) in enumerate(zip(want, got)))
+    if isinstance(want, (dict, list)):
+        return next((d for a, b, at in inner if (d := _first_difference(a, b, at))), None)
     if isinstance(want, float):
         # binary64 against binary64: the same bits (-0.0 and 0.0 differ; NaN cannot occur,
         # TOOLKIT 1.3 writes it as {"float": "nan"})
@@ -478,8 +471,7 @@ def run_all(command: Sequence[str], cases: Iterable[Case], timeout: float, jobs:
     stop = threading.Event()
     pool = ThreadPoolExecutor(max_workers=jobs)
     try:
-        futures = [pool.submit(run_case, command, c, timeout, limit, stop, micro)
-                   for c in cases]
+        futures = [pool.submit(run_case, command, c, timeout, limit, stop, micro) for c in cases]
         return [f.result() for f in futures]
     finally:
         stop.set()
@@ -581,8 +573,7 @@ def _lists_kinds(path: Path, kinds: frozenset[int]) -> bool:
         return False
     n = min(struct.unpack_from("<I", head, 24)[0], 64)
     table = head[64 : 64 + 32 * n]
-    return any(struct.unpack_from("<I", table, 32 * i)[0] in kinds
-               for i in range(len(table) // 32))
+    return any(struct.unpack_from("<I", table, 32 * i)[0] in kinds for i in range(len(table) // 32))
 
 
 def _revisions_arg(text: str) -> frozenset[str]:

@@ -74,8 +74,7 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
                        help="zero the optimizer state (same optimizer)")
     p.add_argument("--replace", action="append", default=[], metavar="ENTRY=FILE.npy",
                    help="new values of one entry (tensor name or index) from a .npy file")
-    p.add_argument("--to", choices=registry.names(),
-                   help="revision to write (the input's)")
+    p.add_argument("--to", choices=registry.names(), help="revision to write (the input's)")
     p.add_argument("--dialect", choices=("onert", "onert-micro"),
                    help="schema-1 dialect to write (the input's)")
     p.add_argument("--batch-size", type=count_arg, metavar="B",
@@ -130,9 +129,8 @@ def _read_npy(path: str) -> Any:
         f.seek(0)
         return npy.read_array(f, allow_pickle=False)
     except (ValueError, TypeError) as exc:
-        raise CliError(
-            "usage_error", f"{safe_text(path)}: not a .npy array: {safe_text(str(exc))}"
-        ) from exc
+        raise CliError("usage_error",
+                       f"{safe_text(path)}: not a .npy array: {safe_text(str(exc))}") from exc
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
