@@ -221,3 +221,60 @@ def test_the_differential_fuzzer_finds_no_disagreement_with_the_full_reader(tmp_
     caught = subprocess.run([str(bad), "-runs=0", f"-artifact_prefix={tmp_path}/", str(seeds)],
                             capture_output=True, text=True, timeout=120)
     assert caught.returncode != 0 and "deadly signal" in caught.stderr
+
+
+def test_a_state_key_is_escaped_with_uppercase_hex_and_percent_too(harness, tmp_path):
+    """SPEC 11: key bytes 0x21..0x7E but ``%`` as themselves, every other byte (``%`` and the
+    space too) as ``%`` and two uppercase hex digits; an int's two's-complement bits."""
+    import onert_checkpoint as oc
+
+    ckpt = oc.load(ROOT / "spec" / "vectors" / "v3-adam.ckpt")
+    ckpt.state["a%b c\u00e9"] = -3
+    path = tmp_path / "keys.ckpt"
+    oc.save(ckpt, path)
+    out = run(harness, path)
+    assert "state a%25b%20c%C3%A9 int 18446744073709551613\n" in out
+    assert judge(path, out) is None
+    for wrong in ("a%b%20c%C3%A9", "a%25b%20c%c3%a9", "a%25b c%C3%A9"):
+        assert judge(path, out.replace("a%25b%20c%C3%A9", wrong)) is not None, wrong
+
+
+def test_a_valid_file_beyond_a_limit_is_judged_by_the_limits_field_and_offset(harness):
+    """SPEC 11's limits: without data_blocks a data section larger than b is refused
+    limit_exceeded, field ``data``, the data section body's offset; another field or offset
+    disagrees."""
+    path = ROOT / "spec" / "vectors" / "v3-range-index.ckpt"
+    out = run(harness, path)
+    code, field, offset = parse(out)["refuse"]
+    assert (code, field) == ("limit_exceeded", "data") and judge(path, out) is None
+    line = f"refuse {code} {field} {offset}"
+    for wrong in (f"refuse {code} sections[].len_body {offset}", f"refuse {code} data 0",
+                  f"refuse overlap {field} {offset}"):
+        assert judge(path, out.replace(line, wrong)) is not None, wrong
+
+
+@pytest.mark.parametrize("name", ["v3-adam", "invalid-v3-data-crc"])
+def test_the_exit_status_is_judged_0_after_end_and_1_after_refuse(harness, tmp_path, name):
+    path = ROOT / "spec" / "vectors" / f"{name}.ckpt"
+    out = run(harness, path)
+    right = 1 if parse(out)["refuse"] else 0
+    assert judge(path, out, right) is None and judge(path, out, 1 - right) is not None
+    script = tmp_path / "inverted.py"  # the harness's lines with the other exit status
+    script.write_text("import subprocess, sys\n"
+                      "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+                      "sys.stdout.write(done.stdout)\nsys.exit(1 - done.returncode)\n")
+    res = conformance("--profile", "micro", "--select", name, "--no-corpus", "--",
+                      sys.executable, str(script), str(harness), "{file}")
+    assert res.returncode == 1 and f"DISAGREE vector {name}" in res.stdout, res.stdout
+    assert "exit status" in res.stdout
+
+
+def test_a_kind_repeated_after_another_kind_is_refused_not_left_to_a_full_reader(harness):
+    """SPEC 11 checks a kind 1 to 4 or 0x100008 repeated anywhere in the table: the full
+    reader's first failure on this vector is T4 i's section_order (left), yet accepting the
+    file disagrees."""
+    path = ROOT / "spec" / "vectors" / "invalid-v3-section-order.ckpt"  # tensors, ..., tensors
+    out = run(harness, path)
+    assert parse(out)["refuse"][:2] == ("duplicate_section", "sections[].kind")
+    assert judge(path, out) is None
+    assert judge(path, "micro 1 4096\naccept 1 0 -\nend\n") is not None

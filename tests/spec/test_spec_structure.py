@@ -77,8 +77,10 @@ def headings(text: str) -> set[str]:
 
 
 def bad_citations(text: str, spec: set[str], toolkit: set[str]) -> list[str]:
+    """Citations of missing sections, also those a Python string broken across lines (as a help
+    string is) splits in two: ``"... (SPEC.md "`` + newline + ``"15)"``."""
     bad = []
-    for m in CITATION.finditer(text):
+    for m in CITATION.finditer(re.sub(r"\"\s*\n\s*[rf]?\"", "", text)):
         known = spec if m.group("doc") == "SPEC" else toolkit
         for number in re.split(r", and |, | and | to ", m.group("list")):
             if number not in known:
@@ -118,6 +120,7 @@ def test_every_section_citation_names_a_section():
         "spec/SPEC.md sections 7.2 and 12.2",
         "TOOLKIT 9",
         "SPEC appendix E",
+        'help="an optional kind (SPEC.md "\n                   "15): 0x100008"',
     ],
 )
 def test_citation_of_a_missing_section_is_found(text):

@@ -455,7 +455,8 @@ def run_case(command: Sequence[str], case: Case, timeout: float, limit: int = MA
     if micro and run.out["stdout"].startswith(b"micro 1"):
         from .micro_profile import judge  # the library's reader: only for this profile
 
-        return Outcome(case, judge(case.path, run.out["stdout"].decode("utf-8", "replace")))
+        out = run.out["stdout"].decode("utf-8", "replace")
+        return Outcome(case, judge(case.path, out, run.status))
     got, why = _parse(bytes(run.out["stdout"]))
     if why is not None:
         stderr = run.out["stderr"].decode("utf-8", "replace").strip().splitlines()
@@ -508,9 +509,10 @@ def conformance_arguments(p: argparse.ArgumentParser) -> None:
                        "of other version bytes are not run (detection cases always are)")
     p.add_argument("--skips-kind", type=_optional_kind_arg, action="append", metavar="KIND",
                    help="an optional section kind the reader skips as an unknown kind (SPEC.md "
-                   "15): 0x100008 (data_blocks) or 0x100009 (range_index), by number or name; "
-                   "repeatable. Vectors whose result depends on it are judged by what a reader "
-                   "that skips it gives (spec/vectors/optional-kinds.ndjson)")
+                   "section 10, TOOLKIT.md section 4): 0x100008 (data_blocks) or 0x100009 "
+                   "(range_index), by number or name; repeatable. Vectors whose result depends "
+                   "on it are judged by what a reader that skips it gives "
+                   "(spec/vectors/optional-kinds.ndjson)")
     p.add_argument("--select", metavar="GLOB", action="append",
                    help="only the cases whose name (without 'vector '/'corpus ') matches; "
                    "repeatable")
