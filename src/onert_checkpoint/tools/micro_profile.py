@@ -108,10 +108,8 @@ def parse(text: str) -> dict[str, Any]:
             out["accept"] = tuple(rest)
         elif word == "state":
             out["state"].append(tuple(rest))
-        elif word == "tensor":
-            out["tensors"][tuple(rest)] += 1
-        elif word == "slot":
-            out["slots"][tuple(rest)] += 1
+        elif word in ("tensor", "slot"):
+            out[word + "s"][tuple(rest)] += 1
         else:
             raise ValueError(f"unknown line {line!r}")
     return out
@@ -203,9 +201,8 @@ def judge(path: Path, text: str, status: int | None = None) -> str | None:
     if verdict == "invalid":
         code, field = what
         if refused is None:
-            if left_to_full(code, field, path.read_bytes()):
-                return None
-            return f"accepted a file the full reader refuses with {code} at {field}"
+            return None if left_to_full(code, field, path.read_bytes()) else (
+                f"accepted a file the full reader refuses with {code} at {field}")
         if refused[0] not in MICRO_CODES:
             return f"refused with {refused[0]}, not a micro profile code"
         return None
