@@ -136,10 +136,13 @@ def lost_content(ckpt: Checkpoint, revision: str | None = None) -> list[str]:
         >>> import onert_checkpoint as oc
         >>> from onert_checkpoint.format.loss import lost_content
         >>> ckpt = oc.load("tests/data/real-onert/fc2-adam-step8.ckpt")
-        >>> lost_content(ckpt, "v2"), lost_content(ckpt, "v1")
-        ([], [])
-        >>> lost_content(ckpt, "wof")
-        ['the adam optimizer state (slots m, v)', 'the training state (step, epoch)']
+        >>> from onert_checkpoint.format.revisions.registry import REVISIONS
+        >>> for r in REVISIONS:
+        ...     print(r.title, lost_content(ckpt, r.name))
+        schema 1 []
+        WOF ['the adam optimizer state (slots m, v)', 'the training state (step, epoch)']
+        schema 2 []
+        schema 3 []
     """
     name = revision or ckpt.revision
     if name in EXPORT_TARGETS:
