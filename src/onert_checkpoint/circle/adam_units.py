@@ -55,17 +55,11 @@ def has_state(slots: Mapping[str, Mapping[int, Buffer]]) -> bool:
     return any(bool(np.any(b.raw)) for name in ADAM_POWERS for b in slots.get(name, {}).values())
 
 
-def _factor(batch_size: int, power: int) -> tuple[float, int]:
-    """``batch_size**power`` as (odd part as a float, exponent of two)."""
-    k = (batch_size & -batch_size).bit_length() - 1
-    odd = batch_size >> k
-    return float(odd**power), k * power
-
-
 def rescale(values: np.ndarray, batch_size: int, power: int, *, to_micro: bool) -> np.ndarray:
     """float32 ``values`` times ``batch_size**power`` (``to_micro``) or divided by it, each
     rounded once to float32 (see the module's docstring for when that holds)."""
-    odd, shift = _factor(batch_size, power)
+    k = (batch_size & -batch_size).bit_length() - 1  # batch_size = 2**k * an odd number
+    odd, shift = float((batch_size >> k) ** power), k * power
     wide = values.astype(np.float64)
     with np.errstate(over="ignore", under="ignore"):
         if to_micro:

@@ -129,12 +129,6 @@ def _numpy(tensor: Any) -> np.ndarray:
     return tensor.detach().cpu().contiguous().numpy()
 
 
-def _parameters(module_or_state: Any) -> dict[str, Any]:
-    if hasattr(module_or_state, "named_parameters"):
-        return dict(module_or_state.named_parameters())
-    return dict(module_or_state)
-
-
 def from_torch(model_state: Any, optim_state: Mapping[str, Any] | None, circle_model: ModelLike, *,
                names: Mapping[str, str] | None = None, dialect: str = "onert",
                epoch: int = 0) -> Checkpoint:
@@ -149,7 +143,7 @@ def from_torch(model_state: Any, optim_state: Mapping[str, Any] | None, circle_m
     from ..circle.initial import checkpoint_from_arrays
 
     model = as_circle_model(circle_model)
-    params = _parameters(model_state)
+    params = dict(getattr(model_state, "named_parameters", lambda: model_state)())
     pairs = _pair(list(params), model, names)
     weights = {}
     for p, index in pairs.items():

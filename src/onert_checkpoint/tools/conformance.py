@@ -537,20 +537,14 @@ def _seconds_arg(text: str) -> float:
     return value
 
 
-def revisions_of(path: Path) -> frozenset[str] | None:
-    """The revisions the file's version byte names, or None for a file that revision
-    detection refuses before any revision's rules (SPEC.md section 3, steps 1 to 4: too
-    short, another magic, a version byte no revision has), which every profile must
-    refuse alike."""
-    head = _read_head(path, 3)
-    if len(head) < 3 or head[:2] != b"\xad\x01":
-        return None
-    return frozenset(r.name for r in registry.with_version(head[2])) or None
-
-
 def in_profile(case: Case, revisions: frozenset[str]) -> bool:
-    found = revisions_of(case.path)
-    return found is None or bool(found & revisions)
+    """Whether the case's version byte names one of ``revisions``; a file that detection
+    refuses before any revision's rules (SPEC.md 3, steps 1 to 4) is in every profile."""
+    head = _read_head(case.path, 3)
+    if len(head) < 3 or head[:2] != b"\xad\x01":
+        return True
+    found = {r.name for r in registry.with_version(head[2])}
+    return not found or bool(found & revisions)
 
 
 def _optional_kind_arg(text: str) -> int:
@@ -593,13 +587,6 @@ def _revisions_arg(text: str) -> frozenset[str]:
     return chosen
 
 
-def _select(cases: list[Case], patterns: list[str] | None) -> list[Case]:
-    if not patterns:
-        return cases
-    return [c for c in cases
-            if any(fnmatch.fnmatchcase(c.name.split(" ", 1)[1], g) for g in patterns)]
-
-
 def cmd_conformance(args: argparse.Namespace) -> int:
     command = list(args.reader)
     if command[:1] == ["--"]:
@@ -629,7 +616,8 @@ def cmd_conformance(args: argparse.Namespace) -> int:
             skipped += [c.name for c in found if _lists_kinds(c.path, skips)]
             found = [c for c in found if not _lists_kinds(c.path, skips)]
         cases += found
-    cases = _select(cases, args.select)
+    cases = [c for c in cases if not args.select
+             or any(fnmatch.fnmatchcase(c.name.split(" ", 1)[1], g) for g in args.select)]
     revisions = args.revisions or PROFILES[args.profile or "full"]
     outside = [c.name for c in cases if not in_profile(c, revisions)]
     cases = [c for c in cases if in_profile(c, revisions)]
