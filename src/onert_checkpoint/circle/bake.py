@@ -1,20 +1,10 @@
 """Baking: a circle model whose constant buffers hold a checkpoint's weights.
 
-After on-device training the trained weights are deployed as a model (onert's
-``train_export_circle``, onert-micro's ``saveModel`` do the same from a live session). This module
-does it from a checkpoint file: every entry that names a circle tensor replaces that tensor's
-buffer; every other part of the model (tensors, operators, options, signatures, metadata) is
+What onert's ``train_export_circle`` and onert-micro's ``saveModel`` do from a live session, done
+from a checkpoint file: each entry replaces its circle tensor's buffer, the rest of the model is
 kept. The flatbuffer is rebuilt with circle-schema's object API (``ModelT``), never patched by
-offset.
-
-The object API unpacks a table once per reference to it, so a flatbuffer naming one table from
-many places would expand: `unpack_cost` estimates that in linear time first, and a model over
-`unpack_budget` is refused (``not_representable``, field ``model``). No circle writer repeats a
-table reference.
-
-A buffer read by several tensors is split when those tensors get different values, so that no
-other tensor changes with them. Entries of a shared constant that onert trained apart
-(SPEC B.9) are handled as ``shared`` says.
+offset; that API unpacks a table once per reference, so `unpack_cost` bounds it first. A buffer
+read by several tensors is split when they get different values.
 """
 
 from __future__ import annotations

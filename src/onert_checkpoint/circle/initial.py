@@ -64,11 +64,9 @@ def checkpoint_from_arrays(model: CircleModel | str | os.PathLike[str] | bytes,
     Every trainable tensor of the dialect must be given, at its model size. Optimizer slots missing
     from ``slots`` are zero (a fresh optimizer); the state defaults to step 0, epoch 0. ``model`` is
     a [`CircleModel`][onert_checkpoint.CircleModel], a path or the model's bytes. ``revision``
-    names schema 2 or 3 for the same content there (names, dtypes and shapes kept, and the dialect
-    recorded in the origin section), or schema 1. By default (None) it is schema 1, what the
-    runtimes read, when schema 1 holds the content (the names, dtypes and shapes are the model's),
-    and schema 3, the recommended revision, when it does not: a state key besides step and epoch,
-    or a step or epoch beyond 32 bits (`fitting_revision`).
+    (None) is schema 1, what the runtimes read, when it holds the content, else schema 3 (a state
+    key besides step and epoch, or a step or epoch beyond 32 bits: `fitting_revision`); schema 2
+    or 3 keep names, dtypes, shapes and the dialect.
     """
     allowed = [RUNTIME.name, *(r.name for r in REVISIONS if r.holds_everything)]
     if revision is not None and revision not in allowed:
