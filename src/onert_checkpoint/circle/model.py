@@ -13,7 +13,7 @@ and only some tensors carry data (FORMAT-FACTS section 2, OMCheckpointSaver.cpp)
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,116 +136,75 @@ class CircleModel:
             raise model_mismatch("the circle model has no subgraph")
         subgraph = model.Subgraphs(0)
         view = memoryview(raw)
-        num_buffers = model.BuffersLength()
+        num_buffers, num_tensors = model.BuffersLength(), subgraph.TensorsLength()
+        # What a table, vector or buffer gives is read once per distinct position and shared:
+        # references repeated in the flatbuffer cost a lookup each, not another expansion.
+        memo: dict[tuple[str, int], Any] = {}
+
+        def once(kind: str, at: int, make: Callable[..., Any], *args: Any) -> Any:
+            if (kind, at) not in memo:
+                memo[kind, at] = make(*args)
+            return memo[kind, at]
+
+        def tensor_fields(t: Any, i: int) -> tuple[str, str, int, tuple[int, ...], int, Any]:
+            code = int(t.Type())
+            dtype, size = DTYPES.get(code, (f"type{code}", None))
+            at = _vector_at(t, 4)  # Tensor.shape
+            shape = () if at is None else once(
+                "shape", at, lambda: tuple(t.ShapeAsNumpy().tolist()))
+            count = int(np.prod(shape, dtype=np.int64)) if shape else 1
+            b = int(t.Buffer())
+            if not 0 <= b < num_buffers:
+                raise model_mismatch(f"tensor {i} names buffer {b} of {num_buffers}")
+            blob = once("buffer", b, cls._buffer_bytes, model.Buffers(b), view, b)
+            at = _vector_at(t, 10)  # Tensor.name (a string is a vector of bytes)
+            name = "" if at is None else once(
+                "name", at, lambda: (t.Name() or b"").decode("utf-8", "replace"))
+            nbytes = count * size if size is not None and count >= 0 else 0
+            return name, dtype, code, shape, nbytes, blob
+
+        def operands(op: Any, slot: int, k: int) -> tuple[int, ...]:
+            """An operator's inputs (vtable slot 6) or outputs (8), each vector checked once."""
+            at = _vector_at(op, slot)
+            return () if at is None else once("operands", at, checked, op, slot, k, at)
+
+        def checked(op: Any, slot: int, k: int, at: int) -> tuple[int, ...]:
+            length = op._tab.VectorLen(op._tab.Offset(slot))
+            found = tuple(np.frombuffer(op._tab.Bytes, "<i4", length, at).tolist())
+            for x in found:
+                if not -1 <= x < num_tensors:
+                    raise model_mismatch(f"operator {k} names tensor {x} of {num_tensors}")
+            return found
 
         tensors: list[CircleTensor] = []
         data: dict[int, memoryview] = {}
-        # What a table, vector or buffer gives is read once per distinct position and shared:
-        # references repeated in the flatbuffer cost a lookup each, not another expansion.
-        tables: dict[int, tuple[str, str, int, tuple[int, ...], int, memoryview | None]] = {}
-        shapes: dict[int, tuple[int, ...]] = {}
-        names: dict[int, str] = {}
-        blobs: dict[int, memoryview | None] = {}
-        for i in range(subgraph.TensorsLength()):
+        for i in range(num_tensors):
             t = subgraph.Tensors(i)
-            known = tables.get(t._tab.Pos)
-            if known is None:
-                known = tables[t._tab.Pos] = cls._tensor_fields(
-                    t, i, model, view, num_buffers, shapes, names, blobs
-                )
-            name, dtype, code, shape, nbytes, blob = known
+            name, dtype, code, shape, nbytes, blob = once("tensor", t._tab.Pos, tensor_fields, t, i)
             if blob is not None:
                 data[i] = blob
             tensors.append(CircleTensor(i, name, dtype, code, shape, nbytes, blob is not None))
 
         opcode_names = _opcode_names()
-        codes = []
-        for k in range(model.OperatorCodesLength()):
-            oc = model.OperatorCodes(k)
-            # Schema 0.3+: builtin_code; older files only fill deprecated_builtin_code (< 127).
-            codes.append(max(int(oc.BuiltinCode()), int(oc.DeprecatedBuiltinCode())))
-        operators = []
-        operands: dict[int, tuple[int, ...]] = {}  # vector position -> its checked tensors
-        made: dict[int, CircleOperator] = {}  # operator table position -> the operator
-        for k in range(subgraph.OperatorsLength()):
-            op = subgraph.Operators(k)
-            known_op = made.get(op._tab.Pos)
-            if known_op is None:
-                opcode_index = int(op.OpcodeIndex())
-                if not 0 <= opcode_index < len(codes):
-                    raise model_mismatch(
-                        f"operator {k} names opcode {opcode_index} of {len(codes)}")
-                code = codes[opcode_index]
-                inputs = cls._operands(op, 6, k, len(tensors), operands)
-                outputs = cls._operands(op, 8, k, len(tensors), operands)
-                known_op = made[op._tab.Pos] = CircleOperator(
-                    opcode_names.get(code, f"BUILTIN_{code}"), inputs, outputs
-                )
-            operators.append(known_op)
+        # Schema 0.3+: builtin_code; older files only fill deprecated_builtin_code (< 127).
+        codes = [max(int(oc.BuiltinCode()), int(oc.DeprecatedBuiltinCode()))
+                 for oc in map(model.OperatorCodes, range(model.OperatorCodesLength()))]
 
+        def operator(op: Any, k: int) -> CircleOperator:
+            opcode_index = int(op.OpcodeIndex())
+            if not 0 <= opcode_index < len(codes):
+                raise model_mismatch(f"operator {k} names opcode {opcode_index} of {len(codes)}")
+            code = codes[opcode_index]
+            return CircleOperator(opcode_names.get(code, f"BUILTIN_{code}"), operands(op, 6, k),
+                                  operands(op, 8, k))
+
+        ops = map(subgraph.Operators, range(subgraph.OperatorsLength()))
+        operators = [once("operator", op._tab.Pos, operator, op, k) for k, op in enumerate(ops)]
         sg_in = tuple(int(x) for x in subgraph.InputsAsNumpy()) if subgraph.InputsLength() else ()
         sg_out = (
             tuple(int(x) for x in subgraph.OutputsAsNumpy()) if subgraph.OutputsLength() else ()
         )
         return cls(tensors, operators, sg_in, sg_out, data, raw)
-
-    @classmethod
-    def _tensor_fields(
-        cls,
-        t: Any,
-        i: int,
-        model: Any,
-        view: memoryview,
-        num_buffers: int,
-        shapes: dict[int, tuple[int, ...]],
-        names: dict[int, str],
-        blobs: dict[int, memoryview | None],
-    ) -> tuple[str, str, int, tuple[int, ...], int, memoryview | None]:
-        """(name, dtype, type code, shape, nbytes, constant bytes) of one tensor table; the
-        shape vector, name string and buffer are read once per distinct position."""
-        code = int(t.Type())
-        dtype, size = DTYPES.get(code, (f"type{code}", None))
-        shape: tuple[int, ...] = ()
-        at = _vector_at(t, 4)  # Tensor.shape
-        if at is not None:
-            shape = shapes.get(at)  # type: ignore[assignment]
-            if shape is None:
-                shape = shapes[at] = tuple(t.ShapeAsNumpy().tolist())
-        count = int(np.prod(shape, dtype=np.int64)) if shape else 1
-        buf_index = int(t.Buffer())
-        if not 0 <= buf_index < num_buffers:
-            raise model_mismatch(f"tensor {i} names buffer {buf_index} of {num_buffers}")
-        if buf_index in blobs:
-            blob = blobs[buf_index]
-        else:
-            blob = blobs[buf_index] = cls._buffer_bytes(model.Buffers(buf_index), view, buf_index)
-        name = ""
-        at = _vector_at(t, 10)  # Tensor.name (a string is a vector of bytes)
-        if at is not None:
-            name = names.get(at)  # type: ignore[assignment]
-            if name is None:
-                raw_name = t.Name()
-                name = names[at] = raw_name.decode("utf-8", "replace") if raw_name else ""
-        nbytes = count * size if size is not None and count >= 0 else 0
-        return name, dtype, code, shape, nbytes, blob
-
-    @staticmethod
-    def _operands(op: Any, slot: int, k: int, num_tensors: int,
-                  seen: dict[int, tuple[int, ...]]) -> tuple[int, ...]:
-        """An operator's inputs (vtable slot 6) or outputs (8), each distinct vector read and
-        checked once."""
-        at = _vector_at(op, slot)
-        if at is None:
-            return ()
-        known = seen.get(at)
-        if known is None:
-            length = op._tab.VectorLen(op._tab.Offset(slot))
-            known = tuple(np.frombuffer(op._tab.Bytes, "<i4", length, at).tolist())
-            for x in known:
-                if not -1 <= x < num_tensors:
-                    raise model_mismatch(f"operator {k} names tensor {x} of {num_tensors}")
-            seen[at] = known
-        return known
 
     @staticmethod
     def _buffer_bytes(buffer: object, view: memoryview, index: int) -> memoryview | None:
