@@ -8,13 +8,12 @@ import struct
 
 import crc32c
 import numpy as np
+from onert_checkpoint_generated import layout
 
-from onert_checkpoint.format.schemas.v2 import (
-    SECTION_DTYPE,
-    SLOT_DESCRIPTOR_DTYPE,
-    SLOT_ENTRY_DTYPE,
-    TENSOR_RECORD_DTYPE,
-)
+SECTION_DTYPE = layout.SectionEntry.DTYPE
+SLOT_DESCRIPTOR_DTYPE = layout.SlotDescriptor.DTYPE
+SLOT_ENTRY_DTYPE = layout.V2SlotEntry.DTYPE
+TENSOR_RECORD_DTYPE = layout.V2TensorRecord.DTYPE
 
 __all__ = [
     "circle_reference_bomb",

@@ -1,13 +1,16 @@
-"""The generated parser, the Construct schemas and the library's NumPy table reading agree.
+"""The generated Kaitai parser, the generated Construct structs and the library's NumPy table
+reading agree.
 
 The parsers generated from spec/*.ksy define the structure, but read an offset table one Python
 call per entry; the library reads the tables with NumPy (revisions/blocks.read_table, used by
-revisions/v1.read_layout and revisions/wof.read_layout) and writes through the Construct schemas
-(schemas/v1.CHECKPOINT, schemas/wof.WOF). Here all three read every header field, every entry of
-every offset table and the footer of: the real exports, every file of spec/vectors/ and
-tests/corpus/, files written from hypothesis-drawn checkpoints, and mutations of those. Where the
-generated parser can read the structure at all, the other two read exactly the same values; where
-it cannot (a short file, a bad magic), neither can the Construct schema.
+v1.read_layout and wof.read_layout) and writes its headers and footer through the generated
+Construct structs (tests/spec/whole_files.py reads whole files with them: spec/regenerate.py's
+own generator, not the Kaitai compiler, from the same .ksy, so two generators from one source).
+Here all three read every header field, every entry of every offset table and the footer of: the
+real exports, every file of spec/vectors/ and tests/corpus/, files written from hypothesis-drawn
+checkpoints, and mutations of those. Where the Kaitai parser can read the structure at all, the
+other two read exactly the same values; where it cannot (a short file, a bad magic), neither can
+the Construct structs.
 """
 
 from __future__ import annotations
@@ -27,8 +30,7 @@ from onert_checkpoint_generated.onert_wof import OnertWof
 from onert_checkpoint import CheckpointError
 from onert_checkpoint.format.revisions import v1, wof
 from onert_checkpoint.format.revisions.blocks import read_table
-from onert_checkpoint.format.schemas import v1 as v1_schema
-from onert_checkpoint.format.schemas import wof as wof_schema
+from tests.spec import whole_files
 from tests.strategies import checkpoint_files, mutated_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +71,7 @@ def kaitai_v1(data: bytes) -> dict[str, Any] | None:
 
 def construct_v1(data: bytes) -> dict[str, Any] | None:
     try:
-        c = v1_schema.CHECKPOINT.parse(data)
+        c = whole_files.read_v1(data)
     except Exception:
         return None
     out: dict[str, Any] = {"header": {f: c.header[f] for f in HEADER_FIELDS_V1}}
@@ -105,7 +107,7 @@ def kaitai_wof(data: bytes) -> dict[str, Any] | None:
 
 def construct_wof(data: bytes) -> dict[str, Any] | None:
     try:
-        c = wof_schema.WOF.parse(data)
+        c = whole_files.read_wof(data)
     except Exception:
         return None
     return {"header": {f: c.header[f] for f in HEADER_FIELDS_WOF},

@@ -1,14 +1,16 @@
 """The schemas carry the format in a second language: the JavaScript parsers that the pinned
 kaitai-struct-compiler generates from spec/*.ksy (generated/javascript, drift-checked by
 spec/regenerate.py --check) read every valid vector, with the pinned JavaScript Kaitai runtime,
-to the same layout fields as the Python library.
+to the same layout fields as the Python side.
 
-The library's side is its own Construct schemas (src/onert_checkpoint/format/schemas), each
-cross-checked here against what ``onert_checkpoint.load`` reports (entry offsets, sizes, names,
-dtypes, shapes, slot entries, state keys, step and epoch), so a field the hand-written reader and
-the declarative schema disagree on fails the test. Node runs spec/ksc/layout.js as a subprocess;
-the runtime is installed from spec/ksc/package-lock.json when missing; without Node.js (or when
-`npm ci` cannot run) the test skips with the reason.
+The Python side reads each file with the generated Construct structs and layout record types
+(tests/spec/whole_files.py: spec/regenerate.py's own generator, not the Kaitai compiler, from
+the same .ksy: two generators from one source), each cross-checked here against what
+``onert_checkpoint.load`` reports (entry offsets, sizes, names, dtypes, shapes, slot entries,
+state keys, step and epoch), so a field the library's reader and the generated code disagree on
+fails the test. Node runs spec/ksc/layout.js as a subprocess; the runtime is installed from
+spec/ksc/package-lock.json when missing; without Node.js (or when `npm ci` cannot run) the test
+skips with the reason.
 """
 
 from __future__ import annotations
@@ -21,14 +23,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from onert_checkpoint_generated import layout
 
 import onert_checkpoint as oc
 from onert_checkpoint.format.dtypes import DTYPE_CODES
 from onert_checkpoint.format.revisions import v2
-from onert_checkpoint.format.schemas import v1 as v1_schema
-from onert_checkpoint.format.schemas import v2 as v2_schema
-from onert_checkpoint.format.schemas import v3 as v3_schema
-from onert_checkpoint.format.schemas import wof as wof_schema
+from tests.spec import whole_files
 
 ROOT = Path(__file__).resolve().parents[2]
 KSC = ROOT / "spec" / "ksc"
@@ -80,7 +80,7 @@ def _ints(values) -> list[int]:
 
 
 def _v1(data: bytes, ckpt: oc.Checkpoint) -> dict:
-    p = v1_schema.CHECKPOINT.parse(data)
+    p = whole_files.read_v1(data)
     h = p.header
     out = {
         "header": {k: int(h[k]) for k in ("magic", "version", "reserved", "ofs_opt1", "ofs_opt2",
@@ -107,7 +107,7 @@ def _v1(data: bytes, ckpt: oc.Checkpoint) -> dict:
 
 
 def _wof(data: bytes, ckpt: oc.Checkpoint) -> dict:
-    p = wof_schema.WOF.parse(data)
+    p = whole_files.read_wof(data)
     out = {
         "header": {k: int(p.header[k]) for k in ("magic", "version", "reserved", "num_entries")},
         "tensors": _ints(p.ofs_entries),
@@ -152,7 +152,7 @@ def _v2_body(data: bytes, kind: int, body) -> dict | None:
 
 
 def _v2(data: bytes, ckpt: oc.Checkpoint) -> dict:
-    p = v2_schema.CHECKPOINT.parse(data)
+    p = whole_files.read_v2(data)
     h = p.header
     out = {
         "header": {"magic": 429, "version": 2, "reserved0": 0, "header_crc": int(h.header_crc),
@@ -192,14 +192,14 @@ def _column(body, name: str, bit: int) -> list[int] | None:
 
 
 def _v3_tensors(body) -> dict:
-    bits = v3_schema.COLUMN_BITS
+    bits = {b.name.lower(): int(b) for b in layout.V3ColumnBits}
     ranks = _column(body, "rank", bits["shape"])
     lens = _column(body, "len_name", bits["name"])
     dims, names = None, None
     if ranks is not None:
         flat, dims = _ints(body.dims), []
         for r in ranks:
-            r = 0 if r == v3_schema.NO_SHAPE else r
+            r = 0 if r == layout.V3_NO_SHAPE else r
             dims.append(flat[:r])
             flat = flat[r:]
     if lens is not None:
@@ -215,7 +215,7 @@ def _v3_tensors(body) -> dict:
 
 
 def _v3(data: bytes, ckpt: oc.Checkpoint) -> dict:
-    p = v3_schema.CHECKPOINT.parse(data)
+    p = whole_files.read_v3(data)
     h = p.header
     sections = []
     for s in p.sections:
@@ -248,7 +248,7 @@ def _v3(data: bytes, ckpt: oc.Checkpoint) -> dict:
     t = bodies[1]
     n = t["num_tensors"]
     entries = bodies[2]["entries"] if 2 in bodies else []
-    tensor_at, entry_at = v3_schema.data_placement(
+    tensor_at, entry_at = whole_files.data_placement(
         sections[-1]["ofs_body"], t["len_data"], entries, t["order"])
     # The schema and the loader agree: indices, sizes, placed offsets, names, dtypes, shapes.
     index = t["index"] or list(range(n))
@@ -256,17 +256,17 @@ def _v3(data: bytes, ckpt: oc.Checkpoint) -> dict:
         (x.index, x.offset, x.nbytes) for x in ckpt.tensors]
     for k, x in enumerate(ckpt.tensors):
         assert (t["names"][k] or None if t["names"] else None) == x.name
-        code = t["dtype"][k] if t["dtype"] else v3_schema.NO_DTYPE
-        assert (None if code == v3_schema.NO_DTYPE else code) == (
+        code = t["dtype"][k] if t["dtype"] else layout.V3_NO_DTYPE
+        assert (None if code == layout.V3_NO_DTYPE else code) == (
             None if x.dtype is None else DTYPE_CODES[str(x.dtype)])
-        rank = t["rank"][k] if t["rank"] else v3_schema.NO_SHAPE
-        assert (None if rank == v3_schema.NO_SHAPE else tuple(t["dims"][k])) == (
+        rank = t["rank"][k] if t["rank"] else layout.V3_NO_SHAPE
+        assert (None if rank == layout.V3_NO_SHAPE else tuple(t["dims"][k])) == (
             None if x.shape is None else tuple(x.shape))
     if 2 in bodies:
         assert ckpt.optimizer is not None
         for j, name in enumerate(s["name"] for s in bodies[2]["slots"]):
             got = {index[k]: (entry_at[j * n + k], entries[j * n + k]) for k in range(n)
-                   if entries[j * n + k] != v3_schema.NO_STATE}
+                   if entries[j * n + k] != layout.NO_STATE}
             assert got == {i: (b.offset, b.nbytes) for i, b in ckpt.optimizer.slots[name].items()}
     order = t["order"] or list(range(n))
     for j in range(-1, len(entries) // n if n else 0):
@@ -274,7 +274,7 @@ def _v3(data: bytes, ckpt: oc.Checkpoint) -> dict:
             if j < 0:
                 out["ranges"].append({"slot": -1, "record": k, "ofs_data": tensor_at[k],
                                       "len_data": t["len_data"][k]})
-            elif entries[j * n + k] != v3_schema.NO_STATE:
+            elif entries[j * n + k] != layout.NO_STATE:
                 out["ranges"].append({"slot": j, "record": k, "ofs_data": entry_at[j * n + k],
                                       "len_data": entries[j * n + k]})
     return out

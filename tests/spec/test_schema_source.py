@@ -1,7 +1,8 @@
 """The .ksy files are the one hand-written layout of each revision, and the chain from them is live.
 
-- Every Construct struct of the library (format/schemas) has the fields, widths, offsets and
-  fixed values of its .ksy type, read here from the YAML itself.
+- Every generated Construct struct (onert_checkpoint_generated.structs, which the writers build
+  with) and record type has the fields, widths, offsets and fixed values of its .ksy type, read
+  here from the YAML itself.
 - A .ksy whose field width changes (a schema-2 record's, schema 3's dims column) makes
   ``spec/regenerate.py --check`` fail (the layout module, the parser, the C header and the SPEC
   tables drift), and once regenerated, the library's writer and reader follow the new width
@@ -24,43 +25,36 @@ import numpy as np
 import pytest
 import yaml
 from construct import Const, Struct
+from onert_checkpoint_generated import layout, structs
 
 import onert_checkpoint as oc
-from onert_checkpoint.format.schemas import v1, v2, v3, wof
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "spec"
 
 KSY_WIDTH = {"u1": 1, "s1": 1, "u2": 2, "s2": 2, "u4": 4, "s4": 4, "u8": 8, "s8": 8}
 
-#: Each Construct struct -> (its .ksy file, the type; None for the file's top level), and the
-#: fixed values the struct adds that the .ksy gives through a parameter (the version byte).
-STRUCTS: list[tuple[str, Struct, str, str | None, dict[str, int]]] = [
-    ("v1.HEADER", v1.HEADER, "onert_checkpoint_v1", None, {}),
-    ("v1.FOOTER", v1.FOOTER, "onert_checkpoint_v1", "footer", {}),
-    ("wof.HEADER", wof.HEADER, "onert_wof", None, {}),
-    ("v2.HEADER", v2.HEADER, "onert_checkpoint_common", "header", {"version": 2}),
-    ("v3.HEADER", v3.HEADER, "onert_checkpoint_common", "header", {"version": 3}),
-    ("v2.SECTION_ENTRY", v2.SECTION_ENTRY, "onert_checkpoint_common", "section_entry", {}),
-    ("v2.TENSORS_HEAD", v2.TENSORS_HEAD, "onert_checkpoint_v2", "tensors_section", {}),
-    ("v3.TENSORS_HEAD", v3.TENSORS_HEAD, "onert_checkpoint_v3", "tensors_section", {}),
-    ("v2.OPTIMIZER_HEAD", v2.OPTIMIZER_HEAD, "onert_checkpoint_common", "optimizer_head", {}),
-    ("v2.STATE_HEAD", v2.STATE_HEAD, "onert_checkpoint_common", "state_section", {}),
-    ("v2.ORIGIN", v2.ORIGIN, "onert_checkpoint_common", "origin_section", {}),
+#: Each generated Construct struct -> its .ksy file and type (None for the file's top level).
+STRUCTS: list[tuple[str, str, str | None]] = [
+    ("V1Header", "onert_checkpoint_v1", None),
+    ("V1Footer", "onert_checkpoint_v1", "footer"),
+    ("WofHeader", "onert_wof", None),
+    ("Header", "onert_checkpoint_common", "header"),
+    ("SectionEntry", "onert_checkpoint_common", "section_entry"),
+    ("V2TensorsHead", "onert_checkpoint_v2", "tensors_section"),
+    ("V3TensorsHead", "onert_checkpoint_v3", "tensors_section"),
+    ("OptimizerHead", "onert_checkpoint_common", "optimizer_head"),
+    ("StateHead", "onert_checkpoint_common", "state_section"),
+    ("Origin", "onert_checkpoint_common", "origin_section"),
 ]
 
 #: The NumPy record types of the tables -> their .ksy type.
 DTYPES = [
-    ("v2.SECTION_DTYPE", v2.SECTION_DTYPE, "onert_checkpoint_common", "section_entry"),
-    ("v2.TENSOR_RECORD_DTYPE", v2.TENSOR_RECORD_DTYPE, "onert_checkpoint_v2", "tensor_record"),
-    (
-        "v2.SLOT_DESCRIPTOR_DTYPE",
-        v2.SLOT_DESCRIPTOR_DTYPE,
-        "onert_checkpoint_common",
-        "slot_descriptor",
-    ),
-    ("v2.SLOT_ENTRY_DTYPE", v2.SLOT_ENTRY_DTYPE, "onert_checkpoint_v2", "slot_entry"),
-    ("v2.STATE_ENTRY_DTYPE", v2.STATE_ENTRY_DTYPE, "onert_checkpoint_common", "state_entry"),
+    ("SectionEntry", "onert_checkpoint_common", "section_entry"),
+    ("V2TensorRecord", "onert_checkpoint_v2", "tensor_record"),
+    ("SlotDescriptor", "onert_checkpoint_common", "slot_descriptor"),
+    ("V2SlotEntry", "onert_checkpoint_v2", "slot_entry"),
+    ("StateEntry", "onert_checkpoint_common", "state_entry"),
 ]
 
 
@@ -96,12 +90,10 @@ def struct_fields(struct: Struct) -> list[tuple[str | None, int, int, object]]:
     return out
 
 
-@pytest.mark.parametrize(
-    ("name", "struct", "stem", "type_name", "fixed"), STRUCTS, ids=[s[0] for s in STRUCTS]
-)
-def test_construct_struct_equals_its_ksy_type(name, struct, stem, type_name, fixed) -> None:
+@pytest.mark.parametrize(("name", "stem", "type_name"), STRUCTS, ids=[s[0] for s in STRUCTS])
+def test_construct_struct_equals_its_ksy_type(name, stem, type_name) -> None:
     want = ksy_fields(stem, type_name)
-    got = struct_fields(struct)
+    got = struct_fields(structs.STRUCTS[name])
     assert len(got) == len(want), name
     for (g_name, g_at, g_size, g_value), (k_name, k_at, k_size, k_valid) in zip(got, want):
         assert (g_at, g_size) == (k_at, k_size), (name, k_name)
@@ -109,11 +101,12 @@ def test_construct_struct_equals_its_ksy_type(name, struct, stem, type_name, fix
             assert k_name.startswith("reserved"), (name, k_name)
             continue
         assert g_name == k_name, name
-        assert g_value == fixed.get(k_name, k_valid), (name, k_name)
+        assert g_value == k_valid, (name, k_name)
 
 
-@pytest.mark.parametrize(("name", "dtype", "stem", "type_name"), DTYPES, ids=[d[0] for d in DTYPES])
-def test_record_dtype_equals_its_ksy_type(name, dtype, stem, type_name) -> None:
+@pytest.mark.parametrize(("name", "stem", "type_name"), DTYPES, ids=[d[0] for d in DTYPES])
+def test_record_dtype_equals_its_ksy_type(name, stem, type_name) -> None:
+    dtype = getattr(layout, name).DTYPE
     want = ksy_fields(stem, type_name)
     assert [(n, dtype.fields[n][1], dtype.fields[n][0].itemsize) for n in dtype.names] == [
         (n, at, size) for n, at, size, _ in want

@@ -338,21 +338,22 @@ def test_v3_vectors_cover_every_column_and_an_order() -> None:
 
 
 @pytest.mark.parametrize("name", V3_VALID)
-def test_v3_placement_of_the_ksy_equals_the_construct_schema(name: str) -> None:
-    """Two declarative readings of 7.3 agree: the .ksy's ``ranges`` instance and the
-    Construct schema's ``data_placement`` (src/onert_checkpoint/format/schemas/v3.py)."""
-    from onert_checkpoint.format.schemas import v3
+def test_v3_placement_of_the_ksy_equals_the_construct_reading(name: str) -> None:
+    """Two readings of 7.3 agree: the .ksy's ``ranges`` instance in the Kaitai parser, and
+    ``data_placement`` over the columns read by the generated Construct structs
+    (tests/spec/whole_files.py; two generators from one .ksy)."""
+    from tests.spec import whole_files
 
     data = (VECTORS / f"{name}.ckpt").read_bytes()
     h = OnertCheckpointV3(KaitaiStream(_io(data)))
-    p = v3.CHECKPOINT.parse(data)
+    p = whole_files.read_v3(data)
     secs = {int(s.kind): s for s in p.sections}
     if 1 not in secs:
         assert h.num_ranges == 0
         return
     t = secs[1].body
     entries = secs[2].body.entries if 2 in secs else []
-    tensor_at, entry_at = v3.data_placement(secs[4].ofs_body, t.len_data, entries, t.order)
+    tensor_at, entry_at = whole_files.data_placement(secs[4].ofs_body, t.len_data, entries, t.order)
     n = int(t.head.num_tensors)
     ksy = {(r.slot, r.record): r.ofs_data for r in h.ranges if r.has_state}
     construct = {(-1, k): o for k, o in enumerate(tensor_at)}
