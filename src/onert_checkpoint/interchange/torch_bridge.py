@@ -145,9 +145,8 @@ def from_torch(model_state: Any, optim_state: Mapping[str, Any] | None, circle_m
     model = as_circle_model(circle_model)
     params = dict(getattr(model_state, "named_parameters", lambda: model_state)())
     pairs = _pair(list(params), model, names)
-    weights = {}
-    for p, index in pairs.items():
-        weights[index] = _to_circle(_numpy(params[p]), model.tensors[index].shape, p)
+    weights = {i: _to_circle(_numpy(params[p]), model.tensors[i].shape, p)
+               for p, i in pairs.items()}
     kind = "sgd"
     slots: dict[str, dict[int, np.ndarray]] = {}
     state = {"step": 0, "epoch": epoch}
@@ -180,14 +179,10 @@ def from_torch(model_state: Any, optim_state: Mapping[str, Any] | None, circle_m
                                   dialect=dialect)
 
 
-def to_torch(
-    ckpt: Checkpoint,
-    circle_model: ModelLike,
-    *,
-    names: Mapping[str, str] | None = None,
-    param_groups: Sequence[Mapping[str, Any]] | None = None,
-    shapes: Mapping[str, Sequence[int]] | None = None,
-) -> tuple[dict[str, Any], dict[str, Any]]:
+def to_torch(ckpt: Checkpoint, circle_model: ModelLike, *, names: Mapping[str, str] | None = None,
+             param_groups: Sequence[Mapping[str, Any]] | None = None,
+             shapes: Mapping[str, Sequence[int]] | None = None
+             ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Two state dicts, ``(model_state_dict, optim_state_dict)``: the first for
     ``module.load_state_dict``, the second for ``optimizer.load_state_dict`` (a module and an
     optimizer are the caller's to build).
