@@ -17,7 +17,7 @@ entries between the runtimes' indexings, Adam's batch size) is composed over it 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from .errors import error_for
 from .loss import check_lossless
@@ -62,13 +62,13 @@ def _copy_optimizer(opt: Optimizer | None) -> Optimizer | None:
     )
 
 
-def _check_model_indices_fit(tensors: list[Tensor], target: registry.Revision) -> None:
+def _check_model_indices_fit(tensors: Iterable[Tensor], target: registry.Revision) -> None:
     """Schema 2 allows model index 0xFFFFFFFF, which schema 3 reserves as NO_MODEL_INDEX
     (SPEC 7.3): the one thing of a schema-2 file that schema 3 cannot hold, refused rather
     than dropped."""
     reserved = target.reserved_model_index
-    for k, t in enumerate(tensors):
-        if reserved is not None and t.model_index == reserved:
+    for k, t in enumerate(tensors if reserved is not None else ()):
+        if t.model_index == reserved:
             raise error_for(
                 "not_representable", f"tensors[{k}].model_index", None,
                 f"tensor {t.index} has model index 0x{reserved:08X}, which {target.title} "
@@ -101,7 +101,9 @@ def upgrade(
     check_lossless(ckpt, to)  # the rule of every write: schema 2 and 3 hold all (not released)
     if registry.find(ckpt.revision) is None:
         raise ValueError(f"cannot upgrade revision {ckpt.revision!r}")
-    tensors = [_copy_tensor(t, keep_meta=True) for t in ckpt.tensors]
+    tensors: Iterable[Tensor] = ckpt.tensors.copied(lambda t: _copy_tensor(t, keep_meta=True))
+    if name_tensors is not None:
+        tensors = list(tensors)
     if name_tensors is not None:
         view = Checkpoint(
             tensors=tensors,

@@ -337,6 +337,14 @@ class EntryTable:
     def __len__(self) -> int:
         return int(self.keys.size)
 
+    def clone(self) -> EntryTable:
+        """A table of the same columns and bytes for another list (a copy's): its entries are
+        new objects, and it keeps the bytes when this table's file is released."""
+        return EntryTable(
+            DataStore(self.store.whole), self.keys, self.offsets, self.lengths, self.cls,
+            self.meta, self.owner, self.owner_rows,
+        )
+
     def row_of(self, key: int) -> int | None:
         """The row of entry index ``key`` (arithmetic when the keys are consecutive, as every
         table of a file with one entry per index is; else a binary search), or None."""
@@ -753,6 +761,28 @@ class TensorList(MutableSequence[E]):
                 obj._owner = self._ref
                 items[k] = obj
         return self._items  # type: ignore[return-value]
+
+    def copied(self, copy: Callable[[E], E]) -> TensorList[E]:
+        """A list of ``copy`` of each item: the items made so far and those with bytes copied
+        now, in order, the others (empty and untouched) made from the same columns when first
+        asked for, so that many empty entries cost no object each. The file's pending data
+        checks run as a copy of every item would run them."""
+        table = self._table
+        if table is None or self._renumbered:
+            return TensorList([copy(t) for t in self])
+        items = self._items
+        made = np.fromiter((t is not None for t in items), bool, len(items))
+        eager = np.flatnonzero(made | (table.lengths > 0)).tolist()
+        out: TensorList[E] = TensorList(table=table.clone())
+        for k in eager:
+            held = items[k] or _floating_get(self._floating, k)
+            out._items[k] = t = copy(held if held is not None else table.make(k))
+            t._owner = out._ref
+        for k in np.flatnonzero(~made & (table.lengths == 0)).tolist():
+            if table.store.ready:
+                break
+            table.data(k)  # what a copy of the entry reads: the checks it would run
+        return out
 
     def made(self) -> list[E]:
         """The items made so far, floating ones still held elsewhere included (none is made

@@ -131,8 +131,9 @@ class _Columns:
 
 def _gather(items: Iterable[Tensor]) -> _Columns:
     """:class:`_Columns` of ``items`` (any order), with every per-tensor check of 7.1."""
-    index, model_index, len_name = array("q"), array("q"), array("q")
-    dtype, rank, dims, len_data, offset = array("q"), array("q"), array("q"), array("q"), array("q")
+    # each column as narrow as its checked values (a 4-byte u32, "b" and "B" for the codes)
+    index, model_index, len_name, dims = array("I"), array("I"), array("I"), array("I")
+    dtype, rank, len_data, offset = array("b"), array("B"), array("q"), array("q")
     names = bytearray()
     named = False
     seen_name: set[bytes] = set()
@@ -181,7 +182,7 @@ def _gather(items: Iterable[Tensor]) -> _Columns:
             held[k] = t
 
     def arr(a: array[int]) -> np.ndarray:
-        return np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
+        return np.frombuffer(a, a.typecode) if len(a) else np.zeros(0, a.typecode)
 
     cols = _Columns(
         arr(index),
@@ -204,8 +205,8 @@ def _in_record_order(c: _Columns) -> _Columns:
     """``c`` sorted by index (the items are already, when they come from a loaded file), with
     the checks that need the order: indices and model indices unique."""
     n = c.index.size
-    order = np.argsort(c.index, kind="stable")
-    if n and not (order == np.arange(n)).all():
+    if n > 1 and (c.index[1:] < c.index[:-1]).any():  # else the stable order is the identity
+        order = np.argsort(c.index, kind="stable")
         ends = np.cumsum(c.len_name)
         starts = ends - c.len_name
         names = b"".join(c.names[s:e] for s, e in zip(starts[order].tolist(), ends[order].tolist()))
@@ -248,7 +249,7 @@ def _data_order(cols: _Columns, data_order: Sequence[int] | np.ndarray | None) -
     its last mention of an index) and then by record; tensors built in memory last, in record
     order."""
     n = cols.index.size
-    tie = np.arange(n, 2 * n, dtype=np.int64)
+    tie = None  # record order: the sorts below are stable
     if data_order is not None:
         try:
             listed = np.asarray(data_order)
@@ -265,9 +266,14 @@ def _data_order(cols: _Columns, data_order: Sequence[int] | np.ndarray | None) -
             at = np.searchsorted(values, cols.index)
             at = np.minimum(at, values.size - 1)
             found = values[at] == cols.index
+            tie = np.arange(n, 2 * n, dtype=np.int64)
             tie[found] = last[at[found]]
     built = cols.offset < 0
-    return np.lexsort((tie, np.where(built, 0, cols.offset), built))
+    if not built.any():
+        read = cols.offset
+        return np.argsort(read, kind="stable") if tie is None else np.lexsort((tie, read))
+    keys = (np.where(built, 0, cols.offset), built)
+    return np.lexsort(keys if tie is None else (tie, *keys))
 
 
 def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
@@ -275,7 +281,7 @@ def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
     n = cols.index.size
     if n > MAX_TENSORS:
         _fail(f"schema 3 holds at most {MAX_TENSORS} tensors")
-    identity = np.arange(n)
+    identity = np.arange(n, dtype=np.uint32)
     # Each column only if needed (7.1, rule C4 to C9: a redundant column is refused).
     present = {
         INDEX: bool((cols.index != identity).any()),
@@ -291,13 +297,22 @@ def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
         "len_name": cols.len_name, "dtype": cols.dtype, "rank": cols.rank, "order": perm,
         "dims": cols.dims, "names": cols.names,
     }
-    body = bytearray(structs.V3TensorsHead.build({"num_tensors": n, "columns": columns}))
+    head = structs.V3TensorsHead.build({"num_tensors": n, "columns": columns})
+    # the sizes (int64, never negative) seen as u64 with no copy: one join makes the body
+    pieces: list[bytes | memoryview] = [head]
+    size = len(head)
     for col in COLUMNS:  # bit 0 (len_data) always; the others when their bit is set
         if col.bit == 0 or columns & col.bit:
-            body += bytes(-len(body) % col.align)  # zero padding before the column
+            pieces.append(bytes(-size % col.align))  # zero padding before the column
             v = values[col.name]
-            body += v if isinstance(v, bytes) else v.astype(col.format).tobytes()
-    return bytes(body)
+            if isinstance(v, bytes):
+                pieces.append(v)
+            elif col.bit == 0:
+                pieces.append(memoryview(v.view(col.format)).cast("B"))
+            else:
+                pieces.append(v.astype(col.format).tobytes())
+            size += len(pieces[-2]) + len(pieces[-1])
+    return b"".join(pieces)
 
 
 def _place(start: int, sizes: list[int]) -> list[int]:
@@ -333,14 +348,14 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
     # The ranges in data order: the tensors in ``perm``, then each slot's in the same order.
     # Only ranges with bytes are listed (an empty range moves nothing, 7.3), so a file of
     # many empty entries costs columns, not an object per entry.
-    ranges: list[Buffer] = [cols.held[k] for k in perm[cols.len_data[perm] > 0].tolist()]
-    num_ranges = n
-    slot_sizes: list[np.ndarray] = []
     # each pass's sequence positions of ranges with bytes (the range_index section's, 7.5)
     positions: list[np.ndarray] = [np.flatnonzero(cols.len_data[perm] > 0)]
-    rank_of = np.empty(n, np.int64)  # record position -> place in data order
-    rank_of[perm] = np.arange(n)
+    ranges: list[Buffer] = [cols.held[k] for k in perm[positions[0]].tolist()]
+    num_ranges = n
+    slot_sizes: list[np.ndarray] = []
+    rank_of = np.zeros(0, np.int64)  # record position -> place in data order, when needed
     if opt_parts is not None:
+        rank_of = _inverse(perm)
         assert ckpt.optimizer is not None
         for name in opt_parts[2]:
             slot = ckpt.optimizer.slots[name]
@@ -381,12 +396,20 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
         parts.append(Part(BLOCKS_KIND, 0, len(placeholder), placeholder))
     group_shift = _range_index(ckpt, extra, n)
     if group_shift is not None:  # after data_blocks, before kinds above its own (6.4)
+        if rank_of.size != n:
+            rank_of = _inverse(perm)
         body = _range_index_body(n, group_shift, perm, positions, rel, ranges, rank_of)
         parts.append(Part(INDEX_KIND, 0, len(body), body))
     return container_plan(
         parts, list(zip(rel, ranges)), version, data_crc, title="schema 3", has_data=has_data,
         block_shift=shift,
     )
+
+
+def _inverse(perm: np.ndarray) -> np.ndarray:
+    out = np.empty(perm.size, np.int64)
+    out[perm] = np.arange(perm.size)
+    return out
 
 
 def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> int | None:
