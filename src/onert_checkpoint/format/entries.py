@@ -778,10 +778,11 @@ class TensorList(MutableSequence[E]):
             held = items[k] or _floating_get(self._floating, k)
             out._items[k] = t = copy(held if held is not None else table.make(k))
             t._owner = out._ref
-        for k in np.flatnonzero(~made & (table.lengths == 0)).tolist():
+        lazy = np.flatnonzero(~made & (table.lengths == 0)) if not table.store.ready else ()
+        for k in lazy:  # what a copy of each reads: the checks it would run, until none is left
             if table.store.ready:
                 break
-            table.data(k)  # what a copy of the entry reads: the checks it would run
+            table.data(int(k))
         return out
 
     def made(self) -> list[E]:

@@ -90,9 +90,6 @@ def _sources(ckpt: Checkpoint) -> list[DataStore]:
     """The loaded files whose bytes a write of ``ckpt`` copies: its own, and those that the
     arrays of its entries view (content made by ``upgrade`` or ``convert`` of a loaded file)."""
     arrays = [t._data for t in ckpt.tensors.made()]
-    table = ckpt.tensors._table
-    if table is not None:  # a copy's entries not made yet view the bytes of the file copied
-        arrays.append(table.store.whole)
     if ckpt.optimizer is not None:
         for entries in ckpt.optimizer.slots.values():
             made = entries.made() if isinstance(entries, SlotEntries) else entries.values()
