@@ -125,6 +125,7 @@ SLOW_MODULES: frozenset[str] = frozenset({
     "tools/test_plot.py",
     "tools/test_progress.py",
     "tools/test_diff_stats.py",
+    "invariants/test_attacks_on_stats_diff_plot_import.py",
     "tools/test_cli_guidance.py",
     "format/test_convert.py",
     "interchange/test_export_lossless.py",

@@ -141,8 +141,11 @@ def cmd_info(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         except OSError as err:
             status = EXIT_USAGE
-            print(f"onert-ckpt: error: io_error: {safe_text(path)}: "
-                  f"{safe_text(err.strerror or str(err))}", file=sys.stderr)
+            why = err.strerror or str(err)
+            print(f"onert-ckpt: error: io_error: {safe_text(path)}: {safe_text(why)}",
+                  file=sys.stderr)
+            if args.json:  # an object per file, in the files' order, this one included
+                _print_json({"file": path, "error": {"code": "io_error", "message": why}})
         sys.stdout.flush()
     return status
 
@@ -514,7 +517,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
             for label, path in (("A", args.a), ("B", args.b)))
     result = diff(a, b, atol=args.atol, rtol=args.rtol, ignore_state=args.ignore_state)
     hint = None
-    if model is None and result.entries and all(
+    if model is None and result.paired_by == "index" and result.entries and all(
         e.status in ("only_a", "only_b", "size") for e in result.entries
     ):
         # no entry index holds the same tensor in both: onert's order against circle tensor
@@ -555,9 +558,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def _load_named(label: str, path: str, model: Any, order: str) -> Checkpoint:
-    """``_load`` of one of several files: an error says which file (``B (x.circle): ...``)."""
+    """``_load`` of one of several files, its deferred data checks run: an error says which
+    file (``B (x.circle): ...``), a damaged data block of B included."""
     try:
-        return _load(path, model, order)
+        ckpt = _load(path, model, order)
+        ckpt.verify()
+        return ckpt
     except CheckpointError as err:
         from ..format.errors import error_for
 

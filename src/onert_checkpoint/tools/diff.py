@@ -36,7 +36,8 @@ __all__ = ["CheckpointDiff", "EntryDiff", "diff"]
 @dataclass(frozen=True)
 class EntryDiff:
     """One weight or slot entry: ``status`` is ``equal``, ``close``, ``differs``, ``size``
-    (different sizes), ``only_a`` or ``only_b``."""
+    (different sizes), ``dtype`` or ``shape`` (the tensor's dtype or shape differs: values
+    not compared), ``only_a`` or ``only_b``."""
 
     key: str
     slot: str  # "weights", "m", "v", ...
@@ -103,11 +104,43 @@ class CheckpointDiff:
         })
 
 
+class _SumSq:
+    """A sum of squares kept as ``scale`` and the sum of (|x| / scale)**2, so that it neither
+    overflows nor underflows whatever the float64 values (the way LAPACK's dnrm2 does it);
+    NaN values are left out, an infinite one makes the norm infinite."""
+
+    def __init__(self) -> None:
+        self.scale = self.sum = 0.0
+        self.inf = False
+
+    def add(self, x: np.ndarray) -> None:
+        x = np.abs(x[~np.isnan(x)])
+        top = float(x.max()) if x.size else 0.0
+        if top == np.inf:
+            self.inf = True
+        elif top > 0:
+            if top > self.scale:
+                self.sum *= (self.scale / top) ** 2
+                self.scale = top
+            y = x / self.scale
+            self.sum += float(np.dot(y, y))
+
+    def ratio(self, other: _SumSq) -> float:
+        """sqrt(self / other)."""
+        if self.inf or not other.scale:
+            return float("inf")
+        if not self.scale:
+            return 0.0
+        with np.errstate(over="ignore"):
+            return float(self.scale / other.scale * np.sqrt(self.sum / other.sum))
+
+
 class _Distance:
     """The running figures of one comparison, fed a chunk of both sides at a time."""
 
     def __init__(self) -> None:
-        self.max_abs = self.max_rel = self.sum_abs = self.sq_delta = self.sq_a = 0.0
+        self.max_abs = self.max_rel = self.mean_abs = 0.0
+        self.sq_delta, self.sq_a = _SumSq(), _SumSq()
         self.changed = self.elements = 0
         self.close = True
 
@@ -122,20 +155,25 @@ class _Distance:
             rel = np.where(delta == 0, 0.0, delta / np.maximum(np.abs(xb), np.finfo(float).tiny))
             rel = np.where(np.isnan(rel), np.inf, rel)
             self.close &= bool(np.all(np.isclose(xa, xb, rtol=rtol, atol=atol, equal_nan=True)))
-            self.sq_delta += float(np.dot(delta, delta))  # delta: real, never NaN
-            sq_a = float(np.dot(xa, xa).real if wide is np.float64 else np.vdot(xa, xa).real)
-            self.sq_a += sq_a if sq_a == sq_a else float(np.nansum(np.abs(xa) ** 2))
-        self.sum_abs += float(delta.sum())
+        self.sq_delta.add(delta)
+        self.sq_a.add(xa)
         self.changed += int(delta.size - np.count_nonzero(same))
         self.elements += int(delta.size)
         if delta.size:
-            self.max_abs = max(self.max_abs, float(delta.max()))
+            top = float(delta.max())
+            # the chunk's mean, by a power of two that no sum of its values overflows at
+            shift = 2.0 ** max(0, int(np.frexp(top)[1]) - 500) if top < np.inf else 1.0
+            part = float(np.mean(delta / shift)) * shift
+            self.mean_abs += (part - self.mean_abs) * (delta.size / self.elements)
+            self.max_abs = max(self.max_abs, top)
             self.max_rel = max(self.max_rel, float(rel.max()))
 
     def rel_l2(self) -> float:
-        if self.sq_a == 0:
-            return 0.0 if self.sq_delta == 0 else float("inf")
-        return float(np.sqrt(self.sq_delta) / np.sqrt(self.sq_a))
+        if not (self.sq_a.scale or self.sq_a.inf):
+            return 0.0 if not (self.sq_delta.scale or self.sq_delta.inf) else float("inf")
+        if self.sq_a.inf:
+            return float("inf") if self.sq_delta.inf else 0.0
+        return self.sq_delta.ratio(self.sq_a)
 
 
 def _same_bytes(ra: np.ndarray, rb: np.ndarray) -> bool:
@@ -150,15 +188,16 @@ def _same_bytes(ra: np.ndarray, rb: np.ndarray) -> bool:
 
 def _compare(
     key: str, slot: str, a: Buffer | None, b: Buffer | None, dtype: str | None,
-    atol: float, rtol: float,
+    atol: float, rtol: float, unlike: str | None = None,
 ) -> EntryDiff:
     if a is None or b is None:
         status = "only_b" if a is None else "only_a"
         return EntryDiff(
             key, slot, status, None if a is None else a.nbytes, None if b is None else b.nbytes
         )
-    if a.nbytes != b.nbytes:
-        return EntryDiff(key, slot, "size", a.nbytes, b.nbytes)
+    if a.nbytes != b.nbytes or unlike is not None:
+        return EntryDiff(key, slot, "size" if a.nbytes != b.nbytes else str(unlike),
+                         a.nbytes, b.nbytes)
     if a.data is b.data or _same_bytes(a.raw, b.raw):
         va = entry_values(a, dtype)
         return EntryDiff(key, slot, "equal", a.nbytes, b.nbytes, 0.0, 0.0, va.size, 0, 0.0, 0.0)
@@ -169,7 +208,7 @@ def _compare(
             d.add(va[start : start + CHUNK], vb[start : start + CHUNK], atol, rtol)
         return EntryDiff(key, slot, "close" if d.close else "differs", a.nbytes, b.nbytes,
                          d.max_abs, d.max_rel, d.elements, d.changed, d.rel_l2(),
-                         d.sum_abs / d.elements if d.elements else 0.0)
+                         d.mean_abs)
     return EntryDiff(key, slot, "differs", a.nbytes, b.nbytes)
 
 
@@ -193,6 +232,16 @@ def _encoding(value: object) -> tuple[str, object]:
 def same_state_value(a: object, b: object) -> bool:
     """True when two training-state values have the same type and encoding (NaN included)."""
     return _encoding(a) == _encoding(b)
+
+
+def _unlike(a: Tensor | None, b: Tensor | None) -> str | None:
+    """``dtype`` or ``shape`` when both tensors state it and they differ: the same bytes read
+    as two dtypes are not the same values, nor the same values in two shapes the same tensor."""
+    for fact in ("dtype", "shape"):
+        fa, fb = (getattr(t, fact) if t is not None else None for t in (a, b))
+        if fa is not None and fb is not None and str(fa) != str(fb):
+            return fact
+    return None
 
 
 def _uniquely_named(ckpt: Checkpoint) -> bool:
@@ -232,13 +281,14 @@ def diff(
     for key in order:
         ta, tb = ka.get(key), kb.get(key)
         dtype = (ta.dtype if ta is not None else None) or (tb.dtype if tb is not None else None)
-        out.entries.append(_compare(key, "weights", ta, tb, dtype, atol, rtol))
+        unlike = _unlike(ta, tb)
+        out.entries.append(_compare(key, "weights", ta, tb, dtype, atol, rtol, unlike))
         for slot in slot_names:
             ea = slots_a.get(slot, {}).get(ta.index) if ta is not None else None
             eb = slots_b.get(slot, {}).get(tb.index) if tb is not None else None
             if ea is None and eb is None:
                 continue
-            out.entries.append(_compare(key, slot, ea, eb, dtype, atol, rtol))
+            out.entries.append(_compare(key, slot, ea, eb, dtype, atol, rtol, unlike))
     kind_a = a.optimizer.kind if a.optimizer is not None else None
     kind_b = b.optimizer.kind if b.optimizer is not None else None
     if kind_a != kind_b:

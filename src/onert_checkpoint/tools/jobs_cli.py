@@ -101,6 +101,7 @@ def _read_npy(path: str) -> Any:
     """The array of the .npy file ``path``: a header claiming more (a MemoryError) or less data
     than the file holds is a usage error; a missing or odd file an I/O error naming ``path``."""
     import io
+    from tokenize import TokenError
 
     import numpy as np
     from numpy.lib import format as npy
@@ -115,6 +116,8 @@ def _read_npy(path: str) -> Any:
         read_header = npy.read_array_header_1_0 if version == (1, 0) else (
             npy.read_array_header_2_0)
         shape, _, dtype = read_header(f)
+        if dtype.hasobject or min(shape, default=0) < 0:
+            raise ValueError(f"its header claims {dtype}{list(shape)}: not an array of numbers")
         need = int(np.prod(shape, dtype=object)) * dtype.itemsize
         if need > len(raw) - f.tell():
             raise ValueError(
@@ -128,7 +131,7 @@ def _read_npy(path: str) -> Any:
             )
         f.seek(0)
         return npy.read_array(f, allow_pickle=False)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, SyntaxError, TokenError) as exc:  # numpy parses the header
         raise CliError("usage_error",
                        f"{safe_text(path)}: not a .npy array: {safe_text(str(exc))}") from exc
 

@@ -38,7 +38,31 @@ __all__ = ["FORMATS", "MAX_PANELS", "change", "histograms", "require_matplotlib"
 FORMATS = {".png": "png", ".svg": "svg"}
 #: Histogram panels one picture holds at most (choose tensors for more).
 MAX_PANELS = 64
+#: Bars of a change picture, lines of a trajectory at most: those of the largest changes
+#: (the picture's title says how many of how many), so that 10,000 tensors cost no more.
+MAX_BARS, MAX_LINES = 64, 32
 BINS = 50
+
+
+def _largest(values: dict[str, float], limit: int) -> dict[str, float]:
+    """The ``limit`` entries of ``values`` with the largest values, in their order."""
+    if len(values) <= limit:
+        return values
+    keep = set(sorted(values, key=values.__getitem__, reverse=True)[:limit])
+    return {k: v for k, v in values.items() if k in keep}
+
+
+def _edges(lo: float, hi: float) -> tuple[np.ndarray, float]:
+    """(BINS + 1 increasing bin edges from ``lo`` to ``hi``, finite whatever their span; the
+    power of two they are drawn divided by, so that no axis length overflows)."""
+    big = float(np.finfo(np.float64).max)
+    if lo == hi:  # one value: a bin around it, wide enough to be seen at its magnitude
+        pad = max(0.5, abs(lo) * 2.0 ** -20)
+        lo, hi = max(lo - pad, -big), min(hi + pad, big)
+    t = np.linspace(0.0, 1.0, BINS + 1)
+    edges = np.maximum.accumulate(lo * (1 - t) + hi * t)  # never hi - lo: it may overflow
+    top = int(np.frexp(max(abs(lo), abs(hi)))[1])
+    return edges, 2.0 ** (top - 1) if top > 500 else 1.0
 
 
 def require_matplotlib() -> None:
@@ -91,14 +115,14 @@ def histograms(ckpt: Checkpoint, path: str | os.PathLike[str], *,
     for k, (entry, dtype, key, s) in enumerate(chosen):
         ax = fig.add_subplot(rows, cols, k + 1)
         st = entry_stats(entry, dtype)
-        lo, hi = (st.min, st.max) if st.min is not None else (0.0, 1.0)
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        assert lo is not None and hi is not None
-        edges = np.linspace(lo, hi, BINS + 1)
-        ax.bar(edges[:-1], histogram(entry, dtype, edges), width=np.diff(edges), align="edge")
+        edges, unit = (_edges(0.0, 1.0) if st.min is None or st.max is None
+                       else _edges(st.min, st.max))
+        counts = histogram(entry, dtype, edges)
+        shown = edges / unit
+        ax.bar(shown[:-1], counts, width=np.diff(shown), align="edge")
         ax.set_gid(f"hist-{key}-{s}")
-        ax.set_title(f"{key} {s}", fontsize=9)
+        scaled = "" if unit == 1.0 else f" (x 2^{int(np.log2(unit))})"
+        ax.set_title(f"{key} {s}{scaled}", fontsize=9)
         ax.tick_params(labelsize=7)
     fig.supxlabel("value")
     fig.supylabel("count")
@@ -130,17 +154,20 @@ def _changes(a: Checkpoint, b: Checkpoint, slot: str) -> dict[str, float]:
 def change(a: Checkpoint, b: Checkpoint, path: str | os.PathLike[str], *,
            slot: str = "weights", labels: tuple[str, str] = ("A", "B")) -> dict[str, float]:
     """A bar per tensor: the relative L2 change of its ``slot`` entry from ``a`` to ``b``
-    (an infinite one, where A is zero, drawn above the others in red, marked ``inf``);
-    returns the values drawn. ValueError when no entry of that slot pairs up."""
+    (an infinite one, where A is zero, drawn above the others in red, marked ``inf``), at
+    most :data:`MAX_BARS` (the largest); returns the values drawn. ValueError when no entry
+    of that slot pairs up."""
     require_matplotlib()
     from matplotlib.figure import Figure
 
-    values = _changes(a, b, slot)
-    if not values:
+    every = _changes(a, b, slot)
+    if not every:
         raise ValueError(f"no {slot} entry of the two checkpoints pairs up with another")
+    values = _largest(every, MAX_BARS)
     fig = Figure(figsize=(max(6.0, 0.4 * len(values)), 4.0), layout="constrained")
     _bar_chart(fig, list(values), list(values.values()), f"relative L2 change ({slot})")
-    fig.suptitle(f"{labels[0]} -> {labels[1]}", fontsize=9)
+    some = "" if len(values) == len(every) else f" ({len(values)} largest of {len(every)})"
+    fig.suptitle(f"{labels[0]} -> {labels[1]}{some}", fontsize=9)
     _write(fig, path)
     return values
 
@@ -149,7 +176,8 @@ def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
                slot: str = "weights") -> dict[str, list[float]]:
     """A line per tensor over ``ckpts`` (a training run, in order): the relative L2 change of
     its ``slot`` entry from the first checkpoint, against the step (the checkpoints' ``step``
-    when each has one, else their position); returns the lines drawn."""
+    when each has one, else their position), at most :data:`MAX_LINES` (those that end
+    farthest); returns the lines drawn."""
     require_matplotlib()
     from matplotlib.figure import Figure
 
@@ -166,6 +194,12 @@ def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
     lines = {key: ys for key, ys in lines.items() if len(ys) == len(ckpts)}
     if not lines:
         raise ValueError(f"no {slot} entry pairs up in every checkpoint")
+    drawn = _largest({key: ys[-1] for key, ys in lines.items()}, MAX_LINES)
+    if len(drawn) < len(lines):
+        title = f"{len(drawn)} of {len(lines)} tensors: those that end farthest"
+        lines = {key: lines[key] for key in drawn}
+    else:
+        title = ""
     fig = Figure(figsize=(7.0, 4.2), layout="constrained")
     ax = fig.add_subplot()
     for key, ys in lines.items():
@@ -176,6 +210,7 @@ def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
     ax.set_xlabel("step" if by_step else "checkpoint")
     ax.set_ylabel(f"relative L2 change from the first ({slot})")
+    ax.set_title(title, fontsize=9)
     if len(lines) <= 16:
         ax.legend(fontsize=8)
     _write(fig, path)

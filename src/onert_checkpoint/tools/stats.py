@@ -61,9 +61,10 @@ class EntryStats:
 def entry_stats(entry: Buffer, dtype: str | None, *, name: str | None = None,
                 slot: str = "weights") -> EntryStats:
     """:class:`EntryStats` of ``entry``, one chunk at a time (Chan's pairwise update of the
-    mean and the sum of squared deviations, in float64)."""
+    mean and the sum of squared deviations, in float64). Values beyond 2**500 (float64 data)
+    are scaled by a power of two first, so that no square or sum overflows to inf or NaN."""
     values = entry_values(entry, dtype)
-    n, mean, m2 = 0, 0.0, 0.0
+    n, mean, m2, scale = 0, 0.0, 0.0, 1.0
     lo, hi = np.inf, -np.inf
     nan = inf = zeros = 0
     for x in chunks(values):
@@ -74,16 +75,21 @@ def entry_stats(entry: Buffer, dtype: str | None, *, name: str | None = None,
         if not finite.size:
             continue
         lo, hi = min(lo, float(finite.min())), max(hi, float(finite.max()))
+        top = np.frexp(max(-lo, hi))[1]
+        if top > 500 and scale != 2.0 ** -top:  # rescale what is summed so far, exactly
+            ratio = 2.0 ** -top / scale
+            mean, m2, scale = mean * ratio, m2 * ratio * ratio, 2.0 ** -top
+        finite = finite * scale if scale != 1.0 else finite
         k, m = finite.size, float(finite.mean())
         delta, total = m - mean, n + k
         mean += delta * k / total
-        m2 += float(((finite - m) ** 2).sum()) + delta * delta * n * k / total
+        m2 += float(((finite - m) ** 2).sum()) + delta * (delta * (n * k / total))
         n = total
     some = n > 0
     return EntryStats(
         entry.index, name, slot, str(values.dtype), int(values.size),
-        lo if some else None, hi if some else None, mean if some else None,
-        float(np.sqrt(m2 / n)) if some else None, nan, inf,
+        lo if some else None, hi if some else None, mean / scale if some else None,
+        float(np.sqrt(m2 / n)) / scale if some else None, nan, inf,
         zeros / values.size if values.size else None,
     )
 
