@@ -130,12 +130,8 @@ def check_assignment(entry: Entry, value: object) -> np.ndarray:
             )
         return arr
     if arr.shape != current.shape:
-        raise error_for(
-            "model_mismatch",
-            field,
-            None,
-            f"{what} is {_describe(current)}; the new data is {_describe(arr)}",
-        )
+        raise error_for("model_mismatch", field, None,
+                        f"{what} is {_describe(current)}; the new data is {_describe(arr)}")
     converted = cast_for_entry(arr, current.dtype, python_numbers=not isinstance(value, np.ndarray))
     if converted is None:
         raise error_for(

@@ -36,15 +36,8 @@ DIALECTS = tuple(dict.fromkeys(d for r in REVISIONS for d in r.dialects))
 
 def _copy_tensor(t: Tensor, *, keep_meta: bool) -> Tensor:
     if keep_meta:
-        return Tensor(
-            index=t.index,
-            data=t.data,
-            offset=t.offset,
-            name=t.name,
-            dtype=t.dtype,
-            shape=t.shape,
-            model_index=t.model_index,
-        )
+        return Tensor(index=t.index, data=t.data, offset=t.offset, name=t.name, dtype=t.dtype,
+                      shape=t.shape, model_index=t.model_index)
     return Tensor(index=t.index, data=t.raw, offset=t.offset)
 
 
@@ -77,12 +70,8 @@ def _check_model_indices_fit(tensors: Iterable[Tensor], target: registry.Revisio
             )
 
 
-def upgrade(
-    ckpt: Checkpoint,
-    *,
-    to: str = RECOMMENDED.name,
-    name_tensors: Callable[[Checkpoint], None] | None = None,
-) -> Checkpoint:
+def upgrade(ckpt: Checkpoint, *, to: str = RECOMMENDED.name,
+            name_tensors: Callable[[Checkpoint], None] | None = None) -> Checkpoint:
     """Schema 1 (either dialect) or WOF to a revision that holds everything (by default
     schema 3, the recommended revision, SPEC 10; or schema 2), losslessly; the tensors stay as
     they were read (raw bytes for schema 1 and WOF).
@@ -105,39 +94,23 @@ def upgrade(
     if name_tensors is not None:
         tensors = list(tensors)
     if name_tensors is not None:
-        view = Checkpoint(
-            tensors=tensors,
-            revision=ckpt.revision,
-            dialect=ckpt.dialect,
-            num_entries=ckpt.num_entries,
-        )
+        view = Checkpoint(tensors=tensors, revision=ckpt.revision, dialect=ckpt.dialect,
+                          num_entries=ckpt.num_entries)
         if holds(ckpt.revision, "keeps_origin") and ckpt.origin:
             view.revision = str(ckpt.origin["revision"])
             view.dialect = ckpt.origin["dialect"]  # type: ignore[assignment]
             view.num_entries = int(ckpt.origin["num_entries"])  # type: ignore[call-overload]
         name_tensors(view)
     _check_model_indices_fit(tensors, target)
-    return Checkpoint(
-        tensors=tensors,
-        optimizer=_copy_optimizer(ckpt.optimizer),
-        state=TrainingState(ckpt.state),
-        revision=to,
-        origin=origin_of(ckpt),
-        sections=list(ckpt.sections),
-        data_order=ckpt.data_order,
-        data_block_size=ckpt.data_block_size,
-        range_index_group=ckpt.range_index_group,
-    )
+    return Checkpoint(tensors=tensors, optimizer=_copy_optimizer(ckpt.optimizer),
+                      state=TrainingState(ckpt.state), revision=to, origin=origin_of(ckpt),
+                      sections=list(ckpt.sections), data_order=ckpt.data_order,
+                      data_block_size=ckpt.data_block_size,
+                      range_index_group=ckpt.range_index_group)
 
 
-def downgrade(
-    ckpt: Checkpoint,
-    dialect: str | None = None,
-    allow_lossy: bool = False,
-    *,
-    to: str = RUNTIME.name,
-    model_restores: bool = False,
-) -> Checkpoint:
+def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = False, *,
+              to: str = RUNTIME.name, model_restores: bool = False) -> Checkpoint:
     """Schema 2 or 3 to schema 1 (``dialect`` "onert", "onert-micro", or None for the dialect the
     content came from, else one that holds it), or to WOF (``to`` names it).
 
@@ -188,15 +161,9 @@ def downgrade(
         }
     )
     footerless = bool(origin.get("footerless")) and not state and dialect in ("onert", None)
-    out = Checkpoint(
-        tensors=tensors,
-        optimizer=optimizer,
-        state=state,
-        revision=to,
-        dialect=dialect,
-        num_entries=num_entries,
-        quirks=("footerless",) if footerless else (),
-    )
+    out = Checkpoint(tensors=tensors, optimizer=optimizer, state=state, revision=to,
+                     dialect=dialect, num_entries=num_entries,
+                     quirks=("footerless",) if footerless else ())
     v1_write.plan(out, dialect)  # refuse now what schema 1 cannot lay out
     return out
 

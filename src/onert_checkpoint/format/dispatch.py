@@ -64,11 +64,9 @@ def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
         from .sniff import looks_like  # what the file is instead, and what to do with it
 
         hint = looks_like(view[:16], size)
-        raise error_for(
-            "bad_magic", "magic", 0,
-            f"magic is {magic} (bytes {bytes(view[:2]).hex(' ')}), not 429"
-            + (f"; {hint}" if hint else ""),
-        )
+        raise error_for("bad_magic", "magic", 0,
+                        f"magic is {magic} (bytes {bytes(view[:2]).hex(' ')}), not 429"
+                        + (f"; {hint}" if hint else ""))
     if size < 3:
         raise error_for("truncated_header", "header", 0, "the file ends before the version byte")
     version = view[2]
@@ -76,24 +74,16 @@ def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
     # registry.py); version 1's two revisions are told apart by structure.
     revisions = with_version(version)
     if not revisions:
-        raise error_for(
-            "unsupported_version",
-            "version",
-            2,
-            f"schema version {version} is not supported (this reader implements "
-            f"{', '.join(map(str, sorted({r.version for r in REVISIONS})))})",
-        )
+        raise error_for("unsupported_version", "version", 2,
+                        f"schema version {version} is not supported (this reader implements "
+                        f"{', '.join(map(str, sorted({r.version for r in REVISIONS})))})")
     if len(revisions) > 1:
         return _read_version_1(view, verify_data=verify_data)
     return revisions[0].read(view, verify_data=verify_data)
 
 
-def load(
-    source: Source,
-    *,
-    verify_data: bool = True,
-    mmap: bool | Literal["auto"] = True,
-) -> Checkpoint:
+def load(source: Source, *, verify_data: bool = True,
+         mmap: bool | Literal["auto"] = True) -> Checkpoint:
     """Read a checkpoint of any supported revision from a path, bytes or any buffer.
 
     Tensor data are read-only NumPy views on the (memory-mapped) source, never copies, as

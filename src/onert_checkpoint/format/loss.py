@@ -87,10 +87,8 @@ def _state(ckpt: Checkpoint, target: Revision) -> list[str]:
     lost = []
     extra = [k for k in ckpt.state if k not in keys]
     if extra:
-        lost.append(
-            f"the state keys {', '.join(map(repr, extra))} ({target.title} keeps "
-            f"{' and '.join(keys)})"
-        )
+        lost.append(f"the state keys {', '.join(map(repr, extra))} ({target.title} keeps "
+                    f"{' and '.join(keys)})")
     for key in keys:
         value = ckpt.state.get(key)
         if value is not None and (
@@ -159,14 +157,8 @@ def lost_content(ckpt: Checkpoint, revision: str | None = None) -> list[str]:
     return lost
 
 
-def check_lossless(
-    ckpt: Checkpoint,
-    revision: str | None = None,
-    *,
-    dialect: str | None = None,
-    allow_lossy: bool = False,
-    model_restores: bool = False,
-) -> list[str]:
+def check_lossless(ckpt: Checkpoint, revision: str | None = None, *, dialect: str | None = None,
+                   allow_lossy: bool = False, model_restores: bool = False) -> list[str]:
     """Refuse (``not_representable``, naming everything that would be lost) a write of
     ``ckpt`` as ``revision`` that loses content, unless ``allow_lossy``; returns what is lost
     (empty for a lossless write). ``model_restores``: the tensors' names, dtypes, shapes and
@@ -180,12 +172,6 @@ def check_lossless(
         lost = [what for what in lost if what not in _annotations(ckpt)]
     if lost and not allow_lossy:
         target = revision + (f" ({dialect})" if dialect else "")
-        raise error_for(
-            "not_representable",
-            None,
-            None,
-            f"writing {target} would lose "
-            + "; ".join(lost)
-            + " (pass allow_lossy=True to drop them)",
-        )
+        raise error_for("not_representable", None, None, f"writing {target} would lose "
+                        + "; ".join(lost) + " (pass allow_lossy=True to drop them)")
     return lost

@@ -231,26 +231,14 @@ class Tensor(Buffer):
     #: the entry's bytes): the shape
     shape: tuple[int, ...] | None
 
-    def __init__(
-        self,
-        index: int,
-        data: np.ndarray,
-        offset: int | None = None,
-        name: str | None = None,
-        dtype: str | None = None,
-        shape: tuple[int, ...] | None = None,
-        model_index: int | None = None,
-    ) -> None:
+    def __init__(self, index: int, data: np.ndarray, offset: int | None = None,
+                 name: str | None = None, dtype: str | None = None,
+                 shape: tuple[int, ...] | None = None, model_index: int | None = None) -> None:
         super().__init__(index, data, offset)
         self._set_meta(name, dtype, shape, model_index)
 
-    def _set_meta(
-        self,
-        name: str | None,
-        dtype: str | None,
-        shape: tuple[int, ...] | None,
-        model_index: int | None,
-    ) -> None:
+    def _set_meta(self, name: str | None, dtype: str | None, shape: tuple[int, ...] | None,
+                  model_index: int | None) -> None:
         self._name = name
         self._dtype = dtype
         self.shape = shape

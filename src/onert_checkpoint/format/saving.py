@@ -64,12 +64,10 @@ def _writer(
                 f"tensor, which needs the circle model: convert(ckpt, {rev.name!r}, model=...)",
             )
         if not by_index and have is not None and have != dialect:
-            raise error_for(
-                "not_representable", "dialect", None,
-                f"the entries are indexed as {have} entries; writing them as {dialect} "
-                "re-indexes them, which needs the circle model: "
-                f"convert(ckpt, {rev.name!r}, dialect=..., model=...)",
-            )
+            raise error_for("not_representable", "dialect", None,
+                            f"the entries are indexed as {have} entries; writing them as {dialect} "
+                            "re-indexes them, which needs the circle model: "
+                            f"convert(ckpt, {rev.name!r}, dialect=..., model=...)")
     # The one rule of every write (format/loss.py): keep the content or refuse naming the loss;
     # and never a fresh checksum over bytes whose own checks have not passed (or may be stale).
     check_lossless(ckpt, revision, dialect=dialect, allow_lossy=allow_lossy)
@@ -125,14 +123,9 @@ def to_bytes(ckpt: Checkpoint, **kwargs: Any) -> bytes:
     return out.getvalue()
 
 
-def save(
-    ckpt: Checkpoint,
-    path: str | os.PathLike,
-    *,
-    progress: Callable[[int], object] | None = None,
-    forward_only: bool = False,
-    **kwargs: Any,
-) -> None:
+def save(ckpt: Checkpoint, path: str | os.PathLike, *,
+         progress: Callable[[int], object] | None = None, forward_only: bool = False,
+         **kwargs: Any) -> None:
     """Write ``ckpt`` to ``path`` atomically.
 
     With no options it writes the revision and dialect the checkpoint was loaded from, so
@@ -172,13 +165,8 @@ def _forward(ckpt: Checkpoint, **kwargs: Any) -> Iterator[bytes | memoryview]:
     return data if first is None else itertools.chain((first,), data)
 
 
-def save_stream(
-    ckpt: Checkpoint,
-    file: BinaryIO,
-    *,
-    progress: Callable[[int], object] | None = None,
-    **kwargs: Any,
-) -> int:
+def save_stream(ckpt: Checkpoint, file: BinaryIO, *,
+                progress: Callable[[int], object] | None = None, **kwargs: Any) -> int:
     """Write ``ckpt`` to the binary file object ``file`` in one forward pass; returns the
     number of bytes written.
 

@@ -134,13 +134,10 @@ class DataBlocks:
         assert not self.remaining
         value = combine(self.crcs, self.shift, self.data.length)
         if value != self.data.crc:
-            fail(
-                "section_checksum",
-                f"sections[{self.data.index}].crc",
-                self.data.entry_offset + SectionEntry.crc.offset,
-                f"CRC-32C of section {self.data.index} is {value:#010x}; "
-                f"the table records {self.data.crc:#010x}",
-            )
+            fail("section_checksum", f"sections[{self.data.index}].crc",
+                 self.data.entry_offset + SectionEntry.crc.offset,
+                 f"CRC-32C of section {self.data.index} is {value:#010x}; "
+                 f"the table records {self.data.crc:#010x}")
 
     def _check(self, i: int) -> None:
         start = self._start + (i << self.shift)
@@ -148,13 +145,9 @@ class DataBlocks:
         computed = crc(self.view[start:end])
         recorded = self.crcs.item(i)  # read from the file each time: it may have changed
         if computed != recorded:
-            fail(
-                "block_checksum",
-                f"data_blocks.crc[{i}]",
-                start,
-                f"CRC-32C of data block {i} (bytes {start}..{end - 1}) is {computed:#010x}; "
-                f"the data_blocks section records {recorded:#010x}",
-            )
+            fail("block_checksum", f"data_blocks.crc[{i}]", start,
+                 f"CRC-32C of data block {i} (bytes {start}..{end - 1}) is {computed:#010x}; "
+                 f"the data_blocks section records {recorded:#010x}")
         self.done[i] = 1
         self.remaining -= 1
 
@@ -226,43 +219,27 @@ def check_data_blocks(view: memoryview, sec: SectionInfo, data: SectionInfo | No
     """Rules B1 to B5 on the data_blocks section ``sec`` (spec/SPEC.md 7.4)."""
     s, length = sec.start, sec.length
     if length < HEAD_SIZE:  # B1
-        fail(
-            "bad_data_blocks",
-            "data_blocks",
-            s,
-            f"the data_blocks section has {length} bytes, less than its {HEAD_SIZE}-byte head",
-        )
+        fail("bad_data_blocks", "data_blocks", s,
+             f"the data_blocks section has {length} bytes, less than its {HEAD_SIZE}-byte head")
     shift, reserved, count = _head(view, s)
     if reserved:  # B2
         at = s + V3DataBlocksHead.reserved.offset
         fail("reserved_nonzero", "data_blocks.reserved", at, "reserved field is not 0")
     if not MIN_SHIFT <= shift <= MAX_SHIFT:  # B3
-        fail(
-            "bad_data_blocks",
-            "data_blocks.block_shift",
-            s,
-            f"block_shift {shift} is outside {MIN_SHIFT}..{MAX_SHIFT} "
-            f"({1 << MIN_SHIFT} B to {1 << MAX_SHIFT} B blocks)",
-        )
+        fail("bad_data_blocks", "data_blocks.block_shift", s,
+             f"block_shift {shift} is outside {MIN_SHIFT}..{MAX_SHIFT} "
+             f"({1 << MIN_SHIFT} B to {1 << MAX_SHIFT} B blocks)")
     if data is None or data.length == 0:  # B4
         fail("empty_section", "data_blocks", s, "a data_blocks section, but no data to cover")
     expected = num_blocks(data.length, shift)
     if count != expected:  # B5
-        fail(
-            "bad_data_blocks",
-            "data_blocks.num_blocks",
-            s + V3DataBlocksHead.num_blocks.offset,
-            f"num_blocks is {count}; {data.length} data bytes in blocks of {1 << shift} "
-            f"make {expected}",
-        )
+        fail("bad_data_blocks", "data_blocks.num_blocks", s + V3DataBlocksHead.num_blocks.offset,
+             f"num_blocks is {count}; {data.length} data bytes in blocks of {1 << shift} "
+             f"make {expected}")
     if length != HEAD_SIZE + CRC_SIZE * count:
-        fail(
-            "bad_data_blocks",
-            "data_blocks.crc",
-            s + HEAD_SIZE,
-            f"the data_blocks section has {length} bytes; {count} blocks need "
-            f"{HEAD_SIZE + CRC_SIZE * count}",
-        )
+        fail("bad_data_blocks", "data_blocks.crc", s + HEAD_SIZE,
+             f"the data_blocks section has {length} bytes; {count} blocks need "
+             f"{HEAD_SIZE + CRC_SIZE * count}")
     crcs = np.frombuffer(view, CRC_TYPE, count, s + HEAD_SIZE)
     return DataBlocks(view, data, shift, crcs)
 

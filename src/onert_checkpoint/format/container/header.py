@@ -35,22 +35,14 @@ def check_header_rules(view: memoryview, schema: int = 2) -> None:
     """Rules H1 to H5, shared by schemas 2 and 3 (SPEC 7: the same header, version 3)."""
     size = len(view)
     if size < HEADER_SIZE:
-        fail(
-            "truncated_header",
-            "header",
-            0,
-            f"a schema-{schema} checkpoint has a {HEADER_SIZE}-byte header; "
-            f"the file has {size} bytes",
-        )
+        fail("truncated_header", "header", 0,
+             f"a schema-{schema} checkpoint has a {HEADER_SIZE}-byte header; "
+             f"the file has {size} bytes")
     h = np.frombuffer(view, dtype=Header.DTYPE, count=1)[0]
     stored, computed = int(h["header_crc"]), header_crc(view)
     if stored != computed:
-        fail(
-            "header_checksum",
-            "header_crc",
-            Header.header_crc.offset,
-            f"header CRC-32C is {computed:#010x}; the header records {stored:#010x}",
-        )
+        fail("header_checksum", "header_crc", Header.header_crc.offset,
+             f"header CRC-32C is {computed:#010x}; the header records {stored:#010x}")
     if h["reserved0"] != 0:
         at = Header.reserved0.offset
         fail("reserved_nonzero", "reserved0", at, f"reserved byte is {h['reserved0']}, not 0")
@@ -60,24 +52,13 @@ def check_header_rules(view: memoryview, schema: int = 2) -> None:
         fail("reserved_nonzero", "reserved1", at, f"reserved header byte {at} is not 0")
     len_file, ofs_table = int(h["len_file"]), int(h["ofs_section_table"])
     if size < len_file:
-        fail(
-            "truncated_file",
-            "len_file",
-            Header.len_file.offset,
-            f"the header records {len_file} bytes; the file has {size}",
-        )
+        fail("truncated_file", "len_file", Header.len_file.offset,
+             f"the header records {len_file} bytes; the file has {size}")
     if size > len_file:
-        fail(
-            "trailing_bytes",
-            "file",
-            len_file,
-            f"{size - len_file} bytes follow the {len_file} bytes the header records",
-        )
+        fail("trailing_bytes", "file", len_file,
+             f"{size - len_file} bytes follow the {len_file} bytes the header records")
     if ofs_table != HEADER_SIZE:
-        fail(
-            "overlap" if ofs_table < HEADER_SIZE else "gap",
-            "ofs_section_table",
-            Header.ofs_section_table.offset,
-            f"the section table must start at {HEADER_SIZE}, right after the header; "
-            f"ofs_section_table is {ofs_table}",
-        )
+        fail("overlap" if ofs_table < HEADER_SIZE else "gap", "ofs_section_table",
+             Header.ofs_section_table.offset,
+             f"the section table must start at {HEADER_SIZE}, right after the header; "
+             f"ofs_section_table is {ofs_table}")

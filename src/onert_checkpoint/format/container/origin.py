@@ -17,40 +17,24 @@ def check_origin_section(view: memoryview, sec: SectionInfo) -> dict[str, object
     """Rules G1 to G3 (on the fields as the generated dtype reads them, in the rules' order);
     what an upgraded file was, as the generated parser reads it once they pass."""
     if sec.length < ORIGIN_SIZE:
-        fail(
-            "count_exceeds_file",
-            "origin",
-            sec.start,
-            f"the origin section has {sec.length} bytes, not {ORIGIN_SIZE}",
-        )
+        fail("count_exceeds_file", "origin", sec.start,
+             f"the origin section has {sec.length} bytes, not {ORIGIN_SIZE}")
     if sec.length > ORIGIN_SIZE:
-        fail(
-            "gap",
-            "origin",
-            sec.start + ORIGIN_SIZE,
-            f"the origin section has {sec.length} bytes, not {ORIGIN_SIZE}",
-        )
+        fail("gap", "origin", sec.start + ORIGIN_SIZE,
+             f"the origin section has {sec.length} bytes, not {ORIGIN_SIZE}")
     o = np.frombuffer(view, dtype=Origin.DTYPE, count=1, offset=sec.start)[0]
     rev, dialect, flags = int(o["revision"]), int(o["dialect"]), int(o["flags"])
     if flags & ~FOOTERLESS:
-        fail(
-            "reserved_nonzero",
-            "origin.flags",
-            sec.start + Origin.flags.offset,
-            f"reserved flag bits {flags:#x}",
-        )
+        fail("reserved_nonzero", "origin.flags", sec.start + Origin.flags.offset,
+             f"reserved flag bits {flags:#x}")
     if o["reserved"]:
         at = sec.start + Origin.reserved.offset
         fail("reserved_nonzero", "origin.reserved", at, "reserved field is not 0")
     if rev not in ORIGIN_REVISION_NAMES:
         fail("bad_origin", "origin.revision", sec.start, f"unknown origin revision {rev}")
     if dialect not in ORIGIN_DIALECT_NAMES:
-        fail(
-            "bad_origin",
-            "origin.dialect",
-            sec.start + Origin.dialect.offset,
-            f"unknown origin dialect {dialect}",
-        )
+        fail("bad_origin", "origin.dialect", sec.start + Origin.dialect.offset,
+             f"unknown origin dialect {dialect}")
     parsed = parse_fixed(view, sec.start, Origin, Common.OriginSection)
     return {
         "revision": ORIGIN_REVISION_NAMES[int(parsed.revision)],

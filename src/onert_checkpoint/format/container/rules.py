@@ -67,22 +67,12 @@ def check_padding(view: memoryview, start: int, end: int) -> None:
         pad = np.frombuffer(view, dtype=np.uint8, count=end - start, offset=start)
         nz = first(pad != 0)
         if nz is not None:
-            fail(
-                "nonzero_padding",
-                "padding",
-                start + nz,
-                f"alignment padding byte at {start + nz} is {int(pad[nz])}, not 0",
-            )
+            fail("nonzero_padding", "padding", start + nz,
+                 f"alignment padding byte at {start + nz} is {int(pad[nz])}, not 0")
 
 
-def check_pool(
-    starts: np.ndarray,
-    lengths: np.ndarray,
-    field_of: Callable[[int], tuple[str, int]],
-    pool_start: int,
-    pool_end: int,
-    gap_field: str,
-) -> None:
+def check_pool(starts: np.ndarray, lengths: np.ndarray, field_of: Callable[[int], tuple[str, int]],
+               pool_start: int, pool_end: int, gap_field: str) -> None:
     """Rule R8 (and O7, V8): names, keys and values stored back to back from ``pool_start`` in
     record order, exactly filling the section up to ``pool_end``. ``field_of(i)`` names the
     i-th string's field and its offset (made only for an error).
@@ -109,18 +99,10 @@ def check_pool(
         field, at = field_of(i)
         s, e = int(starts[i]), int(expected[i])
         if s != e:
-            fail(
-                "overlap" if s < e else "gap",
-                field,
-                at,
-                f"{field} is at {s}; it must follow the previous one at {e}",
-            )
-        fail(
-            "offset_out_of_bounds",
-            field,
-            at,
-            f"{field} ends at {s + int(lengths[i])}, past its section's end at {pool_end}",
-        )
+            fail("overlap" if s < e else "gap", field, at,
+                 f"{field} is at {s}; it must follow the previous one at {e}")
+        fail("offset_out_of_bounds", field, at,
+             f"{field} ends at {s + int(lengths[i])}, past its section's end at {pool_end}")
     end = pool_start + (int(ends[-1]) if n else 0)
     if end != pool_end:
         fail("gap", gap_field, end, f"bytes {end}..{pool_end} of the section belong to nothing")
@@ -150,50 +132,25 @@ def check_head(view: memoryview, sec: SectionInfo, head: Any, name: str, count_f
     offset in the head), and the head's ``reserved`` field is 0. ``head`` is the head's
     generated record (onert_checkpoint_generated.layout); returns the head read through it."""
     if sec.length < head.SIZE:
-        fail(
-            "count_exceeds_file",
-            f"{name}.{count_field}",
-            sec.start + getattr(head, count_field).offset,
-            f"the {name} section has {sec.length} bytes, less than its {head.SIZE}-byte head",
-        )
+        fail("count_exceeds_file", f"{name}.{count_field}",
+             sec.start + getattr(head, count_field).offset,
+             f"the {name} section has {sec.length} bytes, less than its {head.SIZE}-byte head")
     fields = np.frombuffer(view, dtype=head.DTYPE, count=1, offset=sec.start)[0]
     if fields["reserved"]:
-        fail(
-            "reserved_nonzero",
-            f"{name}.reserved",
-            sec.start + head.reserved.offset,
-            "reserved field is not 0",
-        )
+        fail("reserved_nonzero", f"{name}.reserved", sec.start + head.reserved.offset,
+             "reserved field is not 0")
     return fields
 
 
-def read_records(
-    view,
-    sec: SectionInfo,
-    head_size: int,
-    count: int,
-    limit: int,
-    dtype: np.dtype,
-    name: str,
-    count_field: str,
-    count_at: int,
-    extra: int = 0,
-) -> np.ndarray:
+def read_records(view, sec: SectionInfo, head_size: int, count: int, limit: int, dtype: np.dtype,
+                 name: str, count_field: str, count_at: int, extra: int = 0) -> np.ndarray:
     if count > limit:
-        fail(
-            "limit_exceeded",
-            f"{name}.{count_field}",
-            count_at,
-            f"{count} exceeds the limit {limit}",
-        )
+        fail("limit_exceeded", f"{name}.{count_field}", count_at,
+             f"{count} exceeds the limit {limit}")
     need = head_size + dtype.itemsize * count + extra
     if need > sec.length:
-        fail(
-            "count_exceeds_file",
-            f"{name}.{count_field}",
-            count_at,
-            f"{count} records need {need} bytes; the {name} section has {sec.length}",
-        )
+        fail("count_exceeds_file", f"{name}.{count_field}", count_at,
+             f"{count} records need {need} bytes; the {name} section has {sec.length}")
     return np.frombuffer(view, dtype=dtype, count=count, offset=sec.start + head_size)
 
 
@@ -209,17 +166,11 @@ def check_unique(
     if dup.size:
         # report the later record of the first duplicated pair in record order
         later = sorted(int(idx[order[d + 1]]) for d in dup)[0]
-        fail(
-            code,
-            f"{what}[{later}].{name}",
-            int(at[later]) + off,
-            f"{name} {int(values[later])} appears twice",
-        )
+        fail(code, f"{what}[{later}].{name}", int(at[later]) + off,
+             f"{name} {int(values[later])} appears twice")
 
 
-def rule_order_reader(
-    read: Callable[..., Checkpoint], default: str
-) -> Callable[..., Checkpoint]:
+def rule_order_reader(read: Callable[..., Checkpoint], default: str) -> Callable[..., Checkpoint]:
     """A revision's ``read(view, *, verify_data=True, revision=None)``: validate the file by
     every rule of the spec, as ``read(view, verify_data, defer, rev=record)`` checks it
     (``revision``: the record, by default the registry's ``default``), the data section's

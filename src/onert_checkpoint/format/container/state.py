@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+from typing import NoReturn
 
 import numpy as np
 from onert_checkpoint_generated.layout import StateEntry, StateHead
@@ -27,17 +28,8 @@ def check_state_section(view: memoryview, sec: SectionInfo) -> TrainingState:
     n = int(check_head(view, sec, StateHead, "state", "num_entries")["num_entries"])
     if n == 0:
         fail("empty_section", "state.num_entries", sec.start, "a state section without entries")
-    ent = read_records(
-        view,
-        sec,
-        StateHead.SIZE,
-        n,
-        MAX_STATE_ENTRIES,
-        StateEntry.DTYPE,
-        "state",
-        "num_entries",
-        sec.start,
-    )
+    ent = read_records(view, sec, StateHead.SIZE, n, MAX_STATE_ENTRIES, StateEntry.DTYPE,
+                       "state", "num_entries", sec.start)
     base = sec.start + StateHead.SIZE
     at = base + STATE_ENTRY_SIZE * np.arange(n, dtype=np.int64)
     check_state_entries(ent, at)
@@ -53,54 +45,32 @@ def _field(k: int, name: str) -> str:
     return f"state[{k}].{name}"
 
 
+def _refuse(at: np.ndarray, k: int, code: str, name: str, message: str,
+            extra: int = 0) -> NoReturn:
+    fail(code, _field(k, name), int(at[k]) + _AT[name] + extra, message)
+
+
 def check_state_entries(ent: np.ndarray, at: np.ndarray) -> None:
     """V3 reserved bytes, V4 value types, V5 key lengths, V6-V7 value lengths."""
     n = ent.size
     reserved = ent["reserved"].reshape(n, 3)
-    i = first(np.asarray(reserved.any(axis=1)))  # an array (numpy's hints also allow a scalar)
-    if i is not None:  # the offset of the first non-zero byte (SPEC section 1.3, error offsets)
+    # an array (numpy's hints also allow a scalar)
+    if (i := first(np.asarray(reserved.any(axis=1)))) is not None:
+        # the offset of the first non-zero byte (SPEC section 1.3, error offsets)
         j = int(np.flatnonzero(reserved[i])[0])
-        fail(
-            "reserved_nonzero",
-            _field(i, "reserved"),
-            int(at[i]) + _AT["reserved"] + j,
-            "reserved byte is not 0",
-        )
+        _refuse(at, i, "reserved_nonzero", "reserved", "reserved byte is not 0", j)
     vt = ent["value_type"].astype(np.int64)
-    i = first(vt > 3)
-    if i is not None:
-        fail(
-            "bad_state_type",
-            _field(i, "value_type"),
-            int(at[i]) + _AT["value_type"],
-            f"unknown value type {int(vt[i])}",
-        )
+    if (i := first(vt > 3)) is not None:
+        _refuse(at, i, "bad_state_type", "value_type", f"unknown value type {int(vt[i])}")
     lk = ent["len_key"].astype(np.int64)
-    i = first((lk == 0) | (lk > MAX_KEY_LEN))
-    if i is not None:
-        fail(
-            "limit_exceeded",
-            _field(i, "len_key"),
-            int(at[i]) + _AT["len_key"],
-            f"a key has 1..{MAX_KEY_LEN} bytes, not {int(lk[i])}",
-        )
+    if (i := first((lk == 0) | (lk > MAX_KEY_LEN))) is not None:
+        _refuse(at, i, "limit_exceeded", "len_key",
+                f"a key has 1..{MAX_KEY_LEN} bytes, not {int(lk[i])}")
     scalar = vt <= 1
-    i = first(scalar & (ent["len_value"] != 0))
-    if i is not None:
-        fail(
-            "bad_state_type",
-            _field(i, "len_value"),
-            int(at[i]) + _AT["len_value"],
-            "an int or float value has len_value 0",
-        )
-    i = first(~scalar & (ent["len_value"] > MAX_VALUE_LEN))
-    if i is not None:
-        fail(
-            "limit_exceeded",
-            _field(i, "len_value"),
-            int(at[i]) + _AT["len_value"],
-            f"a value has at most {MAX_VALUE_LEN} bytes",
-        )
+    if (i := first(scalar & (ent["len_value"] != 0))) is not None:
+        _refuse(at, i, "bad_state_type", "len_value", "an int or float value has len_value 0")
+    if (i := first(~scalar & (ent["len_value"] > MAX_VALUE_LEN))) is not None:
+        _refuse(at, i, "limit_exceeded", "len_value", f"a value has at most {MAX_VALUE_LEN} bytes")
 
 
 def check_state_pool(ent: np.ndarray, at: np.ndarray, pool_start: int, pool_end: int) -> None:
@@ -119,14 +89,8 @@ def check_state_pool(ent: np.ndarray, at: np.ndarray, pool_start: int, pool_end:
             lengths.append(int(ent["len_value"][k]))
             fields.append(_field(k, "value"))
             offs.append(int(at[k]) + _AT["value"])
-    check_pool(
-        np.array(starts, np.uint64),
-        np.array(lengths, np.uint64),
-        lambda i: (fields[i], offs[i]),
-        pool_start,
-        pool_end,
-        "state.pool",
-    )
+    check_pool(np.array(starts, np.uint64), np.array(lengths, np.uint64),
+               lambda i: (fields[i], offs[i]), pool_start, pool_end, "state.pool")
 
 
 def read_state_values(view: memoryview, ent: np.ndarray, at: np.ndarray) -> TrainingState:
@@ -154,12 +118,8 @@ def read_state_values(view: memoryview, ent: np.ndarray, at: np.ndarray) -> Trai
         want = WELL_KNOWN_KEYS.get(key)
         negative = isinstance(value, int) and value < 0  # an int is read for type 0 only
         if want is not None and (VALUE_TYPES[want] != t or (t == 0 and negative)):
-            fail(
-                "bad_state_type",
-                _field(k, "value_type"),
-                int(at[k]) + _AT["value_type"],
-                f"{key!r} is a well-known key of type {want}"
-                + (" (non-negative)" if want == "int" else ""),
-            )
+            _refuse(at, k, "bad_state_type", "value_type",
+                    f"{key!r} is a well-known key of type {want}"
+                    + (" (non-negative)" if want == "int" else ""))
         state[key] = value
     return state

@@ -102,16 +102,8 @@ class Part:
 _FIRST = (SectionKind.TENSORS, SectionKind.OPTIMIZER, SectionKind.STATE, SectionKind.ORIGIN)
 
 
-def plan(
-    parts: list[Part],
-    ranges: list[tuple[int, Buffer]],
-    version: int,
-    data_crc: bool,
-    *,
-    title: str,
-    has_data: bool,
-    block_shift: int | None = None,
-) -> Plan:
+def plan(parts: list[Part], ranges: list[tuple[int, Buffer]], version: int, data_crc: bool, *,
+         title: str, has_data: bool, block_shift: int | None = None) -> Plan:
     """The plan of a file of ``parts`` (in any order: they are put in 6.4's) and the data
     ranges ``ranges`` ((offset from the data section's start, buffer), in file order), whose
     revision ``title`` names in messages. ``has_data``: the file has a data section (it may
@@ -145,17 +137,9 @@ def lay_out(lengths: list[int], has_data: bool) -> tuple[list[int], int]:
     return offsets, align(pos) if has_data else pos
 
 
-def assemble(
-    bodies: list[tuple[int, int, bytes]],
-    offsets: list[int],
-    placed: list[tuple[int, Buffer]],
-    data_start: int,
-    version: int,
-    data_crc: bool,
-    block_shift: int | None = None,
-    *,
-    has_data: bool = False,
-) -> Plan:
+def assemble(bodies: list[tuple[int, int, bytes]], offsets: list[int],
+             placed: list[tuple[int, Buffer]], data_start: int, version: int, data_crc: bool,
+             block_shift: int | None = None, *, has_data: bool = False) -> Plan:
     """The plan of a file of the sections ``bodies`` ((kind, flags, body) at ``offsets``) and,
     when ``placed`` has ranges, the data section at ``data_start``. ``data_crc=False`` leaves
     the data section's CRC to :func:`stream`. With ``block_shift``, ``bodies`` holds schema
@@ -246,9 +230,7 @@ def _pieces(start: int, placed: list[tuple[int, Buffer]]) -> Iterator[bytes | me
         yield bytes(gather)
 
 
-def _data_crc(
-    start: int, placed: list[tuple[int, Buffer]], blocks: BlockCrcs | None = None
-) -> int:
+def _data_crc(start: int, placed: list[tuple[int, Buffer]], blocks: BlockCrcs | None = None) -> int:
     """The data section's CRC (and, into ``blocks``, its blocks' CRCs)."""
     add = crc if blocks is None else blocks
     value = 0

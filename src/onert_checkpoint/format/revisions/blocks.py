@@ -8,9 +8,6 @@ with NumPy so that a table of 100,000 entries costs a few array operations, not 
 
 from __future__ import annotations
 
-import contextlib
-import gc
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +20,7 @@ __all__ = [
     "Block",
     "block_table",
     "check_entries",
-    "check_file_size",
+    "check_fixed_header",
     "derive_sizes",
     "read_blocks",
     "read_table",
@@ -33,15 +30,24 @@ U32 = np.dtype("<u4")
 U32_MAX = 0xFFFF_FFFF
 
 
-def check_file_size(size: int, what: str) -> None:
-    """Rule 1's upper bound (schema 1 and WOF): u32 offsets describe a file of at most
-    U32_MAX bytes; a larger one is refused before any table is read (``limit_exceeded``, at
-    the first byte past that size), never read with its sizes taken modulo 2**32."""
+def check_fixed_header(view: memoryview, what: str, header_size: int, reserved_at: int,
+                       article: str = "a") -> None:
+    """Rule 1 of schema 1 and WOF: the file holds ``what``'s header of ``header_size`` bytes
+    and has at most U32_MAX bytes (u32 offsets describe no more: a larger file is refused
+    before any table is read, at the first byte past that size, never read with its sizes taken
+    modulo 2**32); then the reserved byte is 0."""
+    size = len(view)
+    if size < header_size:
+        raise error_for("truncated_header", "header", 0, f"{what} has {article} {header_size}-byte"
+                        f" header; the file has {size} bytes")
     if size > U32_MAX:
         raise error_for(
             "limit_exceeded", "file", U32_MAX,
             f"the file has {size} bytes; the u32 offsets of {what} describe at most {U32_MAX}",
         )
+    if view[reserved_at] != 0:
+        raise error_for("reserved_nonzero", "reserved", reserved_at,
+                        f"reserved byte is {view[reserved_at]}, not 0")
 
 
 def read_table(view: memoryview, start: int, count: int) -> np.ndarray:
@@ -119,12 +125,8 @@ def derive_sizes(name: str, start: int, end: int, offsets: np.ndarray) -> Block:
     index = np.flatnonzero(offsets)
     if index.size == 0:
         if data_start != end:
-            raise error_for(
-                "unreferenced_bytes",
-                name,
-                data_start,
-                f"the {name} block has no entries but {end - data_start} bytes of data",
-            )
+            raise error_for("unreferenced_bytes", name, data_start,
+                            f"the {name} block has no entries but {end - data_start} bytes of data")
         return block
     order = index[np.lexsort((index, offsets[index]))]
     sorted_offsets = offsets[order]
@@ -162,24 +164,5 @@ def block_table(store: DataStore, block: Block, cls: type[Buffer]) -> EntryTable
     # Offsets, sizes and indices of a schema-1/WOF file are u32: kept as such, 12 bytes per
     # entry (a 1M-entry table of an Adam file is 36 MiB of columns, not 72).
     present = np.flatnonzero(block.present).astype(np.uint32)
-    return EntryTable(
-        store,
-        present,
-        block.offsets[present].astype(np.uint32),
-        block.sizes[present].astype(np.uint32),
-        cls,
-    )
-
-
-@contextlib.contextmanager
-def paused_collector() -> Iterator[None]:
-    """Pause the cyclic garbage collector while acyclic model objects are made in bulk: they
-    hold no cycles, and at 100,000 entries its passes over the growing heap cost more than
-    making them (tests/bench/bench.py)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
+    return EntryTable(store, present, block.offsets[present].astype(np.uint32),
+                      block.sizes[present].astype(np.uint32), cls)

@@ -118,13 +118,8 @@ def storage_order(entries: Iterable[Buffer]) -> list[Buffer]:
     return out + pending + moved
 
 
-def plan_block(
-    start: int,
-    num_entries: int,
-    entries: list[Buffer],
-    *,
-    empty_entries: dict[int, int] | None = None,
-) -> PlannedBlock:
+def plan_block(start: int, num_entries: int, entries: list[Buffer], *,
+               empty_entries: dict[int, int] | None = None) -> PlannedBlock:
     """Lay out one block: its N-entry table at ``start``, then ``entries``' data back to back.
 
     ``empty_entries`` maps an index to the position (within ``entries``' order) before which a
@@ -141,10 +136,8 @@ def plan_block(
     at[1:] += at[0]
     index = np.fromiter((e.index for e in entries), np.int64, count)
     if count and not (0 <= int(index.min()) and int(index.max()) < num_entries):
-        raise error_for(
-            "not_representable", "num_entries", None,
-            f"entry indices must lie in 0..{num_entries - 1}",
-        )
+        raise error_for("not_representable", "num_entries", None,
+                        f"entry indices must lie in 0..{num_entries - 1}")
     offset = at[:-1]
     if empty_entries:
         e_index = np.fromiter(empty_entries.keys(), np.int64, len(empty_entries))

@@ -107,27 +107,17 @@ def _module(name: str) -> ModuleType:
 
 #: Every revision, in the order of SPEC section 3 (schema 1 and WOF share version byte 1 and are
 #: told apart by structure, dispatch.py).
-_V2 = Revision(
-    "v2", 2, "v2.reader", "v2.write", "schema 2", streams=True, holds_annotations=True,
-    holds_sections=True, keeps_origin=True,
-)
+_V2 = Revision("v2", 2, "v2.reader", "v2.write", "schema 2", streams=True, holds_annotations=True,
+               holds_sections=True, keeps_origin=True)
 REVISIONS: list[Revision] = [
-    Revision(
-        "v1", 1, "v1.reader", "v1.write", "schema 1",
-        optimizers={"sgd": (), "adam": ("m", "v")},
-        state_keys=("step", "epoch"),
-        dialects=("onert", "onert-micro"),
-        keyed_by=BY_RUNTIME,
-    ),
-    Revision(
-        "wof", 1, "wof.reader", "wof.write", "WOF", optimizers={}, state_keys=(),
-        keyed_by=BY_CIRCLE_INDEX,
-    ),
+    Revision("v1", 1, "v1.reader", "v1.write", "schema 1",
+             optimizers={"sgd": (), "adam": ("m", "v")}, state_keys=("step", "epoch"),
+             dialects=("onert", "onert-micro"), keyed_by=BY_RUNTIME),
+    Revision("wof", 1, "wof.reader", "wof.write", "WOF", optimizers={}, state_keys=(),
+             keyed_by=BY_CIRCLE_INDEX),
     _V2,
-    replace(
-        _V2, name="v3", version=3, reader="v3.reader", writer="v3.write", title="schema 3",
-        reserved_model_index=0xFFFF_FFFF,
-    ),
+    replace(_V2, name="v3", version=3, reader="v3.reader", writer="v3.write", title="schema 3",
+            reserved_model_index=0xFFFF_FFFF),
 ]
 BY_NAME: dict[str, Revision] = {r.name: r for r in REVISIONS}
 #: What a checkpoint built by hand is, and what holds any content (spec/SPEC.md 10).

@@ -19,7 +19,7 @@ from ...entries import DataStore, SlotEntries, TensorList
 from ...errors import error_for
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ...source import BufferReader
-from ..blocks import Block, block_table, check_file_size, read_blocks
+from ..blocks import Block, block_table, check_fixed_header, read_blocks
 from ..registry import Revision
 
 __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
@@ -43,18 +43,7 @@ class Layout:
 
 
 def _parse_header(view: memoryview) -> OnertCheckpointV1:
-    size = len(view)
-    if size < HEADER_SIZE:
-        raise error_for(
-            "truncated_header",
-            "header",
-            0,
-            f"a schema-1 checkpoint has a {HEADER_SIZE}-byte header; the file has {size} bytes",
-        )
-    check_file_size(size, "a schema-1 checkpoint")
-    at = V1Header.reserved.offset
-    if view[at] != 0:
-        raise error_for("reserved_nonzero", "reserved", at, f"reserved byte is {view[at]}, not 0")
+    check_fixed_header(view, "a schema-1 checkpoint", HEADER_SIZE, V1Header.reserved.offset)
     # The dispatcher has checked magic and version; the generated parser checks them again.
     return OnertCheckpointV1(KaitaiStream(BufferReader(view)))
 
@@ -65,21 +54,13 @@ def read_layout(view: memoryview) -> Layout:
     size = len(view)
     n = hdr.num_entries
     if HEADER_SIZE + 4 * n > size:
-        raise error_for(
-            "count_exceeds_file",
-            "num_entries",
-            V1Header.num_entries.offset,
-            f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes",
-        )
+        raise error_for("count_exceeds_file", "num_entries", V1Header.num_entries.offset,
+                        f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes")
     other = hdr.ofs_other
     has_footer = other != 0
     if has_footer and other + FOOTER_SIZE > size:
-        raise error_for(
-            "truncated_file",
-            "ofs_other",
-            _OTHER,
-            f"the footer at {other} needs 8 bytes; the file ends at {size}",
-        )
+        raise error_for("truncated_file", "ofs_other", _OTHER,
+                        f"the footer at {other} needs 8 bytes; the file ends at {size}")
     if has_footer and other + FOOTER_SIZE < size:
         raise error_for(
             "trailing_bytes",
@@ -104,12 +85,8 @@ def read_layout(view: memoryview) -> Layout:
         for slot, name, at in SLOT_FIELDS:
             value = hdr.ofs_opt1 if slot == "m" else hdr.ofs_opt2
             if value > size:
-                raise error_for(
-                    "offset_out_of_bounds",
-                    name,
-                    at,
-                    f"{name} is {value}, past the end of the {size}-byte file",
-                )
+                raise error_for("offset_out_of_bounds", name, at,
+                                f"{name} is {value}, past the end of the {size}-byte file")
             starts.append((slot, value, name, at))
     bounds = [
         *starts,
@@ -117,13 +94,9 @@ def read_layout(view: memoryview) -> Layout:
     ]
     for (name, start, _, _), (next_name, next_start, field, at) in itertools.pairwise(bounds):
         if start + 4 * n > next_start:
-            raise error_for(
-                "block_order",
-                field,
-                at,
-                f"the {next_name} starts at {next_start}, inside the {name} block's "
-                f"{4 * n}-byte table at {start}",
-            )
+            raise error_for("block_order", field, at,
+                            f"the {next_name} starts at {next_start}, inside the {name} block's "
+                            f"{4 * n}-byte table at {start}")
     spans = [
         (name, start, next_start)
         for (name, start, _, _), (_, next_start, _, _) in itertools.pairwise(bounds)
@@ -214,16 +187,10 @@ def read(
             optimizer.slots[slot] = SlotEntries(block_table(store, layout.blocks[slot], Buffer))
     weights = block_table(store, layout.blocks["weights"], Tensor)
     tensors: TensorList[Tensor] = TensorList(table=weights)
-    ckpt = Checkpoint(
-        tensors=tensors,
-        optimizer=optimizer,
-        state=state,
-        revision=revision.name if revision is not None else "v1",
-        dialect=layout.dialect,
-        num_entries=layout.header.num_entries,
-        quirks=() if layout.has_footer else ("footerless",),
-        file_size=layout.file_size,
-        source=view,
-    )
+    ckpt = Checkpoint(tensors=tensors, optimizer=optimizer, state=state,
+                      revision=revision.name if revision is not None else "v1",
+                      dialect=layout.dialect, num_entries=layout.header.num_entries,
+                      quirks=() if layout.has_footer else ("footerless",),
+                      file_size=layout.file_size, source=view)
     ckpt._store = store
     return ckpt

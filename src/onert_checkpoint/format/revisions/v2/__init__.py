@@ -14,8 +14,6 @@ from ...container.constants import (
     HAS_MODEL_INDEX,
     HAS_NAME,
     HAS_SHAPE,
-    HEADER_SIZE,
-    KIND_FLAGS,
     MAX_KEY_LEN,
     MAX_NAME_LEN,
     MAX_RANK,
@@ -29,8 +27,6 @@ from ...container.constants import (
     OPTIMIZER_HEAD_SIZE,
     ORIGIN_DIALECTS,
     ORIGIN_REVISIONS,
-    ORIGIN_SIZE,
-    SECTION_ENTRY_SIZE,
     SECTION_HEAD_SIZE,
     SECTION_KINDS,
     SLOT_DESCRIPTOR_SIZE,
@@ -43,8 +39,6 @@ from ...container.constants import (
     align,
     crc,
     header_crc,
-    optimizer_name,
-    section_order_key,
 )
 from .reader import read
 
@@ -56,8 +50,6 @@ __all__ = [
     "HAS_MODEL_INDEX",
     "HAS_NAME",
     "HAS_SHAPE",
-    "HEADER_SIZE",
-    "KIND_FLAGS",
     "MAX_KEY_LEN",
     "MAX_NAME_LEN",
     "MAX_RANK",
@@ -71,8 +63,6 @@ __all__ = [
     "OPTIMIZER_HEAD_SIZE",
     "ORIGIN_DIALECTS",
     "ORIGIN_REVISIONS",
-    "ORIGIN_SIZE",
-    "SECTION_ENTRY_SIZE",
     "SECTION_HEAD_SIZE",
     "SECTION_KINDS",
     "SLOT_DESCRIPTOR_SIZE",
@@ -85,7 +75,5 @@ __all__ = [
     "align",
     "crc",
     "header_crc",
-    "optimizer_name",
     "read",
-    "section_order_key",
 ]

@@ -46,13 +46,9 @@ class DataRanges:
                 starts.append(entries["ofs_data"][j][rows])
                 lengths.append(entries["len_data"][j][rows])
         cat = np.concatenate if starts else None
-        return cls(
-            cat(starts).astype(np.uint64, copy=False) if cat else np.zeros(0, np.uint64),
-            cat(lengths).astype(np.uint64, copy=False) if cat else np.zeros(0, np.uint64),
-            tensors,
-            slots,
-            present,
-        )
+        return cls(cat(starts).astype(np.uint64, copy=False) if cat else np.zeros(0, np.uint64),
+                   cat(lengths).astype(np.uint64, copy=False) if cat else np.zeros(0, np.uint64),
+                   tensors, slots, present)
 
     def __len__(self) -> int:
         return int(self.starts.size)
@@ -113,21 +109,13 @@ def check_data_ranges(
         field, at = ranges.field_of(int(order[k]))
         start, pos = int(s[k]), int(prev[k])
         if start < int(expected[k]):
-            fail(
-                "overlap",
-                field,
-                at,
-                f"data at {start} overlaps the previous range, which ends at {pos}",
-            )
+            fail("overlap", field, at,
+                 f"data at {start} overlaps the previous range, which ends at {pos}")
         fail("gap", field, at, f"data at {start}; the previous range ends at {pos}")
     end = int(s[-1] + ranges.lengths[order[-1]]) if n else data.start
     if end != data.end:  # D4
-        fail(
-            "gap",
-            "data",
-            end,
-            f"bytes {end}..{data.end} of the data section belong to no tensor or slot",
-        )
+        fail("gap", "data", end,
+             f"bytes {end}..{data.end} of the data section belong to no tensor or slot")
 
 
 def _sorted(ranges: DataRanges, data: SectionInfo) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

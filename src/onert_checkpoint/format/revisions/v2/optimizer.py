@@ -69,98 +69,54 @@ def check_optimizer_head(
     if k > MAX_SLOTS:
         fail("limit_exceeded", "optimizer.num_slots", k_at, f"{k} slots exceed {MAX_SLOTS}")
     if t != num_tensors:
-        fail(
-            "bad_optimizer",
-            "optimizer.num_tensors",
-            t_at,
-            f"the optimizer section covers {t} tensors; the tensors section has {num_tensors}",
-        )
+        fail("bad_optimizer", "optimizer.num_tensors", t_at,
+             f"the optimizer section covers {t} tensors; the tensors section has {num_tensors}")
     need = OPTIMIZER_HEAD_SIZE + SLOT_DESCRIPTOR_SIZE * k + entry_size * k * t
     if need > sec.length:
-        fail(
-            "count_exceeds_file",
-            "optimizer.num_slots",
-            k_at,
-            f"{k} slots for {t} tensors need {need} bytes; the section has {sec.length}",
-        )
+        fail("count_exceeds_file", "optimizer.num_slots", k_at,
+             f"{k} slots for {t} tensors need {need} bytes; the section has {sec.length}")
     kind_name = optimizer_name(kind)
     expected = OPTIMIZER_SLOTS.get(kind_name) if kind in OPTIMIZER_NAMES else None
     if expected is not None and len(expected) != k:
-        fail(
-            "bad_optimizer",
-            "optimizer.num_slots",
-            k_at,
-            f"{kind_name} has {len(expected)} slots, not {k}",
-        )
+        fail("bad_optimizer", "optimizer.num_slots", k_at,
+             f"{kind_name} has {len(expected)} slots, not {k}")
     desc_at = sec.start + OPTIMIZER_HEAD_SIZE
     names = check_slot_names(view, sec, desc_at, k, t, kind_name, expected, entry_size)
     return kind_name, names, desc_at + SLOT_DESCRIPTOR_SIZE * k, t
 
 
-def check_slot_names(
-    view: memoryview,
-    sec: SectionInfo,
-    desc_at: int,
-    k: int,
-    t: int,
-    kind_name: str,
-    expected: tuple[str, ...] | None,
-    entry_size: int = SLOT_ENTRY_SIZE,
-) -> list[str]:
+def check_slot_names(view: memoryview, sec: SectionInfo, desc_at: int, k: int, t: int,
+                     kind_name: str, expected: tuple[str, ...] | None,
+                     entry_size: int = SLOT_ENTRY_SIZE) -> list[str]:
     """O6 descriptors, O7 the name pool, O8 names UTF-8 and unique, O9 a known kind's names."""
     desc = np.frombuffer(view, dtype=SlotDescriptor.DTYPE, count=k, offset=desc_at)
     at = desc_at + SLOT_DESCRIPTOR_SIZE * np.arange(k, dtype=np.int64)
     i = first(desc["reserved"] != 0)
     if i is not None:
-        fail(
-            "reserved_nonzero",
-            f"optimizer.slots[{i}].reserved",
-            int(at[i]) + SlotDescriptor.reserved.offset,
-            "reserved field is not 0",
-        )
+        fail("reserved_nonzero", f"optimizer.slots[{i}].reserved",
+             int(at[i]) + SlotDescriptor.reserved.offset, "reserved field is not 0")
     ln = desc["len_name"].astype(np.int64)
     i = first((ln == 0) | (ln > MAX_NAME_LEN))
     if i is not None:
-        fail(
-            "limit_exceeded",
-            f"optimizer.slots[{i}].len_name",
-            int(at[i]) + SlotDescriptor.len_name.offset,
-            f"a slot name has 1..{MAX_NAME_LEN} bytes, not {int(ln[i])}",
-        )
+        fail("limit_exceeded", f"optimizer.slots[{i}].len_name",
+             int(at[i]) + SlotDescriptor.len_name.offset,
+             f"a slot name has 1..{MAX_NAME_LEN} bytes, not {int(ln[i])}")
     entries_at = desc_at + SLOT_DESCRIPTOR_SIZE * k
     pool = entries_at + entry_size * k * t
-    check_pool(
-        desc["ofs_name"],
-        desc["len_name"],
-        lambda j: (f"optimizer.slots[{j}].ofs_name", int(at[j])),
-        pool,
-        sec.end,
-        "optimizer.names",
-    )
+    check_pool(desc["ofs_name"], desc["len_name"],
+               lambda j: (f"optimizer.slots[{j}].ofs_name", int(at[j])), pool, sec.end,
+               "optimizer.names")
     names: list[str] = []
     for j in range(k):
-        s = decode(
-            view,
-            int(desc["ofs_name"][j]),
-            int(ln[j]),
-            f"optimizer.slots[{j}].name",
-            int(desc["ofs_name"][j]),
-        )
+        s = decode(view, int(desc["ofs_name"][j]), int(ln[j]), f"optimizer.slots[{j}].name",
+                   int(desc["ofs_name"][j]))
         if s in names:
-            fail(
-                "duplicate_slot_name",
-                f"optimizer.slots[{j}].name",
-                int(desc["ofs_name"][j]),
-                f"slot {s!r} appears twice",
-            )
+            fail("duplicate_slot_name", f"optimizer.slots[{j}].name", int(desc["ofs_name"][j]),
+                 f"slot {s!r} appears twice")
         names.append(s)
     if expected is not None and tuple(names) != expected:
-        fail(
-            "bad_optimizer",
-            "optimizer.slots",
-            desc_at,
-            f"{kind_name}'s slots are {expected}, not {tuple(names)}",
-        )
+        fail("bad_optimizer", "optimizer.slots", desc_at,
+             f"{kind_name}'s slots are {expected}, not {tuple(names)}")
     return names
 
 
@@ -174,10 +130,7 @@ def check_slot_entries(view: memoryview, entries_at: int, k: int, t: int) -> np.
     bad = (entries["ofs_data"] == NO_STATE) & (entries["len_data"] != 0)
     i = first(bad.reshape(-1))
     if i is not None:
-        fail(
-            "bad_slot_entry",
-            f"optimizer.slots[{i // t}][{i % t}].len_data",
-            entries_at + SLOT_ENTRY_SIZE * i + V2SlotEntry.len_data.offset,
-            "an entry marked NO_STATE must have size 0",
-        )
+        fail("bad_slot_entry", f"optimizer.slots[{i // t}][{i % t}].len_data",
+             entries_at + SLOT_ENTRY_SIZE * i + V2SlotEntry.len_data.offset,
+             "an entry marked NO_STATE must have size 0")
     return entries

@@ -15,7 +15,7 @@ from ...container.constants import KIND_NAMES, NO_STATE
 from ...container.header import check_header
 from ...container.origin import check_origin_section
 from ...container.rules import rule_order_reader
-from ...container.section_table import check_section_table, unknown_section
+from ...container.section_table import SectionInfo, check_section_table, unknown_section
 from ...container.state import check_state_section
 from ...entries import DataStore, EntryTable, SlotEntries, TensorList
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
@@ -46,18 +46,20 @@ def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) ->
     pending = data_checks(view, data, tensors, slots) if defer and data is not None else None
     store = DataStore(np.frombuffer(view, dtype=np.uint8), pending)
     table = _tensor_table(store, tensors)
+    optimizer = None if slots is None else _optimizer(store, slots, table)
+    return container_checkpoint(view, rev, store, table, optimizer, state, origin, sections)
+
+
+def container_checkpoint(view: memoryview, rev: Revision, store: DataStore, table: EntryTable,
+                         optimizer: Optimizer | None, state: TrainingState,
+                         origin: dict[str, object] | None, sections: list[SectionInfo],
+                         data_order: np.ndarray | None = None) -> Checkpoint:
+    """The checkpoint a schema-2-family reader returns (sections of unknown kinds kept)."""
     ckpt = Checkpoint(
-        tensors=TensorList(table=table),
-        optimizer=None if slots is None else _optimizer(store, slots, table),
-        state=state,
-        revision=rev.name,
-        dialect=None,
-        num_entries=None,
-        file_size=len(view),
-        source=view,
-        origin=origin,
+        tensors=TensorList(table=table), optimizer=optimizer, state=state, revision=rev.name,
+        dialect=None, num_entries=None, file_size=len(view), source=view, origin=origin,
         sections=[unknown_section(view, s) for s in sections if s.kind not in KIND_NAMES],
-    )
+        data_order=data_order)
     ckpt._store = store
     return ckpt
 
@@ -86,15 +88,8 @@ def _optimizer(store: DataStore, slots: SlotTable, tensors: EntryTable) -> Optim
     for j, name in enumerate(slots.names):
         ofs = entries["ofs_data"][j]
         rows = np.flatnonzero(ofs != NO_STATE)
-        table = EntryTable(
-            store,
-            tensors.keys[rows],
-            ofs[rows],
-            entries["len_data"][j][rows],
-            Buffer,
-            owner=tensors,
-            owner_rows=rows,
-        )
+        table = EntryTable(store, tensors.keys[rows], ofs[rows], entries["len_data"][j][rows],
+                           Buffer, owner=tensors, owner_rows=rows)
         optimizer.slots[name] = SlotEntries(table)
     return optimizer
 

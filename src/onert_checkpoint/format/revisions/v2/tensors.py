@@ -9,6 +9,7 @@ from __future__ import annotations
 import operator
 from dataclasses import dataclass
 from functools import reduce
+from typing import NoReturn
 
 import numpy as np
 from onert_checkpoint_generated.layout import V2TensorFlags, V2TensorRecord, V2TensorsHead
@@ -35,7 +36,7 @@ from ...container.rules import (
 from ...container.section_table import SectionInfo
 from ...dtypes import DTYPES
 
-__all__ = ["TensorRecords", "check_tensors_section"]
+__all__ = ["TensorRecords", "check_tensors_section", "unique_names"]
 
 #: The flag bits a tensor record defines (V2TensorFlags, onert_checkpoint_v2.ksy's
 #: tensor_flags), in the flags field's type; R2: every other bit is reserved.
@@ -60,6 +61,11 @@ class TensorRecords:
     def at(self, k: int) -> int:
         return self.base + TENSOR_RECORD_SIZE * k
 
+    def refuse(self, k: int, code: str, name: str, message: str, label: str = "",
+               extra: int = 0) -> NoReturn:
+        """Refuse record ``k`` at its field ``name`` (``extra`` bytes in, named ``label``)."""
+        fail(code, _field(k, label or name), self.at(k) + _AT[name] + extra, message)
+
 
 #: Each record field's offset in the record (spec/onert_checkpoint_v2.ksy, `tensor_record`).
 _AT = {f.name: f.offset for f in V2TensorRecord.FIELDS}
@@ -74,17 +80,8 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorRecords:
     n = int(check_head(view, sec, V2TensorsHead, "tensors", "num_tensors")["num_tensors"])  # R0
     if n == 0:  # R1
         fail("empty_section", "tensors.num_tensors", sec.start, "a tensors section without records")
-    rec = read_records(
-        view,
-        sec,
-        V2TensorsHead.SIZE,
-        n,
-        MAX_TENSORS,
-        V2TensorRecord.DTYPE,
-        "tensors",
-        "num_tensors",
-        sec.start,
-    )
+    rec = read_records(view, sec, V2TensorsHead.SIZE, n, MAX_TENSORS, V2TensorRecord.DTYPE,
+                       "tensors", "num_tensors", sec.start)
     out = TensorRecords(rec, sec.start + V2TensorsHead.SIZE, None)
     flags = rec["flags"]
     check_flags(out, flags)
@@ -100,14 +97,8 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorRecords:
 def check_flags(t: TensorRecords, flags: np.ndarray) -> None:
     """R2 reserved flag bits, then R3: each field whose flag is clear is 0."""
     rec = t.records
-    i = first((flags & ~_DEFINED_FLAGS) != 0)
-    if i is not None:
-        fail(
-            "reserved_nonzero",
-            _field(i, "flags"),
-            t.at(i) + _AT["flags"],
-            f"reserved flag bits {int(flags[i]):#x}",
-        )
+    if (i := first((flags & ~_DEFINED_FLAGS) != 0)) is not None:
+        t.refuse(i, "reserved_nonzero", "flags", f"reserved flag bits {int(flags[i]):#x}")
     for flag, name in (
         (HAS_MODEL_INDEX, "model_index"),
         (HAS_DTYPE, "dtype"),
@@ -115,52 +106,29 @@ def check_flags(t: TensorRecords, flags: np.ndarray) -> None:
         (HAS_NAME, "len_name"),
         (HAS_NAME, "ofs_name"),
     ):
-        i = first(((flags & flag) == 0) & (rec[name] != 0))
-        if i is not None:
-            fail(
-                "reserved_nonzero",
-                _field(i, name),
-                t.at(i) + _AT[name],
-                f"{name} must be 0 when its flag is clear",
-            )
+        if (i := first(((flags & flag) == 0) & (rec[name] != 0))) is not None:
+            t.refuse(i, "reserved_nonzero", name, f"{name} must be 0 when its flag is clear")
 
 
 def check_rank_and_dims(t: TensorRecords) -> None:
     """R4 rank within MAX_RANK; R5 dims beyond the rank are 0."""
     rec = t.records
     rank = rec["rank"]
-    i = first(rank > MAX_RANK)
-    if i is not None:
-        fail(
-            "limit_exceeded",
-            _field(i, "rank"),
-            t.at(i) + _AT["rank"],
-            f"rank {int(rank[i])} exceeds {MAX_RANK}",
-        )
+    if (i := first(rank > MAX_RANK)) is not None:
+        t.refuse(i, "limit_exceeded", "rank", f"rank {int(rank[i])} exceeds {MAX_RANK}")
     dims = rec["dims"]
     beyond = (np.arange(MAX_RANK, dtype=np.uint8)[None, :] >= rank[:, None]) & (dims != 0)
-    i = first(beyond.any(axis=1))
-    if i is not None:
+    if (i := first(beyond.any(axis=1))) is not None:
         j = int(np.flatnonzero(beyond[i])[0])
-        fail(
-            "reserved_nonzero",
-            _field(i, f"dims[{j}]"),
-            t.at(i) + _AT["dims"] + dims.itemsize * j,
-            "a dim beyond the rank is not 0",
-        )
+        t.refuse(i, "reserved_nonzero", "dims", "a dim beyond the rank is not 0",
+                 f"dims[{j}]", dims.itemsize * j)
 
 
 def check_dtypes(t: TensorRecords, flags: np.ndarray) -> None:
     """R6: a dtype, when flagged, is a circle TensorType code."""
     code = t.records["dtype"]
-    i = first(((flags & HAS_DTYPE) != 0) & ~_KNOWN_CODE[code.view(np.uint8)])
-    if i is not None:
-        fail(
-            "bad_dtype",
-            _field(i, "dtype"),
-            t.at(i) + _AT["dtype"],
-            f"{int(code[i])} is not a circle TensorType",
-        )
+    if (i := first(((flags & HAS_DTYPE) != 0) & ~_KNOWN_CODE[code.view(np.uint8)])) is not None:
+        t.refuse(i, "bad_dtype", "dtype", f"{int(code[i])} is not a circle TensorType")
 
 
 def check_name_pool(t: TensorRecords, flags: np.ndarray, sec: SectionInfo) -> np.ndarray:
@@ -168,14 +136,9 @@ def check_name_pool(t: TensorRecords, flags: np.ndarray, sec: SectionInfo) -> np
     rec = t.records
     has_name = (flags & HAS_NAME) != 0
     len_name = rec["len_name"]
-    i = first(has_name & ((len_name == 0) | (len_name > MAX_NAME_LEN)))
-    if i is not None:
-        fail(
-            "limit_exceeded",
-            _field(i, "len_name"),
-            t.at(i) + _AT["len_name"],
-            f"a name has 1..{MAX_NAME_LEN} bytes, not {int(len_name[i])}",
-        )
+    if (i := first(has_name & ((len_name == 0) | (len_name > MAX_NAME_LEN)))) is not None:
+        t.refuse(i, "limit_exceeded", "len_name",
+                 f"a name has 1..{MAX_NAME_LEN} bytes, not {int(len_name[i])}")
     named = np.flatnonzero(has_name) if not has_name.all() else None
     starts = rec["ofs_name"] if named is None else rec["ofs_name"][named]
     lengths = len_name if named is None else len_name[named]
@@ -184,14 +147,8 @@ def check_name_pool(t: TensorRecords, flags: np.ndarray, sec: SectionInfo) -> np
         k = j if named is None else int(named[j])
         return _field(k, "ofs_name"), t.at(k) + _AT["ofs_name"]
 
-    check_pool(
-        starts,
-        lengths,
-        field_of,
-        t.base + TENSOR_RECORD_SIZE * rec.size,
-        sec.end,
-        "tensors.names",
-    )
+    check_pool(starts, lengths, field_of, t.base + TENSOR_RECORD_SIZE * rec.size, sec.end,
+               "tensors.names")
     return np.arange(rec.size) if named is None else named
 
 
@@ -199,52 +156,44 @@ def check_index_order(t: TensorRecords, flags: np.ndarray) -> None:
     """R9: indices strictly ascending; model indices (where flagged) unique."""
     rec = t.records
     index = rec["index"]
-    i = first(index[1:] <= index[:-1])
-    if i is not None:
+    if (i := first(index[1:] <= index[:-1])) is not None:
         k = i + 1
-        fail(
-            "duplicate_tensor_index" if index[k] == index[i] else "tensor_order",
-            _field(k, "index"),
-            t.at(k),
-            f"record {k} has index {int(index[k])}; the previous record has {int(index[i])} "
-            "(records are in strictly ascending index order)",
-        )
+        t.refuse(k, "duplicate_tensor_index" if index[k] == index[i] else "tensor_order", "index",
+                 f"record {k} has index {int(index[k])}; the previous record has "
+                 f"{int(index[i])} (records are in strictly ascending index order)")
     has_model_index = (flags & HAS_MODEL_INDEX) != 0
     if has_model_index.any():
         at = t.base + TENSOR_RECORD_SIZE * np.arange(rec.size, dtype=np.int64)
-        check_unique(
-            rec["model_index"],
-            has_model_index,
-            at,
-            4,
-            "duplicate_tensor_index",
-            "model_index",
-            "tensors",
-        )
+        check_unique(rec["model_index"], has_model_index, at, 4, "duplicate_tensor_index",
+                     "model_index", "tensors")
 
 
 def check_names(view: memoryview, t: TensorRecords, named: np.ndarray) -> list[bytes | None] | None:
     """R10: every name is UTF-8 and unique. Returns the names' bytes per record (decoded
-    only when a tensor is looked at), or None when no record has a name.
+    only when a tensor is looked at), or None when no record has a name."""
+    if not named.size:
+        return None
+    rec = t.records
+    starts = rec["ofs_name"][named].astype(np.int64)
+    return unique_names(view, starts, rec["len_name"][named].astype(np.int64), named, rec.size)
+
+
+def unique_names(view: memoryview, starts: np.ndarray, lengths: np.ndarray, named: np.ndarray,
+                 n: int) -> list[bytes | None]:
+    """R10 and C12 over the names at ``starts`` (ascending) of records ``named`` of ``n``:
+    their bytes per record, None where a record has no name.
 
     The pool is decoded once: it is valid UTF-8 and no name starts inside a multi-byte
     character exactly when every name is valid UTF-8 on its own. On any doubt the records
     are checked one by one, in order, for the spec's first failing record.
     """
-    if not named.size:
-        return None
-    rec = t.records
-    starts = rec["ofs_name"][named].astype(np.int64)
-    lengths = rec["len_name"][named].astype(np.int64)
     lo = int(starts[0])
-    hi = int(starts[-1] + lengths[-1])
-    pool = bytes(view[lo:hi])
-    rel = (starts - lo).tolist()
-    ends = (starts + lengths - lo).tolist()
-    raw: list[bytes | None] = [pool[a:b] for a, b in zip(rel, ends)]
+    pool = bytes(view[lo:int(starts[-1] + lengths[-1])])
+    rel = starts - lo
+    raw: list[bytes | None] = [pool[a:a + b] for a, b in zip(rel.tolist(), lengths.tolist())]
     try:
         pool.decode("utf-8")
-        heads = np.frombuffer(pool, np.uint8)[starts - lo]
+        heads = np.frombuffer(pool, np.uint8)[rel]
         clean = not ((heads & 0xC0) == 0x80).any() and len(set(raw)) == len(raw)
     except UnicodeDecodeError:
         clean = False
@@ -254,16 +203,12 @@ def check_names(view: memoryview, t: TensorRecords, named: np.ndarray) -> list[b
             at = int(starts[j])
             s = decode(view, at, int(lengths[j]), _field(k, "name"), at)
             if s in seen:
-                fail(
-                    "duplicate_tensor_name",
-                    _field(k, "name"),
-                    at,
-                    f"tensors {seen[s]} and {k} are both named {s!r}",
-                )
+                fail("duplicate_tensor_name", _field(k, "name"), at,
+                     f"tensors {seen[s]} and {k} are both named {s!r}")
             seen[s] = k
-    names: list[bytes | None] = [None] * rec.size
-    if named.size == rec.size:
+    if named.size == n:
         return raw
+    names: list[bytes | None] = [None] * n
     for k, b in zip(named.tolist(), raw):
         names[k] = b
     return names
@@ -294,10 +239,8 @@ def check_sizes(t: TensorRecords, flags: np.ndarray) -> None:
         return
     k = min(candidates)
     need = _product(rec, k)
-    fail(
-        "shape_mismatch",
-        _field(k, "len_data"),
-        t.at(k) + _AT["len_data"],
+    t.refuse(
+        k, "shape_mismatch", "len_data",
         f"shape {rec['dims'][k, : int(rank[k])].tolist()} of "
         f"{DTYPES[int(rec['dtype'][k])][0]} needs {need} bytes; the record has {int(length[k])}",
     )

@@ -186,10 +186,8 @@ def _tensor_records(
             dims.append(shape + (0,) * (MAX_RANK - len(shape)))
             elem = DTYPES[code][1] if code is not None else None
             if elem is not None and math.prod(shape) * elem != nbytes:
-                _fail(
-                    f"tensor {index}: shape {shape} of {dtype} disagrees with its "
-                    f"{nbytes} bytes"
-                )
+                _fail(f"tensor {index}: shape {shape} of {dtype} disagrees with its "
+                      f"{nbytes} bytes")
         col_rank.append(rank)
         name = t.name
         length = 0
@@ -300,10 +298,8 @@ def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
             _fail(f"state {key!r}: {type(value).__name__} is not int, float, str or bytes")
         want = WELL_KNOWN_KEYS.get(key)
         if want is not None and (want != vt or (vt == "int" and int(value) < 0)):
-            _fail(
-                f"state {key!r} is a well-known key of type {want}"
-                + (" (non-negative)" if want == "int" else "")
-            )
+            _fail(f"state {key!r} is a well-known key of type {want}"
+                  + (" (non-negative)" if want == "int" else ""))
         if payload is not None and len(payload) > MAX_VALUE_LEN:
             _fail(f"state {key!r}: values have at most {MAX_VALUE_LEN} bytes")
         ent["len_key"][k] = len(raw_key)
@@ -437,9 +433,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
             return ent.tobytes()
 
         parts.append(optimizer_part(code, raw_names, n, SLOT_ENTRY_SIZE, slot_entries))
-    return container_plan(
-        parts, placed, version, data_crc, title="schema 2", has_data=count > 0
-    )
+    return container_plan(parts, placed, version, data_crc, title="schema 2", has_data=count > 0)
 
 
 def optimizer_part(
@@ -477,10 +471,8 @@ def common_parts(ckpt: Checkpoint) -> list[Part]:
     if state_ent is not None:
         length = SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))
         parts.append(
-            Part(
-                SectionKind.STATE, FLAG_REQUIRED, length,
-                lambda start, _: state_body(state_ent, state_blobs, start),
-            )
+            Part(SectionKind.STATE, FLAG_REQUIRED, length,
+                 lambda start, _: state_body(state_ent, state_blobs, start))
         )
     if origin is not None:
         body = origin_body(origin)

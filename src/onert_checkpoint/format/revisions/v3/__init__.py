@@ -7,40 +7,7 @@ entries, O1-O9 of 7.2), ``placement`` (data ranges placed by rule, P0-P4, and th
 data checks); ``constants`` the numbers of SPEC 7, ``reader`` puts them together.
 """
 
-from .constants import (
-    COLUMN_BITS,
-    DTYPE,
-    FIXED_COLUMNS,
-    INDEX,
-    MODEL_INDEX,
-    NAME,
-    NO_DTYPE,
-    NO_MODEL_INDEX,
-    NO_SHAPE,
-    ORDER,
-    SHAPE,
-    SLOT_LEN_SIZE,
-    VERSION,
-    align8,
-)
 from .placement import place
 from .reader import read
 
-__all__ = [
-    "COLUMN_BITS",
-    "DTYPE",
-    "FIXED_COLUMNS",
-    "INDEX",
-    "MODEL_INDEX",
-    "NAME",
-    "NO_DTYPE",
-    "NO_MODEL_INDEX",
-    "NO_SHAPE",
-    "ORDER",
-    "SHAPE",
-    "SLOT_LEN_SIZE",
-    "VERSION",
-    "align8",
-    "place",
-    "read",
-]
+__all__ = ["place", "read"]

@@ -126,14 +126,9 @@ class Placement:
     slot_offsets: list[np.ndarray]
 
 
-def check_placement(
-    view: memoryview,
-    tensors: TensorColumns | None,
-    slots: SlotLengths | None,
-    data: SectionInfo | None,
-    verify_data: bool,
-    after_p3: Callable[[Placement], object] | None = None,
-) -> Placement | None:
+def check_placement(view: memoryview, tensors: TensorColumns | None, slots: SlotLengths | None,
+                    data: SectionInfo | None, verify_data: bool,
+                    after_p3: Callable[[Placement], object] | None = None) -> Placement | None:
     """Rules P0 to P3, and P4 with ``verify_data`` (else :func:`data_checks` runs it later).
     Returns where every range is, None without ranges. ``after_p3`` runs on the placement
     between P3 and P4 (the range_index section's rules, SPEC 7.5)."""
@@ -142,12 +137,8 @@ def check_placement(
             fail("empty_section", "data", data.start, "a data section, but no tensors section")
         return None
     if data is None:  # P1
-        fail(
-            "offset_out_of_bounds",
-            "tensors[0].len_data",
-            tensors.len_at(0),
-            "the file has tensors but no data section",
-        )
+        fail("offset_out_of_bounds", "tensors[0].len_data", tensors.len_at(0),
+             "the file has tensors but no data section")
     ranges = DataRanges.collect(tensors, slots)
     parts = [np.empty(ranges.count(p), np.int64) for p in range(len(ranges.records))]
     placed: list[Placement] = []
@@ -193,33 +184,21 @@ def _walk(
             bad = first((rel > room) | (capped > room - rel))  # P2
             if bad is not None:
                 field, at = ranges.field_of(part, lo + bad)
-                fail(
-                    "offset_out_of_bounds",
-                    field,
-                    at,
-                    f"{int(sizes[bad])} bytes placed at {data.start + int(rel[bad])} end past "
-                    f"the data section [{data.start}, {data.end})",
-                )
+                fail("offset_out_of_bounds", field, at,
+                     f"{int(sizes[bad])} bytes placed at {data.start + int(rel[bad])} end past "
+                     f"the data section [{data.start}, {data.end})")
             if padding and dirty is None:
                 dirty = first_dirty_padding(view, data, pos, rel, capped)
             yield part, lo, rel, capped
             pos = int(rel[-1] + capped[-1])
     if pos < room:  # P3
-        fail(
-            "gap",
-            "data",
-            data.start + pos,
-            f"bytes {data.start + pos}..{data.end} of the data section belong to no range",
-        )
+        fail("gap", "data", data.start + pos,
+             f"bytes {data.start + pos}..{data.end} of the data section belong to no range")
     if between is not None:
         between()
     if dirty is not None:  # P4
-        fail(
-            "nonzero_padding",
-            "padding",
-            dirty,
-            f"padding byte at {dirty} is {view[dirty]}, not 0",
-        )
+        fail("nonzero_padding", "padding", dirty,
+             f"padding byte at {dirty} is {view[dirty]}, not 0")
 
 
 def first_dirty_padding(
@@ -276,14 +255,8 @@ def _placement(ranges: DataRanges, parts: list[np.ndarray]) -> Placement:
     return Placement(tensor_offsets, slot_rows, slot_offsets)
 
 
-def data_checks(
-    view: memoryview,
-    data: SectionInfo,
-    tensors: TensorColumns,
-    slots: SlotLengths | None,
-    *,
-    whole_crc: bool = True,
-) -> Callable[[], None]:
+def data_checks(view: memoryview, data: SectionInfo, tensors: TensorColumns,
+                slots: SlotLengths | None, *, whole_crc: bool = True) -> Callable[[], None]:
     """The data section's checks that read its bytes, for the first access of tensor data: its
     CRC-32C (T4f; ``whole_crc=False`` leaves it to the per-block checks, data_blocks.py), then
     the padding between ranges (P4), in the spec's order."""

@@ -150,75 +150,46 @@ def _passes(
     return passes
 
 
-def check_range_index(
-    view: memoryview,
-    sec: SectionInfo,
-    tensors: TensorColumns | None,
-    slots: SlotLengths | None,
-    data: SectionInfo | None,
-    placement: Placement | None,
-) -> RangeIndex:
+def check_range_index(view: memoryview, sec: SectionInfo, tensors: TensorColumns | None,
+                      slots: SlotLengths | None, data: SectionInfo | None,
+                      placement: Placement | None) -> RangeIndex:
     """Rules I1 to I7 on the range_index section ``sec`` (spec/SPEC.md 7.5), after P3."""
     s, length = sec.start, sec.length
     if length < HEAD_SIZE:  # I1
-        fail(
-            "bad_range_index",
-            "range_index",
-            s,
-            f"the range_index section has {length} bytes, less than its {HEAD_SIZE}-byte head",
-        )
+        fail("bad_range_index", "range_index", s,
+             f"the range_index section has {length} bytes, less than its {HEAD_SIZE}-byte head")
     head = np.frombuffer(view, HEAD.DTYPE, 1, s)[0]
     shift, reserved, count = (int(head[f.name]) for f in HEAD.FIELDS)
     if reserved:  # I2
-        fail(
-            "reserved_nonzero",
-            "range_index.reserved",
-            s + HEAD.reserved.offset,
-            "reserved field is not 0",
-        )
+        fail("reserved_nonzero", "range_index.reserved", s + HEAD.reserved.offset,
+             "reserved field is not 0")
     if not MIN_SHIFT <= shift <= MAX_SHIFT:  # I3
-        fail(
-            "bad_range_index",
-            "range_index.group_shift",
-            s + HEAD.group_shift.offset,
-            f"group_shift {shift} is outside {MIN_SHIFT}..{MAX_SHIFT} "
-            f"(groups of {1 << MIN_SHIFT} to {1 << MAX_SHIFT} ranges)",
-        )
+        fail("bad_range_index", "range_index.group_shift", s + HEAD.group_shift.offset,
+             f"group_shift {shift} is outside {MIN_SHIFT}..{MAX_SHIFT} "
+             f"(groups of {1 << MIN_SHIFT} to {1 << MAX_SHIFT} ranges)")
     if tensors is None or data is None or placement is None:  # I4
         fail("empty_section", "range_index", s, "a range_index section, but no tensors section")
     n = tensors.size
     passes = 1 + (0 if slots is None else len(slots.names))
     m = num_groups(n, shift)
     if count != m:  # I5
-        fail(
-            "bad_range_index",
-            "range_index.num_groups",
-            s + HEAD.num_groups.offset,
-            f"num_groups is {count}; {n} tensor records in groups of {1 << shift} make {m}",
-        )
+        fail("bad_range_index", "range_index.num_groups", s + HEAD.num_groups.offset,
+             f"num_groups is {count}; {n} tensor records in groups of {1 << shift} make {m}")
     order = tensors.order
     want = HEAD_SIZE + _START.itemsize * passes * m
     if order is not None:
         want += _POSITION.itemsize * n
     if length != want:
-        fail(
-            "bad_range_index",
-            "range_index.start",
-            s + HEAD_SIZE,
-            f"the range_index section has {length} bytes; {passes} passes of {m} groups"
-            f"{' and a position per record' if order is not None else ''} need {want}",
-        )
+        fail("bad_range_index", "range_index.start", s + HEAD_SIZE,
+             f"the range_index section has {length} bytes; {passes} passes of {m} groups"
+             f"{' and a position per record' if order is not None else ''} need {want}")
     starts = np.frombuffer(view, _START, passes * m, s + HEAD_SIZE)
     expected = group_starts(n, shift, _passes(tensors, slots, placement, data))
     bad = first(starts != expected)
     if bad is not None:  # I6
-        fail(
-            "bad_range_index",
-            f"range_index.start[{bad}]",
-            s + HEAD_SIZE + _START.itemsize * bad,
-            f"start[{bad}] (pass {bad // m}, group {bad % m}) is {int(starts[bad])}; the walk "
-            f"stands at {int(expected[bad])}",
-        )
+        fail("bad_range_index", f"range_index.start[{bad}]", s + HEAD_SIZE + _START.itemsize * bad,
+             f"start[{bad}] (pass {bad // m}, group {bad % m}) is {int(starts[bad])}; the walk "
+             f"stands at {int(expected[bad])}")
     positions = None
     if order is not None:
         c = s + HEAD_SIZE + _START.itemsize * passes * m
@@ -226,23 +197,14 @@ def check_range_index(
         bad = first(positions[order] != np.arange(n))
         if bad is not None:  # I7
             k = int(order[bad])
-            fail(
-                "bad_range_index",
-                f"range_index.position[{k}]",
-                c + _POSITION.itemsize * k,
-                f"position[{k}] is {int(positions[k])}; record {k} is at sequence position "
-                f"{bad} of the order column",
-            )
+            fail("bad_range_index", f"range_index.position[{k}]", c + _POSITION.itemsize * k,
+                 f"position[{k}] is {int(positions[k])}; record {k} is at sequence position "
+                 f"{bad} of the order column")
     return RangeIndex(shift, starts, positions)
 
 
-def lookup(
-    index: RangeIndex,
-    lengths: list[np.ndarray],
-    order: np.ndarray | None,
-    part: int,
-    k: int,
-) -> int:
+def lookup(index: RangeIndex, lengths: list[np.ndarray], order: np.ndarray | None, part: int,
+           k: int) -> int:
     """7.5's lookup: the offset, relative to the data section's start, of record ``k``'s
     range in pass ``part`` (0: its tensor range, 1 + j: its slot-j entry), from the group's
     start and at most G - 1 ranges before it. ``lengths[part]`` is the pass's size column in

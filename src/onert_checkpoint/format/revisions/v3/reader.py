@@ -24,11 +24,12 @@ from ...container.data_blocks import DataBlocks, check_data_blocks
 from ...container.header import check_header
 from ...container.origin import check_origin_section
 from ...container.rules import rule_order_reader
-from ...container.section_table import check_section_table, unknown_section
+from ...container.section_table import check_section_table
 from ...container.state import check_state_section
-from ...entries import DataStore, EntryTable, SlotEntries, TensorList
+from ...entries import DataStore, EntryTable, SlotEntries
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..registry import Revision
+from ..v2.reader import container_checkpoint
 from .placement import Placement, check_placement, data_checks
 from .range_index import KIND as INDEX_KIND
 from .range_index import RangeIndex, check_range_index
@@ -82,20 +83,9 @@ def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) ->
     ranged = None if blocks is None or pending is None else blocks.check_range
     store = DataStore(np.frombuffer(view, dtype=np.uint8), pending, ranged)
     table = _tensor_table(store, tensors, placement)
-    ckpt = Checkpoint(
-        tensors=TensorList(table=table),
-        optimizer=None if slots is None else _optimizer(store, slots, table, placement),
-        state=state,
-        revision=rev.name,
-        dialect=None,
-        num_entries=None,
-        file_size=len(view),
-        source=view,
-        origin=origin,
-        sections=[unknown_section(view, s) for s in sections if s.kind not in KIND_NAMES],
-        data_order=_data_order(tensors),
-    )
-    ckpt._store = store
+    optimizer = None if slots is None else _optimizer(store, slots, table, placement)
+    ckpt = container_checkpoint(view, rev, store, table, optimizer, state, origin, sections,
+                                data_order=_data_order(tensors))
     ckpt.data_block_size = 0 if blocks is None else blocks.block_size
     ckpt.range_index_group = checked[0].group_size if checked else 0
     return ckpt
@@ -177,15 +167,8 @@ def _optimizer(
             rows = offsets = np.zeros(0, np.int64)
         else:
             rows, offsets = placement.slot_rows[j], placement.slot_offsets[j]
-        table = EntryTable(
-            store,
-            tensors.keys[rows],
-            offsets,
-            slots.lengths[j][rows],
-            Buffer,
-            owner=tensors,
-            owner_rows=rows,
-        )
+        table = EntryTable(store, tensors.keys[rows], offsets, slots.lengths[j][rows], Buffer,
+                           owner=tensors, owner_rows=rows)
         optimizer.slots[name] = SlotEntries(table)
     return optimizer
 

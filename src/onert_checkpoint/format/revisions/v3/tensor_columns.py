@@ -9,7 +9,7 @@ file holds its columns.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 from onert_checkpoint_generated.layout import V2TensorRecord, V3TensorsHead
@@ -23,9 +23,10 @@ from ...container.constants import (
     MAX_RANK,
     MAX_TENSORS,
 )
-from ...container.rules import check_padding, decode, fail, first
+from ...container.rules import check_padding, fail, first
 from ...container.section_table import SectionInfo
 from ...dtypes import DTYPES
+from ..v2.tensors import unique_names
 from .constants import (
     COLUMN_BITS,
     COLUMN_TYPES,
@@ -83,12 +84,8 @@ def _field(k: int, name: str) -> str:
 
 
 def _redundant(sec: SectionInfo, name: str, why: str) -> None:
-    fail(
-        "redundant_column",
-        "tensors.columns",
-        sec.start + _COLUMNS,
-        f"the {name} column is present but {why}: a column is stored only when it is needed",
-    )
+    fail("redundant_column", "tensors.columns", sec.start + _COLUMNS,
+         f"the {name} column is present but {why}: a column is stored only when it is needed")
 
 
 def first_repeat(values: np.ndarray) -> int | None:
@@ -106,12 +103,8 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
     """Rules C0 to C13, in order."""
     s, length = sec.start, sec.length
     if length < V3TensorsHead.SIZE:  # C0
-        fail(
-            "count_exceeds_file",
-            "tensors.num_tensors",
-            s,
-            f"the tensors section has {length} bytes, less than its {V3TensorsHead.SIZE}-byte head",
-        )
+        fail("count_exceeds_file", "tensors.num_tensors", s, f"the tensors section has "
+             f"{length} bytes, less than its {V3TensorsHead.SIZE}-byte head")
     head = np.frombuffer(view, dtype=V3TensorsHead.DTYPE, count=1, offset=s)[0]
     n, columns = int(head["num_tensors"]), int(head["columns"])
     if n == 0:  # C1
@@ -119,12 +112,8 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
     if n > MAX_TENSORS:
         fail("limit_exceeded", "tensors.num_tensors", s, f"{n} exceeds the limit {MAX_TENSORS}")
     if columns & ~COLUMN_BITS:  # C2
-        fail(
-            "reserved_nonzero",
-            "tensors.columns",
-            s + _COLUMNS,
-            f"reserved column bits set: {columns:#x}",
-        )
+        fail("reserved_nonzero", "tensors.columns", s + _COLUMNS,
+             f"reserved column bits set: {columns:#x}")
     # C3: where the fixed columns are (relative to s), and the padding before each
     pos = _LEN_DATA + _LEN_DATA_TYPE.itemsize * n
     at: dict[str, int] = {}
@@ -136,12 +125,8 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
             at[name] = start
             pos = start + np.dtype(_type(name)).itemsize * n
     if pos > length:
-        fail(
-            "count_exceeds_file",
-            "tensors.num_tensors",
-            s,
-            f"{n} records with columns {columns:#x} need {pos} bytes; the section has {length}",
-        )
+        fail("count_exceeds_file", "tensors.num_tensors", s,
+             f"{n} records with columns {columns:#x} need {pos} bytes; the section has {length}")
     col = {
         name: np.frombuffer(view, dtype=_type(name), count=n, offset=s + start)
         for name, start in at.items()
@@ -166,24 +151,16 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
         pads.append((end, dims_at))
         end = dims_at + DIMS.size * num_dims
         if end > length:
-            fail(
-                "count_exceeds_file",
-                "tensors.dims",
-                s + dims_at,
-                f"{num_dims} dims need {DIMS.size * num_dims} bytes from {s + dims_at}; "
-                f"the section ends at {s + length}",
-            )
+            fail("count_exceeds_file", "tensors.dims", s + dims_at,
+                 f"{num_dims} dims need {DIMS.size * num_dims} bytes from {s + dims_at}; "
+                 f"the section ends at {s + length}")
     if columns & NAME:
         names_at = align8(end)
         pads.append((end, names_at))
         end = names_at + pool
         if end > length:
-            fail(
-                "count_exceeds_file",
-                "tensors.names",
-                s + names_at,
-                f"names of {pool} bytes from {s + names_at}; the section ends at {s + length}",
-            )
+            fail("count_exceeds_file", "tensors.names", s + names_at,
+                 f"names of {pool} bytes from {s + names_at}; the section ends at {s + length}")
     if end < length:
         fail("gap", "tensors", s + end, f"bytes {s + end}..{s + length} belong to no column")
     for a, b in pads:  # C11
@@ -191,7 +168,10 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
     names = None
     if len_name is not None:
         assert names_at is not None
-        names = _check_names(view, len_name, s + names_at)  # C12
+        named = np.flatnonzero(len_name)  # C12
+        name_lengths = len_name[named].astype(np.int64)
+        starts = s + names_at + np.cumsum(name_lengths) - name_lengths
+        names = unique_names(view, starts, name_lengths, named, n)
     # (n, the largest rank): what the entry tables read of v2's (n, 8) column, dims[k, :rank]
     widest = 0 if rank is None or not num_dims else int(rank[shaped].max())
     dims = np.zeros((n, widest), DIMS.format)
@@ -210,8 +190,10 @@ def _type(name: str) -> str:
     return next(t for c, _, t in FIXED_COLUMNS if c == name)
 
 
-def _at(sec: SectionInfo, start: int, size: int, k: int) -> int:
-    return sec.start + start + size * k
+def _refuse(sec: SectionInfo, start: int, column: np.ndarray, k: int, code: str, name: str,
+            message: str) -> NoReturn:
+    """Refuse record ``k`` at its value in ``column`` (``start`` bytes into the section)."""
+    fail(code, _field(k, name), sec.start + start + column.itemsize * k, message)
 
 
 def _check_index(sec: SectionInfo, index: np.ndarray | None, start: int | None) -> None:
@@ -219,16 +201,12 @@ def _check_index(sec: SectionInfo, index: np.ndarray | None, start: int | None) 
     if index is None:
         return
     assert start is not None
-    i = first(index[1:] <= index[:-1])
-    if i is not None:
+    if (i := first(index[1:] <= index[:-1])) is not None:
         k = i + 1
-        fail(
-            "duplicate_tensor_index" if index[k] == index[i] else "tensor_order",
-            _field(k, "index"),
-            _at(sec, start, index.itemsize, k),
-            f"record {k} has index {int(index[k])}; the previous record has {int(index[i])} "
-            "(records are in strictly ascending index order)",
-        )
+        _refuse(sec, start, index, k,
+                "duplicate_tensor_index" if index[k] == index[i] else "tensor_order", "index",
+                f"record {k} has index {int(index[k])}; the previous record has "
+                f"{int(index[i])} (records are in strictly ascending index order)")
     # strictly ascending from at least 0: index[k] >= k, so the last decides the identity
     if int(index[-1]) == index.size - 1:
         _redundant(sec, "index", "every record's index is its position")
@@ -243,15 +221,10 @@ def _check_model_index(sec: SectionInfo, mi: np.ndarray | None, start: int | Non
     if not has.any():
         _redundant(sec, "model_index", "no record has a model index")
     rows = np.flatnonzero(has)
-    r = first_repeat(mi[rows])
-    if r is not None:
+    if (r := first_repeat(mi[rows])) is not None:
         k = int(rows[r])
-        fail(
-            "duplicate_tensor_index",
-            _field(k, "model_index"),
-            _at(sec, start, mi.itemsize, k),
-            f"model_index {int(mi[k])} appears twice",
-        )
+        _refuse(sec, start, mi, k, "duplicate_tensor_index", "model_index",
+                f"model_index {int(mi[k])} appears twice")
 
 
 def _check_len_name(sec: SectionInfo, ln: np.ndarray | None, start: int | None) -> None:
@@ -261,14 +234,9 @@ def _check_len_name(sec: SectionInfo, ln: np.ndarray | None, start: int | None) 
     assert start is not None
     if not ln.any():
         _redundant(sec, "len_name", "no record has a name")
-    k = first(ln > MAX_NAME_LEN)
-    if k is not None:
-        fail(
-            "limit_exceeded",
-            _field(k, "len_name"),
-            _at(sec, start, ln.itemsize, k),
-            f"a name has 1..{MAX_NAME_LEN} bytes, not {int(ln[k])}",
-        )
+    if (k := first(ln > MAX_NAME_LEN)) is not None:
+        _refuse(sec, start, ln, k, "limit_exceeded", "len_name",
+                f"a name has 1..{MAX_NAME_LEN} bytes, not {int(ln[k])}")
 
 
 def _check_dtype(sec: SectionInfo, code: np.ndarray | None, start: int | None) -> None:
@@ -278,14 +246,9 @@ def _check_dtype(sec: SectionInfo, code: np.ndarray | None, start: int | None) -
     assert start is not None
     if not (code != NO_DTYPE).any():
         _redundant(sec, "dtype", "no record has a dtype")
-    k = first(~_DTYPE_OK[code.view(np.uint8)])
-    if k is not None:
-        fail(
-            "bad_dtype",
-            _field(k, "dtype"),
-            _at(sec, start, code.itemsize, k),
-            f"{int(code[k])} is not a circle TensorType",
-        )
+    if (k := first(~_DTYPE_OK[code.view(np.uint8)])) is not None:
+        _refuse(sec, start, code, k, "bad_dtype", "dtype",
+                f"{int(code[k])} is not a circle TensorType")
 
 
 def _check_rank(sec: SectionInfo, rank: np.ndarray | None, start: int | None) -> None:
@@ -296,14 +259,9 @@ def _check_rank(sec: SectionInfo, rank: np.ndarray | None, start: int | None) ->
     shaped = rank != NO_SHAPE
     if not shaped.any():
         _redundant(sec, "rank", "no record has a shape")
-    k = first(shaped & (rank > MAX_RANK))
-    if k is not None:
-        fail(
-            "limit_exceeded",
-            _field(k, "rank"),
-            _at(sec, start, rank.itemsize, k),
-            f"rank {int(rank[k])} exceeds {MAX_RANK}",
-        )
+    if (k := first(shaped & (rank > MAX_RANK))) is not None:
+        _refuse(sec, start, rank, k, "limit_exceeded", "rank",
+                f"rank {int(rank[k])} exceeds {MAX_RANK}")
 
 
 def _check_order(sec: SectionInfo, order: np.ndarray | None, start: int | None) -> None:
@@ -316,53 +274,10 @@ def _check_order(sec: SectionInfo, order: np.ndarray | None, start: int | None) 
     if k is None:
         k = first_repeat(order)
     if k is not None:
-        fail(
-            "bad_data_order",
-            _field(k, "order"),
-            _at(sec, start, order.itemsize, k),
-            f"order[{k}] is {int(order[k])}: the column must name each of the {n} records once",
-        )
+        _refuse(sec, start, order, k, "bad_data_order", "order",
+                f"order[{k}] is {int(order[k])}: the column must name each of the {n} records once")
     if not (order != np.arange(n, dtype=order.dtype)).any():
         _redundant(sec, "order", "the data are in record order")
-
-
-def _check_names(view: memoryview, len_name: np.ndarray, pool_at: int) -> list[bytes | None]:
-    """C12: every name UTF-8 and unique; the names' bytes per record (None: no name).
-
-    The pool is decoded once: it is valid UTF-8 and no name starts inside a multi-byte
-    character exactly when every name is valid UTF-8 on its own. On any doubt the records are
-    checked one by one, in order, for the spec's first failing record."""
-    named = np.flatnonzero(len_name)
-    lengths = len_name[named].astype(np.int64)
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
-    pool = bytes(view[pool_at : pool_at + int(ends[-1])])
-    raw = [pool[a:b] for a, b in zip(starts.tolist(), ends.tolist())]
-    try:
-        pool.decode("utf-8")
-        heads = np.frombuffer(pool, np.uint8)[starts]
-        clean = not ((heads & 0xC0) == 0x80).any() and len(set(raw)) == len(raw)
-    except UnicodeDecodeError:
-        clean = False
-    if not clean:
-        seen: dict[str, int] = {}
-        for j, k in enumerate(named.tolist()):
-            at = pool_at + int(starts[j])
-            text = decode(view, at, int(lengths[j]), _field(k, "name"), at)
-            if text in seen:
-                fail(
-                    "duplicate_tensor_name",
-                    _field(k, "name"),
-                    at,
-                    f"tensors {seen[text]} and {k} are both named {text!r}",
-                )
-            seen[text] = k
-    if named.size == len_name.size:
-        return raw  # type: ignore[return-value]
-    names: list[bytes | None] = [None] * len_name.size
-    for k, b in zip(named.tolist(), raw):
-        names[k] = b
-    return names
 
 
 def _fill_dims(dims: np.ndarray, flat: np.ndarray, rank: np.ndarray, shaped: np.ndarray) -> None:
@@ -376,14 +291,8 @@ def _fill_dims(dims: np.ndarray, flat: np.ndarray, rank: np.ndarray, shaped: np.
         dims[rows, j] = flat[starts[rows] + j]
 
 
-def _check_sizes(
-    lengths: np.ndarray,
-    dtype: np.ndarray,
-    rank: np.ndarray,
-    shaped: np.ndarray | None,
-    dims: np.ndarray,
-    s: int,
-) -> None:
+def _check_sizes(lengths: np.ndarray, dtype: np.ndarray, rank: np.ndarray,
+                 shaped: np.ndarray | None, dims: np.ndarray, s: int) -> None:
     """C13: a shaped record with a dtype of whole-byte elements holds their product in bytes.
 
     The product is computed in float64 over the sized records; where it may not be exact (at
@@ -402,22 +311,15 @@ def _check_sizes(
     exact = prod < 2.0**52
     wrong = exact & (prod != length.astype(np.float64))
     doubtful = np.flatnonzero(~exact)
-    bad = [
-        int(sized[j])
-        for j in doubtful.tolist()
-        if _product(dims, dtype, rank, int(sized[j])) != int(lengths[sized[j]])
-    ]
+    bad = [int(sized[j]) for j in doubtful.tolist()
+           if _product(dims, dtype, rank, int(sized[j])) != int(lengths[sized[j]])]
     candidates = [*sized[np.flatnonzero(wrong)[:1]].tolist(), *bad[:1]]
     if not candidates:
         return
     k = min(candidates)
-    fail(
-        "shape_mismatch",
-        _field(k, "len_data"),
-        s + _LEN_DATA + _LEN_DATA_TYPE.itemsize * k,
-        f"shape {dims[k, : int(rank[k])].tolist()} of {DTYPES[int(dtype[k])][0]} needs "
-        f"{_product(dims, dtype, rank, k)} bytes; the record has {int(lengths[k])}",
-    )
+    fail("shape_mismatch", _field(k, "len_data"), s + _LEN_DATA + _LEN_DATA_TYPE.itemsize * k,
+         f"shape {dims[k, : int(rank[k])].tolist()} of {DTYPES[int(dtype[k])][0]} needs "
+         f"{_product(dims, dtype, rank, k)} bytes; the record has {int(lengths[k])}")
 
 
 def _product(dims: np.ndarray, dtype: np.ndarray, rank: np.ndarray, k: int) -> int:
@@ -431,13 +333,8 @@ def _product(dims: np.ndarray, dtype: np.ndarray, rank: np.ndarray, k: int) -> i
 _V2 = V2TensorRecord.DTYPE
 
 
-def _meta(
-    n: int,
-    col: dict[str, np.ndarray],
-    shaped: np.ndarray | None,
-    dims: np.ndarray,
-    names: list[bytes | None] | None,
-) -> dict[str, Any]:
+def _meta(n: int, col: dict[str, np.ndarray], shaped: np.ndarray | None, dims: np.ndarray,
+          names: list[bytes | None] | None) -> dict[str, Any]:
     """Schema 2's record columns (revisions/v2/reader.py): flags, and 0 where a flag is clear.
     An absent column is a read-only broadcast 0 (no memory); ``dims`` is (n, largest rank)."""
 

@@ -184,19 +184,8 @@ def _gather(items: Iterable[Tensor]) -> _Columns:
     def arr(a: array[int]) -> np.ndarray:
         return np.frombuffer(a, a.typecode) if len(a) else np.zeros(0, a.typecode)
 
-    cols = _Columns(
-        arr(index),
-        arr(model_index),
-        arr(len_name),
-        bytes(names),
-        named,
-        arr(dtype),
-        arr(rank),
-        arr(dims),
-        arr(len_data),
-        arr(offset),
-        held,
-    )
+    cols = _Columns(arr(index), arr(model_index), arr(len_name), bytes(names), named, arr(dtype),
+                    arr(rank), arr(dims), arr(len_data), arr(offset), held)
     del seen_name
     return _in_record_order(cols)
 
@@ -218,19 +207,9 @@ def _in_record_order(c: _Columns) -> _Columns:
         pick = np.repeat(d_starts[order] - new_starts, new_counts) + np.arange(total)
         where = np.empty(n, np.int64)
         where[order] = np.arange(n)
-        c = _Columns(
-            c.index[order],
-            c.model_index[order],
-            c.len_name[order],
-            names,
-            c.named,
-            c.dtype[order],
-            c.rank[order],
-            c.dims[pick],
-            c.len_data[order],
-            c.offset[order],
-            {int(where[k]): t for k, t in c.held.items()},
-        )
+        c = _Columns(c.index[order], c.model_index[order], c.len_name[order], names, c.named,
+                     c.dtype[order], c.rank[order], c.dims[pick], c.len_data[order],
+                     c.offset[order], {int(where[k]): t for k, t in c.held.items()})
     if n > 1 and not (np.diff(c.index) > 0).all():
         dup = int(c.index[np.flatnonzero(np.diff(c.index) == 0)[0]])
         _fail(f"tensor index {dup} is out of {_INDEX_RANGE} or used twice")
@@ -417,10 +396,8 @@ def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> in
     checkpoint's ``data_block_size`` (0: none; None: :data:`DEFAULT_BLOCK_SIZE`); no section
     without data bytes."""
     if any(getattr(s, "kind", None) == BLOCKS_KIND for s in extra):
-        _fail(
-            f"a kept section of kind {BLOCKS_KIND} would collide with schema 3's data_blocks "
-            "section of that kind"
-        )
+        _fail(f"a kept section of kind {BLOCKS_KIND} would collide with schema 3's data_blocks "
+              "section of that kind")
     size = ckpt.data_block_size
     if size is None:
         size = DEFAULT_BLOCK_SIZE
@@ -435,10 +412,8 @@ def _range_index(ckpt: Checkpoint, extra: Sequence[object], n: int) -> int | Non
     checkpoint's ``range_index_group`` (0: none; None: groups of 64, only when there are more
     than 64 tensors); no section without tensors."""
     if any(getattr(s, "kind", None) == INDEX_KIND for s in extra):
-        _fail(
-            f"a kept section of kind {INDEX_KIND} would collide with schema 3's range_index "
-            "section of that kind"
-        )
+        _fail(f"a kept section of kind {INDEX_KIND} would collide with schema 3's range_index "
+              "section of that kind")
     group = ckpt.range_index_group
     if group is None:
         return DEFAULT_GROUP_SHIFT if n > 1 << DEFAULT_GROUP_SHIFT else None
@@ -448,15 +423,8 @@ def _range_index(ckpt: Checkpoint, extra: Sequence[object], n: int) -> int | Non
     return shift if n else None
 
 
-def _range_index_body(
-    n: int,
-    shift: int,
-    perm: np.ndarray,
-    positions: list[np.ndarray],
-    rel: list[int],
-    ranges: list[Buffer],
-    rank_of: np.ndarray,
-) -> bytes:
+def _range_index_body(n: int, shift: int, perm: np.ndarray, positions: list[np.ndarray],
+                      rel: list[int], ranges: list[Buffer], rank_of: np.ndarray) -> bytes:
     """The range_index section: where the placement stands every 2**shift positions of each
     pass, from the placed ranges with bytes (an empty range moves nothing), and the records'
     positions when there is an ``order`` column (``perm`` not the identity)."""

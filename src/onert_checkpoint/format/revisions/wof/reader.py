@@ -14,7 +14,7 @@ from ...entries import DataStore, TensorList
 from ...errors import error_for
 from ...model import Checkpoint, Tensor, TrainingState
 from ...source import BufferReader
-from ..blocks import Block, block_table, check_file_size, read_blocks
+from ..blocks import Block, block_table, check_fixed_header, read_blocks
 from ..registry import Revision
 
 __all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
@@ -25,26 +25,12 @@ _NUM_ENTRIES = WofHeader.num_entries.offset
 
 def read_layout(view: memoryview) -> tuple[OnertWof, Block]:
     size = len(view)
-    if size < HEADER_SIZE:
-        raise error_for(
-            "truncated_header",
-            "header",
-            0,
-            f"a WOF file has an {HEADER_SIZE}-byte header; the file has {size} bytes",
-        )
-    check_file_size(size, "a WOF file")
-    at = WofHeader.reserved.offset
-    if view[at] != 0:
-        raise error_for("reserved_nonzero", "reserved", at, f"reserved byte is {view[at]}, not 0")
+    check_fixed_header(view, "a WOF file", HEADER_SIZE, WofHeader.reserved.offset, "an")
     hdr = OnertWof(KaitaiStream(BufferReader(view)))
     n = hdr.num_entries
     if HEADER_SIZE + 4 * n > size:
-        raise error_for(
-            "count_exceeds_file",
-            "num_entries",
-            _NUM_ENTRIES,
-            f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes",
-        )
+        raise error_for("count_exceeds_file", "num_entries", _NUM_ENTRIES,
+                        f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes")
     return hdr, read_blocks(view, [("tensors", HEADER_SIZE, size)], n, size)["tensors"]
 
 
@@ -68,15 +54,8 @@ def read(
     hdr._io.close()  # everything is read: release the buffer (see BufferReader)
     store = DataStore(np.frombuffer(view, dtype=np.uint8))
     tensors: TensorList[Tensor] = TensorList(table=block_table(store, block, Tensor))
-    ckpt = Checkpoint(
-        tensors=tensors,
-        optimizer=None,
-        state=TrainingState(),
-        revision=revision.name if revision is not None else "wof",
-        dialect=None,
-        num_entries=hdr.num_entries,
-        file_size=len(view),
-        source=view,
-    )
+    ckpt = Checkpoint(tensors=tensors, optimizer=None, state=TrainingState(),
+                      revision=revision.name if revision is not None else "wof", dialect=None,
+                      num_entries=hdr.num_entries, file_size=len(view), source=view)
     ckpt._store = store
     return ckpt
