@@ -393,3 +393,26 @@ def test_dump_layout_of_truncations_of_a_v3_vector_is_a_valid_dump_or_one_error(
             error = out["error"]
             assert error["field"] and isinstance(error["offset"], int), (cut, error)
             assert error["code"] != "internal_error"
+
+
+def _peak_kib(*args: object) -> int:
+    """Peak resident memory (KiB) of one command run in a child of a fresh interpreter."""
+    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=False, "
+            "stdout=subprocess.DEVNULL); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", code, sys.executable, "-m", "onert_checkpoint",
+                           *map(str, args)], capture_output=True, text=True, check=True)
+    return int(done.stdout)
+
+
+@pytest.mark.parametrize("command", [["dump", "--layout"], ["info", "--stats"]],
+                         ids=["dump-layout", "info-stats"])
+def test_text_tables_of_200000_entries_hold_no_row_per_entry(
+        tmp_path: Path, command: list[str]) -> None:
+    many = saved(tmp_path / "many.ckpt", *(oc.Tensor(i, np.zeros(0, np.float32),
+                                                     dtype="float32") for i in range(200_000)))
+    few = saved(tmp_path / "few.ckpt", *(oc.Tensor(i, np.zeros(0, np.float32),
+                                                   dtype="float32") for i in range(4)))
+    grown = _peak_kib(*command, many) - _peak_kib(*command, few)
+    # the bound of every reading command: 64 MiB + 8x the file (1.8 MB here) above 4 tensors
+    assert grown * 1024 <= 64 * 2**20 + 8 * many.stat().st_size, grown

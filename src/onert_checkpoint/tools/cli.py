@@ -107,16 +107,19 @@ def _load(path: str, model: Any = None, order: str = "auto") -> Checkpoint:
     return ckpt
 
 
-def _table(rows: list[list[str]], left: Iterable[int] = ()) -> list[str]:
-    """Rows as aligned columns: right-aligned, except the column indices in ``left``."""
+def _table(rows: Callable[[], Iterable[Sequence[str]]], left: Iterable[int] = ()
+           ) -> Iterator[str]:
+    """Rows as aligned columns: right-aligned, except the column indices in ``left``. The rows
+    are made twice (the widths, then the lines), never held: a file of 2,000,000 entries
+    costs no list of 2,000,000 rows."""
     left = set(left)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return [
-        "  ".join(
+    widths: list[int] = []
+    for r in rows():
+        widths = [max(len(c), w) for c, w in zip(r, widths or [0] * len(r))]
+    for r in rows():
+        yield "  ".join(
             c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))
         ).rstrip()
-        for r in rows
-    ]
 
 
 def _fmt(value: float | None) -> str:
@@ -187,15 +190,17 @@ def stats_lines(ckpt: Checkpoint) -> Iterator[str]:
     """The ``info --stats`` table: one row per tensor and optimizer slot entry."""
     from .stats import checkpoint_stats
 
-    rows = [["entry", "slot", "dtype", "count", "min", "max", "mean", "std", "nan", "inf",
-             "zeros", "name"]]
+    # each row held as one text (its cells joined by NUL), not a list of twelve
+    rows = ["\0".join(["entry", "slot", "dtype", "count", "min", "max", "mean", "std", "nan",
+                       "inf", "zeros", "name"])]
     for s in checkpoint_stats(ckpt):
         zeros = "-" if s.zeros is None else f"{s.zeros:.1%}"
-        rows.append([str(s.index), safe_text(s.slot), s.dtype, str(s.count), _fmt(s.min),
-                     _fmt(s.max), _fmt(s.mean), _fmt(s.std), str(s.nan), str(s.inf), zeros,
-                     "-" if s.name is None else safe_text(s.name)])
+        rows.append("\0".join([
+            str(s.index), safe_text(s.slot), s.dtype, str(s.count), _fmt(s.min), _fmt(s.max),
+            _fmt(s.mean), _fmt(s.std), str(s.nan), str(s.inf), zeros,
+            "-" if s.name is None else safe_text(s.name)]))
     yield ""
-    yield from _table(rows, left=(1, 2, 11))
+    yield from _table(lambda: (r.split("\0") for r in rows), left=(1, 2, 11))
 
 
 def _write_all(pieces: Iterable[str], end: str = "") -> None:
@@ -491,12 +496,13 @@ def _dump_layout(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return EXIT_INVALID if lmap.error else EXIT_OK
     print(f"{safe_text(args.file)}: {lmap.revision or 'unknown revision'}, {lmap.file_size} bytes")
-    rows = [["offset", "size", "field", "value", "note"]]
-    for f in lmap.iter_fields():
-        rows.append(
-            [str(f.offset), str(f.size), safe_text(f.name), safe_text(f.value), safe_text(f.note)]
-        )
-    print("\n".join(_table(rows, left=(2, 4))))
+    def rows() -> Iterator[list[str]]:
+        yield ["offset", "size", "field", "value", "note"]
+        for f in lmap.iter_fields():
+            yield [str(f.offset), str(f.size), safe_text(f.name), safe_text(f.value),
+                   safe_text(f.note)]
+
+    _write_all(line + "\n" for line in _table(rows, left=(2, 4)))
     if lmap.error is not None:
         print(_error_line(args.file, lmap.error))
         return EXIT_INVALID
@@ -535,14 +541,16 @@ def cmd_diff(args: argparse.Namespace) -> int:
         kind = ckpt.optimizer.kind if ckpt.optimizer is not None else "no optimizer"
         dialect = ckpt.dialect or "either"
         print(safe_text(f"{label}: {path} ({ckpt.revision}, {dialect}, {kind})"))
-    rows = [["entry", "slot", "status", "changed", "rel_l2", "mean_abs", "max_abs", "max_rel"]]
-    for e in result.entries:
-        shown = e.status if e.status != "size" else f"size {e.nbytes_a} != {e.nbytes_b}"
-        changed = "-" if e.changed is None else f"{e.changed}/{e.elements}"
-        rows.append([safe_text(e.key), safe_text(e.slot), shown, changed, _fmt(e.rel_l2),
-                     _fmt(e.mean_abs), _fmt(e.max_abs), _fmt(e.max_rel)])
+    def rows() -> Iterator[list[str]]:
+        yield ["entry", "slot", "status", "changed", "rel_l2", "mean_abs", "max_abs", "max_rel"]
+        for e in result.entries:
+            shown = e.status if e.status != "size" else f"size {e.nbytes_a} != {e.nbytes_b}"
+            changed = "-" if e.changed is None else f"{e.changed}/{e.elements}"
+            yield [safe_text(e.key), safe_text(e.slot), shown, changed, _fmt(e.rel_l2),
+                   _fmt(e.mean_abs), _fmt(e.max_abs), _fmt(e.max_rel)]
+
     print(f"entries paired by {result.paired_by}")
-    print("\n".join(_table(rows, left=(1, 2))))
+    _write_all(line + "\n" for line in _table(rows, left=(1, 2)))
     ignored = " (ignored: --ignore-state)" if args.ignore_state else ""
     for key, (va, vb) in result.state.items():
         print(f"state {safe_text(key)}: {safe_text(repr(va))} != {safe_text(repr(vb))}{ignored}")
