@@ -48,10 +48,8 @@ def _copy_optimizer(opt: Optimizer | None) -> Optimizer | None:
     # ``open`` block's exit drops those, and an edit of one would reach the other).
     return Optimizer(
         opt.kind,
-        {
-            name: {i: Buffer(b.index, b.data, b.offset) for i, b in entries.items()}
-            for name, entries in opt.slots.items()
-        },
+        {name: {i: Buffer(b.index, b.data, b.offset) for i, b in entries.items()}
+         for name, entries in opt.slots.items()},
     )
 
 
@@ -146,10 +144,8 @@ def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = 
         optimizer = Optimizer(
             opt.kind,
             {
-                name: {
-                    i: Buffer(index=b.index, data=b.raw, offset=b.offset)
-                    for i, b in entries.items()
-                }
+                name: {i: Buffer(index=b.index, data=b.raw, offset=b.offset)
+                       for i, b in entries.items()}
                 for name, entries in opt.slots.items()
             },
         )

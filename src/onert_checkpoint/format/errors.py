@@ -9,16 +9,8 @@ from __future__ import annotations
 
 from onert_checkpoint_generated.error_codes import ERROR_CODES
 
-__all__ = [
-    "ERROR_CODES",
-    "CheckpointError",
-    "FormatError",
-    "ModelMismatchError",
-    "NotRepresentableError",
-    "UnsupportedFormatError",
-    "error_for",
-    "released_error",
-]
+__all__ = ["ERROR_CODES", "CheckpointError", "FormatError", "ModelMismatchError",
+           "NotRepresentableError", "UnsupportedFormatError", "error_for", "released_error"]
 
 
 class CheckpointError(ValueError):
@@ -43,12 +35,8 @@ class CheckpointError(ValueError):
 
     def to_dict(self) -> dict[str, object]:
         """The ``{"code", "field", "offset", "message"}`` object of the JSON contract."""
-        return {
-            "code": self.code,
-            "field": self.field,
-            "offset": self.offset,
-            "message": self.message,
-        }
+        return {"code": self.code, "field": self.field, "offset": self.offset,
+                "message": self.message}
 
 
 class FormatError(CheckpointError):

@@ -21,13 +21,7 @@ from .model import Checkpoint
 from .revisions.registry import RECOMMENDED, RUNTIME, Revision, holds
 from .revisions.registry import revision as revision_named
 
-__all__ = [
-    "EXPORT_TARGETS",
-    "V1_STATE_KEYS",
-    "check_lossless",
-    "fitting_revision",
-    "lost_content",
-]
+__all__ = ["EXPORT_TARGETS", "V1_STATE_KEYS", "check_lossless", "fitting_revision", "lost_content"]
 
 #: What schema 1's footer holds; every other state key is lost in schema 1.
 V1_STATE_KEYS: tuple[str, ...] = RUNTIME.state_keys or ()
@@ -42,12 +36,8 @@ def _short(items: list[int]) -> str:
 
 def _annotations(ckpt: Checkpoint) -> list[str]:
     lost = []
-    for what, attr in (
-        ("names", "name"),
-        ("dtypes", "dtype"),
-        ("shapes", "shape"),
-        ("circle indices", "model_index"),
-    ):
+    for what, attr in (("names", "name"), ("dtypes", "dtype"), ("shapes", "shape"),
+                       ("circle indices", "model_index")):
         which = [t.index for t in ckpt.tensors if getattr(t, attr) is not None]
         if which:
             lost.append(f"the tensor {what} of entries {_short(which)}")
@@ -71,10 +61,8 @@ def _optimizer_state(ckpt: Checkpoint, target: Revision) -> list[str]:
         return [f"the {opt.kind} optimizer state ({target.title} has {names} only)"]
     extra = [name for name in held if name not in kept]
     if extra:
-        return [
-            f"the {opt.kind} optimizer's slots {', '.join(map(repr, extra))} ({target.title}'s "
-            f"{opt.kind} keeps {', '.join(kept) or 'no state'})"
-        ]
+        return [f"the {opt.kind} optimizer's slots {', '.join(map(repr, extra))} ({target.title}'s "
+                f"{opt.kind} keeps {', '.join(kept) or 'no state'})"]
     return []
 
 

@@ -28,23 +28,12 @@ if TYPE_CHECKING:
     # PEP 688's buffer protocol (collections.abc.Buffer from Python 3.12), for type checkers
     from typing_extensions import Buffer as BufferLike
 
-__all__ = [
-    "OPTIMIZER_SLOTS",
-    "Buffer",
-    "Checkpoint",
-    "Optimizer",
-    "Section",
-    "Tensor",
-    "TrainingState",
-    "as_bytes_array",
-]
+__all__ = ["OPTIMIZER_SLOTS", "Buffer", "Checkpoint", "Optimizer", "Section", "Tensor",
+           "TrainingState", "as_bytes_array"]
 
 #: The state slots of each optimizer kind, in file order (schema 1: opt1 = m, opt2 = v).
-OPTIMIZER_SLOTS: dict[str, tuple[str, ...]] = {
-    "sgd": (),
-    "sgd_momentum": ("momentum",),
-    "adam": ("m", "v"),
-}
+OPTIMIZER_SLOTS: dict[str, tuple[str, ...]] = {"sgd": (), "sgd_momentum": ("momentum",),
+                                               "adam": ("m", "v")}
 
 
 _BY_INDEX = operator.attrgetter("index")
@@ -288,10 +277,8 @@ class Tensor(Buffer):
             shape = "" if self.shape is None else str(list(self.shape))
             name = "" if self._name is None else f", name={self._name!r}"
             offset = "" if self.offset is None else f", offset={self.offset}"
-            return (
-                f"index={self._index}{name}, {self.dtype or 'bytes'}{shape}, "
-                f"nbytes={self.nbytes}{offset}"
-            )
+            return (f"index={self._index}{name}, {self.dtype or 'bytes'}{shape}, "
+                    f"nbytes={self.nbytes}{offset}")
         return super()._describe()
 
 
@@ -507,12 +494,8 @@ class Checkpoint(Mapping[object, Tensor]):
 
     def __repr__(self) -> str:
         opt = None if self.optimizer is None else self.optimizer.kind
-        parts = [
-            f"revision={self.revision!r}",
-            f"dialect={self.dialect!r}",
-            f"optimizer={opt!r}",
-            f"entries={len(self.tensors)}",
-        ]
+        parts = [f"revision={self.revision!r}", f"dialect={self.dialect!r}", f"optimizer={opt!r}",
+                 f"entries={len(self.tensors)}"]
         if self.num_entries is not None and self.num_entries != len(self.tensors):
             parts.append(f"num_entries={self.num_entries}")
         parts += [f"step={self.step}", f"epoch={self.epoch}"]

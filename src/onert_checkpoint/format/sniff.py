@@ -14,9 +14,7 @@ _DO_MODEL = (
     "give it as the model of a checkpoint (--model MODEL.circle on the command line, model= "
     "in Python), or make a checkpoint from its initial weights with `onert-ckpt new --model`"
 )
-_DO_IMPORT = (
-    "`onert-ckpt import` (oc.from_{fn} in Python) builds a checkpoint from it"
-)
+_DO_IMPORT = ("`onert-ckpt import` (oc.from_{fn} in Python) builds a checkpoint from it")
 
 #: (signature at offset 0, what it is, what to do) for formats with a fixed leading magic.
 _SIGNATURES: tuple[tuple[bytes, str, str], ...] = (

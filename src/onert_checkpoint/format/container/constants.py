@@ -53,16 +53,9 @@ FOOTERLESS = int(layout.OriginFlags.FOOTERLESS)
 
 
 #: Well-known state keys and their value types; int keys are non-negative.
-WELL_KNOWN_KEYS = {
-    "step": "int",
-    "epoch": "int",
-    "iteration": "int",
-    "batch_size": "int",
-    "learning_rate": "float",
-    "best_metric": "float",
-    "loss_type": "string",
-    "log_dir": "string",
-}
+WELL_KNOWN_KEYS = {"step": "int", "epoch": "int", "iteration": "int", "batch_size": "int",
+                   "learning_rate": "float", "best_metric": "float", "loss_type": "string",
+                   "log_dir": "string"}
 
 KIND_NAMES = {v: k for k, v in SECTION_KINDS.items()}
 OPTIMIZER_NAMES = {v: k for k, v in OPTIMIZER_CODES.items()}
@@ -137,13 +130,8 @@ def optimizer_name(code: int) -> str:
 def section_order_key(kind: int) -> tuple[int, int]:
     """Sections are in ascending order of this key (rule T4i): tensors, optimizer, state,
     origin, other kinds by kind, data last."""
-    known = {
-        SectionKind.TENSORS: 1,
-        SectionKind.OPTIMIZER: 2,
-        SectionKind.STATE: 3,
-        SectionKind.ORIGIN: 4,
-        SectionKind.DATA: 6,
-    }
+    known = {SectionKind.TENSORS: 1, SectionKind.OPTIMIZER: 2, SectionKind.STATE: 3,
+             SectionKind.ORIGIN: 4, SectionKind.DATA: 6}
     return (known[kind], 0) if kind in known else (5, kind)
 
 
@@ -151,13 +139,8 @@ def power_of_two_shift(size: object, low: int, high: int, what: str, unit: str, 
     """log2 of ``size``, a power of two from ``2**low`` to ``2**high`` (a writer's option:
     ``what``, in ``unit``); anything else is refused (``not_representable``), saying what 0
     (``zero``) does instead."""
-    if (
-        isinstance(size, bool)
-        or not isinstance(size, (int, np.integer))
-        or size <= 0
-        or int(size) & (int(size) - 1)
-        or not low <= int(size).bit_length() - 1 <= high
-    ):
+    if (isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0
+        or int(size) & (int(size) - 1) or not low <= int(size).bit_length() - 1 <= high):
         raise error_for(
             "not_representable", None, None,
             f"{what} {size!r} is not a power of two from {1 << low} to {1 << high}{unit} "

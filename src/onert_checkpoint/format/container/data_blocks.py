@@ -31,17 +31,8 @@ from .constants import crc, power_of_two_shift
 from .rules import fail
 from .section_table import SectionInfo
 
-__all__ = [
-    "DEFAULT_BLOCK_SIZE",
-    "HEAD_SIZE",
-    "KIND",
-    "BlockCrcs",
-    "DataBlocks",
-    "block_shift_of",
-    "check_data_blocks",
-    "num_blocks",
-    "section_body",
-]
+__all__ = ["DEFAULT_BLOCK_SIZE", "HEAD_SIZE", "KIND", "BlockCrcs", "DataBlocks", "block_shift_of",
+           "check_data_blocks", "num_blocks", "section_body"]
 
 KIND = V3_DATA_BLOCKS_KIND
 MIN_SHIFT, MAX_SHIFT = V3_MIN_BLOCK_SHIFT, V3_MAX_BLOCK_SHIFT

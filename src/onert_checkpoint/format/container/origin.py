@@ -36,9 +36,6 @@ def check_origin_section(view: memoryview, sec: SectionInfo) -> dict[str, object
         fail("bad_origin", "origin.dialect", sec.start + Origin.dialect.offset,
              f"unknown origin dialect {dialect}")
     parsed = parse_fixed(view, sec.start, Origin, Common.OriginSection)
-    return {
-        "revision": ORIGIN_REVISION_NAMES[int(parsed.revision)],
-        "dialect": ORIGIN_DIALECT_NAMES[int(parsed.dialect)],
-        "num_entries": int(parsed.num_entries),
-        "footerless": bool(parsed.flags & FOOTERLESS),
-    }
+    return {"revision": ORIGIN_REVISION_NAMES[int(parsed.revision)],
+            "dialect": ORIGIN_DIALECT_NAMES[int(parsed.dialect)],
+            "num_entries": int(parsed.num_entries), "footerless": bool(parsed.flags & FOOTERLESS)}

@@ -18,18 +18,8 @@ from ..source import BufferReader
 if TYPE_CHECKING:
     from ..model import Checkpoint
 
-__all__ = [
-    "SectionInfo",
-    "check_head",
-    "check_padding",
-    "check_pool",
-    "check_unique",
-    "decode",
-    "fail",
-    "first",
-    "read_in_rule_order",
-    "read_records",
-]
+__all__ = ["SectionInfo", "check_head", "check_padding", "check_pool", "check_unique", "decode",
+           "fail", "first", "read_in_rule_order", "read_records"]
 
 
 @dataclass(frozen=True)

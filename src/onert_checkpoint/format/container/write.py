@@ -36,20 +36,8 @@ from .data_blocks import KIND as BLOCKS_KIND
 from .data_blocks import BlockCrcs, section_body
 from .running_crc import RunningCrc
 
-__all__ = [
-    "PIECE_BYTES",
-    "SMALL_RANGE",
-    "Part",
-    "Plan",
-    "Section",
-    "assemble",
-    "chunks",
-    "finish",
-    "lay_out",
-    "padding",
-    "plan",
-    "stream",
-]
+__all__ = ["PIECE_BYTES", "SMALL_RANGE", "Part", "Plan", "Section", "assemble", "chunks", "finish",
+           "lay_out", "padding", "plan", "stream"]
 
 #: Ranges smaller than this are copied into a gathering piece; larger ones are handed out as
 #: views of their arrays (zero copy).
@@ -147,10 +135,8 @@ def assemble(bodies: list[tuple[int, int, bytes]], offsets: list[int],
     summed with the data section's (in the same pass). ``has_data``: the file has a data
     section even when ``placed`` is empty (schema 3 lists only the ranges with bytes)."""
     has_data = has_data or bool(placed)
-    sections = [
-        Section(kind, flags, ofs, body, len(body), crc(body))
-        for (kind, flags, body), ofs in zip(bodies, offsets)
-    ]
+    sections = [Section(kind, flags, ofs, body, len(body), crc(body))
+                for (kind, flags, body), ofs in zip(bodies, offsets)]
     file_size = data_start
     pending = has_data and not data_crc
     if has_data:
@@ -171,10 +157,8 @@ def _with_blocks(sections: list[Section], shift: int | None, crcs: list[int]) ->
     """``sections`` with the data_blocks section's body holding ``crcs``."""
     assert shift is not None
     body = section_body(shift, crcs)
-    return [
-        dataclasses.replace(s, body=body, crc=crc(body)) if s.kind == BLOCKS_KIND else s
-        for s in sections
-    ]
+    return [dataclasses.replace(s, body=body, crc=crc(body)) if s.kind == BLOCKS_KIND else s
+            for s in sections]
 
 
 def _head(sections: list[Section], file_size: int, version: int) -> tuple[bytes, bytes]:
@@ -184,13 +168,8 @@ def _head(sections: list[Section], file_size: int, version: int) -> tuple[bytes,
     for i, s in enumerate(sections):
         table[i] = (s.kind, s.flags, s.offset, s.length, s.crc, 0)
     table_bytes = table.tobytes()
-    fields = {
-        "version": version,
-        "header_crc": 0,
-        "len_file": file_size,
-        "num_sections": len(sections),
-        "section_table_crc": crc(table_bytes),
-    }
+    fields = {"version": version, "header_crc": 0, "len_file": file_size,
+              "num_sections": len(sections), "section_table_crc": crc(table_bytes)}
     header = bytearray(structs.Header.build(fields))
     at = Header.header_crc.offset
     header[at : at + Header.header_crc.size] = header_crc(header).to_bytes(4, "little")

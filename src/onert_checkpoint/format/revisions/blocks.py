@@ -16,15 +16,8 @@ from ..entries import DataStore, EntryTable
 from ..errors import error_for
 from ..model import Buffer
 
-__all__ = [
-    "Block",
-    "block_table",
-    "check_entries",
-    "check_fixed_header",
-    "derive_sizes",
-    "read_blocks",
-    "read_table",
-]
+__all__ = ["Block", "block_table", "check_entries", "check_fixed_header", "derive_sizes",
+           "read_blocks", "read_table"]
 
 U32 = np.dtype("<u4")
 U32_MAX = 0xFFFF_FFFF
@@ -152,10 +145,8 @@ def read_blocks(
     offsets = [
         check_entries(view, name, start, count, end, file_size) for name, start, end in spans
     ]
-    return {
-        name: derive_sizes(name, start, end, offs)
-        for (name, start, end), offs in zip(spans, offsets)
-    }
+    return {name: derive_sizes(name, start, end, offs)
+            for (name, start, end), offs in zip(spans, offsets)}
 
 
 def block_table(store: DataStore, block: Block, cls: type[Buffer]) -> EntryTable:

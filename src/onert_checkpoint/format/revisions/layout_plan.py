@@ -16,15 +16,8 @@ import numpy as np
 from ..errors import error_for
 from ..model import Buffer
 
-__all__ = [
-    "MAX_TABLE_ENTRIES",
-    "U32_MAX",
-    "PlannedBlock",
-    "check_table_length",
-    "data_view",
-    "plan_block",
-    "storage_order",
-]
+__all__ = ["MAX_TABLE_ENTRIES", "U32_MAX", "PlannedBlock", "check_table_length", "data_view",
+           "plan_block", "storage_order"]
 
 U32_MAX = 0xFFFF_FFFF
 

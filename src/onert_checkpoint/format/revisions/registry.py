@@ -20,19 +20,8 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
-__all__ = [
-    "BY_NAME",
-    "RECOMMENDED",
-    "REVISIONS",
-    "RUNTIME",
-    "Revision",
-    "find",
-    "names",
-    "register",
-    "revision",
-    "unregister",
-    "with_version",
-]
+__all__ = ["BY_NAME", "RECOMMENDED", "REVISIONS", "RUNTIME", "Revision", "find", "names",
+           "register", "revision", "unregister", "with_version"]
 
 #: How a revision's entries say which tensor each is (``Revision.keyed_by``).
 BY_RUNTIME = "runtime"  # the writing runtime's own indexing (schema 1: the dialect says which)
@@ -77,12 +66,8 @@ class Revision:
     @property
     def holds_everything(self) -> bool:
         """Every content a checkpoint object can say fits (an upgrade's target)."""
-        return (
-            self.holds_annotations
-            and self.optimizers is None
-            and self.state_keys is None
-            and self.holds_sections
-        )
+        return (self.holds_annotations and self.optimizers is None and self.state_keys is None
+                and self.holds_sections)
 
     def read(self, view: memoryview, *, verify_data: bool = True) -> Any:
         return _module(self.reader).read(view, verify_data=verify_data, revision=self)

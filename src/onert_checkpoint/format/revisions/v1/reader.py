@@ -88,19 +88,15 @@ def read_layout(view: memoryview) -> Layout:
                 raise error_for("offset_out_of_bounds", name, at,
                                 f"{name} is {value}, past the end of the {size}-byte file")
             starts.append((slot, value, name, at))
-    bounds = [
-        *starts,
-        ("footer", end, "ofs_other" if has_footer else "header", _OTHER if has_footer else 0),
-    ]
+    bounds = [*starts,
+              ("footer", end, "ofs_other" if has_footer else "header", _OTHER if has_footer else 0)]
     for (name, start, _, _), (next_name, next_start, field, at) in itertools.pairwise(bounds):
         if start + 4 * n > next_start:
             raise error_for("block_order", field, at,
                             f"the {next_name} starts at {next_start}, inside the {name} block's "
                             f"{4 * n}-byte table at {start}")
-    spans = [
-        (name, start, next_start)
-        for (name, start, _, _), (_, next_start, _, _) in itertools.pairwise(bounds)
-    ]
+    spans = [(name, start, next_start)
+             for (name, start, _, _), (_, next_start, _, _) in itertools.pairwise(bounds)]
     blocks = read_blocks(view, spans, n, size)
     if kind == "adam":
         _check_slots(blocks)
@@ -112,13 +108,11 @@ def _check_slots(blocks: dict[str, Block]) -> None:
     """Rule 10, index by index; for one index the tests (a)..(e) of the spec, in order."""
     w, m, v = blocks["weights"], blocks["m"], blocks["v"]
     both = m.present & v.present
-    tests = [
-        ("slot_without_weight", m, m.present & ~w.present),
-        ("slot_without_weight", v, v.present & ~w.present),
-        ("slot_size_mismatch", m, m.present & (m.sizes != 0) & (m.sizes != w.sizes)),
-        ("slot_size_mismatch", v, v.present & (v.sizes != 0) & (v.sizes != w.sizes)),
-        ("slot_size_mismatch", v, both & (m.sizes != v.sizes)),
-    ]
+    tests = [("slot_without_weight", m, m.present & ~w.present),
+             ("slot_without_weight", v, v.present & ~w.present),
+             ("slot_size_mismatch", m, m.present & (m.sizes != 0) & (m.sizes != w.sizes)),
+             ("slot_size_mismatch", v, v.present & (v.sizes != 0) & (v.sizes != w.sizes)),
+             ("slot_size_mismatch", v, both & (m.sizes != v.sizes))]
     failing = np.stack([mask for _, _, mask in tests]) if tests[0][2].size else None
     if failing is None or not failing.any():
         return
@@ -129,10 +123,8 @@ def _check_slots(blocks: dict[str, Block]) -> None:
     if code == "slot_without_weight":
         message = f"{slot} entry {i} is present but weight entry {i} is absent"
     else:
-        message = (
-            f"{slot} entry {i} has {int(block.sizes[i])} bytes; the weight entry has "
-            f"{int(w.sizes[i])}" + (f" and m has {int(m.sizes[i])}" if k == 4 else "")
-        )
+        message = (f"{slot} entry {i} has {int(block.sizes[i])} bytes; the weight entry has "
+                   f"{int(w.sizes[i])}" + (f" and m has {int(m.sizes[i])}" if k == 4 else ""))
     raise error_for(code, block.entry_field(i), block.entry_offset(i), message)
 
 

@@ -90,11 +90,8 @@ def check_data_ranges(
         start, length = int(starts[i]), int(lengths[i])
         if misaligned[i]:
             fail("misaligned", field, at, f"data at {start} is not a multiple of {ALIGNMENT}")
-        where = (
-            "there is no data section"
-            if data is None
-            else f"the data section is [{data.start}, {data.end})"
-        )
+        where = ("there is no data section" if data is None
+                 else f"the data section is [{data.start}, {data.end})")
         fail("offset_out_of_bounds", field, at, f"{length} bytes at {start}: {where}")
     if data is None:
         return

@@ -38,10 +38,8 @@ class SlotTable:
 
     def entry_field(self, j: int, t: int) -> tuple[str, int]:
         """The field and offset of slot j's entry for tensor record t (range errors)."""
-        return (
-            f"optimizer.slots[{j}][{t}].ofs_data",
-            self.entries_at + SLOT_ENTRY_SIZE * (j * self.num_tensors + t),
-        )
+        return (f"optimizer.slots[{j}][{t}].ofs_data",
+                self.entries_at + SLOT_ENTRY_SIZE * (j * self.num_tensors + t))
 
     def present(self, j: int) -> np.ndarray:
         return np.flatnonzero(self.entries["ofs_data"][j] != NO_STATE)

@@ -69,14 +69,8 @@ def _tensor_table(store: DataStore, tensors: TensorRecords | None) -> EntryTable
         empty = np.zeros(0, np.int64)
         return EntryTable(store, empty, empty, empty, Tensor)
     rec = tensors.records
-    meta = {
-        "flags": rec["flags"],
-        "dtype": rec["dtype"],
-        "rank": rec["rank"],
-        "dims": rec["dims"],
-        "model_index": rec["model_index"],
-        "names": tensors.names,
-    }
+    meta = {"flags": rec["flags"], "dtype": rec["dtype"], "rank": rec["rank"], "dims": rec["dims"],
+            "model_index": rec["model_index"], "names": tensors.names}
     # The index column is copied once (binary search on a strided view would copy per call).
     keys = rec["index"].astype(np.int64)
     return EntryTable(store, keys, rec["ofs_data"], rec["len_data"], Tensor, meta)

@@ -99,13 +99,8 @@ def check_flags(t: TensorRecords, flags: np.ndarray) -> None:
     rec = t.records
     if (i := first((flags & ~_DEFINED_FLAGS) != 0)) is not None:
         t.refuse(i, "reserved_nonzero", "flags", f"reserved flag bits {int(flags[i]):#x}")
-    for flag, name in (
-        (HAS_MODEL_INDEX, "model_index"),
-        (HAS_DTYPE, "dtype"),
-        (HAS_SHAPE, "rank"),
-        (HAS_NAME, "len_name"),
-        (HAS_NAME, "ofs_name"),
-    ):
+    for flag, name in ((HAS_MODEL_INDEX, "model_index"), (HAS_DTYPE, "dtype"), (HAS_SHAPE, "rank"),
+                       (HAS_NAME, "len_name"), (HAS_NAME, "ofs_name")):
         if (i := first(((flags & flag) == 0) & (rec[name] != 0))) is not None:
             t.refuse(i, "reserved_nonzero", name, f"{name} must be 0 when its flag is clear")
 

@@ -71,19 +71,8 @@ from . import (
     SectionKind,
 )
 
-__all__ = [
-    "Plan",
-    "chunks",
-    "common_parts",
-    "extra_sections",
-    "finish",
-    "optimizer_part",
-    "origin_body",
-    "origin_of",
-    "plan",
-    "state_body",
-    "stream",
-]
+__all__ = ["Plan", "chunks", "common_parts", "extra_sections", "finish", "optimizer_part",
+           "origin_body", "origin_of", "plan", "state_body", "stream"]
 
 VERSION = 2
 U32_MAX = 0xFFFF_FFFF
@@ -104,12 +93,8 @@ def origin_of(ckpt: Checkpoint) -> dict[str, object] | None:
     rev = find(ckpt.revision)
     if rev is None or rev.keeps_origin:
         return ckpt.origin if rev is not None else None
-    return {
-        "revision": rev.name,
-        "dialect": ckpt.dialect if rev.dialects else None,
-        "num_entries": ckpt.table_length,
-        "footerless": "footerless" in ckpt.quirks,
-    }
+    return {"revision": rev.name, "dialect": ckpt.dialect if rev.dialects else None,
+            "num_entries": ckpt.table_length, "footerless": "footerless" in ckpt.quirks}
 
 
 def _utf8(text: object, what: str, limit: int) -> bytes:
@@ -464,10 +449,8 @@ def common_parts(ckpt: Checkpoint) -> list[Part]:
     sections of other kinds (checked now, in this order)."""
     state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
     origin = origin_of(ckpt)
-    parts = [
-        Part(s.kind, FLAG_REQUIRED if s.required else 0, len(s.data), bytes(s.data))
-        for s in extra_sections(ckpt)
-    ]
+    parts = [Part(s.kind, FLAG_REQUIRED if s.required else 0, len(s.data), bytes(s.data))
+             for s in extra_sections(ckpt)]
     if state_ent is not None:
         length = SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))
         parts.append(
@@ -489,11 +472,8 @@ def state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> b
         if state_ent["value_type"][k] >= VALUE_TYPES["string"]:
             state_ent["value"][k] = spos
             spos += int(state_ent["len_value"][k])
-    return (
-        structs.StateHead.build({"num_entries": len(state_ent)})
-        + state_ent.tobytes()
-        + b"".join(state_blobs)
-    )
+    return (structs.StateHead.build({"num_entries": len(state_ent)}) + state_ent.tobytes()
+            + b"".join(state_blobs))
 
 
 def extra_sections(ckpt: Checkpoint) -> list[Section]:
@@ -510,17 +490,12 @@ def extra_sections(ckpt: Checkpoint) -> list[Section]:
 
 def origin_body(origin: dict[str, object]) -> bytes:
     """The origin section (6.9) recording ``origin``."""
-    if (
-        origin.get("revision") not in ORIGIN_REVISIONS
-        or origin.get("dialect") not in ORIGIN_DIALECTS
-    ):
+    if (origin.get("revision") not in ORIGIN_REVISIONS
+        or origin.get("dialect") not in ORIGIN_DIALECTS):
         _fail(f"origin {origin!r} names an unknown revision or dialect")
     origin_n = origin.get("num_entries")
-    if (
-        isinstance(origin_n, bool)
-        or not isinstance(origin_n, (int, np.integer))
-        or not 0 <= int(origin_n) <= 0xFFFF_FFFF_FFFF_FFFF
-    ):
+    if (isinstance(origin_n, bool) or not isinstance(origin_n, (int, np.integer))
+        or not 0 <= int(origin_n) <= 0xFFFF_FFFF_FFFF_FFFF):
         _fail(f"origin num_entries {origin_n!r} is not an integer in 0..2**64-1")
     return structs.Origin.build(
         {

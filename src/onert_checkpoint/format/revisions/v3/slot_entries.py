@@ -28,10 +28,8 @@ class SlotLengths:
 
     def entry_field(self, j: int, t: int) -> tuple[str, int]:
         """The field and offset of slot j's entry for tensor record t (range errors)."""
-        return (
-            f"optimizer.slots[{j}][{t}].len_data",
-            self.entries_at + SLOT_LEN_SIZE * (j * self.num_tensors + t),
-        )
+        return (f"optimizer.slots[{j}][{t}].len_data",
+                self.entries_at + SLOT_LEN_SIZE * (j * self.num_tensors + t))
 
     @staticmethod
     def absent(column: np.ndarray) -> np.ndarray:

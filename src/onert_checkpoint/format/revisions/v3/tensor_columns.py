@@ -127,10 +127,8 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
     if pos > length:
         fail("count_exceeds_file", "tensors.num_tensors", s,
              f"{n} records with columns {columns:#x} need {pos} bytes; the section has {length}")
-    col = {
-        name: np.frombuffer(view, dtype=_type(name), count=n, offset=s + start)
-        for name, start in at.items()
-    }
+    col = {name: np.frombuffer(view, dtype=_type(name), count=n, offset=s + start)
+           for name, start in at.items()}
     lengths = np.frombuffer(view, dtype=_LEN_DATA_TYPE, count=n, offset=s + _LEN_DATA)
     _check_index(sec, col.get("index"), at.get("index"))  # C4
     _check_model_index(sec, col.get("model_index"), at.get("model_index"))  # C5
@@ -360,11 +358,6 @@ def _meta(n: int, col: dict[str, np.ndarray], shaped: np.ndarray | None, dims: n
         has = mi != NO_MODEL_INDEX
         flags[has] |= HAS_MODEL_INDEX
         mi = np.where(has, mi, 0).astype(_V2["model_index"])
-    return {
-        "flags": flags,
-        "dtype": zeros("dtype") if code is None else code,
-        "rank": zeros("rank") if rank is None else rank,
-        "dims": dims,
-        "model_index": zeros("model_index") if mi is None else mi,
-        "names": names,
-    }
+    return {"flags": flags, "dtype": zeros("dtype") if code is None else code,
+            "rank": zeros("rank") if rank is None else rank, "dims": dims,
+            "model_index": zeros("model_index") if mi is None else mi, "names": names}

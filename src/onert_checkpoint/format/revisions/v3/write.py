@@ -70,19 +70,8 @@ from .range_index import KIND as INDEX_KIND
 from .range_index import group_shift_of, group_starts
 from .range_index import section_body as index_body
 
-__all__ = [
-    "COLUMNS",
-    "NO_DTYPE",
-    "NO_MODEL_INDEX",
-    "NO_SHAPE",
-    "PIECE_BYTES",
-    "SMALL_RANGE",
-    "VERSION",
-    "chunks",
-    "plan",
-    "range_alignment",
-    "stream",
-]
+__all__ = ["COLUMNS", "NO_DTYPE", "NO_MODEL_INDEX", "NO_SHAPE", "PIECE_BYTES", "SMALL_RANGE",
+           "VERSION", "chunks", "plan", "range_alignment", "stream"]
 
 #: The tensors section's columns (7.1), in file order: the generated descriptor.
 COLUMNS = V3TensorsHead.COLUMNS
@@ -262,14 +251,10 @@ def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
         _fail(f"schema 3 holds at most {MAX_TENSORS} tensors")
     identity = np.arange(n, dtype=np.uint32)
     # Each column only if needed (7.1, rule C4 to C9: a redundant column is refused).
-    present = {
-        INDEX: bool((cols.index != identity).any()),
-        MODEL_INDEX: bool((cols.model_index != NO_MODEL_INDEX).any()),
-        NAME: cols.named,
-        DTYPE: bool((cols.dtype != NO_DTYPE).any()),
-        SHAPE: bool((cols.rank != NO_SHAPE).any()),
-        ORDER: bool((perm != identity).any()),
-    }
+    present = {INDEX: bool((cols.index != identity).any()),
+               MODEL_INDEX: bool((cols.model_index != NO_MODEL_INDEX).any()), NAME: cols.named,
+               DTYPE: bool((cols.dtype != NO_DTYPE).any()),
+               SHAPE: bool((cols.rank != NO_SHAPE).any()), ORDER: bool((perm != identity).any())}
     columns = sum(bit for bit, wanted in present.items() if wanted)
     values: dict[str, np.ndarray | bytes] = {
         "len_data": cols.len_data, "index": cols.index, "model_index": cols.model_index,
