@@ -31,8 +31,19 @@ from .placement import Placement
 from .slot_entries import SlotLengths
 from .tensor_columns import TensorColumns
 
-__all__ = ["DEFAULT_SHIFT", "KIND", "MAX_SHIFT", "MIN_SHIFT", "RangeIndex", "check_range_index",
-           "group_shift_of", "group_starts", "lookup", "num_groups", "section_body"]
+__all__ = [
+    "DEFAULT_SHIFT",
+    "KIND",
+    "MAX_SHIFT",
+    "MIN_SHIFT",
+    "RangeIndex",
+    "check_range_index",
+    "group_shift_of",
+    "group_starts",
+    "lookup",
+    "num_groups",
+    "section_body",
+]
 
 KIND = V3_RANGE_INDEX_KIND
 MIN_SHIFT, MAX_SHIFT = V3_MIN_GROUP_SHIFT, V3_MAX_GROUP_SHIFT

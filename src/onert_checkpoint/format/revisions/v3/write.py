@@ -70,8 +70,19 @@ from .range_index import KIND as INDEX_KIND
 from .range_index import group_shift_of, group_starts
 from .range_index import section_body as index_body
 
-__all__ = ["COLUMNS", "NO_DTYPE", "NO_MODEL_INDEX", "NO_SHAPE", "PIECE_BYTES", "SMALL_RANGE",
-           "VERSION", "chunks", "plan", "range_alignment", "stream"]
+__all__ = [
+    "COLUMNS",
+    "NO_DTYPE",
+    "NO_MODEL_INDEX",
+    "NO_SHAPE",
+    "PIECE_BYTES",
+    "SMALL_RANGE",
+    "VERSION",
+    "chunks",
+    "plan",
+    "range_alignment",
+    "stream",
+]
 
 #: The tensors section's columns (7.1), in file order: the generated descriptor.
 COLUMNS = V3TensorsHead.COLUMNS
