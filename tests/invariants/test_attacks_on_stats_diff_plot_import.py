@@ -416,3 +416,20 @@ def test_text_tables_of_200000_entries_hold_no_row_per_entry(
     grown = _peak_kib(*command, many) - _peak_kib(*command, few)
     # the bound of every reading command: 64 MiB + 8x the file (1.8 MB here) above 4 tensors
     assert grown * 1024 <= 64 * 2**20 + 8 * many.stat().st_size, grown
+
+
+@pytest.mark.parametrize("kind", ["hist", "change", "trajectory"])
+def test_plot_of_names_with_control_bytes_and_dollars_is_well_formed_svg(
+        tmp_path: Path, kind: str) -> None:
+    from xml.dom import minidom
+
+    names = ["esc\x1b[31m<b>\"&", "$\\frac{$", "a$b$c"]
+    files = [saved(tmp_path / f"{k}$x$.ckpt", *(
+        oc.Tensor(i, np.array([1, 2 + k], np.float32), dtype="float32", name=n)
+        for i, n in enumerate(names))) for k in range({"hist": 1, "change": 2}.get(kind, 3))]
+    out = tmp_path / "p.svg"
+    quiet(run("plot", "--kind", kind, *files, out))
+    svg = minidom.parse(str(out))  # XML 1.0 has no control byte: a raw ESC is not well-formed
+    ids = {g.getAttribute("id") for g in svg.getElementsByTagName("g")}
+    assert any(i.endswith("esc\\x1b[31m<b>\"&" + ("-weights" if kind == "hist" else ""))
+               for i in ids), sorted(ids)

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..format.model import Checkpoint
 from .diff import diff
+from .render import safe_text
 from .stats import checkpoint_entries, entry_stats, histogram
 
 if TYPE_CHECKING:
@@ -79,6 +80,17 @@ def _key(name: str | None, index: int) -> str:
     return str(index) if name is None else name
 
 
+def _id(text: str) -> str:
+    """A name read from a file as an SVG id: no control byte (XML has none)."""
+    return safe_text(text)
+
+
+def _label(text: str) -> str:
+    """A name read from a file as text on the picture: no control byte, and a ``$`` drawn as
+    itself, not the start of matplotlib's math mode."""
+    return safe_text(text).replace("$", r"\$")
+
+
 def _write(fig: Figure, path: str | os.PathLike[str]) -> None:
     from matplotlib import rc_context
 
@@ -120,9 +132,9 @@ def histograms(ckpt: Checkpoint, path: str | os.PathLike[str], *,
         counts = histogram(entry, dtype, edges)
         shown = edges / unit
         ax.bar(shown[:-1], counts, width=np.diff(shown), align="edge")
-        ax.set_gid(f"hist-{key}-{s}")
+        ax.set_gid(_id(f"hist-{key}-{s}"))
         scaled = "" if unit == 1.0 else f" (x 2^{int(np.log2(unit))})"
-        ax.set_title(f"{key} {s}{scaled}", fontsize=9)
+        ax.set_title(_label(f"{key} {s}") + scaled, fontsize=9)
         ax.tick_params(labelsize=7)
     fig.supxlabel("value")
     fig.supylabel("count")
@@ -137,10 +149,11 @@ def _bar_chart(fig: Figure, keys: list[str], values: list[float], ylabel: str) -
     for x, (key, value) in enumerate(zip(keys, values)):
         shown = value if math.isfinite(value) else top * 1.1  # infinite: A was zero
         (bar,) = ax.bar([x], [shown], color="C0" if math.isfinite(value) else "C3")
-        bar.set_gid(f"bar-{key}")
+        bar.set_gid(_id(f"bar-{key}"))
         if not math.isfinite(value):
             ax.annotate("inf", (x, shown), ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(range(len(keys)), keys, rotation=90 if len(keys) > 8 else 0, fontsize=8)
+    ax.set_xticks(range(len(keys)), [_label(k) for k in keys],
+                  rotation=90 if len(keys) > 8 else 0, fontsize=8)
     ax.set_xlabel("tensor")
     ax.set_ylabel(ylabel)
 
@@ -165,9 +178,9 @@ def change(a: Checkpoint, b: Checkpoint, path: str | os.PathLike[str], *,
         raise ValueError(f"no {slot} entry of the two checkpoints pairs up with another")
     values = _largest(every, MAX_BARS)
     fig = Figure(figsize=(max(6.0, 0.4 * len(values)), 4.0), layout="constrained")
-    _bar_chart(fig, list(values), list(values.values()), f"relative L2 change ({slot})")
+    _bar_chart(fig, list(values), list(values.values()), _label(f"relative L2 change ({slot})"))
     some = "" if len(values) == len(every) else f" ({len(values)} largest of {len(every)})"
-    fig.suptitle(f"{labels[0]} -> {labels[1]}{some}", fontsize=9)
+    fig.suptitle(_label(f"{labels[0]} -> {labels[1]}") + some, fontsize=9)
     _write(fig, path)
     return values
 
@@ -203,13 +216,13 @@ def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
     fig = Figure(figsize=(7.0, 4.2), layout="constrained")
     ax = fig.add_subplot()
     for key, ys in lines.items():
-        (line,) = ax.plot(xs, ys, marker="o", label=key)
-        line.set_gid(f"line-{key}")
+        (line,) = ax.plot(xs, ys, marker="o", label=_label(key))
+        line.set_gid(_id(f"line-{key}"))
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
     ax.set_xlabel("step" if by_step else "checkpoint")
-    ax.set_ylabel(f"relative L2 change from the first ({slot})")
+    ax.set_ylabel(_label(f"relative L2 change from the first ({slot})"))
     ax.set_title(title, fontsize=9)
     if len(lines) <= 16:
         ax.legend(fontsize=8)
