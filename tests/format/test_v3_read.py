@@ -918,11 +918,12 @@ def test_mutated_files_load_or_raise_checkpoint_error(data, edits, mode, seal):
 
 def test_p4_runs_in_place_when_nothing_is_deferred():
     """A validator's reading (no deferral) reports P4 itself, after P3."""
+    from onert_checkpoint.format.revisions import registry
     from onert_checkpoint.format.revisions.v3.reader import _read
 
     data, at = p4_file()
     with pytest.raises(oc.CheckpointError) as info:
-        _read(memoryview(data), True, defer=False)
+        _read(memoryview(data), True, defer=False, rev=registry.revision("v3"))
     assert (info.value.code, info.value.offset) == ("nonzero_padding", at)
 
 
