@@ -21,6 +21,7 @@ import onert_checkpoint as oc
 from onert_checkpoint import atomic_file
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
+_LRU_BATCH = 31  # pages a CPU's LRU batch holds (mm: folio_batch), which advice cannot reach
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "posix_fadvise") or not hasattr(os, "RWF_NOWAIT"),
@@ -103,7 +104,12 @@ def test_the_replaced_files_pages_leave_the_cache(droppable):
         new = make_ckpt(2, n=40, nbytes=3000)  # the same size: every old page is overtaken
         oc.save(new, target)
         assert target.read_bytes() == oc.to_bytes(new)
-        assert cached_pages(fd, size) == [], "the old file's pages were kept"
+        kept = cached_pages(fd, size)
+        # The kernel drops pages only from the LRU lists: pages still in another CPU's LRU batch
+        # (the test moved between cores while it read them) are skipped, at most one batch
+        # (15 or 31 pages by kernel version; seen here: the 16 last pages once, in a loaded
+        # two-worker run). The control below keeps all of them.
+        assert len(kept) <= _LRU_BATCH < size // PAGE, f"the old file's pages were kept: {kept}"
     finally:
         os.close(fd)
 
