@@ -28,13 +28,14 @@ def _shared_ends(word: str, other: str) -> int:
 
 def nearest(word: str, known: Iterable[str], n: int = 1) -> list[str]:
     """Up to ``n`` of ``known`` closest to ``word``, closest first (difflib's ratio, at least
-    0.6); empty when none is close."""
+    0.6, or 0.5 for a word of two characters, whose one typo leaves half of it); empty when
+    none is close."""
     import difflib
 
     words = list(known)
     if len(words) > SHORTLIST:
         words = heapq.nlargest(SHORTLIST, words, key=lambda w: _shared_ends(word, w))
-    return difflib.get_close_matches(word, words, n=n)
+    return difflib.get_close_matches(word, words, n=n, cutoff=0.5 if len(word) <= 2 else 0.6)
 
 
 def did_you_mean(word: str, known: Iterable[str], n: int = 1) -> str:

@@ -94,9 +94,9 @@ def test_a_suggestion_among_100k_names_compares_a_shortlist(monkeypatch) -> None
     seen: list[int] = []
     real = difflib.get_close_matches
 
-    def counted(word: str, possibilities: list[str], n: int = 3) -> list[str]:
+    def counted(word: str, possibilities: list[str], n: int = 3, cutoff: float = 0.6) -> list[str]:
         seen.append(len(possibilities))
-        return real(word, possibilities, n=n)
+        return real(word, possibilities, n=n, cutoff=cutoff)
 
     monkeypatch.setattr(difflib, "get_close_matches", counted)
     names = [f"model.layers.{i}.self_attn.q_proj.weight" for i in range(100_000)]

@@ -369,3 +369,19 @@ def test_readme_and_help_give_one_completion_path() -> None:
 def test_the_site_folder_is_ignored() -> None:
     ignore = (Path(__file__).parents[2] / ".gitignore").read_text().split()
     assert "site/" in ignore
+
+
+def test_a_mistyped_tensor_name_in_dump_gets_the_nearest_one() -> None:
+    done = run("dump", "--tensor", "w00", "--model", MODEL, ADAM)
+    assert done.returncode == 2
+    assert "no_such_tensor" in error_line(done) and "did you mean 'w0'?" in error_line(done)
+    far = run("dump", "--tensor", "zzzz", "--model", MODEL, ADAM)
+    assert "no_such_tensor" in error_line(far) and "did you mean" not in error_line(far)
+
+
+def test_a_two_character_name_gets_the_names_one_character_away() -> None:
+    ckpt = oc.load(ADAM, model=MODEL)
+    with pytest.raises(KeyError, match=r"did you mean 'w1' or 'w0'\?"):
+        ckpt["w2"]
+    with pytest.raises(KeyError, match="none of the 4 names is close"):
+        ckpt["zz"]

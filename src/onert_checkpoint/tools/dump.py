@@ -6,6 +6,7 @@ import numpy as np
 
 from ..format.model import Buffer, Checkpoint, Tensor
 from ..format.typed import typed_view
+from ..suggestions import did_you_mean
 from .render import safe_text
 
 __all__ = ["find_tensor", "no_entry_message", "tensor_values"]
@@ -55,6 +56,8 @@ def no_entry_message(ckpt: Checkpoint, key: str, model: str | None) -> str:
     shown = names if names else [str(t.index) for t in ckpt.tensors]
     listed = ", ".join(safe_text(k) for k in shown[:10]) + (", ..." if len(shown) > 10 else "")
     message = f"no entry {safe_text(key)!r} (entries: {listed or 'none'})"
+    if hint := did_you_mean(key, names):
+        message += f": {safe_text(hint)}"
     if not names and model is None and not (key.isascii() and key.isdigit()):
         message += "; tensor names need the model: add --model MODEL.circle"
     return message
