@@ -107,3 +107,18 @@ def test_validate_warns_and_strict_fails(tmp_path) -> None:
         ("non_finite_weight", "weights[0]"), ("negative_adam_v", "v[1]")]
     assert "'w0'" in report["warnings"][0]["message"]
     assert json.loads(_validate("--json", "bad.ckpt", cwd=tmp_path).stdout)["valid"] is True
+
+
+def test_a_damaged_optimizer_state_warning_names_the_reset(tmp_path) -> None:
+    _with(ADAM, tmp_path / "m.ckpt", slot=("m", 0, 0, np.nan))
+    _with(tmp_path / "m.ckpt", tmp_path / "bad.ckpt", slot=("v", 2, 0, -1.0))
+    done = _validate("--model", str(MODEL), "bad.ckpt", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert "non_finite_slot at m[0]" in lines[0] and "negative_adam_v at v[2]" in lines[1]
+    for line in lines[:2]:
+        assert "onert-ckpt edit --reset-optimizer" in line
+    # a damaged weight is not the optimizer's: no reset advised
+    _with(ADAM, tmp_path / "w.ckpt", weight=(0, 0, np.nan))
+    done = _validate("w.ckpt", cwd=tmp_path)
+    assert "non_finite_weight" in done.stdout and "--reset-optimizer" not in done.stdout

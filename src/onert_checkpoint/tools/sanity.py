@@ -25,6 +25,8 @@ from ..format.model import Buffer, Checkpoint
 __all__ = ["ValueWarning", "value_warnings"]
 
 _FLOAT_DTYPES = ("float16", "float32", "float64")
+#: What a damaged optimizer state is cured by: zeroed state, same optimizer, weights kept.
+_RESET = "; zero the state with: onert-ckpt edit --reset-optimizer IN.ckpt OUT.ckpt"
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,7 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
                 found.append(ValueWarning(
                     "non_finite_slot", field,
                     f"{slot} of entry {index}{label_of(index)} holds {int(bad.sum())} NaN or "
-                    f"infinite values (first at element {int(np.argmax(bad))})",
+                    f"infinite values (first at element {int(np.argmax(bad))}){_RESET}",
                 ))
             if adam and slot == "v":
                 negative = values < 0
@@ -128,7 +130,7 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
                         "negative_adam_v", field,
                         f"v of entry {index}{label_of(index)} holds {int(negative.sum())} "
                         f"negative values (min {float(values[negative].min())!r}); Adam's v is a "
-                        "running mean of squares",
+                        f"running mean of squares{_RESET}",
                     ))
             if adam and ckpt.step == 0 and np.any(values != 0):
                 nonzero_at_zero.append((field, field + label_of(index)))
