@@ -385,3 +385,18 @@ def test_a_two_character_name_gets_the_names_one_character_away() -> None:
         ckpt["w2"]
     with pytest.raises(KeyError, match="none of the 4 names is close"):
         ckpt["zz"]
+
+
+def test_a_data_checksum_error_gets_no_model_hint(tmp_path: Path) -> None:
+    shutil.copy(MODEL, tmp_path / "a.circle")
+    assert run("convert", "--model", MODEL, "--to", "v3", ADAM, tmp_path / "a.ckpt").returncode == 0
+    body = bytearray((tmp_path / "a.ckpt").read_bytes())
+    weights = oc.load(ADAM)[0].raw.tobytes()
+    at = body.find(weights)
+    assert at > 0
+    body[at] ^= 0xFF
+    (tmp_path / "b.ckpt").write_bytes(bytes(body))
+    done = run("diff", tmp_path / "a.ckpt", tmp_path / "b.ckpt")
+    line = error_line(done)
+    assert done.returncode == 1 and "checksum" in line
+    assert "beside the checkpoint" not in line and "--no-model" not in line

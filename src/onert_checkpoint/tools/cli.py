@@ -1235,7 +1235,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
             for source in ORDER_CHOICES:
                 message = message.replace(f"order={source!r}", f"--order {source}")
         choice = getattr(args, "model_choice", None)
-        if choice is not None and choice.how != "--model":
+        # only an error a model can cause (model_mismatch, ambiguous_entries) names the model
+        if choice is not None and choice.how != "--model" and err.category == "model":
             message += (f" (model: {choice.describe()}; --model names another, --no-model "
                         "reads without one)")
         # "<code>: " first, so that a reader splitting on ": " gets the stable part.
