@@ -92,3 +92,14 @@ def test_no_bar_off_a_terminal(big: dict[str, Path], tmp_path: Path) -> None:
                            str(tmp_path / "e.safetensors")], capture_output=True, text=True,
                           timeout=300, check=False)
     assert done.returncode == 0 and done.stderr == ""
+
+
+def test_diff_of_big_files_draws_a_comparing_bar(big: dict[str, Path]) -> None:
+    status, drawn = on_terminal("diff", big["ckpt"], big["ckpt"])
+    assert status == 0, drawn
+    assert "comparing:" in drawn, drawn
+    assert all(left < 120 for left in estimates(drawn)), drawn
+    done = subprocess.run([sys.executable, "-m", "onert_checkpoint", "diff", str(big["ckpt"]),
+                           str(big["ckpt"])], capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert done.returncode == 0 and done.stderr == ""

@@ -521,7 +521,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     model = _model(args, args.a, args.b)
     a, b = (_load_named(label, path, model, args.order)
             for label, path in (("A", args.a), ("B", args.b)))
-    result = diff(a, b, atol=args.atol, rtol=args.rtol, ignore_state=args.ignore_state)
+    with _progress(os.path.getsize(args.a) + os.path.getsize(args.b), "comparing") as tick:
+        result = diff(a, b, atol=args.atol, rtol=args.rtol, ignore_state=args.ignore_state,
+                      progress=tick)
     hint = None
     if model is None and result.paired_by == "index" and result.entries and all(
         e.status in ("only_a", "only_b", "size") for e in result.entries
@@ -589,11 +591,12 @@ def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **optio
 
 
 @contextlib.contextmanager
-def _progress(size_hint: int) -> Iterator[Callable[[int], object] | None]:
-    """A callback that feeds a tqdm bar the bytes written, for writes of more than
-    :data:`PROGRESS_THRESHOLD` bytes while stderr is a terminal; else None. The bar starts at
-    the first byte written, not before: the checks and checksums computed ahead of it (which
-    may take as long as the write) would make the first rate tiny and its estimate absurd."""
+def _progress(size_hint: int, desc: str = "writing") -> Iterator[Callable[[int], object] | None]:
+    """A callback that feeds a tqdm bar (titled ``desc``) the bytes written or compared, for
+    files of more than :data:`PROGRESS_THRESHOLD` bytes while stderr is a terminal; else None.
+    The bar starts at the first byte, not before: the checks and checksums computed ahead of
+    it (which may take as long as the work) would make the first rate tiny and its estimate
+    absurd."""
     if not (size_hint > PROGRESS_THRESHOLD and sys.stderr.isatty()):
         yield None
         return
@@ -603,7 +606,7 @@ def _progress(size_hint: int) -> Iterator[Callable[[int], object] | None]:
 
     def tick(n: int) -> None:
         if not bars:
-            bars.append(tqdm(total=size_hint, unit="B", unit_scale=True, desc="writing",
+            bars.append(tqdm(total=size_hint, unit="B", unit_scale=True, desc=desc,
                              leave=False, file=getattr(sys.stderr, "raw", sys.stderr)))
         bar = bars[0]
         if bar.n + n > bar.total:  # an export a little larger than its input: a full bar

@@ -21,6 +21,7 @@ Every step is linear in the entry count (dictionaries, never a search of the ten
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -251,10 +252,11 @@ def _uniquely_named(ckpt: Checkpoint) -> bool:
 
 def diff(
     a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0,
-    ignore_state: bool = False,
+    ignore_state: bool = False, progress: Callable[[int], object] | None = None,
 ) -> CheckpointDiff:
     """Compare ``a`` and ``b`` entry by entry and slot by slot (``ignore_state``: a training
-    state that differs, a step or an epoch, is reported but leaves the files equal).
+    state that differs, a step or an epoch, is reported but leaves the files equal;
+    ``progress``, if given, is called with the bytes of A and B each comparison read).
 
     For example, the Adam and the SGD checkpoint of the same model:
 
@@ -282,13 +284,16 @@ def diff(
         ta, tb = ka.get(key), kb.get(key)
         dtype = (ta.dtype if ta is not None else None) or (tb.dtype if tb is not None else None)
         unlike = _unlike(ta, tb)
-        out.entries.append(_compare(key, "weights", ta, tb, dtype, atol, rtol, unlike))
+        pairs: list[tuple[str, Buffer | None, Buffer | None]] = [("weights", ta, tb)]
         for slot in slot_names:
             ea = slots_a.get(slot, {}).get(ta.index) if ta is not None else None
             eb = slots_b.get(slot, {}).get(tb.index) if tb is not None else None
-            if ea is None and eb is None:
-                continue
+            if ea is not None or eb is not None:
+                pairs.append((slot, ea, eb))
+        for slot, ea, eb in pairs:
             out.entries.append(_compare(key, slot, ea, eb, dtype, atol, rtol, unlike))
+            if progress is not None:
+                progress(sum(buf.nbytes for buf in (ea, eb) if buf is not None))
     kind_a = a.optimizer.kind if a.optimizer is not None else None
     kind_b = b.optimizer.kind if b.optimizer is not None else None
     if kind_a != kind_b:
