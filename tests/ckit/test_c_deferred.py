@@ -15,7 +15,6 @@ buffer, as a careless caller might), `fail OFF` (every read from then on that re
 
 from __future__ import annotations
 
-import shutil
 import struct
 import subprocess
 import zlib
@@ -25,9 +24,8 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
+from tests.ckit.c_programs import SANITIZED, build_probe
 
-C_DIR = Path(__file__).resolve().parents[2] / "spec" / "c"
-READER = ("ockpt.c", "ockpt_v2.c", "ockpt_v3.c", "ockpt_stream.c", "ockpt_crc32.c")
 DATA, DATA_BLOCKS = 4, 0x100008
 BLOCK = 64
 
@@ -107,19 +105,7 @@ int main(int argc, char **argv) {
 
 @pytest.fixture(scope="module")
 def probe(tmp_path_factory) -> Path:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is needed (.ci/run installs it)")
-    build = tmp_path_factory.mktemp("deferred")
-    (build / "probe.c").write_text(PROBE)
-    exe = build / "probe"
-    done = subprocess.run(
-        ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1",
-         "-fsanitize=address,undefined", "-fno-sanitize-recover=all", f"-I{C_DIR}", "-o",
-         str(exe), str(build / "probe.c"), *(str(C_DIR / f) for f in READER)],
-        capture_output=True, text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    return exe
+    return build_probe(tmp_path_factory.mktemp("deferred"), "probe", PROBE, SANITIZED)
 
 
 @pytest.fixture(scope="module")

@@ -10,15 +10,14 @@ anonymous mapping that is never written (the kernel gives zero pages without all
 
 from __future__ import annotations
 
-import shutil
 import struct
 import subprocess
 from pathlib import Path
 
 import pytest
 
-C_DIR = Path(__file__).resolve().parents[2] / "spec" / "c"
-READER = ("ockpt.c", "ockpt_v2.c", "ockpt_v3.c", "ockpt_stream.c", "ockpt_crc32.c")
+from tests.ckit.c_programs import build_probe
+
 LIMIT = 0xFFFFFFFF
 
 PROGRAM = r"""
@@ -68,18 +67,7 @@ int main(int argc, char **argv) {
 
 @pytest.fixture(scope="module")
 def reader(tmp_path_factory) -> Path:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is needed (.ci/run installs it)")
-    build = tmp_path_factory.mktemp("large")
-    (build / "large.c").write_text(PROGRAM)
-    exe = build / "large"
-    done = subprocess.run(
-        ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O1", f"-I{C_DIR}",
-         "-o", str(exe), str(build / "large.c"), *(str(C_DIR / f) for f in READER)],
-        capture_output=True, text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    return exe
+    return build_probe(tmp_path_factory.mktemp("large"), "large", PROGRAM, ("-O1",))
 
 
 def read(reader: Path, head: bytes, size: int) -> list[list[str]]:

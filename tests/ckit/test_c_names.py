@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.ckit.c_programs import build_probe
 
 try:
     import tomllib
@@ -24,7 +25,6 @@ except ModuleNotFoundError:  # Python 3.10: the same parser as the tomli package
 ROOT = Path(__file__).resolve().parents[2]
 C_DIR = ROOT / "spec" / "c"
 VECTORS = ROOT / "spec" / "vectors"
-READER = ("ockpt.c", "ockpt_v2.c", "ockpt_v3.c", "ockpt_stream.c", "ockpt_crc32.c")
 
 PROGRAM = r"""
 #include <stdio.h>
@@ -58,19 +58,7 @@ int main(int argc, char **argv) {
 
 @pytest.fixture(scope="module")
 def names_exe(tmp_path_factory) -> Path:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is needed (.ci/run installs it)")
-    build = tmp_path_factory.mktemp("names")
-    (build / "names.c").write_text(PROGRAM)
-    exe = build / "names"
-    sources = [str(C_DIR / s) for s in READER]
-    done = subprocess.run(
-        ["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", f"-I{C_DIR}", "-o",
-         str(exe), str(build / "names.c"), *sources],
-        capture_output=True, text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    return exe
+    return build_probe(tmp_path_factory.mktemp("names"), "names", PROGRAM)
 
 
 def run(exe: Path, *files: Path) -> dict:

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 import onert_checkpoint as oc
+from tests.ckit.c_programs import SANITIZED, build_probe
 
 ROOT = Path(__file__).resolve().parents[2]
 C_DIR = ROOT / "spec" / "c"
@@ -237,33 +238,7 @@ int main(int argc, char **argv) {
 
 @pytest.fixture(scope="module")
 def loader(tmp_path_factory) -> Path:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is needed")
-    build = tmp_path_factory.mktemp("loader")
-    (build / "loader.c").write_text(_LOADER)
-    lib = ["ockpt.c", "ockpt_v2.c", "ockpt_v3.c", "ockpt_stream.c", "ockpt_crc32.c"]
-    done = subprocess.run(
-        [
-            "gcc",
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            "-O1",
-            "-fsanitize=address,undefined",
-            "-fno-sanitize-recover=all",
-            f"-I{C_DIR}",
-            "-o",
-            str(build / "loader"),
-            str(build / "loader.c"),
-            *(str(C_DIR / f) for f in lib),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    return build / "loader"
+    return build_probe(tmp_path_factory.mktemp("loader"), "loader", _LOADER, SANITIZED)
 
 
 def _adam_file(tmp_path: Path, block_size: int) -> Path:
