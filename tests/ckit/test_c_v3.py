@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.format.revisions.v2 import crc as crc32c
+from onert_checkpoint.format.container.constants import crc as crc32c
 
 MODES = ([], ["--no-scratch"], ["--stream"], ["--stream", "--no-scratch"])
 NO_STATE = (1 << 64) - 1

@@ -27,9 +27,9 @@ from hypothesis import strategies as st
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.container import constants
 from onert_checkpoint.format.dtypes import DTYPE_CODES
 from onert_checkpoint.format.model import OPTIMIZER_SLOTS, Section
-from onert_checkpoint.format.revisions import v2
 from onert_checkpoint.format.revisions.registry import holds
 from onert_checkpoint.format.revisions.v2.write import origin_of
 from tests.shared_build import built_once
@@ -112,8 +112,8 @@ def _slot_names(opt: Optimizer) -> list[str]:
 
 
 def _optimizer_code(kind: str) -> int:
-    if kind in v2.OPTIMIZER_CODES:
-        return v2.OPTIMIZER_CODES[kind]
+    if kind in constants.OPTIMIZER_CODES:
+        return constants.OPTIMIZER_CODES[kind]
     if kind.startswith("optimizer_") and kind[len("optimizer_"):].isdigit():
         return int(kind[len("optimizer_"):])
     raise Unencodable(kind)
@@ -137,19 +137,19 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
         if bound:
             t = Tensor(t.index, t.raw, t.offset)
         if t.dtype is not None:
-            has |= v2.HAS_DTYPE
+            has |= constants.HAS_DTYPE
             dtype = DTYPE_CODES.get(str(t.dtype), 127)  # 127: no TensorType, refused
         if t.shape is not None:
-            has |= v2.HAS_SHAPE
+            has |= constants.HAS_SHAPE
             rank = len(t.shape)
             dims[: min(rank, 8)] = [int(d) for d in t.shape][:8]
         name = b""
         if t.name is not None:
-            has |= v2.HAS_NAME
+            has |= constants.HAS_NAME
             name = _text(t.name)
         model_index = 0
         if t.model_index is not None:
-            has |= v2.HAS_MODEL_INDEX
+            has |= constants.HAS_MODEL_INDEX
             model_index = t.model_index
         out += [_u("I", t.index), _buffer(t), _u("H", has), _u("I", model_index), _u("b", dtype),
                 _u("B", rank), b"".join(_u("I", d) for d in dims), _u("I", len(name)), name]
@@ -189,9 +189,9 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
     if origin is None:
         out.append(b"\0" + bytes(20))
     else:
-        out += [b"\1", _u("I", v2.ORIGIN_REVISIONS.get(origin.get("revision"), 0)),  # type: ignore[arg-type]
-                _u("I", v2.ORIGIN_DIALECTS.get(origin.get("dialect"), 9)),  # type: ignore[arg-type]
-                _u("I", v2.FOOTERLESS if origin.get("footerless") else 0),
+        out += [b"\1", _u("I", constants.ORIGIN_REVISIONS.get(origin.get("revision"), 0)),  # type: ignore[arg-type]
+                _u("I", constants.ORIGIN_DIALECTS.get(origin.get("dialect"), 9)),  # type: ignore[arg-type]
+                _u("I", constants.FOOTERLESS if origin.get("footerless") else 0),
                 _u("Q", int(origin["num_entries"]))]  # type: ignore[call-overload]
     sections = sorted(ckpt.sections, key=lambda s: s.kind)
     out.append(_u("I", len(sections)))
@@ -388,12 +388,12 @@ def v2_checkpoints(draw) -> Checkpoint:
                     entries[t.index] = Buffer(t.index, np.frombuffer(raw, np.uint8).copy(),
                                               offset=draw(offsets))
     state = TrainingState()
-    for key, typ in draw(st.lists(st.sampled_from(sorted(v2.WELL_KNOWN_KEYS.items())),
+    for key, typ in draw(st.lists(st.sampled_from(sorted(constants.WELL_KNOWN_KEYS.items())),
                                   unique=True, max_size=3)):
         state[key] = draw({"int": st.integers(0, (1 << 63) - 1), "float": st.floats(),
                            "string": st.text(max_size=6)}[typ])
-    for key in draw(st.lists(names.filter(lambda k: k not in v2.WELL_KNOWN_KEYS), unique=True,
-                             max_size=3)):
+    for key in draw(st.lists(names.filter(lambda k: k not in constants.WELL_KNOWN_KEYS),
+                             unique=True, max_size=3)):
         state[key] = draw(st.one_of(st.integers(-(1 << 63), (1 << 63) - 1), st.floats(),
                                     st.text(max_size=6), st.binary(max_size=6)))
     sections = [Section(kind=k, data=draw(st.binary(max_size=40)), required=draw(st.booleans()))

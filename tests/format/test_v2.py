@@ -20,8 +20,8 @@ from onert_checkpoint_generated.onert_checkpoint_v2 import OnertCheckpointV2
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.container import constants
 from onert_checkpoint.format.model import Section
-from onert_checkpoint.format.revisions import v2
 from onert_checkpoint.format.source import BufferReader
 from tests.spec import whole_files
 
@@ -88,11 +88,12 @@ def v2_checkpoints(draw, max_tensors: int = 5) -> Checkpoint:
                     entries[t.index] = Buffer(index=t.index, data=data)
     state = TrainingState()
     for key, typ in draw(
-        st.lists(st.sampled_from(sorted(v2.WELL_KNOWN_KEYS.items())), unique=True)
+        st.lists(st.sampled_from(sorted(constants.WELL_KNOWN_KEYS.items())), unique=True)
     ):
         state[key] = draw({"int": counters, "float": floats, "string": st.text(max_size=10)}[typ])
     for key in draw(
-        st.lists(names.filter(lambda k: k not in v2.WELL_KNOWN_KEYS), unique=True, max_size=4)
+        st.lists(names.filter(lambda k: k not in constants.WELL_KNOWN_KEYS), unique=True,
+                 max_size=4)
     ):
         state[key] = draw(st.one_of(int64, floats, st.text(max_size=8), st.binary(max_size=8)))
     sections = [
@@ -165,7 +166,7 @@ def refresh(data: bytes | bytearray) -> bytes:
             t["crc"][k] = crc32c.crc32c(bytes(buf[start : start + length]))
     buf[64 : 64 + t.nbytes] = t.tobytes()
     buf[28:32] = struct.pack("<I", crc32c.crc32c(bytes(buf[64 : 64 + t.nbytes])))
-    buf[4:8] = struct.pack("<I", v2.header_crc(bytes(buf)))
+    buf[4:8] = struct.pack("<I", constants.header_crc(bytes(buf)))
     return bytes(buf)
 
 
@@ -208,7 +209,7 @@ def test_round_trip(ckpt: Checkpoint) -> None:
     assert_same(ckpt, back)
     assert oc.to_bytes(back) == data
     for t in back.tensors:  # zero-copy, aligned, typed when the record says how
-        assert t.offset % v2.ALIGNMENT == 0 and not t.data.flags.writeable
+        assert t.offset % constants.ALIGNMENT == 0 and not t.data.flags.writeable
         if t.dtype is not None and t.shape is not None:
             assert t.data.dtype == np.dtype(t.dtype) and t.data.shape == tuple(t.shape)
 
@@ -240,7 +241,7 @@ def test_default_revision_is_v3_and_loaded_v1_saves_as_v1() -> None:
 
 
 def test_crc32c_check_value() -> None:
-    assert v2.crc(b"123456789") == 0xE3069283
+    assert constants.crc(b"123456789") == 0xE3069283
 
 
 def test_describe() -> None:
@@ -346,7 +347,7 @@ def test_section_checksum() -> None:
 
 
 def test_limit_exceeded() -> None:
-    assert code_of(patch(small_file(), 24, "<I", v2.MAX_SECTIONS + 1)) == "limit_exceeded"
+    assert code_of(patch(small_file(), 24, "<I", constants.MAX_SECTIONS + 1)) == "limit_exceeded"
 
 
 def test_count_exceeds_file() -> None:
@@ -473,7 +474,7 @@ def test_offset_out_of_bounds() -> None:
     data = small_file()
     start, _ = section(data, 1)
     assert (
-        code_of(patch(data, start + 8 + 24, "<Q", v2.align(len(data)) + 640))
+        code_of(patch(data, start + 8 + 24, "<Q", constants.align(len(data)) + 640))
         == "offset_out_of_bounds"
     )
 
@@ -485,7 +486,7 @@ def raw_file(sections: list[tuple[int, int, bytes]]) -> bytes:
     pos = 64 + 32 * n
     placed = []
     for kind, flags, body in sections:
-        pos = v2.align(pos)
+        pos = constants.align(pos)
         placed.append((kind, flags, pos, body))
         pos += len(body)
     buf = bytearray(pos)
@@ -690,7 +691,7 @@ def test_kaitai_construct_and_load_agree(ckpt: Checkpoint) -> None:
             assert int(ke.body.head.kind) == ce.body.head.kind
             assert [s.name for s in ke.body.slots] == list(loaded.optimizer.slots)
             assert [e.has_state for e in ke.body.entries] == (
-                ce.body.entries["ofs_data"] != v2.NO_STATE
+                ce.body.entries["ofs_data"] != constants.NO_STATE
             ).tolist()
         if ce.kind == 3:
             assert [e.key for e in ke.body.entries] == list(loaded.state)

@@ -26,8 +26,8 @@ import pytest
 from onert_checkpoint_generated import layout
 
 import onert_checkpoint as oc
+from onert_checkpoint.format.container import constants
 from onert_checkpoint.format.dtypes import DTYPE_CODES
-from onert_checkpoint.format.revisions import v2
 from tests.spec import whole_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -130,7 +130,7 @@ def _v2_body(data: bytes, kind: int, body) -> dict | None:
              "ofs_data": int(r["ofs_data"]), "len_data": int(r["len_data"]),
              "dims": _ints(r["dims"]),
              "name": _text(data, int(r["ofs_name"]), int(r["len_name"]))
-             if int(r["flags"]) & v2.HAS_NAME else None}
+             if int(r["flags"]) & constants.HAS_NAME else None}
             for r in body.records]}
     if kind == 2:
         return {"kind": int(body.head.kind), "num_slots": int(body.head.num_slots),
@@ -168,9 +168,9 @@ def _v2(data: bytes, ckpt: oc.Checkpoint) -> dict:
     assert [(r["index"], r["ofs_data"], r["len_data"], r["name"]) for r in records] == [
         (t.index, t.offset, t.nbytes, t.name) for t in ckpt.tensors]
     for r, t in zip(records, ckpt.tensors):
-        assert (r["dtype"] if r["flags"] & v2.HAS_DTYPE else None) == (
+        assert (r["dtype"] if r["flags"] & constants.HAS_DTYPE else None) == (
             None if t.dtype is None else DTYPE_CODES[str(t.dtype)])
-        assert (tuple(r["dims"][: r["rank"]]) if r["flags"] & v2.HAS_SHAPE else None) == (
+        assert (tuple(r["dims"][: r["rank"]]) if r["flags"] & constants.HAS_SHAPE else None) == (
             None if t.shape is None else tuple(t.shape))
     if 2 in bodies:
         assert ckpt.optimizer is not None
@@ -180,7 +180,7 @@ def _v2(data: bytes, ckpt: oc.Checkpoint) -> dict:
         for j, name in enumerate(names):
             got = {ckpt.tensors[k].index: (e["ofs_data"], e["len_data"])
                    for k, e in enumerate(bodies[2]["entries"][j * n:(j + 1) * n])
-                   if e["ofs_data"] != v2.NO_STATE}
+                   if e["ofs_data"] != constants.NO_STATE}
             assert got == {i: (b.offset, b.nbytes) for i, b in ckpt.optimizer.slots[name].items()}
     keys = [e["key"] for e in bodies.get(3, {"entries": []})["entries"]]
     assert keys == list(ckpt.state)

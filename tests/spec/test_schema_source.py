@@ -232,7 +232,7 @@ def test_a_changed_field_width_makes_the_check_fail_and_the_library_follows(tmp_
     # The library, given the regenerated layout and parsers, writes and reads 76-byte records.
     probe = (
         "import numpy as np, onert_checkpoint as oc\n"
-        "from onert_checkpoint.format.revisions.v2 import TENSOR_RECORD_SIZE\n"
+        "from onert_checkpoint.format.container.constants import TENSOR_RECORD_SIZE\n"
         "ck = oc.Checkpoint(tensors=[oc.Tensor(i, np.arange(4, dtype=np.float32),"
         " model_index=2**32 + i) for i in range(3)], revision='v2')\n"
         "data = oc.to_bytes(ck)\n"

@@ -34,13 +34,7 @@ from onert_checkpoint_generated.layout import (
     V2TensorRecord,
 )
 
-from ...container.write import Part, Plan, chunks, finish, stream
-from ...container.write import plan as container_plan
-from ...dtypes import DTYPE_CODES, DTYPES
-from ...errors import error_for
-from ...model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section
-from ..registry import find
-from . import (
+from ...container.constants import (
     ALIGNMENT,
     FLAG_REQUIRED,
     FOOTERLESS,
@@ -70,6 +64,12 @@ from . import (
     WELL_KNOWN_KEYS,
     SectionKind,
 )
+from ...container.write import Part, Plan, chunks, finish, stream
+from ...container.write import plan as container_plan
+from ...dtypes import DTYPE_CODES, DTYPES
+from ...errors import error_for
+from ...model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section
+from ..registry import find
 
 __all__ = ["Plan", "chunks", "common_parts", "extra_sections", "finish", "optimizer_part",
            "origin_body", "origin_of", "plan", "state_body", "stream"]

@@ -31,13 +31,7 @@ import numpy as np
 from onert_checkpoint_generated import structs
 from onert_checkpoint_generated.layout import V3TensorsHead
 
-from ...container.data_blocks import DEFAULT_BLOCK_SIZE, HEAD_SIZE, block_shift_of, num_blocks
-from ...container.data_blocks import KIND as BLOCKS_KIND
-from ...container.write import PIECE_BYTES, SMALL_RANGE, Part, Plan, chunks, stream
-from ...container.write import plan as container_plan
-from ...dtypes import DTYPE_CODES, DTYPES
-from ...model import Buffer, Checkpoint, Tensor
-from ..v2 import (
+from ...container.constants import (
     ALIGNMENT,
     FLAG_REQUIRED,
     MAX_NAME_LEN,
@@ -46,6 +40,12 @@ from ..v2 import (
     NO_STATE,
     SectionKind,
 )
+from ...container.data_blocks import DEFAULT_BLOCK_SIZE, HEAD_SIZE, block_shift_of, num_blocks
+from ...container.data_blocks import KIND as BLOCKS_KIND
+from ...container.write import PIECE_BYTES, SMALL_RANGE, Part, Plan, chunks, stream
+from ...container.write import plan as container_plan
+from ...dtypes import DTYPE_CODES, DTYPES
+from ...model import Buffer, Checkpoint, Tensor
 from ..v2.write import _fail, _optimizer_parts, _utf8, common_parts, optimizer_part
 from .constants import (
     BLOCK_CRCS,
