@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import onert_checkpoint as oc
-from onert_checkpoint.format.revisions.v3 import place
+from onert_checkpoint.format.revisions.v3.placement import place
 
 # SPEC 6.2 and 7, written out rather than imported from the reader under test
 NO_STATE = (1 << 64) - 1

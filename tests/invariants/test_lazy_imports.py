@@ -37,15 +37,31 @@ def test_import_of_the_package_imports_none_of_its_parts():
 def test_reading_a_schema_1_file_imports_only_what_it_needs():
     path = DATA / "fc2-adam-step8.ckpt"
     loaded = modules_after(f"import onert_checkpoint as oc\nc = oc.load({str(path)!r})\nc[0].data")
-    assert "onert_checkpoint.format.revisions.v1" in loaded
-    for heavy in ("construct", "onert_checkpoint.format.revisions.v2", "importlib.metadata"):
+    assert "onert_checkpoint.format.revisions.v1.reader" in loaded
+    assert [m for m in loaded if m.startswith(_SCHEMA_2_CODE)] == []
+    for heavy in ("construct", "importlib.metadata"):
         assert heavy not in loaded, heavy
+
+
+#: The codecs of schemas 2 and 3 and their container (a revision package itself is its record).
+_SCHEMA_2_CODE = tuple(f"onert_checkpoint.format.{p}" for p in
+                       ("revisions.v2.", "revisions.v3.", "container"))
+
+
+def test_the_revision_records_import_none_of_their_codecs():
+    """Each revision package holds only its record: the registry of every revision imports no
+    reader or writer."""
+    loaded = modules_after("from onert_checkpoint.format.revisions import registry")
+    revisions = "onert_checkpoint.format.revisions"
+    assert sorted(m for m in loaded if m.startswith("onert_checkpoint")) == [
+        "onert_checkpoint", "onert_checkpoint.format", revisions,
+        *(f"{revisions}.{m}" for m in ("record", "registry", "v1", "v2", "v3", "wof"))]
 
 
 def test_reading_a_schema_2_file_does_not_import_construct():
     v2 = oc.to_bytes(oc.upgrade(oc.load(DATA / "fc2-adam-step8.ckpt"), to="v2"))
     loaded = modules_after(f"import onert_checkpoint as oc\nc = oc.load({v2!r})\nc.verify()")
-    assert "onert_checkpoint.format.revisions.v2" in loaded
+    assert "onert_checkpoint.format.revisions.v2.reader" in loaded
     assert "construct" not in loaded and "importlib.metadata" not in loaded
 
 

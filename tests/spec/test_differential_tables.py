@@ -28,8 +28,9 @@ from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
 from onert_checkpoint_generated.onert_wof import OnertWof
 
 from onert_checkpoint import CheckpointError
-from onert_checkpoint.format.revisions import v1, wof
 from onert_checkpoint.format.revisions.blocks import read_table
+from onert_checkpoint.format.revisions.v1 import reader as v1
+from onert_checkpoint.format.revisions.wof import reader as wof
 from tests.spec import whole_files
 from tests.strategies import checkpoint_files, mutated_files
 

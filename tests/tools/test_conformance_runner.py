@@ -563,7 +563,8 @@ def test_registering_the_command_imports_no_schema_2_reader() -> None:
     the library: imported when a micro line is judged)."""
     code = ("import sys; from onert_checkpoint.tools.cli import build_parser; build_parser(); "
             "print(sorted(m for m in sys.modules if m.startswith("
-            "('onert_checkpoint.format.revisions.v2', 'onert_checkpoint.tools.micro_profile'))))")
+            "('onert_checkpoint.format.revisions.v2.', 'onert_checkpoint.format.revisions.v3.', "
+            "'onert_checkpoint.tools.micro_profile'))))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.splitlines()[-1] == "[]", out

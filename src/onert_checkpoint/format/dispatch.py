@@ -11,8 +11,9 @@ from typing import Literal
 
 from .errors import CheckpointError, error_for
 from .model import Checkpoint
-from .revisions import v1, wof
 from .revisions.registry import REVISIONS, with_version
+from .revisions.v1 import reader as v1
+from .revisions.wof import reader as wof
 from .source import Source, open_source
 
 __all__ = ["MAGIC", "SUPPORTED_VERSIONS", "load", "read_view"]

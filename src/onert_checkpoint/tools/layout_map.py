@@ -25,8 +25,10 @@ from onert_checkpoint_generated import layout
 from ..format.dispatch import MAGIC, read_view
 from ..format.errors import CheckpointError
 from ..format.model import Checkpoint
-from ..format.revisions import registry, v1, wof
+from ..format.revisions import registry
 from ..format.revisions.blocks import Block
+from ..format.revisions.v1 import reader as v1
+from ..format.revisions.wof import reader as wof
 from ..format.source import open_source
 from .jsonout import dumps
 

@@ -1,6 +1,8 @@
-"""Schema 1 (spec/SPEC.md 4): ``reader`` validates a file, ``write`` writes it as each runtime
-does."""
+"""Schema 1 (spec/SPEC.md 4): its record; ``reader`` validates a file, ``write`` writes it as
+each runtime does."""
 
-from .reader import FOOTER_SIZE, HEADER_SIZE, V1Header, read, read_layout
+from ..record import BY_RUNTIME, Revision
 
-__all__ = ["FOOTER_SIZE", "HEADER_SIZE", "V1Header", "read", "read_layout"]
+REVISION = Revision("v1", 1, "v1.reader", "v1.write", "schema 1",
+                    optimizers={"sgd": (), "adam": ("m", "v")}, state_keys=("step", "epoch"),
+                    dialects=("onert", "onert-micro"), keyed_by=BY_RUNTIME)

@@ -20,7 +20,7 @@ from ...errors import error_for
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ...source import BufferReader
 from ..blocks import Block, block_table, check_fixed_header, read_blocks
-from ..registry import Revision
+from ..record import Revision
 
 __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
 

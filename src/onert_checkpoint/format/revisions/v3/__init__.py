@@ -1,13 +1,15 @@
-"""Schema 3 checkpoints: schema 2's container with compact tables (spec/SPEC.md 7).
+"""Schema 3 checkpoints: schema 2's container with compact tables (spec/SPEC.md 7): the record.
 
-What is the same as schema 2 (header, section table, state, origin, the optimizer's head,
-descriptors and names) is read by schema 2's modules (revisions/v2). Schema 3's own parts:
-``tensor_columns`` (the tensors section as columns, C0-C13), ``slot_entries`` (8-byte slot
-entries, O1-O9 of 7.2), ``placement`` (data ranges placed by rule, P0-P4, and the deferred
-data checks); ``constants`` the numbers of SPEC 7, ``reader`` puts them together.
+What is the same as schema 2 (header, section table, state, origin: format/container; the
+optimizer's head, descriptors and names: revisions/v2) is read by the same modules. Schema 3's
+own parts: ``tensor_columns`` (the tensors section as columns, C0-C13), ``slot_entries``
+(8-byte slot entries, O1-O9 of 7.2), ``placement`` (data ranges placed by rule, P0-P4, and the
+deferred data checks), ``range_index`` (7.5); ``reader`` puts them together.
 """
 
-from .placement import place
-from .reader import read
+from dataclasses import replace
 
-__all__ = ["place", "read"]
+from .. import v2
+
+REVISION = replace(v2.REVISION, name="v3", version=3, reader="v3.reader", writer="v3.write",
+                   title="schema 3", reserved_model_index=0xFFFF_FFFF)

@@ -28,7 +28,7 @@ from ...container.section_table import check_section_table
 from ...container.state import check_state_section
 from ...entries import DataStore, EntryTable, SlotEntries
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from ..registry import Revision
+from ..record import Revision
 from ..v2.reader import container_checkpoint
 from .placement import Placement, check_placement, data_checks
 from .range_index import KIND as INDEX_KIND

@@ -1,5 +1,7 @@
-"""The weight-only format (spec/SPEC.md 5): ``reader`` validates a file, ``write`` writes it."""
+"""The weight-only format (spec/SPEC.md 5): its record; ``reader`` validates a file, ``write``
+writes it."""
 
-from .reader import HEADER_SIZE, is_wof_shaped, read, read_layout
+from ..record import BY_CIRCLE_INDEX, Revision
 
-__all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
+REVISION = Revision("wof", 1, "wof.reader", "wof.write", "WOF", optimizers={}, state_keys=(),
+                    keyed_by=BY_CIRCLE_INDEX)

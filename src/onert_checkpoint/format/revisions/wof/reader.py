@@ -15,7 +15,7 @@ from ...errors import error_for
 from ...model import Checkpoint, Tensor, TrainingState
 from ...source import BufferReader
 from ..blocks import Block, block_table, check_fixed_header, read_blocks
-from ..registry import Revision
+from ..record import Revision
 
 __all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
 
