@@ -30,7 +30,7 @@ def test_streamed_data_crc_is_summed_beside_the_write(writer, monkeypatch) -> No
     monkeypatch.setattr(container_write, "RunningCrc", Counting)
     ckpt = _checkpoint()
     p = writer.plan(ckpt, data_crc=False)
-    gen = writer.stream(p)
+    gen = container_write.stream(p)
     body = bytearray()
     try:
         while True:
@@ -40,5 +40,5 @@ def test_streamed_data_crc_is_summed_beside_the_write(writer, monkeypatch) -> No
     for at, raw in patches:
         body[at : at + len(raw)] = raw
     assert sum(used) == p.sections[-1].length  # every byte of the data section, once
-    assert bytes(body) == b"".join(writer.chunks(writer.plan(ckpt)))
+    assert bytes(body) == b"".join(container_write.chunks(writer.plan(ckpt)))
     assert oc.to_bytes(oc.load(bytes(body))) == bytes(body)

@@ -29,7 +29,9 @@ from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState, convert
+from onert_checkpoint.format.container.write import PIECE_BYTES, SMALL_RANGE
 from onert_checkpoint.format.revisions.v3 import write as v3_write
+from onert_checkpoint.format.revisions.v3.placement import range_alignment
 from tests.strategies import checkpoints, rich_checkpoints, wof_checkpoints
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -240,8 +242,8 @@ def test_placement_by_size() -> None:
     s = back.tensors[0].offset
     assert s % 64 == 0
     assert [t.offset - s for t in back.tensors] == [0, 4, 7, 32, 50, 64, 128, 192, 304, 320]
-    assert v3_write.range_alignment(0) == 1 and v3_write.range_alignment(17) == 32
-    assert v3_write.range_alignment(63) == 64 and v3_write.range_alignment(10**9) == 64
+    assert range_alignment(0) == 1 and range_alignment(17) == 32
+    assert range_alignment(63) == 64 and range_alignment(10**9) == 64
 
 
 @pytest.mark.parametrize("order", [["a"], [1.5], 7, [None]])
@@ -285,8 +287,8 @@ def test_index_refusals_name_the_generated_ranges() -> None:
 def test_save_streams_the_same_bytes(tmp_path: Path) -> None:
     """save (CRC computed while writing, header patched after) writes what to_bytes returns;
     ranges past the gathering threshold and a flush of the gathering piece included."""
-    big = v3_write.SMALL_RANGE + 5
-    many = v3_write.PIECE_BYTES // 1000 + 3
+    big = SMALL_RANGE + 5
+    many = PIECE_BYTES // 1000 + 3
     tensors = [Tensor(i, np.full(1000, i % 251, np.uint8)) for i in range(many)]
     tensors.append(Tensor(many, np.arange(big, dtype=np.uint8) if big < 256 else
                           np.resize(np.arange(256, dtype=np.uint8), big)))

@@ -290,7 +290,7 @@ def test_a_changed_schema3_width_makes_the_check_fail_and_the_library_follows(tm
     probe = (
         "import numpy as np, onert_checkpoint as oc\n"
         "from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3\n"
-        "from onert_checkpoint.format.revisions.v3.constants import DIMS\n"
+        "from onert_checkpoint_generated.layout import V3_RECORD_DIMS_DIMS as DIMS\n"
         "arrays = [np.arange(6, dtype=np.float32).reshape(2, 3), np.ones((4,), np.int16)]\n"
         "ck = oc.Checkpoint(tensors=[oc.Tensor(i, a, dtype=a.dtype.name, shape=a.shape)"
         " for i, a in enumerate(arrays)], revision='v3')\n"

@@ -13,7 +13,7 @@ import numpy as np
 from construct import Container
 from onert_checkpoint_generated import layout, structs
 
-from onert_checkpoint.format.revisions.v3.constants import range_alignment
+from onert_checkpoint.format.revisions.v3.placement import range_alignment
 
 __all__ = ["data_placement", "read_v1", "read_v2", "read_v3", "read_wof"]
 

@@ -63,9 +63,9 @@ ORIGIN_REVISION_NAMES = {v: k for k, v in ORIGIN_REVISIONS.items()}
 ORIGIN_DIALECT_NAMES = {v: k for k, v in ORIGIN_DIALECTS.items()}
 
 
-def align(n: int) -> int:
-    """``n`` rounded up to a multiple of :data:`ALIGNMENT`."""
-    return -(-n // ALIGNMENT) * ALIGNMENT
+def align(n: int, alignment: int = ALIGNMENT) -> int:
+    """``n`` rounded up to a multiple of ``alignment`` (:data:`ALIGNMENT`: sections, 6.4)."""
+    return -(-n // alignment) * alignment
 
 
 def crc(data, value: int = 0) -> int:

@@ -28,7 +28,7 @@ from onert_checkpoint_generated.layout import (
 )
 
 from .constants import crc, power_of_two_shift
-from .rules import fail
+from .rules import check_shift_head, fail
 from .section_table import SectionInfo
 
 __all__ = ["DEFAULT_BLOCK_SIZE", "HEAD_SIZE", "KIND", "BlockCrcs", "DataBlocks", "block_shift_of",
@@ -44,6 +44,7 @@ CRC_TYPE, CRC_SIZE = V3_DATA_BLOCKS_SECTION_CRC.format, V3_DATA_BLOCKS_SECTION_C
 #: most two blocks of CRC (about 0.1 ms), the section 4 bytes per 64 KiB of data (0.006%);
 #: tests/bench/bench_data_blocks.py measures the choice.
 DEFAULT_BLOCK_SIZE = 1 << 16
+_SIZES = f"{1 << MIN_SHIFT} B to {1 << MAX_SHIFT} B blocks"
 
 
 def num_blocks(data_len: int, shift: int) -> int:
@@ -209,17 +210,8 @@ def combine(crcs: np.ndarray, shift: int, length: int) -> int:
 def check_data_blocks(view: memoryview, sec: SectionInfo, data: SectionInfo | None) -> DataBlocks:
     """Rules B1 to B5 on the data_blocks section ``sec`` (spec/SPEC.md 7.4)."""
     s, length = sec.start, sec.length
-    if length < HEAD_SIZE:  # B1
-        fail("bad_data_blocks", "data_blocks", s,
-             f"the data_blocks section has {length} bytes, less than its {HEAD_SIZE}-byte head")
-    shift, reserved, count = _head(view, s)
-    if reserved:  # B2
-        at = s + V3DataBlocksHead.reserved.offset
-        fail("reserved_nonzero", "data_blocks.reserved", at, "reserved field is not 0")
-    if not MIN_SHIFT <= shift <= MAX_SHIFT:  # B3
-        fail("bad_data_blocks", "data_blocks.block_shift", s,
-             f"block_shift {shift} is outside {MIN_SHIFT}..{MAX_SHIFT} "
-             f"({1 << MIN_SHIFT} B to {1 << MAX_SHIFT} B blocks)")
+    shift, count = check_shift_head(view, sec, V3DataBlocksHead, "data_blocks", "bad_data_blocks",
+                                    MIN_SHIFT, MAX_SHIFT, _SIZES)  # B1 to B3
     if data is None or data.length == 0:  # B4
         fail("empty_section", "data_blocks", s, "a data_blocks section, but no data to cover")
     expected = num_blocks(data.length, shift)
@@ -233,11 +225,6 @@ def check_data_blocks(view: memoryview, sec: SectionInfo, data: SectionInfo | No
              f"{HEAD_SIZE + CRC_SIZE * count}")
     crcs = np.frombuffer(view, CRC_TYPE, count, s + HEAD_SIZE)
     return DataBlocks(view, data, shift, crcs)
-
-
-def _head(view: memoryview, s: int) -> tuple[int, int, int]:
-    head = np.frombuffer(view, V3DataBlocksHead.DTYPE, 1, s)[0]
-    return int(head["block_shift"]), int(head["reserved"]), int(head["num_blocks"])
 
 
 def section_body(shift: int, crcs: list[int] | np.ndarray) -> bytes:

@@ -18,8 +18,9 @@ from ..source import BufferReader
 if TYPE_CHECKING:
     from ..model import Checkpoint
 
-__all__ = ["SectionInfo", "check_head", "check_padding", "check_pool", "check_unique", "decode",
-           "fail", "first", "read_in_rule_order", "read_records"]
+__all__ = ["SectionInfo", "check_head", "check_padding", "check_pool", "check_shift_head",
+           "check_unique", "decode", "fail", "first", "first_repeat", "read_in_rule_order",
+           "read_records"]
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,27 @@ def check_head(view: memoryview, sec: SectionInfo, head: Any, name: str, count_f
     return fields
 
 
+def check_shift_head(view: memoryview, sec: SectionInfo, head: Any, name: str, code: str,
+                     low: int, high: int, sizes: str) -> tuple[int, int]:
+    """The rules on the head of schema 3's data_blocks and range_index sections (B1-B3 of SPEC
+    7.4, I1-I3 of 7.5): the section holds its head, the reserved field is 0 and the shift lies
+    in ``low..high`` (``sizes`` says what that allows). ``head`` is the generated record
+    (shift, reserved, count); returns the shift and the count."""
+    s, length = sec.start, sec.length
+    if length < head.SIZE:
+        fail(code, name, s,
+             f"the {name} section has {length} bytes, less than its {head.SIZE}-byte head")
+    shift_field, reserved_field, _ = head.FIELDS
+    shift, reserved, count = np.frombuffer(view, head.DTYPE, 1, s)[0].tolist()
+    if reserved:
+        fail("reserved_nonzero", f"{name}.reserved", s + reserved_field.offset,
+             "reserved field is not 0")
+    if not low <= shift <= high:
+        fail(code, f"{name}.{shift_field.name}", s + shift_field.offset,
+             f"{shift_field.name} {shift} is outside {low}..{high} ({sizes})")
+    return shift, count
+
+
 def read_records(view, sec: SectionInfo, head_size: int, count: int, limit: int, dtype: np.dtype,
                  name: str, count_field: str, count_at: int, extra: int = 0) -> np.ndarray:
     if count > limit:
@@ -147,17 +169,23 @@ def read_records(view, sec: SectionInfo, head_size: int, count: int, limit: int,
 def check_unique(
     values: np.ndarray, mask: np.ndarray, at: np.ndarray, off: int, code: str, name: str, what: str
 ) -> None:
+    """The first record of ``mask`` whose value an earlier one of ``mask`` has is refused."""
     idx = np.flatnonzero(mask)
-    if idx.size < 2:
-        return
-    v = values[idx]
-    order = np.argsort(v, kind="stable")
-    dup = np.flatnonzero(v[order][1:] == v[order][:-1])
-    if dup.size:
-        # report the later record of the first duplicated pair in record order
-        later = sorted(int(idx[order[d + 1]]) for d in dup)[0]
+    if (r := first_repeat(values[idx])) is not None:
+        later = int(idx[r])
         fail(code, f"{what}[{later}].{name}", int(at[later]) + off,
              f"{name} {int(values[later])} appears twice")
+
+
+def first_repeat(values: np.ndarray) -> int | None:
+    """The first position whose value equals an earlier position's (sort, then compare
+    neighbours: of each run of equal values, all but the first repeat; the smallest wins)."""
+    if values.size < 2:
+        return None
+    order = np.argsort(values, kind="stable")
+    v = values[order]
+    dup = np.flatnonzero(v[1:] == v[:-1])
+    return int(order[dup + 1].min()) if dup.size else None
 
 
 def rule_order_reader(read: Callable[..., Checkpoint], default: str) -> Callable[..., Checkpoint]:

@@ -17,18 +17,31 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
+from onert_checkpoint_generated.layout import V3_MAX_RANGE_ALIGNMENT as MAX_RANGE_ALIGNMENT
 
 from ...container.rules import fail, first
 from ...container.section_table import SectionInfo, check_section_crc
-from .constants import MAX_RANGE_ALIGNMENT, RANGE_LEVEL
 from .slot_entries import SlotLengths
 from .tensor_columns import TensorColumns
 
-__all__ = ["DataRanges", "Placement", "check_placement", "data_checks", "place"]
+__all__ = ["DataRanges", "Placement", "check_placement", "data_checks", "place",
+           "range_alignment"]
+
+
+def range_alignment(length: int) -> int:
+    """``a(len)`` of 7.3: MAX_RANGE_ALIGNMENT (64) for 64 bytes or more, else the smallest
+    power of two not below ``len`` (``a(0) = a(1) = 1``)."""
+    if length >= MAX_RANGE_ALIGNMENT:
+        return MAX_RANGE_ALIGNMENT
+    return 1 << max(length - 1, 0).bit_length()
+
 
 #: ranges placed (and their padding gathered, 64 bytes each) at once: bounds the memory
 _CHUNK = 1 << 16
 _TOP_LEVEL = 6  # a(len) = 2^6 = 64 for len >= 64
+#: log2 of a(len) for len in 0..MAX_RANGE_ALIGNMENT, as a table for whole columns of sizes.
+_LEVEL = np.array([range_alignment(x).bit_length() - 1 for x in range(MAX_RANGE_ALIGNMENT + 1)],
+                  dtype=np.int8)
 
 
 def place(lengths: np.ndarray, base: int = 0) -> np.ndarray:
@@ -41,7 +54,7 @@ def place(lengths: np.ndarray, base: int = 0) -> np.ndarray:
     if lead:  # a range of ``lead`` bytes at the multiple of 64 before base stands for the rest
         lengths = np.concatenate([np.array([lead], np.int64), lengths])
     count = lengths.size
-    level = RANGE_LEVEL[np.minimum(lengths, MAX_RANGE_ALIGNMENT)]
+    level = _LEVEL[np.minimum(lengths, MAX_RANGE_ALIGNMENT)]
     level[0] = _TOP_LEVEL  # the first range starts at a multiple of 64
     # Groups at level L: a head (a range of alignment >= 2^L, or range 0) and the ranges up to
     # the next head; ``extent``: from a group's head to the end of its last range. At level 0

@@ -23,11 +23,10 @@ from onert_checkpoint_generated.layout import (
     V3RangeIndexHead,
 )
 
-from ...container.constants import NO_STATE, power_of_two_shift
-from ...container.rules import fail, first
+from ...container.constants import NO_STATE, align, power_of_two_shift
+from ...container.rules import check_shift_head, fail, first
 from ...container.section_table import SectionInfo
-from .constants import range_alignment
-from .placement import Placement
+from .placement import Placement, range_alignment
 from .slot_entries import SlotLengths
 from .tensor_columns import TensorColumns
 
@@ -50,6 +49,7 @@ MIN_SHIFT, MAX_SHIFT = V3_MIN_GROUP_SHIFT, V3_MAX_GROUP_SHIFT
 #: The writer's group size G = 64 when the checkpoint names none; written only when the file
 #: has more than G tensors.
 DEFAULT_SHIFT = V3_DEFAULT_GROUP_SHIFT
+_SIZES = f"groups of {1 << MIN_SHIFT} to {1 << MAX_SHIFT} ranges"
 
 HEAD = V3RangeIndexHead
 HEAD_SIZE = HEAD.SIZE
@@ -155,18 +155,8 @@ def check_range_index(view: memoryview, sec: SectionInfo, tensors: TensorColumns
                       placement: Placement | None) -> RangeIndex:
     """Rules I1 to I7 on the range_index section ``sec`` (spec/SPEC.md 7.5), after P3."""
     s, length = sec.start, sec.length
-    if length < HEAD_SIZE:  # I1
-        fail("bad_range_index", "range_index", s,
-             f"the range_index section has {length} bytes, less than its {HEAD_SIZE}-byte head")
-    head = np.frombuffer(view, HEAD.DTYPE, 1, s)[0]
-    shift, reserved, count = (int(head[f.name]) for f in HEAD.FIELDS)
-    if reserved:  # I2
-        fail("reserved_nonzero", "range_index.reserved", s + HEAD.reserved.offset,
-             "reserved field is not 0")
-    if not MIN_SHIFT <= shift <= MAX_SHIFT:  # I3
-        fail("bad_range_index", "range_index.group_shift", s + HEAD.group_shift.offset,
-             f"group_shift {shift} is outside {MIN_SHIFT}..{MAX_SHIFT} "
-             f"(groups of {1 << MIN_SHIFT} to {1 << MAX_SHIFT} ranges)")
+    shift, count = check_shift_head(view, sec, HEAD, "range_index", "bad_range_index", MIN_SHIFT,
+                                    MAX_SHIFT, _SIZES)  # I1 to I3
     if tensors is None or data is None or placement is None:  # I4
         fail("empty_section", "range_index", s, "a range_index section, but no tensors section")
     n = tensors.size
@@ -219,9 +209,5 @@ def lookup(index: RangeIndex, lengths: list[np.ndarray], order: np.ndarray | Non
         size = int(sizes[r])
         if part and size == NO_STATE:
             continue
-        pos = _align(pos, range_alignment(size)) + size
-    return _align(pos, range_alignment(int(sizes[k])))
-
-
-def _align(x: int, a: int) -> int:
-    return -(-x // a) * a
+        pos = align(pos, range_alignment(size)) + size
+    return align(pos, range_alignment(int(sizes[k])))

@@ -7,10 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from onert_checkpoint_generated.layout import V3_OPTIMIZER_SECTION_ENTRIES as ENTRY
 
+from ...container.constants import NO_STATE
 from ...container.section_table import SectionInfo
 from ..v2.optimizer import check_optimizer_head
-from .constants import NO_STATE, SLOT_ENTRIES, SLOT_LEN_SIZE
 
 __all__ = ["SlotLengths", "check_optimizer_section"]
 
@@ -29,20 +30,20 @@ class SlotLengths:
     def entry_field(self, j: int, t: int) -> tuple[str, int]:
         """The field and offset of slot j's entry for tensor record t (range errors)."""
         return (f"optimizer.slots[{j}][{t}].len_data",
-                self.entries_at + SLOT_LEN_SIZE * (j * self.num_tensors + t))
+                self.entries_at + ENTRY.size * (j * self.num_tensors + t))
 
     @staticmethod
     def absent(column: np.ndarray) -> np.ndarray:
-        return column == np.array(NO_STATE, SLOT_ENTRIES.format)
+        return column == np.array(NO_STATE, ENTRY.format)
 
 
 def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int) -> SlotLengths:
-    """Rules O1 to O9 (O4 and O7 with entries of SLOT_LEN_SIZE bytes; there is no O10)."""
-    kind, names, entries_at, t = check_optimizer_head(view, sec, num_tensors, SLOT_LEN_SIZE)
+    """Rules O1 to O9 (O4 and O7 with 8-byte entries; there is no O10)."""
+    kind, names, entries_at, t = check_optimizer_head(view, sec, num_tensors, ENTRY.size)
     k = len(names)
     lengths = (
-        np.frombuffer(view, dtype=SLOT_ENTRIES.format, count=k * t, offset=entries_at).reshape(k, t)
+        np.frombuffer(view, dtype=ENTRY.format, count=k * t, offset=entries_at).reshape(k, t)
         if k * t
-        else np.zeros((k, t), SLOT_ENTRIES.format)
+        else np.zeros((k, t), ENTRY.format)
     )
     return SlotLengths(kind, names, lengths, entries_at, t)

@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 import numpy as np
-from onert_checkpoint_generated.layout import V2TensorRecord, V3TensorsHead
+from onert_checkpoint_generated.layout import V3_NO_DTYPE as NO_DTYPE
+from onert_checkpoint_generated.layout import V3_NO_MODEL_INDEX as NO_MODEL_INDEX
+from onert_checkpoint_generated.layout import V3_NO_SHAPE as NO_SHAPE
+from onert_checkpoint_generated.layout import V2TensorRecord, V3ColumnBits, V3TensorsHead
 
 from ...container.constants import (
     HAS_DTYPE,
@@ -22,25 +25,14 @@ from ...container.constants import (
     MAX_NAME_LEN,
     MAX_RANK,
     MAX_TENSORS,
+    align,
 )
-from ...container.rules import check_padding, fail, first
+from ...container.rules import check_padding, fail, first, first_repeat
 from ...container.section_table import SectionInfo
 from ...dtypes import DTYPES
 from ..v2.tensors import unique_names
-from .constants import (
-    COLUMN_BITS,
-    COLUMN_TYPES,
-    DIMS,
-    FIXED_COLUMNS,
-    NAME,
-    NO_DTYPE,
-    NO_MODEL_INDEX,
-    NO_SHAPE,
-    SHAPE,
-    align8,
-)
 
-__all__ = ["TensorColumns", "check_tensors_section", "first_repeat"]
+__all__ = ["TensorColumns", "check_tensors_section"]
 
 #: circle TensorType code (as the u8 of an i8) -> bytes per element, 0 when not whole bytes.
 _ELEMENT_SIZE = np.zeros(256, np.uint64)
@@ -74,9 +66,16 @@ class TensorColumns:
 
 
 _COLUMNS = V3TensorsHead.columns.offset
-#: The size column, right after the head (spec/onert_checkpoint_v3.ksy, `tensors_section`).
+#: The size column, right after the head (spec/onert_checkpoint_v3.ksy, `tensors_section`),
+#: then the fixed columns (one element per record) and the variable ones (``dims``, ``names``:
+#: as many elements as the sum of another column), each present when its bit is set.
+_LEN_DATA_COLUMN, *_OTHERS = V3TensorsHead.COLUMNS
+_COLUMN_BITS = int(sum(V3ColumnBits))  # the mask of every defined bit
+_FIXED = tuple(c for c in _OTHERS if not c.sum_of)
+_VARIABLE = tuple(c for c in _OTHERS if c.sum_of)
+_DIMS = next(c for c in _VARIABLE if c.name == "dims")
 _LEN_DATA = V3TensorsHead.SIZE
-_LEN_DATA_TYPE = np.dtype(COLUMN_TYPES["len_data"])
+_LEN_DATA_TYPE = np.dtype(_LEN_DATA_COLUMN.format)
 
 
 def _field(k: int, name: str) -> str:
@@ -86,17 +85,6 @@ def _field(k: int, name: str) -> str:
 def _redundant(sec: SectionInfo, name: str, why: str) -> None:
     fail("redundant_column", "tensors.columns", sec.start + _COLUMNS,
          f"the {name} column is present but {why}: a column is stored only when it is needed")
-
-
-def first_repeat(values: np.ndarray) -> int | None:
-    """The first position whose value equals an earlier position's (sort, then compare
-    neighbours: of each run of equal values, all but the first repeat; the smallest wins)."""
-    if values.size < 2:
-        return None
-    order = np.argsort(values, kind="stable")
-    v = values[order]
-    dup = np.flatnonzero(v[1:] == v[:-1])
-    return int(order[dup + 1].min()) if dup.size else None
 
 
 def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
@@ -111,71 +99,58 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
         fail("empty_section", "tensors.num_tensors", s, "a tensors section without records")
     if n > MAX_TENSORS:
         fail("limit_exceeded", "tensors.num_tensors", s, f"{n} exceeds the limit {MAX_TENSORS}")
-    if columns & ~COLUMN_BITS:  # C2
+    if columns & ~_COLUMN_BITS:  # C2
         fail("reserved_nonzero", "tensors.columns", s + _COLUMNS,
              f"reserved column bits set: {columns:#x}")
     # C3: where the fixed columns are (relative to s), and the padding before each
     pos = _LEN_DATA + _LEN_DATA_TYPE.itemsize * n
     at: dict[str, int] = {}
     pads: list[tuple[int, int]] = []
-    for name, bit, _ in FIXED_COLUMNS:
-        if columns & bit:
-            start = align8(pos)
+    for c in _FIXED:
+        if columns & c.bit:
+            at[c.name] = start = align(pos, c.align)
             pads.append((pos, start))
-            at[name] = start
-            pos = start + np.dtype(_type(name)).itemsize * n
+            pos = start + c.size * n
     if pos > length:
         fail("count_exceeds_file", "tensors.num_tensors", s,
              f"{n} records with columns {columns:#x} need {pos} bytes; the section has {length}")
-    col = {name: np.frombuffer(view, dtype=_type(name), count=n, offset=s + start)
-           for name, start in at.items()}
+    col = {c.name: np.frombuffer(view, dtype=c.format, count=n, offset=s + at[c.name])
+           for c in _FIXED if c.name in at}
     lengths = np.frombuffer(view, dtype=_LEN_DATA_TYPE, count=n, offset=s + _LEN_DATA)
-    _check_index(sec, col.get("index"), at.get("index"))  # C4
-    _check_model_index(sec, col.get("model_index"), at.get("model_index"))  # C5
-    _check_len_name(sec, col.get("len_name"), at.get("len_name"))  # C6
-    _check_dtype(sec, col.get("dtype"), at.get("dtype"))  # C7
-    _check_rank(sec, col.get("rank"), at.get("rank"))  # C8
-    _check_order(sec, col.get("order"), at.get("order"))  # C9
-    # C10: the variable columns
-    rank = col.get("rank")
-    shaped = None if rank is None else rank != NO_SHAPE
-    num_dims = 0 if rank is None else int(rank[shaped].sum(dtype=np.int64))
-    len_name = col.get("len_name")
-    pool = 0 if len_name is None else int(len_name.sum(dtype=np.int64))
+    for name, check in _CHECKS.items():  # C4 to C9
+        if name in col:
+            check(sec, col[name], at[name])
+    # C10: the variable columns, as long as the sum of another column's values (``skip``: 0)
     end = pos
-    dims_at = names_at = None
-    if columns & SHAPE:
-        dims_at = align8(end)
-        pads.append((end, dims_at))
-        end = dims_at + DIMS.size * num_dims
-        if end > length:
-            fail("count_exceeds_file", "tensors.dims", s + dims_at,
-                 f"{num_dims} dims need {DIMS.size * num_dims} bytes from {s + dims_at}; "
-                 f"the section ends at {s + length}")
-    if columns & NAME:
-        names_at = align8(end)
-        pads.append((end, names_at))
-        end = names_at + pool
-        if end > length:
-            fail("count_exceeds_file", "tensors.names", s + names_at,
-                 f"names of {pool} bytes from {s + names_at}; the section ends at {s + length}")
+    for c in _VARIABLE:
+        if columns & c.bit:
+            values = col[c.sum_of]
+            count = int(values[values != c.skip].sum(dtype=np.int64))
+            at[c.name] = start = align(end, c.align)
+            pads.append((end, start))
+            end = start + c.size * count
+            if end > length:
+                fail("count_exceeds_file", f"tensors.{c.name}", s + start,
+                     f"the {c.name} column of {count} elements needs {c.size * count} bytes "
+                     f"from {s + start}; the section ends at {s + length}")
     if end < length:
         fail("gap", "tensors", s + end, f"bytes {s + end}..{s + length} belong to no column")
     for a, b in pads:  # C11
         check_padding(view, s + a, s + b)
+    rank, len_name = col.get("rank"), col.get("len_name")
     names = None
     if len_name is not None:
-        assert names_at is not None
         named = np.flatnonzero(len_name)  # C12
         name_lengths = len_name[named].astype(np.int64)
-        starts = s + names_at + np.cumsum(name_lengths) - name_lengths
+        starts = s + at["names"] + np.cumsum(name_lengths) - name_lengths
         names = unique_names(view, starts, name_lengths, named, n)
     # (n, the largest rank): what the entry tables read of v2's (n, 8) column, dims[k, :rank]
-    widest = 0 if rank is None or not num_dims else int(rank[shaped].max())
-    dims = np.zeros((n, widest), DIMS.format)
-    if widest:
-        assert dims_at is not None and shaped is not None and rank is not None
-        flat = np.frombuffer(view, dtype=DIMS.format, count=num_dims, offset=s + dims_at)
+    shaped = None if rank is None else rank != NO_SHAPE
+    dims = np.zeros((n, 0 if rank is None else int(rank[shaped].max(initial=0))), _DIMS.format)
+    if dims.shape[1]:
+        assert rank is not None and shaped is not None
+        num_dims = int(rank[shaped].sum(dtype=np.int64))
+        flat = np.frombuffer(view, dtype=_DIMS.format, count=num_dims, offset=s + at["dims"])
         _fill_dims(dims, flat, rank, shaped)
     dtype = col.get("dtype")
     if dtype is not None and rank is not None:
@@ -184,21 +159,14 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
     return TensorColumns(s, lengths, keys, col.get("order"), _meta(n, col, shaped, dims, names))
 
 
-def _type(name: str) -> str:
-    return next(t for c, _, t in FIXED_COLUMNS if c == name)
-
-
 def _refuse(sec: SectionInfo, start: int, column: np.ndarray, k: int, code: str, name: str,
             message: str) -> NoReturn:
     """Refuse record ``k`` at its value in ``column`` (``start`` bytes into the section)."""
     fail(code, _field(k, name), sec.start + start + column.itemsize * k, message)
 
 
-def _check_index(sec: SectionInfo, index: np.ndarray | None, start: int | None) -> None:
+def _check_index(sec: SectionInfo, index: np.ndarray, start: int) -> None:
     """C4: strictly ascending, and not the identity."""
-    if index is None:
-        return
-    assert start is not None
     if (i := first(index[1:] <= index[:-1])) is not None:
         k = i + 1
         _refuse(sec, start, index, k,
@@ -210,11 +178,8 @@ def _check_index(sec: SectionInfo, index: np.ndarray | None, start: int | None) 
         _redundant(sec, "index", "every record's index is its position")
 
 
-def _check_model_index(sec: SectionInfo, mi: np.ndarray | None, start: int | None) -> None:
+def _check_model_index(sec: SectionInfo, mi: np.ndarray, start: int) -> None:
     """C5: some record has a model index; no two records share one."""
-    if mi is None:
-        return
-    assert start is not None
     has = mi != NO_MODEL_INDEX
     if not has.any():
         _redundant(sec, "model_index", "no record has a model index")
@@ -225,11 +190,8 @@ def _check_model_index(sec: SectionInfo, mi: np.ndarray | None, start: int | Non
                 f"model_index {int(mi[k])} appears twice")
 
 
-def _check_len_name(sec: SectionInfo, ln: np.ndarray | None, start: int | None) -> None:
+def _check_len_name(sec: SectionInfo, ln: np.ndarray, start: int) -> None:
     """C6: some record has a name; no name is longer than MAX_NAME_LEN."""
-    if ln is None:
-        return
-    assert start is not None
     if not ln.any():
         _redundant(sec, "len_name", "no record has a name")
     if (k := first(ln > MAX_NAME_LEN)) is not None:
@@ -237,11 +199,8 @@ def _check_len_name(sec: SectionInfo, ln: np.ndarray | None, start: int | None) 
                 f"a name has 1..{MAX_NAME_LEN} bytes, not {int(ln[k])}")
 
 
-def _check_dtype(sec: SectionInfo, code: np.ndarray | None, start: int | None) -> None:
+def _check_dtype(sec: SectionInfo, code: np.ndarray, start: int) -> None:
     """C7: some record has a dtype; each is NO_DTYPE or a circle TensorType code."""
-    if code is None:
-        return
-    assert start is not None
     if not (code != NO_DTYPE).any():
         _redundant(sec, "dtype", "no record has a dtype")
     if (k := first(~_DTYPE_OK[code.view(np.uint8)])) is not None:
@@ -249,11 +208,8 @@ def _check_dtype(sec: SectionInfo, code: np.ndarray | None, start: int | None) -
                 f"{int(code[k])} is not a circle TensorType")
 
 
-def _check_rank(sec: SectionInfo, rank: np.ndarray | None, start: int | None) -> None:
+def _check_rank(sec: SectionInfo, rank: np.ndarray, start: int) -> None:
     """C8: some record has a shape; each rank is NO_SHAPE or at most MAX_RANK."""
-    if rank is None:
-        return
-    assert start is not None
     shaped = rank != NO_SHAPE
     if not shaped.any():
         _redundant(sec, "rank", "no record has a shape")
@@ -262,11 +218,8 @@ def _check_rank(sec: SectionInfo, rank: np.ndarray | None, start: int | None) ->
                 f"rank {int(rank[k])} exceeds {MAX_RANK}")
 
 
-def _check_order(sec: SectionInfo, order: np.ndarray | None, start: int | None) -> None:
+def _check_order(sec: SectionInfo, order: np.ndarray, start: int) -> None:
     """C9: a permutation of the records, not the identity."""
-    if order is None:
-        return
-    assert start is not None
     n = order.size
     k = first(order >= n)
     if k is None:
@@ -278,14 +231,17 @@ def _check_order(sec: SectionInfo, order: np.ndarray | None, start: int | None) 
         _redundant(sec, "order", "the data are in record order")
 
 
+#: Rules C4 to C9, in order, each on its column when present.
+_CHECKS = {"index": _check_index, "model_index": _check_model_index, "len_name": _check_len_name,
+           "dtype": _check_dtype, "rank": _check_rank, "order": _check_order}
+
+
 def _fill_dims(dims: np.ndarray, flat: np.ndarray, rank: np.ndarray, shaped: np.ndarray) -> None:
     """The flat ``dims`` column spread into (n, 8) rows, one dim position at a time."""
     r = np.where(shaped, rank, 0).astype(np.int32)  # D <= 8 * MAX_TENSORS < 2**31
     starts = np.cumsum(r, dtype=np.int32) - r
     for j in range(dims.shape[1]):
         rows = np.flatnonzero(r > j)
-        if not rows.size:
-            break
         dims[rows, j] = flat[starts[rows] + j]
 
 

@@ -13,10 +13,8 @@ operator order); ties between 0-byte ranges follow ``Checkpoint.data_order``, th
 order; tensors built in memory come last, in record order. Each slot's ranges follow in the
 tensors' order (7.3).
 
-:func:`plan` checks the content and computes every offset and the metadata checksums;
-:func:`chunks` and :func:`stream` yield the file in order. Small ranges are gathered into
-pieces of at most :data:`PIECE_BYTES` (a file of 100,000 16-byte tensors is a few dozen pieces,
-not 200,000), never the whole data section.
+:func:`plan` checks the content and computes every offset and the metadata checksums; the
+container's writer (container/write.py) yields the file in order.
 """
 
 from __future__ import annotations
@@ -29,67 +27,35 @@ from dataclasses import dataclass
 
 import numpy as np
 from onert_checkpoint_generated import structs
+from onert_checkpoint_generated.layout import V3_NO_DTYPE as NO_DTYPE
+from onert_checkpoint_generated.layout import V3_NO_MODEL_INDEX as NO_MODEL_INDEX
+from onert_checkpoint_generated.layout import V3_NO_SHAPE as NO_SHAPE
+from onert_checkpoint_generated.layout import V3_OPTIMIZER_SECTION_ENTRIES as SLOT_ENTRY
+from onert_checkpoint_generated.layout import SectionKind as Kind
 from onert_checkpoint_generated.layout import V3TensorsHead
 
-from ...container.constants import (
-    ALIGNMENT,
-    FLAG_REQUIRED,
-    MAX_NAME_LEN,
-    MAX_RANK,
-    MAX_TENSORS,
-    NO_STATE,
-    SectionKind,
-)
-from ...container.data_blocks import DEFAULT_BLOCK_SIZE, HEAD_SIZE, block_shift_of, num_blocks
-from ...container.data_blocks import KIND as BLOCKS_KIND
-from ...container.write import PIECE_BYTES, SMALL_RANGE, Part, Plan, chunks, stream
+from ...container import data_blocks
+from ...container.constants import FLAG_REQUIRED, MAX_NAME_LEN, MAX_RANK, MAX_TENSORS, NO_STATE
+from ...container.write import Part, Plan
 from ...container.write import plan as container_plan
 from ...dtypes import DTYPE_CODES, DTYPES
 from ...model import Buffer, Checkpoint, Tensor
 from ..v2.write import _fail, _optimizer_parts, _utf8, common_parts, optimizer_part
-from .constants import (
-    BLOCK_CRCS,
-    COLUMN_TYPES,
-    DIMS,
-    DTYPE,
-    INDEX,
-    MODEL_INDEX,
-    NAME,
-    NO_DTYPE,
-    NO_MODEL_INDEX,
-    NO_SHAPE,
-    ORDER,
-    SHAPE,
-    SLOT_ENTRIES,
-    SLOT_LEN_SIZE,
-    VERSION,
-    range_alignment,
-)
+from .placement import place
 from .range_index import DEFAULT_SHIFT as DEFAULT_GROUP_SHIFT
 from .range_index import KIND as INDEX_KIND
 from .range_index import group_shift_of, group_starts
 from .range_index import section_body as index_body
 
-__all__ = [
-    "COLUMNS",
-    "NO_DTYPE",
-    "NO_MODEL_INDEX",
-    "NO_SHAPE",
-    "PIECE_BYTES",
-    "SMALL_RANGE",
-    "VERSION",
-    "chunks",
-    "plan",
-    "range_alignment",
-    "stream",
-]
+__all__ = ["plan"]
 
 #: The tensors section's columns (7.1), in file order: the generated descriptor.
 COLUMNS = V3TensorsHead.COLUMNS
+_FORMAT = {c.name: c.format for c in COLUMNS}
 #: The largest entry index and dim (the index column's and the dims' widths,
 #: onert_checkpoint_v3.ksy).
-_INDEX_MAX = int(np.iinfo(COLUMN_TYPES["index"]).max)
-_DIM_MAX = int(np.iinfo(DIMS.format).max)
+_INDEX_MAX = int(np.iinfo(_FORMAT["index"]).max)
+_DIM_MAX = int(np.iinfo(_FORMAT["dims"]).max)
 
 
 def _bound(n: int) -> str:
@@ -262,11 +228,11 @@ def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
         _fail(f"schema 3 holds at most {MAX_TENSORS} tensors")
     identity = np.arange(n, dtype=np.uint32)
     # Each column only if needed (7.1, rule C4 to C9: a redundant column is refused).
-    present = {INDEX: bool((cols.index != identity).any()),
-               MODEL_INDEX: bool((cols.model_index != NO_MODEL_INDEX).any()), NAME: cols.named,
-               DTYPE: bool((cols.dtype != NO_DTYPE).any()),
-               SHAPE: bool((cols.rank != NO_SHAPE).any()), ORDER: bool((perm != identity).any())}
-    columns = sum(bit for bit, wanted in present.items() if wanted)
+    wanted = {"index": (cols.index != identity).any(),
+              "model_index": (cols.model_index != NO_MODEL_INDEX).any(), "len_name": cols.named,
+              "dtype": (cols.dtype != NO_DTYPE).any(), "rank": (cols.rank != NO_SHAPE).any(),
+              "order": (perm != identity).any()}
+    columns = sum(c.bit for c in COLUMNS if wanted.get(c.name))
     values: dict[str, np.ndarray | bytes] = {
         "len_data": cols.len_data, "index": cols.index, "model_index": cols.model_index,
         "len_name": cols.len_name, "dtype": cols.dtype, "rank": cols.rank, "order": perm,
@@ -290,22 +256,7 @@ def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
     return b"".join(pieces)
 
 
-def _place(start: int, sizes: list[int]) -> list[int]:
-    """The offsets of ranges of ``sizes`` in data order placed from ``start`` (7.3, P2)."""
-    out = []
-    pos = start
-    for n in sizes:
-        if n >= ALIGNMENT:
-            pos = -(-pos // ALIGNMENT) * ALIGNMENT
-        elif n > 1:
-            a = 1 << (n - 1).bit_length()
-            pos = -(-pos // a) * a
-        out.append(pos)
-        pos += n
-    return out
-
-
-def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> Plan:
+def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
     """Check ``ckpt`` against schema 3 and compute every offset and checksum of its file.
 
     ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
@@ -344,31 +295,32 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
             key_arr = np.frombuffer(keys, np.int64) if keys else np.zeros(0, np.int64)
             len_arr = np.frombuffer(lens, np.int64) if lens else np.zeros(0, np.int64)
             rows = np.searchsorted(cols.index, key_arr)
-            sizes = np.full(n, NO_STATE, SLOT_ENTRIES.format)
+            sizes = np.full(n, NO_STATE, SLOT_ENTRY.format)
             sizes[rows] = len_arr
             slot_sizes.append(sizes)
             num_ranges += key_arr.size
-            place = rank_of[rows[len_arr > 0]]
-            by_place = np.argsort(place, kind="stable")
+            at = rank_of[rows[len_arr > 0]]
+            by_place = np.argsort(at, kind="stable")
             ranges += [held[j] for j in by_place.tolist()]
-            positions.append(place[by_place])
+            positions.append(at[by_place])
 
     if tensors_body is not None:
-        parts.append(Part(SectionKind.TENSORS, FLAG_REQUIRED, len(tensors_body), tensors_body))
+        parts.append(Part(Kind.TENSORS, FLAG_REQUIRED, len(tensors_body), tensors_body))
     if opt_parts is not None:
-        entries = b"".join(sizes.astype(SLOT_ENTRIES.format).tobytes() for sizes in slot_sizes)
+        entries = b"".join(sizes.astype(SLOT_ENTRY.format).tobytes() for sizes in slot_sizes)
         parts.append(
-            optimizer_part(opt_parts[0], opt_parts[1], n, SLOT_LEN_SIZE, lambda _: entries)
+            optimizer_part(opt_parts[0], opt_parts[1], n, SLOT_ENTRY.size, lambda _: entries)
         )
     has_data = num_ranges > 0
     # Placement is relative to the data section's start (a multiple of 64): computed once,
     # before the sections are laid out, since the data_blocks section's size depends on it.
-    rel = _place(0, [b.nbytes for b in ranges])
+    rel = place(np.fromiter((b.nbytes for b in ranges), np.int64, len(ranges))).tolist()
     data_len = rel[-1] + ranges[-1].nbytes if ranges else 0
     shift = _data_blocks(ckpt, extra, data_len)
     if shift is not None:  # among the other kinds, in ascending kind order (6.4)
-        placeholder = bytes(HEAD_SIZE + BLOCK_CRCS.size * num_blocks(data_len, shift))
-        parts.append(Part(BLOCKS_KIND, 0, len(placeholder), placeholder))
+        placeholder = bytes(data_blocks.HEAD_SIZE
+                            + data_blocks.CRC_SIZE * data_blocks.num_blocks(data_len, shift))
+        parts.append(Part(data_blocks.KIND, 0, len(placeholder), placeholder))
     group_shift = _range_index(ckpt, extra, n)
     if group_shift is not None:  # after data_blocks, before kinds above its own (6.4)
         if rank_of.size != n:
@@ -391,15 +343,15 @@ def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> in
     """log2 of the data_blocks section's block size (SPEC 7.4), None for no section: the
     checkpoint's ``data_block_size`` (0: none; None: :data:`DEFAULT_BLOCK_SIZE`); no section
     without data bytes."""
-    if any(getattr(s, "kind", None) == BLOCKS_KIND for s in extra):
-        _fail(f"a kept section of kind {BLOCKS_KIND} would collide with schema 3's data_blocks "
-              "section of that kind")
+    if any(getattr(s, "kind", None) == data_blocks.KIND for s in extra):
+        _fail(f"a kept section of kind {data_blocks.KIND} would collide with schema 3's "
+              "data_blocks section of that kind")
     size = ckpt.data_block_size
     if size is None:
-        size = DEFAULT_BLOCK_SIZE
+        size = data_blocks.DEFAULT_BLOCK_SIZE
     if size == 0 and not isinstance(size, bool):
         return None
-    shift = block_shift_of(size)
+    shift = data_blocks.block_shift_of(size)
     return shift if data_len else None
 
 
