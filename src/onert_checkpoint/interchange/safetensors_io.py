@@ -6,6 +6,7 @@ metadata keys are those of `onert_checkpoint.interchange.tensor_dict`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import struct
@@ -14,12 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..atomic_file import write_atomic
 from ..format.errors import error_for
-from ..format.loss import check_lossless
 from ..format.model import Checkpoint
-from ..format.saving import verify_sources
-from .tensor_dict import _iter_arrays, _metadata, _regular, from_numpy_dict, unreadable
+from .tensor_dict import _iter_arrays, _metadata, array_count, export_file, import_file
 
 __all__ = ["HEADER_LIMIT", "from_safetensors", "to_safetensors"]
 
@@ -47,11 +45,7 @@ def to_safetensors(ckpt: Checkpoint, path: str | os.PathLike[str], *,
         >>> oc.to_bytes(oc.from_safetensors(out)) == oc.to_bytes(ckpt)
         True
     """
-    check_lossless(ckpt, "safetensors")  # the rule of every write (holds all; not released)
-    verify_sources(ckpt)  # no unchecked bytes go out (verify_data=False, a changed mapping)
-    _check_header_fits(ckpt)  # before any array is made: a refusal costs no memory
-    # Written as save() writes: atomically, special files refused, errors naming the path.
-    write_atomic(path, safetensors_chunks(ckpt), progress=progress)
+    export_file(ckpt, path, "safetensors", safetensors_chunks, progress)
 
 
 #: safetensors' dtype names, by NumPy name, in the order of its ``Dtype`` enum (a file lists
@@ -75,7 +69,9 @@ def safetensors_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
     header length, the JSON header (``__metadata__``, then each tensor's dtype, shape and
     ``data_offsets``), padded with spaces to a multiple of 8, then the data. Made from the
     checkpoint a tensor at a time: the header's tensor part is generated twice (to count, then
-    to write) rather than held, and the arrays are read when written."""
+    to write) rather than held, and the arrays are read when written. The header is checked
+    here, before the file is opened: `HEADER_LIMIT`, and UTF-8."""
+    _check_header_fits(ckpt)  # before any array is made: a refusal costs no memory
     arrays: list[np.ndarray] = []
     # the names as UTF-8 in fixed-width byte arrays (a few bytes each rather than a str object
     # of about 50), sorted bytewise: the order of Rust's strings
@@ -88,114 +84,89 @@ def safetensors_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
             if len(batch) >= 4096:
                 chunks.append(np.array(batch, dtype=object))
                 batch = []
+        chunks.append(np.array(batch, dtype=object))
+        width = max((max(map(len, c), default=0) for c in chunks), default=0)
+        total = sum(sum(map(len, c)) for c in chunks)
+        if width * len(arrays) <= 8 * total:  # no long name to pad every name to
+            names = np.concatenate([c.astype(f"S{max(width, 1)}") for c in chunks])
+        else:
+            names = np.concatenate(chunks)
+        del chunks, batch
+        ranks = np.fromiter((_RANK[a.dtype.name] for a in arrays), np.int8, len(arrays))
+        by_name = np.argsort(names, kind="stable")
+        order = by_name[np.argsort(-ranks[by_name], kind="stable")]
+        del by_name, ranks
+        ends = np.cumsum(np.fromiter((arrays[k].nbytes for k in order), np.int64, len(order)))
+        meta = _metadata(ckpt, False)  # after the sort's temporaries are gone
+        length = sum(len(piece.encode("utf-8")) for piece in _header(meta, names, arrays, order,
+                                                                      ends))
     except UnicodeEncodeError as exc:  # a lone surrogate: no UTF-8 JSON holds it
-        raise _not_utf8(exc) from None
-    chunks.append(np.array(batch, dtype=object))
-    width = max((max(map(len, c), default=0) for c in chunks), default=0)
-    total = sum(sum(map(len, c)) for c in chunks)
-    if width * len(arrays) <= 8 * total:  # no long name to pad every name to
-        names = np.concatenate([c.astype(f"S{max(width, 1)}") for c in chunks])
-    else:
-        names = np.concatenate(chunks)
-    del chunks, batch
-    ranks = np.fromiter((_RANK[a.dtype.name] for a in arrays), np.int8, len(arrays))
-    by_name = np.argsort(names, kind="stable")
-    order = by_name[np.argsort(-ranks[by_name], kind="stable")]
-    del by_name, ranks
-    ends = np.cumsum(np.fromiter((arrays[k].nbytes for k in order), np.int64, len(order)))
-    meta = _metadata(ckpt, False)  # after the sort's temporaries are gone
-
-    def header() -> Iterator[str]:
-        yield '{"__metadata__":{'
-        for n, (key, value) in enumerate(meta.items()):
-            pieces = [value] if isinstance(value, str) else value
-            body = "".join(_json(p)[1:-1] for p in pieces) if len(pieces) < 64 else None
-            yield ("," if n else "") + _json(key) + ':"'
-            if body is None:  # a per-entry text: escaped a piece at a time
-                for p in pieces:
-                    yield _json(p)[1:-1]
-            else:
-                yield body
-            yield '"'
-        yield "}"
-        batch: list[str] = []
-        for at, k in enumerate(order.tolist()):
-            arr = arrays[k]
-            end = int(ends[at])
-            batch.append(
-                f',{_json(bytes(names[k]).decode("utf-8"))}:{{"dtype":"{ST_DTYPES[arr.dtype.name]}",'
-                f'"shape":[{",".join(str(d) for d in arr.shape)}],'
-                f'"data_offsets":[{end - arr.nbytes},{end}]}}'
-            )
-            if len(batch) >= 4096:
-                yield "".join(batch)
-                batch = []
-        yield "".join(batch) + "}"
-
-    try:
-        length = sum(len(piece.encode("utf-8")) for piece in header())
-    except UnicodeEncodeError as exc:
-        raise _not_utf8(exc) from None
+        raise _refuse("safetensors cannot hold this checkpoint (a name or metadata text is not "
+                      f"UTF-8: {exc})") from None
     padding = -length % 8
     if length + padding > HEADER_LIMIT:
-        raise error_for(
-            "not_representable", "safetensors", None,
-            f"the safetensors header would take {length + padding} bytes; safetensors holds "
-            f"at most {HEADER_LIMIT}",
-        )
-    yield struct.pack("<Q", length + padding)
-    for piece in header():
-        yield piece.encode("utf-8")
-    yield b" " * padding
-    for k in order.tolist():
+        raise _refuse(f"the safetensors header would take {length + padding} bytes; "
+                      f"safetensors holds at most {HEADER_LIMIT}")
+    header = (p.encode("utf-8") for p in _header(meta, names, arrays, order, ends))
+    data = (memoryview(np.ascontiguousarray(arrays[k]).reshape(-1).view(np.uint8))  # type: ignore[arg-type]
+            for k in order.tolist() if arrays[k].nbytes)
+    return itertools.chain([struct.pack("<Q", length + padding)], header, [b" " * padding], data)
+
+
+def _header(meta: dict[str, str | list[str]], names: np.ndarray, arrays: list[np.ndarray],
+            order: np.ndarray, ends: np.ndarray) -> Iterator[str]:
+    """The JSON header of `safetensors_chunks`, in pieces."""
+    yield '{"__metadata__":{'
+    for n, (key, value) in enumerate(meta.items()):
+        yield ("," if n else "") + _json(key) + ':"'
+        for piece in [value] if isinstance(value, str) else value:  # escaped a piece at a time
+            yield _json(piece)[1:-1]
+        yield '"'
+    yield "}"
+    batch: list[str] = []
+    for at, k in enumerate(order.tolist()):
         arr = arrays[k]
-        if arr.nbytes:
-            yield memoryview(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))  # type: ignore[arg-type]
+        end = int(ends[at])
+        batch.append(
+            f',{_json(bytes(names[k]).decode("utf-8"))}:{{"dtype":"{ST_DTYPES[arr.dtype.name]}",'
+            f'"shape":[{",".join(str(d) for d in arr.shape)}],'
+            f'"data_offsets":[{end - arr.nbytes},{end}]}}'
+        )
+        if len(batch) >= 4096:
+            yield "".join(batch)
+            batch = []
+    yield "".join(batch) + "}"
 
 
-def _not_utf8(exc: UnicodeEncodeError) -> Exception:
-    # a lone surrogate: no UTF-8 JSON holds it
-    return error_for(
-        "not_representable", "safetensors", None,
-        f"safetensors cannot hold this checkpoint (a name or metadata text is not UTF-8: "
-        f"{exc})",
-    )
+def _refuse(message: str) -> Exception:
+    return error_for("not_representable", "safetensors", None, message)
 
 
 def _check_header_fits(ckpt: Checkpoint) -> None:
     """Refuse, as not_representable, a checkpoint of so many entries that its safetensors
     header would exceed `HEADER_LIMIT` whatever their names (a schema-3 file of 2M
     zero-length tensors is 16 MB): counted from the tables, no entry made."""
-    count = len(ckpt.tensors)
-    if ckpt.optimizer is not None:
-        count += sum(len(entries) for entries in ckpt.optimizer.slots.values())
+    count = array_count(ckpt)
     if count * MIN_HEADER_PER_ARRAY > HEADER_LIMIT:
-        raise error_for(
-            "not_representable", "safetensors", None,
-            f"{count} arrays need a safetensors header of at least "
-            f"{count * MIN_HEADER_PER_ARRAY} bytes; safetensors holds at most {HEADER_LIMIT} "
-            f"({HEADER_LIMIT // MIN_HEADER_PER_ARRAY} arrays or fewer)",
-        )
+        raise _refuse(f"{count} arrays need a safetensors header of at least "
+                      f"{count * MIN_HEADER_PER_ARRAY} bytes; safetensors holds at most "
+                      f"{HEADER_LIMIT} ({HEADER_LIMIT // MIN_HEADER_PER_ARRAY} arrays or fewer)")
 
 
 def from_safetensors(path: str | os.PathLike[str], **options: Any) -> Checkpoint:
     """Read a checkpoint from a safetensors file written by
     [`to_safetensors`][onert_checkpoint.to_safetensors], or from any safetensors file of named
     arrays (see [`from_numpy_dict`][onert_checkpoint.from_numpy_dict])."""
+    return import_file(path, "safetensors", _read, options)
+
+
+def _read(name: str) -> tuple[dict[str, Any], dict[str, str]]:
     from safetensors import safe_open
 
-    name = _regular(path)
-    try:
-        with safe_open(name, framework="np") as f:  # checks the header: bounds, overlaps
-            meta = f.metadata() or {}
-            mapped = _mapped_arrays(name) if os.path.getsize(name) > MAP_FROM else {}
-            arrays = {key: mapped[key] if key in mapped else f.get_tensor(key)
-                      for key in f.keys()}
-    except OSError:
-        raise
-    except Exception as exc:  # safetensors' own error types: the project's error instead
-        raise unreadable(name, "safetensors", exc) from None
-    return from_numpy_dict(arrays, meta, **options)
+    with safe_open(name, framework="np") as f:  # checks the header: bounds, overlaps
+        mapped = _mapped_arrays(name) if os.path.getsize(name) > MAP_FROM else {}
+        return {key: mapped[key] if key in mapped else f.get_tensor(key)
+                for key in f.keys()}, f.metadata() or {}
 
 
 #: Files larger than this are mapped, their arrays views of the mapping (not copies in memory):
@@ -204,9 +175,7 @@ def from_safetensors(path: str | os.PathLike[str], **options: Any) -> Checkpoint
 MAP_FROM = 64 << 20
 #: safetensors dtypes NumPy reads as they are (little-endian): the others go through the
 #: library's own reader.
-_NUMPY_DTYPES = {"F16": "<f2", "F32": "<f4", "F64": "<f8", "I8": "i1", "I16": "<i2",
-                 "I32": "<i4", "I64": "<i8", "U8": "u1", "U16": "<u2", "U32": "<u4",
-                 "U64": "<u8"}
+_NUMPY_DTYPES = {st: np.dtype(name).newbyteorder("<") for name, st in ST_DTYPES.items()}
 
 
 def _mapped_arrays(name: str) -> dict[str, np.ndarray]:

@@ -27,7 +27,7 @@ import math
 import os
 import stat
 import struct
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -75,8 +75,11 @@ TYPED_EXPORT = frozenset(
 )
 
 
-def _slot_names(ckpt: Checkpoint) -> tuple[str, ...]:
-    return ckpt.optimizer.slot_names if ckpt.optimizer is not None else ()
+def array_count(ckpt: Checkpoint) -> int:
+    """The arrays of an export of ``ckpt``, one per tensor and per slot entry, counted from the
+    tables (no array made)."""
+    slots = ckpt.optimizer.slots.values() if ckpt.optimizer is not None else ()
+    return len(ckpt.tensors) + sum(len(entries) for entries in slots)
 
 
 def path_safe(name: str) -> bool:
@@ -90,76 +93,56 @@ def path_safe(name: str) -> bool:
     return ":" not in parts[0] and all(p not in ("", ".", "..") for p in parts)
 
 
-def _slot_labels(ckpt: Checkpoint, paths: bool = False) -> dict[str, str]:
-    """Slot name -> the suffix of its arrays: the name itself when every name is printable and
-    they are distinct, else ``slot<k>`` by position (a container may alter a control character
-    in an array name; the ``arrays`` metadata maps the labels back to the names). With
-    ``paths`` (npz members) a name that could traverse a path is not used either."""
-    slots = _slot_names(ckpt)
-    if all(s.isprintable() and (not paths or path_safe(s)) for s in slots):
-        return {s: s for s in slots}
-    return {s: f"slot{k}" for k, s in enumerate(slots)}
-
-
-def _key_names(ckpt: Checkpoint, paths: bool = False) -> list[str] | None:
-    """The tensors' export names in list order when they are their names (unique, printable,
-    not the metadata prefix and, with ``paths``, not able to traverse a path as an npz member:
-    `path_safe`), else None: the entry indices are the names. One list, no mapping per
-    entry (a file may hold millions of empty entries)."""
-    tensors = ckpt.tensors
-    names = tensors.names() if hasattr(tensors, "names") else [t.name for t in tensors]
-    labels = list(_slot_labels(ckpt, paths).values())
-    usable = all(names) and all(
-        n.isprintable() and not n.startswith(NPZ_META_PREFIX)  # type: ignore[union-attr]
-        and (not paths or path_safe(n))  # type: ignore[arg-type]
-        for n in names
-    )
-    if usable and labels:
-        every = list(names) + [f"{n}.{s}" for n in names for s in labels]
-        usable = len(set(every)) == len(every)
-    elif usable:
-        usable = len(set(names)) == len(names)
-    return [str(n) for n in names] if usable else None
-
-
 class _Keys:
-    """Entry index -> export name (see `_key_names`), looked up without a dict of every
-    entry when the names are the indices."""
+    """The names of the arrays: ``<name>`` for a weight, ``<name>.<label>`` for a slot entry.
+
+    ``<name>`` is the tensor's name when every name is unique, printable, not the metadata
+    prefix and, with ``paths`` (npz members), `path_safe`; else the entry index (one list, no
+    mapping per entry: a file may hold millions of empty entries). A slot's label is its name
+    when every slot name is printable (and, with ``paths``, path-safe), else ``slot<k>`` by
+    position (a container may alter a control character in an array name; the ``arrays``
+    metadata maps the labels back to the names)."""
 
     def __init__(self, ckpt: Checkpoint, paths: bool) -> None:
-        self.names = _key_names(ckpt, paths)
-        self._tensors = ckpt.tensors
+        slots = ckpt.optimizer.slot_names if ckpt.optimizer is not None else ()
+        if all(s.isprintable() and (not paths or path_safe(s)) for s in slots):
+            self.labels = {s: s for s in slots}
+        else:
+            self.labels = {s: f"slot{k}" for k, s in enumerate(slots)}
+        tensors = self._tensors = ckpt.tensors
+        names = tensors.names() if hasattr(tensors, "names") else [t.name for t in tensors]
+        usable = all(n and n.isprintable() and not n.startswith(NPZ_META_PREFIX)
+                     and (not paths or path_safe(n)) for n in names)
+        labels = self.labels.values()
+        every = [*names, *(f"{n}.{s}" for n in names for s in labels)] if usable else []
+        self.names = [str(n) for n in names] if usable and len(set(every)) == len(every) else None
         self._rows: dict[int, int] | None = None
 
     def at(self, pos: int, index: int) -> str:
         """The name of the tensor at list position ``pos`` (entry index ``index``)."""
         return str(index) if self.names is None else self.names[pos]
 
+    def slot(self, index: int, slot: str) -> str:
+        return f"{self[index]}.{self.labels[slot]}"
+
     def __getitem__(self, index: int) -> str:
         if self.names is None:
             return str(index)
         find = getattr(self._tensors, "position_of_index", None)
-        if find is not None:
-            pos = find(index)
-        else:
+        if find is None:
             if self._rows is None:
                 self._rows = {t.index: k for k, t in enumerate(self._tensors)}
-            pos = self._rows.get(index)
+            find = self._rows.get
+        pos = find(index)
         if pos is None:
             raise KeyError(index)
         return self.names[pos]
 
 
-def _keys(ckpt: Checkpoint, paths: bool = False) -> dict[int, str]:
-    """Entry index -> export name (see `_key_names`)."""
-    keys = _Keys(ckpt, paths)
-    return {t.index: keys.at(k, t.index) for k, t in enumerate(ckpt.tensors)}
-
-
 class _JsonObject:
     """A JSON object written a member at a time, the same text ``json.dumps`` gives the dict
     (``", "`` and ``": "`` separators), kept as a few joined chunks rather than an object per
-    member."""
+    member: ``pieces()``, whose concatenation is the JSON."""
 
     def __init__(self) -> None:
         self._chunks: list[str] = []
@@ -170,18 +153,16 @@ class _JsonObject:
         self._pieces.append(f"{_dumps(key)}: {value_json}")
         self.count += 1
         if len(self._pieces) >= 4096:
-            self._chunks.append(", ".join(self._pieces))
-            self._pieces = []
+            self._flush()
+
+    def _flush(self) -> None:
+        self._chunks.append((", " if self._chunks else "") + ", ".join(self._pieces))
+        self._pieces = []
 
     def pieces(self) -> list[str]:
-        """The text as a few pieces (their concatenation is the JSON)."""
         if self._pieces:
-            self._chunks.append(", ".join(self._pieces))
-            self._pieces = []
-        out = ["{"]
-        for k, chunk in enumerate(self._chunks):
-            out += [", ", chunk] if k else [chunk]
-        return [*out, "}"]
+            self._flush()
+        return ["{", *self._chunks, "}"]
 
 
 def _state_json(value: object) -> object:
@@ -226,7 +207,7 @@ def checkpoint_metadata(ckpt: Checkpoint, *, paths: bool = False) -> dict[str, s
 def _metadata(ckpt: Checkpoint, paths: bool) -> dict[str, str | list[str]]:
     """`checkpoint_metadata`, each per-entry text as pieces (joined, it would be held
     twice while joining; a writer can stream the pieces)."""
-    keys, labels = _Keys(ckpt, paths), _slot_labels(ckpt, paths)
+    keys = _Keys(ckpt, paths)
     # Each per-entry value is written into its JSON text as it is met: no dict of every entry.
     entries, offsets, arrays, described = _JsonObject(), _JsonObject(), _JsonObject(), _JsonObject()
     for pos, t in enumerate(ckpt.tensors):
@@ -243,7 +224,7 @@ def _metadata(ckpt: Checkpoint, paths: bool) -> dict[str, str | list[str]]:
     if ckpt.optimizer is not None:
         for slot, slot_entries in ckpt.optimizer.slots.items():
             for i, entry in slot_entries.items():
-                key = f"{keys[i]}.{labels[slot]}"
+                key = keys.slot(i, slot)
                 arrays.add(key, f"[{_dumps(i)}, {_dumps(slot)}]")
                 if entry.offset is not None:
                     offsets.add(key, _dumps(entry.offset))
@@ -319,7 +300,7 @@ def _numpy_dict(ckpt: Checkpoint, metadata: bool, *, paths: bool) -> Any:
 def _iter_arrays(ckpt: Checkpoint, paths: bool) -> Iterator[tuple[str, np.ndarray]]:
     """(export name, array) of every weight, then of every slot entry, one at a time: a writer
     streams them without holding them all."""
-    keys, labels = _Keys(ckpt, paths), _slot_labels(ckpt, paths)
+    keys = _Keys(ckpt, paths)
     # a slot array is typed as its weight when it has the weight's size: only the weights'
     # (size, dtype, shape) are kept for that, and only when there are slots
     weights: dict[int, tuple[int, str | None, tuple[int, ...] | None]] = {}
@@ -347,7 +328,7 @@ def _iter_arrays(ckpt: Checkpoint, paths: bool) -> Iterator[tuple[str, np.ndarra
                 w = weights.get(i)
                 if w is not None and entry.nbytes != w[0]:
                     w = None  # not the size of its weight: exported as raw bytes
-                yield f"{keys[i]}.{labels[slot]}", view(
+                yield keys.slot(i, slot), view(
                     entry.raw, None if w is None else w[1], None if w is None else w[2]
                 )
 
@@ -470,30 +451,23 @@ def from_numpy_dict(
                 raise _fail(f"metadata 'arrays' names the slot {slot!r}, not one of {slot_names}")
             placed[name] = (index, slot)
     else:
+        index_of: dict[str, int] | None = None  # None: the names are entry indices
         if "entries" in meta:
             try:
-                index_of = {
-                    k: int(v) for k, v in _meta_json(meta, "entries", "{}", dict).items()
-                }
+                index_of = {k: int(v) for k, v in _meta_json(meta, "entries", "{}", dict).items()}
             except (TypeError, ValueError):
                 raise _fail("metadata 'entries' maps a name to no entry index") from None
         elif entries is not None:
             index_of = {k: int(v) for k, v in entries.items()}
-        else:
-            index_of = {}
-            for name in arrays:
-                base, _ = _split(name, slot_names)
-                if not base.isdigit():
-                    raise _fail(
-                        f"array {name!r} is not named by an entry index; give the model or "
-                        "entries"
-                    )
-                index_of[base] = int(base)
         for name in arrays:
             base, slot = _split(name, slot_names)
-            if base not in index_of:
+            if index_of is None and not base.isdecimal():
+                raise _fail(f"array {name!r} is not named by an entry index; give the model or "
+                            "entries")
+            at = int(base) if index_of is None else index_of.get(base)
+            if at is None:
                 raise _fail(f"array {name!r} names no entry")
-            placed[name] = (index_of[base], slot)
+            placed[name] = (at, slot)
     try:
         offsets = {k: int(v) for k, v in _meta_json(meta, "offsets", "{}", dict).items()}
         num_entries = int(meta["num_entries"]) if "num_entries" in meta else None
@@ -508,20 +482,19 @@ def from_numpy_dict(
         index, slot = placed[name]
         arr = np.asarray(value)
         raw = _raw(arr)
-        base = name if slot is None else name[: -len(slot) - 1]
         if slot is None:
             tensor = Tensor(index=index, data=raw, offset=offsets.get(name))
-            info = described.get(base)
+            info = described.get(name)
             if isinstance(info, dict):
                 tensor.name, tensor.dtype = info.get("name"), info.get("dtype")
                 shape = info.get("shape")
                 tensor.shape = None if shape is None else tuple(shape)
                 tensor.model_index = info.get("model_index")
             elif arr.dtype != np.uint8:
-                tensor.name = base if base != str(index) else None
+                tensor.name = name if name != str(index) else None
                 tensor.dtype, tensor.shape = str(arr.dtype.newbyteorder("=")), tuple(arr.shape)
-            elif base != str(index):
-                tensor.name = base
+            elif name != str(index):
+                tensor.name = name
             tensors.append(tensor)
         else:
             if held is None:
@@ -579,12 +552,36 @@ def _chosen_optimizer(ckpt: Checkpoint, kind: str) -> Optimizer:
                             for slot in OPTIMIZER_SLOTS[kind]})
 
 
-def _regular(path: str | os.PathLike[str]) -> str:
-    """``path`` when it is a regular file (a FIFO would block the reader)."""
+def export_file(ckpt: Checkpoint, path: str | os.PathLike[str], kind: str,
+                chunks: Callable[[Checkpoint], Iterable[bytes | memoryview]],
+                progress: Callable[[int], object] | None) -> None:
+    """Write the ``kind`` file ``chunks(ckpt)`` makes: with the rule of every write (holds
+    all; not released), no unchecked bytes (verify_data=False, a changed mapping), and as
+    save() writes: atomically, special files refused, errors naming the path."""
+    from ..format.loss import check_lossless
+    from ..format.saving import verify_sources
+
+    check_lossless(ckpt, kind)
+    verify_sources(ckpt)
+    write_atomic(path, chunks(ckpt), progress=progress)
+
+
+def import_file(path: str | os.PathLike[str], kind: str,
+                read: Callable[[str], tuple[dict[str, Any], dict[str, str]]],
+                options: Mapping[str, Any]) -> Checkpoint:
+    """`from_numpy_dict` of the (arrays, metadata) that ``read`` finds in the ``kind`` file at
+    ``path``: a regular file (a FIFO would block the reader); what its reader refuses is
+    not_representable naming the file."""
     name = os.fspath(path)
     if not stat.S_ISREG(os.stat(name).st_mode):
         raise OSError(errno.EINVAL, "not a regular file", name)
-    return name
+    try:
+        arrays, meta = read(name)
+    except (OSError, CheckpointError):
+        raise
+    except Exception as exc:  # BadZipFile, ValueError (pickled objects, bad headers), ...
+        raise _fail(f"{name} is not a readable {kind} file ({type(exc).__name__}: {exc})") from None
+    return from_numpy_dict(arrays, meta, **options)
 
 
 def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str], *,
@@ -598,11 +595,10 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str], *,
     `path_safe`); otherwise every array is named by its entry index (``0``, ``0.m``)
     and the names travel in the metadata, so nothing is lost. Slot names likewise.
     """
-    from ..format.loss import check_lossless
-    from ..format.saving import verify_sources
+    export_file(ckpt, path, "npz", _npz_chunks, progress)
 
-    check_lossless(ckpt, "npz")  # the rule of every write (holds all; not released)
-    verify_sources(ckpt)  # no unchecked bytes go out (verify_data=False, a changed mapping)
+
+def _npz_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
     from .npz_stream import npz_chunks, string_member
 
     meta = _metadata(ckpt, True)
@@ -614,8 +610,7 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str], *,
             yield NPZ_META_PREFIX + key, string_member(meta.pop(key))
         yield from _iter_arrays(ckpt, True)
 
-    # Written as save() writes: atomically, special files refused, errors naming the path.
-    write_atomic(path, npz_chunks(members()), progress=progress)
+    return npz_chunks(members())
 
 
 def npz_inflate_limit(container_size: int) -> int:
@@ -672,25 +667,16 @@ def from_npz(path: str | os.PathLike[str], **options: Any) -> Checkpoint:
     a member whose .npy header claims more than the member holds, raises
     [`NotRepresentableError`][onert_checkpoint.NotRepresentableError].
     """
-    name = _regular(path)
-    try:
-        _check_declared_sizes(name)
-        with np.load(name, allow_pickle=False) as npz:
-            arrays, meta = {}, {}
-            for key in npz.files:
-                if key.startswith(NPZ_META_PREFIX):
-                    meta[key[len(NPZ_META_PREFIX) :]] = str(npz[key][()])
-                else:
-                    arrays[key] = npz[key]
-    except OSError:
-        raise
-    except CheckpointError:
-        raise
-    except Exception as exc:  # BadZipFile, ValueError (pickled objects, bad headers), ...
-        raise unreadable(name, "npz", exc) from None
-    return from_numpy_dict(arrays, meta, **options)
+    return import_file(path, "npz", _read_npz, options)
 
 
-def unreadable(path: str, kind: str, exc: BaseException) -> Exception:
-    """The error for an import source that its format's reader refuses."""
-    return _fail(f"{path} is not a readable {kind} file ({type(exc).__name__}: {exc})")
+def _read_npz(name: str) -> tuple[dict[str, Any], dict[str, str]]:
+    _check_declared_sizes(name)
+    with np.load(name, allow_pickle=False) as npz:
+        arrays, meta = {}, {}
+        for key in npz.files:
+            if key.startswith(NPZ_META_PREFIX):
+                meta[key[len(NPZ_META_PREFIX) :]] = str(npz[key][()])
+            else:
+                arrays[key] = npz[key]
+    return arrays, meta

@@ -692,7 +692,7 @@ def _export_npy(args: argparse.Namespace, ckpt: Checkpoint) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from ..interchange.safetensors_io import to_safetensors
-    from ..interchange.tensor_dict import to_npz
+    from ..interchange.tensor_dict import array_count, to_npz
 
     output = _output(args.output)
     if output.lower().endswith(".npy") or args.tensor is not None or args.slot is not None:
@@ -705,12 +705,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     ckpt = _load(args.input, _model(args, args.input), args.order)
     with _progress(os.path.getsize(args.input)) as tick:
         (to_safetensors if suffix == ".safetensors" else to_npz)(ckpt, args.output, progress=tick)
-    # one array per tensor and per slot entry, counted from the tables (no array made)
-    count = len(ckpt.tensors) + (
-        0 if ckpt.optimizer is None
-        else sum(len(entries) for entries in ckpt.optimizer.slots.values())
-    )
-    print(f"wrote {safe_text(args.output)}: {count} arrays")
+    print(f"wrote {safe_text(args.output)}: {array_count(ckpt)} arrays")
     return EXIT_OK
 
 
