@@ -214,7 +214,8 @@ def test_plot_histogram_of_values_spanning_float64_is_drawn_to_scale(tmp_path: P
     ckpt = saved(tmp_path / "wide.ckpt", f64(0, [1e300, -1e300, 1.7e308], "d"),
                  f64(1, [1e200] * 4, "c"))
     out = tmp_path / "h.svg"
-    assert quiet(run("plot", ckpt, out)).stdout.startswith(f"wrote {out}: 2 histograms")
+    assert quiet(run("plot", ckpt, out)).stdout == (
+        f"wrote {out}: histograms of 2 tensors (weights), 2 panels of 50 bins\n")
     svg = out.read_text()
     assert "d weights (x 2^1023)" in svg and "c weights (x 2^664)" in svg
 
@@ -230,7 +231,8 @@ def test_plot_change_of_10000_tensors_draws_the_largest_max_bars(tmp_path: Path)
     a, b = _many(tmp_path / "a.ckpt", 10_000, 0), _many(tmp_path / "b.ckpt", 10_000, 0.5)
     out = tmp_path / "c.svg"
     done = quiet(run("plot", a, b, out))
-    assert done.stdout.startswith(f"wrote {out}: {MAX_BARS} bars")
+    assert done.stdout == (f"wrote {out}: change a.ckpt -> b.ckpt: {MAX_BARS} bars (the largest "
+                           "of 10000 tensors), relative L2 change of weights\n")
     svg = out.read_text()
     assert svg.count('id="bar-') == MAX_BARS and f"{MAX_BARS} largest of 10000" in svg
     assert 'id="bar-t96"' in svg and 'id="bar-t97"' not in svg  # i % 97 == 96 moved most
@@ -242,7 +244,9 @@ def test_plot_trajectory_of_many_tensors_draws_at_most_max_lines(tmp_path: Path)
     files = [_many(tmp_path / f"{k}.ckpt", 500, by) for k, by in enumerate((0, 0.25, 0.5))]
     out = tmp_path / "t.svg"
     done = quiet(run("plot", *files, out))
-    assert done.stdout.startswith(f"wrote {out}: {MAX_LINES} lines over 3 checkpoints")
+    assert done.stdout == (f"wrote {out}: trajectory over 3 checkpoints: {MAX_LINES} lines (those "
+                           "that end farthest of 500 tensors), relative L2 change of weights "
+                           "from the first\n")
     assert out.read_text().count('id="line-') == MAX_LINES
 
 

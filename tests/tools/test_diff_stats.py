@@ -17,6 +17,7 @@ import pytest
 
 import onert_checkpoint as oc
 from onert_checkpoint.tools.stats import CHUNK, entry_stats
+from tests.large_files import v3_many_entries
 
 DATA = Path(__file__).parents[1] / "data" / "real-onert"
 ADAM = DATA / "fc2-adam-step8.ckpt"
@@ -163,3 +164,54 @@ def test_info_stats_of_corrupt_data_is_the_checksum_error(tmp_path: Path) -> Non
         done = run("info", "--stats", *extra, bad)
         assert done.returncode == 1 and code in done.stdout + done.stderr
         assert "zeros" not in done.stdout
+
+
+def _named(order: list[int], by: float = 0.0) -> oc.Checkpoint:
+    """Tensors ``t<k>`` ([k + by, 1]) for k in ``order`` (entry index = position), each with
+    an m slot entry ([k, 2])."""
+    tensors = [oc.Tensor(i, np.array([k + by, 1], np.float32), name=f"t{k}", dtype="float32")
+               for i, k in enumerate(order)]
+    m = {i: oc.Buffer(i, np.array([k, 2], np.float32)) for i, k in enumerate(order)}
+    return oc.Checkpoint(tensors, oc.Optimizer("adam", {"m": m, "v": {}}))
+
+
+@pytest.mark.parametrize("loaded", [False, True])
+def test_diff_pairs_tensors_listed_in_another_order_and_lists_b_s_own_last(loaded: bool) -> None:
+    """Rows in A's order, then B's own: whether B follows A's order (one pass over each) or
+    not (looked up), loaded (columns) or built."""
+    a, b = _named([0, 1, 2, 3]), _named([3, 9, 2, 1, 0, 8])
+    if loaded:
+        a, b = (oc.load(oc.to_bytes(c, revision="v3")) for c in (a, b))
+    rows = [(e.key, e.slot, e.status) for e in oc.diff(a, b).entries]
+    assert rows == [(f"t{k}", s, "equal") for k in range(4) for s in ("weights", "m")] + [
+        (f"t{k}", s, "only_b") for k in (9, 8) for s in ("weights", "m")]
+
+
+def test_diff_of_loaded_files_holds_one_chunk_of_tensors_at_a_time() -> None:
+    """The tensors of both files are made, compared and dropped a chunk at a time; pairing
+    through a dict of every tensor (the code before) held all 20,000 of each at once."""
+    a, b = (oc.load(v3_many_entries(20_000, 1)) for _ in range(2))
+    calls, held = [0], []
+
+    def progress(_: int) -> None:
+        calls[0] += 1
+        if calls[0] % 1000 == 0:
+            held.append(len(a.tensors.made()) + len(b.tensors.made()))
+
+    found = oc.diff(a, b, progress=progress)
+    assert found.equal and len(found.entries) == 40_000 and calls[0] == 40_000
+    assert max(held) < 20_000
+
+
+def test_diff_rows_read_back_as_they_were_compared_and_as_json_in_pieces() -> None:
+    found = oc.diff(_named([0, 1, 2]), _named([1, 2, 5], by=0.5))
+    rows = list(found.entries)
+    assert [e.status for e in rows] == ["only_a", "only_a", "differs", "equal", "differs",
+                                        "equal", "only_b", "only_b"]
+    assert rows[2].max_abs == 0.5 and rows[0].nbytes_a == 8 and rows[0].max_abs is None
+    assert found.entries[-1] == rows[-1] and found.entries[1:3] == rows[1:3]
+    with pytest.raises(IndexError):
+        found.entries[len(rows)]
+    text = "".join(found.json_pieces(hint="h"))
+    assert json.loads(text) == {**found.to_dict(), "hint": "h"}
+    assert text == json.dumps({**found.to_dict(), "hint": "h"})

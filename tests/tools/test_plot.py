@@ -128,6 +128,25 @@ def test_trajectory_draws_a_line_per_tensor_over_the_steps(tmp_path: Path) -> No
     assert {"8", "9", "10"} <= set(texts(root))  # the x axis: the checkpoints' steps
 
 
+def test_the_wrote_line_says_what_the_picture_shows(tmp_path: Path) -> None:
+    """The kind, the tensors, the panels and their bins or the bars or lines, and the path:
+    not a bare count ("6 bars")."""
+    n = len(oc.load(ADAM).tensors)
+    out = tmp_path / "h.svg"
+    assert run("plot", "--model", FC3, ADAM, out).stdout == (
+        f"wrote {out}: histograms of {n} tensors (weights, m, v), {3 * n} panels of 50 bins\n")
+    assert run("plot", "--model", FC3, "--tensor", "w1", "--slot", "m", ADAM, out).stdout == (
+        f"wrote {out}: histograms of 1 tensor (m), 1 panel of 50 bins\n")
+    out = tmp_path / "c.png"
+    assert run("plot", "--model", FC3, SGD, ADAM, out).stdout == (
+        f"wrote {out}: change {SGD.name} -> {ADAM.name}: {n} bars (one per tensor), relative L2 "
+        "change of weights\n")
+    out = tmp_path / "t.svg"
+    assert run("plot", "--model", FC3, "--slot", "m", ADAM, ADAM, ADAM, out).stdout == (
+        f"wrote {out}: trajectory over 3 checkpoints (steps 12 to 12): {n} lines (one per "
+        "tensor), relative L2 change of m from the first\n")
+
+
 def test_png_is_a_picture_of_the_bars(tmp_path: Path) -> None:
     from PIL import Image
 

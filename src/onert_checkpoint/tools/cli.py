@@ -534,10 +534,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
                 "(onert's order, onert-micro's circle tensor indices); add --model "
                 "MODEL.circle to pair them by tensor name")
     if args.json:
-        out = result.to_dict()
-        if hint is not None:
-            out["hint"] = hint
-        _print_json(out)
+        _write_all(result.json_pieces(**({} if hint is None else {"hint": hint})), end="\n")
         return EXIT_OK if result.equal else EXIT_INVALID
     for label, path, ckpt in (("a", args.a, a), ("b", args.b, b)):
         kind = ckpt.optimizer.kind if ckpt.optimizer is not None else "no optimizer"
@@ -844,20 +841,17 @@ def cmd_plot(args: argparse.Namespace) -> int:
     slot = args.slot or "weights"
     try:
         if kind == "hist":
-            shown = f"{plot.histograms(ckpts[0], output, tensors=args.tensor, slot=args.slot)} "
-            shown += "histograms"
+            shown = plot.histograms(ckpts[0], output, tensors=args.tensor, slot=args.slot)
         elif kind == "change":
             labels = (os.path.basename(files[0]), os.path.basename(files[1]))
-            values = plot.change(ckpts[0], ckpts[1], output, slot=slot, labels=labels)
-            shown = f"{len(values)} bars (relative L2 change of {slot})"
+            shown = plot.change(ckpts[0], ckpts[1], output, slot=slot, labels=labels)
         else:
-            lines = plot.trajectory(ckpts, output, slot=slot)
-            shown = f"{len(lines)} lines over {len(ckpts)} checkpoints"
+            shown = plot.trajectory(ckpts, output, slot=slot)
     except CheckpointError:  # a ValueError too: the file's own error, exit 1
         raise
     except ValueError as err:
         raise CliError("usage_error", safe_text(str(err))) from None
-    print(f"wrote {safe_text(output)}: {shown}")
+    print(f"wrote {safe_text(output)}: {safe_text(shown)}")
     return EXIT_OK
 
 

@@ -6,7 +6,6 @@ The conformance vectors and the reference C reader produce exactly this object (
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
@@ -15,7 +14,7 @@ import numpy as np
 from ..format.entries import SlotEntries
 from ..format.model import Buffer, Checkpoint, Tensor
 from ..format.revisions.registry import holds
-from .jsonout import dumps, json_value
+from .jsonout import json_pieces, json_value
 
 __all__ = ["EntryDescriptions", "describe", "describe_entry", "describe_lazy", "json_pieces"]
 
@@ -127,21 +126,3 @@ def _listed(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _listed(v) for k, v in value.items()}
     return value
-
-
-def json_pieces(value: Any) -> Iterator[str]:
-    """The text of ``json_dumps(describe(...))`` for a `describe_lazy` result, in pieces
-    (one per entry), so that it is written without being held whole."""
-    if isinstance(value, (EntryDescriptions, Iterator)):  # a generator: items made as written
-        yield "["
-        for k, item in enumerate(value):
-            yield (", " if k else "") + dumps(item)
-        yield "]"
-    elif isinstance(value, dict):
-        yield "{"
-        for k, (key, item) in enumerate(value.items()):
-            yield (", " if k else "") + json.dumps(str(key)) + ": "
-            yield from json_pieces(item)
-        yield "}"
-    else:
-        yield dumps(value)

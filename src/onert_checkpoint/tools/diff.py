@@ -21,17 +21,19 @@ Every step is linear in the entry count (dictionaries, never a search of the ten
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
 from ..format.model import Buffer, Checkpoint, Tensor
-from .jsonout import json_value
+from .jsonout import json_pieces, json_value
 from .stats import CHUNK, entry_values
 
-__all__ = ["CheckpointDiff", "EntryDiff", "diff"]
+__all__ = ["CheckpointDiff", "EntryDiff", "EntryDiffs", "diff"]
 
 
 @dataclass(frozen=True)
@@ -63,12 +65,66 @@ class EntryDiff:
         return f"EntryDiff({', '.join(head + shown)})"
 
 
+#: every status, in the order of their codes (equal and close first: the rows that are ``ok``)
+_STATUSES = ("equal", "close", "differs", "size", "dtype", "shape", "only_a", "only_b")
+
+
+class EntryDiffs(Sequence[EntryDiff]):
+    """The rows of a comparison, kept as columns (about 80 bytes a row, no object per entry
+    however many the files hold); an `EntryDiff` is made when a row is read."""
+
+    def __init__(self) -> None:
+        #: each row's entry index, or (as soon as a row has one) its tensor name
+        self._keys: array[int] | list[object] = array("q")
+        self._slots: dict[str, int] = {}
+        self._slot, self._status = array("I"), array("B")
+        self._ints, self._floats = array("q"), array("d")  # 4 a row each; -1: None
+
+    def append(self, key: object, e: EntryDiff) -> None:
+        if isinstance(self._keys, array) and type(key) is not int:
+            self._keys = list(self._keys)
+        self._keys.append(key)  # type: ignore[arg-type]
+        self._slot.append(self._slots.setdefault(e.slot, len(self._slots)))
+        self._status.append(_STATUSES.index(e.status))
+        self._ints.extend(-1 if v is None else v
+                          for v in (e.nbytes_a, e.nbytes_b, e.elements, e.changed))
+        self._floats.extend(v or 0.0 for v in (e.max_abs, e.max_rel, e.rel_l2, e.mean_abs))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    @overload
+    def __getitem__(self, i: int) -> EntryDiff: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[EntryDiff]: ...
+    def __getitem__(self, i: int | slice) -> EntryDiff | list[EntryDiff]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        i = range(len(self))[i]
+        a, b, n, changed = (None if v < 0 else v for v in self._ints[4 * i : 4 * i + 4])
+        figures = self._floats[4 * i : 4 * i + 4] if n is not None else (None,) * 4
+        return EntryDiff(str(self._keys[i]), list(self._slots)[self._slot[i]],
+                         _STATUSES[self._status[i]], a, b, figures[0], figures[1], n, changed,
+                         figures[2], figures[3])
+
+    def __iter__(self) -> Iterator[EntryDiff]:
+        return (self[i] for i in range(len(self)))
+
+    def ok(self) -> bool:
+        """Every row equal or close."""
+        return max(self._status, default=0) <= 1
+
+    def counts(self) -> dict[str, int]:
+        """Rows by status, in the order each status first occurs."""
+        return {_STATUSES[code]: n for code, n in Counter(self._status).items()}
+
+
 @dataclass
 class CheckpointDiff:
     """The result of [`diff`][onert_checkpoint.diff]: per-entry rows, and what else differs (state,
     facts)."""
 
-    entries: list[EntryDiff] = field(default_factory=list)
+    entries: EntryDiffs = field(default_factory=EntryDiffs)
     #: key -> (value in a, value in b), for training state and optimizer kind
     state: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     #: informational: revision, dialect, table length (files may differ here and still be equal)
@@ -79,30 +135,35 @@ class CheckpointDiff:
 
     @property
     def equal(self) -> bool:
-        return (self.ignore_state or not self.state) and all(e.ok for e in self.entries)
+        return (self.ignore_state or not self.state) and self.entries.ok()
 
     def __repr__(self) -> str:
         """One line: the verdict, the entries counted by status (each row is in
         ``entries``), what else differs."""
-        counts: dict[str, int] = {}
-        for e in self.entries:
-            counts[e.status] = counts.get(e.status, 0) + 1
-        by_status = ", ".join(f"{n} {status}" for status, n in counts.items())
+        by_status = ", ".join(f"{n} {status}" for status, n in self.entries.counts().items())
         parts = [f"equal={self.equal}", f"entries={len(self.entries)} ({by_status or 'none'})"]
         parts += [f"{k}={v[0]!r}->{v[1]!r}" for k, v in {**self.state, **self.facts}.items()]
         return f"CheckpointDiff({', '.join(parts)})"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The comparison as strict JSON values (non-finite floats and bytes written as in
-        spec/TOOLKIT.md section 1, see `onert_checkpoint.tools.jsonout`)."""
-        return json_value({
+    def _fields(self, entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
+        return {
             "equal": self.equal,
             "paired_by": self.paired_by,
-            "entries": [e.__dict__ for e in self.entries],
+            "entries": entries,
             "state": {k: list(v) for k, v in self.state.items()},
             "facts": {k: list(v) for k, v in self.facts.items()},
             "ignore_state": self.ignore_state,
-        })
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """The comparison as strict JSON values (non-finite floats and bytes written as in
+        spec/TOOLKIT.md section 1, see `onert_checkpoint.tools.jsonout`)."""
+        return json_value(self._fields([e.__dict__ for e in self.entries]))
+
+    def json_pieces(self, **extra: object) -> Iterator[str]:
+        """The JSON text of :meth:`to_dict` (and ``extra`` keys after it) in pieces, a row at
+        a time: written without being held whole."""
+        return json_pieces({**self._fields(e.__dict__ for e in self.entries), **extra})
 
 
 class _SumSq:
@@ -246,8 +307,26 @@ def _unlike(a: Tensor | None, b: Tensor | None) -> str | None:
 
 
 def _uniquely_named(ckpt: Checkpoint) -> bool:
-    names = [t.name for t in ckpt.tensors]
+    names = ckpt.tensors.names()
     return all(names) and len(set(names)) == len(names)
+
+
+class _Cursor:
+    """One side's entries, in one pass of its own order: (number, entry) pairs that ascend in a
+    loaded file (tensors by position, slot entries by entry index). An entry asked for in that
+    order is taken from the pass (made, compared and dropped: no object per entry is kept),
+    any other is looked up (the lookup keeps what it makes, as ``ckpt[key]`` does)."""
+
+    def __init__(self, pairs: Iterable[tuple[int, Any]], lookup: Callable[[int], Any]) -> None:
+        self._pairs, self._lookup = iter(pairs), lookup
+        self._at = next(self._pairs, None)
+
+    def take(self, number: int) -> Any:
+        while self._at is not None and self._at[0] < number:
+            self._at = next(self._pairs, None)
+        if self._at is not None and self._at[0] == number:
+            return self._at[1]
+        return self._lookup(number)
 
 
 def diff(
@@ -257,6 +336,9 @@ def diff(
     """Compare ``a`` and ``b`` entry by entry and slot by slot (``ignore_state``: a training
     state that differs, a step or an epoch, is reported but leaves the files equal;
     ``progress``, if given, is called with the bytes of A and B each comparison read).
+
+    The rows come in A's order, then those only B has in B's; with an entry index held by two
+    tensors of one side, its first tensor is compared.
 
     For example, the Adam and the SGD checkpoint of the same model:
 
@@ -271,29 +353,45 @@ def diff(
     """
     named = _uniquely_named(a) and _uniquely_named(b)
     out = CheckpointDiff(paired_by="name" if named else "index", ignore_state=ignore_state)
-
-    def keyed(ckpt: Checkpoint) -> dict[str, Tensor]:
-        return {(str(t.name) if named else str(t.index)): t for t in ckpt.tensors}
-
-    ka, kb = keyed(a), keyed(b)
-    order = list(ka) + [k for k in kb if k not in ka]
     slots_a = a.optimizer.slots if a.optimizer is not None else {}
     slots_b = b.optimizer.slots if b.optimizer is not None else {}
     slot_names = list(slots_a) + [s for s in slots_b if s not in slots_a]
-    for key in order:
-        ta, tb = ka.get(key), kb.get(key)
+
+    def position(ckpt: Checkpoint, key: Any) -> int | None:
+        tensors = ckpt.tensors
+        return tensors.position_of_name(key) if named else tensors.position_of_index(key)
+
+    def cursors(slots: dict[str, Any]) -> dict[str, _Cursor]:
+        return {s: _Cursor(entries.items(), entries.get) for s, entries in slots.items()}
+
+    def compare(key: Any, ta: Tensor | None, tb: Tensor | None) -> None:
         dtype = (ta.dtype if ta is not None else None) or (tb.dtype if tb is not None else None)
         unlike = _unlike(ta, tb)
         pairs: list[tuple[str, Buffer | None, Buffer | None]] = [("weights", ta, tb)]
         for slot in slot_names:
-            ea = slots_a.get(slot, {}).get(ta.index) if ta is not None else None
-            eb = slots_b.get(slot, {}).get(tb.index) if tb is not None else None
+            ea = on_a[slot].take(ta.index) if ta is not None and slot in on_a else None
+            eb = on_b[slot].take(tb.index) if tb is not None and slot in on_b else None
             if ea is not None or eb is not None:
                 pairs.append((slot, ea, eb))
         for slot, ea, eb in pairs:
-            out.entries.append(_compare(key, slot, ea, eb, dtype, atol, rtol, unlike))
+            out.entries.append(key, _compare(str(key), slot, ea, eb, dtype, atol, rtol, unlike))
             if progress is not None:
                 progress(sum(buf.nbytes for buf in (ea, eb) if buf is not None))
+
+    # A's tensors in one pass, B's followed in step (the same order when the files list the
+    # same tensors), then B's own in a second pass
+    on_a, on_b = cursors(slots_a), cursors(slots_b)
+    b_tensors = _Cursor(enumerate(b.tensors), b.tensors.__getitem__)
+    for pos, ta in enumerate(a.tensors):
+        key = ta.name if named else ta.index
+        if position(a, key) == pos:
+            at_b = position(b, key)
+            compare(key, ta, None if at_b is None else b_tensors.take(at_b))
+    on_b = cursors(slots_b)
+    for pos, tb in enumerate(b.tensors):
+        key = tb.name if named else tb.index
+        if position(a, key) is None and position(b, key) == pos:
+            compare(key, None, tb)
     kind_a = a.optimizer.kind if a.optimizer is not None else None
     kind_b = b.optimizer.kind if b.optimizer is not None else None
     if kind_a != kind_b:

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
-__all__ = ["dumps", "json_value", "non_finite"]
+__all__ = ["dumps", "json_pieces", "json_value", "non_finite"]
 
 
 _PLAIN = frozenset([str, int, bool, type(None)])
@@ -57,3 +57,26 @@ def dumps(obj: Any) -> str:
         return json.dumps(obj, ensure_ascii=True, allow_nan=False)
     except (TypeError, ValueError):
         return json.dumps(json_value(obj), ensure_ascii=True, allow_nan=False)
+
+
+def json_pieces(value: Any) -> Iterator[str]:
+    """The text of :func:`dumps` in pieces: a dict a value at a time, and the items of an
+    iterable that is not a list, tuple or string (a generator, rows made as they are read) one
+    at a time, so that an output of millions of rows is written without being held whole."""
+    if isinstance(value, dict):
+        yield "{"
+        for k, (key, item) in enumerate(value.items()):
+            yield (", " if k else "") + json.dumps(str(key)) + ": "
+            yield from json_pieces(item)
+        yield "}"
+    elif isinstance(value, Iterable) and not isinstance(value, _WHOLE):
+        yield "["
+        for k, item in enumerate(value):
+            yield (", " if k else "") + dumps(item)
+        yield "]"
+    else:
+        yield dumps(value)
+
+
+#: the iterables written whole, by :func:`dumps`
+_WHOLE = (str, bytes, bytearray, memoryview, list, tuple, np.ndarray, Mapping)

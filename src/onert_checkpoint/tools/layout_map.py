@@ -30,7 +30,7 @@ from ..format.revisions.blocks import Block
 from ..format.revisions.v1 import reader as v1
 from ..format.revisions.wof import reader as wof
 from ..format.source import open_source
-from .jsonout import dumps
+from .jsonout import json_pieces
 
 __all__ = ["LayoutField", "LayoutMap", "layout_map"]
 
@@ -75,14 +75,9 @@ class LayoutMap:
     def json_pieces(self) -> Iterator[str]:
         """:meth:`to_dict` as one line of ASCII JSON, in pieces (the same text as
         ``json.dumps(self.to_dict())``), one field at a time."""
-        yield f'{{"revision": {dumps(self.revision)}, "file_size": {dumps(self.file_size)}, '
-        yield '"fields": ['
-        sep = ""
-        for f in self.iter_fields():
-            yield sep + dumps(f.__dict__)
-            sep = ", "
         error = None if self.error is None else self.error.to_dict()
-        yield f'], "error": {dumps(error)}}}'
+        return json_pieces({"revision": self.revision, "file_size": self.file_size,
+                            "fields": (f.__dict__ for f in self.iter_fields()), "error": error})
 
 
 def _u(view: memoryview, at: int, size: int) -> int | None:

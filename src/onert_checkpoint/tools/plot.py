@@ -105,10 +105,10 @@ def _write(fig: Figure, path: str | os.PathLike[str]) -> None:
 
 
 def histograms(ckpt: Checkpoint, path: str | os.PathLike[str], *,
-               tensors: Sequence[str] | None = None, slot: str | None = None) -> int:
+               tensors: Sequence[str] | None = None, slot: str | None = None) -> str:
     """One histogram panel per tensor (``tensors``: their names or indices; default all) and
-    slot (``slot``: one of them; default weights and every optimizer slot); returns the
-    panel count. ValueError for more than :data:`MAX_PANELS` panels or none."""
+    slot (``slot``: one of them; default weights and every optimizer slot); returns what the
+    picture shows, in a line. ValueError for more than :data:`MAX_PANELS` panels or none."""
     require_matplotlib()
     from matplotlib.figure import Figure
 
@@ -139,7 +139,18 @@ def histograms(ckpt: Checkpoint, path: str | os.PathLike[str], *,
     fig.supxlabel("value")
     fig.supylabel("count")
     _write(fig, path)
-    return len(chosen)
+    slots = ", ".join(dict.fromkeys(s for *_, s in chosen))
+    return (f"histograms of {_count(len({key for _, _, key, _ in chosen}), 'tensor')} "
+            f"({slots}), {_count(len(chosen), 'panel')} of {BINS} bins")
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def _of(shown: int, total: int, which: str) -> str:
+    """How many of how many tensors a picture draws."""
+    return "one per tensor" if shown == total else f"{which} of {total} tensors"
 
 
 def _bar_chart(fig: Figure, keys: list[str], values: list[float], ylabel: str) -> None:
@@ -165,11 +176,11 @@ def _changes(a: Checkpoint, b: Checkpoint, slot: str) -> dict[str, float]:
 
 
 def change(a: Checkpoint, b: Checkpoint, path: str | os.PathLike[str], *,
-           slot: str = "weights", labels: tuple[str, str] = ("A", "B")) -> dict[str, float]:
+           slot: str = "weights", labels: tuple[str, str] = ("A", "B")) -> str:
     """A bar per tensor: the relative L2 change of its ``slot`` entry from ``a`` to ``b``
     (an infinite one, where A is zero, drawn above the others in red, marked ``inf``), at
-    most :data:`MAX_BARS` (the largest); returns the values drawn. ValueError when no entry
-    of that slot pairs up."""
+    most :data:`MAX_BARS` (the largest); returns what the picture shows, in a line.
+    ValueError when no entry of that slot pairs up."""
     require_matplotlib()
     from matplotlib.figure import Figure
 
@@ -182,15 +193,16 @@ def change(a: Checkpoint, b: Checkpoint, path: str | os.PathLike[str], *,
     some = "" if len(values) == len(every) else f" ({len(values)} largest of {len(every)})"
     fig.suptitle(_label(f"{labels[0]} -> {labels[1]}") + some, fontsize=9)
     _write(fig, path)
-    return values
+    return (f"change {labels[0]} -> {labels[1]}: {_count(len(values), 'bar')} "
+            f"({_of(len(values), len(every), 'the largest')}), relative L2 change of {slot}")
 
 
 def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
-               slot: str = "weights") -> dict[str, list[float]]:
+               slot: str = "weights") -> str:
     """A line per tensor over ``ckpts`` (a training run, in order): the relative L2 change of
     its ``slot`` entry from the first checkpoint, against the step (the checkpoints' ``step``
     when each has one, else their position), at most :data:`MAX_LINES` (those that end
-    farthest); returns the lines drawn."""
+    farthest); returns what the picture shows, in a line."""
     require_matplotlib()
     from matplotlib.figure import Figure
 
@@ -208,11 +220,8 @@ def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
     if not lines:
         raise ValueError(f"no {slot} entry pairs up in every checkpoint")
     drawn = _largest({key: ys[-1] for key, ys in lines.items()}, MAX_LINES)
-    if len(drawn) < len(lines):
-        title = f"{len(drawn)} of {len(lines)} tensors: those that end farthest"
-        lines = {key: lines[key] for key in drawn}
-    else:
-        title = ""
+    every = len(lines)
+    lines = {key: lines[key] for key in drawn}
     fig = Figure(figsize=(7.0, 4.2), layout="constrained")
     ax = fig.add_subplot()
     for key, ys in lines.items():
@@ -223,8 +232,12 @@ def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
     ax.set_xlabel("step" if by_step else "checkpoint")
     ax.set_ylabel(_label(f"relative L2 change from the first ({slot})"))
-    ax.set_title(title, fontsize=9)
+    some = f"{len(lines)} of {every} tensors: those that end farthest"
+    ax.set_title(some if len(lines) < every else "", fontsize=9)
     if len(lines) <= 16:
         ax.legend(fontsize=8)
     _write(fig, path)
-    return lines
+    span = f" (steps {xs[0]} to {xs[-1]})" if by_step else ""
+    return (f"trajectory over {len(ckpts)} checkpoints{span}: "
+            f"{_count(len(lines), 'line')} ({_of(len(lines), every, 'those that end farthest')}),"
+            f" relative L2 change of {slot} from the first")
