@@ -99,3 +99,50 @@ def test_onert_resumes_an_adam_session_from_the_import(weights: Path, tmp_path: 
         grad = np.asarray(stepped.optimizer.slots["m"][t.index].data) != 0
         assert grad.any()
         assert np.allclose(moved[grad], LR, rtol=1e-3), t.name
+
+
+#: Adam moments that onert cannot resume from: each unlike its weight (fc2's w0, float32[8, 4])
+#: in shape, in dtype, or in size
+UNLIKE = {
+    "m-transposed": ("w0.m", np.zeros((4, 8), np.float32), "float32[4, 8]"),
+    "m-float64": ("w0.m", np.zeros((8, 4), np.float64), "float64[8, 4]"),
+    "v-short": ("w0.v", np.zeros(5, np.float32), "float32[5]"),
+}
+
+
+@pytest.mark.parametrize("case", UNLIKE.values(), ids=UNLIKE.keys())
+def test_import_refuses_adam_moments_unlike_their_tensor(tmp_path: Path, case: tuple) -> None:
+    from safetensors.numpy import save_file
+
+    member, moment, found = case
+    trained = oc.load(DATA / "fc2-sgd-step8.ckpt", model=MODEL)
+    arrays = {}
+    for t in trained.tensors:
+        arrays[t.name] = np.array(t.data)
+        arrays[t.name + ".m"] = arrays[t.name + ".v"] = np.zeros_like(arrays[t.name])
+    arrays[member] = moment
+    src, out = tmp_path / "adam.safetensors", tmp_path / "out.ckpt"
+    save_file(arrays, str(src))
+    done = run("import", src, out, "--model", MODEL)
+    assert done.returncode == 1 and not out.exists(), done.stderr
+    assert done.stderr.startswith(f"onert-ckpt: error: not_representable: array '{member}' ")
+    assert f"is {found}; 'w0' is float32[8, 4]" in done.stderr
+    np.savez(tmp_path / "adam.npz", **arrays)
+    for read, path in ((oc.from_safetensors, src), (oc.from_npz, tmp_path / "adam.npz")):
+        with pytest.raises(oc.NotRepresentableError) as err:
+            read(path, entries={t.name: t.index for t in trained.tensors})
+        assert err.value.field == member and found in err.value.message
+
+
+def test_an_export_keeps_an_adam_slot_of_another_size_that_schema_3_holds(
+        tmp_path: Path) -> None:
+    ckpt = oc.Checkpoint(
+        [oc.Tensor(0, np.ones(4, np.float32), dtype="float32", shape=(2, 2))],
+        optimizer=oc.Optimizer("adam", {"m": {0: oc.Buffer(0, np.zeros(3, np.uint8))},
+                                        "v": {0: oc.Buffer(0, np.zeros(16, np.uint8))}}),
+    )
+    oc.save(ckpt, tmp_path / "odd.ckpt", revision="v3")
+    for suffix, write, read in ((".safetensors", oc.to_safetensors, oc.from_safetensors),
+                                (".npz", oc.to_npz, oc.from_npz)):
+        write(oc.load(tmp_path / "odd.ckpt"), tmp_path / f"e{suffix}")
+        assert oc.to_bytes(read(tmp_path / f"e{suffix}")) == (tmp_path / "odd.ckpt").read_bytes()

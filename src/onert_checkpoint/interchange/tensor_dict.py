@@ -476,6 +476,7 @@ def from_numpy_dict(
     described = _meta_json(meta, "tensors", "{}", dict)
     tensors: list[Tensor] = []
     held = None if kind == "none" else Optimizer(kind, {n: {} for n in slot_names})
+    weights: dict[int, tuple[str, np.dtype, tuple[int, ...]]] = {}  # Adam's: see _check_slots
     for name, value in arrays.items():
         if name not in placed:
             raise _fail(f"array {name!r} names no entry")
@@ -496,10 +497,13 @@ def from_numpy_dict(
             elif name != str(index):
                 tensor.name = name
             tensors.append(tensor)
+            if kind == "adam":
+                weights[index] = (name, arr.dtype.newbyteorder("="), arr.shape)
         else:
             if held is None:
                 raise _fail(f"array {name!r} is optimizer state, but the optimizer is none")
             held.slots.setdefault(slot, {})[index] = Buffer(index, raw, offsets.get(name))
+    _check_slots(arrays, placed, weights, exported="arrays" in meta)
     try:
         state = _state_from_json(_meta_json(meta, "state", "{}", dict))
         origin = _meta_json(meta, "origin", "null", (dict, type(None)))
@@ -532,6 +536,29 @@ def from_numpy_dict(
             ckpt, annotations_are_content=entries is None or "entries" in meta
         )
     return ckpt
+
+
+def _check_slots(arrays: Mapping[str, Any], placed: Mapping[str, tuple[int, str | None]],
+                 weights: Mapping[int, tuple[str, np.dtype, tuple[int, ...]]],
+                 exported: bool) -> None:
+    """Adam's m and v arrays must have the dtype and shape of their weight's (``weights``):
+    onert resumes from no other. A schema-3 slot may be of another size (SPEC 6.7); an export
+    of ours gives such a slot as its raw bytes (flat uint8), and those are kept."""
+    for name, value in arrays.items():
+        index, slot = placed[name]
+        if slot is None or index not in weights:
+            continue
+        arr = np.asarray(value)
+        dtype = arr.dtype.newbyteorder("=")
+        weight, weight_dtype, weight_shape = weights[index]
+        if (dtype, arr.shape) != (weight_dtype, weight_shape) and not (
+                exported and dtype == np.uint8 and arr.ndim == 1):
+            raise error_for(
+                "not_representable", name, None,
+                f"array {name!r} (Adam's {slot} of {weight!r}) is {dtype}{list(arr.shape)}; "
+                f"{weight!r} is {weight_dtype}{list(weight_shape)}: m and v must have their "
+                "tensor's dtype and shape",
+            )
 
 
 def _chosen_optimizer(ckpt: Checkpoint, kind: str) -> Optimizer:
