@@ -4,17 +4,21 @@ What onert's ``train_export_circle`` and onert-micro's ``saveModel`` do from a l
 from a checkpoint file: each entry replaces its circle tensor's buffer, the rest of the model is
 kept. The flatbuffer is rebuilt with circle-schema's object API (``ModelT``), never patched by
 offset; that API unpacks a table once per reference, so `unpack_cost` bounds it first. A buffer
-read by several tensors is split when they get different values.
+read by several tensors is split when they get different values. The data are never copied:
+the builder leaves each large vector where it lies (the model's or the checkpoint's mapped file)
+and the output is written around them in pieces, so baking costs the tables, not the weights.
 """
 
 from __future__ import annotations
 
 import copy
+import mmap
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import flatbuffers
 import numpy as np
 
 from ..atomic_file import write_atomic
@@ -22,7 +26,7 @@ from ..format.errors import error_for
 from ..format.model import Checkpoint
 from ..format.revisions.registry import holds
 from .binding import bind, entry_tensors
-from .model import CircleModel
+from .model import CircleModel, not_representable
 from .onert_order import predict_onert_entries
 
 __all__ = ["SHARED_POLICIES", "bake", "unpack_budget", "unpack_cost"]
@@ -35,10 +39,6 @@ SHARED_POLICIES = ("error", "kept", "untie")
 _FILE_IDENTIFIER = b"CIR0"
 
 
-def _not_representable(field: str | None, message: str) -> Exception:
-    return error_for("not_representable", field, None, message)
-
-
 def _values(ckpt: Checkpoint, model: CircleModel, order: str,
             shared: str) -> tuple[dict[int, np.ndarray], dict[int, dict[int, np.ndarray]]]:
     """(tensor index -> bytes to bake, {tensor index: {reader operator: bytes}} to untie)."""
@@ -49,7 +49,7 @@ def _values(ckpt: Checkpoint, model: CircleModel, order: str,
     if not by_index and len(set(indices)) < len(indices):
         predicted = predict_onert_entries(model)
         if [e.tensor for e in predicted] != indices:
-            raise _not_representable(
+            raise not_representable(
                 "weights",
                 "the file has copies of shared constants in an order the prediction does not "
                 "give; which reader each copy belongs to is unknown",
@@ -84,7 +84,7 @@ def _values(ckpt: Checkpoint, model: CircleModel, order: str,
             continue
         name = model.tensors[index].name
         if shared == "error":
-            raise _not_representable(
+            raise not_representable(
                 "weights",
                 f"the entries of the shared tensor {index} ({name!r}) hold different values "
                 "(onert trains each reader's copy apart, SPEC B.9): choose the policy 'kept' "
@@ -99,14 +99,17 @@ def _values(ckpt: Checkpoint, model: CircleModel, order: str,
 def bake(ckpt: Checkpoint | str | os.PathLike[str] | bytes,
          model: CircleModel | str | os.PathLike[str] | bytes,
          out: str | os.PathLike[str] | None = None, *, order: str = "auto",
-         shared: str = "error") -> bytes:
+         shared: str = "error", progress: Callable[[int], object] | None = None
+         ) -> bytes | memoryview:
     """The circle model ``model`` with the weights of ``ckpt`` in its constant buffers.
 
     ``ckpt`` is a checkpoint or a path or bytes to load; ``order`` says how an onert file's entry
     order is found (as in [`load`][onert_checkpoint.load]); ``shared`` what to do with onert's
-    diverged copies of a shared constant (`SHARED_POLICIES`). Returns the new model's
-    bytes and, given ``out``, writes them there atomically with [`save`][onert_checkpoint.save]'s
-    target rules (a link followed, a directory, FIFO, socket or device refused untouched).
+    diverged copies of a shared constant (`SHARED_POLICIES`). Returns the new model's bytes or,
+    given ``out``, writes them there atomically with [`save`][onert_checkpoint.save]'s target
+    rules (a link followed, a directory, FIFO, socket or device refused untouched) and returns
+    the file written as a read-only mapped view; ``progress``, if given, is called with the byte
+    count of each piece written (as `save`'s).
 
     Raises [`ModelMismatchError`][onert_checkpoint.ModelMismatchError] when the checkpoint does not
     fit the model and [`NotRepresentableError`][onert_checkpoint.NotRepresentableError] for what a
@@ -121,17 +124,19 @@ def bake(ckpt: Checkpoint | str | os.PathLike[str] | bytes,
 
         ckpt = load(ckpt, mmap="auto")  # a private copy of a small file, as edit_file
     bind(ckpt, model, order=order)
-    kept, untie = _values(ckpt, model, order, shared)
-    raw = _rebuild(model, kept, untie)
-    if out is not None:
-        write_atomic(out, raw)
-    return raw
+    built = rebuild(model, *_values(ckpt, model, order, shared))
+    if out is None:
+        return b"".join(built.pieces())
+    write_atomic(out, built.pieces(), progress=progress)
+    from ..format.source import open_source
+
+    return open_source(out)
 
 
 #: Estimated bytes per table the object API makes, per vector element and per buffer byte:
-#: the unpacked object, then the builder's growing copy and the output bytes (measured: a
-#: 2,000-dimension shape named 2,000 times peaked at 3x its elements' 4 bytes each over the
-#: unpacked arrays); generous, so that the estimate stays above the real cost.
+#: the unpacked object, then the builder's copy and the output bytes (measured: a 2,000-dimension
+#: shape named 2,000 times peaked at 3x its elements' 4 bytes each over the unpacked arrays);
+#: generous, so that the estimate stays above the real cost (a large buffer costs nothing now).
 _TABLE_COST = 1024
 _ELEMENT_COST = 24
 _DATA_COST = 4
@@ -143,7 +148,7 @@ def unpack_budget(model_size: int) -> int:
     return 64 * 1024 * 1024 + 8 * model_size
 
 
-def unpack_cost(raw: bytes) -> int:
+def unpack_cost(raw: bytes | memoryview) -> int:
     """The bytes the object API would make from the circle model ``raw``, estimated with every
     reference counted as often as it occurs (each distinct table is read once, so this is
     linear in the model's size). Raises ``not_representable`` when two operators share one
@@ -181,7 +186,7 @@ def unpack_cost(raw: bytes) -> int:
         options = op.BuiltinOptions()
         if options is not None:
             if options.Pos in options_seen:
-                raise _not_representable(
+                raise not_representable(
                     "model", "two operators share one options table (no circle writer does "
                     "that); baking would unpack it once per operator",
                 )
@@ -214,22 +219,73 @@ def unpack_cost(raw: bytes) -> int:
     return total
 
 
-def _rebuild(model: CircleModel, kept: dict[int, np.ndarray],
-             untie: dict[int, dict[int, np.ndarray]]) -> bytes:
-    import flatbuffers
+#: Byte vectors from this size on are left where they lie (`_Builder`); smaller ones are copied.
+_IN_PLACE = 4096
+
+
+class _Builder(flatbuffers.Builder):
+    """A Builder that writes the tables into an anonymous mapping and leaves each large byte
+    vector where it lies, noting its place: pages it would fill are never touched, so they cost
+    no memory. `pieces` gives the finished buffer front to back with the vectors in place."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__(0)
+        self.Bytes: Any = mmap.mmap(-1, max(size, 1))
+        self.head = len(self.Bytes)
+        self._vectors: list[tuple[int, np.ndarray]] = []  # (offset from the end, bytes)
+
+    def CreateNumpyVector(self, x: np.ndarray) -> int:
+        if x.dtype != np.uint8 or x.ndim != 1 or x.size < _IN_PLACE or not x.flags.c_contiguous:
+            return int(super().CreateNumpyVector(x))
+        self.StartVector(1, x.size, 1)
+        self.head -= x.size
+        self._vectors.append((self.Offset(), x))
+        return int(self.EndVector())
+
+    def GrowByteBuffer(self) -> None:
+        old = self.Bytes
+        if len(old) >= self.MAX_BUFFER_SIZE:
+            super().GrowByteBuffer()  # raises flatbuffers' own error
+        self.Bytes = mmap.mmap(-1, min(2 * len(old), self.MAX_BUFFER_SIZE))
+        shift = len(self.Bytes) - len(old)
+        for start, end in self._written(len(old), self.head):
+            self.Bytes[start + shift : end + shift] = old[start:end]
+        self.head += shift  # Prep moves its own copy of head by as much
+        old.close()
+
+    def _written(self, size: int, head: int) -> Iterator[tuple[int, int]]:
+        """The ranges of ``[head, size)`` the builder wrote, between the vectors left out."""
+        for at, x in reversed(self._vectors):  # built back to front: the first is last
+            yield head, size - at
+            head = size - at + x.size
+        yield head, size
+
+    def pieces(self) -> Iterator[memoryview]:
+        view = memoryview(self.Bytes)
+        vectors = [x for _, x in reversed(self._vectors)]
+        for k, (start, end) in enumerate(self._written(len(self.Bytes), self.head)):
+            yield view[start:end]
+            if k < len(vectors):
+                yield vectors[k].data
+
+
+def rebuild(model: CircleModel, kept: dict[int, np.ndarray],
+            untie: dict[int, dict[int, np.ndarray]] | None = None) -> _Builder:
+    """The model rebuilt with ``kept[tensor index]`` as each tensor's buffer (a buffer other
+    tensors read too is split) and, for ``untie[tensor][reader]``, a new tensor for that reader."""
     from circle_schema.v0_9.circle.Model import ModelT
 
     cost, budget = unpack_cost(model.source), unpack_budget(len(model.source))
     if cost > budget:
-        raise _not_representable(
+        raise not_representable(
             "model",
             f"the model's flatbuffer names its tables from many places: unpacking it to "
             f"rebuild would make about {cost} bytes of objects from {len(model.source)} bytes, "
             f"over the limit of {budget} (64 MiB + 8x the model's size)",
         )
-    obj = ModelT.InitFromPackedBuf(bytearray(model.source), 0)
+    obj = ModelT.InitFromPackedBuf(model.source, 0)
     if any(b is not None and (b.offset or 0) > 1 for b in obj.buffers or []):
-        raise _not_representable(
+        raise not_representable(
             "model", "the model keeps its buffers after the flatbuffer (files over 2 GiB); "
             "baking rebuilds the flatbuffer only",
         )
@@ -237,26 +293,29 @@ def _rebuild(model: CircleModel, kept: dict[int, np.ndarray],
     buffer_type = type(obj.buffers[0])
     # how many tensors (of every subgraph) read each buffer: a shared buffer is split
     readers = Counter(t.buffer for sg in obj.subgraphs for t in sg.tensors or [])
+    added = 0
 
     def new_buffer(data: np.ndarray) -> int:
+        nonlocal added
         buf = buffer_type()
-        buf.data = np.array(data, dtype=np.uint8, copy=True)
+        buf.data = data
         obj.buffers.append(buf)
+        added += data.nbytes
         return len(obj.buffers) - 1
 
     for index, data in kept.items():
         tensor = subgraph.tensors[index]
         current = obj.buffers[tensor.buffer].data
-        if current is not None and np.array_equal(np.asarray(current, np.uint8), data):
+        if current is not None and current.data == data.data:  # memoryviews: no temporary
             continue
         if readers[tensor.buffer] == 1:
-            obj.buffers[tensor.buffer].data = np.array(data, dtype=np.uint8, copy=True)
+            obj.buffers[tensor.buffer].data = data
         else:
             readers[tensor.buffer] -= 1
             tensor.buffer = new_buffer(data)
-    for index, by_reader in untie.items():
+    for index, by_reader in (untie or {}).items():
         for reader, data in by_reader.items():
-            if np.array_equal(data, kept[index]):
+            if data.data == kept[index].data:
                 continue  # this reader reads the kept entry: the tensor itself
             clone = copy.deepcopy(subgraph.tensors[index])
             clone.name = (clone.name or b"") + f"@op{reader}".encode()
@@ -264,6 +323,6 @@ def _rebuild(model: CircleModel, kept: dict[int, np.ndarray],
             subgraph.tensors.append(clone)
             op = subgraph.operators[reader]
             op.inputs = np.where(op.inputs == index, len(subgraph.tensors) - 1, op.inputs)
-    builder = flatbuffers.Builder(len(model.source) + 1024)
+    builder = _Builder(len(model.source) + added + 1024)
     builder.Finish(obj.Pack(builder), file_identifier=_FILE_IDENTIFIER)
-    return bytes(builder.Output())
+    return builder

@@ -19,11 +19,11 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ..format.errors import error_for
-from ..format.model import Buffer, Checkpoint, Tensor
+from ..format.model import Buffer, Checkpoint
 from ..format.revisions.registry import BY_CIRCLE_INDEX, BY_RECORD, find
 from ..format.typed import typed_view
 from . import onert_order
-from .model import CircleModel, CircleTensor
+from .model import CircleModel, CircleTensor, as_circle_model
 from .onert_order import predict_onert_order
 
 __all__ = ["ORDER_SOURCES", "bind", "entry_tensors"]
@@ -40,12 +40,8 @@ def _mismatch(field: str | None, message: str) -> Exception:
     return error_for("model_mismatch", field, None, message)
 
 
-def _count(t: CircleTensor) -> int:
-    return int(np.prod(t.shape, dtype=np.int64)) if t.shape else 1
-
-
 def _fits(t: CircleTensor, nbytes: int, micro: bool) -> bool:
-    return nbytes == t.nbytes or (micro and nbytes == MICRO_ELEMENT_SIZE * _count(t))
+    return nbytes == t.nbytes or (micro and nbytes == MICRO_ELEMENT_SIZE * t.count)
 
 
 def _sizes(sizes: Iterable[int]) -> str:
@@ -100,9 +96,7 @@ def _predicted(model: CircleModel) -> list[int] | None:
         return None
 
 
-def _onert_order(
-    ckpt: Checkpoint, model: CircleModel, order: str, model_source: str | os.PathLike[str] | bytes
-) -> list[int]:
+def _onert_order(ckpt: Checkpoint, model: CircleModel, order: str) -> list[int]:
     predicted = _predicted(model)
     trainable = predicted or sorted(onert_order.trainable_indices(model))
     if predicted is not None and len(ckpt.tensors) != len(predicted):
@@ -117,7 +111,7 @@ def _onert_order(
     sources = ["predict", "probe", "size"] if order == "auto" else [order]
     for source in sources:
         if source == "probe":
-            found = onert_order.probe_onert_order(model_source)
+            found = onert_order.probe_onert_order(model)
             if found is None or -1 in found:
                 tried.append("probe (onert is not installed)" if found is None else "probe")
                 continue
@@ -137,11 +131,7 @@ def _onert_order(
 
 
 def entry_tensors(
-    ckpt: Checkpoint,
-    model: CircleModel,
-    *,
-    order: str = "auto",
-    model_source: str | os.PathLike[str] | bytes | None = None,
+    ckpt: Checkpoint, model: CircleModel, *, order: str = "auto"
 ) -> tuple[list[int], bool]:
     """The circle tensor index of each present weight entry, and whether indices are the
     model's own (onert-micro, WOF) rather than onert's iteration order."""
@@ -179,14 +169,12 @@ def entry_tensors(
                 "tensors (onert-micro and WOF files have one entry per tensor)",
             )
         return [t.index for t in ckpt.tensors], True
-    return _onert_order(
-        ckpt, model, order, model_source if model_source is not None else model.source
-    ), False
+    return _onert_order(ckpt, model, order), False
 
 
 def _typed(buffer: Buffer, t: CircleTensor) -> np.ndarray | None:
     """The entry as its tensor's dtype and shape, or None when its size is not the tensor's."""
-    if buffer.nbytes != t.nbytes or (t.nbytes == 0 and _count(t) != 0):
+    if buffer.nbytes != t.nbytes or (t.nbytes == 0 and t.count != 0):
         return None
     arr = typed_view(buffer.raw, t.dtype, t.shape)
     return None if arr.dtype == np.uint8 and t.dtype != "uint8" and t.nbytes else arr
@@ -194,7 +182,7 @@ def _typed(buffer: Buffer, t: CircleTensor) -> np.ndarray | None:
 
 def bind(
     ckpt: Checkpoint,
-    model: CircleModel | str | os.PathLike | bytes,
+    model: CircleModel | str | os.PathLike | bytes | memoryview,
     *,
     order: str = "auto",
 ) -> Checkpoint:
@@ -203,10 +191,8 @@ def bind(
     Raises ModelMismatchError when the file does not fit the model (a different count, a size
     that disagrees with a tensor's shape and type), naming the entry.
     """
-    source = model.source if isinstance(model, CircleModel) else model
-    if not isinstance(model, CircleModel):
-        model = CircleModel.load(model)
-    indices, by_index = entry_tensors(ckpt, model, order=order, model_source=source)
+    model = as_circle_model(model)
+    indices, by_index = entry_tensors(ckpt, model, order=order)
     rev = find(ckpt.revision)
     micro = by_index and rev is not None and bool(rev.dialects)
     quirks = set(ckpt.quirks)
@@ -249,30 +235,22 @@ def _name_shared_copies(ckpt: Checkpoint, model: CircleModel, indices: list[int]
     """Name the entries of a tensor that onert split between its readers (SPEC B.9).
 
     The entry of the operand onert kept keeps the tensor's name and model index; each copy onert
-    made for another reader is named ``<name>@op<reader>`` and has no model index (schema 2
+    made for another reader is named ``<name>@op<reader>`` (`onert_order.copy_names`; ``<name>@<k>``
+    for the k-th copy of an order that came from elsewhere) and has no model index (schema 2
     allows each model index once). Returns ``{"shared_copies_differ"}`` when the entries of one
     tensor do not hold the same bytes (onert trains each copy with its reader alone).
     """
-    predicted = onert_order.predict_onert_entries(model)
-    prefix = "@op"
-    if [e.tensor for e in predicted] != indices:  # the order came from elsewhere: number them
+    names = onert_order.copy_names(model, indices)
+    if not names:  # the order came from elsewhere: number them
         seen: Counter[int] = Counter()
-        predicted, prefix = [], "@"
-        for i in indices:
+        for k, i in enumerate(indices):
             seen[i] += 1
-            predicted.append(onert_order.OnertEntry(i, (seen[i] - 1,), seen[i] > 1))
-    counts = Counter(indices)
-    kept: dict[int, Tensor] = {}
-    for tensor, entry in zip(ckpt.tensors, predicted):
-        if counts[entry.tensor] < 2:
-            continue
-        if entry.copy:
-            name = model.tensors[entry.tensor].name or str(entry.tensor)
-            tensor.name, tensor.model_index = f"{name}{prefix}{entry.readers[0]}", None
-        else:
-            kept[entry.tensor] = tensor
+            if seen[i] > 1:
+                names[k] = f"{model.tensors[i].name or i}@{seen[i] - 1}"
+    kept = {i: tensor for k, (tensor, i) in enumerate(zip(ckpt.tensors, indices)) if k not in names}
+    for k, name in names.items():
+        ckpt.tensors[k].name, ckpt.tensors[k].model_index = name, None
     differ = any(
-        counts[i] > 1 and i in kept and not np.array_equal(tensor.raw, kept[i].raw)
-        for tensor, i in zip(ckpt.tensors, indices)
+        not np.array_equal(ckpt.tensors[k].raw, kept[indices[k]].raw) for k in names
     )
     return {"shared_copies_differ"} if differ else set()

@@ -17,6 +17,7 @@ onert gives back the same bytes.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from collections.abc import MutableMapping, Sequence
@@ -27,20 +28,13 @@ from ..format.errors import error_for
 from ..format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..format.revisions.registry import RUNTIME, holds
 from .adam_units import check_batch_size, has_state, rescale_slots
-from .binding import entry_tensors
-from .model import CircleModel
-from .onert_order import predict_onert_entries, predict_onert_order
+from .binding import MICRO_ELEMENT_SIZE, entry_tensors
+from .model import CircleModel, as_circle_model, not_representable
+from .onert_order import copy_names, predict_onert_order
 
 __all__ = ["DIALECTS", "to_dialect"]
 
 DIALECTS = RUNTIME.dialects
-
-#: onert-micro sizes every element as 4 bytes (sizeof its dtype enum; FORMAT-FACTS section 2).
-MICRO_ELEMENT_SIZE = 4
-
-
-def _not_representable(field: str | None, message: str) -> Exception:
-    return error_for("not_representable", field, None, message)
 
 
 def _describe(model: CircleModel, indices: Sequence[int]) -> str:
@@ -49,23 +43,20 @@ def _describe(model: CircleModel, indices: Sequence[int]) -> str:
     )
 
 
-def _count(model: CircleModel, index: int) -> int:
-    shape = model.tensors[index].shape
-    return int(np.prod(shape, dtype=np.int64)) if shape else 1
-
-
 def _by_tensor(
-    ckpt: Checkpoint, model: CircleModel, order: str, model_source: bytes
+    ckpt: Checkpoint, model: CircleModel, order: str
 ) -> tuple[dict[int, Tensor], dict[str, dict[int, Buffer]], bool]:
     """Every present entry (and optimizer slot entry) keyed by its circle tensor index, and
     whether the entries are indexed by circle tensor (onert-micro's layout) rather than in
     onert's order."""
-    indices, by_index = entry_tensors(ckpt, model, order=order, model_source=model_source)
-    copies = _CopyCounts(indices, model)
-    tensors: dict[int, Tensor] = {}
+    indices, by_index = entry_tensors(ckpt, model, order=order)
     slots: dict[str, dict[int, Buffer]] = {}
     if ckpt.optimizer is not None:
         slots = {name: {} for name in ckpt.optimizer.slots}
+    # how many entries name each tensor, here and in onert's order: counted once, when a
+    # first tensor has two entries, so that checking every copy stays linear
+    counts = functools.cache(lambda: (Counter(indices), Counter(predict_onert_order(model))))
+    tensors: dict[int, Tensor] = {}
     for tensor, index in zip(ckpt.tensors, indices):
         if not 0 <= index < len(model.tensors):
             raise error_for(
@@ -76,10 +67,16 @@ def _by_tensor(
         if index in tensors:
             # onert keeps one entry per reader of a shared constant (SPEC B.9): one tensor,
             # which a one-entry-per-tensor target can hold only while the copies agree
-            _check_same_copies(ckpt, tensors[index], tensor, index, model, copies)
+            have, predicted = counts()
+            if have[index] != predicted[index]:
+                raise error_for(
+                    "model_mismatch", f"weights[{tensor.index}]", None,
+                    f"entries {tensors[index].index} and {tensor.index} both hold tensor {index}",
+                )
+            _check_same_copies(ckpt, tensors[index], tensor, index, model)
             continue
         t = model.tensors[index]
-        if tensor.nbytes not in (t.nbytes, MICRO_ELEMENT_SIZE * _count(model, index)):
+        if tensor.nbytes not in (t.nbytes, MICRO_ELEMENT_SIZE * t.count):
             raise error_for(
                 "model_mismatch", f"weights[{tensor.index}]", None,
                 f"entry {tensor.index} has {tensor.nbytes} bytes; tensor {index} ({t.name!r}, "
@@ -93,32 +90,9 @@ def _by_tensor(
     return tensors, slots, by_index
 
 
-class _CopyCounts:
-    """How many entries name each tensor, in the checkpoint and in onert's predicted order;
-    counted once (the prediction only when a first tensor has two entries), so that checking
-    every copy stays linear in the entry count."""
-
-    def __init__(self, indices: Sequence[int], model: CircleModel) -> None:
-        self._indices = indices
-        self._model = model
-        self._counts: tuple[Counter[int], Counter[int]] | None = None
-
-    def agree(self, index: int) -> bool:
-        if self._counts is None:
-            self._counts = Counter(self._indices), Counter(predict_onert_order(self._model))
-        have, predicted = self._counts
-        return have[index] == predicted[index]
-
-
 def _check_same_copies(
-    ckpt: Checkpoint, first: Tensor, other: Tensor, index: int, model: CircleModel,
-    copies: _CopyCounts,
+    ckpt: Checkpoint, first: Tensor, other: Tensor, index: int, model: CircleModel
 ) -> None:
-    if not copies.agree(index):
-        raise error_for(
-            "model_mismatch", f"weights[{other.index}]", None,
-            f"entries {first.index} and {other.index} both hold tensor {index}",
-        )
     pairs: list[tuple[Buffer, Buffer]] = [(first, other)]
     if ckpt.optimizer is not None:
         pairs += [
@@ -127,7 +101,7 @@ def _check_same_copies(
             if first.index in entries and other.index in entries
         ]
     if any(not np.array_equal(a.raw, b.raw) for a, b in pairs):
-        raise _not_representable(
+        raise not_representable(
             f"weights[{other.index}]",
             f"entries {first.index} and {other.index}, onert's copies of the shared tensor "
             f"{_describe(model, [index])}, hold different weights or optimizer state (onert "
@@ -159,16 +133,16 @@ def _to_micro(
     saved = model.micro_saved_indices()
     extra = sorted(set(tensors) - set(saved))
     if extra:
-        raise _not_representable(
+        raise not_representable(
             "weights",
             f"tensors {_describe(model, extra)} are not constants of a FULLY_CONNECTED or "
             "CONV_2D operator: onert-micro neither saves nor loads them",
         )
     wrong = [
-        i for i in tensors if tensors[i].nbytes != MICRO_ELEMENT_SIZE * _count(model, i)
+        i for i in tensors if tensors[i].nbytes != MICRO_ELEMENT_SIZE * model.tensors[i].count
     ]
     if wrong:
-        raise _not_representable(
+        raise not_representable(
             "weights",
             f"tensors {_describe(model, wrong)} are not 4 bytes per element: onert-micro's "
             "saver and loader size every element as 4 bytes (spec/SPEC.md)",
@@ -192,30 +166,27 @@ def _to_onert(
 ) -> tuple[list[Tensor], dict[str, MutableMapping[int, Buffer]], int]:
     missing = [i for i in order if i not in tensors]
     if missing:
-        raise _not_representable(
+        raise not_representable(
             "weights",
             f"onert exports every trainable tensor; the checkpoint has no data for tensors "
             f"{_describe(model, missing)}",
         )
     extra = sorted(set(tensors) - set(order))
     if extra:
-        raise _not_representable(
+        raise not_representable(
             "weights",
             f"tensors {_describe(model, extra)} are not trainable tensors of onert for this model",
         )
     wrong = [i for i in order if tensors[i].nbytes != model.tensors[i].nbytes]
     if wrong:
-        raise _not_representable(
+        raise not_representable(
             "weights",
             f"tensors {_describe(model, wrong)} hold onert-micro's 4-bytes-per-element data, "
             "not the tensor's own size",
         )
     out = [_tensor(tensors[i], k, i, model, None) for k, i in enumerate(order)]
-    if len(set(order)) < len(order):  # copies of shared constants: named as bind names them
-        for tensor, entry in zip(out, predict_onert_entries(model)):
-            if entry.copy and list(order) == predict_onert_order(model):
-                tensor.name = f"{tensor.name}@op{entry.readers[0]}"
-                tensor.model_index = None  # the kept entry holds the model index (schema 2)
+    for k, name in copy_names(model, order).items():  # named as bind names them
+        out[k].name, out[k].model_index = name, None  # the kept entry holds the model index
     out_slots: dict[str, MutableMapping[int, Buffer]] = {
         name: {k: _buffer(entries[i], k, None) for k, i in enumerate(order) if i in entries}
         for name, entries in slots.items()
@@ -248,7 +219,7 @@ def _in_target_units(
         if not has_state(slots):
             return slots  # zeros are zeros in either runtime's units
         source = "onert" if dialect == "onert-micro" else "onert-micro"
-        raise _not_representable(
+        raise not_representable(
             "batch_size",
             f"moving Adam state from {source} to {dialect} needs the run's batch size: "
             "onert-micro sums a batch's gradients where onert averages them, so its m is B "
@@ -296,10 +267,8 @@ def to_dialect(
     """
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")
-    if not isinstance(model, CircleModel):
-        model = CircleModel.load(model)
-    source = model.source  # the bytes, for the runtime probe (order="auto" or "probe")
-    tensors, slots, from_micro = _by_tensor(ckpt, model, order, source)
+    model = as_circle_model(model)
+    tensors, slots, from_micro = _by_tensor(ckpt, model, order)
     if holds(ckpt.revision, "keeps_origin"):
         from_micro = _schema2_from_micro(ckpt, model)
     if batch_size is not None:

@@ -17,25 +17,25 @@ from ..format.model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tenso
 from ..format.revisions.registry import REVISIONS, RUNTIME
 from ..format.revisions.v1.reader import HEADER_SIZE
 from .model import CircleModel, as_circle_model, has_numpy_dtype, model_mismatch
-from .onert_order import predict_onert_entries, predict_onert_order
+from .onert_order import copy_names, predict_onert_order, probe_onert_order
 
 __all__ = ["checkpoint_from_arrays", "new_checkpoint", "onert_entry_order", "trainable_tensors"]
 
 
 def onert_entry_order(model: CircleModel) -> list[int]:
-    """The circle tensor index of each entry of an onert checkpoint of ``model``."""
+    """The circle tensor index of each entry of an onert checkpoint of ``model``: predicted,
+    or asked of the runtime past what the prediction knows."""
     try:
-        return list(predict_onert_order(model))
-    except NotImplementedError:
-        from .onert_order import probe_onert_order
-
-        order = probe_onert_order(model.source)
-        if order is None:
+        return predict_onert_order(model)
+    except OverflowError:
+        order = probe_onert_order(model)
+        if order is None or -1 in order:
             raise model_mismatch(
                 "onert's entry order cannot be predicted for this model here "
                 "(install the onert package to ask the runtime)",
             ) from None
         return order
+
 
 def trainable_tensors(model: CircleModel, dialect: str = "onert") -> tuple[int, list[int]]:
     """``(num_entries, [circle tensor index of each saved entry, in storage order])``."""
@@ -77,15 +77,8 @@ def checkpoint_from_arrays(model: CircleModel | str | os.PathLike[str] | bytes,
     num_entries, saved = trainable_tensors(model, dialect)
     # (entry index, circle tensor index, name); onert has one entry per reader of a shared
     # constant, named as binding names them (SPEC B.9)
-    if dialect == "onert":
-        plan = [
-            (k, e.tensor, f"{model.tensors[e.tensor].name}@op{e.readers[0]}" if e.copy else None)
-            for k, e in enumerate(predict_onert_entries(model))
-        ]
-        if [t for _, t, _ in plan] != saved:  # the order came from the probe
-            plan = [(k, t, None) for k, t in enumerate(saved)]
-    else:
-        plan = [(t, t, None) for t in saved]
+    names = copy_names(model, saved) if dialect == "onert" else {}
+    plan = [(k if dialect == "onert" else t, t, names.get(k)) for k, t in enumerate(saved)]
     missing = [model.tensors[t].name or str(t) for t in saved if t not in weights]
     if missing:
         raise model_mismatch("no value for " + ", ".join(missing))

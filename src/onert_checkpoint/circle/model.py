@@ -12,6 +12,7 @@ and only some tensors carry data (FORMAT-FACTS section 2, OMCheckpointSaver.cpp)
 
 from __future__ import annotations
 
+import mmap
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -52,6 +53,11 @@ class CircleTensor:
     #: True when the tensor has a non-empty buffer in the model
     is_constant: bool
 
+    @property
+    def count(self) -> int:
+        """The element count its shape gives (1 for a scalar)."""
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
 
 @dataclass(frozen=True, slots=True)
 class CircleOperator:
@@ -62,8 +68,12 @@ class CircleOperator:
     outputs: tuple[int, ...]
 
 
-def model_mismatch(message: str) -> Exception:
-    return error_for("model_mismatch", "model", None, message)
+def model_mismatch(message: str, field: str | None = "model") -> Exception:
+    return error_for("model_mismatch", field, None, message)
+
+
+def not_representable(field: str | None, message: str) -> Exception:
+    return error_for("not_representable", field, None, message)
 
 
 def has_numpy_dtype(name: str) -> bool:
@@ -94,7 +104,7 @@ class CircleModel:
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     _data: dict[int, memoryview]
-    source: bytes
+    source: bytes | memoryview
 
     def __repr__(self) -> str:
         return (f"CircleModel(tensors={len(self.tensors)}, operators={len(self.operators)}, "
@@ -106,17 +116,18 @@ class CircleModel:
     def load(cls, source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> CircleModel:
         """Read a circle model from a path or from its bytes.
 
-        A path is read like a checkpoint's (`open_source`: a FIFO, device or missing file is an
-        `OSError` naming the path, raised before a byte is read). Raises
+        A path is opened like a checkpoint's (`open_source`: a FIFO, device or missing file is
+        an `OSError` naming the path, raised before a byte is read; a file of 64 MiB or more is
+        mapped, not copied, and so is a view of a mapped file). Raises
         [`ModelMismatchError`][onert_checkpoint.ModelMismatchError] (field ``model``) when the
         bytes are not a readable circle model.
         """
-        if isinstance(source, (bytes, bytearray, memoryview)):
-            raw = bytes(source)
+        if not isinstance(source, (bytes, bytearray, memoryview)):
+            raw: bytes | memoryview = open_source(source, copy="auto")
+        elif isinstance(source, memoryview) and isinstance(source.obj, mmap.mmap):
+            raw = source.toreadonly()
         else:
-            view = open_source(source, copy=True)
-            raw = bytes(view)
-            view.release()
+            raw = bytes(source)
         try:
             return cls._parse(raw)
         except Exception as exc:  # flatbuffers raises anything on garbage
@@ -126,7 +137,7 @@ class CircleModel:
                 f"not a readable circle model: {type(exc).__name__}: {exc}") from exc
 
     @classmethod
-    def _parse(cls, raw: bytes) -> CircleModel:
+    def _parse(cls, raw: bytes | memoryview) -> CircleModel:
         from circle_schema.v0_9.circle.Model import Model
 
         if len(raw) < 8 or raw[4:8] != _FILE_IDENTIFIER:

@@ -11,24 +11,25 @@ itself when the ``onert`` package is installed (:func:`probe_onert_order`).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import importlib.util
 import json
 import os
-import struct
 import subprocess
 import sys
 import tempfile
-from collections.abc import Container, Iterable
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from .model import CircleModel
+from .model import CircleModel, as_circle_model
 
 __all__ = [
     "LibstdcxxUnorderedMap",
     "OnertEntry",
+    "copy_names",
     "predict_onert_entries",
     "predict_onert_order",
     "probe_cache_path",
@@ -54,45 +55,38 @@ _PRIMES = (
     834181, 902483, 976369, 1056323, 1142821, 1236397,
 )
 # fmt: on
-_BEFORE_BEGIN = -1
 
 
 class LibstdcxxUnorderedMap:
     """The key order of a libstdc++ ``std::unordered_map`` over integer keys (identity hash).
 
-    libstdc++ keeps all nodes in one singly linked list; a bucket points at the node *before*
-    its first node. A key whose bucket is empty goes to the head of the list; otherwise it goes
-    right after the bucket's before-node, i.e. first in its bucket. Buckets follow
-    ``_Prime_rehash_policy`` (max load factor 1.0, first allocation 13 buckets, then at least
-    twice as many, rounded up to the next listed prime); a rehash walks the old list and
-    re-threads each node with the same two rules. Erasure unlinks without reordering.
+    libstdc++ keeps all nodes in one singly linked list, each bucket's nodes together; a bucket
+    points at the node *before* its first node. A key whose bucket is empty goes to the head of
+    the list; otherwise it goes right after the bucket's before-node, i.e. first in its bucket.
+    So the list is the buckets, the one filled last first, each with its newest key first: what
+    this class keeps. Buckets follow ``_Prime_rehash_policy`` (max load factor 1.0, first
+    allocation 13 buckets, then at least twice as many, rounded up to the next listed prime); a
+    rehash walks the old list and re-threads each node with the same two rules. Erasure unlinks
+    without reordering.
     """
 
     def __init__(self, keys: Iterable[int] = ()) -> None:
-        self._next: dict[int, int | None] = {_BEFORE_BEGIN: None}
-        self._buckets: list[int | None] = [None]
+        self._buckets: dict[int, list[int]] = {}  # in the order filled, each oldest key first
+        self._keys: set[int] = set()
+        self.bucket_count = 1
         self._next_resize = 0
         for key in keys:
             self.insert(key)
 
     def __len__(self) -> int:
-        return len(self._next) - 1
+        return len(self._keys)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._next and key != _BEFORE_BEGIN
-
-    @property
-    def bucket_count(self) -> int:
-        return len(self._buckets)
+        return key in self._keys
 
     def keys(self) -> list[int]:
         """The keys in iteration order (what a range-for over the map visits)."""
-        out = []
-        node = self._next[_BEFORE_BEGIN]
-        while node is not None:
-            out.append(node)
-            node = self._next[node]
-        return out
+        return [k for b in reversed(self._buckets) for k in reversed(self._buckets[b])]
 
     def _next_bucket_count(self, n: int) -> int:
         if n < len(_FAST_BUCKETS):
@@ -116,76 +110,33 @@ class LibstdcxxUnorderedMap:
         self._next_resize = self.bucket_count
         return None
 
-    def _rehash(self, count: int) -> None:
-        buckets: list[int | None] = [None] * count
-        node = self._next[_BEFORE_BEGIN]
-        self._next[_BEFORE_BEGIN] = None
-        head_bucket = 0
-        while node is not None:
-            following = self._next[node]
-            b = node % count
-            before = buckets[b]
-            if before is None:
-                self._next[node] = self._next[_BEFORE_BEGIN]
-                self._next[_BEFORE_BEGIN] = node
-                buckets[b] = _BEFORE_BEGIN
-                if self._next[node] is not None:
-                    buckets[head_bucket] = node
-                head_bucket = b
-            else:
-                self._next[node] = self._next[before]
-                self._next[before] = node
-            node = following
-        self._buckets = buckets
-
     def insert(self, key: int) -> None:
         """``map[key]`` / ``emplace(key, ...)``: a no-op when the key is present."""
-        if key in self:
+        if key in self._keys:
             return
         count = self._need_rehash()
         if count is not None:
-            self._rehash(count)
-        b = key % self.bucket_count
-        before = self._buckets[b]
-        if before is not None:
-            self._next[key] = self._next[before]
-            self._next[before] = key
-        else:
-            first = self._next[_BEFORE_BEGIN]
-            self._next[key] = first
-            self._next[_BEFORE_BEGIN] = key
-            if first is not None:
-                self._buckets[first % self.bucket_count] = key
-            self._buckets[b] = _BEFORE_BEGIN
+            order = self.keys()
+            self._buckets, self.bucket_count = {}, count
+            for k in order:
+                self._buckets.setdefault(k % count, []).append(k)
+        self._keys.add(key)
+        self._buckets.setdefault(key % self.bucket_count, []).append(key)
 
     def erase(self, key: int) -> None:
         """``map.erase(key)``."""
-        if key not in self:
+        if key not in self._keys:
             return
-        n = self.bucket_count
-        b = key % n
-        prev = self._buckets[b]
-        assert prev is not None
-        while (step := self._next[prev]) != key:
-            assert step is not None  # key is in the map: its bucket's chain reaches it
-            prev = step
-        following = self._next[key]
-        if prev == self._buckets[b]:
-            if following is None or following % n != b:
-                if following is not None:
-                    self._buckets[following % n] = self._buckets[b]
-                self._buckets[b] = None
-        elif following is not None and following % n != b:
-            self._buckets[following % n] = prev
-        self._next[prev] = following
-        del self._next[key]
+        self._keys.remove(key)
+        bucket = self._buckets[key % self.bucket_count]
+        bucket.remove(key)
+        if not bucket:
+            del self._buckets[key % self.bucket_count]
 
 
-def _copy(
-    src: LibstdcxxUnorderedMap, keep: Container[int] | None = None
-) -> LibstdcxxUnorderedMap:
+def _copy(src: LibstdcxxUnorderedMap) -> LibstdcxxUnorderedMap:
     """``ir::Operands`` copy construction: emplace every key in the source's iteration order."""
-    return LibstdcxxUnorderedMap(k for k in src.keys() if keep is None or k in keep)
+    return LibstdcxxUnorderedMap(src.keys())
 
 
 def trainable_indices(model: CircleModel) -> set[int]:
@@ -326,6 +277,22 @@ def predict_onert_entries(model: CircleModel) -> list[OnertEntry]:
     return [OnertEntry(origin[i], readers[i], i >= count) for i in registry.keys()]
 
 
+def copy_names(model: CircleModel, order: Sequence[int]) -> dict[int, str]:
+    """The name of each entry of ``order`` that is onert's copy of a shared constant for
+    another reader, ``<tensor name>@op<reader>`` (SPEC B.9): known only when ``order`` is the
+    predicted one (:func:`predict_onert_entries`), else empty."""
+    if len(set(order)) == len(order):
+        return {}
+    entries = predict_onert_entries(model)
+    if [e.tensor for e in entries] != list(order):
+        return {}
+    return {
+        k: f"{model.tensors[e.tensor].name or e.tensor}@op{e.readers[0]}"
+        for k, e in enumerate(entries)
+        if e.copy
+    }
+
+
 # Probing the runtime -------------------------------------------------------------------------
 
 #: Seconds the child running the runtime may take (probing fc3, a 3-layer model, took 1 s).
@@ -333,46 +300,23 @@ PROBE_TIMEOUT = 300
 _MARKER_SCALE = 1024.0  # markers (index + 1) / 1024 are exact in float32 and keep activations small
 
 
-def _marker_model(model: CircleModel) -> tuple[bytes, dict[int, int]]:
-    """A copy of the model whose float32 constants hold the marker ``(index + 1) / 1024``.
+def _marker_model(model: CircleModel) -> tuple[Any, set[int]]:
+    """A copy of the model (rebuilt by `bake.rebuild`) whose float32 constants hold the marker
+    ``(index + 1) / 1024``, and the marked tensor indices; constants of other types keep their
+    data and are identified by their original bytes."""
+    from .bake import rebuild
 
-    Returns the new bytes and the set of marked tensor indices (as a dict index -> index);
-    constants of other types keep their data and are identified by their original bytes.
-    """
-    import flatbuffers
-    from circle_schema.v0_9.circle.Model import ModelT
-
-    obj = ModelT.InitFromPackedBuf(bytearray(model.source), 0)
-    subgraph = obj.subgraphs[0]
-    marked: dict[int, int] = {}
-    new_buffers = list(obj.buffers)
-    for t in model.tensors:
-        if not t.is_constant or t.dtype != "float32" or t.nbytes != len(model._data[t.index]):
-            # a buffer its shape does not describe (which the runtime refuses) keeps its bytes:
-            # its shape may claim exabytes, which the marker must not allocate
-            continue
-        count = t.nbytes // 4
-        buf = type(obj.buffers[0])()
-        buf.data = np.full(count, (t.index + 1) / _MARKER_SCALE, dtype="<f4").view(np.uint8)
-        subgraph.tensors[t.index].buffer = len(new_buffers)  # own buffer, even if shared before
-        new_buffers.append(buf)
-        marked[t.index] = t.index
-    obj.buffers = new_buffers
-    builder = flatbuffers.Builder(max(1024, len(model.source) * 2))
-    builder.Finish(obj.Pack(builder), file_identifier=b"CIR0")
-    return bytes(builder.Output()), marked
+    markers = {
+        t.index: np.full(t.nbytes // 4, (t.index + 1) / _MARKER_SCALE, "<f4").view(np.uint8)
+        for t in model.tensors
+        # a buffer its shape does not describe (which the runtime refuses) keeps its bytes:
+        # its shape may claim exabytes, which the marker must not allocate
+        if t.is_constant and t.dtype == "float32" and t.nbytes == len(model._data[t.index])
+    }
+    return rebuild(model, markers), set(markers)
 
 
-def _read_onert_entries(raw: bytes) -> list[bytes]:
-    """The weight entries of a schema-1 onert checkpoint, in table order (SPEC.md, schema 1)."""
-    opt1, _opt2, other, n = struct.unpack_from("<4I", raw, 4)
-    offsets = list(struct.unpack_from(f"<{n}I", raw, 20))
-    end = opt1 or other or len(raw)
-    bounds = [*offsets[1:], end]
-    return [raw[a:b] for a, b in zip(offsets, bounds)]
-
-
-def _identify(entry: bytes, model: CircleModel, marked: dict[int, int], taken: set[int]) -> int:
+def _identify(entry: bytes, model: CircleModel, marked: set[int], taken: set[int]) -> int:
     if len(entry) % 4 == 0 and entry:
         values = np.frombuffer(entry, dtype="<f4")
         guess = np.rint(values.astype(np.float64) * _MARKER_SCALE) - 1
@@ -386,7 +330,7 @@ def _identify(entry: bytes, model: CircleModel, marked: dict[int, int], taken: s
         if t.is_constant
         and t.index not in marked
         and t.nbytes == len(entry)
-        and bytes(model._data[t.index]) == entry
+        and model._data[t.index] == entry
     ]
     # A shared constant has one entry per reader (predict_onert_entries): a tensor already
     # taken is the answer only when no other tensor has these bytes.
@@ -395,31 +339,41 @@ def _identify(entry: bytes, model: CircleModel, marked: dict[int, int], taken: s
     return candidates[0] if len(candidates) == 1 else -1
 
 
-def probe_onert_order(model_path: str | os.PathLike[str] | bytes) -> list[int] | None:
+def probe_onert_order(
+    model_path: CircleModel | str | os.PathLike[str] | bytes | memoryview,
+) -> list[int] | None:
     """Ask the onert runtime which tensor each checkpoint entry holds; None without onert.
 
     Trains one step (SGD, learning rate 1e-30, zero inputs and targets) on a copy of the model
     whose float32 constants hold markers, exports a checkpoint and reads each entry's marker.
     Entries of other types are matched by their unchanged bytes; -1 marks an entry that could not
     be told apart, and ``[-1]`` a model the runtime could not train at all. The runtime runs in a
-    child process (:mod:`onert_checkpoint.circle.onert_probe`), so that a model that makes it
-    abort cannot take the caller's process down, and at most ``PROBE_TIMEOUT`` seconds. Answers
+    child process (`_probe_child`), so that a model that makes it abort cannot take the
+    caller's process down, and at most ``PROBE_TIMEOUT`` seconds. Answers
     are cached by the model's content and the runtime's version (:func:`probe_cache_path`).
     """
     if importlib.util.find_spec("onert") is None:
         return None
-    model = CircleModel.load(model_path)
+    model = as_circle_model(model_path)
     cache = probe_cache_path(model.source)
-    cached = _cached_order(cache)
-    if cached is not None:
-        return cached
+    try:
+        with open(cache, encoding="utf-8") as f:
+            cached = json.load(f)
+        if isinstance(cached, list) and all(type(i) is int for i in cached):
+            return cached  # anything else (a damaged file) is asked again, never believed
+    except (OSError, ValueError):
+        pass
     order = _run_probe(model)
     if order != [-1]:  # no answer (a timeout, a model the runtime refused) is asked again
-        _store_order(cache, order)
+        from ..atomic_file import write_atomic
+
+        with contextlib.suppress(OSError):  # a read-only home costs the next run a probe
+            os.makedirs(os.path.dirname(cache), exist_ok=True)
+            write_atomic(cache, json.dumps(order).encode())
     return order
 
 
-def probe_cache_path(model_source: bytes) -> str:
+def probe_cache_path(model_source: bytes | memoryview) -> str:
     """Where the probe's answer for a model is kept: ``$XDG_CACHE_HOME`` (else ``~/.cache``)
     ``/onert-checkpoint/probe/<sha-256 of the model>-onert-<version>.json``; another version of
     the runtime may order its entries differently, so it is asked again."""
@@ -430,40 +384,16 @@ def probe_cache_path(model_source: bytes) -> str:
     return os.path.join(root, "onert-checkpoint", "probe", key + ".json")
 
 
-def _cached_order(path: str) -> list[int] | None:
-    """The cached answer at ``path``; None when there is none or it is not a list of ints
-    (a damaged cache file is asked again, never believed)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            order = json.load(f)
-    except (OSError, ValueError):
-        return None
-    ok = isinstance(order, list) and all(type(i) is int for i in order)
-    return order if ok else None
-
-
-def _store_order(path: str, order: list[int]) -> None:
-    """Keep ``order`` at ``path`` (as every file is written: atomic_file.py); a cache that
-    cannot be written (a read-only home) costs the next run a probe, nothing else."""
-    from ..atomic_file import write_atomic
-
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        write_atomic(path, json.dumps(order).encode())
-    except OSError:
-        pass
-
-
 def _run_probe(model: CircleModel) -> list[int]:
     """The probe itself (see :func:`probe_onert_order`): the runtime in a child process."""
-    marked_bytes, marked = _marker_model(model)
+    marked_model, marked = _marker_model(model)
     shapes = {
         side: [[list(model.tensors[i].shape), model.tensors[i].dtype] for i in indices]
         for side, indices in (("inputs", model.inputs), ("outputs", model.outputs))
     }
     with tempfile.TemporaryDirectory(prefix="ockpt-probe-") as tmp:
         with open(os.path.join(tmp, "m.circle"), "wb") as f:
-            f.write(marked_bytes)
+            f.writelines(marked_model.pieces())
         with open(os.path.join(tmp, "io.json"), "w", encoding="utf-8") as f:
             json.dump(shapes, f)
         # the child imports this very package, wherever it was imported from here
@@ -471,7 +401,7 @@ def _run_probe(model: CircleModel) -> list[int]:
         path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
         try:
             done = subprocess.run(
-                [sys.executable, "-m", "onert_checkpoint.circle.onert_probe"], cwd=tmp,
+                [sys.executable, "-m", "onert_checkpoint.circle.onert_order"], cwd=tmp,
                 stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT,
                 check=False, env={**os.environ, "PYTHONPATH": path},
             )
@@ -484,10 +414,44 @@ def _run_probe(model: CircleModel) -> list[int]:
                 raw = saved.read()
     if not ok or len(raw) < 20:
         return [-1]  # the runtime cannot train this model: no answer
+    from ..format.dispatch import load
+
     order: list[int] = []
     taken: set[int] = set()
-    for entry in _read_onert_entries(raw):
+    for entry in (t.raw.tobytes() for t in load(raw).tensors):
         index = _identify(entry, model, marked, taken)
         order.append(index)
         taken.add(index)
     return order
+
+
+def _probe_child() -> int:
+    """The probe's child process, ``python -m onert_checkpoint.circle.onert_order`` in a scratch
+    folder holding the marked model (``m.circle``) and its inputs' and outputs' shapes and
+    dtypes (``io.json``): one training step of the runtime, exported as ``c.ckpt``.
+
+    A process of its own because the runtime, given a model it cannot train, raises or aborts
+    the whole process (a STRING constant fed to its SGD ends in "double free or corruption").
+    Short relative names because onert 0.1.0 mangles checkpoint paths of 16 or more characters.
+    """
+    import io
+
+    from onert.experimental.train import DataLoader, optimizer, session
+
+    with open("io.json", encoding="utf-8") as f:
+        spec = json.load(f)
+
+    def batch(items: list[list]) -> list[np.ndarray]:
+        return [np.zeros((1, *shape), dtype=dtype) for shape, dtype in items]
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        s = session("m.circle")
+        s.compile(optimizer=optimizer.SGD(learning_rate=1e-30), loss="mean_squared_error",
+                  batch_size=1)
+        s.train(DataLoader(batch(spec["inputs"]), batch(spec["outputs"]), batch_size=1),
+                epochs=1, checkpoint_path="c.ckpt")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_probe_child())

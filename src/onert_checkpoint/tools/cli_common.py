@@ -52,9 +52,11 @@ def load_model(path: str | None) -> Any:
     model_mismatch (exit 1)."""
     if path is None:
         return None
+    if path == "":
+        raise CliError("usage_error", "the model path is empty")
     from ..circle.model import CircleModel
 
-    return CircleModel.load(read_file(path, "model"))
+    return CircleModel.load(path)  # a large model mapped, not copied
 
 
 def command_model(args: argparse.Namespace, *checkpoints: str) -> Any:

@@ -43,8 +43,9 @@ def cmd_bake(args: argparse.Namespace) -> int:
 
     output = output_path(args.output)
     model = load_model(args.model)
-    raw = read_file(args.checkpoint, "checkpoint")
-    baked = bake(raw, model, output, order=args.order, shared=args.shared)
+    if args.checkpoint == "":
+        raise CliError("usage_error", "the checkpoint path is empty")
+    baked = bake(args.checkpoint, model, output, order=args.order, shared=args.shared)
     print(f"wrote {safe_text(output)}: circle model with the weights of "
           f"{safe_text(args.checkpoint)}, {human_size(len(baked))}")
     return 0
