@@ -24,6 +24,7 @@ and again on every later access.
 
 from __future__ import annotations
 
+import functools
 import math
 import weakref
 from collections.abc import (
@@ -36,7 +37,7 @@ from collections.abc import (
     ValuesView,
 )
 from itertools import islice
-from typing import Any, TypeVar, cast, overload
+from typing import Any, Generic, TypeVar, cast, overload
 
 import numpy as np
 
@@ -391,12 +392,6 @@ class EntryTable:
         raw = names[row]
         return None if raw is None else raw.decode("utf-8")
 
-    def model_index(self, row: int) -> int | None:
-        meta = self.meta
-        if meta is None or not meta["flags"].item(row) & 8:
-            return None
-        return int(meta["model_index"].item(row))
-
     def data(self, row: int) -> np.ndarray:
         """The entry's bytes, typed when the record says how (after the data checks): what
         :func:`~.typed.typed_view` makes of them, by a shorter path (this runs once per entry
@@ -472,9 +467,10 @@ class EntryTable:
 
     # -- making model objects ----------------------------------------------------------------
     def make(self, row: int) -> Any:
-        """The model object of one row. This runs once per entry handed out, so it is
-        :meth:`~.model.Buffer._init_lazy` and :meth:`~.model.Tensor._set_meta` (with
-        :meth:`_tensor_meta`) written out, in one frame: the same attributes, set directly."""
+        """The model object of one row, a tensor held by the list this table serves
+        (``home``). This runs once per entry handed out, so it is
+        :meth:`~.model.Buffer._init_lazy` and :meth:`~.model.Tensor._set_meta` written out, in
+        one frame: the same attributes, set directly."""
         cls = self.cls
         obj: Any = cls.__new__(cls)
         obj._index = self.keys.item(row)
@@ -483,7 +479,7 @@ class EntryTable:
         obj._row = row
         obj.offset = self.offsets.item(row)
         if self._tensors:
-            obj._owner = None
+            obj._owner = self.home
             meta = self.meta
             if meta is None:
                 obj._name = obj._dtype = obj.shape = obj.model_index = None
@@ -512,109 +508,24 @@ class EntryTable:
             obj.model_index = model_index.item(row) if flags & 8 else None
         return obj
 
-    def _tensor_meta(
-        self, row: int
-    ) -> tuple[str | None, str | None, tuple[int, ...] | None, int | None]:
-        """A tensor's name, dtype, shape and model index: :meth:`name`, :meth:`dtype_shape`
-        and :meth:`model_index` at once (each entry made reads them)."""
-        meta = self.meta
-        if meta is None:
-            return None, None, None, None
-        flags = meta["flags"].item(row)
-        names = meta["names"]
-        raw = None if names is None else names[row]
-        dtype = DTYPES[meta["dtype"].item(row)][0] if flags & 1 else None
-        shape = None
-        if flags & 2:
-            rank = meta["rank"].item(row)
-            if rank == 1:
-                shape = (meta["dims"].item(row, 0),)
-            else:
-                shape = tuple(meta["dims"][row, :rank].tolist())
-        return (
-            None if raw is None else raw.decode("utf-8"),
-            dtype,
-            shape,
-            meta["model_index"].item(row) if flags & 8 else None,
-        )
 
-    def make_rows(self, rows: Iterable[int]) -> list[Any]:
-        """Model objects of many rows: the columns are read once, not per row."""
-        rows = list(rows)
-        if not rows:
-            return []
-        idx = np.asarray(rows, dtype=np.int64)
-        keys = self.keys[idx].tolist()
-        offsets = self.offsets[idx].tolist()
-        cls = self.cls
-        new = cls.__new__
-        out: list[Any] = []
-        tensor = self._tensors
-        metas: Iterable[tuple[Any, ...]]
-        if tensor and self.meta is not None:
-            metas = self._bulk_meta(idx)
-        else:
-            metas = iter(())
-        if tensor and self.meta is not None:
-            for r, key, off, (name, dtype, shape, mi) in zip(rows, keys, offsets, metas):
-                obj = new(cls)
-                obj._init_lazy(key, off, self, r)
-                obj._set_meta(name, dtype, shape, mi)
-                out.append(obj)
-        elif tensor:
-            for r, key, off in zip(rows, keys, offsets):
-                obj = new(cls)
-                obj._init_lazy(key, off, self, r)
-                obj._set_meta(None, None, None, None)
-                out.append(obj)
-        else:
-            for r, key, off in zip(rows, keys, offsets):
-                obj = new(cls)
-                obj._init_lazy(key, off, self, r)
-                out.append(obj)
-        return out
-
-    def _bulk_meta(self, idx: np.ndarray) -> Iterator[tuple[Any, ...]]:
-        meta = self.meta
-        assert meta is not None
-        flags = meta["flags"][idx].tolist()
-        codes = meta["dtype"][idx].tolist()
-        ranks = meta["rank"][idx].tolist()
-        dims = meta["dims"][idx].tolist()
-        mis = meta["model_index"][idx].tolist()
-        names = meta["names"]
-        for k, (f, code, rank, d, mi) in enumerate(zip(flags, codes, ranks, dims, mis)):
-            raw = None if names is None else names[int(idx[k])]
-            yield (
-                None if raw is None else raw.decode("utf-8"),
-                DTYPES[code][0] if f & 1 else None,
-                tuple(d[:rank]) if f & 2 else None,
-                mi if f & 8 else None,
-            )
-
-
-#: Rows made per step of a pass over every entry (one read of the columns per chunk).
+#: Rows made per step of a pass over every entry.
 _CHUNK = 4096
 
-_FLOATING: dict[type, type] = {}
-
-
+@functools.cache
 def _floating_class(cls: type) -> type:
     """``cls`` with one difference: assigning a public attribute first settles the object
     (:func:`_settle`) and turns it back into a plain ``cls``. No slot is added, so that the
     class of an object can change between the two."""
-    sub = _FLOATING.get(cls)
-    if sub is None:
 
-        def __setattr__(self: Any, name: str, value: Any) -> None:
-            if not name.startswith("_"):
-                _settle(self)
-            object.__setattr__(self, name, value)
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if not name.startswith("_"):
+            _settle(self)
+        object.__setattr__(self, name, value)
 
-        sub = type(cls.__name__, (cls,), {"__slots__": (), "__setattr__": __setattr__})
-        sub.__module__ = cls.__module__
-        sub.__qualname__ = cls.__qualname__
-        _FLOATING[cls] = sub
+    sub = type(cls.__name__, (cls,), {"__slots__": (), "__setattr__": __setattr__})
+    sub.__module__ = cls.__module__
+    sub.__qualname__ = cls.__qualname__
     return sub
 
 
@@ -635,7 +546,85 @@ def _settle(obj: Any) -> None:
     object.__setattr__(obj, "__class__", base)
 
 
-class TensorList(MutableSequence[E]):
+class _Entries(Generic[E]):
+    """What :class:`TensorList` and :class:`SlotEntries` share: the entries made so far
+    (``_items``), the table that makes the others until a change of structure makes every
+    entry and drops it, and the floating entries (module doc) by table row."""
+
+    __slots__ = ("__weakref__", "_floating", "_items", "_table")
+
+    _items: list[E | None] | dict[int, E]
+
+    def __init__(self, table: EntryTable | None) -> None:
+        self._table = table
+        self._floating: weakref.WeakValueDictionary[int, E] = (
+            weakref.WeakValueDictionary()
+        )
+        if table is not None:
+            # Entries know their list through a weak reference: no cycle, so a dropped
+            # checkpoint releases its file mapping at once, not at the next cyclic collection.
+            table.home = weakref.ref(self)
+
+    def _put(self, row: int, obj: E) -> None:
+        """Hold ``obj``, the entry of table row ``row``, from now on."""
+        raise NotImplementedError
+
+    def _held_rows(self, table: EntryTable, start: int, end: int) -> list[E | None]:
+        """The entries held of the table's rows ``start..end`` (None: not made, or floating)."""
+        raise NotImplementedError
+
+    def _held_floating(self, row: int) -> E | None:
+        """The floating entry of ``row`` a caller holds (from now on held here: the same
+        object), or None."""
+        obj = _floating_get(self._floating, row)
+        if obj is not None:
+            _settle(obj)
+        return obj
+
+    def _settle(self, obj: E) -> None:
+        """A floating entry is about to change: held here from now on."""
+        row = obj._row
+        if self._table is not None and self._floating.get(row) is obj:
+            del self._floating[row]
+            self._put(row, obj)
+
+    def _unfloat(self, table: EntryTable) -> None:
+        """Before every entry is made: the floating ones still held elsewhere held here."""
+        for row, obj in list(self._floating.items()):
+            object.__setattr__(obj, "__class__", table.cls)
+            self._put(row, obj)
+        self._floating.clear()
+
+    def _chunks(self) -> Iterator[tuple[int, list[E] | None]]:
+        """(first row, its chunk's entries) over the table in row order, those not made yet
+        made floating, a chunk at a time (module doc); then ``(row, None)`` and the end if a
+        change of structure drops the table meanwhile."""
+        table = self._table
+        assert table is not None
+        floating = self._floating
+        cls = _floating_class(table.cls)
+        for start in range(0, len(table), _CHUNK):
+            if self._table is not table:
+                yield start, None
+                return
+            chunk = self._held_rows(table, start, start + _CHUNK)
+            for j, obj in enumerate(chunk):
+                if obj is None:
+                    obj = chunk[j] = floating.get(start + j)  # held here for this chunk
+                if obj is None:
+                    obj = chunk[j] = table.make(start + j)
+                    object.__setattr__(obj, "__class__", cls)
+                    floating[start + j] = obj
+            yield start, cast(list[E], chunk)
+
+    def made(self) -> list[E]:
+        """The entries made so far, floating ones still held elsewhere included (none is made
+        here)."""
+        items = self._items.values() if isinstance(self._items, dict) else self._items
+        return [t for t in items if t is not None] + list(self._floating.values())
+
+
+class TensorList(_Entries[E], MutableSequence[E]):
     """The weight entries of a checkpoint, in entry-index order: a list whose items are made
     on first access (from an :class:`EntryTable`) and which finds an entry by index or by name
     without a scan.
@@ -645,30 +634,15 @@ class TensorList(MutableSequence[E]):
     lookup tables current (the tensor tells the list it belongs to).
     """
 
-    __slots__ = (
-        "__weakref__",
-        "_by_index",
-        "_by_name",
-        "_dups",
-        "_floating",
-        "_items",
-        "_ref",
-        "_renumbered",
-        "_table",
-    )
+    __slots__ = ("_by_index", "_by_name", "_dups", "_ref", "_renumbered")
+
+    _items: list[E | None]
 
     def __init__(self, items: Iterable[E] | None = None, table: EntryTable | None = None):
-        # Tensors know their list through a weak reference: no cycle, so a dropped checkpoint
-        # releases its file mapping at once, not at the next cyclic collection.
-        self._ref = weakref.ref(self)
-        self._table = table
-        # position -> a floating tensor (made by a pass over every item, held by no one here)
-        self._floating: weakref.WeakValueDictionary[int, E] = (
-            weakref.WeakValueDictionary()
-        )
+        super().__init__(table)
+        self._ref = weakref.ref(self)  # what each tensor holds (``_owner``), as table.home
         if table is not None:
-            table.home = self._ref
-            self._items: list[E | None] = [None] * len(table)
+            self._items = [None] * len(table)
         else:
             self._items = list(items) if items is not None else []
             for t in self._items:
@@ -698,23 +672,17 @@ class TensorList(MutableSequence[E]):
         item = self._items[k]
         if item is None:
             assert self._table is not None
-            if self._floating.data:  # type: ignore[attr-defined]  # as _floating_get
-                made = self._floating.get(k)
-                if made is not None:  # held by a caller: the same object, from now on here
-                    _settle(made)
-                    return made
-            made = self._table.make(k)  # a TensorList's table makes Tensors
-            made._owner = self._ref
-            self._items[k] = made
-            return made
+            # the hot path of ``ckpt[name]``: no call while there is no floating entry at all
+            item = self._held_floating(k) if self._floating.data else None  # type: ignore[attr-defined]
+            if item is None:  # a TensorList's table makes Tensors, owned by it
+                item = self._items[k] = self._table.make(k)
         return item
 
-    def _settle(self, obj: E) -> None:
-        """A floating tensor is about to change: held here from now on."""
-        k = obj._row
-        if self._table is not None and self._floating.get(k) is obj and self._items[k] is None:
-            self._items[k] = obj
-            del self._floating[k]
+    def _put(self, row: int, obj: E) -> None:
+        self._items[row] = obj
+
+    def _held_rows(self, table: EntryTable, start: int, end: int) -> list[E | None]:
+        return self._items[start:end]
 
     def __iter__(self) -> Iterator[E]:
         if self._table is not None and None in self._items:
@@ -722,44 +690,21 @@ class TensorList(MutableSequence[E]):
         return iter(self._items)  # type: ignore[arg-type]
 
     def _iter_floating(self) -> Iterator[E]:
-        """Every item: those not made yet made floating, a chunk at a time (module doc)."""
-        items = self._items
-        table = self._table
-        assert table is not None
-        floating = self._floating
-        cls = _floating_class(table.cls)
-        for start in range(0, len(items), _CHUNK):
-            if self._table is not table:  # a structural change meanwhile: plain items
+        for start, chunk in self._chunks():
+            if chunk is None:  # a change of structure meanwhile: plain items from here on
                 yield from islice(self._items, start, None)
-                return
-            chunk: list[E | None] = items[start : start + _CHUNK]
-            missing = []
-            for j, t in enumerate(chunk):
-                if t is None:
-                    chunk[j] = floating.get(start + j)  # held here for this chunk
-                    if chunk[j] is None:
-                        missing.append(start + j)
-            for k, obj in zip(missing, table.make_rows(missing)):
-                made = cast(E, obj)
-                made._owner = self._ref
-                object.__setattr__(made, "__class__", cls)
-                floating[k] = made
-                chunk[k - start] = made
-            yield from cast(list[E], chunk)
+            else:
+                yield from chunk
 
     def materialize(self) -> list[E]:
-        """Make every item (in one pass over the columns); return them as a list."""
+        """Make every item; return them as a list."""
         table = self._table
         if table is not None:
+            self._unfloat(table)
             items = self._items
-            for k, held in list(self._floating.items()):  # floating ones held elsewhere
-                object.__setattr__(held, "__class__", table.cls)
-                items[k] = held
-            self._floating.clear()
-            missing = [k for k, t in enumerate(items) if t is None]
-            for k, obj in zip(missing, table.make_rows(missing)):
-                obj._owner = self._ref
-                items[k] = obj
+            for k, t in enumerate(items):
+                if t is None:
+                    items[k] = table.make(k)
         return self._items  # type: ignore[return-value]
 
     def copied(self, copy: Callable[[E], E]) -> TensorList[E]:
@@ -784,11 +729,6 @@ class TensorList(MutableSequence[E]):
                 break
             table.data(int(k))
         return out
-
-    def made(self) -> list[E]:
-        """The items made so far, floating ones still held elsewhere included (none is made
-        here)."""
-        return [t for t in self._items if t is not None] + list(self._floating.values())
 
     def indices(self) -> list[int]:
         """Every item's entry index, in list order, without making the items."""
@@ -860,11 +800,10 @@ class TensorList(MutableSequence[E]):
         shown = [repr(self[k]) for k in (range(n) if n <= _SHOWN else (0, 1, 2, n - 1))]
         return _summary("[", shown, "]", n, "tensors")
 
-    def __copy__(self) -> list[E]:
-        return list(self)
-
     def copy(self) -> list[E]:
         return list(self)
+
+    __copy__ = copy
 
     # -- lookups -----------------------------------------------------------------------------
     # By index: the table's sorted keys (binary search) until a tensor is re-indexed, then a
@@ -945,20 +884,17 @@ def _summary(opening: str, shown: list[str], closing: str, count: int, what: str
     return f"{opening}{', '.join(shown[:3])}, ..., {shown[-1]}{closing} ({count} {what})"
 
 
-class SlotEntries(MutableMapping[int, E]):
+class SlotEntries(_Entries[E], MutableMapping[int, E]):
     """One optimizer slot's entries by entry index, made on first access from an
     :class:`EntryTable`; any change first makes every entry (a plain dict after that)."""
 
-    __slots__ = ("__weakref__", "_floating", "_items", "_table")
+    __slots__ = ()
+
+    _items: dict[int, E]
 
     def __init__(self, table: EntryTable) -> None:
-        self._table: EntryTable | None = table
-        self._items: dict[int, E] = {}
-        # entry index -> a floating entry (made by values() or items(), held by no one here)
-        self._floating: weakref.WeakValueDictionary[int, E] = (
-            weakref.WeakValueDictionary()
-        )
-        table.home = weakref.ref(self)
+        super().__init__(table)
+        self._items = {}
 
     def __len__(self) -> int:
         return len(self._table) if self._table is not None else len(self._items)
@@ -985,86 +921,61 @@ class SlotEntries(MutableMapping[int, E]):
         except KeyError:
             return default
 
+    def _row(self, key: object) -> int | None:
+        """The table row of entry index ``key``, or None (no table, or no such entry)."""
+        table = self._table
+        if table is None or isinstance(key, bool) or not isinstance(key, (int, np.integer)):
+            return None
+        return table.row_of(int(key))
+
     def __getitem__(self, key: int) -> E:
         item = self._items.get(key)
         if item is not None:
             return item
-        table = self._table
-        if table is None or isinstance(key, bool) or not isinstance(key, (int, np.integer)):
-            raise KeyError(key)
-        floating = _floating_get(self._floating, int(key))
-        if floating is not None:  # held by a caller: the same object, from now on held here
-            _settle(floating)
-            return floating
-        row = table.row_of(int(key))
+        row = self._row(key)
         if row is None:
             raise KeyError(key)
-        item = table.make(row)
-        self._items[int(key)] = item
+        item = self._held_floating(row)
+        if item is None:
+            item = self._items[int(key)] = self._table.make(row)  # type: ignore[union-attr]
         return item
 
-    def _settle(self, obj: E) -> None:
-        """A floating entry is about to change: held here from now on."""
-        key = obj._index
-        if self._table is not None and self._floating.get(key) is obj:
-            self._items.setdefault(key, obj)
-            del self._floating[key]
+    def _put(self, row: int, obj: E) -> None:
+        assert self._table is not None
+        self._items[self._table.keys.item(row)] = obj
+
+    def _held_rows(self, table: EntryTable, start: int, end: int) -> list[E | None]:
+        return [self._items.get(k) for k in table.keys[start:end].tolist()]
 
     def _items_floating(self) -> Iterator[tuple[int, E]]:
-        """(entry index, entry) of every entry, in table order: those not made yet made
-        floating, a chunk at a time (module doc)."""
+        """(entry index, entry) of every entry, in table order, those not made yet made
+        floating (module doc)."""
         table = self._table
         if table is None:
             yield from self._items.items()
             return
-        made, floating = self._items, self._floating
-        cls = _floating_class(table.cls)
-        keys = table.keys
-        for start in range(0, len(keys), _CHUNK):
-            if self._table is not table:  # changed meanwhile: a plain dict from here on
-                rest = keys[start:].tolist()
-                yield from ((k, self._items[k]) for k in rest if k in self._items)
-                return
-            chunk = keys[start : start + _CHUNK].tolist()
-            have = {k: made.get(k) or floating.get(k) for k in chunk}
-            missing = [start + j for j, k in enumerate(chunk) if have[k] is None]
-            for obj in table.make_rows(missing):
-                object.__setattr__(obj, "__class__", cls)
-                floating[obj.index] = obj
-                have[obj.index] = obj
-            for k in chunk:
-                yield k, have[k]  # type: ignore[misc]
+        for start, chunk in self._chunks():
+            keys = table.keys[start : None if chunk is None else start + len(chunk)].tolist()
+            if chunk is None:  # changed meanwhile: a plain dict from here on
+                yield from ((k, self._items[k]) for k in keys if k in self._items)
+            else:
+                yield from zip(keys, chunk)
 
     def __contains__(self, key: object) -> bool:
-        if key in self._items:
-            return True
-        table = self._table
-        if table is None or isinstance(key, bool) or not isinstance(key, (int, np.integer)):
-            return False
-        return table.row_of(int(key)) is not None
+        return key in self._items or self._row(key) is not None
 
     def __iter__(self) -> Iterator[int]:
         if self._table is not None:
             return iter(self._table.keys.tolist())
         return iter(self._items)
 
-    def made(self) -> list[E]:
-        """The entries made so far, floating ones still held elsewhere included (none is made
-        here)."""
-        return list(self._items.values()) + list(self._floating.values())
-
     def materialize(self) -> dict[int, E]:
         table = self._table
         if table is not None:
+            self._unfloat(table)
             made = self._items
-            for k, obj in list(self._floating.items()):  # floating ones held elsewhere
-                object.__setattr__(obj, "__class__", table.cls)
-                made.setdefault(k, obj)
-            self._floating.clear()
-            rows = [r for r, k in enumerate(table.keys.tolist()) if k not in made]
-            for obj in table.make_rows(rows):
-                made[obj.index] = obj
-            self._items = {k: made[k] for k in table.keys.tolist()}
+            keys = table.keys.tolist()
+            self._items = {k: made[k] if k in made else table.make(r) for r, k in enumerate(keys)}
             self._table = None
         return self._items
 
@@ -1097,7 +1008,6 @@ class SlotEntries(MutableMapping[int, E]):
             keys = [*keys[:3], keys[-1]]
         shown = [f"{k}: {self[k]!r}" for k in keys]
         return _summary("{", shown, "}", len(self), "entries")
-
 
 
 class _FloatingValues(ValuesView[E]):
