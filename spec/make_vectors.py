@@ -68,6 +68,7 @@ from onert_checkpoint_generated.layout import V3_RANGE_INDEX_KIND as RANGE_INDEX
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.layout import Schema1Layout, Schema2Layout, WofLayout
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # spec/vector_cases.py, beside this
 from vector_cases import (
@@ -182,14 +183,15 @@ def write(
         tensors=ts,
         optimizer=optimizer or Optimizer("sgd"),
         state=TrainingState() if footerless else TrainingState(step=step, epoch=epoch),
-        num_entries=num_entries,
-        quirks=("footerless",) if footerless else (),
+        layout=Schema1Layout("v1", num_entries=num_entries,
+                             quirks=("footerless",) if footerless else ()),
     )
     return oc.to_bytes(ckpt, revision="v1", dialect=dialect)
 
 
 def write_wof(ts: list[Tensor], num_entries: int | None = None) -> bytes:
-    ckpt = Checkpoint(tensors=ts, optimizer=None, state=TrainingState(), num_entries=num_entries)
+    ckpt = Checkpoint(tensors=ts, optimizer=None, state=TrainingState(),
+                      layout=WofLayout("wof", num_entries=num_entries))
     return oc.to_bytes(ckpt, revision="wof", dialect=None)
 
 
@@ -859,8 +861,7 @@ def write_v2(
         tensors=ts,
         optimizer=optimizer,
         state=TrainingState(state or {}),
-        sections=sections or [],
-        revision="v2",
+        layout=Schema2Layout("v2", sections=sections or []),
     )
     return oc.to_bytes(ckpt)
 
@@ -1634,8 +1635,9 @@ def v3_of(v2_bytes: bytes) -> tuple[bytes, dict]:
     content = m3.from_v2(v2_bytes)
     enc = m3.encode(content)
     loaded = oc.load(v2_bytes)
-    loaded.data_block_size = 0  # these vectors predate the data_blocks section (SPEC.md 7.4)
-    written = oc.to_bytes(loaded, revision="v3")
+    loaded.revision = "v3"
+    loaded.layout.data_block_size = 0  # these vectors predate the data_blocks section (SPEC 7.4)
+    written = oc.to_bytes(loaded)
     if written != enc.data:
         raise SystemExit("the library's schema-3 writer and spec/oracles/v3_encoder.py disagree")
     return enc.data, m3.describe(content, enc)
@@ -1828,8 +1830,9 @@ def make_data_blocks_v3() -> None:
     ):
         enc = m3.encode(content, block_shift=shift)
         ck = oc.load(V2_FULL)
-        ck.data_block_size = 1 << shift
-        if oc.to_bytes(ck, revision="v3") != enc.data or oc.to_bytes(oc.load(enc.data)) != enc.data:
+        ck.revision = "v3"
+        ck.layout.data_block_size = 1 << shift
+        if oc.to_bytes(ck) != enc.data or oc.to_bytes(oc.load(enc.data)) != enc.data:
             raise SystemExit(f"v3-{name}: the library's writer and v3_encoder.py disagree")
         ALL.append(
             Vector(
@@ -2063,8 +2066,8 @@ def make_range_index_v3() -> None:
     ):
         enc = m3.encode(content, block_shift=blocks, group_shift=shift)
         ck = oc.load(m3.encode(content).data)
-        ck.range_index_group = (1 << shift) if blocks is None else None
-        ck.data_block_size = 0 if blocks is None else None
+        ck.layout.range_index_group = (1 << shift) if blocks is None else None
+        ck.layout.data_block_size = 0 if blocks is None else None
         if oc.to_bytes(ck) != enc.data or oc.to_bytes(oc.load(enc.data)) != enc.data:
             raise SystemExit(f"v3-{name}: the library's writer and v3_encoder.py disagree")
         ALL.append(

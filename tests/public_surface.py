@@ -30,6 +30,7 @@ import crc32c
 import numpy as np
 
 import onert_checkpoint as oc
+from onert_checkpoint.format.layout import Schema3Layout
 from tests import large_files
 
 __all__ = [
@@ -559,7 +560,8 @@ def v3_range_indexed(n: int = 200) -> bytes:
             if t.index % 9
         }
     order = [(11 * i) % n for i in range(n)] if n % 11 else None
-    return oc.to_bytes(oc.Checkpoint(tensors, opt, data_order=order), revision="v3")
+    return oc.to_bytes(oc.Checkpoint(tensors, opt,
+                                     layout=Schema3Layout("v3", data_order=order)), revision="v3")
 
 
 def _flip_data_byte(data: bytes) -> bytes:

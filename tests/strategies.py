@@ -29,7 +29,9 @@ from hypothesis import strategies as st
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from onert_checkpoint.format import saving
+from onert_checkpoint.format.layout import Schema1Layout, WofLayout
 from onert_checkpoint.format.model import Section
+from onert_checkpoint.format.revisions.registry import layout_for
 from tests.fuzz.structure import U32_MAX, boundaries, field_map, reseal_v2
 
 __all__ = [
@@ -132,10 +134,8 @@ def checkpoints(
         tensors=tensors,
         optimizer=opt,
         state=state,
-        revision="v1",
-        dialect=dialect,
-        num_entries=n,
-        quirks=("footerless",) if no_footer else (),
+        layout=Schema1Layout("v1", dialect=dialect, num_entries=n,
+                             quirks=("footerless",) if no_footer else ()),
     )
 
 
@@ -149,7 +149,7 @@ def wof_checkpoints(draw: st.DrawFn, *, max_entries: int = 8, max_bytes: int = 4
     rank = {index: k for k, index in enumerate(order)}
     data = entry_data(max_bytes)
     tensors = [Tensor(index=i, data=draw(data), offset=rank[i]) for i in present]
-    return Checkpoint(tensors=tensors, optimizer=None, revision="wof", num_entries=n)
+    return Checkpoint(tensors=tensors, optimizer=None, layout=WofLayout("wof", num_entries=n))
 
 
 #: Names, slot names and state strings: any code point but surrogates, at most 48 UTF-8 bytes.
@@ -229,8 +229,9 @@ def rich_checkpoints(draw: st.DrawFn, *, revision: str = "v3", max_tensors: int 
                   "dialect": draw(st.sampled_from([None, "onert", "onert-micro"])),
                   "num_entries": draw(st.integers(0, 2**64 - 1)),
                   "footerless": draw(st.booleans())}
-    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state, revision=revision,
-                      origin=origin, sections=sections, data_order=data_order)
+    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state,
+                      layout=layout_for(revision, origin=origin, sections=sections,
+                                        data_order=data_order))
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ the circle modules are imported only when a model is given (start-up time).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
@@ -121,11 +122,8 @@ def _name_tensors(
     bind(ckpt, model, order=order)
     for t in ckpt.tensors:
         if t.dtype is not None and t.shape is not None:
-            count = 1
-            for d in t.shape:
-                count *= d
             size = DTYPES.get(DTYPE_CODES.get(t.dtype, 99), ("", None))[1]
-            if size is None or size * count != t.nbytes:
+            if size is None or size * math.prod(t.shape) != t.nbytes:
                 t.dtype, t.shape = None, None
                 t.data = t.raw
 
@@ -225,10 +223,8 @@ def convert(
         return out
     by_index = target.keyed_by == registry.BY_CIRCLE_INDEX
     if needs_model(ckpt, to, dialect) and model is None:
-        target_text = (
-            f"the {dialect} dialect" if not by_index
-            else f"{target.title} (circle tensor indices)"
-        )
+        target_text = (f"{target.title} (circle tensor indices)" if by_index
+                       else f"the {dialect} dialect")
         raise error_for(
             "not_representable", "dialect", None,
             f"writing {indexing_text(ckpt)} in {target_text} needs the circle model to "
@@ -246,10 +242,10 @@ def convert(
         return _downgrade(upgraded(), own, allow_lossy, registry.RUNTIME.name, model, order)
 
     if by_index and needs_model(ckpt, to, dialect):
-        # onert's order -> circle tensor indices (onert-micro's), then weights only.
+        # onert's order -> circle tensor indices (onert-micro's), then weights only; the state
+        # is dropped for WOF: re-indexed only, never rescaled
         from .circle.dialect_convert import to_dialect
 
-        # the state is dropped for WOF: re-indexed only, never rescaled
         micro = to_dialect(in_own_dialect(), "onert-micro", model,  # type: ignore[arg-type]
                            rescale=False, order=order)
         return downgrade(upgrade(micro), None, allow_lossy, to=to)
@@ -273,12 +269,9 @@ def _downgrade(
     names, dtypes, shapes and model indices are not a loss when binding the output to the
     model gives every one of them back (the output comes back bound)."""
     from .format.convert import downgrade
+    from .format.loss import tensor_annotations
 
-    if model is None or not any(
-        t.name is not None or t.dtype is not None or t.shape is not None
-        or t.model_index is not None
-        for t in source.tensors
-    ):
+    if model is None or not tensor_annotations(source):
         return downgrade(source, dialect, allow_lossy, to=to)
     from .circle.binding import bind
     from .format.errors import CheckpointError

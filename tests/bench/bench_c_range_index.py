@@ -99,7 +99,7 @@ def hostile(path: Path, n: int, *, names: bool, model_index: bool) -> Path:
     ]  # fmt: skip
     opt = oc.Optimizer("adam", {s: {i: oc.Buffer(i, z) for i in range(n)} for s in ("m", "v")})
     ckpt = oc.Checkpoint(tensors, opt, oc.TrainingState(step=1, epoch=0))
-    ckpt.data_order = np.arange(n - 1, -1, -1)
+    ckpt.layout.data_order = np.arange(n - 1, -1, -1)
     path.write_bytes(oc.to_bytes(ckpt, revision="v3"))
     return path
 

@@ -47,7 +47,7 @@ def write_file(path: Path, mib: int, block_size: int | None) -> int:
             for i in range(n)
         ]
     )
-    ckpt.data_block_size = block_size
+    ckpt.layout.data_block_size = block_size
     oc.save(ckpt, path, revision="v3")
     return n
 
@@ -117,7 +117,7 @@ def main() -> None:
     ckpt = tiny_adam(100_000)
     v1 = v1_write.plan(ckpt, "onert").file_size
     v3 = v3_write.plan(ckpt, data_crc=False).file_size
-    ckpt.data_block_size = 0
+    ckpt.layout.data_block_size = 0
     v3_none = v3_write.plan(ckpt, data_crc=False).file_size
     print(f"schema 1: {v1:,} B; schema 3 with 64 KiB blocks: {v3:,} B ({v3 / v1:.4f}x); "
           f"without: {v3_none:,} B ({v3_none / v1:.4f}x)")

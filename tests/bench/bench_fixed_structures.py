@@ -31,6 +31,7 @@ from onert_checkpoint_generated.onert_checkpoint_common import OnertCheckpointCo
 from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 
 import onert_checkpoint as oc
+from onert_checkpoint.format.layout import Schema3Layout
 from onert_checkpoint.format.model import Optimizer, Section, TrainingState
 from onert_checkpoint.format.source import BufferReader
 
@@ -56,9 +57,9 @@ def _file_with_64_sections() -> bytes:
     ck = oc.Checkpoint(
         tensors=[oc.Tensor(0, np.zeros(4, np.float32))],
         state=TrainingState(step=1),
-        sections=extra,
+        layout=Schema3Layout("v3", sections=extra),
     )
-    ck.data_block_size = 0
+    ck.layout.data_block_size = 0
     data = oc.to_bytes(ck, revision="v3")
     return data
 

@@ -65,7 +65,7 @@ def through_a_pipe(send: Callable[[object], object]) -> int:
 def cases(folder: Path, mib: int) -> tuple[dict[str, Callable[[], object]], int]:
     n = max(1, mib // 3)
     ckpt = adam_checkpoint(n, MIB, copy=True)
-    ckpt.data_block_size = None  # the default blocks
+    ckpt.layout.data_block_size = None  # the default blocks
     blob = oc.to_bytes(ckpt, revision="v3")
     out = folder / "out.ckpt"
 

@@ -43,7 +43,7 @@ def main() -> None:
     if "writeback" in off:
         atomic_file._writeback_starter = lambda: None  # type: ignore[assignment]
     ckpt = adam_checkpoint(85, MIB, copy=True)
-    ckpt.data_block_size = None  # the default blocks
+    ckpt.layout.data_block_size = None  # the default blocks
     times = []
     for _ in range(args.saves):
         time.sleep(args.settle)

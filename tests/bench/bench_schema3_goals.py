@@ -151,7 +151,7 @@ def size_row(n: int) -> list[dict[str, Any]]:
     v3 = oc.to_bytes(ckpt, revision="v3")
     v1 = oc.to_bytes(ckpt, revision="v1", dialect="onert")
     back = oc.load(v3)
-    sections = [name for name, on in (("data_blocks", back.data_block_size),
+    sections = [name for name, on in (("data_blocks", back.layout.data_block_size),
                                       ("range_index", getattr(back, "range_index_group", 0)))
                 if on]
     note = f"optional sections written: {', '.join(sections) or 'none'}"

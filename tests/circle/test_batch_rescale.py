@@ -396,7 +396,7 @@ def test_schema2_input_takes_its_units_from_its_origin() -> None:
     assert oc.to_bytes(to_dialect(v2, "onert-micro", MODEL, batch_size=3)) == oc.to_bytes(direct)
     assert oc.to_bytes(to_dialect(v2, "onert", MODEL, batch_size=3)) == raw
     micro_v2 = oc.load(oc.to_bytes(oc.convert(oc.load(oc.to_bytes(direct)), "v2", model=MODEL)))
-    assert micro_v2.origin["dialect"] == "onert-micro"
+    assert micro_v2.layout.origin["dialect"] == "onert-micro"
     assert oc.to_bytes(to_dialect(micro_v2, "onert-micro", MODEL, batch_size=3)) == oc.to_bytes(
         direct)
 

@@ -117,7 +117,7 @@ def checkpoint(tmp_path_factory) -> tuple[Path, bytes, int, int]:
     tensors = [oc.Tensor(i, rng.standard_normal(e).astype(np.float32), name=f"layer{i}/weight",
                          dtype="float32", shape=(e,)) for i, e in enumerate(sizes)]
     ckpt = oc.Checkpoint(tensors, None, oc.TrainingState(step=2, epoch=1))
-    ckpt.data_block_size = BLOCK
+    ckpt.layout.data_block_size = BLOCK
     data = oc.to_bytes(ckpt, revision="v3")
     path = tmp_path_factory.mktemp("file") / "blocks.ckpt"
     path.write_bytes(data)

@@ -265,7 +265,7 @@ def _adam_file(tmp_path: Path, block_size: int) -> Path:
         for name in ("m", "v")
     }
     ckpt = oc.Checkpoint(tensors, oc.Optimizer("adam", slots), oc.TrainingState(step=5, epoch=1))
-    ckpt.data_block_size = block_size
+    ckpt.layout.data_block_size = block_size
     path = tmp_path / f"adam-{block_size}.ckpt"
     path.write_bytes(oc.to_bytes(ckpt, revision="v3"))
     return path

@@ -321,7 +321,7 @@ def test_valid_files_exercise_the_columns(ockpt_info, tmp_path):
     s = section_start(data, 1)
     assert struct.unpack_from("<I", data, s + 4)[0] == 63
     ckpt = oc.load(data)
-    assert ckpt.data_order is not None and ckpt.tensors[5].name == "é∂😀"
+    assert ckpt.layout.data_order is not None and ckpt.tensors[5].name == "é∂😀"
 
 
 # Invalid files: each rule of 7 ------------------------------------------------------------
@@ -841,8 +841,8 @@ def _hostile(path: Path, n: int, group: int | None, *, reverse: bool = True) -> 
              "v": {i: oc.Buffer(i, z) for i in range(n) if i % 3}}  # fmt: skip
     ckpt = oc.Checkpoint(tensors, oc.Optimizer("adam", slots), oc.TrainingState(step=1))
     if reverse:
-        ckpt.data_order = np.arange(n - 1, -1, -1)
-    ckpt.range_index_group = group
+        ckpt.layout.data_order = np.arange(n - 1, -1, -1)
+    ckpt.layout.range_index_group = group
     path.write_bytes(oc.to_bytes(ckpt, revision="v3"))
     return path
 

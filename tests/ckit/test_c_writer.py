@@ -29,6 +29,7 @@ import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from onert_checkpoint.format.container import constants
 from onert_checkpoint.format.dtypes import DTYPE_CODES
+from onert_checkpoint.format.layout import Schema1Layout, Schema3Layout
 from onert_checkpoint.format.model import OPTIMIZER_SLOTS, Section
 from onert_checkpoint.format.revisions.registry import holds
 from onert_checkpoint.format.revisions.v2.write import origin_of
@@ -125,7 +126,7 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
     # N, the table length, is schema 1's and WOF's; schema 2 and 3 have no table of N entries
     # (their largest index, 2**32-1, makes N one more than a u32 holds)
     n = ckpt.table_length if revision in ("v1", "wof") else min(ckpt.table_length, 0xFFFFFFFF)
-    out += [_u("I", n), bytes([int("footerless" in ckpt.quirks)])]
+    out += [_u("I", n), bytes([int("footerless" in ckpt.layout.quirks)])]
     tensors = sorted(ckpt.tensors, key=lambda t: t.index)
     out.append(_u("I", len(tensors)))
     # A schema-1 or WOF checkpoint's names, dtypes and shapes are a bound model's, not its
@@ -193,20 +194,20 @@ def encode(ckpt: Checkpoint, revision: str, dialect: str | None) -> bytes:
                 _u("I", constants.ORIGIN_DIALECTS.get(origin.get("dialect"), 9)),  # type: ignore[arg-type]
                 _u("I", constants.FOOTERLESS if origin.get("footerless") else 0),
                 _u("Q", int(origin["num_entries"]))]  # type: ignore[call-overload]
-    sections = sorted(ckpt.sections, key=lambda s: s.kind)
+    sections = sorted(ckpt.layout.sections, key=lambda s: s.kind)
     out.append(_u("I", len(sections)))
     for s in sections:
         out += [_u("I", s.kind), bytes([int(s.required)]), _u("Q", len(s.data)), bytes(s.data)]
     # Schema 3: a loaded schema-3 file's data order (entry indices), which orders 0-byte
-    # tensors that share a source offset (SPEC.md 7.3; the library's Checkpoint.data_order).
-    order = [] if ckpt.data_order is None else [int(i) for i in ckpt.data_order]
+    # tensors that share a source offset (SPEC.md 7.3; the library's Checkpoint.layout.data_order).
+    order = [] if ckpt.layout.data_order is None else [int(i) for i in ckpt.layout.data_order]
     out += [_u("I", len(order))] + [_u("I", i) for i in order]
     # Schema 3's data_blocks section (SPEC.md 7.4): the checkpoint's block size as the
     # library reads it (None: its default, 0 in OCKW; 0: none, 2**32-1 in OCKW).
-    size = ckpt.data_block_size
+    size = ckpt.layout.data_block_size
     out.append(_u("I", 0 if size is None else NO_BLOCKS if size == 0 else size))
     # and its range_index section (SPEC.md 7.5), the same way (None: the default; 0: none)
-    group = ckpt.range_index_group
+    group = ckpt.layout.range_index_group
     out.append(_u("I", 0 if group is None else NO_INDEX if group == 0 else group))
     return b"".join(out)
 
@@ -319,11 +320,14 @@ LOSSY = {  # (content, target): what the target cannot hold (SPEC 9.2)
                                  Optimizer("sgd"), revision="v3"), "v1"),
     "names-wof": (lambda: Checkpoint([Tensor(0, np.arange(4, dtype=np.uint8), model_index=3)],
                                      revision="v3"), "wof"),
-    "section": (lambda: _one(optimizer=Optimizer("sgd"), sections=[Section(kind=9, data=b"x")],
-                             revision="v3"), "v1"),
-    "section-wof": (lambda: _one(sections=[Section(kind=9, data=b"x")], revision="v3"), "wof"),
+    "section": (lambda: _one(optimizer=Optimizer("sgd"),
+                             layout=Schema3Layout("v3", sections=[Section(kind=9, data=b"x")])),
+                "v1"),
+    "section-wof": (lambda: _one(layout=Schema3Layout("v3", sections=[Section(kind=9, data=b"x")])),
+                    "wof"),
     "footerless-step": (lambda: _one(optimizer=Optimizer("sgd"), state=TrainingState(step=5),
-                                     revision="v1", dialect="onert", quirks=("footerless",)),
+                                     layout=Schema1Layout("v1", dialect="onert",
+                                                          quirks=("footerless",))),
                         "v1"),
     "adam-kind-wof": (lambda: _one(optimizer=Optimizer("adam"), revision="v3"), "wof"),
 }
@@ -402,8 +406,8 @@ def v2_checkpoints(draw) -> Checkpoint:
         "revision": st.sampled_from(["v1", "wof"]),
         "dialect": st.sampled_from([None, "onert", "onert-micro"]),
         "num_entries": st.integers(0, 1 << 40), "footerless": st.booleans()})))
-    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state, origin=origin,
-                      sections=sections)
+    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state,
+                      layout=Schema3Layout("v3", origin=origin, sections=sections))
 
 
 @SETTINGS
@@ -424,7 +428,7 @@ def test_random_schema3_with_a_data_order(ockpt_write, ckpt, data):
     """Schema 3 (in WRITES above for every test) with a loaded file's data order given too:
     0-byte tensors with equal source offsets are placed in that order (the `order` column)."""
     indices = [t.index for t in ckpt.tensors]
-    ckpt.data_order = data.draw(st.permutations(indices))
+    ckpt.layout.data_order = data.draw(st.permutations(indices))
     for t in ckpt.tensors:
         if data.draw(st.booleans()):
             t.offset = 0  # ties, broken by data_order alone
@@ -456,9 +460,9 @@ BLOCK_SIZES = [None, 0, 64, 128, 1024, 1 << 16, 1 << 24]
 def test_random_schema3_data_blocks(ockpt_write, ckpt, size, above, data):
     """Schema 3's data_blocks section at every block size the library writes, and none: the
     C file equals the library's, a kept section of a higher kind placed after it (6.4)."""
-    ckpt.data_block_size = size
+    ckpt.layout.data_block_size = size
     if above is not None:
-        ckpt.sections.append(Section(kind=above, data=data.draw(st.binary(max_size=9))))
+        ckpt.layout.sections.append(Section(kind=above, data=data.draw(st.binary(max_size=9))))
     want = python_file(ckpt, "v3", "keep")
     assert want is not None
     got = _block_size(want)
@@ -498,11 +502,12 @@ def many_tensor_checkpoints(draw) -> Checkpoint:
                     entries[t.index] = Buffer(t.index, raw, offset=t.offset)
     ckpt = Checkpoint(tensors=tensors, optimizer=optimizer)
     if place == "tied":
-        ckpt.data_order = draw(st.permutations([t.index for t in tensors]))
-    ckpt.data_block_size = draw(st.sampled_from([None, 0, 64]))
-    ckpt.range_index_group = draw(st.sampled_from([None, 0, 16, 32, 64, 1 << 16]))
+        ckpt.layout.data_order = draw(st.permutations([t.index for t in tensors]))
+    ckpt.layout.data_block_size = draw(st.sampled_from([None, 0, 64]))
+    ckpt.layout.range_index_group = draw(st.sampled_from([None, 0, 16, 32, 64, 1 << 16]))
     if draw(st.booleans()):
-        ckpt.sections.append(Section(kind=draw(st.integers(0x100010, 0x1000FF)), data=b"kept"))
+        kind = draw(st.integers(0x100010, 0x1000FF))
+        ckpt.layout.sections.append(Section(kind=kind, data=b"kept"))
     return ckpt
 
 
@@ -513,7 +518,7 @@ def test_random_schema3_range_index(ockpt_write, ckpt):
     tensors: the C file equals the library's."""
     want = python_file(ckpt, "v3", "keep")
     assert want is not None
-    n, group = len(ckpt.tensors), ckpt.range_index_group
+    n, group = len(ckpt.tensors), ckpt.layout.range_index_group
     assert _block_size(want, 0x100009) == ((64 if n > 64 else 0) if group is None else group)
     assert c_file(ockpt_write, ckpt, "v3", "keep") == want
 
@@ -548,7 +553,7 @@ def test_refusals_match(ockpt_write, bad):
     elif bad == "shape-mismatch":
         t0.shape = (4,)
     elif bad == "reserved-kind":
-        ckpt.sections.append(Section(kind=3, data=b"x"))
+        ckpt.layout.sections.append(Section(kind=3, data=b"x"))
     elif bad == "well-known-type":
         ckpt.state["step"] = -1
     elif bad == "v3-model-index-none":  # 2**32-1 is schema 3's NO_MODEL_INDEX (SPEC.md 7.1)
@@ -556,22 +561,22 @@ def test_refusals_match(ockpt_write, bad):
         assert python_file(ckpt, "v2", "keep") is not None
         revision = "v3"
     elif bad == "v3-block-size":  # not a power of two (SPEC.md 7.4: 64 B to 16 MiB)
-        ckpt.data_block_size = 100
+        ckpt.layout.data_block_size = 100
         revision = "v3"
     elif bad == "v3-kept-data-blocks-kind":  # would collide with the writer's own section
-        ckpt.sections.append(Section(kind=0x100008, data=b"x"))
+        ckpt.layout.sections.append(Section(kind=0x100008, data=b"x"))
         assert python_file(ckpt, "v2", "keep") is not None
         revision = "v3"
     elif bad == "v3-group-size":  # not a power of two (SPEC.md 7.5: 16 to 65,536)
-        ckpt.range_index_group = 48
+        ckpt.layout.range_index_group = 48
         revision = "v3"
     elif bad == "v3-kept-range-index-kind":  # would collide with the writer's own section
-        ckpt.sections.append(Section(kind=0x100009, data=b"x"))
+        ckpt.layout.sections.append(Section(kind=0x100009, data=b"x"))
         assert python_file(ckpt, "v2", "keep") is not None
         revision = "v3"
     elif bad == "micro-footerless":
-        ckpt = Checkpoint(tensors=[Tensor(1, np.zeros(2, np.uint8))], revision="v1",
-                          dialect="onert-micro", quirks=("footerless",))
+        ckpt = Checkpoint(tensors=[Tensor(1, np.zeros(2, np.uint8))],
+                          layout=Schema1Layout("v1", dialect="onert-micro", quirks=("footerless",)))
         revision = "v1"
     assert python_file(ckpt, revision, "keep") is None
     res = subprocess.run([str(ockpt_write)], input=encode(ckpt, revision, ckpt.dialect),

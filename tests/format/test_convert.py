@@ -53,7 +53,7 @@ def test_downgrade_to_the_same_dialect_by_name(ckpt: Checkpoint) -> None:
 def test_wof_round_trip(ckpt: Checkpoint) -> None:
     original = oc.to_bytes(ckpt)
     v2 = through_v2(oc.load(original))
-    assert v2.origin["revision"] == "wof"
+    assert v2.layout.origin["revision"] == "wof"
     assert oc.to_bytes(downgrade(v2, to="wof")) == original
     assert oc.to_bytes(convert(v2, to="wof")) == original
 
@@ -65,11 +65,11 @@ def test_upgrade_preserves_every_tensor_slot_and_state_value(ckpt: Checkpoint) -
     upgraded = through_v2(loaded)
     assert upgraded.revision == "v2"
     assert upgraded.content_equal(loaded)
-    assert upgraded.origin == {
+    assert upgraded.layout.origin == {
         "revision": "v1",
         "dialect": loaded.dialect,
         "num_entries": loaded.table_length,
-        "footerless": "footerless" in loaded.quirks,
+        "footerless": "footerless" in loaded.layout.quirks,
     }
 
 

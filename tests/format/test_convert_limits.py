@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
+from onert_checkpoint.format.layout import Schema1Layout, WofLayout
 from onert_checkpoint.format.revisions.layout_plan import MAX_TABLE_ENTRIES
 from onert_checkpoint.format.revisions.v1 import write as v1_write
 from onert_checkpoint.format.revisions.wof import write as wof_write
@@ -53,7 +54,7 @@ HUGE = [MAX_TABLE_ENTRIES + 1, 1 << 28, 1 << 40, (1 << 64) - 1]
 def test_huge_origin_is_refused_before_allocating(tmp_path, n, to):
     data = hostile_v2(n)
     ckpt = oc.load(data)  # valid: schema 2 does not bound the original table length
-    assert ckpt.origin["num_entries"] == n
+    assert ckpt.layout.origin["num_entries"] == n
     out = tmp_path / "out.ckpt"
     tracemalloc.start()
     try:
@@ -109,16 +110,17 @@ def test_limit_itself_is_written_streaming(tmp_path):
 
 def test_boundary_of_the_table_limit():
     tensors = [oc.Tensor(0, np.zeros(4, np.uint8))]
-    at_limit = oc.Checkpoint(list(tensors), revision="wof", num_entries=MAX_TABLE_ENTRIES)
+    at_limit = oc.Checkpoint(list(tensors), layout=WofLayout("wof", num_entries=MAX_TABLE_ENTRIES))
     block = wof_write.plan(at_limit)
     assert block.num_entries == MAX_TABLE_ENTRIES
-    over = oc.Checkpoint(list(tensors), revision="wof", num_entries=MAX_TABLE_ENTRIES + 1)
+    over = oc.Checkpoint(list(tensors), layout=WofLayout("wof", num_entries=MAX_TABLE_ENTRIES + 1))
     with pytest.raises(oc.CheckpointError, match="not_representable"):
         wof_write.plan(over)
-    v1 = oc.Checkpoint(list(tensors), oc.Optimizer("sgd"), revision="v1",
-                       dialect="onert-micro", num_entries=MAX_TABLE_ENTRIES)
+    v1 = oc.Checkpoint(list(tensors), oc.Optimizer("sgd"),
+                       layout=Schema1Layout("v1", dialect="onert-micro",
+                                            num_entries=MAX_TABLE_ENTRIES))
     assert v1_write.plan(v1, "onert-micro").header["num_entries"] == MAX_TABLE_ENTRIES
-    v1.num_entries = MAX_TABLE_ENTRIES + 1
+    v1.layout.num_entries = MAX_TABLE_ENTRIES + 1
     with pytest.raises(oc.CheckpointError, match="not_representable"):
         v1_write.plan(v1, "onert-micro")
 
@@ -127,11 +129,11 @@ def test_u32_size_is_checked_from_the_sizes_alone():
     """4 GiB of data (a broadcast view: no memory) cannot be a schema-1 or WOF file: refused
     from N and the sizes alone, before a byte of data is read."""
     big = np.broadcast_to(np.zeros(1, np.uint8), (1 << 32,))
-    ckpt = oc.Checkpoint([oc.Tensor(0, big)], oc.Optimizer("sgd"), revision="v1",
-                         dialect="onert", num_entries=1)
+    ckpt = oc.Checkpoint([oc.Tensor(0, big)], oc.Optimizer("sgd"),
+                         layout=Schema1Layout("v1", dialect="onert", num_entries=1))
     with pytest.raises(oc.CheckpointError, match="u32"):
         v1_write.plan(ckpt, "onert")
-    wof = oc.Checkpoint([oc.Tensor(0, big)], revision="wof", num_entries=1)
+    wof = oc.Checkpoint([oc.Tensor(0, big)], layout=WofLayout("wof", num_entries=1))
     with pytest.raises(oc.CheckpointError, match="u32"):
         wof_write.plan(wof)
 
@@ -139,6 +141,6 @@ def test_u32_size_is_checked_from_the_sizes_alone():
 @pytest.mark.parametrize("bad", [-1, 1 << 64, 2.5, "3"])
 def test_origin_num_entries_outside_u64_is_refused_by_the_v2_writer(bad):
     ckpt = oc.convert(oc.load(ADAM), to="v2")
-    ckpt.origin = dict(ckpt.origin, num_entries=bad)
+    ckpt.layout.origin = dict(ckpt.layout.origin, num_entries=bad)
     with pytest.raises(oc.CheckpointError, match="not_representable"):
         oc.to_bytes(ckpt)

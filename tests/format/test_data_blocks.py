@@ -97,7 +97,8 @@ def test_written_by_default_with_64_kib_blocks_and_kept_on_a_round_trip(tmp_path
     blocks = [data[dofs + b : dofs + min(b + 65536, dlen)] for b in range(0, dlen, 65536)]
     assert list(crcs) == [crc32c.crc32c(b) for b in blocks]
     back = oc.load(data)
-    assert back.data_block_size == 65536 and KIND not in [s.kind for s in back.sections]
+    assert back.layout.data_block_size == 65536
+    assert KIND not in [s.kind for s in back.layout.sections]
     assert oc.to_bytes(back) == data
     oc.save(ckpt, tmp_path / "s.ckpt", revision="v3")  # the streaming writer patches the CRCs
     assert (tmp_path / "s.ckpt").read_bytes() == data
@@ -106,29 +107,29 @@ def test_written_by_default_with_64_kib_blocks_and_kept_on_a_round_trip(tmp_path
 @pytest.mark.parametrize("size", [64, 4096, 1 << 24])
 def test_the_block_size_is_the_checkpoint_s_choice(size: int, tmp_path: Path) -> None:
     ckpt = _tensors(3, elements=300)
-    ckpt.data_block_size = size
+    ckpt.layout.data_block_size = size
     data = oc.to_bytes(ckpt, revision="v3")
     assert _block_size(data) == size
     back = oc.load(data)
     back.verify()
-    assert back.data_block_size == size and oc.to_bytes(back) == data
+    assert back.layout.data_block_size == size and oc.to_bytes(back) == data
     oc.save(ckpt, tmp_path / "s.ckpt", revision="v3")
     assert (tmp_path / "s.ckpt").read_bytes() == data
 
 
 def test_zero_writes_no_section_and_a_file_without_one_stays_without() -> None:
     ckpt = _tensors(3, elements=300)
-    ckpt.data_block_size = 0
+    ckpt.layout.data_block_size = 0
     data = oc.to_bytes(ckpt, revision="v3")
     assert _block_size(data) is None
     back = oc.load(data)
-    assert back.data_block_size == 0 and oc.to_bytes(back) == data
+    assert back.layout.data_block_size == 0 and oc.to_bytes(back) == data
 
 
 @pytest.mark.parametrize("size", [32, 100, 1 << 25, -64, True, 4096.0])
 def test_a_block_size_the_format_does_not_allow_is_refused(size: object) -> None:
     ckpt = _tensors(1, elements=16)
-    ckpt.data_block_size = size  # type: ignore[assignment]
+    ckpt.layout.data_block_size = size  # type: ignore[assignment]
     with pytest.raises(oc.CheckpointError) as err:
         oc.to_bytes(ckpt, revision="v3")
     assert err.value.code == "not_representable"
@@ -168,7 +169,7 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> _Counted:
 
 def _first_read_cost(counter: _Counted, count: int, k: int) -> int:
     ckpt = _tensors(count)
-    ckpt.data_block_size = 4096
+    ckpt.layout.data_block_size = 4096
     loaded = oc.load(oc.to_bytes(ckpt, revision="v3"))
     counter.bytes = 0
     assert np.array_equal(np.asarray(loaded.tensors[k].data), ckpt.tensors[k].data)
@@ -221,7 +222,7 @@ def test_once_reads_have_verified_every_block_a_hand_out_checks_nothing(
 
     monkeypatch.setattr(data_blocks.DataBlocks, "check_range", check_range)
     ckpt = _tensors(6)
-    ckpt.data_block_size = 4096
+    ckpt.layout.data_block_size = 4096
     loaded = oc.load(oc.to_bytes(ckpt, revision="v3"))
     for t in loaded.tensors:  # floating entries: none is kept
         np.asarray(t.data)
@@ -246,7 +247,7 @@ def _corrupt_tensor(k: int, block: int = 4096) -> tuple[bytes, oc.Checkpoint, in
     """A file whose tensor k has one changed byte (its section CRCs left as written), the
     content, and the absolute offset of the changed byte."""
     ckpt = _tensors(6)
-    ckpt.data_block_size = block
+    ckpt.layout.data_block_size = block
     data = oc.to_bytes(ckpt, revision="v3")
     at = oc.load(data).tensors[k].offset + 1000
     return _flip(data, at), ckpt, at
@@ -327,7 +328,7 @@ def test_verify_checks_the_data_section_s_own_crc_after_the_blocks() -> None:
     so does the read that completes the verification of every block (describing the file,
     exporting it: whatever reads all of it has run all of B6)."""
     ckpt = _tensors(6)
-    ckpt.data_block_size = 4096
+    ckpt.layout.data_block_size = 4096
     data = oc.to_bytes(ckpt, revision="v3")
     i, _, _, _ = _sections(data)[4]
     bad = _reseal(data, data_crc=0x12345678)
@@ -376,7 +377,7 @@ def _new_files(tmp_path: Path) -> list[Path]:
         opt.slots[slot] = {t.index: oc.Buffer(t.index, t.data * 0.5) for t in base.tensors}
     for size in (64, 4096, 65536):
         ckpt = oc.Checkpoint(list(base.tensors), opt, oc.TrainingState(step=3, epoch=1))
-        ckpt.data_block_size = size
+        ckpt.layout.data_block_size = size
         path = tmp_path / f"new-{size}.ckpt"
         oc.save(ckpt, path, revision="v3")
         assert _block_size(path.read_bytes()) == size
@@ -410,7 +411,7 @@ def test_schema_3_vectors_written_before_the_section_read_and_write_back_unchang
         assert (VECTORS / name).read_bytes() == data, name  # the committed vector is unchanged
         loaded = oc.load(data)
         loaded.verify()
-        assert loaded.data_block_size == 0
+        assert loaded.layout.data_block_size == 0
         assert oc.to_bytes(loaded) == data, name
         want = json.loads((old / name).with_suffix(".json").read_text())
         assert json.loads(json.dumps(oc.describe(loaded))) == want, name
@@ -458,7 +459,7 @@ def test_the_section_crc_combined_from_the_blocks_is_the_crc_of_the_data(shift: 
 
 def test_dump_layout_names_the_section_and_its_fields(tmp_path: Path) -> None:
     ckpt = _tensors(3, elements=3000)
-    ckpt.data_block_size = 4096
+    ckpt.layout.data_block_size = 4096
     path = tmp_path / "blocks.ckpt"
     oc.save(ckpt, path, revision="v3")
     res = subprocess.run(
@@ -546,7 +547,7 @@ def test_c_copy_verifies_each_block_before_copying_it(tmp_path: Path) -> None:
     )
     assert built.returncode == 0, built.stderr
     ckpt = _tensors(4, elements=3000)
-    ckpt.data_block_size = 512  # a microcontroller-sized buffer
+    ckpt.layout.data_block_size = 512  # a microcontroller-sized buffer
     path = tmp_path / "small-blocks.ckpt"
     oc.save(ckpt, path, revision="v3")
     _, _, d, length = _sections(path.read_bytes())[4]

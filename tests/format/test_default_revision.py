@@ -190,7 +190,7 @@ def test_import_of_unknown_sections_is_schema_3_and_keeps_them(tmp_path: Path, s
     ckpt = READERS[suffix](src)
     assert ckpt.revision == "v3"
     back = oc.load(oc.to_bytes(ckpt))
-    assert [(s.kind, bytes(s.data)) for s in back.sections] == [(0x100042, body)]
+    assert [(s.kind, bytes(s.data)) for s in back.layout.sections] == [(0x100042, body)]
 
 
 def test_import_of_arrays_named_by_the_models_tensors_is_schema_1(tmp_path: Path) -> None:

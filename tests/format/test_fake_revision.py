@@ -51,7 +51,7 @@ def test_fake_revision_is_converted_saved_and_loaded(v4: registry.Revision, tmp_
 def test_fake_revision_converts_back_to_the_original_file(v4: registry.Revision):
     original = (DATA / "fc3-adam-step12.ckpt").read_bytes()
     ckpt = oc.load(oc.to_bytes(oc.convert(oc.load(original), "v4")))
-    assert ckpt.revision == "v4" and ckpt.origin is not None
+    assert ckpt.revision == "v4" and ckpt.layout.origin is not None
     assert oc.to_bytes(oc.convert(ckpt, "v1")) == original
 
 

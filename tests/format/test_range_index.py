@@ -34,6 +34,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import onert_checkpoint as oc
+from onert_checkpoint.format.layout import Schema3Layout
 from onert_checkpoint.format.loss import lost_content
 from onert_checkpoint.format.model import Section
 from onert_checkpoint.format.revisions.v1 import write as v1_write
@@ -93,7 +94,7 @@ def _checkpoint(
                 for t in tensors
                 if t.index not in absent
             }
-    return oc.Checkpoint(tensors, opt, data_order=data_order)
+    return oc.Checkpoint(tensors, opt, layout=Schema3Layout("v3", data_order=data_order))
 
 
 def _expected_offsets(ckpt: oc.Checkpoint) -> list[dict[int, int]]:
@@ -124,8 +125,8 @@ def _lookups_agree(data: bytes) -> int:
                 column[records[i]] = b.nbytes
             lengths.append(column)
     order = None
-    if ckpt.data_order is not None:
-        order = np.array([records[int(i)] for i in ckpt.data_order], np.int64)
+    if ckpt.layout.data_order is not None:
+        order = np.array([records[int(i)] for i in ckpt.layout.data_order], np.int64)
     done = 0
     for part, expected in enumerate(_expected_offsets(ckpt)):
         for k, offset in expected.items():
@@ -158,11 +159,11 @@ def _files(draw: st.DrawFn) -> tuple[oc.Checkpoint, int]:
 @given(_files())
 def test_the_lookup_equals_the_placement(case: tuple[oc.Checkpoint, int]) -> None:
     ckpt, group = case
-    ckpt.range_index_group = group
+    ckpt.layout.range_index_group = group
     data = oc.to_bytes(ckpt, revision="v3")
     assert _lookups_agree(data) >= len(ckpt.tensors)
     back = oc.load(data)
-    assert back.range_index_group == group and oc.to_bytes(back) == data
+    assert back.layout.range_index_group == group and oc.to_bytes(back) == data
 
 
 def test_the_lookup_covers_every_vector_with_the_section() -> None:
@@ -217,19 +218,19 @@ def test_written_by_default_past_64_tensors(n: int, written: bool) -> None:
     found = _index_of(data)
     assert (found is not None) == written
     back = oc.load(data)
-    assert back.range_index_group == (64 if written else 0)
+    assert back.layout.range_index_group == (64 if written else 0)
     assert oc.to_bytes(back) == data
 
 
 @pytest.mark.parametrize("group", [16, 256, 1 << 16])
 def test_the_group_size_is_the_checkpoint_s_choice_even_for_few_tensors(group: int) -> None:
     ckpt = _checkpoint([3, 0, 70, 16], "sgd", set(), [2, 0, 3, 1])
-    ckpt.range_index_group = group
+    ckpt.layout.range_index_group = group
     data = oc.to_bytes(ckpt, revision="v3")
     found = _index_of(data)
     assert found is not None and found[0].group_size == group
     back = oc.load(data)
-    assert back.range_index_group == group and oc.to_bytes(back) == data
+    assert back.layout.range_index_group == group and oc.to_bytes(back) == data
     assert _lookups_agree(data) == 4
 
 
@@ -242,41 +243,41 @@ def test_a_group_size_without_tensors_writes_no_section_and_a_file_the_reader_ac
     that names a group size but holds no tensor gets no section, not a file its own reader
     refuses."""
     ckpt = _checkpoint([], optimizer, set(), None)
-    ckpt.range_index_group = group
+    ckpt.layout.range_index_group = group
     data = oc.to_bytes(ckpt, revision="v3")
     assert _index_of(data) is None
     back = oc.load(data)
     back.verify()
-    assert len(back) == 0 and back.range_index_group == 0
+    assert len(back) == 0 and back.layout.range_index_group == 0
 
 
 def test_zero_writes_no_section_and_a_file_without_one_stays_without() -> None:
     ckpt = _checkpoint([4] * 200, None, set(), None)
-    ckpt.range_index_group = 0
+    ckpt.layout.range_index_group = 0
     data = oc.to_bytes(ckpt, revision="v3")
     assert _index_of(data) is None
     back = oc.load(data)
-    assert back.range_index_group == 0 and oc.to_bytes(back) == data
+    assert back.layout.range_index_group == 0 and oc.to_bytes(back) == data
 
 
 @pytest.mark.parametrize("group", [8, 100, 1 << 17, -64, True, 64.0])
 def test_a_group_size_the_format_does_not_allow_is_refused(group: object) -> None:
     ckpt = _checkpoint([4] * 3, None, set(), None)
-    ckpt.range_index_group = group  # type: ignore[assignment]
+    ckpt.layout.range_index_group = group  # type: ignore[assignment]
     with pytest.raises(oc.NotRepresentableError, match="range_index_group"):
         oc.to_bytes(ckpt, revision="v3")
 
 
 def test_a_kept_section_of_its_kind_is_refused() -> None:
     ckpt = _checkpoint([4] * 3, None, set(), None)
-    ckpt.sections = [Section(kind=KIND, data=b"x" * 16)]
+    ckpt.layout.sections = [Section(kind=KIND, data=b"x" * 16)]
     with pytest.raises(oc.NotRepresentableError, match="range_index"):
         oc.to_bytes(ckpt, revision="v3")
 
 
 def test_the_section_sits_after_data_blocks_and_before_higher_kinds() -> None:
     ckpt = _checkpoint([40] * 100, "adam", {3}, None)
-    ckpt.sections = [Section(kind=0x80000001, data=b"private")]
+    ckpt.layout.sections = [Section(kind=0x80000001, data=b"private")]
     data = oc.to_bytes(ckpt, revision="v3")
     kinds = [k for k, _ in sorted(_sections(data).items(), key=lambda kv: kv[1][0])]
     assert kinds == [1, 2, 0x100008, KIND, 0x80000001, 4]
@@ -295,9 +296,9 @@ def test_conversions_rebuild_the_section_and_lose_nothing() -> None:
     assert KIND not in _sections(v2)
     again = oc.to_bytes(oc.convert(oc.load(v2), "v3"))
     assert _index_of(again) is not None and oc.load(again).content_equal(loaded)
-    assert lost_content(loaded, "v2") == [] and loaded.sections == []
+    assert lost_content(loaded, "v2") == [] and loaded.layout.sections == []
     # a schema-3 rewrite at another group size is the same content
-    loaded.range_index_group = 16
+    loaded.layout.range_index_group = 16
     other = oc.to_bytes(loaded)
     assert other != v3 and oc.load(other).content_equal(oc.load(v3))
 
@@ -344,7 +345,7 @@ def ordered() -> bytes:
     3 passes, a position column; no data_blocks section."""
     sizes = [(11 * k) % 80 for k in range(70)]
     ckpt = _checkpoint(sizes, "adam", {4, 9, 66}, [(13 * k) % 70 for k in range(70)])
-    ckpt.data_block_size = 0  # the padding rule P4 meets no block checksum (B6) first
+    ckpt.layout.data_block_size = 0  # the padding rule P4 meets no block checksum (B6) first
     return oc.to_bytes(ckpt, revision="v3")
 
 
@@ -434,7 +435,7 @@ def _new_files(tmp_path: Path) -> list[Path]:
     sizes = [(9 * k) % 100 for k in range(300)]
     for group in (16, 64, 1024):
         ckpt = _checkpoint(sizes, "adam", {2, 7, 200}, [(7 * k) % 300 for k in range(300)])
-        ckpt.range_index_group = group if group != 64 else None
+        ckpt.layout.range_index_group = group if group != 64 else None
         path = tmp_path / f"new-{group}.ckpt"
         oc.save(ckpt, path, revision="v3")
         found = _index_of(path.read_bytes())
@@ -454,7 +455,7 @@ def test_python_reader_before_the_section_reads_the_new_files(tmp_path: Path) ->
             [t.data.tobytes().hex() for t in now.tensors],
         ], path.name
         assert kinds == [KIND]  # kept as a section of another kind, not misread
-        assert now.sections == []
+        assert now.layout.sections == []
 
 
 def test_c_reader_before_the_section_reads_the_new_files(tmp_path: Path) -> None:
@@ -523,7 +524,7 @@ def test_a_downgrade_drops_the_section_as_derived_data() -> None:
     downgrades, without ``allow_lossy``, to the original file byte for byte."""
     source = (ROOT / "tests" / "data" / "real-onert-micro" / "ckpt_adam.bin").read_bytes()
     upgraded = oc.upgrade(oc.load(source), to="v3")
-    upgraded.range_index_group = 16
+    upgraded.layout.range_index_group = 16
     data = oc.to_bytes(upgraded)
     assert _index_of(data) is not None
     loaded = oc.load(data)

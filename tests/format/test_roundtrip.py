@@ -57,10 +57,10 @@ def test_wof_round_trips(ckpt):
 @EXAMPLES
 @given(checkpoints(dialect="onert"))
 def test_footerless_onert_files_round_trip(ckpt):
-    ckpt.quirks = ("footerless",)
+    ckpt.layout.quirks = ("footerless",)
     ckpt.state.clear()
     data = oc.to_bytes(ckpt)
     assert data[12:16] == b"\0\0\0\0"
     back = oc.load(data)
-    assert back.quirks == ("footerless",) and dict(back.state) == {}
+    assert back.layout.quirks == ("footerless",) and dict(back.state) == {}
     assert oc.to_bytes(back) == data

@@ -57,9 +57,9 @@ def content(revision: str, block_size: int | None) -> oc.Checkpoint:
             }
     state = oc.TrainingState() if revision == "wof" else oc.TrainingState(step=9, epoch=2)
     ckpt = oc.Checkpoint(tensors, opt, state)
-    ckpt.data_block_size = block_size
+    ckpt.layout.data_block_size = block_size
     if block_size == 4096:
-        ckpt.range_index_group = 16
+        ckpt.layout.range_index_group = 16
     return ckpt
 
 

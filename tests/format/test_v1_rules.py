@@ -12,6 +12,7 @@ import pytest
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.layout import Schema1Layout, WofLayout
 
 
 def tensor(index: int, nbytes: int, fill: int = 0) -> Tensor:
@@ -26,9 +27,8 @@ def make(kind: str = "adam", dialect: str = "onert", sizes=(8, 4, 12), absent=()
             t.index: Buffer(t.index, np.full(t.nbytes, 100 + 10 * slot_no, np.uint8))
             for t in tensors
         }
-    ckpt = Checkpoint(
-        tensors, opt, TrainingState(step=7, epoch=3), revision="v1", num_entries=len(sizes)
-    )
+    ckpt = Checkpoint(tensors, opt, TrainingState(step=7, epoch=3),
+                      layout=Schema1Layout("v1", num_entries=len(sizes)))
     return oc.to_bytes(ckpt, dialect=dialect)
 
 
@@ -42,7 +42,7 @@ def u32(data: bytes, at: int) -> int:
 
 def wof(sizes=(8, 0, 4), absent=(1,)) -> bytes:
     tensors = [tensor(i, n) for i, n in enumerate(sizes) if i not in absent]
-    return oc.to_bytes(Checkpoint(tensors, None, revision="wof", num_entries=len(sizes)))
+    return oc.to_bytes(Checkpoint(tensors, None, layout=WofLayout("wof", num_entries=len(sizes))))
 
 
 def expect(data: bytes, code: str, field: str | None = None, offset: int | None = None):

@@ -28,7 +28,7 @@ def sparse(tmp_path: Path, head: bytes, size: int) -> Path:
 
 def footerless(ckpt: oc.Checkpoint) -> bytes:
     """``ckpt`` as a footer-less onert file (ofs_other = 0; its data run to the end)."""
-    ckpt.quirks = ("footerless",)
+    ckpt.layout.quirks = ("footerless",)
     ckpt.state.clear()
     return oc.to_bytes(ckpt, revision="v1", dialect="onert")
 

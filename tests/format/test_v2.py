@@ -21,6 +21,7 @@ from onert_checkpoint_generated.onert_checkpoint_v2 import OnertCheckpointV2
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from onert_checkpoint.format.container import constants
+from onert_checkpoint.format.layout import Schema2Layout
 from onert_checkpoint.format.model import Section
 from onert_checkpoint.format.source import BufferReader
 from tests.spec import whole_files
@@ -117,9 +118,7 @@ def v2_checkpoints(draw, max_tensors: int = 5) -> Checkpoint:
         tensors=tensors,
         optimizer=optimizer,
         state=state,
-        origin=origin,
-        sections=sections,
-        revision="v2",
+        layout=Schema2Layout("v2", origin=origin, sections=sections),
     )
 
 
@@ -134,9 +133,9 @@ def small_file() -> bytes:
         ],
         optimizer=Optimizer("adam"),
         state=TrainingState(step=3, learning_rate=0.5, log_dir="r", x=b"\x01"),
-        origin={"revision": "v1", "dialect": "onert-micro", "num_entries": 3, "footerless": False},
-        sections=[Section(kind=77, data=b"opt")],
-        revision="v2",
+        layout=Schema2Layout("v2", origin={"revision": "v1", "dialect": "onert-micro",
+                                           "num_entries": 3, "footerless": False},
+                             sections=[Section(kind=77, data=b"opt")]),
     )
     ckpt.optimizer.slots["m"][0] = Buffer(0, np.ones(3, np.float32))
     return oc.to_bytes(ckpt)
@@ -191,9 +190,9 @@ def assert_same(a: Checkpoint, b: Checkpoint) -> None:
         assert (x.shape is None) == (y.shape is None) and (
             x.shape is None or tuple(x.shape) == tuple(y.shape)
         )
-    assert a.origin == b.origin
-    assert [(s.kind, bytes(s.data)) for s in a.sections] == [
-        (s.kind, bytes(s.data)) for s in b.sections
+    assert a.layout.origin == b.layout.origin
+    assert [(s.kind, bytes(s.data)) for s in a.layout.sections] == [
+        (s.kind, bytes(s.data)) for s in b.layout.sections
     ]
 
 
@@ -275,7 +274,7 @@ def test_every_truncation_is_detected() -> None:
 
 def test_unknown_optional_section_is_kept() -> None:
     back = oc.load(small_file())
-    assert [(s.kind, s.data) for s in back.sections] == [(77, b"opt")]
+    assert [(s.kind, s.data) for s in back.layout.sections] == [(77, b"opt")]
 
 
 def test_unknown_required_section() -> None:
@@ -559,7 +558,7 @@ def test_section_order() -> None:
         oc.load(raw_file([(9, 0, b"x"), (9, 0, b"y")]))
     assert (info.value.code, info.value.field) == ("duplicate_section", "sections[1].kind")
     back = oc.load(raw_file([(5, 0, ORIGIN_BODY), (6, 0, b"y"), (9, 0, b"x")]))
-    assert [s.kind for s in back.sections] == [6, 9]
+    assert [s.kind for s in back.layout.sections] == [6, 9]
 
 
 def test_empty_sections() -> None:
@@ -581,16 +580,14 @@ def test_empty_sections() -> None:
 
 
 def test_writer_sorts_kept_sections_and_refuses_two_of_a_kind() -> None:
-    ckpt = Checkpoint(
-        sections=[Section(kind=9, data=b"x"), Section(kind=6, data=b"y")], revision="v2"
-    )
+    ckpt = Checkpoint(layout=Schema2Layout("v2", sections=[Section(kind=9, data=b"x"),
+                                                          Section(kind=6, data=b"y")]))
     back = oc.load(oc.to_bytes(ckpt))
-    assert [(s.kind, s.data) for s in back.sections] == [(6, b"y"), (9, b"x")]
+    assert [(s.kind, s.data) for s in back.layout.sections] == [(6, b"y"), (9, b"x")]
     with pytest.raises(oc.NotRepresentableError):
         oc.to_bytes(
-            Checkpoint(
-                sections=[Section(kind=9, data=b"x"), Section(kind=9, data=b"")], revision="v2"
-            )
+            Checkpoint(layout=Schema2Layout("v2", sections=[Section(kind=9, data=b"x"),
+                                                            Section(kind=9, data=b"")]))
         )
 
 
@@ -699,7 +696,7 @@ def test_kaitai_construct_and_load_agree(ckpt: Checkpoint) -> None:
                 int(e.value_type) for e in ke.body.entries
             ]
         if ce.kind == 5:
-            assert ke.body.num_entries == ce.body.num_entries == loaded.origin["num_entries"]
+            assert ke.body.num_entries == ce.body.num_entries == loaded.layout.origin["num_entries"]
     assert [(t.index, t.offset, t.nbytes) for t in loaded.tensors] == [
         (int(r["index"]), int(r["ofs_data"]), int(r["len_data"])) for r in records
     ]

@@ -27,6 +27,7 @@ import pytest
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.layout import Schema2Layout
 from onert_checkpoint.format.model import Section
 from tests.fuzz.structure import reseal_v2
 
@@ -249,7 +250,7 @@ def test_h5_section_table_offset() -> None:
 def test_t1_max_sections() -> None:
     extra = [Section(kind=100 + k, data=b"x") for k in range(MAX_SECTIONS - 2)]
     data = oc.to_bytes(Checkpoint(tensors=[Tensor(index=0, data=np.ones(2, np.uint8))],
-                                  sections=extra, revision="v2"))
+                                  layout=Schema2Layout("v2", sections=extra)))
     assert len(entries(data)) == MAX_SECTIONS
     valid(data)
     refused(put(data, 24, "<I", MAX_SECTIONS + 1), "limit_exceeded", "num_sections", 24)

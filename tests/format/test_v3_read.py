@@ -306,7 +306,7 @@ def test_a_file_with_every_column_reads_as_its_content():
     assert [t.dtype for t in ckpt.tensors] == ["float32", None, "uint8", "int64"]
     assert [t.shape for t in ckpt.tensors] == [(2, 2), (1, 2), None, ()]
     assert [t.model_index for t in ckpt.tensors] == [None, 4, 0, 3]
-    assert list(ckpt.data_order) == [9, 2, 7, 5]
+    assert list(ckpt.layout.data_order) == [9, 2, 7, 5]
     # data order: records 3, 0, 2, 1 then m's (3, 0, 2: 1 is NO_STATE) then v's (3, 0, 1)
     by_record = {k: lay.ranges[i] for i, k in enumerate([3, 0, 2, 1])}
     assert [t.offset for t in ckpt.tensors] == [by_record[k] for k in range(4)]
@@ -315,7 +315,7 @@ def test_a_file_with_every_column_reads_as_its_content():
     assert [m[k].offset for k in (9, 2, 7)] == lay.ranges[4:7]
     assert [v[k].offset for k in (9, 2, 5)] == lay.ranges[7:10]
     assert ckpt.optimizer.kind == "adam" and ckpt.step == 7
-    assert ckpt.origin == {"revision": "v1", "dialect": "onert", "num_entries": 2,
+    assert ckpt.layout.origin == {"revision": "v1", "dialect": "onert", "num_entries": 2,
                            "footerless": False}
     assert ckpt.tensors[0].data.tolist() == [[np.frombuffer(b"\x5a" * 4, "<f4")[0]] * 2] * 2
     assert bytes(m[7].raw) == b"\x5a" * 3 and bytes(v[5].raw) == b""
@@ -327,7 +327,7 @@ def test_a_file_without_optional_columns_has_record_order_and_no_metadata():
     ckpt.verify()
     assert [t.index for t in ckpt.tensors] == [0, 1, 2, 3]
     assert [(t.name, t.dtype, t.shape, t.model_index) for t in ckpt.tensors] == [(None,) * 4] * 4
-    assert ckpt.data_order is None
+    assert ckpt.layout.data_order is None
     assert [t.offset for t in ckpt.tensors] == lay.ranges
     assert [t.nbytes for t in ckpt.tensors] == [5, 64, 0, 1]
 

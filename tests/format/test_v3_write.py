@@ -30,6 +30,7 @@ from onert_checkpoint_generated.onert_checkpoint_v3 import OnertCheckpointV3
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState, convert
 from onert_checkpoint.format.container.write import PIECE_BYTES, SMALL_RANGE
+from onert_checkpoint.format.layout import Schema1Layout, Schema3Layout
 from onert_checkpoint.format.revisions.v3 import write as v3_write
 from onert_checkpoint.format.revisions.v3.placement import range_alignment
 from tests.strategies import checkpoints, rich_checkpoints, wof_checkpoints
@@ -168,9 +169,9 @@ def test_content_to_v3_and_back(ckpt: Checkpoint) -> None:
     assert back.revision == "v3"
     assert back.content_equal(ckpt)
     assert _meta(back) == _meta(ckpt)
-    assert back.origin == ckpt.origin
-    assert [(s.kind, s.data) for s in back.sections] == [(s.kind, bytes(s.data))
-                                                         for s in ckpt.sections]
+    assert back.layout.origin == ckpt.layout.origin
+    assert [(s.kind, s.data) for s in back.layout.sections] == [(s.kind, bytes(s.data))
+                                                         for s in ckpt.layout.sections]
     # load -> to_bytes is the identity, and so is save
     assert oc.to_bytes(back) == data
     assert oc.to_bytes(back, revision="v3") == data
@@ -183,7 +184,7 @@ def test_storage_order_is_the_offsets_order(ckpt: Checkpoint) -> None:
     record order; tensors without an offset last): the order column the Kaitai parser sees."""
     data = oc.to_bytes(ckpt, revision="v3")
     records = sorted(ckpt.tensors, key=lambda t: t.index)
-    listed = {i: k for k, i in enumerate(ckpt.data_order or [])}
+    listed = {i: k for k, i in enumerate(ckpt.layout.data_order or [])}
     n = len(records)
     want = sorted(range(n), key=lambda k: (records[k].offset is None, records[k].offset or 0,
                                            listed.get(records[k].index, n + k)))
@@ -195,11 +196,11 @@ def test_zero_byte_ties_keep_the_files_order() -> None:
     file's order column ([1, 0] here) must be written back."""
     e = np.zeros(0, np.uint8)
     ckpt = Checkpoint(tensors=[Tensor(0, e), Tensor(1, e), Tensor(2, np.ones(3, np.uint8))],
-                      data_order=[1, 0, 2], revision="v3")
+                      layout=Schema3Layout("v3", data_order=[1, 0, 2]))
     data = oc.to_bytes(ckpt)
     assert kaitai_content(data)["order"] == [1, 0, 2]
     back = oc.load(data)
-    assert [int(i) for i in back.data_order] == [1, 0, 2]
+    assert [int(i) for i in back.layout.data_order] == [1, 0, 2]
     assert oc.to_bytes(back) == data
     assert oc.to_bytes(convert(back, "v3")) == data  # a conversion keeps the order too
     # the same content without data_order is in record order: no order column
@@ -248,7 +249,8 @@ def test_placement_by_size() -> None:
 
 @pytest.mark.parametrize("order", [["a"], [1.5], 7, [None]])
 def test_a_malformed_data_order_is_refused(order: object) -> None:
-    ckpt = Checkpoint(tensors=[Tensor(0, np.ones(4, np.uint8))], data_order=order)  # type: ignore[arg-type]
+    ckpt = Checkpoint(tensors=[Tensor(0, np.ones(4, np.uint8))],
+                      layout=Schema3Layout("v3", data_order=order))  # type: ignore[arg-type]
     with pytest.raises(oc.NotRepresentableError):
         oc.to_bytes(ckpt, revision="v3")
 
@@ -342,8 +344,8 @@ def _v_block_reordered() -> Checkpoint:
     v = {0: entry(Buffer, 0, 0, 0), 1: entry(Buffer, 1, 0, 2), 2: entry(Buffer, 2, 1, 1)}
     tensors = [entry(Tensor, i, n, i) for i, n in sizes.items()]
     return Checkpoint(tensors, Optimizer("adam", {"m": m, "v": v}),  # type: ignore[arg-type]
-                      TrainingState(step=0, epoch=0), revision="v1", dialect="onert-micro",
-                      num_entries=3)
+                      TrainingState(step=0, epoch=0),
+                      layout=Schema1Layout("v1", dialect="onert-micro", num_entries=3))
 
 
 @FAST
@@ -356,8 +358,8 @@ def test_v1_and_wof_to_v3_and_back_lossless(ckpt: Checkpoint) -> None:
     back = oc.load(oc.to_bytes(convert(loaded, "v3")))
     down = oc.load(oc.to_bytes(convert(back, loaded.revision, dialect=loaded.dialect)))
     assert down.content_equal(loaded)
-    assert (down.revision, down.num_entries, down.quirks) == (
-        loaded.revision, loaded.num_entries, loaded.quirks)
+    assert (down.revision, down.layout.num_entries, down.layout.quirks) == (
+        loaded.revision, loaded.layout.num_entries, loaded.layout.quirks)
     if _slots_follow_weights(loaded):
         assert down.dialect == loaded.dialect
     else:
@@ -384,7 +386,7 @@ def test_v2_to_v3_to_v2_byte_exact_in_v3_order(ckpt: Checkpoint) -> None:
     order: what the v2 writer does with content built in memory) converts back exactly."""
     for t in ckpt.tensors:
         t.offset = None
-    ckpt.data_order = None
+    ckpt.layout.data_order = None
     v2 = oc.to_bytes(ckpt, revision="v2")
     v3 = oc.to_bytes(convert(oc.load(v2), "v3"))
     assert canonical_problems(v3) == []
@@ -496,7 +498,7 @@ def test_cli_new_revision_v3(tmp_path: Path) -> None:
     assert [(t.name, t.shape) for t in ckpt.tensors] == [
         ("w0", (8, 4)), ("b0", (8,)), ("w1", (3, 8)), ("b1", (3,))]
     assert canonical_problems(out.read_bytes()) == []
-    assert ckpt.origin is not None and ckpt.origin["dialect"] == "onert"
+    assert ckpt.layout.origin is not None and ckpt.layout.origin["dialect"] == "onert"
 
 
 def test_cli_edit_to_v3_and_state_keys_on_v3(tmp_path: Path) -> None:

@@ -34,6 +34,8 @@ import tempfile
 import types
 from pathlib import Path
 
+from onert_checkpoint.format.layout import Schema3Layout
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 CORPUS = ROOT / "tests" / "corpus"
@@ -137,11 +139,10 @@ def _range_index_seed(oc: types.ModuleType) -> bytes:
     import numpy as np
 
     tensors = [oc.Tensor(i, np.full(i % 5, i, np.uint8)) for i in range(80)]
-    ckpt = oc.Checkpoint(
-        tensors, oc.Optimizer("sgd"), data_order=[(3 * i) % 80 for i in range(80)]
-    )
-    ckpt.range_index_group = 16
-    ckpt.data_block_size = 0
+    order = [(3 * i) % 80 for i in range(80)]
+    ckpt = oc.Checkpoint(tensors, oc.Optimizer("sgd"), layout=Schema3Layout("v3", data_order=order))
+    ckpt.layout.range_index_group = 16
+    ckpt.layout.data_block_size = 0
     return oc.to_bytes(ckpt, revision="v3")
 
 

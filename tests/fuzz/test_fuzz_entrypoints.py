@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, CheckpointError, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.layout import Schema3Layout
 from onert_checkpoint.format.model import Section
 from tests.fuzz.post_load import check_post_load, library, run_cli
 from tests.strategies import checkpoint_files
@@ -86,8 +87,8 @@ def hostile_v2(draw: st.DrawFn) -> Checkpoint:
                   "dialect": draw(st.sampled_from([None, "onert", "onert-micro"])),
                   "num_entries": draw(st.sampled_from([count, count + 1, 2**24, 2**32 - 1])),
                   "footerless": draw(st.booleans())}
-    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state, origin=origin,
-                      sections=sections)
+    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state,
+                      layout=Schema3Layout("v3", origin=origin, sections=sections))
 
 
 @SETTINGS
@@ -121,8 +122,9 @@ def test_huge_origin_counts_convert_without_allocating(count: int, tmp_path: Pat
     by the command line."""
     ckpt = Checkpoint(tensors=[Tensor(0, np.arange(4, dtype=np.float32))],
                       optimizer=Optimizer("sgd"), state=TrainingState(step=1, epoch=0),
-                      origin={"revision": "v1", "dialect": "onert-micro", "num_entries": count,
-                              "footerless": False})
+                      layout=Schema3Layout("v3", origin={"revision": "v1", "dialect": "onert-micro",
+                                                         "num_entries": count,
+                                                         "footerless": False}))
     data, err = library(oc.to_bytes, ckpt)
     if err is not None:  # the writer refuses the count already: nothing to convert
         assert isinstance(err, CheckpointError)

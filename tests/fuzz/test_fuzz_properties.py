@@ -57,7 +57,7 @@ def test_valid_files_load_and_roundtrip(sample):
     if sample.ckpt is not None:
         assert ckpt.content_equal(sample.ckpt)
         if sample.revision not in ("v2", "v3"):
-            assert ckpt.num_entries == sample.ckpt.table_length
+            assert ckpt.layout.num_entries == sample.ckpt.table_length
     if sample.revision in ("wof", "v2", "v3"):
         assert ckpt.revision == sample.revision
     else:

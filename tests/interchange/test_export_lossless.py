@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.layout import Schema2Layout
 from onert_checkpoint.format.model import Section
 from tests.strategies import SampleFile, checkpoint_files, rich_checkpoints
 
@@ -93,8 +94,8 @@ def v2_checkpoints(draw: st.DrawFn) -> Checkpoint:
         state["step"] = draw(st.integers(0, 2**63 - 1))
     kinds = draw(st.sets(st.integers(6, 5000), max_size=2))
     sections = [Section(k, draw(st.binary(min_size=1, max_size=40)), False) for k in sorted(kinds)]
-    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state, revision="v2",
-                      sections=sections)
+    return Checkpoint(tensors=tensors, optimizer=optimizer, state=state,
+                      layout=Schema2Layout("v2", sections=sections))
 
 
 def _round_trip(data: bytes) -> None:
@@ -134,8 +135,7 @@ def test_a_nan_payload_and_an_unknown_section_survive_the_command_line(tmp_path:
         tensors=[Tensor(0, np.arange(8, dtype=np.uint8), name="w\x1b[31m")],
         optimizer=Optimizer("optimizer_99", {"mom\u202e": {0: Buffer(0, np.ones(3, np.uint8))}}),
         state=TrainingState(learning_rate=payload, kblob=b"\x00\x01"),
-        revision="v2",
-        sections=[Section(300, b"opaque", False)],
+        layout=Schema2Layout("v2", sections=[Section(300, b"opaque", False)]),
     )
     src = tmp_path / "src.ckpt"
     oc.save(ckpt, src)

@@ -15,6 +15,7 @@ import pytest
 import onert_checkpoint as oc
 from onert_checkpoint.circle.model import CircleModel
 from onert_checkpoint.circle.onert_order import predict_onert_order
+from onert_checkpoint.format.layout import Schema1Layout
 from onert_checkpoint.interchange.torch_bridge import (
     _from_circle,
     _to_circle,
@@ -179,10 +180,10 @@ def test_micro_four_byte_elements_are_not_representable_in_torch() -> None:
     ckpt = oc.Checkpoint(
         tensors=[oc.Tensor(1, np.ones(8, np.float32)),
                  oc.Tensor(2, np.array([1, 2], np.int32).view(np.uint8))],
-        state=oc.TrainingState(step=1, epoch=0), revision="v1", dialect="onert-micro",
-        num_entries=4)
+        state=oc.TrainingState(step=1, epoch=0),
+        layout=Schema1Layout("v1", dialect="onert-micro", num_entries=4))
     loaded = oc.load(oc.to_bytes(ckpt), model=model)
-    assert loaded.quirks == ("micro_element_size",)
+    assert loaded.layout.quirks == ("micro_element_size",)
     with pytest.raises(oc.NotRepresentableError, match="entry 2 holds 8 bytes"):
         oc.to_torch(loaded, model)
 

@@ -95,7 +95,7 @@ def test_real_export_round_trips_through_micro(model_name: str, filename: str) -
     ]
 
     again = oc.load(micro_raw, model=model_path)
-    assert again.dialect == "onert-micro" and again.num_entries == len(model.tensors)
+    assert again.dialect == "onert-micro" and again.layout.num_entries == len(model.tensors)
     assert (again.step, again.epoch) == (onert_ckpt.step, onert_ckpt.epoch)
     assert again.optimizer.kind == onert_ckpt.optimizer.kind
     for t in onert_ckpt.tensors:
@@ -186,7 +186,7 @@ def test_generated_round_trips(seed: int) -> None:
         micro_raw = oc.to_bytes(to_dialect(oc.load(onert_raw), "onert-micro", model,
                                            order="predict", batch_size=1))
         micro = oc.load(micro_raw)
-        assert micro.dialect == "onert-micro" and micro.num_entries == len(model.tensors)
+        assert micro.dialect == "onert-micro" and micro.layout.num_entries == len(model.tensors)
         assert _micro_view(micro_raw)[1] == model.micro_saved_indices()
         onert_again = oc.to_bytes(to_dialect(micro, "onert", model, batch_size=1))
         assert onert_again == onert_raw, (widths, layout, kind)

@@ -56,7 +56,7 @@ def test_element_size_is_4_bytes_whatever_the_type(micro, dtype: str) -> None:
     assert raw[at: at + 4 * weights.size] == raw_model[start: start + 4 * weights.size]
 
     ckpt = oc.load(raw, model=model)
-    assert "micro_element_size" in ckpt.quirks
+    assert "micro_element_size" in ckpt.layout.quirks
     entry = ckpt.get(1)
     assert entry.dtype == dtype and entry.nbytes == 4 * weights.size
     assert entry.data.tobytes()[: weights.nbytes] == weights.tobytes()

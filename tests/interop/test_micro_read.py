@@ -48,7 +48,7 @@ def test_runtime_files_read_through_the_model(micro, name: str, kind: str,
 
     ckpt = oc.load(raw, model=model)
     assert (ckpt.revision, ckpt.dialect) == ("v1", "onert-micro")
-    assert ckpt.num_entries == len(model.tensors)
+    assert ckpt.layout.num_entries == len(model.tensors)
     fc_constants = sorted(i for op in model.operators for i in op.inputs[1:] if i >= 0)
     assert len(fc_constants) == 2 * sc.layers - len(sc.no_bias)
     assert [t.index for t in ckpt.tensors] == fc_constants
@@ -128,7 +128,7 @@ def test_last_layers_only(micro, name: str, kind: str, train_layers: int,
     assert saved == sorted(model.micro_saved_indices(train_layers))
 
     ckpt = oc.load(raw, model=model)
-    assert ckpt.dialect == "onert-micro" and ckpt.num_entries == len(model.tensors)
+    assert ckpt.dialect == "onert-micro" and ckpt.layout.num_entries == len(model.tensors)
     assert [t.index for t in ckpt.tensors] == saved
     for t in ckpt.tensors:
         assert t.data.tobytes() == trained.initial_data(t.index).tobytes(), t.name

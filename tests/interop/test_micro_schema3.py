@@ -105,7 +105,7 @@ def _convert(src: Path, dst: Path, to: str, block: int | None = BLOCK) -> None:
     )
     if to == "v3" and block is not None:
         ckpt = oc.load(dst)
-        ckpt.data_block_size = block
+        ckpt.layout.data_block_size = block
         dst.write_bytes(oc.to_bytes(ckpt, revision="v3"))
 
 
@@ -248,7 +248,7 @@ def test_saved_straight_back_is_the_same_file(micro, schema3_driver, kind: str) 
     _convert(start, start3, "v3")
     _ours(schema3_driver, micro.folder, model=model, opt=kind, batch=batch, load=start3, save=again)
     written = oc.load(start3)
-    assert written.data_block_size == BLOCK
+    assert written.layout.data_block_size == BLOCK
     assert again.read_bytes() == oc.to_bytes(written) == start3.read_bytes()
 
 

@@ -14,6 +14,7 @@ import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from onert_checkpoint.circle.model import CircleModel
 from onert_checkpoint.circle.onert_order import predict_onert_order
+from onert_checkpoint.format.layout import Schema1Layout
 
 
 def int8_model() -> bytes:
@@ -42,8 +43,7 @@ def micro_file(model: bytes, element_size: dict[str, int] | None = None) -> byte
         tensors,
         Optimizer("sgd"),
         TrainingState(step=5, epoch=2),
-        revision="v1",
-        num_entries=len(cm.tensors),
+        layout=Schema1Layout("v1", num_entries=len(cm.tensors)),
     )
     return oc.to_bytes(ckpt, dialect="onert-micro")
 
@@ -52,7 +52,7 @@ def test_onert_micro_entries_are_tensor_indices_typed_and_shaped():
     model = build_fc_model([4, 8, 3], seed=1)
     raw = micro_file(model)
     ckpt = oc.load(raw, model=model)
-    assert ckpt.dialect == "onert-micro" and ckpt.quirks == ()
+    assert ckpt.dialect == "onert-micro" and ckpt.layout.quirks == ()
     cm = CircleModel.load(model)
     for t in ckpt.tensors:
         assert t.model_index == t.index
@@ -65,7 +65,7 @@ def test_onert_micro_four_bytes_per_element_is_a_quirk_kept_as_bytes():
     model = int8_model()
     raw = micro_file(model, {"w": 4, "b": 4})  # sizeof(enum) per element, as the saver does
     ckpt = oc.load(raw, model=model)
-    assert "micro_element_size" in ckpt.quirks
+    assert "micro_element_size" in ckpt.layout.quirks
     w = ckpt["w"]
     assert w.dtype == "int8" and w.nbytes == 48 and w.data.dtype == np.uint8  # not retyped
     assert ckpt["b"].data.dtype == np.int32  # int32 is 4 bytes anyway: typed

@@ -18,7 +18,7 @@ SGD = DATA / "fc2-sgd-step8.ckpt"
 def test_entries_and_state(path):
     ckpt = oc.load(path)
     assert ckpt.revision == "v1"
-    assert ckpt.num_entries == 4 and len(ckpt) == 4
+    assert ckpt.layout.num_entries == 4 and len(ckpt) == 4
     assert [t.nbytes for t in ckpt.tensors] == [128, 32, 96, 12]
     assert [t.offset for t in ckpt.tensors] == [36, 164, 196, 292]
     assert (ckpt.step, ckpt.epoch) == (8, 0)

@@ -112,7 +112,7 @@ def _fewer_entries(raw: bytes) -> bytes:
     ckpt = oc.load(raw)
     last = ckpt.tensors[-1].index
     ckpt.tensors = ckpt.tensors[:-1]
-    ckpt.num_entries = None
+    ckpt.layout.num_entries = None
     if ckpt.optimizer is not None:
         for entries in ckpt.optimizer.slots.values():
             entries.pop(last, None)

@@ -103,7 +103,7 @@ def test_export_reads_through_the_model(tmp_path: Path, name: str, kind: str) ->
 
     order = predict_onert_order(model)
     assert len(order) == 2 * (len(MODELS[name][0]) - 1)
-    assert ckpt.revision == "v1" and ckpt.num_entries == len(order) == len(ckpt)
+    assert ckpt.revision == "v1" and ckpt.layout.num_entries == len(order) == len(ckpt)
     assert [t.index for t in ckpt.tensors] == list(range(len(order)))
     assert [t.model_index for t in ckpt.tensors] == order
     for t in ckpt.tensors:

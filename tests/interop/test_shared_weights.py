@@ -117,7 +117,7 @@ def test_a_shared_int32_constant_is_split_too(tmp_path) -> None:
     peer, _, _ = _train(tmp_path, raw_model, "adam", 0.05)
     ckpt = oc.load(peer.export(), model=raw_model, order="probe")
     assert sorted(t.name for t in ckpt.tensors) == ["b0", "b1", "s", "s@op0", "w0", "w1"]
-    assert ckpt.quirks == ()  # the shape is never trained: both entries stay equal
+    assert ckpt.layout.quirks == ()  # the shape is never trained: both entries stay equal
 
 
 def _forward(model: CircleModel, reads: dict[int, dict[int, np.ndarray]], x) -> np.ndarray:
@@ -212,7 +212,7 @@ def test_real_export_reads_through_the_model_and_writes_back(tmp_path, kind, lr)
             not np.array_equal(a.raw, b.raw)
             for a, b in ((ckpt.tensors[0], ckpt.tensors[2]), (ckpt.tensors[1], ckpt.tensors[3]))
         )
-        assert ("shared_copies_differ" in ckpt.quirks) == differ
+        assert ("shared_copies_differ" in ckpt.layout.quirks) == differ
         assert differ == (lr == 0.1)  # a real step unties the copies
         assert oc.to_bytes(ckpt) == raw
     with pytest.raises(CheckpointError) as info:

@@ -36,6 +36,7 @@ import pytest
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, CheckpointError, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.layout import Schema3Layout
 from onert_checkpoint.format.model import Section
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "real-onert"
@@ -244,7 +245,8 @@ def hostile_v2() -> Checkpoint:
     state["loss"] = INF
     state["note"] = "\x1b]52;c;cHduZWQ=\x07"
     return Checkpoint(tensors=tensors, optimizer=Optimizer("optimizer_7", slots), state=state,
-                      sections=[Section(kind=4242, data=b"\x1b]0;section\x07 unknown")])
+                      layout=Schema3Layout("v3", sections=[
+                          Section(kind=4242, data=b"\x1b]0;section\x07 unknown")]))
 
 
 @pytest.fixture(scope="module")
@@ -330,8 +332,8 @@ def origin_file(path: Path, count: int, revision: str = "v1",
                 dialect: str | None = "onert-micro") -> Path:
     c = Checkpoint(tensors=[Tensor(0, np.arange(4, dtype=np.float32))],
                    optimizer=Optimizer("sgd"), state=TrainingState(step=1, epoch=0),
-                   origin={"revision": revision, "dialect": dialect, "num_entries": count,
-                           "footerless": False})
+                   layout=Schema3Layout("v3", origin={"revision": revision, "dialect": dialect,
+                                                      "num_entries": count, "footerless": False}))
     oc.save(c, path)
     return path
 
@@ -389,7 +391,7 @@ def test_largest_legal_table_is_streamed(tmp_path):
     assert (tmp_path / "o.ckpt").stat().st_size > 64 << 20
     assert peak < 32 << 20, f"peak {peak >> 20} MiB writing a 64 MiB table"
     back = oc.load(tmp_path / "o.ckpt")
-    assert back.num_entries == 2**24 and len(back) == 1
+    assert back.layout.num_entries == 2**24 and len(back) == 1
 
 
 def test_huge_origin_count_export_import_roundtrip(tmp_path):

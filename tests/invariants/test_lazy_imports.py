@@ -49,12 +49,13 @@ _SCHEMA_2_CODE = tuple(f"onert_checkpoint.format.{p}" for p in
 
 
 def test_the_revision_records_import_none_of_their_codecs():
-    """Each revision package holds only its record: the registry of every revision imports no
-    reader or writer."""
+    """Each revision package holds only its record (and names its layout class): the registry
+    of every revision imports no reader or writer, nor NumPy."""
     loaded = modules_after("from onert_checkpoint.format.revisions import registry")
     revisions = "onert_checkpoint.format.revisions"
+    assert "numpy" not in loaded
     assert sorted(m for m in loaded if m.startswith("onert_checkpoint")) == [
-        "onert_checkpoint", "onert_checkpoint.format", revisions,
+        "onert_checkpoint", "onert_checkpoint.format", "onert_checkpoint.format.layout", revisions,
         *(f"{revisions}.{m}" for m in ("record", "registry", "v1", "v2", "v3", "wof"))]
 
 

@@ -102,7 +102,7 @@ def _contents() -> dict[str, Callable[[], oc.Checkpoint]]:
 
     def sections() -> oc.Checkpoint:
         ckpt = oc.upgrade(oc.load(SGD), to="v3")
-        ckpt.sections.append(oc.format.model.Section(kind=200, data=b"keep me"))
+        ckpt.layout.sections.append(oc.format.model.Section(kind=200, data=b"keep me"))
         return ckpt
 
     def big_step() -> oc.Checkpoint:
@@ -150,8 +150,8 @@ def test_a_write_keeps_the_content_or_refuses_naming_the_loss(content: str, revi
     assert back.content_equal(ckpt)
     if revision in ("v2", "v3") and ckpt.revision in ("v2", "v3"):
         assert _records(back) == _records(ckpt)
-        assert [(s.kind, bytes(s.data)) for s in back.sections] == [
-            (s.kind, bytes(s.data)) for s in ckpt.sections]
+        assert [(s.kind, bytes(s.data)) for s in back.layout.sections] == [
+            (s.kind, bytes(s.data)) for s in ckpt.layout.sections]
 
 
 def test_convert_and_save_share_the_rule() -> None:

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
+from onert_checkpoint.format.layout import Schema1Layout, Schema2Layout
 from onert_checkpoint.format.model import Section
 from onert_checkpoint.format.sniff import looks_like
 from onert_checkpoint.tools import cli
@@ -95,8 +96,9 @@ def hostile_checkpoint(*, nan_state: bool = True) -> Checkpoint:
     )
     if nan_state:
         state["learning_rate"] = math.nan
-    return Checkpoint(tensors=tensors, optimizer=opt, state=state, revision="v2",
-                      sections=[Section(77, b"kept" + HOSTILE.encode(), False)])
+    return Checkpoint(tensors=tensors, optimizer=opt, state=state,
+                      layout=Schema2Layout("v2", sections=[Section(77, b"kept" + HOSTILE.encode(),
+                                           False)]))
 
 
 @pytest.fixture
@@ -113,7 +115,7 @@ def many(n: int, path: Path, revision: str = "v1") -> Path:
     for s in ("m", "v"):
         opt.slots[s] = {i: Buffer(i, np.full(2, i, np.float32)) for i in range(n)}
     ckpt = Checkpoint(tensors=tensors, optimizer=opt, state=TrainingState(step=1, epoch=0),
-                      revision="v1", dialect="onert", num_entries=n)
+                      layout=Schema1Layout("v1", dialect="onert", num_entries=n))
     oc.save(ckpt, path, revision=revision)
     return path
 
@@ -532,7 +534,7 @@ def _every_tool(data: bytes) -> None:
     except oc.CheckpointError:
         return
     strict_json(dumps(describe(ckpt)))
-    text = cli.render_info(describe(ckpt), ckpt.quirks)
+    text = cli.render_info(describe(ckpt), ckpt.layout.quirks)
     assert not control_chars(text.replace("\n", ""))
     result = diff(ckpt, oc.load(data))
     assert result.equal, result.to_dict()

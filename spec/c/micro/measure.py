@@ -80,8 +80,9 @@ def model_file(path: Path, adam: bool) -> int:
                 arrays[name + ".v"] = np.square(rng.standard_normal(shape)).astype(np.float32)
     ckpt = oc.from_numpy_dict(arrays)
     ckpt.step = 2
-    ckpt.data_block_size = BLOCK
-    oc.save(ckpt, path, revision="v3")
+    ckpt.revision = "v3"
+    ckpt.layout.data_block_size = BLOCK
+    oc.save(ckpt, path)
     return path.stat().st_size
 
 

@@ -147,7 +147,7 @@ def entry_tensors(
             predict_onert_order(model)
         )
     if keyed_by == BY_RECORD:
-        origin = ckpt.origin or {}
+        origin = ckpt.layout.origin or {}
         if origin.get("dialect") != "onert-micro" and any(
             t.model_index is None for t in ckpt.tensors
         ):
@@ -195,7 +195,7 @@ def bind(
     indices, by_index = entry_tensors(ckpt, model, order=order)
     rev = find(ckpt.revision)
     micro = by_index and rev is not None and bool(rev.dialects)
-    quirks = set(ckpt.quirks)
+    quirks = set(ckpt.layout.quirks)
     slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
     for tensor, model_index in zip(ckpt.tensors, indices):
         if not 0 <= model_index < len(model.tensors):
@@ -227,7 +227,7 @@ def bind(
                 slot.data = slot.raw.view(typed.dtype).reshape(t.shape)
     if len(set(indices)) < len(indices):
         quirks |= _name_shared_copies(ckpt, model, indices)
-    ckpt.quirks = tuple(sorted(quirks))
+    ckpt.layout = ckpt.layout.replaced(quirks=tuple(sorted(quirks)))
     return ckpt
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..format.errors import error_for
 from ..format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from ..format.revisions.registry import RUNTIME, holds
+from ..format.revisions.registry import RUNTIME, holds, layout_for
 from .adam_units import check_batch_size, has_state, rescale_slots
 from .binding import MICRO_ELEMENT_SIZE, entry_tensors
 from .model import CircleModel, as_circle_model, not_representable
@@ -205,7 +205,7 @@ def _schema2_from_micro(ckpt: Checkpoint, model: CircleModel) -> bool:
     known = content_dialect(ckpt)
     if known is not None:
         return known == "onert-micro"
-    n = (ckpt.origin or {}).get("num_entries")
+    n = (ckpt.layout.origin or {}).get("num_entries")
     if not isinstance(n, int):
         n = max((t.index for t in ckpt.tensors), default=-1) + 1
     return n == len(model.tensors) and n != len(predict_onert_order(model))
@@ -269,7 +269,7 @@ def to_dialect(
         raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")
     model = as_circle_model(model)
     tensors, slots, from_micro = _by_tensor(ckpt, model, order)
-    if holds(ckpt.revision, "keeps_origin"):
+    if holds(ckpt.revision, "holds_everything"):
         from_micro = _schema2_from_micro(ckpt, model)
     if batch_size is not None:
         batch_size = check_batch_size(batch_size)
@@ -288,7 +288,5 @@ def to_dialect(
         tensors=out,
         optimizer=optimizer,
         state=TrainingState(ckpt.state),
-        revision=RUNTIME.name,
-        dialect=dialect,
-        num_entries=n,
+        layout=layout_for(RUNTIME.name, dialect=dialect, num_entries=n),
     )

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..format.model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from ..format.revisions.registry import REVISIONS, RUNTIME
+from ..format.revisions.registry import REVISIONS, RUNTIME, layout_for
 from ..format.revisions.v1.reader import HEADER_SIZE
 from .model import CircleModel, as_circle_model, has_numpy_dtype, model_mismatch
 from .onert_order import copy_names, predict_onert_order, probe_onert_order
@@ -122,7 +122,7 @@ def checkpoint_from_arrays(model: CircleModel | str | os.PathLike[str] | bytes,
         opt.slots[slot] = entries
     ckpt = Checkpoint(tensors=tensors, optimizer=opt,
                       state=TrainingState(state if state is not None else {"step": 0, "epoch": 0}),
-                      revision=RUNTIME.name, dialect=dialect, num_entries=num_entries)
+                      layout=layout_for(RUNTIME.name, dialect=dialect, num_entries=num_entries))
     if revision is None:
         from ..format.loss import fitting_revision
 

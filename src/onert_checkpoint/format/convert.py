@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from .errors import error_for
-from .loss import check_lossless
+from .loss import U32_MAX, check_lossless
 from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from .revisions import registry
 from .revisions.registry import BY_CIRCLE_INDEX, RECOMMENDED, REVISIONS, RUNTIME, holds, revision
@@ -29,7 +29,6 @@ from .revisions.v2.write import origin_of
 
 __all__ = ["content_dialect", "downgrade", "indexing_text", "needs_model", "upgrade"]
 
-U32_MAX = 0xFFFF_FFFF
 #: Every schema-1 entry indexing (dialect) a revision is written in.
 DIALECTS = tuple(dict.fromkeys(d for r in REVISIONS for d in r.dialects))
 
@@ -41,16 +40,12 @@ def _copy_tensor(t: Tensor, *, keep_meta: bool) -> Tensor:
     return Tensor(index=t.index, data=t.raw, offset=t.offset)
 
 
-def _copy_optimizer(opt: Optimizer | None) -> Optimizer | None:
-    if opt is None:
-        return None
+def _copy_optimizer(opt: Optimizer, *, raw: bool = False) -> Optimizer:
     # New entry objects, as for the tensors: the copy must not share the source's entries (an
     # ``open`` block's exit drops those, and an edit of one would reach the other).
-    return Optimizer(
-        opt.kind,
-        {name: {i: Buffer(b.index, b.data, b.offset) for i, b in entries.items()}
-         for name, entries in opt.slots.items()},
-    )
+    return Optimizer(opt.kind, {
+        name: {i: Buffer(b.index, b.raw if raw else b.data, b.offset) for i, b in entries.items()}
+        for name, entries in opt.slots.items()})
 
 
 def _check_model_indices_fit(tensors: Iterable[Tensor], target: registry.Revision) -> None:
@@ -92,19 +87,16 @@ def upgrade(ckpt: Checkpoint, *, to: str = RECOMMENDED.name,
     if name_tensors is not None:
         tensors = list(tensors)
     if name_tensors is not None:
-        view = Checkpoint(tensors=tensors, revision=ckpt.revision, dialect=ckpt.dialect,
-                          num_entries=ckpt.num_entries)
-        if holds(ckpt.revision, "keeps_origin") and ckpt.origin:
-            view.revision = str(ckpt.origin["revision"])
-            view.dialect = ckpt.origin["dialect"]  # type: ignore[assignment]
-            view.num_entries = int(ckpt.origin["num_entries"])  # type: ignore[call-overload]
-        name_tensors(view)
+        # the file the content came from: its origin section's, or its own layout
+        was = ckpt.layout.origin or ckpt.layout.values()
+        name = str(was.get("revision", ckpt.revision))
+        name_tensors(Checkpoint(tensors, layout=registry.layout_for(name, **was)))
     _check_model_indices_fit(tensors, target)
-    return Checkpoint(tensors=tensors, optimizer=_copy_optimizer(ckpt.optimizer),
-                      state=TrainingState(ckpt.state), revision=to, origin=origin_of(ckpt),
-                      sections=list(ckpt.sections), data_order=ckpt.data_order,
-                      data_block_size=ckpt.data_block_size,
-                      range_index_group=ckpt.range_index_group)
+    # the target's layout keeps what both revisions' files carry, and the origin
+    layout = ckpt.layout.values() | {"origin": origin_of(ckpt), "dialect": None}
+    optimizer = None if ckpt.optimizer is None else _copy_optimizer(ckpt.optimizer)
+    return Checkpoint(tensors, optimizer, TrainingState(ckpt.state),
+                      layout=registry.layout_for(to, **layout))
 
 
 def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = False, *,
@@ -136,19 +128,12 @@ def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = 
     if not isinstance(num_entries, int) or num_entries < top:
         num_entries = top
     if not target.optimizers:  # no optimizer, no state (WOF)
-        return Checkpoint(tensors=tensors, optimizer=None, revision=to, num_entries=num_entries)
+        return Checkpoint(tensors, layout=registry.layout_for(to, num_entries=num_entries))
 
     opt = ckpt.optimizer
     optimizer = Optimizer("sgd")
     if opt is not None and opt.kind in target.optimizers:
-        optimizer = Optimizer(
-            opt.kind,
-            {
-                name: {i: Buffer(index=b.index, data=b.raw, offset=b.offset)
-                       for i, b in entries.items()}
-                for name, entries in opt.slots.items()
-            },
-        )
+        optimizer = _copy_optimizer(opt, raw=True)
     state = TrainingState(
         {
             k: ckpt.state[k]
@@ -157,9 +142,8 @@ def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = 
         }
     )
     footerless = bool(origin.get("footerless")) and not state and dialect in ("onert", None)
-    out = Checkpoint(tensors=tensors, optimizer=optimizer, state=state, revision=to,
-                     dialect=dialect, num_entries=num_entries,
-                     quirks=("footerless",) if footerless else ())
+    out = Checkpoint(tensors, optimizer, state, layout=registry.layout_for(
+        to, dialect=dialect, num_entries=num_entries, quirks=("footerless",) if footerless else ()))
     v1_write.plan(out, dialect)  # refuse now what schema 1 cannot lay out
     return out
 
@@ -173,7 +157,7 @@ def content_dialect(ckpt: Checkpoint) -> str | None:
     and in which order it stores them, only the model says)."""
     if holds(ckpt.revision, "dialects"):
         return ckpt.dialect
-    origin = (ckpt.origin or {}) if holds(ckpt.revision, "keeps_origin") else {}
+    origin = ckpt.layout.origin or {}
     if origin.get("dialect") in holds(origin.get("revision"), "dialects"):
         return str(origin["dialect"])
     return None

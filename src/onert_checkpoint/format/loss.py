@@ -34,7 +34,8 @@ def _short(items: list[int]) -> str:
     return ", ".join(map(str, items[:8])) + (", ..." if len(items) > 8 else "")
 
 
-def _annotations(ckpt: Checkpoint) -> list[str]:
+def tensor_annotations(ckpt: Checkpoint) -> list[str]:
+    """The tensor names, dtypes, shapes and model indices ``ckpt`` has, one phrase a kind."""
     lost = []
     for what, attr in (("names", "name"), ("dtypes", "dtype"), ("shapes", "shape"),
                        ("circle indices", "model_index")):
@@ -83,7 +84,7 @@ def _state(ckpt: Checkpoint, target: Revision) -> list[str]:
             isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= U32_MAX
         ):
             lost.append(f"the {key} value {value!r} ({target.title} stores a u32)")
-    if "footerless" in ckpt.quirks and any(ckpt.state.get(k) for k in keys):
+    if "footerless" in ckpt.layout.quirks and any(ckpt.state.get(k) for k in keys):
         lost.append(
             f"the {' and '.join(keys)} (this footer-less onert file has no footer to hold them)"
         )
@@ -103,8 +104,8 @@ def fitting_revision(ckpt: Checkpoint, *, annotations_are_content: bool = True) 
     """
     lost = _optimizer_state(ckpt, RUNTIME) + _state(ckpt, RUNTIME)
     if annotations_are_content:
-        lost += _annotations(ckpt)
-    return RECOMMENDED.name if lost or ckpt.sections else RUNTIME.name
+        lost += tensor_annotations(ckpt)
+    return RECOMMENDED.name if lost or ckpt.layout.sections else RUNTIME.name
 
 
 def lost_content(ckpt: Checkpoint, revision: str | None = None) -> list[str]:
@@ -138,10 +139,10 @@ def lost_content(ckpt: Checkpoint, revision: str | None = None) -> list[str]:
         return []
     lost = []
     if holds(ckpt.revision, "holds_annotations") and not target.holds_annotations:
-        lost += _annotations(ckpt)  # a bound model's annotations: the model keeps them
+        lost += tensor_annotations(ckpt)  # a bound model's annotations: the model keeps them
     lost += _optimizer_state(ckpt, target) + _state(ckpt, target)
-    if ckpt.sections and not target.holds_sections:
-        lost.append(f"the unknown sections of kinds {[s.kind for s in ckpt.sections]}")
+    if ckpt.layout.sections and not target.holds_sections:
+        lost.append(f"the unknown sections of kinds {[s.kind for s in ckpt.layout.sections]}")
     return lost
 
 
@@ -157,7 +158,7 @@ def check_lossless(ckpt: Checkpoint, revision: str | None = None, *, dialect: st
     revision = revision or ckpt.revision
     lost = lost_content(ckpt, revision)
     if model_restores:
-        lost = [what for what in lost if what not in _annotations(ckpt)]
+        lost = [what for what in lost if what not in tensor_annotations(ckpt)]
     if lost and not allow_lossy:
         target = revision + (f" ({dialect})" if dialect else "")
         raise error_for("not_representable", None, None, f"writing {target} would lose "

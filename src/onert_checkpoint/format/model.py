@@ -12,16 +12,17 @@ from __future__ import annotations
 import math
 import operator
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, cast, overload
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .assignment import check_assignment
 from .entries import DataStore, EntryTable, SlotEntries, TensorList
 from .errors import released_error
-from .revisions.registry import RECOMMENDED
+from .layout import Layout, Section
+from .revisions.registry import RECOMMENDED, layout_for
 from .typed import dtype_name, typed_geometry
 
 if TYPE_CHECKING:
@@ -125,15 +126,10 @@ class Buffer:
     # pending data checks run before a byte is handed out; the geometry (shape, dtype, ndim,
     # size, len) is known from the entry's metadata without reading or checking the data.
     def __array__(self, dtype: object = None, copy: bool | None = None) -> np.ndarray:
-        data = self._data
-        if data is None:  # as ``data`` does, without its property call
-            table = self._table
-            if table is None:
-                raise released_error(self._what())
-            data = self._data = table.data(self._row)
+        data = self._data if self._data is not None else self.data
         if dtype is None:  # np.asarray(entry): the common call, answered first
             return data.copy() if copy else data
-        if dtype is not None and np.dtype(dtype) != data.dtype:  # type: ignore[call-overload]
+        if np.dtype(dtype) != data.dtype:  # type: ignore[call-overload]
             if copy is False:
                 # NumPy's protocol: a copy that is forbidden but needed is a ValueError
                 raise ValueError(f"{self._what()}: {data.dtype} to {dtype} needs a copy")
@@ -306,19 +302,6 @@ class Optimizer:
         return f"Optimizer(kind={self.kind!r}, slots={{{slots}}})"
 
 
-@dataclass(eq=False)
-class Section:
-    """A schema-2 section this library does not interpret, kept as it was (spec/SPEC.md, section 6).
-
-    ``required`` is the must-understand flag; ``offset`` is where it was read from.
-    """
-
-    kind: int
-    data: bytes
-    required: bool = False
-    offset: int | None = None
-
-
 class NoSuchTensorError(KeyError):
     """``ckpt[key]`` for a key no tensor has. ``args[0]`` is the key, as in a plain
     ``KeyError``; the message, made when it is shown (not at every miss of ``key in ckpt``),
@@ -359,30 +342,6 @@ class TrainingState(dict[str, object]):
         return None if value is None else int(value)  # type: ignore[call-overload]
 
 
-class _TensorsField:
-    """``Checkpoint.tensors``: set from any iterable of tensors, kept (and read) as a
-    `TensorList` in entry-index order, the order files store them in. A data descriptor
-    so that type checkers take ``__set__``'s argument type for the dataclass's ``__init__``."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self._attr = f"_{name}"
-
-    @overload
-    def __get__(self, obj: None, owner: type | None = None) -> tuple[()]: ...
-    @overload
-    def __get__(self, obj: object, owner: type | None = None) -> TensorList[Tensor]: ...
-    def __get__(self, obj: object, owner: type | None = None) -> TensorList[Tensor] | tuple[()]:
-        if obj is None:
-            return ()  # the dataclass's default: no tensors (each checkpoint gets its own list)
-        return cast("TensorList[Tensor]", obj.__dict__[self._attr])
-
-    def __set__(self, obj: object, value: Iterable[Tensor]) -> None:
-        if not isinstance(value, TensorList):
-            value = TensorList(sorted(value, key=_BY_INDEX))
-        obj.__dict__[self._attr] = value
-
-
-@dataclass(eq=False, repr=False)
 class Checkpoint(Mapping[object, Tensor]):
     """A training checkpoint: weights, optimizer state and training position.
 
@@ -395,56 +354,71 @@ class Checkpoint(Mapping[object, Tensor]):
     ``nbytes``, ``index``, ``name``, ``dtype``, ``shape`` are attributes (metadata, known
     without reading the data); ``crc32()`` is a method because it reads every byte.
 
-    ``revision`` and ``dialect`` say what the file was (or what [`save`][onert_checkpoint.save]
-    writes by default): a checkpoint built by hand is in the recommended revision (spec/SPEC.md
-    10); ``num_entries`` is the length of the file's offset tables, which for onert-micro files
-    counts every tensor of the model, present or not.
+    ``layout`` is what the file it came from records besides the content (or what
+    [`save`][onert_checkpoint.save] writes by default), an object of its revision's class in
+    `onert_checkpoint.format.layout`: ``revision`` and ``dialect`` read (and set) it, and a
+    checkpoint built by hand is in the recommended revision (spec/SPEC.md 10). ``ckpt == other``
+    compares the content only ([`content_equal`][onert_checkpoint.Checkpoint.content_equal]).
     """
 
-    tensors: _TensorsField = _TensorsField()  # any iterable of tensors; read as a TensorList
-    optimizer: Optimizer | None = None
-    state: TrainingState = field(default_factory=TrainingState)
-    revision: str = RECOMMENDED.name  # for content built by hand
-    dialect: str | None = None
-    num_entries: int | None = None
-    quirks: tuple[str, ...] = ()
-    file_size: int | None = None
-    source: object = field(default=None, repr=False)
-    #: schema 2: where upgraded content came from (``{"revision", "dialect", "num_entries",
-    #: "footerless"}``), so that a downgrade writes the original file back; None otherwise
-    origin: dict[str, object] | None = None
-    #: schema 2: sections of kinds this library does not interpret, kept for writing back
-    sections: list[Section] = field(default_factory=list)
-    #: schema 3: the tensors' entry indices in the order their data are stored (the file's
-    #: ``order`` column, spec/SPEC.md 7.1), None when they are stored in record order or the
-    #: content did not come from schema 3. The schema-3 writer keeps this order: the data
-    #: offsets alone cannot order two 0-byte tensors that share an offset.
-    data_order: Sequence[int] | np.ndarray | None = None
-    #: schema 3: the block size of the file's per-block data checksums (its data_blocks
-    #: section, spec/SPEC.md 7.4), 0 when it has none; the schema-3 writer writes this block
-    #: size (0: no such section, so a file without one is written back as it was), and None,
-    #: for content not read from schema 3, means the writer's default (64 KiB).
-    data_block_size: int | None = None
-    #: schema 3: the group size G of the file's range_index section (spec/SPEC.md 7.5: where
-    #: the placement stands every G ranges), 0 when it has none; the schema-3 writer writes
-    #: this G (0: no such section, so a file without one is written back as it was), and None,
-    #: for content not read from schema 3, means the writer's default: G = 64 when the file
-    #: has more than 64 tensors, else no section.
-    range_index_group: int | None = None
-
-    # The file's bytes and its pending data checks, for a loaded checkpoint (not a field:
-    # no annotation, so the type is given by a cast).
-    _store = cast("DataStore | None", None)
+    _tensors: TensorList[Tensor]
+    # The file's bytes and its pending data checks, for a loaded checkpoint.
+    _store: DataStore | None = None
     # True after the ``open`` block that held the storage ended (`_release_data`).
     _released = False
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.state, TrainingState):
-            self.state = TrainingState(self.state)
+    def __init__(self, tensors: Iterable[Tensor] = (), optimizer: Optimizer | None = None,
+                 state: Mapping[str, object] | None = None, revision: str | None = None,
+                 dialect: str | None = None, *, layout: Layout | None = None,
+                 file_size: int | None = None, source: object = None) -> None:
+        self.tensors = tensors
+        self.optimizer = optimizer
+        self.state = state if isinstance(state, TrainingState) else TrainingState(state or {})
+        self.layout = layout or layout_for(revision or RECOMMENDED.name, dialect=dialect)
+        self.file_size = file_size
+        self.source = source
+
+    @property
+    def tensors(self) -> TensorList[Tensor]:
+        """The tensors in entry-index order, the order files store them in (set from any
+        iterable of tensors)."""
+        return self._tensors
+
+    @tensors.setter
+    def tensors(self, value: Iterable[Tensor]) -> None:
+        if not isinstance(value, TensorList):
+            value = TensorList(sorted(value, key=_BY_INDEX))
+        self._tensors = value
+
+    @property
+    def revision(self) -> str:
+        """The revision's short name ("v1", "wof", "v2", "v3"); setting it lays the checkpoint
+        out as that revision (what both revisions' files carry is kept)."""
+        return self.layout.revision
+
+    @revision.setter
+    def revision(self, value: str) -> None:
+        self.layout = layout_for(value, **self.layout.values())
+
+    @property
+    def dialect(self) -> str | None:
+        """The schema-1 entry indexing ("onert", "onert-micro"), None when none is known."""
+        return self.layout.dialect
+
+    @dialect.setter
+    def dialect(self, value: str | None) -> None:
+        self.layout.dialect = value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Checkpoint):
+            return NotImplemented
+        return self.content_equal(other)
+
+    __hash__ = None  # type: ignore[assignment]
 
     # Mapping protocol -------------------------------------------------------------------
     def __getitem__(self, key: object) -> Tensor:
-        tensors: TensorList[Tensor] = self.__dict__["_tensors"]  # self.tensors, no descriptor
+        tensors: TensorList[Tensor] = self.__dict__["_tensors"]  # self.tensors, no property call
         if type(key) is str and (by_name := tensors._by_name) is not None:
             # the common lookup (a name, the list's name map built) in as few calls as it takes
             pos = by_name.get(key)
@@ -472,13 +446,6 @@ class Checkpoint(Mapping[object, Tensor]):
         has is a ``KeyError``: assignment never adds a tensor."""
         self[key].data = value
 
-    def __contains__(self, key: object) -> bool:
-        try:
-            self[key]
-        except KeyError:
-            return False
-        return True
-
     def __iter__(self) -> Iterator[object]:
         """Tensor names when every tensor has a distinct one (after ``bind``, or a schema-2
         file with names), else entry indices; ``ckpt[key]`` takes either."""
@@ -496,8 +463,9 @@ class Checkpoint(Mapping[object, Tensor]):
         opt = None if self.optimizer is None else self.optimizer.kind
         parts = [f"revision={self.revision!r}", f"dialect={self.dialect!r}", f"optimizer={opt!r}",
                  f"entries={len(self.tensors)}"]
-        if self.num_entries is not None and self.num_entries != len(self.tensors):
-            parts.append(f"num_entries={self.num_entries}")
+        num_entries = self.layout.num_entries
+        if num_entries is not None and num_entries != len(self.tensors):
+            parts.append(f"num_entries={num_entries}")
         parts += [f"step={self.step}", f"epoch={self.epoch}"]
         if self.file_size is not None:
             parts.append(f"file_size={self.file_size}")
@@ -508,8 +476,7 @@ class Checkpoint(Mapping[object, Tensor]):
         """Run the data checks that ``load`` left for the first data access (schema 2's data-section
         CRC-32C and padding) now; raise their
         [`CheckpointError`][onert_checkpoint.CheckpointError]."""
-        if self._released:
-            raise released_error()
+        self._check_live()
         if self._store is not None:
             self._store.verify()
 
@@ -519,13 +486,15 @@ class Checkpoint(Mapping[object, Tensor]):
         self._released = True
         if self._store is not None:
             self._store.release()
-        for tensor in self.tensors.made():
-            tensor._drop_data()
-        if self.optimizer is not None:
-            for entries in self.optimizer.slots.values():
-                made = entries.made() if isinstance(entries, SlotEntries) else entries.values()
-                for entry in made:
-                    entry._drop_data()
+        for entry in self._made_entries():
+            entry._drop_data()
+
+    def _made_entries(self) -> Iterator[Buffer]:
+        """The entry objects made so far, tensors and slot entries (of a loaded file, those
+        looked at)."""
+        yield from self.tensors.made()
+        for entries in self.optimizer.slots.values() if self.optimizer is not None else ():
+            yield from entries.made() if isinstance(entries, SlotEntries) else entries.values()
 
     def _check_live(self) -> None:
         """Raise ``released`` when the ``open`` block that held this checkpoint's storage has
@@ -536,9 +505,9 @@ class Checkpoint(Mapping[object, Tensor]):
     # Convenience ------------------------------------------------------------------------
     @property
     def table_length(self) -> int:
-        """N: ``num_entries`` when known, else one past the highest entry index."""
-        if self.num_entries is not None:
-            return self.num_entries
+        """N: ``layout.num_entries`` when known, else one past the highest entry index."""
+        if self.layout.num_entries is not None:
+            return int(self.layout.num_entries)
         return max(self.tensors.indices(), default=-1) + 1
 
     @property
@@ -572,7 +541,7 @@ class Checkpoint(Mapping[object, Tensor]):
             raise error_for("unknown_slot", "optimizer", None,
                             f"no optimizer slot {name!r} ({kind}; its slots: {have})")
         # the tensor's entry index without making its object (as ``self[key].index``)
-        tensors: TensorList[Tensor] = self.__dict__["_tensors"]  # self.tensors, no descriptor
+        tensors: TensorList[Tensor] = self.__dict__["_tensors"]  # self.tensors, no property call
         pos = None
         if type(key) is str and (by_name := tensors._by_name) is not None:
             pos = by_name.get(key)

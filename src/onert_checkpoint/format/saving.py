@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any, BinaryIO
 
 from ..atomic_file import write_atomic
-from .entries import DataStore, SlotEntries, must_verify, stores_of
+from .entries import must_verify, stores_of
 from .loss import check_lossless
 from .model import Checkpoint
 from .revisions import registry
@@ -78,22 +78,12 @@ def _writer(
 def verify_sources(ckpt: Checkpoint) -> None:
     """Before any file is written from ``ckpt`` (a checkpoint, an export): the data checks of
     the loaded files it copies from must pass, now if they have not run (``verify_data=False``)
-    or again if the bytes may have changed (`must_verify`)."""
+    or again if the bytes may have changed (`must_verify`): its own, and those that the arrays
+    of its entries view (content made by ``upgrade`` or ``convert`` of a loaded file)."""
     from .dispatch import read_view
 
-    must_verify(_sources(ckpt), read_view)
-
-
-def _sources(ckpt: Checkpoint) -> list[DataStore]:
-    """The loaded files whose bytes a write of ``ckpt`` copies: its own, and those that the
-    arrays of its entries view (content made by ``upgrade`` or ``convert`` of a loaded file)."""
-    arrays = [t._data for t in ckpt.tensors.made()]
-    if ckpt.optimizer is not None:
-        for entries in ckpt.optimizer.slots.values():
-            made = entries.made() if isinstance(entries, SlotEntries) else entries.values()
-            arrays += [b._data for b in made]
     own = [] if ckpt._store is None else [ckpt._store]
-    return own + stores_of(arrays)
+    must_verify(own + stores_of([entry._data for entry in ckpt._made_entries()]), read_view)
 
 
 def chunks(
@@ -117,10 +107,7 @@ def _stream(
 
 def to_bytes(ckpt: Checkpoint, **kwargs: Any) -> bytes:
     """The file ``save`` would write, as bytes (for small checkpoints and tests)."""
-    out = io.BytesIO()
-    for chunk in chunks(ckpt, **kwargs):
-        out.write(chunk)
-    return out.getvalue()
+    return b"".join(chunks(ckpt, **kwargs))
 
 
 def save(ckpt: Checkpoint, path: str | os.PathLike, *,

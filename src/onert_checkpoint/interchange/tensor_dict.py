@@ -43,7 +43,7 @@ from ..format.model import (
     Tensor,
     TrainingState,
 )
-from ..format.revisions.registry import RECOMMENDED
+from ..format.revisions.registry import RECOMMENDED, layout_for
 from ..format.revisions.v1.write import DIALECTS
 from ..format.saving import WRITERS
 from ..format.typed import typed_view
@@ -244,23 +244,23 @@ def _metadata(ckpt: Checkpoint, paths: bool) -> dict[str, str | list[str]]:
         meta["tensors"] = described.pieces()
     if ckpt.dialect is not None:
         meta["dialect"] = ckpt.dialect
-    origin = getattr(ckpt, "origin", None)
-    if origin is not None:
-        meta["origin"] = _dumps(origin)
-    if ckpt.quirks:
-        meta["quirks"] = _dumps(list(ckpt.quirks))
-    if ckpt.data_order is not None:  # schema 3's order column (which offsets cannot tie-break)
-        meta["data_order"] = _dumps([int(i) for i in ckpt.data_order])
-    if ckpt.data_block_size is not None:  # schema 3's per-block checksums: size, 0 for none
-        meta["data_block_size"] = _dumps(int(ckpt.data_block_size))
-    if ckpt.range_index_group is not None:  # schema 3's range index: group size G, 0 for none
-        meta["range_index_group"] = _dumps(int(ckpt.range_index_group))
-    if ckpt.sections:
+    layout = ckpt.layout
+    if layout.origin is not None:
+        meta["origin"] = _dumps(layout.origin)
+    if layout.quirks:
+        meta["quirks"] = _dumps(list(layout.quirks))
+    if layout.data_order is not None:  # schema 3's order column (which offsets cannot tie-break)
+        meta["data_order"] = _dumps([int(i) for i in layout.data_order])
+    if layout.data_block_size is not None:  # schema 3's per-block checksums: size, 0 for none
+        meta["data_block_size"] = _dumps(int(layout.data_block_size))
+    if layout.range_index_group is not None:  # schema 3's range index: group size G, 0: none
+        meta["range_index_group"] = _dumps(int(layout.range_index_group))
+    if layout.sections:
         meta["sections"] = _dumps(
             [
                 {"kind": sec.kind, "required": bool(sec.required),
                  "data": base64.b64encode(bytes(sec.data)).decode("ascii")}
-                for sec in ckpt.sections
+                for sec in layout.sections
             ]
         )
     return meta
@@ -509,21 +509,14 @@ def from_numpy_dict(
         origin = _meta_json(meta, "origin", "null", (dict, type(None)))
     except (TypeError, ValueError, KeyError, struct.error) as exc:
         raise _fail(f"metadata 'state' holds a malformed value: {exc!r}") from None
-    ckpt = Checkpoint(
-        tensors=tensors,
-        optimizer=held,
-        state=state,
-        revision=meta.get("revision", RECOMMENDED.name),
-        dialect=meta.get("dialect"),
-        num_entries=num_entries,
-        quirks=tuple(_meta_json(meta, "quirks", "[]", list)),
-        sections=_sections(meta),
-        data_order=_data_order(meta),
-        data_block_size=_data_block_size(meta),
-        range_index_group=_range_index_group(meta),
+    # the layout that the revision's files carry of what the metadata say
+    layout = layout_for(
+        meta.get("revision", RECOMMENDED.name), dialect=meta.get("dialect"),
+        num_entries=num_entries, quirks=tuple(_meta_json(meta, "quirks", "[]", list)),
+        origin=origin, sections=_sections(meta), data_order=_data_order(meta),
+        data_block_size=_data_block_size(meta), range_index_group=_range_index_group(meta),
     )
-    if origin is not None:
-        ckpt.origin = origin
+    ckpt = Checkpoint(tensors=tensors, optimizer=held, state=state, layout=layout)
     if optimizer is not None:
         ckpt.optimizer = _chosen_optimizer(ckpt, optimizer)
     if "revision" not in meta:

@@ -180,7 +180,7 @@ def _info_one(args: argparse.Namespace, path: str, named: bool = False) -> int:
         _write_all(json_pieces(desc), end="\n")
     else:
         model = None if choice is None else choice.describe()
-        _write_all(line + "\n" for line in info_lines(desc, ckpt.quirks, model))
+        _write_all(line + "\n" for line in info_lines(desc, ckpt.layout.quirks, model))
         if args.stats:
             _write_all(line + "\n" for line in stats_lines(ckpt))
     return EXIT_OK
@@ -372,7 +372,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             else:
                 print(f"{safe_text(path)}: cannot read: {safe_text(msg)}")
             continue
-        failing = [q for q in ckpt.quirks if q in STRICT_QUIRKS] if args.strict else []
+        failing = [q for q in ckpt.layout.quirks if q in STRICT_QUIRKS] if args.strict else []
         from .sanity import value_warnings
 
         warnings = value_warnings(ckpt)  # values: warnings, failures with --strict
@@ -385,7 +385,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                     "valid": not failing and not (args.strict and warnings),
                     "revision": ckpt.revision,
                     "dialect": ckpt.dialect,
-                    "quirks": list(ckpt.quirks),
+                    "quirks": list(ckpt.layout.quirks),
                     "warnings": [w.to_dict() for w in warnings],
                 }
             )
@@ -397,7 +397,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 print(f"{safe_text(path)}: quirk: {q}: {STRICT_QUIRKS[q]}")
             continue
         dialect = f" {ckpt.dialect}" if ckpt.dialect else ""
-        quirks = f", quirks: {', '.join(ckpt.quirks)}" if ckpt.quirks else ""
+        quirks = f", quirks: {', '.join(ckpt.layout.quirks)}" if ckpt.layout.quirks else ""
         print(f"{safe_text(path)}: ok ({ckpt.revision}{dialect}, {len(ckpt)} tensors{quirks})")
     return status
 
@@ -739,11 +739,11 @@ def cmd_import(args: argparse.Namespace) -> int:
                 "MODEL.circle",
             ) from None
         raise
-    if model is not None and ckpt.num_entries is None:
+    if model is not None and ckpt.layout.num_entries is None:
         from ..circle.initial import trainable_tensors
 
-        ckpt.num_entries, _ = trainable_tensors(model, args.dialect or "onert")
-        ckpt.dialect = args.dialect or "onert"
+        n, _ = trainable_tensors(model, args.dialect or "onert")
+        ckpt.layout = ckpt.layout.replaced(num_entries=n, dialect=args.dialect or "onert")
     save_options: dict[str, Any] = {"allow_lossy": args.allow_lossy}
     if args.revision is not None:
         save_options["revision"] = args.revision

@@ -13,7 +13,6 @@ import numpy as np
 
 from ..format.entries import SlotEntries
 from ..format.model import Buffer, Checkpoint, Tensor
-from ..format.revisions.registry import holds
 from .jsonout import json_pieces, json_value
 
 __all__ = ["EntryDescriptions", "describe", "describe_entry", "describe_lazy", "json_pieces"]
@@ -111,7 +110,7 @@ def describe_lazy(ckpt: Checkpoint) -> dict[str, Any]:
         "tensors": EntryDescriptions(ckpt.tensors),
         "optimizer": optimizer,
         "state": {k: _state_value(v) for k, v in ckpt.state.items()},
-        "origin": _origin(ckpt.origin if holds(ckpt.revision, "keeps_origin") else None),
+        "origin": _origin(ckpt.layout.origin),
     }
 
 

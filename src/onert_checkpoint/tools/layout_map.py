@@ -354,7 +354,7 @@ def _range_index_fields(view: memoryview, s: int, ckpt: Checkpoint) -> list[Layo
     fields.append(
         LayoutField(s + head.SIZE, starts, "range_index.start", "", "where each group starts")
     )
-    if ckpt.data_order is not None:
+    if ckpt.layout.data_order is not None:
         n = layout.V3_RANGE_INDEX_SECTION_POSITION.size * len(ckpt.tensors)
         fields.append(
             LayoutField(

@@ -157,11 +157,11 @@ def limit_refusals(ckpt: Checkpoint, data: bytes, buffer: int) -> set[tuple[str,
     out = {("file", 0)} if len(data) >= 2**31 else set()
     if buffer < 64:
         out.add(("block_buffer", 0))
-    if 0x100008 in body and (ckpt.data_block_size or 0) > buffer:
+    if 0x100008 in body and (ckpt.layout.data_block_size or 0) > buffer:
         out.add(("data_blocks.block_shift", body[0x100008][0]))
     elif 0x100008 not in body and body.get(4, (0, 0))[1] > buffer:
         out.add(("data", body[4][0]))
-    if ckpt.data_order is not None and len(ckpt.data_order) > 8 * buffer:
+    if ckpt.layout.data_order is not None and len(ckpt.layout.data_order) > 8 * buffer:
         from .layout_map import layout_map
         out |= {("tensors[].order", f.offset) for f in layout_map(data).fields
                 if f.name == "tensors.order"}

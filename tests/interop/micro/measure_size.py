@@ -210,7 +210,7 @@ def heap(folder: Path, out: Path) -> list[tuple[str, str, int, int, int]]:
         import onert_checkpoint as oc
 
         ckpt = oc.load(v3)
-        ckpt.data_block_size = BLOCK
+        ckpt.layout.data_block_size = BLOCK
         v3.write_bytes(oc.to_bytes(ckpt, revision="v3"))
         theirs = run([str(probe), "--model", str(model), "--opt", kind, "--load", str(v1)])
         mine = run([str(ours), "--model", str(model), "--opt", kind, "--load", str(v3)])

@@ -60,7 +60,7 @@ def test_the_patched_runtime_trains_from_schema_3_as_from_schema_1(
     start3, ours3, ours1 = folder / "start.ckpt3", folder / "ours.ckpt3", folder / "ours.ckpt"
     _convert(start, start3, "v3")
     _run(patched_driver, folder, model, kind, batch, start3, data, ours3, 3)
-    assert ours3.read_bytes()[2] == 3 and oc.load(ours3).data_block_size == 256
+    assert ours3.read_bytes()[2] == 3 and oc.load(ours3).layout.data_block_size == 256
     _same_content(oc.load(theirs), oc.load(ours3))
     _convert(ours3, ours1, "v1")
     assert ours1.read_bytes() == theirs.read_bytes()

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from ..layout import Layout
+
 __all__ = ["BY_CIRCLE_INDEX", "BY_RECORD", "BY_RUNTIME", "Revision"]
 
 #: How a revision's entries say which tensor each is (``Revision.keyed_by``).
@@ -51,10 +53,10 @@ class Revision:
     dialects: tuple[str, ...] = ()
     #: how an entry says which tensor it is: BY_RUNTIME, BY_CIRCLE_INDEX or BY_RECORD
     keyed_by: str = BY_RECORD
-    #: an origin section records what a schema-1 or WOF file was
-    keeps_origin: bool = False
     #: a model index it reserves (schema 3's NO_MODEL_INDEX), which a tensor cannot have
     reserved_model_index: int | None = None
+    #: the class of ``Checkpoint.layout`` for it: what its files carry besides the content
+    layout_type: type[Layout] = Layout
 
     @property
     def holds_everything(self) -> bool:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..layout import Layout
 from . import v1, v2, v3, wof
 from .record import BY_CIRCLE_INDEX, BY_RECORD, BY_RUNTIME, Revision
 
 __all__ = ["BY_CIRCLE_INDEX", "BY_NAME", "BY_RECORD", "BY_RUNTIME", "RECOMMENDED", "REVISIONS",
-           "RUNTIME", "Revision", "find", "holds", "names", "register", "revision", "unregister",
-           "with_version"]
+           "RUNTIME", "Revision", "find", "holds", "layout_for", "names", "register", "revision",
+           "unregister", "with_version"]
 
 #: Every revision, in the order of SPEC section 3 (schema 1 and WOF share version byte 1 and are
 #: told apart by structure, dispatch.py).
@@ -72,6 +73,12 @@ def with_version(version: int) -> list[Revision]:
 
 #: What a name that is no revision has: nothing (``holds``).
 _NONE = Revision("", -1, "", "", "", keyed_by="")
+
+
+def layout_for(name: str, **values: Any) -> Layout:
+    """A layout of revision ``name`` (its record's ``layout_type``; the base `Layout` for a
+    name that is none) with those of ``values`` that its files carry."""
+    return (find(name) or _NONE).layout_type.of(name, **values)
 
 
 def holds(name: object, capability: str) -> Any:

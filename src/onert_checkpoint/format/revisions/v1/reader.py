@@ -17,6 +17,7 @@ from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
 
 from ...entries import DataStore, SlotEntries, TensorList
 from ...errors import error_for
+from ...layout import Schema1Layout
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ...source import BufferReader
 from ..blocks import Block, block_table, check_fixed_header, read_blocks
@@ -180,9 +181,9 @@ def read(
     weights = block_table(store, layout.blocks["weights"], Tensor)
     tensors: TensorList[Tensor] = TensorList(table=weights)
     ckpt = Checkpoint(tensors=tensors, optimizer=optimizer, state=state,
-                      revision=revision.name if revision is not None else "v1",
-                      dialect=layout.dialect, num_entries=layout.header.num_entries,
-                      quirks=() if layout.has_footer else ("footerless",),
+                      layout=Schema1Layout(revision.name if revision is not None else "v1",
+                                           layout.dialect, layout.header.num_entries,
+                                           () if layout.has_footer else ("footerless",)),
                       file_size=layout.file_size, source=view)
     ckpt._store = store
     return ckpt

@@ -46,7 +46,7 @@ def _onert_representable(ckpt: Checkpoint) -> str | None:
 
 
 def _micro_representable(ckpt: Checkpoint) -> str | None:
-    if "footerless" in ckpt.quirks:
+    if "footerless" in ckpt.layout.quirks:
         return "onert-micro files always have a footer"
     if ckpt.optimizer is not None and ckpt.optimizer.kind == "adam":
         sizes = {t.index: t.nbytes for t in ckpt.tensors}
@@ -113,7 +113,7 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
     if why:
         _fail(f"cannot write as {dialect}: {why}")
     n = ckpt.table_length
-    footer_present = not (dialect == "onert" and "footerless" in ckpt.quirks)
+    footer_present = not (dialect == "onert" and "footerless" in ckpt.layout.quirks)
     if dialect == "onert":
         weights = plan_block(HEADER_SIZE, n, list(ckpt.tensors))
     else:

@@ -8,6 +8,8 @@ first access of any tensor data, before a byte is handed out, unless ``verify_da
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from onert_checkpoint_generated.layout import SectionKind as Kind
 
@@ -53,13 +55,14 @@ def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) ->
 def container_checkpoint(view: memoryview, rev: Revision, store: DataStore, table: EntryTable,
                          optimizer: Optimizer | None, state: TrainingState,
                          origin: dict[str, object] | None, sections: list[SectionInfo],
-                         data_order: np.ndarray | None = None) -> Checkpoint:
-    """The checkpoint a schema-2-family reader returns (sections of unknown kinds kept)."""
+                         **layout: Any) -> Checkpoint:
+    """The checkpoint a schema-2-family reader returns (sections of unknown kinds kept;
+    ``layout``: the rest of its ``rev.layout_type``)."""
     ckpt = Checkpoint(
-        tensors=TensorList(table=table), optimizer=optimizer, state=state, revision=rev.name,
-        dialect=None, num_entries=None, file_size=len(view), source=view, origin=origin,
-        sections=[unknown_section(view, s) for s in sections if s.kind not in KIND_NAMES],
-        data_order=data_order)
+        tensors=TensorList(table=table), optimizer=optimizer, state=state,
+        layout=rev.layout_type.of(rev.name, origin=origin, sections=[
+            unknown_section(view, s) for s in sections if s.kind not in KIND_NAMES], **layout),
+        file_size=len(view), source=view)
     ckpt._store = store
     return ckpt
 

@@ -91,10 +91,10 @@ def origin_of(ckpt: Checkpoint) -> dict[str, object] | None:
     """What a schema-2 (or schema-3) file keeps of ``ckpt``'s schema-1 or WOF origin (the
     origin section it was read with for schema 2 and 3)."""
     rev = find(ckpt.revision)
-    if rev is None or rev.keeps_origin:
-        return ckpt.origin if rev is not None else None
+    if rev is None or rev.holds_everything:
+        return ckpt.layout.origin if rev is not None else None
     return {"revision": rev.name, "dialect": ckpt.dialect if rev.dialects else None,
-            "num_entries": ckpt.table_length, "footerless": "footerless" in ckpt.quirks}
+            "num_entries": ckpt.table_length, "footerless": "footerless" in ckpt.layout.quirks}
 
 
 def _utf8(text: object, what: str, limit: int) -> bytes:
@@ -478,7 +478,7 @@ def state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> b
 
 def extra_sections(ckpt: Checkpoint) -> list[Section]:
     """The kept sections of kinds the specification does not define, by kind (6.4's order)."""
-    extra = sorted(ckpt.sections, key=lambda s: s.kind)
+    extra = sorted(ckpt.layout.sections, key=lambda s: s.kind)
     for s in extra:
         if s.kind in SECTION_KINDS.values() or not 0 <= s.kind <= _SECTION_KIND_MAX:
             _fail(f"section kind {s.kind} is reserved by the specification or out of range")

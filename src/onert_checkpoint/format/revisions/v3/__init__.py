@@ -9,7 +9,8 @@ deferred data checks), ``range_index`` (7.5); ``reader`` puts them together.
 
 from dataclasses import replace
 
+from ...layout import Schema3Layout
 from .. import v2
 
 REVISION = replace(v2.REVISION, name="v3", version=3, reader="v3.reader", writer="v3.write",
-                   title="schema 3", reserved_model_index=0xFFFF_FFFF)
+                   title="schema 3", reserved_model_index=0xFFFF_FFFF, layout_type=Schema3Layout)

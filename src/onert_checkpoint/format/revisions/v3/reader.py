@@ -84,11 +84,10 @@ def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) ->
     store = DataStore(np.frombuffer(view, dtype=np.uint8), pending, ranged)
     table = _tensor_table(store, tensors, placement)
     optimizer = None if slots is None else _optimizer(store, slots, table, placement)
-    ckpt = container_checkpoint(view, rev, store, table, optimizer, state, origin, sections,
-                                data_order=_data_order(tensors))
-    ckpt.data_block_size = 0 if blocks is None else blocks.block_size
-    ckpt.range_index_group = checked[0].group_size if checked else 0
-    return ckpt
+    return container_checkpoint(view, rev, store, table, optimizer, state, origin, sections,
+                                data_order=_data_order(tensors),
+                                data_block_size=0 if blocks is None else blocks.block_size,
+                                range_index_group=checked[0].group_size if checked else 0)
 
 
 def _lists_data_blocks(view: memoryview, num_sections: int) -> bool:

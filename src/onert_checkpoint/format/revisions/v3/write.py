@@ -9,7 +9,7 @@ The file is the canonical encoding of 6.1 and 7: every column present only when 
 pad zero, sections in 6.4's order. The one choice a writer has is the data order (the ``order``
 column): the tensors' ranges keep the order of the offsets they were read from (so a loaded
 schema-3 file is written back byte for byte, and an upgraded onert-micro file keeps its reverse
-operator order); ties between 0-byte ranges follow ``Checkpoint.data_order``, then record
+operator order); ties between 0-byte ranges follow ``Checkpoint.layout.data_order``, then record
 order; tensors built in memory come last, in record order. Each slot's ranges follow in the
 tensors' order (7.3).
 
@@ -263,13 +263,13 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
     the data are written."""
     cols = _gather(ckpt.tensors)
     n = cols.index.size
-    perm = _data_order(cols, ckpt.data_order)
+    perm = _data_order(cols, ckpt.layout.data_order)
     tensors_body = _tensors_body(cols, perm) if n else None
     opt_parts = (
         _optimizer_parts(ckpt, set(cols.index.tolist())) if ckpt.optimizer is not None else None
     )
     parts = common_parts(ckpt)
-    extra = ckpt.sections
+    extra = ckpt.layout.sections
 
     # The ranges in data order: the tensors in ``perm``, then each slot's in the same order.
     # Only ranges with bytes are listed (an empty range moves nothing, 7.3), so a file of
@@ -346,7 +346,7 @@ def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> in
     if any(getattr(s, "kind", None) == data_blocks.KIND for s in extra):
         _fail(f"a kept section of kind {data_blocks.KIND} would collide with schema 3's "
               "data_blocks section of that kind")
-    size = ckpt.data_block_size
+    size = ckpt.layout.data_block_size
     if size is None:
         size = data_blocks.DEFAULT_BLOCK_SIZE
     if size == 0 and not isinstance(size, bool):
@@ -362,7 +362,7 @@ def _range_index(ckpt: Checkpoint, extra: Sequence[object], n: int) -> int | Non
     if any(getattr(s, "kind", None) == INDEX_KIND for s in extra):
         _fail(f"a kept section of kind {INDEX_KIND} would collide with schema 3's range_index "
               "section of that kind")
-    group = ckpt.range_index_group
+    group = ckpt.layout.range_index_group
     if group is None:
         return DEFAULT_GROUP_SHIFT if n > 1 << DEFAULT_GROUP_SHIFT else None
     if group == 0 and not isinstance(group, bool):

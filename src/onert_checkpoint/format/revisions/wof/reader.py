@@ -12,6 +12,7 @@ from onert_checkpoint_generated.onert_wof import OnertWof
 
 from ...entries import DataStore, TensorList
 from ...errors import error_for
+from ...layout import WofLayout
 from ...model import Checkpoint, Tensor, TrainingState
 from ...source import BufferReader
 from ..blocks import Block, block_table, check_fixed_header, read_blocks
@@ -55,7 +56,8 @@ def read(
     store = DataStore(np.frombuffer(view, dtype=np.uint8))
     tensors: TensorList[Tensor] = TensorList(table=block_table(store, block, Tensor))
     ckpt = Checkpoint(tensors=tensors, optimizer=None, state=TrainingState(),
-                      revision=revision.name if revision is not None else "wof", dialect=None,
-                      num_entries=hdr.num_entries, file_size=len(view), source=view)
+                      layout=WofLayout(revision.name if revision is not None else "wof",
+                                       num_entries=hdr.num_entries),
+                      file_size=len(view), source=view)
     ckpt._store = store
     return ckpt
