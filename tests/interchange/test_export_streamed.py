@@ -27,7 +27,7 @@ import onert_checkpoint as oc
 from onert_checkpoint.interchange.npz_stream import npz_chunks, string_member
 from onert_checkpoint.interchange.tensor_dict import (
     NPZ_META_PREFIX,
-    _numpy_dict,
+    _iter_arrays,
     checkpoint_metadata,
 )
 from tests.large_files import v3_many_entries
@@ -50,9 +50,8 @@ def _savez_members(ckpt: oc.Checkpoint) -> dict[str, bytes]:
     """The members numpy.savez writes for the export's arrays and metadata (what to_npz wrote
     before it streamed, except that a rank-0 array now keeps its shape: the old writer's
     ``ascontiguousarray`` made it one-dimensional)."""
-    arrays, meta = _numpy_dict(ckpt, True, paths=True)
-    members = dict(arrays)
-    for key, value in meta.items():
+    members = dict(_iter_arrays(ckpt, True))
+    for key, value in checkpoint_metadata(ckpt, paths=True).items():
         members[NPZ_META_PREFIX + key] = np.array(value)
     buffer = io.BytesIO()
     np.savez(buffer, **members)  # type: ignore[arg-type]

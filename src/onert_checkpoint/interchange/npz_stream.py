@@ -14,11 +14,12 @@ import io
 import struct
 import zlib
 from collections.abc import Iterable, Iterator
+from typing import IO
 
 import numpy as np
 from numpy.lib import format as npy
 
-__all__ = ["TextData", "npy_header", "npy_pieces", "npz_chunks", "string_member"]
+__all__ = ["TextData", "npy_geometry", "npy_header", "npy_pieces", "npz_chunks", "string_member"]
 
 _LOCAL = struct.Struct("<IHHHHHIIIHH")
 _CENTRAL = struct.Struct("<IHHHHHHIIIHHHHHII")
@@ -28,6 +29,16 @@ _LOCATOR64 = struct.Struct("<IIQI")
 _U16, _U32 = 0xFFFF, 0xFFFFFFFF
 _DOS_DATE = (0 << 9) | (1 << 5) | 1  # 1980-01-01
 _VERSION_NEEDED = 45  # ZIP64 may be needed; what zipfile writes for it
+
+
+def npy_geometry(f: IO[bytes]) -> tuple[tuple[int, ...], np.dtype, int]:
+    """(shape, dtype, data size in bytes) that the ``.npy`` header at ``f`` claims, read
+    without reading the data (which NumPy would allocate as the header claims)."""
+    version = npy.read_magic(f)
+    # format 3.0 differs from 2.0 only in the header's text encoding
+    read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+    shape, _, dtype = read(f)
+    return shape, dtype, int(np.prod(shape, dtype=object)) * dtype.itemsize
 
 
 def npy_header(arr: np.ndarray) -> bytes:

@@ -3,19 +3,17 @@ and PyTorch.
 
 Names: a weight is ``<name>``, its optimizer slots ``<name>.m`` and ``<name>.v``; ``<name>`` is
 the circle tensor name when the entries are named (a model was bound, or schema-2 records) and
-the entry index otherwise. An array is typed and shaped when the entry's dtype is known and is
-a plain number type every safetensors reader has (float16/32/64, int8..64, uint8..64); it is
-the entry's raw bytes (flat uint8) otherwise: typed when the type is known, clearly raw
-otherwise, the same rule as ``onert-ckpt dump``.
+the entry index otherwise. An array is typed and shaped when the entry's dtype is known and a
+plain number type every safetensors reader has (`TYPED_EXPORT`), its raw bytes (flat uint8)
+otherwise: the rule of ``onert-ckpt dump``.
 
 The metadata (all strings, as safetensors requires; JSON inside is strict RFC 8259) carries
-what the arrays cannot: revision, dialect, table length, optimizer kind and slot names (a
-self-described schema-2 optimizer included), training state (floats bit-exact, see
-`_state_json`), where each entry's data sat in the file, which array is which entry and
-slot (``arrays``), each tensor's name, dtype, shape and model index, the content's origin, and
-the schema-2 sections this library does not interpret (``sections``, their bytes in base64).
-So ``from_numpy_dict(*to_numpy_dict(ckpt, metadata=True))`` writes the original file back
-byte for byte, for every valid file of every revision.
+what the arrays cannot: the layout (revision, dialect, table length, where each entry's data
+sat, the sections this library does not interpret, in base64), the optimizer kind and slot
+names, the training state (floats bit-exact, see `_state_json`), which array is which entry
+and slot (``arrays``), each tensor's name, dtype, shape and model index, and the origin. So
+``from_numpy_dict(*to_numpy_dict(ckpt, metadata=True))`` writes the original file back byte
+for byte, for every valid file of every revision.
 """
 
 from __future__ import annotations
@@ -266,10 +264,6 @@ def _metadata(ckpt: Checkpoint, paths: bool) -> dict[str, str | list[str]]:
     return meta
 
 
-def _export_view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None) -> np.ndarray:
-    return typed_view(raw, dtype if dtype in TYPED_EXPORT else None, shape)
-
-
 def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
     """The weights and optimizer slots of ``ckpt`` as ``{name: array}``.
 
@@ -287,14 +281,8 @@ def to_numpy_dict(ckpt: Checkpoint, *, metadata: bool = False) -> Any:
         >>> oc.to_bytes(oc.from_numpy_dict(arrays, meta)) == oc.to_bytes(ckpt)
         True
     """
-    return _numpy_dict(ckpt, metadata, paths=False)
-
-
-def _numpy_dict(ckpt: Checkpoint, metadata: bool, *, paths: bool) -> Any:
-    arrays = dict(_iter_arrays(ckpt, paths))
-    if metadata:
-        return arrays, checkpoint_metadata(ckpt, paths=paths)
-    return arrays
+    arrays = dict(_iter_arrays(ckpt, False))
+    return (arrays, checkpoint_metadata(ckpt)) if metadata else arrays
 
 
 def _iter_arrays(ckpt: Checkpoint, paths: bool) -> Iterator[tuple[str, np.ndarray]]:
@@ -310,13 +298,12 @@ def _iter_arrays(ckpt: Checkpoint, paths: bool) -> Iterator[tuple[str, np.ndarra
     empties: dict[tuple[str | None, tuple[int, ...] | None], np.ndarray] = {}
 
     def view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None) -> np.ndarray:
+        dtype = dtype if dtype in TYPED_EXPORT else None
         if raw.nbytes:
-            return _export_view(raw, dtype, shape)
-        geometry = (dtype if dtype in TYPED_EXPORT else None, shape)
-        arr = empties.get(geometry)
-        if arr is None:
-            arr = empties[geometry] = _export_view(raw, dtype, shape)
-        return arr
+            return typed_view(raw, dtype, shape)
+        if (dtype, shape) not in empties:
+            empties[dtype, shape] = typed_view(raw, dtype, shape)
+        return empties[dtype, shape]
 
     for pos, t in enumerate(ckpt.tensors):
         if with_slots:
@@ -325,12 +312,10 @@ def _iter_arrays(ckpt: Checkpoint, paths: bool) -> Iterator[tuple[str, np.ndarra
     if ckpt.optimizer is not None:
         for slot, entries in ckpt.optimizer.slots.items():
             for i, entry in sorted(entries.items()):
-                w = weights.get(i)
-                if w is not None and entry.nbytes != w[0]:
-                    w = None  # not the size of its weight: exported as raw bytes
-                yield keys.slot(i, slot), view(
-                    entry.raw, None if w is None else w[1], None if w is None else w[2]
-                )
+                size, dtype, shape = weights.get(i, (None, None, None))
+                if size != entry.nbytes:  # not the size of its weight: exported as raw bytes
+                    dtype = shape = None
+                yield keys.slot(i, slot), view(entry.raw, dtype, shape)
 
 
 def _raw(arr: np.ndarray) -> np.ndarray:
@@ -575,9 +560,8 @@ def _chosen_optimizer(ckpt: Checkpoint, kind: str) -> Optimizer:
 def export_file(ckpt: Checkpoint, path: str | os.PathLike[str], kind: str,
                 chunks: Callable[[Checkpoint], Iterable[bytes | memoryview]],
                 progress: Callable[[int], object] | None) -> None:
-    """Write the ``kind`` file ``chunks(ckpt)`` makes: with the rule of every write (holds
-    all; not released), no unchecked bytes (verify_data=False, a changed mapping), and as
-    save() writes: atomically, special files refused, errors naming the path."""
+    """Write the ``kind`` file ``chunks(ckpt)`` makes, under the rules of every write (lossless,
+    no unchecked bytes) and as save() writes (atomic, special files refused)."""
     from ..format.loss import check_lossless
     from ..format.saving import verify_sources
 
@@ -589,9 +573,8 @@ def export_file(ckpt: Checkpoint, path: str | os.PathLike[str], kind: str,
 def import_file(path: str | os.PathLike[str], kind: str,
                 read: Callable[[str], tuple[dict[str, Any], dict[str, str]]],
                 options: Mapping[str, Any]) -> Checkpoint:
-    """`from_numpy_dict` of the (arrays, metadata) that ``read`` finds in the ``kind`` file at
-    ``path``: a regular file (a FIFO would block the reader); what its reader refuses is
-    not_representable naming the file."""
+    """`from_numpy_dict` of the (arrays, metadata) ``read`` finds in the regular file ``path`` (a
+    FIFO would block it); what ``read`` refuses is not_representable naming the file."""
     name = os.fspath(path)
     if not stat.S_ISREG(os.stat(name).st_mode):
         raise OSError(errno.EINVAL, "not a regular file", name)
@@ -649,7 +632,7 @@ def _check_declared_sizes(name: str) -> None:
     would allocate what the header claims)."""
     import zipfile
 
-    from numpy.lib import format as npy
+    from .npz_stream import npy_geometry
 
     limit = npz_inflate_limit(os.path.getsize(name))
     total = 0
@@ -665,12 +648,7 @@ def _check_declared_sizes(name: str) -> None:
             if not info.filename.endswith(".npy"):
                 continue
             with zf.open(info) as member:
-                version = npy.read_magic(member)
-                # format 3.0 differs from 2.0 only in the header's text encoding
-                read_header = npy.read_array_header_1_0 if version == (1, 0) else (
-                    npy.read_array_header_2_0)
-                shape, _, dtype = read_header(member)
-                declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                shape, dtype, declared = npy_geometry(member)
             if declared > info.file_size:
                 raise _fail(
                     f"{name}: member {info.filename!r} declares {dtype}{list(shape)} "

@@ -11,9 +11,8 @@ inputs of FULLY_CONNECTED and CONV_2D operators, operator by operator, which is 
 weights are ``[out, in]`` like ``torch.nn.Linear``; circle CONV_2D weights are ``[O, H, W, I]``
 where ``torch.nn.Conv2d`` has ``[O, I, H, W]``, so those are permuted both ways.
 
-``names`` maps circle tensor name -> parameter name (``{"w0": "0.weight"}``) for both directions;
-``from_torch`` still reads a map the other way round (its earlier convention) when only that
-reading fits, with a ``DeprecationWarning``.
+``names`` maps circle tensor name -> parameter name (``{"w0": "0.weight"}``) both ways (a map
+the other way round, ``from_torch``'s earlier convention, is read with a DeprecationWarning).
 """
 
 from __future__ import annotations
@@ -232,10 +231,8 @@ def to_torch(ckpt: Checkpoint, circle_model: ModelLike, *, names: Mapping[str, s
                 "hold them",
             )
         name = names.get(ct.name, ct.name)
-        torch_shape = tuple(shapes[name]) if name in shapes else None
-        if torch_shape is None and len(ct.shape) == 4:
-            o, h, w, i = ct.shape
-            torch_shape = (o, i, h, w)
+        oihw = (ct.shape[0], ct.shape[3], *ct.shape[1:3]) if len(ct.shape) == 4 else None
+        torch_shape = tuple(shapes[name]) if name in shapes else oihw
 
         def tensor(raw: np.ndarray, ct: Any = ct, torch_shape: Any = torch_shape) -> Any:
             arr = raw.view(np.dtype(ct.dtype).newbyteorder("<")).reshape(ct.shape)

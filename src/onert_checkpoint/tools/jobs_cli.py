@@ -104,22 +104,17 @@ def _read_npy(path: str) -> Any:
     import io
     from tokenize import TokenError
 
-    import numpy as np
     from numpy.lib import format as npy
 
+    from ..interchange.npz_stream import npy_geometry
     from .render import safe_text
 
     raw = read_file(path, "array")
     f = io.BytesIO(raw)
     try:
-        version = npy.read_magic(f)
-        # format 3.0 differs from 2.0 only in the header's text encoding
-        read_header = npy.read_array_header_1_0 if version == (1, 0) else (
-            npy.read_array_header_2_0)
-        shape, _, dtype = read_header(f)
+        shape, dtype, need = npy_geometry(f)
         if dtype.hasobject or min(shape, default=0) < 0:
             raise ValueError(f"its header claims {dtype}{list(shape)}: not an array of numbers")
-        need = int(np.prod(shape, dtype=object)) * dtype.itemsize
         if need > len(raw) - f.tell():
             raise ValueError(
                 f"its header claims {dtype}{list(shape)} ({need} bytes) but the file holds "
