@@ -23,14 +23,16 @@ from ..format.errors import CheckpointError
 from ..format.model import Checkpoint
 from ..format.revisions import registry
 from .cli_common import (
+    DIALECTS,
     EXIT_INVALID,
     EXIT_OK,
     EXIT_USAGE,
     ORDER_CHOICES,
     CliError,
-    count_arg,
+    batch_size_option,
     lost_in_write,
-    order_option,
+    model_option,
+    require_model,
     warn_dropped,
 )
 from .cli_common import command_model as _model
@@ -39,14 +41,6 @@ from .cli_common import output_path as _output
 from .describe import describe_lazy, json_pieces
 from .jsonout import dumps as json_dumps
 from .render import SafeStream, human_size, safe_text
-
-
-def save(ckpt: Checkpoint, path: str, **kwargs: Any) -> None:
-    """:func:`onert_checkpoint.save`, imported on first use: it brings every writer and
-    Construct, which the commands that only read never need (start-up time)."""
-    from ..format.saving import save as save_file
-
-    save_file(ckpt, path, **kwargs)
 
 #: Files over this size get a progress bar while written (when stderr is a terminal).
 PROGRESS_THRESHOLD = 64 << 20
@@ -278,16 +272,21 @@ def info_lines(
         yield f"quirks     {', '.join(safe_text(q) for q in quirks)}"
     yield ""
     slots = list(opt["slots"]) if opt else []
-    header = ["entry", "offset", "bytes", "crc32"] + [f"{safe_text(s)}.offset" for s in slots]
-    # one slot's "offset+nbytes" texts, by entry index: a column per slot (a text per entry),
-    # looked up by binary search, not a dict of dicts
+    # one slot's (entry index, offset, size) columns: a row per tensor looked up by binary
+    # search, not a dict of dicts
     columns = {s: _slot_column(opt["slots"][s]) for s in slots}
-    named = ["dtype", "shape", "name"]
+    header = ["entry", "offset", "bytes", "crc32"] + [f"{safe_text(s)}.offset" for s in slots]
+    seen = {"passes": 0, "names": False, "weights": 0}
 
-    def rows() -> Iterator[tuple[bool, list[str]]]:
-        """(has a name column, row) of every tensor; the name columns always made, shown
-        only when some tensor has them (found on the first of the two passes)."""
+    def rows() -> Iterator[list[str]]:
+        """Every tensor's row; the name columns made on the first pass, kept on the second
+        only when some tensor has them."""
+        seen["passes"] += 1
+        n = None if seen["passes"] == 1 or seen["names"] else len(header)
+        yield [*header, "dtype", "shape", "name"][:n]
         for t in desc["tensors"]:
+            seen["names"] = seen["names"] or "name" in t
+            seen["weights"] += t["nbytes"] if seen["passes"] == 1 else 0
             row = [str(t["index"]), str(t["offset"]), str(t["nbytes"]), f"{t['crc32']:08x}"]
             for s in slots:
                 keys, where, _ = columns[s]
@@ -297,39 +296,19 @@ def info_lines(
                     row.append(f"{None if offset < 0 else offset}+{nbytes}")
                 else:
                     row.append("-")
-            shape = t.get("shape")
-            dtype, name = t.get("dtype"), t.get("name")
+            shape, dtype, name = t.get("shape"), t.get("dtype"), t.get("name")
             row += [
                 "-" if dtype is None else safe_text(str(dtype)),
                 "-" if shape is None else "[" + ", ".join(map(str, shape)) + "]",
                 "-" if name is None else safe_text(str(name)),
             ]
-            yield "name" in t, row
+            yield row[:n]
 
-    widths = [len(c) for c in header + named]
-    has_names = False
-    for has_name, row in rows():
-        has_names = has_names or has_name
-        widths = [max(w, len(c)) for w, c in zip(widths, row)]
-    n = len(header) + (3 if has_names else 0)
-    left = set(range(n - 3, n)) if has_names else set()
-    weights = count = 0
-
-    def line(row: list[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i in left else c.rjust(w)
-            for i, (c, w) in enumerate(zip(row[:n], widths))
-        ).rstrip()
-
-    yield line(header + named)
-    for _, row in rows():
-        weights += int(row[2])
-        count += 1
-        yield line(row)
-    state_bytes = sum(columns[s][2] for s in slots)
-    summary = f"{count} tensors, {human_size(weights)} of weights"
+    yield from _table(rows, left=range(len(header), len(header) + 3))
+    summary = f"{len(desc['tensors'])} tensors, {human_size(seen['weights'])} of weights"
     if slots:
         shown = ", ".join(safe_text(s) for s in slots)
+        state_bytes = sum(columns[s][2] for s in slots)
         summary += f", {human_size(state_bytes)} of optimizer state ({shown})"
     yield ""
     yield summary
@@ -408,7 +387,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_dump(args: argparse.Namespace) -> int:
     if args.layout:
         return _dump_layout(args)
-    from .dump import find_tensor, no_entry_message, tensor_values
+    from .dump import tensor_values
 
     if args.dtype is not None:
         try:
@@ -422,68 +401,71 @@ def cmd_dump(args: argparse.Namespace) -> int:
     if args.threshold < 0:
         raise CliError("usage_error", f"--threshold must be 0 or more, not {args.threshold}")
     ckpt = _load(args.file, _model(args, args.file), args.order)
-    if args.tensor is None:
-        tensors = list(ckpt.tensors)
-    else:
-        found = find_tensor(ckpt, args.tensor)
-        if found is None:
-            raise CliError("no_such_tensor", no_entry_message(ckpt, args.tensor, args.model))
-        tensors = [found]
     slot = args.slot
-    slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
-    if slot is not None:
-        if slot not in slots:
-            have = ", ".join(slots) or "none"
-            raise CliError("no_such_slot", f"no {slot!r} slot (this checkpoint's slots: {have})")
-        if args.tensor is not None and tensors[0].index not in slots[slot]:
-            raise CliError("no_such_slot", f"entry {tensors[0].index} has no {slot!r} slot entry")
-        tensors = [t for t in tensors if t.index in slots[slot]]
-        if not tensors:
-            print(f"no entry holds {slot!r} state")
-            return EXIT_OK
-    if args.json:
-        return _dump_json(args, ckpt, tensors, slot)
+    tensors = _pick_entries(ckpt, args.tensor, slot, args.model)
+    if not tensors:
+        print(f"no entry holds {slot!r} state")
+        return EXIT_OK
+    shown = []  # (tensor, its values, cut to --limit, their count and shape before the cut)
+    for tensor in tensors:
+        arr = tensor_values(ckpt, tensor, slot=slot, dtype=args.dtype)
+        size, shape = arr.size, list(arr.shape)
+        if args.limit is not None and size > args.limit:
+            arr = arr.reshape(-1)[: args.limit]
+        shown.append((tensor, arr, size, shape))
+    if args.json:  # the values as (nested) JSON lists, non-finite ones as TOOLKIT section 1 says
+        from .jsonout import json_value
+
+        entries = []
+        for t, arr, size, shape in shown:
+            item = {"index": t.index, "name": t.name, "slot": slot or "weights",
+                    "dtype": str(arr.dtype), "shape": shape,
+                    "raw": args.dtype is None and t.dtype is None}
+            if arr.size < size:
+                item["limit"] = args.limit
+            item["values"] = json_value(arr.tolist())
+            entries.append(item)
+        _print_json({"file": args.file, "entries": entries})
+        return EXIT_OK
     blocks = []
     with np.printoptions(threshold=args.threshold):
-        for tensor in tensors:
-            arr = tensor_values(ckpt, tensor, slot=slot, dtype=args.dtype)
-            title = f"entry {tensor.index}"
-            if tensor.name is not None:
-                title += f" {tensor.name}"
+        for t, arr, size, shape in shown:
             kind = str(arr.dtype)
-            if args.dtype is None and tensor.dtype is None:
+            if args.dtype is None and t.dtype is None:
                 kind = "raw bytes (uint8; no dtype known: give --model or --dtype)"
-            title += f" {slot or 'weights'} {kind} {list(arr.shape)}"
-            if args.limit is not None and arr.size > args.limit:
-                title += f" (first {args.limit} of {arr.size} values)"
-                arr = arr.reshape(-1)[: args.limit]
+            title = f"entry {t.index}{'' if t.name is None else ' ' + t.name}"
+            title += f" {slot or 'weights'} {kind} {shape}"
+            if arr.size < size:
+                title += f" (first {args.limit} of {size} values)"
             blocks.append(f"{safe_text(title)}\n{arr}")
     print("\n\n".join(blocks))
     return EXIT_OK
 
 
-def _dump_json(
-    args: argparse.Namespace, ckpt: Checkpoint, tensors: list[Any], slot: str | None
-) -> int:
-    """``dump --json``: one object per entry, its values as a (nested) JSON list; a non-finite
-    value as TOOLKIT section 1 writes it (``{"float": "nan"}``)."""
-    from .dump import tensor_values
-    from .jsonout import json_value
+def _pick_entries(ckpt: Checkpoint, key: str | None, slot: str | None,
+                 model: str | None) -> list[Any]:
+    """The entries ``dump`` and ``export --tensor`` name: ``key``'s (every entry when None),
+    and of those only the ones with a ``slot`` entry when a slot is named. A key or slot the
+    checkpoint does not have is ``no_such_tensor`` or ``no_such_slot`` (exit 2)."""
+    if key is None:
+        tensors = list(ckpt.tensors)
+    else:
+        from .dump import find_tensor, no_entry_message
 
-    entries = []
-    for tensor in tensors:
-        arr = tensor_values(ckpt, tensor, slot=slot, dtype=args.dtype)
-        item: dict[str, Any] = {"index": tensor.index, "name": tensor.name,
-                                "slot": slot or "weights", "dtype": str(arr.dtype),
-                                "shape": list(arr.shape), "raw": args.dtype is None
-                                and tensor.dtype is None}
-        if args.limit is not None and arr.size > args.limit:
-            item["limit"] = args.limit
-            arr = arr.reshape(-1)[: args.limit]
-        item["values"] = json_value(arr.tolist())
-        entries.append(item)
-    _print_json({"file": args.file, "entries": entries})
-    return EXIT_OK
+        found = find_tensor(ckpt, key)
+        if found is None:
+            raise CliError("no_such_tensor", no_entry_message(ckpt, key, model))
+        tensors = [found]
+    if slot is None:
+        return tensors
+    slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
+    have = f"this checkpoint's slots: {', '.join(slots) or 'none'}"
+    if slot not in slots:
+        raise CliError("no_such_slot", f"no {slot!r} slot ({have})")
+    if key is not None and tensors[0].index not in slots[slot]:
+        raise CliError("no_such_slot", f"entry {tensors[0].index} has no {slot!r} slot entry "
+                       f"({have})")
+    return [t for t in tensors if t.index in slots[slot]]
 
 
 def _dump_layout(args: argparse.Namespace) -> int:
@@ -582,7 +564,11 @@ def _load_named(label: str, path: str, model: Any, order: str) -> Checkpoint:
 
 
 def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **options: Any) -> None:
-    """``save`` with a progress bar for big files on a terminal (:func:`_progress`)."""
+    """:func:`onert_checkpoint.save` with a progress bar for big files on a terminal
+    (:func:`_progress`); imported on first use: it brings every writer, which the commands
+    that only read never need (start-up time)."""
+    from ..format.saving import save
+
     with _progress(size_hint if progress else 0) as tick:
         save(ckpt, out, progress=tick, **options)
 
@@ -619,7 +605,6 @@ def _progress(size_hint: int, desc: str = "writing") -> Iterator[Callable[[int],
 
 def cmd_convert(args: argparse.Namespace) -> int:
     from ..api import convert
-    from ..format.convert import indexing_text, needs_model
 
     output = _output(args.output)
     ckpt = load(args.input, mmap="auto")
@@ -630,14 +615,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
             f"--dialect is a schema-1 matter; the output is {to} (add --to v1)",
         )
     model = _model(args, args.input)
-    if model is None and needs_model(ckpt, to, args.dialect):
-        by_index = registry.holds(to, "keyed_by") == registry.BY_CIRCLE_INDEX
-        target = "WOF (circle tensor indices)" if by_index else f"the {args.dialect} dialect"
-        raise CliError(
-            "model_required",
-            f"{safe_text(args.input)}: writing {indexing_text(ckpt)} in {target} needs the "
-            "circle model to index them: add --model MODEL.circle",
-        )
+    require_model(ckpt, args.input, to, args.dialect, model)
     dropped = lost_in_write(ckpt, to, args.allow_lossy)
     result = convert(
         ckpt, to, dialect=args.dialect, allow_lossy=args.allow_lossy,
@@ -668,16 +646,9 @@ def _export_npy(args: argparse.Namespace, ckpt: Checkpoint) -> int:
     the inverse of ``edit --replace``. Written as every output is (atomic_file.py)."""
     from ..atomic_file import write_atomic
     from ..interchange.npz_stream import npy_pieces
-    from .dump import find_tensor, no_entry_message, tensor_values
+    from .dump import tensor_values
 
-    tensor = find_tensor(ckpt, args.tensor)
-    if tensor is None:
-        raise CliError("no_such_tensor", no_entry_message(ckpt, args.tensor, args.model))
-    slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
-    if args.slot is not None and tensor.index not in slots.get(args.slot, {}):
-        have = ", ".join(slots) or "none"
-        raise CliError("no_such_slot", f"entry {tensor.index} has no {args.slot!r} slot entry "
-                       f"(this checkpoint's slots: {have})")
+    [tensor] = _pick_entries(ckpt, args.tensor, args.slot, args.model)
     arr = tensor_values(ckpt, tensor, slot=args.slot)
     write_atomic(args.output, npy_pieces(arr))
     what = "" if args.slot is None else f" {args.slot}"
@@ -750,16 +721,10 @@ def cmd_import(args: argparse.Namespace) -> int:
     dropped = lost_in_write(ckpt, args.revision, args.allow_lossy)
     if args.dialect is not None:
         from ..api import convert
-        from ..format.convert import indexing_text, needs_model
+        from ..format.convert import needs_model
 
+        require_model(ckpt, args.input, args.revision or ckpt.revision, args.dialect, model)
         if needs_model(ckpt, args.revision or ckpt.revision, args.dialect):
-            if model is None:
-                raise CliError(
-                    "model_required",
-                    f"{safe_text(args.input)}: writing {indexing_text(ckpt)} in the "
-                    f"{args.dialect} dialect needs the circle model to index them: "
-                    "add --model MODEL.circle",
-                )
             ckpt = convert(ckpt, registry.RUNTIME.name, dialect=args.dialect, model=model,
                            batch_size=args.batch_size, allow_lossy=args.allow_lossy)
         save_options["dialect"] = args.dialect
@@ -992,21 +957,6 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    def model_option(p: argparse.ArgumentParser, what: str, order: bool = True) -> None:
-        p.add_argument("--model", metavar="MODEL.circle", help=what + " (default: "
-                       "<checkpoint name>.circle beside the checkpoint, else $ONERT_CKPT_MODEL)"
-                       if order else what)
-        if order:
-            p.add_argument("--no-model", action="store_true",
-                           help="read without a model, even when the convention finds one")
-            order_option(p)
-
-    def batch_size_option(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--batch-size", type=count_arg, metavar="B",
-                       help="batch size of the run, to rescale Adam's m (x B) and v (x B^2) "
-                       "moving to onert-micro, or divide them moving to onert; needed for "
-                       "non-zero Adam state crossing dialects (convert --to v3 records it)")
-
     p = command("info", "describe a checkpoint",
                 "Describe a checkpoint: revision, dialect, size, optimizer, training state, "
                 "and one row per entry; several files one after another.", cmd_info)
@@ -1065,7 +1015,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("output", metavar="OUT")
     p.add_argument("--to", choices=registry.names(),
                    help="target revision (default: the input's)")
-    p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
+    p.add_argument("--dialect", choices=DIALECTS, help="schema-1 dialect")
     model_option(p, "circle model (needed to move between dialects)")
     batch_size_option(p)
     p.add_argument("--allow-lossy", action="store_true", help="permit dropping content")
@@ -1089,11 +1039,12 @@ def build_parser() -> argparse.ArgumentParser:
                 cmd_import)
     p.add_argument("input", metavar="IN.safetensors|IN.npz")
     p.add_argument("output", metavar="OUT")
-    model_option(p, "circle model: place arrays named after its tensors", order=False)
+    p.add_argument("--model", metavar="MODEL.circle",
+                   help="circle model: place arrays named after its tensors")
     p.add_argument("--revision", choices=registry.names(),
                    help="revision to write (an export's own; other arrays: v1 when schema 1 "
                    "holds them, else v3, the recommended revision)")
-    p.add_argument("--dialect", choices=("onert", "onert-micro"), help="schema-1 dialect")
+    p.add_argument("--dialect", choices=DIALECTS, help="schema-1 dialect")
     p.add_argument("--optimizer", choices=("adam", "sgd"),
                    help="the optimizer of weights-only arrays: adam adds zeroed m and v "
                    "(default: as the input holds; arrays alone are SGD)")
@@ -1107,7 +1058,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("output", metavar="OUT")
     p.add_argument("--model", metavar="MODEL.circle", required=True, help="circle model")
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam", help="(adam)")
-    p.add_argument("--dialect", choices=("onert", "onert-micro"), default="onert",
+    p.add_argument("--dialect", choices=DIALECTS, default="onert",
                    help="entry order, and the dialect a schema-2 file downgrades to (onert)")
     p.add_argument("--revision", choices=[registry.RUNTIME.name, *(
                        r.name for r in registry.REVISIONS if r.holds_everything)],

@@ -14,8 +14,9 @@ from .render import safe_text
 if TYPE_CHECKING:
     from ..format.model import Checkpoint
 
-__all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "ORDER_CHOICES", "CliError", "command_model",
-           "count_arg", "load_model", "lost_in_write", "order_option", "output_path", "read_file",
+__all__ = ["DIALECTS", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "ORDER_CHOICES", "CliError",
+           "batch_size_option", "command_model", "count_arg", "load_model", "lost_in_write",
+           "model_option", "order_option", "output_path", "read_file", "require_model",
            "warn_dropped"]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
@@ -94,6 +95,20 @@ def count_arg(text: str) -> int:
     return value
 
 
+def require_model(ckpt: Checkpoint, path: str, to: str, dialect: str | None, model: Any) -> None:
+    """``model_required`` (exit 2) when writing ``ckpt`` as ``to`` in ``dialect`` re-indexes
+    its entries, which only the circle model can do, and there is no ``model``."""
+    from ..format.convert import indexing_text, needs_model
+    from ..format.revisions import registry
+
+    if model is not None or not needs_model(ckpt, to, dialect):
+        return
+    by_index = registry.holds(to, "keyed_by") == registry.BY_CIRCLE_INDEX
+    target = "WOF (circle tensor indices)" if by_index else f"the {dialect} dialect"
+    raise CliError("model_required", f"{safe_text(path)}: writing {indexing_text(ckpt)} in "
+                   f"{target} needs the circle model to index them: add --model MODEL.circle")
+
+
 def lost_in_write(ckpt: Checkpoint, revision: str | None, allow_lossy: bool) -> list[str]:
     """What writing ``ckpt`` as ``revision`` drops, when ``--allow-lossy`` lets it (else the
     write itself refuses, naming it): said on stderr after the write, never silently."""
@@ -113,6 +128,27 @@ def warn_dropped(dropped: list[str]) -> None:
 
 #: ``--order``'s choices: circle.binding.ORDER_SOURCES (not imported: start-up time).
 ORDER_CHOICES = ("auto", "probe", "predict", "size")
+
+
+#: ``--dialect``'s choices: the schema-1 dialects.
+DIALECTS = ("onert", "onert-micro")
+
+
+def model_option(p: argparse.ArgumentParser, what: str) -> None:
+    """``--model`` (found by the convention when not given, :mod:`.model_lookup`),
+    ``--no-model`` and ``--order``."""
+    p.add_argument("--model", metavar="MODEL.circle", help=what + " (default: <checkpoint "
+                   "name>.circle beside the checkpoint, else $ONERT_CKPT_MODEL)")
+    p.add_argument("--no-model", action="store_true",
+                   help="read without a model, even when the convention finds one")
+    order_option(p)
+
+
+def batch_size_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--batch-size", type=count_arg, metavar="B",
+                   help="batch size of the run, to rescale Adam's m (x B) and v (x B^2) "
+                   "moving to onert-micro, or divide them moving to onert; needed for "
+                   "non-zero Adam state crossing dialects (convert --to v3 records it)")
 
 
 def order_option(p: argparse.ArgumentParser) -> None:

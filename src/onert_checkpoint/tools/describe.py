@@ -18,6 +18,14 @@ from .jsonout import json_pieces, json_value
 __all__ = ["EntryDescriptions", "describe", "describe_entry", "describe_lazy", "json_pieces"]
 
 
+def ascending(entries: Mapping[int, Buffer]) -> Iterator[tuple[int, Buffer]]:
+    """A slot's (entry index, entry) in ascending index without holding them all: a loaded
+    slot's items already are (floating entries); a slot built or changed in memory is sorted."""
+    if isinstance(entries, SlotEntries) and entries._table is not None:
+        return iter(entries.items())
+    return ((i, entries[i]) for i in sorted(entries))
+
+
 def describe_entry(entry: Buffer, *, crc32: int | None = None) -> dict[str, Any]:
     """One entry of the description (``crc32``: the entry's CRC-32 when already known)."""
     out: dict[str, Any] = {
@@ -36,25 +44,6 @@ def describe_entry(entry: Buffer, *, crc32: int | None = None) -> dict[str, Any]
     return out
 
 
-def _state_value(value: object) -> object:
-    """A state value as JSON (spec/TOOLKIT.md section 1): bytes as ``{"bytes": hex}``, a
-    non-finite float as ``{"float": "nan" | "inf" | "-inf"}``, which JSON has no number for."""
-    return json_value(value)  # the one convention of every JSON output (tools/jsonout.py)
-
-
-def _origin(origin: dict[str, object] | None) -> dict[str, object] | None:
-    """Schema 2's (and 3's) origin section (SPEC 6.9) as ``{"revision", "dialect", "num_entries",
-    "footerless"}``; null without one (and always for schema 1 and WOF)."""
-    if origin is None:
-        return None
-    return {
-        "revision": origin["revision"],
-        "dialect": origin["dialect"],
-        "num_entries": origin["num_entries"],
-        "footerless": origin["footerless"],
-    }
-
-
 class EntryDescriptions:
     """The `describe_entry` of every entry of a tensor list or a slot, in entry order,
     made one at a time on each pass and never kept: what the command line prints for a file of
@@ -71,10 +60,8 @@ class EntryDescriptions:
 
     def _pass(self) -> Iterator[Buffer]:
         entries = self._entries
-        if isinstance(entries, SlotEntries):
-            return (entry for _, entry in entries.items())  # ascending entry index
         if isinstance(entries, Mapping):
-            return (entries[i] for i in sorted(entries))
+            return (entry for _, entry in ascending(entries))
         return iter(entries)
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
@@ -103,14 +90,17 @@ def describe_lazy(ckpt: Checkpoint) -> dict[str, Any]:
                 name: EntryDescriptions(entries) for name, entries in ckpt.optimizer.slots.items()
             },
         }
+    origin = ckpt.layout.origin  # schema 2's and 3's origin section (SPEC 6.9), or None
     return {
         "revision": ckpt.revision,
         "dialect": ckpt.dialect,
         "file_size": ckpt.file_size,
         "tensors": EntryDescriptions(ckpt.tensors),
         "optimizer": optimizer,
-        "state": {k: _state_value(v) for k, v in ckpt.state.items()},
-        "origin": _origin(ckpt.layout.origin),
+        # bytes and non-finite floats as TOOLKIT section 1 says (tools/jsonout.py)
+        "state": {k: json_value(v) for k, v in ckpt.state.items()},
+        "origin": None if origin is None else {
+            k: origin[k] for k in ("revision", "dialect", "num_entries", "footerless")},
     }
 
 

@@ -9,14 +9,17 @@ from typing import Any
 
 from ..format.revisions import registry
 from .cli_common import (
+    DIALECTS,
     CliError,
+    batch_size_option,
     command_model,
-    count_arg,
     load_model,
     lost_in_write,
+    model_option,
     order_option,
     output_path,
     read_file,
+    require_model,
     warn_dropped,
 )
 
@@ -57,12 +60,7 @@ def cmd_bake(args: argparse.Namespace) -> int:
 def edit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT")
-    p.add_argument("--model", metavar="MODEL.circle",
-                   help="circle model: names entries, checks --replace values (default: "
-                   "<checkpoint name>.circle beside the checkpoint, else $ONERT_CKPT_MODEL)")
-    p.add_argument("--no-model", action="store_true",
-                   help="read without a model, even when the convention finds one")
-    order_option(p)
+    model_option(p, "circle model: names entries, checks --replace values")
     p.add_argument("--step", type=int, help="set the training step")
     p.add_argument("--epoch", type=int, help="set the epoch")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -76,10 +74,8 @@ def edit_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--replace", action="append", default=[], metavar="ENTRY=FILE.npy",
                    help="new values of one entry (tensor name or index) from a .npy file")
     p.add_argument("--to", choices=registry.names(), help="revision to write (the input's)")
-    p.add_argument("--dialect", choices=("onert", "onert-micro"),
-                   help="schema-1 dialect to write (the input's)")
-    p.add_argument("--batch-size", type=count_arg, metavar="B",
-                   help="batch size of the run, for Adam state crossing dialects (as convert)")
+    p.add_argument("--dialect", choices=DIALECTS, help="schema-1 dialect to write (the input's)")
+    batch_size_option(p)
     p.add_argument("--allow-lossy", action="store_true",
                    help="permit dropping what the target revision cannot hold (said on stderr)")
 
@@ -150,20 +146,10 @@ def cmd_edit(args: argparse.Namespace) -> int:
         edits["step"] = args.step
     if args.epoch is not None:
         edits["epoch"] = args.epoch
-    if args.model is None and args.dialect is not None:
-        from ..format.convert import content_dialect, needs_model
-
-        ckpt = load(args.input, mmap="auto")
-        if needs_model(ckpt, args.to or ckpt.revision, args.dialect):
-            # as convert: refused before anything is written, naming the option to add
-            holds = content_dialect(ckpt)
-            what = f"{holds} entries" if holds else "entries of no known dialect"
-            raise CliError(
-                "model_required",
-                f"{safe_text(args.input)} holds {what}; writing them in the {args.dialect} "
-                "dialect re-indexes them, which needs the circle model: add --model MODEL.circle",
-            )
     model = command_model(args, args.input)
+    if args.dialect is not None:  # as convert: refused before anything is written
+        ckpt = load(args.input, mmap="auto")
+        require_model(ckpt, args.input, args.to or ckpt.revision, args.dialect, model)
     if replace:  # a name no entry has: dump's and export's no_such_tensor, not a model matter
         from ..api import load as load_bound
         from .dump import find_tensor, no_entry_message

@@ -14,13 +14,12 @@ checked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..format.entries import SlotEntries
 from ..format.model import Buffer, Checkpoint
+from .describe import ascending
 
 __all__ = ["ValueWarning", "value_warnings"]
 
@@ -51,29 +50,6 @@ def _floats(buf: Buffer, dtype: str | None) -> np.ndarray | None:
     return raw[:usable].view(item)
 
 
-def _labeller(ckpt: Checkpoint) -> Callable[[int], str]:
-    """Entry index -> `` ('name')`` of the tensor with that index, or "": a lookup (binary
-    search or a dict the list keeps), made only for the entries a finding is about, so that
-    labelling is neither a scan of every tensor per finding (quadratic) nor a text kept per
-    entry."""
-    tensors = ckpt.tensors
-
-    def label(index: int) -> str:
-        pos = tensors.position_of_index(index)
-        name = None if pos is None else tensors[pos].name
-        return f" ({name!r})" if name else ""
-
-    return label
-
-
-def _ascending(entries: Mapping[int, Buffer]) -> Iterator[tuple[int, Buffer]]:
-    """A slot's (entry index, entry) in ascending index without holding them all: a loaded
-    slot's items already are (floating entries); a slot built in memory is sorted."""
-    if isinstance(entries, SlotEntries) and entries._table is not None:
-        return iter(entries.items())
-    return ((i, entries[i]) for i in sorted(entries))
-
-
 def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
     """Every value finding in ``ckpt``, weights first, then each slot, in entry order.
 
@@ -91,7 +67,14 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
         at = int(np.searchsorted(typed_keys, index))
         return typed_names[at] if at < typed_keys.size and typed_keys[at] == index else None
 
-    label_of = _labeller(ckpt)
+    def label_of(index: int) -> str:
+        """`` ('name')`` of the tensor with entry index ``index``, or "": looked up (binary
+        search or the list's dict) only for the entries a finding is about, neither a scan
+        per finding (quadratic) nor a text kept per entry."""
+        pos = ckpt.tensors.position_of_index(index)
+        name = None if pos is None else ckpt.tensors[pos].name
+        return f" ({name!r})" if name else ""
+
     for t in ckpt.tensors:
         if t.nbytes == 0:  # nothing to look at (known without reading the data)
             continue
@@ -109,7 +92,7 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
     adam = ckpt.optimizer.kind == "adam"
     nonzero_at_zero: list[tuple[str, str]] = []  # (field, field with the tensor's name)
     for slot, entries in ckpt.optimizer.slots.items():
-        for index, entry in _ascending(entries):
+        for index, entry in ascending(entries):
             if entry.nbytes == 0:
                 continue
             values = _floats(entry, dtype_of(index))
