@@ -40,7 +40,7 @@ from .cli_common import load_model as _load_model
 from .cli_common import output_path as _output
 from .describe import describe_lazy, json_pieces
 from .jsonout import dumps as json_dumps
-from .render import SafeStream, human_size, safe_text
+from .render import SafeStream, counted, human_size, safe_text
 
 #: Files over this size get a progress bar while written (when stderr is a terminal).
 PROGRESS_THRESHOLD = 64 << 20
@@ -220,13 +220,15 @@ def _state_text(value: object) -> str:
     return safe_text(repr(value) if isinstance(value, str) else str(value))
 
 
-def _dialect_text(desc: dict) -> str:
-    if desc["dialect"]:
-        return str(desc["dialect"])
-    if registry.holds(desc["revision"], "dialects"):
+def _dialect_text(revision: str, dialect: str | None, why: bool = False) -> str:
+    """A file's dialect as ``info`` and ``diff`` say it: its own, else "either" for a schema-1
+    file that fits both runtimes, else "none"; ``why`` adds what that means."""
+    if dialect:
+        return str(dialect)
+    if registry.holds(revision, "dialects"):
         # JSON says null here (TOOLKIT section 1, which other readers print too): the text says so
-        return "either (fits onert and onert-micro; null in --json)"
-    return "none (dialects are a schema-1 matter)"
+        return "either (fits onert and onert-micro; null in --json)" if why else "either"
+    return "none (dialects are a schema-1 matter)" if why else "none"
 
 
 def render_info(
@@ -261,7 +263,7 @@ def info_lines(
     state = ", ".join(f"{safe_text(str(k))}={_state_text(v)}" for k, v in desc["state"].items())
     yield from [
         f"revision   {desc['revision']}",
-        f"dialect    {_dialect_text(desc)}",
+        f"dialect    {_dialect_text(desc['revision'], desc['dialect'], why=True)}",
         f"file size  {desc['file_size']} bytes ({human_size(desc['file_size'])})",
         f"optimizer  {safe_text(str(opt['kind'])) if opt else 'none (weights only)'}",
         f"state      {state or 'none'}",
@@ -305,7 +307,7 @@ def info_lines(
             yield row[:n]
 
     yield from _table(rows, left=range(len(header), len(header) + 3))
-    summary = f"{len(desc['tensors'])} tensors, {human_size(seen['weights'])} of weights"
+    summary = f"{counted(len(desc['tensors']), 'tensor')}, {human_size(seen['weights'])} of weights"
     if slots:
         shown = ", ".join(safe_text(s) for s in slots)
         state_bytes = sum(columns[s][2] for s in slots)
@@ -377,7 +379,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             continue
         dialect = f" {ckpt.dialect}" if ckpt.dialect else ""
         quirks = f", quirks: {', '.join(ckpt.layout.quirks)}" if ckpt.layout.quirks else ""
-        print(f"{safe_text(path)}: ok ({ckpt.revision}{dialect}, {len(ckpt)} tensors{quirks})")
+        tensors = counted(len(ckpt), "tensor")
+        print(f"{safe_text(path)}: ok ({ckpt.revision}{dialect}, {tensors}{quirks})")
     return status
 
 
@@ -520,7 +523,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         return EXIT_OK if result.equal else EXIT_INVALID
     for label, path, ckpt in (("a", args.a, a), ("b", args.b, b)):
         kind = ckpt.optimizer.kind if ckpt.optimizer is not None else "no optimizer"
-        dialect = ckpt.dialect or "either"
+        dialect = _dialect_text(ckpt.revision, ckpt.dialect)
         print(safe_text(f"{label}: {path} ({ckpt.revision}, {dialect}, {kind})"))
     def rows() -> Iterator[list[str]]:
         yield ["entry", "slot", "status", "changed", "rel_l2", "mean_abs", "max_abs", "max_rel"]
@@ -537,7 +540,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         print(f"state {safe_text(key)}: {safe_text(repr(va))} != {safe_text(repr(vb))}{ignored}")
     for key, (va, vb) in result.facts.items():
         if key == "dialect":
-            va, vb = va or "either", vb or "either"
+            va, vb = _dialect_text(a.revision, va), _dialect_text(b.revision, vb)
         print(safe_text(f"note: {key} {va} != {vb} (not a difference of content)"))
     verdict = "equal" if result.equal else "different"
     print(f"{verdict} (atol={args.atol:g}, rtol={args.rtol:g})")
@@ -616,11 +619,11 @@ def cmd_convert(args: argparse.Namespace) -> int:
         )
     model = _model(args, args.input)
     require_model(ckpt, args.input, to, args.dialect, model)
-    dropped = lost_in_write(ckpt, to, args.allow_lossy)
     result = convert(
         ckpt, to, dialect=args.dialect, allow_lossy=args.allow_lossy,
         model=model, batch_size=args.batch_size, order=args.order,
     )
+    dropped = lost_in_write(ckpt, to, args.allow_lossy, written=result)
     size = os.path.getsize(args.input)
     _save(result, output, size_hint=size, progress=not args.no_progress)
     out = load(output, mmap="auto")
@@ -673,7 +676,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     ckpt = _load(args.input, _model(args, args.input), args.order)
     with _progress(os.path.getsize(args.input)) as tick:
         (to_safetensors if suffix == ".safetensors" else to_npz)(ckpt, args.output, progress=tick)
-    print(f"wrote {safe_text(args.output)}: {array_count(ckpt)} arrays")
+    print(f"wrote {safe_text(args.output)}: {counted(array_count(ckpt), 'array')}")
     return EXIT_OK
 
 
@@ -730,7 +733,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         save_options["dialect"] = args.dialect
     _save(ckpt, args.output, size_hint=os.path.getsize(args.input), progress=True, **save_options)
     out = load(args.output, mmap="auto")
-    print(f"wrote {safe_text(args.output)}: {out.revision}, {len(out)} tensors")
+    print(f"wrote {safe_text(args.output)}: {out.revision}, {counted(len(out), 'tensor')}")
     warn_dropped(dropped)
     return EXIT_OK
 
@@ -769,7 +772,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     out = load(args.output, mmap="auto")
     print(
         f"wrote {safe_text(args.output)}: {out.revision} {args.dialect}, {args.optimizer}, "
-        f"{len(out)} tensors, {human_size(out.file_size)}"
+        f"{counted(len(out), 'tensor')}, {human_size(out.file_size)}"
     )
     return EXIT_OK
 

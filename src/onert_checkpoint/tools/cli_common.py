@@ -109,14 +109,23 @@ def require_model(ckpt: Checkpoint, path: str, to: str, dialect: str | None, mod
                    f"{target} needs the circle model to index them: add --model MODEL.circle")
 
 
-def lost_in_write(ckpt: Checkpoint, revision: str | None, allow_lossy: bool) -> list[str]:
+def lost_in_write(ckpt: Checkpoint, revision: str | None, allow_lossy: bool,
+                  written: Checkpoint | None = None) -> list[str]:
     """What writing ``ckpt`` as ``revision`` drops, when ``--allow-lossy`` lets it (else the
-    write itself refuses, naming it): said on stderr after the write, never silently."""
+    write itself refuses, naming it): said on stderr after the write, never silently.
+    ``written``: the checkpoint as written (a conversion's result); the tensors' names, dtypes,
+    shapes and model indices it carries again, bound to the model that restores them, are not
+    lost (format/loss.py's ``model_restores``, which the refusal follows too)."""
     if not allow_lossy:
         return []
-    from ..format.loss import lost_content
+    from ..format.loss import check_lossless
 
-    return lost_content(ckpt, revision)
+    def annotations(c: Checkpoint) -> set[tuple[Any, ...]]:
+        return {(t.name, t.dtype, None if t.shape is None else tuple(t.shape), t.model_index)
+                for t in c.tensors}
+
+    restored = written is not None and annotations(ckpt) <= annotations(written)
+    return check_lossless(ckpt, revision, allow_lossy=True, model_restores=restored)
 
 
 def warn_dropped(dropped: list[str]) -> None:

@@ -159,12 +159,10 @@ def cmd_edit(args: argparse.Namespace) -> int:
         for wanted in map(str, replace):
             if find_tensor(ckpt, wanted) is None:
                 raise CliError("no_such_tensor", no_entry_message(ckpt, wanted, args.model))
-    dropped = []
-    if args.allow_lossy:
-        dropped = lost_in_write(load(args.input, mmap="auto"), args.to, True)
-    edit_file(args.input, output, model=model.source if model is not None else None,
+    written = edit_file(args.input, output, model=model.source if model is not None else None,
               order=args.order, revision=args.to, dialect=args.dialect, batch_size=args.batch_size,
               allow_lossy=args.allow_lossy, **edits)
+    dropped = lost_in_write(load(args.input, mmap="auto"), args.to, args.allow_lossy, written)
     out = load(output, mmap="auto")
     kind = out.optimizer.kind if out.optimizer is not None else "no optimizer"
     dialect = f" {out.dialect}" if out.dialect else ""

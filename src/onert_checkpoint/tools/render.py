@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-__all__ = ["SafeStream", "human_size", "safe_text"]
+__all__ = ["SafeStream", "counted", "human_size", "safe_text"]
 
 
 def safe_text(text: str) -> str:
@@ -48,6 +48,12 @@ class SafeStream:
 
     def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding, ...
         return getattr(self.raw, name)
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: ``1 tensor``, ``2 tensors``; only the
+    noun's last word takes the ``s`` (``3 NaN or infinite values``)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def human_size(n: int | None) -> str:

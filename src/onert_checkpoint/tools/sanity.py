@@ -20,6 +20,7 @@ import numpy as np
 
 from ..format.model import Buffer, Checkpoint
 from .describe import ascending
+from .render import counted
 
 __all__ = ["ValueWarning", "value_warnings"]
 
@@ -84,8 +85,9 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
             if bad.any():
                 found.append(ValueWarning(
                     "non_finite_weight", f"weights[{t.index}]",
-                    f"entry {t.index}{label_of(t.index)} holds {int(bad.sum())} NaN or "
-                    f"infinite values (first at element {int(np.argmax(bad))})",
+                    f"entry {t.index}{label_of(t.index)} holds "
+                    f"{counted(int(bad.sum()), 'NaN or infinite value')} (first at element "
+                    f"{int(np.argmax(bad))})",
                 ))
     if ckpt.optimizer is None:
         return found
@@ -103,17 +105,19 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
             if bad.any():
                 found.append(ValueWarning(
                     "non_finite_slot", field,
-                    f"{slot} of entry {index}{label_of(index)} holds {int(bad.sum())} NaN or "
-                    f"infinite values (first at element {int(np.argmax(bad))}){_RESET}",
+                    f"{slot} of entry {index}{label_of(index)} holds "
+                    f"{counted(int(bad.sum()), 'NaN or infinite value')} (first at element "
+                    f"{int(np.argmax(bad))}){_RESET}",
                 ))
             if adam and slot == "v":
                 negative = values < 0
                 if negative.any():
                     found.append(ValueWarning(
                         "negative_adam_v", field,
-                        f"v of entry {index}{label_of(index)} holds {int(negative.sum())} "
-                        f"negative values (min {float(values[negative].min())!r}); Adam's v is a "
-                        f"running mean of squares{_RESET}",
+                        f"v of entry {index}{label_of(index)} holds "
+                        f"{counted(int(negative.sum()), 'negative value')} (min "
+                        f"{float(values[negative].min())!r}); Adam's v is a running mean of "
+                        f"squares{_RESET}",
                     ))
             if adam and ckpt.step == 0 and np.any(values != 0):
                 nonzero_at_zero.append((field, field + label_of(index)))
