@@ -37,6 +37,21 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"ckpt": ckpt, "safetensors": st, "folder": folder}
 
 
+@pytest.fixture(scope="module")
+def big_model(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """A circle model of four 2,300 x 2,300 float32 layers (81 MiB of weights) and a fresh
+    SGD checkpoint of it, for new, edit and bake."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "interop"))
+    from circle_builder import build_fc_model
+
+    folder = tmp_path_factory.mktemp("big-model")
+    model = folder / "big.circle"
+    model.write_bytes(build_fc_model([2300] * 5, seed=1))
+    ckpt = folder / "big.ckpt"
+    oc.save(oc.new_checkpoint(model, optimizer="sgd"), ckpt)
+    return {"model": model, "ckpt": ckpt}
+
+
 def on_terminal(*args: object) -> tuple[int, str]:
     """Run the command with stderr on a pseudo-terminal: (exit status, what it drew)."""
     primary, secondary = pty.openpty()
@@ -85,6 +100,26 @@ def test_long_writes_draw_a_bar_with_sane_estimates(
     # the first included, never hours
     assert all(left < 120 for left in estimates(drawn)), drawn
     assert "?B/s" in drawn.split("writing:")[1] or estimates(drawn), drawn  # drawn from 0
+
+
+@pytest.mark.parametrize("command", ["new", "edit", "bake"])
+def test_new_edit_and_bake_draw_a_bar(
+    big_model: dict[str, Path], tmp_path: Path, command: str
+) -> None:
+    """The writes of new, edit and bake (81 MiB each) draw the bar as convert's does; off a
+    terminal they stay silent."""
+    argv = {
+        "new": ["new", "--model", big_model["model"], "--optimizer", "sgd", tmp_path / "n.ckpt"],
+        "edit": ["edit", big_model["ckpt"], tmp_path / "e.ckpt", "--step", "3", "--no-model"],
+        "bake": ["bake", big_model["ckpt"], "--model", big_model["model"], tmp_path / "b.circle"],
+    }[command]
+    status, drawn = on_terminal(*argv)
+    assert status == 0, drawn
+    assert "writing:" in drawn and "100%" not in drawn.split("writing:")[0], drawn
+    assert all(left < 120 for left in estimates(drawn)), drawn
+    done = subprocess.run([sys.executable, "-m", "onert_checkpoint", *map(str, argv)],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
 
 
 def test_no_bar_off_a_terminal(big: dict[str, Path], tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ line on stderr, ``onert-ckpt: error: <code>: <message>``; ``--debug`` adds the t
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import sys
 import traceback
@@ -30,8 +29,10 @@ from .cli_common import (
     ORDER_CHOICES,
     CliError,
     batch_size_option,
+    content_bytes,
     lost_in_write,
     model_option,
+    progress_bar,
     require_model,
     warn_dropped,
 )
@@ -41,10 +42,6 @@ from .cli_common import output_path as _output
 from .describe import describe_lazy, json_pieces
 from .jsonout import dumps as json_dumps
 from .render import SafeStream, counted, human_size, safe_text
-
-#: Files over this size get a progress bar while written (when stderr is a terminal).
-PROGRESS_THRESHOLD = 64 << 20
-
 
 #: The command line's own error codes (the format's are spec/error-codes.toml's), each with
 #: when it is used; every error line is ``onert-ckpt: error: <code>: <message>`` with a code
@@ -506,7 +503,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     model = _model(args, args.a, args.b)
     a, b = (_load_named(label, path, model, args.order)
             for label, path in (("A", args.a), ("B", args.b)))
-    with _progress(os.path.getsize(args.a) + os.path.getsize(args.b), "comparing") as tick:
+    with progress_bar(os.path.getsize(args.a) + os.path.getsize(args.b), "comparing") as tick:
         result = diff(a, b, atol=args.atol, rtol=args.rtol, ignore_state=args.ignore_state,
                       progress=tick)
     hint = None
@@ -568,42 +565,12 @@ def _load_named(label: str, path: str, model: Any, order: str) -> Checkpoint:
 
 def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **options: Any) -> None:
     """:func:`onert_checkpoint.save` with a progress bar for big files on a terminal
-    (:func:`_progress`); imported on first use: it brings every writer, which the commands
-    that only read never need (start-up time)."""
+    (``progress_bar``); imported on first use: it brings every writer, which the commands that
+    only read never need (start-up time)."""
     from ..format.saving import save
 
-    with _progress(size_hint if progress else 0) as tick:
+    with progress_bar(size_hint if progress else 0) as tick:
         save(ckpt, out, progress=tick, **options)
-
-
-@contextlib.contextmanager
-def _progress(size_hint: int, desc: str = "writing") -> Iterator[Callable[[int], object] | None]:
-    """A callback that feeds a tqdm bar (titled ``desc``) the bytes written or compared, for
-    files of more than :data:`PROGRESS_THRESHOLD` bytes while stderr is a terminal; else None.
-    The bar starts at the first byte, not before: the checks and checksums computed ahead of
-    it (which may take as long as the work) would make the first rate tiny and its estimate
-    absurd."""
-    if not (size_hint > PROGRESS_THRESHOLD and sys.stderr.isatty()):
-        yield None
-        return
-    from tqdm import tqdm
-
-    bars: list[Any] = []
-
-    def tick(n: int) -> None:
-        if not bars:
-            bars.append(tqdm(total=size_hint, unit="B", unit_scale=True, desc=desc,
-                             leave=False, file=getattr(sys.stderr, "raw", sys.stderr)))
-        bar = bars[0]
-        if bar.n + n > bar.total:  # an export a little larger than its input: a full bar
-            bar.total = bar.n + n
-        bar.update(n)  # the bar's own \r: written raw, not escaped
-
-    try:
-        yield tick
-    finally:
-        if bars:
-            bars[0].close()
 
 
 def cmd_convert(args: argparse.Namespace) -> int:
@@ -674,7 +641,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return _export_npy(args, _load(args.input, _model(args, args.input), args.order))
     suffix = _suffix(output)
     ckpt = _load(args.input, _model(args, args.input), args.order)
-    with _progress(os.path.getsize(args.input)) as tick:
+    with progress_bar(os.path.getsize(args.input)) as tick:
         (to_safetensors if suffix == ".safetensors" else to_npz)(ckpt, args.output, progress=tick)
     print(f"wrote {safe_text(args.output)}: {counted(array_count(ckpt), 'array')}")
     return EXIT_OK
@@ -768,7 +735,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     ckpt = new_checkpoint(
         model, optimizer=args.optimizer, dialect=args.dialect, revision=args.revision
     )
-    _save(ckpt, args.output, size_hint=0, progress=False)
+    _save(ckpt, args.output, size_hint=content_bytes(ckpt), progress=True)
     out = load(args.output, mmap="auto")
     print(
         f"wrote {safe_text(args.output)}: {out.revision} {args.dialect}, {args.optimizer}, "

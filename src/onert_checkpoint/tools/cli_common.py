@@ -6,7 +6,9 @@ these without importing :mod:`.cli`, which imports them."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from .render import safe_text
@@ -14,10 +16,10 @@ from .render import safe_text
 if TYPE_CHECKING:
     from ..format.model import Checkpoint
 
-__all__ = ["DIALECTS", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "ORDER_CHOICES", "CliError",
-           "batch_size_option", "command_model", "count_arg", "load_model", "lost_in_write",
-           "model_option", "order_option", "output_path", "read_file", "require_model",
-           "warn_dropped"]
+__all__ = ["DIALECTS", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "ORDER_CHOICES",
+           "PROGRESS_THRESHOLD", "CliError", "batch_size_option", "command_model", "content_bytes",
+           "count_arg", "load_model", "lost_in_write", "model_option", "order_option",
+           "output_path", "progress_bar", "read_file", "require_model", "warn_dropped"]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -133,6 +135,47 @@ def warn_dropped(dropped: list[str]) -> None:
     for what in dropped:
         print(f"onert-ckpt: warning: not_representable: dropped {safe_text(what)} "
               "(--allow-lossy)", file=sys.stderr)
+
+
+#: Files over this size get a progress bar while written (when stderr is a terminal).
+PROGRESS_THRESHOLD = 64 << 20
+
+
+@contextlib.contextmanager
+def progress_bar(size_hint: int, desc: str = "writing") -> Iterator[Callable[[int], object] | None]:
+    """A callback that feeds a tqdm bar (titled ``desc``) the bytes written or compared, for
+    files of more than :data:`PROGRESS_THRESHOLD` bytes while stderr is a terminal; else None.
+    The bar starts at the first byte, not before: the checks and checksums computed ahead of
+    it (which may take as long as the work) would make the first rate tiny and its estimate
+    absurd."""
+    if not (size_hint > PROGRESS_THRESHOLD and sys.stderr.isatty()):
+        yield None
+        return
+    from tqdm import tqdm
+
+    bars: list[Any] = []
+
+    def tick(n: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=size_hint, unit="B", unit_scale=True, desc=desc,
+                             leave=False, file=getattr(sys.stderr, "raw", sys.stderr)))
+        bar = bars[0]
+        if bar.n + n > bar.total:  # an export a little larger than its input: a full bar
+            bar.total = bar.n + n
+        bar.update(n)  # the bar's own \r: written raw, not escaped
+
+    try:
+        yield tick
+    finally:
+        if bars:
+            bars[0].close()
+
+
+def content_bytes(ckpt: Checkpoint) -> int:
+    """The bytes of every entry and slot entry of ``ckpt``: near enough its file's size, for
+    the bar of a checkpoint made in memory."""
+    slots = ckpt.optimizer.slots.values() if ckpt.optimizer is not None else ()
+    return sum(t.nbytes for t in ckpt.tensors) + sum(e.nbytes for s in slots for e in s.values())
 
 
 #: ``--order``'s choices: circle.binding.ORDER_SOURCES (not imported: start-up time).

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -158,6 +158,7 @@ def edit_file(
     dialect: str | None = None,
     batch_size: int | None = None,
     allow_lossy: bool = False,
+    progress: Callable[[int], object] | None = None,
     **edits: Any,
 ) -> Checkpoint:
     """Read ``source``, apply [`edit`][onert_checkpoint.edit] (keyword arguments as there), write
@@ -166,7 +167,8 @@ def edit_file(
     (``order``: how, as [`load`][onert_checkpoint.load]'s); ``batch_size`` is
     [`convert`][onert_checkpoint.convert]'s (Adam state crossing dialects). A target revision that
     cannot hold the content is refused (``not_representable``, naming what would be lost) unless
-    ``allow_lossy``, as every write is (format/loss.py)."""
+    ``allow_lossy``, as every write is (format/loss.py). ``progress`` is
+    [`save`][onert_checkpoint.save]'s: called with the byte count of each chunk written."""
     from ..api import convert, load
     from ..format.saving import save
 
@@ -180,5 +182,5 @@ def edit_file(
                        allow_lossy=allow_lossy)
     edit(ckpt, **edits)
     # the revision and dialect ckpt has: the source's unless converted
-    save(ckpt, target, allow_lossy=allow_lossy)
+    save(ckpt, target, allow_lossy=allow_lossy, progress=progress)
     return ckpt

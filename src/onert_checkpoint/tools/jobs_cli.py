@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from typing import Any
 
 from ..format.revisions import registry
@@ -18,6 +19,7 @@ from .cli_common import (
     model_option,
     order_option,
     output_path,
+    progress_bar,
     read_file,
     require_model,
     warn_dropped,
@@ -48,7 +50,9 @@ def cmd_bake(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     if args.checkpoint == "":
         raise CliError("usage_error", "the checkpoint path is empty")
-    baked = bake(args.checkpoint, model, output, order=args.order, shared=args.shared)
+    with progress_bar(os.path.getsize(args.model)) as tick:  # the output is about as large
+        baked = bake(args.checkpoint, model, output, order=args.order, shared=args.shared,
+                     progress=tick)
     print(f"wrote {safe_text(output)}: circle model with the weights of "
           f"{safe_text(args.checkpoint)}, {human_size(len(baked))}")
     return 0
@@ -159,9 +163,11 @@ def cmd_edit(args: argparse.Namespace) -> int:
         for wanted in map(str, replace):
             if find_tensor(ckpt, wanted) is None:
                 raise CliError("no_such_tensor", no_entry_message(ckpt, wanted, args.model))
-    written = edit_file(args.input, output, model=model.source if model is not None else None,
-              order=args.order, revision=args.to, dialect=args.dialect, batch_size=args.batch_size,
-              allow_lossy=args.allow_lossy, **edits)
+    with progress_bar(os.path.getsize(args.input)) as tick:
+        written = edit_file(args.input, output, model=None if model is None else model.source,
+                            order=args.order, revision=args.to, dialect=args.dialect,
+                            batch_size=args.batch_size, allow_lossy=args.allow_lossy,
+                            progress=tick, **edits)
     dropped = lost_in_write(load(args.input, mmap="auto"), args.to, args.allow_lossy, written)
     out = load(output, mmap="auto")
     kind = out.optimizer.kind if out.optimizer is not None else "no optimizer"
