@@ -163,12 +163,14 @@ def cmd_edit(args: argparse.Namespace) -> int:
         for wanted in map(str, replace):
             if find_tensor(ckpt, wanted) is None:
                 raise CliError("no_such_tensor", no_entry_message(ckpt, wanted, args.model))
+    # what --allow-lossy drops is said of the input as read now (another process may change it)
+    source = load(args.input, mmap="auto") if args.allow_lossy else None
     with progress_bar(os.path.getsize(args.input)) as tick:
         written = edit_file(args.input, output, model=None if model is None else model.source,
                             order=args.order, revision=args.to, dialect=args.dialect,
                             batch_size=args.batch_size, allow_lossy=args.allow_lossy,
                             progress=tick, **edits)
-    dropped = lost_in_write(load(args.input, mmap="auto"), args.to, args.allow_lossy, written)
+    dropped = [] if source is None else lost_in_write(source, args.to, True, written)
     out = load(output, mmap="auto")
     kind = out.optimizer.kind if out.optimizer is not None else "no optimizer"
     dialect = f" {out.dialect}" if out.dialect else ""
