@@ -249,18 +249,14 @@ def _metadata(ckpt: Checkpoint, paths: bool) -> dict[str, str | list[str]]:
         meta["quirks"] = _dumps(list(layout.quirks))
     if layout.data_order is not None:  # schema 3's order column (which offsets cannot tie-break)
         meta["data_order"] = _dumps([int(i) for i in layout.data_order])
-    if layout.data_block_size is not None:  # schema 3's per-block checksums: size, 0 for none
-        meta["data_block_size"] = _dumps(int(layout.data_block_size))
-    if layout.range_index_group is not None:  # schema 3's range index: group size G, 0: none
-        meta["range_index_group"] = _dumps(int(layout.range_index_group))
+    # schema 3's per-block checksums (block size) and range index (group size G): 0 for none
+    for key in ("data_block_size", "range_index_group"):
+        if getattr(layout, key) is not None:
+            meta[key] = _dumps(int(getattr(layout, key)))
     if layout.sections:
-        meta["sections"] = _dumps(
-            [
-                {"kind": sec.kind, "required": bool(sec.required),
-                 "data": base64.b64encode(bytes(sec.data)).decode("ascii")}
-                for sec in layout.sections
-            ]
-        )
+        meta["sections"] = _dumps([{"kind": sec.kind, "required": bool(sec.required),
+                                    "data": base64.b64encode(bytes(sec.data)).decode("ascii")}
+                                   for sec in layout.sections])
     return meta
 
 
@@ -355,37 +351,27 @@ def _meta_choice(meta: Mapping[str, str], key: str, choices: tuple[str, ...]) ->
         )
 
 
-def _sections(meta: Mapping[str, str]) -> list[Section]:
-    out = []
+def _layout_values(meta: Mapping[str, str]) -> dict[str, Any]:
+    """The layout fields the metadata give (``layout_for``'s values), each checked for the JSON
+    type it needs."""
+    values = {"dialect": meta.get("dialect"),
+              "origin": _meta_json(meta, "origin", "null", (dict, type(None))),
+              "quirks": tuple(_meta_json(meta, "quirks", "[]", list)), "sections": []}
     for item in _meta_json(meta, "sections", "[]", list):
         try:
-            out.append(Section(int(item["kind"]), base64.b64decode(item["data"], validate=True),
-                               bool(item["required"])))
+            values["sections"].append(Section(int(item["kind"]), base64.b64decode(
+                item["data"], validate=True), bool(item["required"])))
         except (KeyError, TypeError, ValueError) as exc:
             raise _fail(f"metadata 'sections' has a malformed entry: {exc!r}") from None
-    return out
-
-
-def _data_block_size(meta: Mapping[str, str]) -> int | None:
-    return _size_or_none(meta, "data_block_size", "a block size in bytes, or 0")
-
-
-def _range_index_group(meta: Mapping[str, str]) -> int | None:
-    return _size_or_none(meta, "range_index_group", "a group size in ranges, or 0")
-
-
-def _size_or_none(meta: Mapping[str, str], key: str, what: str) -> int | None:
-    size = _meta_json(meta, key, "null", (int, type(None)))
-    if type(size) is bool or (size is not None and size < 0):
-        raise _fail(f"metadata '{key}' must be {what}")
-    return size
-
-
-def _data_order(meta: Mapping[str, str]) -> list[int] | None:
-    order = _meta_json(meta, "data_order", "null", (list, type(None)))
+    order = values["data_order"] = _meta_json(meta, "data_order", "null", (list, type(None)))
     if order is not None and any(type(i) is not int for i in order):
         raise _fail("metadata 'data_order' must list entry indices (integers)")
-    return order
+    for key, what in (("data_block_size", "a block size in bytes, or 0"),
+                      ("range_index_group", "a group size in ranges, or 0")):
+        size = values[key] = _meta_json(meta, key, "null", (int, type(None)))
+        if type(size) is bool or (size is not None and size < 0):
+            raise _fail(f"metadata '{key}' must be {what}")
+    return values
 
 
 def from_numpy_dict(
@@ -491,16 +477,11 @@ def from_numpy_dict(
     _check_slots(arrays, placed, weights, exported="arrays" in meta)
     try:
         state = _state_from_json(_meta_json(meta, "state", "{}", dict))
-        origin = _meta_json(meta, "origin", "null", (dict, type(None)))
     except (TypeError, ValueError, KeyError, struct.error) as exc:
         raise _fail(f"metadata 'state' holds a malformed value: {exc!r}") from None
     # the layout that the revision's files carry of what the metadata say
-    layout = layout_for(
-        meta.get("revision", RECOMMENDED.name), dialect=meta.get("dialect"),
-        num_entries=num_entries, quirks=tuple(_meta_json(meta, "quirks", "[]", list)),
-        origin=origin, sections=_sections(meta), data_order=_data_order(meta),
-        data_block_size=_data_block_size(meta), range_index_group=_range_index_group(meta),
-    )
+    layout = layout_for(meta.get("revision", RECOMMENDED.name), num_entries=num_entries,
+                        **_layout_values(meta))
     ckpt = Checkpoint(tensors=tensors, optimizer=held, state=state, layout=layout)
     if optimizer is not None:
         ckpt.optimizer = _chosen_optimizer(ckpt, optimizer)
