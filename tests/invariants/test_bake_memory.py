@@ -1,7 +1,7 @@
 """Baking and binding do not hold the model in memory: the weights stay in the mapped files.
 
 ``bake`` maps the model and the checkpoint, rebuilds only the flatbuffer's tables, and writes
-the new model in pieces around the weights it leaves where they lie (circle/bake.py,
+the new model in pieces around the weights it leaves where they lie (circle/rebuild.py,
 ``_Builder``); a command reading through a model maps it (``CircleModel.load``). Memory is
 measured as tests/bench/bench_memory.py measures the commands: the child's ``RssAnon`` (private
 anonymous pages: the heap and NumPy's buffers, not the page cache of the files it maps),

@@ -20,7 +20,7 @@ gave 64x and more.
 
 Hostile circle models: the reader reads each distinct table once (a repeated reference costs a
 lookup); ``bake`` refuses (``not_representable``, field ``model``) a model whose object-API
-expansion would exceed the bound (circle/bake.py, ``unpack_cost``). An npz whose members
+expansion would exceed the bound (circle/rebuild.py, ``unpack_cost``). An npz whose members
 declare more than 24 MiB + 3x its size is refused before anything is inflated
 (interchange/tensor_dict.py, ``npz_inflate_limit``).
 """
@@ -41,7 +41,7 @@ import numpy as np
 import pytest
 
 import onert_checkpoint as oc
-from onert_checkpoint.circle.bake import unpack_budget, unpack_cost
+from onert_checkpoint.circle.rebuild import unpack_budget, unpack_cost
 from onert_checkpoint.interchange.tensor_dict import path_safe
 from onert_checkpoint.tools.layout_map import layout_map
 from tests.cpu_timing import median_cpu_time

@@ -204,17 +204,9 @@ def bind(
             )
         t = model.tensors[model_index]
         if not _fits(t, tensor.nbytes, micro):
-            raise _mismatch(
-                f"weights[{tensor.index}]",
-                f"entry {tensor.index} has {tensor.nbytes} bytes; tensor {model_index} "
-                f"({t.name!r}, {t.dtype}{list(t.shape)}) needs {t.nbytes}",
-            )
-        tensor.name, tensor.dtype, tensor.shape, tensor.model_index = (
-            t.name,
-            t.dtype,
-            t.shape,
-            model_index,
-        )
+            raise t.wrong_size(tensor.index, tensor.nbytes)
+        tensor.name, tensor.dtype, tensor.shape = t.name, t.dtype, t.shape
+        tensor.model_index = model_index
         typed = _typed(tensor, t)
         if typed is None:  # kept as bytes
             if tensor.nbytes != t.nbytes:

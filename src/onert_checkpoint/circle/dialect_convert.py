@@ -24,12 +24,11 @@ from collections.abc import MutableMapping, Sequence
 
 import numpy as np
 
-from ..format.errors import error_for
 from ..format.model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..format.revisions.registry import RUNTIME, holds, layout_for
 from .adam_units import check_batch_size, has_state, rescale_slots
 from .binding import MICRO_ELEMENT_SIZE, entry_tensors
-from .model import CircleModel, as_circle_model, not_representable
+from .model import CircleModel, as_circle_model, model_mismatch, not_representable
 from .onert_order import copy_names, predict_onert_order
 
 __all__ = ["DIALECTS", "to_dialect"]
@@ -59,29 +58,20 @@ def _by_tensor(
     tensors: dict[int, Tensor] = {}
     for tensor, index in zip(ckpt.tensors, indices):
         if not 0 <= index < len(model.tensors):
-            raise error_for(
-                "model_mismatch", f"weights[{tensor.index}]", None,
-                f"entry {tensor.index} names tensor {index}; the model has "
-                f"{len(model.tensors)} tensors",
-            )
+            raise model_mismatch(f"entry {tensor.index} names tensor {index}; the model has "
+                                 f"{len(model.tensors)} tensors", f"weights[{tensor.index}]")
         if index in tensors:
             # onert keeps one entry per reader of a shared constant (SPEC B.9): one tensor,
             # which a one-entry-per-tensor target can hold only while the copies agree
             have, predicted = counts()
             if have[index] != predicted[index]:
-                raise error_for(
-                    "model_mismatch", f"weights[{tensor.index}]", None,
-                    f"entries {tensors[index].index} and {tensor.index} both hold tensor {index}",
-                )
+                raise model_mismatch(f"entries {tensors[index].index} and {tensor.index} both "
+                                     f"hold tensor {index}", f"weights[{tensor.index}]")
             _check_same_copies(ckpt, tensors[index], tensor, index, model)
             continue
         t = model.tensors[index]
         if tensor.nbytes not in (t.nbytes, MICRO_ELEMENT_SIZE * t.count):
-            raise error_for(
-                "model_mismatch", f"weights[{tensor.index}]", None,
-                f"entry {tensor.index} has {tensor.nbytes} bytes; tensor {index} ({t.name!r}, "
-                f"{t.dtype}{list(t.shape)}) needs {t.nbytes}",
-            )
+            raise t.wrong_size(tensor.index, tensor.nbytes)
         tensors[index] = tensor
         if ckpt.optimizer is not None:
             for name, entries in ckpt.optimizer.slots.items():
@@ -111,20 +101,9 @@ def _check_same_copies(
 
 
 def _tensor(source: Tensor, index: int, model_index: int, model: CircleModel, rank: int | None):
-    t = model.tensors[model_index]
-    return Tensor(
-        index=index,
-        data=source.data,
-        offset=rank,
-        name=t.name,
-        dtype=source.dtype,
-        shape=source.shape,
-        model_index=model_index,
-    )
-
-
-def _buffer(source: Buffer, index: int, rank: int | None) -> Buffer:
-    return Buffer(index=index, data=source.data, offset=rank)
+    """``source``'s data as entry ``index`` (data position ``rank``), named from the model."""
+    return Tensor(index, source.data, rank, model.tensors[model_index].name, source.dtype,
+                  source.shape, model_index)
 
 
 def _to_micro(
@@ -152,7 +131,7 @@ def _to_micro(
     rank = {index: k for k, index in enumerate(saved)}
     out = [_tensor(tensors[i], i, i, model, rank[i]) for i in sorted(tensors)]
     out_slots: dict[str, MutableMapping[int, Buffer]] = {
-        name: {i: _buffer(b, i, rank[i]) for i, b in sorted(entries.items())}
+        name: {i: Buffer(i, b.data, rank[i]) for i, b in sorted(entries.items())}
         for name, entries in slots.items()
     }
     return out, out_slots, len(model.tensors)
@@ -188,7 +167,7 @@ def _to_onert(
     for k, name in copy_names(model, order).items():  # named as bind names them
         out[k].name, out[k].model_index = name, None  # the kept entry holds the model index
     out_slots: dict[str, MutableMapping[int, Buffer]] = {
-        name: {k: _buffer(entries[i], k, None) for k, i in enumerate(order) if i in entries}
+        name: {k: Buffer(k, entries[i].data) for k, i in enumerate(order) if i in entries}
         for name, entries in slots.items()
     }
     return out, out_slots, len(order)
@@ -241,7 +220,8 @@ def to_dialect(
     batch_size: int | None = None,
     rescale: bool = True,
 ) -> Checkpoint:
-    """``ckpt`` re-indexed for ``dialect`` ("onert" or "onert-micro"), as a schema-1 checkpoint.
+    """``ckpt`` re-indexed for ``dialect`` ("onert" or "onert-micro"), as a schema-1 checkpoint
+    laid out as the module says; step and epoch are kept.
 
     ``model`` (a circle model: path, bytes or :class:`CircleModel`) says which tensor each entry
     of ``ckpt`` is (``order`` says how an onert file's entry order is found, as in
@@ -249,16 +229,10 @@ def to_dialect(
     (:func:`~onert_checkpoint.circle.onert_order.predict_onert_order`, unless ``onert_order`` gives
     the circle tensor index of each entry).
 
-    To onert-micro: N = the model's tensor count, entry i = circle tensor i, absent entries for
-    tensors without data, data (and Adam's m and v) in the saver's order. To onert: entries
-    0..N-1 in the runtime's order, data in table order. Step and epoch are kept.
-
     Adam's m and v are in the units of the runtime whose layout ``ckpt`` has (found with the
-    model): onert-micro sums a batch's gradients where onert averages them (SPEC B.11), so
-    crossing to the other runtime multiplies m by ``batch_size`` and v by ``batch_size**2``
-    (towards onert-micro) or divides them (towards onert); within one runtime nothing changes.
-    Crossing with non-zero Adam state and no ``batch_size`` is refused (``not_representable``,
-    field ``batch_size``); all-zero state, SGD and WOF have nothing to rescale. ``rescale=False``
+    model); crossing to the other runtime rescales them by ``batch_size`` (m) and its square (v)
+    (:mod:`~onert_checkpoint.circle.adam_units`, SPEC B.11). Crossing with non-zero Adam state and
+    no ``batch_size`` is refused (``not_representable``, field ``batch_size``); ``rescale=False``
     re-indexes only, the state keeping the source's units (for a caller that reads it as such).
 
     Raises :class:`~onert_checkpoint.ModelMismatchError` when ``ckpt`` does not fit the
@@ -281,9 +255,7 @@ def to_dialect(
     else:
         entries = list(onert_order) if onert_order is not None else predict_onert_order(model)
         out, out_slots, n = _to_onert(model, tensors, slots, entries)
-    optimizer = None
-    if ckpt.optimizer is not None:
-        optimizer = Optimizer(ckpt.optimizer.kind, out_slots)
+    optimizer = Optimizer(ckpt.optimizer.kind, out_slots) if ckpt.optimizer is not None else None
     return Checkpoint(
         tensors=out,
         optimizer=optimizer,

@@ -75,20 +75,16 @@ def checkpoint_from_arrays(model: CircleModel | str | os.PathLike[str] | bytes,
     if optimizer not in ("adam", "sgd"):
         raise ValueError(f"unknown optimizer {optimizer!r}; choose from adam, sgd")
     num_entries, saved = trainable_tensors(model, dialect)
-    # (entry index, circle tensor index, name); onert has one entry per reader of a shared
-    # constant, named as binding names them (SPEC B.9)
-    names = copy_names(model, saved) if dialect == "onert" else {}
-    plan = [(k if dialect == "onert" else t, t, names.get(k)) for k, t in enumerate(saved)]
     missing = [model.tensors[t].name or str(t) for t in saved if t not in weights]
     if missing:
         raise model_mismatch("no value for " + ", ".join(missing))
-    given_slots = slots or {}
-    slot_names = OPTIMIZER_SLOTS[optimizer]
-    opt = Optimizer(optimizer)
+    # onert has one entry per reader of a shared constant: each copy is named as binding names
+    # them and has no model index (schema 2 allows each once)
+    names = copy_names(model, saved) if dialect == "onert" else {}
     tensors = []
     # The data's positions, so onert-micro's saver order is kept when the file is written.
     pos = HEADER_SIZE + 4 * num_entries
-    for i, t, copy_name in plan:
+    for k, t in enumerate(saved):
         ct = model.tensors[t]
         raw = _raw(weights[t])
         if any(d < 0 for d in ct.shape):
@@ -101,16 +97,15 @@ def checkpoint_from_arrays(model: CircleModel | str | os.PathLike[str] | bytes,
             raise model_mismatch(
                 f"tensor {ct.name!r} has {ct.nbytes} bytes in the model; {raw.nbytes} given",
             )
-        if copy_name is None:
-            tensors.append(Tensor(i, raw, pos, ct.name, ct.dtype, ct.shape, t))
-        else:  # schema 2 allows each model index once: the copy has none
-            tensors.append(Tensor(i, raw, pos, copy_name, ct.dtype, ct.shape))
+        tensors.append(Tensor(k if dialect == "onert" else t, raw, pos, names.get(k, ct.name),
+                              ct.dtype, ct.shape, None if k in names else t))
         pos += raw.nbytes
-    for slot in slot_names:
+    opt = Optimizer(optimizer)
+    for slot in OPTIMIZER_SLOTS[optimizer]:
         pos += 4 * num_entries
         entries = {}
-        for tensor, (_, t, _) in zip(tensors, plan):
-            value = given_slots.get(slot, {}).get(t)
+        for tensor, t in zip(tensors, saved):
+            value = (slots or {}).get(slot, {}).get(t)
             raw = np.zeros(tensor.nbytes, np.uint8) if value is None else _raw(value)
             if raw.nbytes != tensor.nbytes:
                 raise model_mismatch(

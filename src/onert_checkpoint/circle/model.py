@@ -30,7 +30,8 @@ __all__ = ["CircleModel", "CircleOperator", "CircleTensor"]
 #: Operators whose constant inputs onert-micro trains and saves (OMCheckpointSaver.cpp).
 MICRO_TRAINABLE_OPCODES = ("FULLY_CONNECTED", "CONV_2D")
 
-_FILE_IDENTIFIER = b"CIR0"
+#: The flatbuffer file identifier of a circle model.
+FILE_IDENTIFIER = b"CIR0"
 
 #: The most dimensions an ndarray may have (32 before NumPy 2, 64 since).
 _MAX_NUMPY_RANK = 64 if int(np.__version__.split(".")[0]) >= 2 else 32
@@ -57,6 +58,12 @@ class CircleTensor:
     def count(self) -> int:
         """The element count its shape gives (1 for a scalar)."""
         return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    def wrong_size(self, entry: int, nbytes: int) -> Exception:
+        """The ``model_mismatch`` of entry ``entry``, whose ``nbytes`` bytes do not fit."""
+        return model_mismatch(f"entry {entry} has {nbytes} bytes; tensor {self.index} "
+                              f"({self.name!r}, {self.dtype}{list(self.shape)}) needs "
+                              f"{self.nbytes}", f"weights[{entry}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +147,7 @@ class CircleModel:
     def _parse(cls, raw: bytes | memoryview) -> CircleModel:
         from circle_schema.v0_9.circle.Model import Model
 
-        if len(raw) < 8 or raw[4:8] != _FILE_IDENTIFIER:
+        if len(raw) < 8 or raw[4:8] != FILE_IDENTIFIER:
             raise model_mismatch("not a circle model (file identifier is not CIR0)")
         model = Model.GetRootAs(raw, 0)
         if model.SubgraphsLength() < 1:

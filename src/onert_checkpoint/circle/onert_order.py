@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -301,10 +302,10 @@ _MARKER_SCALE = 1024.0  # markers (index + 1) / 1024 are exact in float32 and ke
 
 
 def _marker_model(model: CircleModel) -> tuple[Any, set[int]]:
-    """A copy of the model (rebuilt by `bake.rebuild`) whose float32 constants hold the marker
+    """A copy of the model (`rebuild.rebuild`) whose float32 constants hold the marker
     ``(index + 1) / 1024``, and the marked tensor indices; constants of other types keep their
     data and are identified by their original bytes."""
-    from .bake import rebuild
+    from .rebuild import rebuild
 
     markers = {
         t.index: np.full(t.nbytes // 4, (t.index + 1) / _MARKER_SCALE, "<f4").view(np.uint8)
@@ -394,8 +395,7 @@ def _run_probe(model: CircleModel) -> list[int]:
     with tempfile.TemporaryDirectory(prefix="ockpt-probe-") as tmp:
         with open(os.path.join(tmp, "m.circle"), "wb") as f:
             f.writelines(marked_model.pieces())
-        with open(os.path.join(tmp, "io.json"), "w", encoding="utf-8") as f:
-            json.dump(shapes, f)
+        Path(tmp, "io.json").write_text(json.dumps(shapes), encoding="utf-8")
         # the child imports this very package, wherever it was imported from here
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
@@ -405,23 +405,18 @@ def _run_probe(model: CircleModel) -> list[int]:
                 stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT,
                 check=False, env={**os.environ, "PYTHONPATH": path},
             )
-            ok = done.returncode == 0
+            raw = Path(tmp, "c.ckpt").read_bytes() if done.returncode == 0 else b""
         except subprocess.TimeoutExpired:
-            ok = False
-        raw = b""
-        if ok:
-            with open(os.path.join(tmp, "c.ckpt"), "rb") as saved:
-                raw = saved.read()
-    if not ok or len(raw) < 20:
+            raw = b""
+    if len(raw) < 20:
         return [-1]  # the runtime cannot train this model: no answer
     from ..format.dispatch import load
 
     order: list[int] = []
     taken: set[int] = set()
-    for entry in (t.raw.tobytes() for t in load(raw).tensors):
-        index = _identify(entry, model, marked, taken)
-        order.append(index)
-        taken.add(index)
+    for tensor in load(raw).tensors:
+        order.append(_identify(tensor.raw.tobytes(), model, marked, taken))
+        taken.add(order[-1])
     return order
 
 
