@@ -1,27 +1,12 @@
-"""Atomic file output: the one way this package writes a file (docs/saving.md).
+"""Atomic file output: the one way this package writes a file.
 
 :func:`write_atomic` writes a temporary file in the target's folder, fsyncs it, renames it over
 the target and fsyncs the folder, so the target is always the complete old file or the complete
-new one. ``save``, ``convert``, the exports (safetensors, npz, one entry's ``.npy``), ``import``,
-``new``, ``edit`` and ``bake`` all write through it.
-
-The contract:
-
-* the target is a regular file or absent: a directory, FIFO, socket or device is refused, left
-  untouched, before any file is made;
-* a symbolic link is followed to the file it names (replaced, the link kept), except a link of
-  another user in a sticky world-writable folder (the shared temporary folder), refused as
-  the kernel's ``protected_symlinks`` refuses it;
-* a replaced file keeps its mode but never the set-user-ID or set-group-ID bit, and its owner
-  where the process may keep it; the temporary is never more open than that mode;
-* on any failure the temporary is removed, and every ``OSError`` names the caller's path (never
-  the temporary's).
-
-On Linux the temporary is an unnamed file (``O_TMPFILE``) that vanishes with a killed writer; it
-gets a hidden name (``.NAME.<12 hex>.tmp``) only for the rename. Elsewhere it has that name from
-the start. A writer killed while its temporary has a name leaves it behind: the next save to the
-same target removes it (a live writer holds an exclusive ``flock`` on its temporary; only a
-tagged name of this user's is removed).
+new one. ``save``, ``convert``, the exports, ``import``, ``new``, ``edit`` and ``bake`` all write
+through it. docs/saving.md states its contract (a regular file or nothing, links followed but
+not another user's in a sticky shared folder, owner and mode kept where the process may, never
+a set-ID bit, no temporary left, errors naming the caller's path), what a killed writer leaves
+and which machinery a measurement keeps.
 """
 
 from __future__ import annotations
@@ -29,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import hashlib
 import os
 import re
@@ -240,28 +226,25 @@ def _write_chunks(
 
 #: sync_file_range(2)'s flag that starts the writeback of a range without waiting for it.
 _SYNC_FILE_RANGE_WRITE = 2
-_WRITEBACK: Any = None  # sync_file_range from the C library, looked up on first use
 
 
+@functools.cache
 def _writeback_starter() -> Callable[..., int] | None:
     """Linux's ``sync_file_range`` (``os`` has none), or None. Starting each batch's
     writeback as it is written lets the disk write while the next batches are copied, so the
     fsync before the rename has little left (measured in docs/saving.md, "What the
     machinery costs and saves"). It only starts writing: durability is the fsync's."""
-    global _WRITEBACK
-    if _WRITEBACK is None:
-        _WRITEBACK = False
-        if sys.platform.startswith("linux"):
-            try:
-                import ctypes
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
 
-                func = ctypes.CDLL(None, use_errno=True).sync_file_range
-                func.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
-                func.restype = ctypes.c_int
-                _WRITEBACK = func
-            except (ImportError, OSError, AttributeError):
-                pass
-    return _WRITEBACK or None
+        func = ctypes.CDLL(None, use_errno=True).sync_file_range
+    except (ImportError, OSError, AttributeError):
+        return None
+    func.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+    func.restype = ctypes.c_int
+    return func
 
 
 def _open_replaced(dfd: int, base: str) -> int | None:
@@ -327,12 +310,8 @@ def _temp_name(base: str) -> str:
 
 def _is_our_temporary(name: str, base: str) -> bool:
     """True when ``name`` is a temporary name this library made for ``base``."""
-    token = name[len(base) + 2 : -4]
-    return (
-        name.startswith(f".{base}.") and name.endswith(".tmp") and len(token) == 12
-        and all(c in "0123456789abcdef" for c in token)
-        and _name_tag(base, token[:8]) == token[8:]
-    )
+    found = re.fullmatch(re.escape(f".{base}.") + r"([0-9a-f]{8})([0-9a-f]{4})\.tmp", name)
+    return found is not None and _name_tag(base, found[1]) == found[2]
 
 
 def _open_unnamed(dfd: int, mode: int) -> int | None:
@@ -390,11 +369,9 @@ def _name_unnamed(fd: int, dfd: int, base: str) -> str:
 def _clean_stale(dfd: int, base: str, started: int) -> None:
     """Remove dead writers' temporaries of ``base`` (best effort: the save is done): a tagged
     name, this user's regular file with one link, older than this save, its lock free."""
-    pattern = re.compile(re.escape(f".{base}.") + r"[0-9a-f]{12}\.tmp")
     try:
         with os.scandir(dfd) as entries:
-            names = [e.name for e in entries
-                     if pattern.fullmatch(e.name) and _is_our_temporary(e.name, base)]
+            names = [e.name for e in entries if _is_our_temporary(e.name, base)]
     except OSError:
         return
     for name in names:

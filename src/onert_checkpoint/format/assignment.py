@@ -66,8 +66,6 @@ def cast_for_entry(
     cast exactly; ``python_numbers`` (values that came as Python numbers, which have no
     NumPy type of their own) skips the kind test: the values alone decide.
     """
-    if value.dtype == dtype:
-        return value
     if not python_numbers and not np.can_cast(value.dtype, dtype, "same_kind"):
         return None
     return _lossless(value, dtype)

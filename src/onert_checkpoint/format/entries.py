@@ -288,7 +288,6 @@ class EntryTable:
         "_cols",
         "_first_key",
         "_kinds",
-        "_lengths_list",
         "_name_strs",
         "_tensors",
         "cls",
@@ -321,7 +320,6 @@ class EntryTable:
         self.meta = meta
         self.owner = owner
         self.owner_rows = owner_rows
-        self._lengths_list: list[int] | None = None
         #: the list or mapping whose floating entries this table makes (weak: no cycle)
         self.home: Callable[[], Any] | None = None
         #: keys[0] when the keys are consecutive (row = key - keys[0], no search), -1 when

@@ -25,13 +25,9 @@ class CheckpointError(ValueError):
         self.field = field
         self.offset = offset
         self.message = message
-        where = []
-        if field is not None:
-            where.append(f"field {field}")
-        if offset is not None:
-            where.append(f"offset {offset}")
-        suffix = f" ({', '.join(where)})" if where else ""
-        super().__init__(f"{code}: {message}{suffix}")
+        where = ", ".join(f"{k} {v}" for k, v in (("field", field), ("offset", offset))
+                          if v is not None)
+        super().__init__(f"{code}: {message} ({where})" if where else f"{code}: {message}")
 
     def to_dict(self) -> dict[str, object]:
         """The ``{"code", "field", "offset", "message"}`` object of the JSON contract."""

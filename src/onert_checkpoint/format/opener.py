@@ -19,7 +19,6 @@ from .model import Checkpoint
 __all__ = ["open"]
 
 
-
 @contextlib.contextmanager
 def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoint]:
     """Map ``path`` and yield its :class:`Checkpoint`; on exit, release the mapping.

@@ -1,15 +1,11 @@
 """Turning what the caller passes (a path, bytes, any buffer) into one read-only byte buffer.
 
-Paths are memory-mapped by default, so tensor data handed out later are views on the page cache:
-opening a 1 GiB checkpoint reads only the bytes that are looked at. A mapping shares the
-file's fate: if another process truncates the file, touching a page past the new end kills the
-process with SIGBUS, and a write into the file changes arrays already handed out (docs/saving.md,
-spec/SPEC.md section 1). ``copy=True`` reads the file into private memory instead.
-
-Only regular files are read: a FIFO would block in ``open`` and a device may never end, so the
-path is checked (``stat``, then ``fstat`` of a descriptor opened with O_NONBLOCK, which cannot
-block) before a byte is read. A regular file that cannot be mapped (files under /sys, some
-network and FUSE file systems) is read instead.
+Paths are memory-mapped by default, so tensor data handed out later are views on the page cache
+(a mapping shares the file's fate: docs/saving.md, "Memory-mapped reading and its hazards");
+``copy=True`` reads the file into private memory instead. Only regular files are read, checked
+before a byte is (``stat``, then ``fstat`` of a descriptor opened with O_NONBLOCK, which cannot
+block on a FIFO); a regular file that cannot be mapped (under /sys, some network and FUSE file
+systems) is read instead.
 """
 
 from __future__ import annotations
@@ -90,14 +86,8 @@ def mapped_file_unchanged(mapped: object) -> bool:
     """True when ``mapped`` is a mapping made by :func:`open_source` whose file has not been
     written since it was mapped (or since :func:`note_checked`); False when it may have been,
     or when it is not such a mapping."""
-    entry = _MAPPED.get(mapped) if isinstance(mapped, mmap.mmap) else None
-    if entry is None:
-        return False
-    path, seen = entry
-    try:
-        return _fingerprint(os.stat(path)) == seen
-    except OSError:
-        return False
+    now = file_fingerprint(mapped)
+    return now is not None and now == _MAPPED[mapped][1]  # type: ignore[index]
 
 
 def file_fingerprint(mapped: object) -> tuple[int, ...] | None:

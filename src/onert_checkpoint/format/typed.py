@@ -2,31 +2,31 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 __all__ = ["little_endian_dtype", "typed_geometry", "typed_view"]
 
-_DTYPES: dict[str, np.dtype | None] = {}
 
-
-def _little_endian(name: str) -> np.dtype | None:
+@functools.cache
+def little_endian_dtype(name: str) -> np.dtype | None:
     """NumPy's little-endian dtype of that name, or None (circle types NumPy lacks: int4...)."""
-    if name not in _DTYPES:
-        try:
-            dt = np.dtype(name)
-        except TypeError:
-            _DTYPES[name] = None
-        else:
-            # On a little-endian machine the native dtype already reads the file's bytes (and
-            # prints as "float32"); elsewhere the explicit little-endian one does.
-            _DTYPES[name] = dt if np.little_endian or dt.itemsize == 1 else dt.newbyteorder("<")
-    return _DTYPES[name]
+    try:
+        dt = np.dtype(name)
+    except TypeError:
+        return None
+    # On a little-endian machine the native dtype already reads the file's bytes (and prints
+    # as "float32"); elsewhere the explicit little-endian one does.
+    return dt if np.little_endian or dt.itemsize == 1 else dt.newbyteorder("<")
 
 
-#: the public name: the entry tables type their views with it (format/entries.py)
-little_endian_dtype = _little_endian
+def _element_type(dtype: str | None, nbytes: int) -> np.dtype | None:
+    """What ``nbytes`` bytes of ``dtype`` are viewed as: None for bytes (no dtype, one NumPy
+    lacks, or a size its elements do not divide)."""
+    dt = little_endian_dtype(dtype) if dtype is not None else None
+    return None if dt is None or dt.itemsize == 0 or nbytes % dt.itemsize else dt
 
 
 def typed_view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None) -> np.ndarray:
@@ -34,13 +34,14 @@ def typed_view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None
 
     A view, never a copy. A shape whose element count differs from the data's is not applied.
     """
-    dt = _little_endian(dtype) if dtype is not None else None
-    if dt is None or dt.itemsize == 0 or raw.nbytes % dt.itemsize:
-        return raw
-    arr = raw.view(dt)
+    dt = _element_type(dtype, raw.nbytes)
+    return raw if dt is None else _shaped(raw.view(dt), shape)
+
+
+def _shaped(arr: np.ndarray, shape: tuple[int, ...] | None) -> np.ndarray:
     if shape is not None and math.prod(shape) == arr.size:
         try:
-            arr = arr.reshape(shape)
+            return arr.reshape(shape)
         except ValueError:  # an empty shape with dims NumPy cannot index: kept flat
             pass
     return arr
@@ -51,18 +52,13 @@ def typed_geometry(
 ) -> tuple[np.dtype, tuple[int, ...]]:
     """The dtype and shape :func:`typed_view` gives ``nbytes`` bytes, without the bytes: an
     entry's array geometry is known before its data are read (or checked)."""
-    dt = _little_endian(dtype) if dtype is not None else None
-    if dt is None or dt.itemsize == 0 or nbytes % dt.itemsize:
+    dt = _element_type(dtype, nbytes)
+    if dt is None:
         return np.dtype(np.uint8), (nbytes,)
     size = nbytes // dt.itemsize
-    if shape is not None and math.prod(shape) == size:
-        if size:
-            return dt, tuple(shape)
-        try:
-            return dt, np.empty(0, dt).reshape(shape).shape
-        except ValueError:  # as typed_view: kept flat
-            pass
-    return dt, (size,)
+    if not size:
+        return dt, _shaped(np.empty(0, dt), shape).shape
+    return dt, tuple(shape) if shape is not None and math.prod(shape) == size else (size,)
 
 
 class DTypeName(str):
@@ -87,14 +83,11 @@ class DTypeName(str):
     __hash__ = str.__hash__
 
 
-_NAMES: dict[str, DTypeName] = {}
-
-
 def dtype_name(name: str | None) -> str | None:
     """``name`` as a :class:`DTypeName` (one object per name), None as None."""
     if name is None or type(name) is DTypeName:
         return name
-    found = _NAMES.get(name)
-    if found is None:
-        found = _NAMES[name] = DTypeName(name)
-    return found
+    return _dtype_name(name)
+
+
+_dtype_name = functools.cache(DTypeName)
