@@ -591,11 +591,12 @@ def cmd_convert(args: argparse.Namespace) -> int:
         model=model, batch_size=args.batch_size, order=args.order,
     )
     dropped = lost_in_write(ckpt, to, args.allow_lossy, written=result)
-    size = os.path.getsize(args.input)
-    _save(result, output, size_hint=size, progress=not args.no_progress)
-    out = load(output, mmap="auto")
+    _save(result, output, size_hint=os.path.getsize(args.input), progress=not args.no_progress)
+    # a schema-2 or -3 file has no dialect: not read again (millions of records cost their size)
+    out = result if registry.holds(to, "streams") else load(output, mmap="auto")
     dialect = f" {out.dialect}" if out.dialect else ""
-    print(f"wrote {safe_text(args.output)}: {out.revision}{dialect}, {human_size(out.file_size)}")
+    size = human_size(os.path.getsize(output))
+    print(f"wrote {safe_text(args.output)}: {out.revision}{dialect}, {size}")
     warn_dropped(dropped)
     return EXIT_OK
 

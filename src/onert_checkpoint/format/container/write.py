@@ -12,7 +12,7 @@ sections in order, lays them out and gets the :class:`Plan` from :func:`assemble
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,8 +36,8 @@ from .data_blocks import KIND as BLOCKS_KIND
 from .data_blocks import BlockCrcs, section_body
 from .running_crc import RunningCrc
 
-__all__ = ["PIECE_BYTES", "SMALL_RANGE", "Part", "Plan", "Section", "assemble", "chunks", "finish",
-           "lay_out", "padding", "plan", "stream"]
+__all__ = ["PIECE_BYTES", "SMALL_RANGE", "Part", "Pieces", "Plan", "Section", "assemble", "chunks",
+           "finish", "lay_out", "padding", "plan", "stream"]
 
 #: Ranges smaller than this are copied into a gathering piece; larger ones are handed out as
 #: views of their arrays (zero copy).
@@ -46,12 +46,17 @@ SMALL_RANGE = 4096
 PIECE_BYTES = 1 << 20
 
 
+#: A section body made piece by piece, again each time it is called: a body of millions of
+#: records is never whole in memory (schema 2's tensors section).
+Pieces = Callable[[], Iterable[bytes | memoryview]]
+
+
 @dataclass(frozen=True)
 class Section:
     kind: int
     flags: int
     offset: int
-    body: bytes | None  # None: the data section, streamed
+    body: bytes | Pieces | None  # None: the data section, streamed
     length: int
     crc: int
 
@@ -77,13 +82,13 @@ class Plan:
 @dataclass(frozen=True)
 class Part:
     """A section a revision's codec plans: its kind, flags and body length, and its body, or
-    the function that makes it from the section's offset and the data section's (a body that
-    holds absolute offsets: names, keys, data ranges)."""
+    the function that makes it (or its :data:`Pieces`) from the section's offset and the data
+    section's (a body that holds absolute offsets: names, keys, data ranges)."""
 
     kind: int
     flags: int
     length: int
-    body: bytes | Callable[[int, int], bytes]
+    body: bytes | Callable[[int, int], bytes | Pieces]
 
 
 #: The sections of every file in this order (6.4); then the others by kind, then the data.
@@ -125,7 +130,7 @@ def lay_out(lengths: list[int], has_data: bool) -> tuple[list[int], int]:
     return offsets, align(pos) if has_data else pos
 
 
-def assemble(bodies: list[tuple[int, int, bytes]], offsets: list[int],
+def assemble(bodies: list[tuple[int, int, bytes | Pieces]], offsets: list[int],
              placed: list[tuple[int, Buffer]], data_start: int, version: int, data_crc: bool,
              block_shift: int | None = None, *, has_data: bool = False) -> Plan:
     """The plan of a file of the sections ``bodies`` ((kind, flags, body) at ``offsets``) and,
@@ -135,7 +140,7 @@ def assemble(bodies: list[tuple[int, int, bytes]], offsets: list[int],
     summed with the data section's (in the same pass). ``has_data``: the file has a data
     section even when ``placed`` is empty (schema 3 lists only the ranges with bytes)."""
     has_data = has_data or bool(placed)
-    sections = [Section(kind, flags, ofs, body, len(body), crc(body))
+    sections = [Section(kind, flags, ofs, body, *_length_and_crc(body))
                 for (kind, flags, body), ofs in zip(bodies, offsets)]
     file_size = data_start
     pending = has_data and not data_crc
@@ -151,6 +156,14 @@ def assemble(bodies: list[tuple[int, int, bytes]], offsets: list[int],
             sections = _with_blocks(sections, block_shift, blocks.blocks())
     header, table = _head(sections, file_size, version)
     return Plan(header, table, sections, placed, file_size, pending, version, block_shift)
+
+
+def _length_and_crc(body: bytes | Pieces) -> tuple[int, int]:
+    length = value = 0
+    for piece in (body,) if isinstance(body, bytes) else body():  # made again when written
+        length += len(piece)
+        value = crc(piece, value)
+    return length, value
 
 
 def _with_blocks(sections: list[Section], shift: int | None, crcs: list[int]) -> list[Section]:
@@ -255,7 +268,7 @@ def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes
             if s.offset > pos:
                 yield padding(s.offset - pos)
             if s.body is not None:
-                yield s.body
+                yield from (s.body,) if isinstance(s.body, bytes) else s.body()
                 pos = s.offset + s.length
                 continue
             add = None if running is None else running.add
@@ -272,5 +285,6 @@ def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes
             running.close(cancel=True)  # abandoned: the writer failed or was interrupted
     patches = [(0, done.header + done.table)]
     # the data_blocks section precedes the data: its CRCs are written over its placeholder
-    patches += [(s.offset, s.body) for s in done.sections if s.kind == BLOCKS_KIND and s.body]
+    patches += [(s.offset, s.body) for s in done.sections
+                if s.kind == BLOCKS_KIND and isinstance(s.body, bytes)]
     return patches

@@ -20,7 +20,8 @@ import math
 import re
 import struct
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import NoReturn
 
 import numpy as np
@@ -64,18 +65,17 @@ from ...container.constants import (
     WELL_KNOWN_KEYS,
     SectionKind,
 )
-from ...container.write import Part, Plan, chunks, finish, stream
+from ...container.write import Part, Plan, chunks, stream
 from ...container.write import plan as container_plan
 from ...dtypes import DTYPE_CODES, DTYPES
 from ...errors import error_for
-from ...model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section
+from ...model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section, Tensor
 from ..registry import find
 
-__all__ = ["Plan", "chunks", "common_parts", "extra_sections", "finish", "optimizer_part",
-           "origin_body", "origin_of", "plan", "state_body", "stream"]
+__all__ = ["Plan", "chunks", "common_parts", "extra_sections", "optimizer_part", "origin_body",
+           "origin_of", "plan", "state_body", "stream"]
 
 VERSION = 2
-U32_MAX = 0xFFFF_FFFF
 #: The largest value of each tensor-record field (its width in spec/onert_checkpoint_v2.ksy).
 _MAX = {f.name: int(np.iinfo(f.format).max) for f in V2TensorRecord.FIELDS}
 #: The largest optimizer and section kind (their fields' widths in onert_checkpoint_common.ksy).
@@ -109,125 +109,141 @@ def _utf8(text: object, what: str, limit: int) -> bytes:
     return raw
 
 
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+#: Records made at a time while the tensors section is written (2.4 MB): a section of millions
+#: of records is never whole in memory.
+_RECORDS_AT_A_TIME = 1 << 15
 
 
-def _tensor_records(
-    ckpt: Checkpoint,
-) -> tuple[np.ndarray, list[bytes], np.ndarray, dict[int, Buffer]]:
-    """The tensor records (record order: ascending index), their names (the named records'),
-    the offsets the tensors were read from (-1: built in memory) and, by record, the tensors
-    with data bytes: one pass that makes the tensors a chunk at a time and keeps no other (a
-    file of many empty tensors costs its records, not an object per tensor)."""
-    n = len(ckpt.tensors)
-    if n > MAX_TENSORS:
-        _fail(f"schema 2 holds at most {MAX_TENSORS} tensors")
-    # Columns gathered as compact arrays and stored once (a NumPy store per field and tensor
-    # was most of a 10,000-tensor save's planning time).
-    col_index, col_model, col_dtype, col_rank = array("q"), array("q"), array("q"), array("q")
-    col_flags, col_len_name, col_len_data, col_read = (
-        array("q"), array("q"), array("q"), array("q")
-    )
-    shaped = array("q")
-    dims: list[tuple[int, ...]] = []
-    names: list[bytes] = []
-    named = array("q")
+@dataclass
+class _Records:
+    """The tensor records' columns in record order (ascending index), each as narrow as its
+    field, with the names and the dims of the records that have them, in record order."""
+
+    index: np.ndarray
+    model_index: np.ndarray
+    flags: np.ndarray
+    dtype: np.ndarray
+    rank: np.ndarray
+    len_name: np.ndarray
+    names: bytes
+    dims: np.ndarray
+    len_data: np.ndarray
+    #: the offset each tensor was read from, -1 for one built in memory
+    read: np.ndarray
+    #: record position -> the tensor, for the tensors with data bytes only
+    held: dict[int, Buffer]
+
+    def pieces(self, start: int, data_start: int, rel: np.ndarray) -> Iterator[bytes | memoryview]:
+        """The tensors section (6.5) placed at ``start``, the records' data at ``data_start``
+        plus ``rel``: its head, its records a chunk at a time, its names."""
+        n = self.index.size
+        yield structs.V2TensorsHead.build({"num_tensors": n})
+        name_at = start + SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n
+        dim_at = 0
+        for a in range(0, n, _RECORDS_AT_A_TIME):
+            b = min(a + _RECORDS_AT_A_TIME, n)
+            rec = np.zeros(b - a, V2TensorRecord.DTYPE)
+            for field in ("index", "model_index", "flags", "dtype", "rank", "len_data"):
+                rec[field] = getattr(self, field)[a:b]
+            length = rec["len_name"] = self.len_name[a:b]
+            ends = name_at + np.cumsum(length, dtype=np.int64)
+            rec["ofs_name"] = np.where(length > 0, ends - length, 0)
+            name_at = int(ends[-1])
+            rec["ofs_data"] = data_start + rel[a:b]
+            filled = np.arange(MAX_RANK) < self.rank[a:b, None]  # each record's dims, then 0
+            count = int(filled.sum())
+            rec["dims"][filled] = self.dims[dim_at : dim_at + count]
+            dim_at += count
+            yield rec.data.cast("B")
+        yield self.names
+
+
+def _gather(tensors: Iterable[Tensor]) -> _Records:
+    """The :class:`_Records` of ``tensors`` (in their order), with every check of a record: one
+    pass that makes a loaded file's tensors a chunk at a time and keeps only those with data
+    bytes (a file of many empty tensors costs its columns, not an object per tensor)."""
+    index, model_index, len_name, dims = array("I"), array("I"), array("I"), array("I")
+    flag_col, dtype, rank = array("B"), array("b"), array("B")
+    len_data, read = array("q"), array("q")
+    names = bytearray()
     seen_name: set[bytes] = set()
     held: dict[int, Buffer] = {}
-    for k, t in enumerate(ckpt.tensors):
-        index = t.index
-        if not 0 <= index <= _MAX["index"]:
-            _fail(f"tensor index {index} is out of 0..{_MAX['index']} or used twice")
+    for k, t in enumerate(tensors):
+        i = t.index
+        if not 0 <= i <= _MAX["index"]:
+            _fail(f"tensor index {i} is out of 0..{_MAX['index']} or used twice")
+        index.append(i)
         flags = 0
-        col_index.append(index)
         nbytes = t.nbytes
-        model_index = t.model_index
-        if model_index is not None:
-            if not 0 <= model_index <= _MAX["model_index"]:
-                _fail(f"model index {model_index} is out of range or used twice")
+        mi = t.model_index
+        if mi is not None:
+            if not 0 <= mi <= _MAX["model_index"]:
+                _fail(f"model index {mi} is out of range or used twice")
             flags |= HAS_MODEL_INDEX
-        col_model.append(0 if model_index is None else model_index)
-        dtype = t.dtype
+        model_index.append(0 if mi is None else mi)
         code = None
-        if dtype is not None:
-            code = DTYPE_CODES.get(str(dtype))
+        if t.dtype is not None:
+            code = DTYPE_CODES.get(str(t.dtype))
             if code is None:
-                _fail(f"tensor {index}: dtype {dtype!r} is not a circle TensorType")
+                _fail(f"tensor {i}: dtype {t.dtype!r} is not a circle TensorType")
             flags |= HAS_DTYPE
-        col_dtype.append(code or 0)
-        rank = 0
-        if t.shape is not None:
+        dtype.append(code or 0)
+        if t.shape is None:
+            rank.append(0)
+        else:
             shape = tuple(int(d) for d in t.shape)
             if len(shape) > MAX_RANK or any(not 0 <= d <= _MAX["dims"] for d in shape):
-                _fail(f"tensor {index}: shape {shape} exceeds rank {MAX_RANK} or the dims' width")
+                _fail(f"tensor {i}: shape {shape} exceeds rank {MAX_RANK} or the dims' width")
             flags |= HAS_SHAPE
-            rank = len(shape)
-            shaped.append(k)
-            dims.append(shape + (0,) * (MAX_RANK - len(shape)))
+            rank.append(len(shape))
+            dims.extend(shape)
             elem = DTYPES[code][1] if code is not None else None
             if elem is not None and math.prod(shape) * elem != nbytes:
-                _fail(f"tensor {index}: shape {shape} of {dtype} disagrees with its "
-                      f"{nbytes} bytes")
-        col_rank.append(rank)
-        name = t.name
-        length = 0
-        if name is not None:
-            raw = _utf8(name, f"tensor {index}'s name", MAX_NAME_LEN)
+                _fail(f"tensor {i}: shape {shape} of {t.dtype} disagrees with its {nbytes} bytes")
+        if t.name is None:
+            len_name.append(0)
+        else:
+            raw = _utf8(t.name, f"tensor {i}'s name", MAX_NAME_LEN)
             if raw in seen_name:
-                _fail(f"two tensors are named {name!r}")
+                _fail(f"two tensors are named {t.name!r}")
             seen_name.add(raw)
             flags |= HAS_NAME
-            length = len(raw)
-            names.append(raw)
-            named.append(k)
-        col_len_name.append(length)
-        col_flags.append(flags)
-        col_len_data.append(nbytes)
-        col_read.append(-1 if t.offset is None else t.offset)
+            names += raw
+            len_name.append(len(raw))
+        flag_col.append(flags)
+        len_data.append(nbytes)
+        read.append(-1 if t.offset is None else t.offset)
         if nbytes:
             held[k] = t
     del seen_name
-    rec = np.zeros(n, V2TensorRecord.DTYPE)
-    read = _ints(col_read)
-    if n:
-        rec["index"] = _ints(col_index)
-        rec["model_index"] = _ints(col_model)
-        rec["dtype"] = _ints(col_dtype)
-        rec["rank"] = _ints(col_rank)
-        rec["flags"] = _ints(col_flags)
-        rec["len_name"] = _ints(col_len_name)
-        rec["len_data"] = _ints(col_len_data)
-        if dims:
-            rec["dims"][_ints(shaped)] = dims
-        order = np.argsort(rec["index"], kind="stable")
-        if not (order == np.arange(n)).all():  # in memory, any order: records by index
-            where = np.empty(n, np.int64)
-            where[order] = np.arange(n)
-            rec, read = rec[order], read[order]
-            names = [names[j] for j in np.argsort(where[_ints(named)], kind="stable").tolist()]
-            held = {int(where[k]): t for k, t in held.items()}
-        by_index = rec["index"].astype(np.int64)
-        if n > 1 and not (np.diff(by_index) > 0).all():
-            dup = int(by_index[np.flatnonzero(np.diff(by_index) == 0)[0]])
-            _fail(f"tensor index {dup} is out of 0..{_MAX['index']} or used twice")
-        has_model = (rec["flags"] & HAS_MODEL_INDEX) != 0
-        models = np.sort(rec["model_index"][has_model].astype(np.int64))
-        if models.size > 1 and not (np.diff(models) > 0).all():
-            dup = int(models[np.flatnonzero(np.diff(models) == 0)[0]])
-            _fail(f"model index {dup} is out of range or used twice")
-    return rec, names, read, held
+    c = _column
+    return _Records(c(index), c(model_index), c(flag_col), c(dtype), c(rank), c(len_name),
+                    bytes(names), c(dims), c(len_data), c(read), held)
 
 
-def _ints(a: array[int]) -> np.ndarray:
-    return np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
+def _column(a: array[int]) -> np.ndarray:
+    return np.frombuffer(a, a.typecode) if len(a) else np.zeros(0, a.typecode)
 
 
-def _optimizer_parts(ckpt: Checkpoint, tensors) -> tuple[int, list[bytes], list[str]]:
+def _records(ckpt: Checkpoint) -> _Records:
+    """The :class:`_Records` of ``ckpt``'s tensors in record order (ascending index), with the
+    checks that need that order: indices and model indices unique."""
+    if len(ckpt.tensors) > MAX_TENSORS:
+        _fail(f"schema 2 holds at most {MAX_TENSORS} tensors")
+    r = _gather(ckpt.tensors)
+    if (r.index[1:] < r.index[:-1]).any():  # in memory, any order (a loaded file's are sorted)
+        r = _gather(sorted(ckpt.tensors, key=lambda t: t.index))
+    if (r.index[1:] == r.index[:-1]).any():
+        dup = int(r.index[np.flatnonzero(r.index[1:] == r.index[:-1])[0]])
+        _fail(f"tensor index {dup} is out of 0..{_MAX['index']} or used twice")
+    models = np.sort(r.model_index[(r.flags & HAS_MODEL_INDEX) != 0])
+    if (models[1:] == models[:-1]).any():
+        dup = int(models[np.flatnonzero(models[1:] == models[:-1])[0]])
+        _fail(f"model index {dup} is out of range or used twice")
+    return r
+
+
+def _optimizer_parts(ckpt: Checkpoint, present: set[int]) -> tuple[int, list[bytes], list[str]]:
     opt = ckpt.optimizer
     assert opt is not None
     if opt.kind in OPTIMIZER_CODES:
@@ -246,8 +262,6 @@ def _optimizer_parts(ckpt: Checkpoint, tensors) -> tuple[int, list[bytes], list[
     raw = [_utf8(n, "slot name", MAX_NAME_LEN) for n in slot_names]
     if len(set(raw)) != len(raw):
         _fail("two optimizer slots have the same name")
-    # schema 3's plan passes the indices themselves (it keeps no tensor objects)
-    present = tensors if isinstance(tensors, set) else {t.index for t in tensors}
     for name in slot_names:
         orphans = sorted(set(opt.slots[name]) - present)
         if orphans:
@@ -274,9 +288,10 @@ def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
             vt, bits = "float", int.from_bytes(struct.pack("<d", float(value)), "little")
         elif isinstance(value, str):
             vt, bits = "string", 0
-            if not _encodable(value):
+            try:
+                payload = value.encode("utf-8")
+            except UnicodeEncodeError:
                 _fail(f"state {key!r}: the string is not encodable as UTF-8")
-            payload = value.encode("utf-8")
         elif isinstance(value, (bytes, bytearray, memoryview)):
             vt, bits, payload = "bytes", 0, bytes(value)
         else:
@@ -297,9 +312,10 @@ def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
     return ent, blobs
 
 
-def _data_order(read: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+def _data_order(read: np.ndarray, sizes: np.ndarray) -> np.ndarray | None:
     """The data ranges (given in range order: their offsets ``read``, -1 for one built in
-    memory, and ``sizes``) in the order the writer places them, as range numbers.
+    memory, and ``sizes``) in the order the writer places them, as range numbers (None: in
+    range order).
 
     Ranges read from a file keep their (offset, range order) order, the order rule D2 sorts
     them in, so a loaded file is written back as it was; ranges built in memory follow, in range
@@ -307,12 +323,13 @@ def _data_order(read: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     offsets by range order, so a 0-byte range may stay before a range only if it precedes it in
     range order; the others move to the end of the section, where every range is empty.
     """
+    built = read < 0
+    if built.all() or not (built.any() or (read[1:] < read[:-1]).any()):
+        # Built in memory, or read in this order: range order, in which every 0-byte range
+        # precedes the next range.
+        return None
     count = read.size
     number = np.arange(count)
-    if not (read >= 0).any():
-        # Built in memory: range order, in which every 0-byte range precedes the next range.
-        return number
-    built = read < 0
     ordered = np.lexsort((number, np.where(built, 0, read), built))
     full = sizes[ordered] > 0
     # for each place in ``ordered``: the next range with bytes (``count``: none follows)
@@ -325,85 +342,78 @@ def _data_order(read: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     return ordered[np.lexsort((ordered, full, group))]
 
 
+def _placement(
+    reads: list[np.ndarray], sizes_of: list[np.ndarray], held: dict[int, Buffer]
+) -> tuple[np.ndarray, list[tuple[int, Buffer]]]:
+    """Where each data range (the offsets it was read from and the sizes, in parts, in range
+    order) starts, from the data section's start, by range number; and the ranges with bytes
+    (``held``, by range number) in file order, as the container writer lists them."""
+    read, size = (c[0] if len(c) == 1 else np.concatenate(c) for c in (reads, sizes_of))
+    ranges = _data_order(read, size)
+    sizes = size if ranges is None else size[ranges]
+    # Every range starts aligned, so the next one starts align(size) later: the offsets (a
+    # multiple of 64 from the data section's start) are a running sum.
+    starts = np.zeros(sizes.size, np.int64)  # computed in place: one array of 8 bytes a range
+    starts[1:] = sizes[:-1]
+    starts += ALIGNMENT - 1
+    starts &= -ALIGNMENT
+    np.cumsum(starts, out=starts)
+    rel_of = starts
+    if ranges is not None:
+        rel_of = np.empty(sizes.size, np.int64)
+        rel_of[ranges] = starts
+    # only the ranges with bytes are listed (an empty one writes nothing)
+    full = np.flatnonzero(sizes)
+    numbers = full if ranges is None else ranges[full]
+    placed = [(ofs, held[r]) for ofs, r in zip(starts[full].tolist(), numbers.tolist())]
+    if sizes.size and not sizes[-1]:  # the section ends where the last range (empty) is placed
+        placed.append((int(starts[-1]), Buffer(0, np.zeros(0, np.uint8))))
+    return rel_of, placed
+
+
 def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> Plan:
     """Check ``ckpt`` against schema 2 and compute every offset and checksum of its file.
 
     ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
     the data are written (one pass over the tensor bytes instead of two)."""
-    rec, names, read, held = _tensor_records(ckpt)
-    n = len(rec)
-    record_index = rec["index"].astype(np.int64)
+    r = _records(ckpt)
+    n = r.index.size
     opt_parts = (
-        _optimizer_parts(ckpt, set(record_index.tolist())) if ckpt.optimizer is not None else None
+        _optimizer_parts(ckpt, set(r.index.tolist())) if ckpt.optimizer is not None else None
     )
-    common = common_parts(ckpt)
+    parts = common_parts(ckpt)
 
     # Data ranges as columns, in range order (tensors in record order, then each slot's entries
     # in record order): the offset each was read from (-1: none), its size and, for a slot's,
     # the record it belongs to; the buffers kept are those with bytes (by range number).
-    reads = [read]
-    sizes_of = [rec["len_data"].astype(np.int64)]
-    slot_rows: list[np.ndarray] = []
-    if opt_parts is not None:
-        assert ckpt.optimizer is not None
-        for name in opt_parts[2]:
-            keys, lens, offs = array("q"), array("q"), array("q")
-            kept: list[Buffer | None] = []
-            for key, b in ckpt.optimizer.slots[name].items():
-                keys.append(key)
-                lens.append(b.nbytes)
-                offs.append(-1 if b.offset is None else b.offset)
-                kept.append(b if b.nbytes else None)
-            rows = np.searchsorted(record_index, _ints(keys))
-            by_row = np.argsort(rows, kind="stable")
-            base = sum(map(len, reads))
-            for j, m in enumerate(by_row.tolist()):
-                b = kept[m]
-                if b is not None:
-                    held[base + j] = b
-            del kept
-            slot_rows.append(rows[by_row])
-            reads.append(_ints(offs)[by_row])
-            sizes_of.append(_ints(lens)[by_row])
-    read_all = np.concatenate(reads) if reads else np.zeros(0, np.int64)
-    size_all = np.concatenate(sizes_of) if sizes_of else np.zeros(0, np.int64)
+    held = r.held
+    reads, sizes, slot_rows = [r.read], [r.len_data], []
+    for name in opt_parts[2] if opt_parts is not None else ():
+        keys, lens, offs = array("q"), array("q"), array("q")
+        kept: dict[int, Buffer] = {}
+        for j, (key, b) in enumerate(ckpt.optimizer.slots[name].items()):  # type: ignore[union-attr]
+            keys.append(key)
+            lens.append(b.nbytes)
+            offs.append(-1 if b.offset is None else b.offset)
+            if b.nbytes:
+                kept[j] = b
+        rows = np.searchsorted(r.index, _column(keys))
+        by_row = np.argsort(rows, kind="stable")
+        place = np.empty(by_row.size, np.int64)  # each entry's range number, from the slot's first
+        place[by_row] = np.arange(by_row.size)
+        base = sum(map(len, reads))
+        held.update((base + int(place[j]), b) for j, b in kept.items())
+        slot_rows.append(rows[by_row])
+        reads.append(_column(offs)[by_row])
+        sizes.append(_column(lens)[by_row])
     # Those with a known offset in (offset, range order) order, as rule D2 sorts them, so that
     # a loaded file keeps its layout; then the others in range order.
-    ranges = _data_order(read_all, size_all)
-    # Every range starts aligned, so the next one starts align(size) later: the offsets (from
-    # the data section's start, a multiple of 64) are a running sum (vectorised: 30,000 ranges
-    # cost array operations, not a loop of align calls).
-    count = ranges.size
-    sizes = size_all[ranges]
-    starts = np.zeros(count, np.int64)
-    if count:
-        np.cumsum(-(-sizes[:-1] // ALIGNMENT) * ALIGNMENT, out=starts[1:])
-    rel_of = np.empty(count, np.int64)  # by range number
-    rel_of[ranges] = starts
-    # only the ranges with bytes are listed (an empty one writes nothing)
-    full = sizes > 0
-    placed: list[tuple[int, Buffer]] = [
-        (ofs, held[r]) for ofs, r in zip(starts[full].tolist(), ranges[full].tolist())
-    ]
-    if count and not full[-1]:  # the section ends where the last range (empty) is placed
-        placed.append((int(starts[-1]), Buffer(0, np.zeros(0, np.uint8))))
+    rel_of, placed = _placement(reads, sizes, held)
 
-    parts = common[:]
     if n:
-
-        def tensors_body(start: int, data_start: int) -> bytes:
-            rec["ofs_data"] = data_start + rel_of[:n]
-            tpos = start + SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n
-            named = np.flatnonzero(rec["flags"] & HAS_NAME)
-            for k, raw in zip(named.tolist(), names):
-                rec["ofs_name"][k] = tpos
-                tpos += len(raw)
-            # one copy of the records (join takes their buffer), not three
-            head = structs.V2TensorsHead.build({"num_tensors": n})
-            return b"".join([head, rec.data.cast("B"), *names])
-
-        length = SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n + sum(map(len, names))
-        parts.append(Part(SectionKind.TENSORS, FLAG_REQUIRED, length, tensors_body))
+        length = SECTION_HEAD_SIZE + TENSOR_RECORD_SIZE * n + len(r.names)
+        parts.append(Part(SectionKind.TENSORS, FLAG_REQUIRED, length,
+                          lambda start, data_start: lambda: r.pieces(start, data_start, rel_of)))
     if opt_parts is not None:
         code, raw_names, _ = opt_parts
 
@@ -413,12 +423,13 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
             base = n
             for j, rows in enumerate(slot_rows):
                 ent["ofs_data"][j, rows] = data_start + rel_of[base : base + rows.size]
-                ent["len_data"][j, rows] = size_all[base : base + rows.size]
+                ent["len_data"][j, rows] = sizes[j + 1]
                 base += rows.size
             return ent.tobytes()
 
         parts.append(optimizer_part(code, raw_names, n, SLOT_ENTRY_SIZE, slot_entries))
-    return container_plan(parts, placed, version, data_crc, title="schema 2", has_data=count > 0)
+    return container_plan(parts, placed, version, data_crc, title="schema 2",
+                          has_data=rel_of.size > 0)
 
 
 def optimizer_part(
