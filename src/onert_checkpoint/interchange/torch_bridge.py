@@ -172,8 +172,7 @@ def from_torch(model_state: Any, optim_state: Mapping[str, Any] | None, circle_m
                                                            model.tensors[pairs[p]].shape, p)
                 if "step" in s:
                     steps.append(int(float(s["step"])))
-        if steps:
-            state["step"] = max(steps)
+        state["step"] = max(steps, default=0)
     return checkpoint_from_arrays(model, weights, optimizer=kind, slots=slots, state=state,
                                   dialect=dialect)
 
