@@ -19,7 +19,7 @@ import pytest
 
 import onert_checkpoint as oc
 from onert_checkpoint.format.layout import Schema1Layout, WofLayout
-from onert_checkpoint.format.revisions.layout_plan import MAX_TABLE_ENTRIES
+from onert_checkpoint.format.revisions.blocks import MAX_TABLE_ENTRIES
 from onert_checkpoint.format.revisions.v1 import write as v1_write
 from onert_checkpoint.format.revisions.wof import write as wof_write
 from tests.fuzz.structure import reseal_v2

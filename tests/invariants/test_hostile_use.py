@@ -419,7 +419,7 @@ def test_huge_origin_count_import_to_v1_refused(tmp_path):
 def test_limit_stated_in_spec_is_the_code_limit():
     """The named limit on allocation before checking is stated in spec/SPEC.md (9.2) with the
     value the writer enforces."""
-    from onert_checkpoint.format.revisions.layout_plan import MAX_TABLE_ENTRIES
+    from onert_checkpoint.format.revisions.blocks import MAX_TABLE_ENTRIES
 
     spec = (Path(__file__).resolve().parents[2] / "spec" / "SPEC.md").read_text("utf-8")
     assert MAX_TABLE_ENTRIES == 2**24

@@ -83,8 +83,7 @@ class DataBlocks:
     _end: int = field(init=False)
 
     def __post_init__(self) -> None:
-        self.done = bytearray(self.crcs.size)
-        self.remaining = self.crcs.size
+        self.reset()
         self._start, self._end = self.data.start, self.data.end
 
     @property
@@ -112,6 +111,24 @@ class DataBlocks:
             self.rest()
             self.completed = True
         return self.completed
+
+    def deferred(self, padding: Callable[[], None]) -> Callable[[], None]:
+        """The deferred data checks in the spec's order: every block (B6; all of them again,
+        for a caller who asks again after the bytes may have changed), the data section's CRC
+        (combined from theirs) and P4 (``padding``); the last two are also :attr:`rest`."""
+
+        def rest() -> None:
+            self.check_section_crc()
+            padding()
+
+        def run() -> None:
+            self.reset()
+            self.check_all()
+            rest()
+            self.completed = True
+
+        self.rest = rest
+        return run
 
     def check_all(self) -> None:
         """Rule B6's first half: every block not verified yet, in order."""

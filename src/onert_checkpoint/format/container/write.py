@@ -21,7 +21,7 @@ from onert_checkpoint_generated.layout import Header, SectionEntry
 
 from ..errors import error_for
 from ..model import Buffer
-from ..revisions.layout_plan import data_view
+from ..revisions.blocks import data_view
 from .constants import (
     FLAG_REQUIRED,
     HEADER_SIZE,

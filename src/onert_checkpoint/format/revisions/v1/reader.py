@@ -27,8 +27,9 @@ __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
 
 HEADER_SIZE = V1Header.SIZE
 FOOTER_SIZE = V1Footer.SIZE
-_OPT1, _OPT2, _OTHER = V1Header.ofs_opt1.offset, V1Header.ofs_opt2.offset, V1Header.ofs_other.offset
-SLOT_FIELDS = (("m", "ofs_opt1", _OPT1), ("v", "ofs_opt2", _OPT2))
+_OPT1, _OTHER = V1Header.ofs_opt1.offset, V1Header.ofs_other.offset
+#: Each Adam slot's block and the header field that says where it starts.
+_SLOTS = (("m", V1Header.ofs_opt1), ("v", V1Header.ofs_opt2))
 
 
 @dataclass(frozen=True)
@@ -63,32 +64,25 @@ def read_layout(view: memoryview) -> Layout:
         raise error_for("truncated_file", "ofs_other", _OTHER,
                         f"the footer at {other} needs 8 bytes; the file ends at {size}")
     if has_footer and other + FOOTER_SIZE < size:
-        raise error_for(
-            "trailing_bytes",
-            "footer",
-            other + FOOTER_SIZE,
-            f"{size - other - FOOTER_SIZE} bytes follow the footer, which must end the file",
-        )
+        raise error_for("trailing_bytes", "footer", other + FOOTER_SIZE,
+                        f"{size - other - FOOTER_SIZE} bytes follow the footer, which must end the "
+                        "file")
     end = other if has_footer else size
     opt1, opt2 = hdr.ofs_opt1, hdr.ofs_opt2
     kind = "adam" if opt2 != 0 else "sgd"
     if kind == "adam" and opt1 == 0:
         raise error_for("optimizer_layout", "ofs_opt1", _OPT1, "a v block without an m block")
     if kind == "sgd" and opt1 not in (0, end):
-        raise error_for(
-            "optimizer_layout",
-            "ofs_opt1",
-            _OPT1,
-            f"without a v block, ofs_opt1 must be 0 or {end} (no optimizer state); it is {opt1}",
-        )
+        raise error_for("optimizer_layout", "ofs_opt1", _OPT1, f"without a v block, ofs_opt1 "
+                        f"must be 0 or {end} (no optimizer state); it is {opt1}")
     starts: list[tuple[str, int, str, int]] = [("weights", HEADER_SIZE, "header", 0)]
     if kind == "adam":
-        for slot, name, at in SLOT_FIELDS:
-            value = hdr.ofs_opt1 if slot == "m" else hdr.ofs_opt2
+        for slot, field in _SLOTS:
+            value = getattr(hdr, field.name)
             if value > size:
-                raise error_for("offset_out_of_bounds", name, at,
-                                f"{name} is {value}, past the end of the {size}-byte file")
-            starts.append((slot, value, name, at))
+                raise error_for("offset_out_of_bounds", field.name, field.offset,
+                                f"{field.name} is {value}, past the end of the {size}-byte file")
+            starts.append((slot, value, field.name, field.offset))
     bounds = [*starts,
               ("footer", end, "ofs_other" if has_footer else "header", _OTHER if has_footer else 0)]
     for (name, start, _, _), (next_name, next_start, field, at) in itertools.pairwise(bounds):
@@ -150,12 +144,8 @@ def _dialect(
         return "onert"
     if micro:
         return "onert-micro"
-    raise error_for(
-        "dialect_conflict",
-        "header",
-        0,
-        "the file mixes onert's and onert-micro's conventions; neither runtime reads it as written",
-    )
+    raise error_for("dialect_conflict", "header", 0, "the file mixes onert's and onert-micro's "
+                    "conventions; neither runtime reads it as written")
 
 
 def read(

@@ -15,13 +15,13 @@ from onert_checkpoint_generated import structs
 
 from ...errors import error_for
 from ...model import Checkpoint
-from ..layout_plan import PlannedBlock, check_table_length, data_view, plan_block, storage_order
+from ..blocks import U32_MAX, PlannedBlock, check_table_length, data_view, plan_block, storage_order
+from . import REVISION
 from .reader import FOOTER_SIZE, HEADER_SIZE
 
 __all__ = ["DIALECTS", "Plan", "chunks", "plan", "resolve_dialect", "write_chunks"]
 
-DIALECTS = ("onert", "onert-micro")
-U32_MAX = 0xFFFFFFFF
+DIALECTS = REVISION.dialects
 
 
 def _fail(message: str) -> None:
@@ -142,7 +142,7 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
             pos = block.end
     other = pos if footer_present else 0
     size = pos + (FOOTER_SIZE if footer_present else 0)
-    if pos > U32_MAX:  # planning allocated nothing of the size of N (layout_plan)
+    if pos > U32_MAX:  # planning allocated nothing of the size of N (blocks.py)
         _fail(f"schema 1 offsets are u32; this content needs {size} bytes")
     if kind == "adam":
         opt1, opt2 = blocks[1].start, blocks[2].start

@@ -11,8 +11,6 @@ schema 2, unless ``verify_data=False``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 from onert_checkpoint_generated.layout import SectionEntry as Section
 from onert_checkpoint_generated.layout import SectionKind as Kind
@@ -77,9 +75,7 @@ def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) ->
         if blocks is None:
             pending = data_checks(view, data, tensors, slots)
         else:
-            padding = data_checks(view, data, tensors, slots, whole_crc=False)
-            blocks.rest = _after_blocks(blocks, padding)
-            pending = _blocks_then(blocks, blocks.rest)
+            pending = blocks.deferred(data_checks(view, data, tensors, slots, whole_crc=False))
     ranged = None if blocks is None or pending is None else blocks.check_range
     store = DataStore(np.frombuffer(view, dtype=np.uint8), pending, ranged)
     table = _tensor_table(store, tensors, placement)
@@ -113,30 +109,6 @@ def _data_blocks(
         blocks.check_all()
         blocks.check_section_crc()
     return blocks
-
-
-def _after_blocks(blocks: DataBlocks, padding: Callable[[], None]) -> Callable[[], None]:
-    """What follows the blocks once all have passed: the data section's CRC (combined from
-    theirs), then P4."""
-
-    def run() -> None:
-        blocks.check_section_crc()
-        padding()
-
-    return run
-
-
-def _blocks_then(blocks: DataBlocks, rest: Callable[[], None]) -> Callable[[], None]:
-    """The deferred data checks in the spec's order: every block (B6; all of them again, for a
-    caller who asks again after the bytes may have changed), the data section's CRC and P4."""
-
-    def run() -> None:
-        blocks.reset()
-        blocks.check_all()
-        rest()
-        blocks.completed = True
-
-    return run
 
 
 def _data_order(tensors: TensorColumns | None) -> np.ndarray | None:

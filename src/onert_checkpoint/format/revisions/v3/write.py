@@ -279,9 +279,9 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
     ranges: list[Buffer] = [cols.held[k] for k in perm[positions[0]].tolist()]
     num_ranges = n
     slot_sizes: list[np.ndarray] = []
-    rank_of = np.zeros(0, np.int64)  # record position -> place in data order, when needed
+    rank_of = np.empty(n, np.int64)  # record position -> place in data order
+    rank_of[perm] = np.arange(n)
     if opt_parts is not None:
-        rank_of = _inverse(perm)
         assert ckpt.optimizer is not None
         for name in opt_parts[2]:
             slot = ckpt.optimizer.slots[name]
@@ -314,8 +314,9 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
     has_data = num_ranges > 0
     # Placement is relative to the data section's start (a multiple of 64): computed once,
     # before the sections are laid out, since the data_blocks section's size depends on it.
-    rel = place(np.fromiter((b.nbytes for b in ranges), np.int64, len(ranges))).tolist()
-    data_len = rel[-1] + ranges[-1].nbytes if ranges else 0
+    lengths = np.fromiter((b.nbytes for b in ranges), np.int64, len(ranges))
+    rel = place(lengths)
+    data_len = int(rel[-1] + lengths[-1]) if ranges else 0
     shift = _data_blocks(ckpt, extra, data_len)
     if shift is not None:  # among the other kinds, in ascending kind order (6.4)
         placeholder = bytes(data_blocks.HEAD_SIZE
@@ -323,29 +324,23 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
         parts.append(Part(data_blocks.KIND, 0, len(placeholder), placeholder))
     group_shift = _range_index(ckpt, extra, n)
     if group_shift is not None:  # after data_blocks, before kinds above its own (6.4)
-        if rank_of.size != n:
-            rank_of = _inverse(perm)
-        body = _range_index_body(n, group_shift, perm, positions, rel, ranges, rank_of)
+        body = _range_index_body(n, group_shift, perm, positions, rel + lengths, rank_of)
         parts.append(Part(INDEX_KIND, 0, len(body), body))
-    return container_plan(
-        parts, list(zip(rel, ranges)), version, data_crc, title="schema 3", has_data=has_data,
-        block_shift=shift,
-    )
+    return container_plan(parts, list(zip(rel.tolist(), ranges)), version, data_crc,
+                          title="schema 3", has_data=has_data, block_shift=shift)
 
 
-def _inverse(perm: np.ndarray) -> np.ndarray:
-    out = np.empty(perm.size, np.int64)
-    out[perm] = np.arange(perm.size)
-    return out
+def _refuse_kept(extra: Sequence[object], kind: int, name: str) -> None:
+    if any(getattr(s, "kind", None) == kind for s in extra):
+        _fail(f"a kept section of kind {kind} would collide with schema 3's {name} section of "
+              "that kind")
 
 
 def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> int | None:
     """log2 of the data_blocks section's block size (SPEC 7.4), None for no section: the
     checkpoint's ``data_block_size`` (0: none; None: :data:`DEFAULT_BLOCK_SIZE`); no section
     without data bytes."""
-    if any(getattr(s, "kind", None) == data_blocks.KIND for s in extra):
-        _fail(f"a kept section of kind {data_blocks.KIND} would collide with schema 3's "
-              "data_blocks section of that kind")
+    _refuse_kept(extra, data_blocks.KIND, "data_blocks")
     size = ckpt.layout.data_block_size
     if size is None:
         size = data_blocks.DEFAULT_BLOCK_SIZE
@@ -359,9 +354,7 @@ def _range_index(ckpt: Checkpoint, extra: Sequence[object], n: int) -> int | Non
     """The range_index section's group_shift (SPEC 7.5), None for no section: the
     checkpoint's ``range_index_group`` (0: none; None: groups of 64, only when there are more
     than 64 tensors); no section without tensors."""
-    if any(getattr(s, "kind", None) == INDEX_KIND for s in extra):
-        _fail(f"a kept section of kind {INDEX_KIND} would collide with schema 3's range_index "
-              "section of that kind")
+    _refuse_kept(extra, INDEX_KIND, "range_index")
     group = ckpt.layout.range_index_group
     if group is None:
         return DEFAULT_GROUP_SHIFT if n > 1 << DEFAULT_GROUP_SHIFT else None
@@ -372,11 +365,10 @@ def _range_index(ckpt: Checkpoint, extra: Sequence[object], n: int) -> int | Non
 
 
 def _range_index_body(n: int, shift: int, perm: np.ndarray, positions: list[np.ndarray],
-                      rel: list[int], ranges: list[Buffer], rank_of: np.ndarray) -> bytes:
+                      ends: np.ndarray, rank_of: np.ndarray) -> bytes:
     """The range_index section: where the placement stands every 2**shift positions of each
-    pass, from the placed ranges with bytes (an empty range moves nothing), and the records'
-    positions when there is an ``order`` column (``perm`` not the identity)."""
-    ends = np.array(rel, np.int64) + np.array([b.nbytes for b in ranges], np.int64)
+    pass, from the ends of the placed ranges with bytes (an empty range moves nothing), and the
+    records' positions when there is an ``order`` column (``perm`` not the identity)."""
     passes: list[tuple[np.ndarray | None, np.ndarray]] = []
     lo = 0
     for at in positions:

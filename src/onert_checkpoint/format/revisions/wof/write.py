@@ -9,7 +9,7 @@ from onert_checkpoint_generated import structs
 from ...errors import error_for
 from ...loss import check_lossless
 from ...model import Checkpoint
-from ..layout_plan import (
+from ..blocks import (
     U32_MAX,
     PlannedBlock,
     check_table_length,
