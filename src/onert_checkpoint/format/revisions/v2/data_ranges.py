@@ -35,8 +35,9 @@ class DataRanges:
 
     @classmethod
     def collect(cls, tensors: TensorRecords | None, slots: SlotTable | None) -> DataRanges:
-        starts = [] if tensors is None else [tensors.records["ofs_data"]]
-        lengths = [] if tensors is None else [tensors.records["len_data"]]
+        empty = [np.zeros(0, np.uint64)]
+        starts = empty + ([] if tensors is None else [tensors.records["ofs_data"]])
+        lengths = empty + ([] if tensors is None else [tensors.records["len_data"]])
         present = []
         if slots is not None:
             entries = slots.entries
@@ -45,10 +46,7 @@ class DataRanges:
                 present.append(rows)
                 starts.append(entries["ofs_data"][j][rows])
                 lengths.append(entries["len_data"][j][rows])
-        cat = np.concatenate if starts else None
-        return cls(cat(starts).astype(np.uint64, copy=False) if cat else np.zeros(0, np.uint64),
-                   cat(lengths).astype(np.uint64, copy=False) if cat else np.zeros(0, np.uint64),
-                   tensors, slots, present)
+        return cls(np.concatenate(starts), np.concatenate(lengths), tensors, slots, present)
 
     def __len__(self) -> int:
         return int(self.starts.size)
@@ -99,9 +97,7 @@ def check_data_ranges(
     expected = -(-prev // ALIGNMENT) * ALIGNMENT
     k = first(s != expected)  # D2
     if verify_data:
-        dirty = first_dirty_padding(view, s[:k] if k is not None else s, prev, data)  # D3
-        if dirty is not None:
-            check_padding(view, int(prev[dirty]), int(s[dirty]))
+        check_padding_runs(view, s[:k] if k is not None else s, prev, data)  # D3
     if k is not None:
         field, at = ranges.field_of(int(order[k]))
         start, pos = int(s[k]), int(prev[k])
@@ -128,12 +124,12 @@ def _sorted(ranges: DataRanges, data: SectionInfo) -> tuple[np.ndarray, np.ndarr
     return order, s, prev
 
 
-def first_dirty_padding(
+def check_padding_runs(
     view: memoryview, s: np.ndarray, prev: np.ndarray, data: SectionInfo
-) -> int | None:
-    """The first (sorted) range whose padding ``[prev, s)`` holds a non-zero byte, for ranges
-    that passed D2 (``s`` is ``prev`` rounded up to 64, so the padding is the tail of the
-    64-byte block before ``s``). Whole columns, in chunks of bounded memory."""
+) -> None:
+    """D3: the first (sorted) range whose padding ``[prev, s)`` holds a non-zero byte is
+    refused, for ranges that passed D2 (``s`` is ``prev`` rounded up to 64, so the padding is
+    the tail of the 64-byte block before ``s``). Whole columns, in chunks of bounded memory."""
     whole = np.frombuffer(view, dtype=np.uint8)
     body = whole[data.start : data.start + (data.length // ALIGNMENT) * ALIGNMENT]
     blocks = body.reshape(-1, ALIGNMENT)
@@ -146,8 +142,7 @@ def first_dirty_padding(
         tail = columns >= (ALIGNMENT - pad[which])[:, None]
         hit = first(((rows != 0) & tail).any(axis=1))
         if hit is not None:
-            return int(which[hit])
-    return None
+            check_padding(view, int(prev[which[hit]]), int(s[which[hit]]))
 
 
 def data_checks(
@@ -160,8 +155,6 @@ def data_checks(
         check_section_crc(view, data)
         ranges = DataRanges.collect(tensors, slots)
         _, s, prev = _sorted(ranges, data)
-        dirty = first_dirty_padding(view, s, prev, data)
-        if dirty is not None:
-            check_padding(view, int(prev[dirty]), int(s[dirty]))
+        check_padding_runs(view, s, prev, data)
 
     return run

@@ -65,6 +65,7 @@ from ...container.constants import (
     WELL_KNOWN_KEYS,
     SectionKind,
 )
+from ...container.rules import first
 from ...container.write import Part, Plan, chunks, stream
 from ...container.write import plan as container_plan
 from ...dtypes import DTYPE_CODES, DTYPES
@@ -233,13 +234,11 @@ def _records(ckpt: Checkpoint) -> _Records:
     r = _gather(ckpt.tensors)
     if (r.index[1:] < r.index[:-1]).any():  # in memory, any order (a loaded file's are sorted)
         r = _gather(sorted(ckpt.tensors, key=lambda t: t.index))
-    if (r.index[1:] == r.index[:-1]).any():
-        dup = int(r.index[np.flatnonzero(r.index[1:] == r.index[:-1])[0]])
-        _fail(f"tensor index {dup} is out of 0..{_MAX['index']} or used twice")
+    if (i := first(r.index[1:] == r.index[:-1])) is not None:
+        _fail(f"tensor index {int(r.index[i])} is out of 0..{_MAX['index']} or used twice")
     models = np.sort(r.model_index[(r.flags & HAS_MODEL_INDEX) != 0])
-    if (models[1:] == models[:-1]).any():
-        dup = int(models[np.flatnonzero(models[1:] == models[:-1])[0]])
-        _fail(f"model index {dup} is out of range or used twice")
+    if (i := first(models[1:] == models[:-1])) is not None:
+        _fail(f"model index {int(models[i])} is out of range or used twice")
     return r
 
 
