@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from onert_checkpoint_generated import layout
+
 from ..format.revisions import registry
 from ..format.source import open_source
 from .cli_common import EXIT_INVALID, EXIT_OK, CliError, count_arg
@@ -46,7 +48,8 @@ _CHECKOUT = Path(__file__).resolve().parents[3]
 #: The revisions of each conformance profile (SPEC.md section 10; micro: schema 3, the recommended).
 PROFILES = {"micro": frozenset({registry.RECOMMENDED.name}), "full": frozenset(registry.names())}
 #: The optional section kinds a reader may skip as unknown kinds (SPEC.md 7.4, 7.5, 10).
-OPTIONAL_KINDS: dict[int, str] = {0x100008: "data_blocks", 0x100009: "range_index"}
+OPTIONAL_KINDS = {layout.V3_DATA_BLOCKS_KIND: "data_blocks",
+                  layout.V3_RANGE_INDEX_KIND: "range_index"}
 #: What a reader that skips optional kinds gives, where it differs (beside the vectors).
 SKIPPING_TABLE = "optional-kinds.ndjson"
 
@@ -541,7 +544,7 @@ def in_profile(case: Case, revisions: frozenset[str]) -> bool:
     """Whether the case's version byte names one of ``revisions``; a file that detection
     refuses before any revision's rules (SPEC.md 3, steps 1 to 4) is in every profile."""
     head = _read_head(case.path, 3)
-    if len(head) < 3 or head[:2] != b"\xad\x01":
+    if len(head) < 3 or int.from_bytes(head[:2], "little") != layout.MAGIC:
         return True
     found = {r.name for r in registry.with_version(head[2])}
     return not found or bool(found & revisions)
@@ -564,12 +567,13 @@ def _optional_kind_arg(text: str) -> int:
 def _lists_kinds(path: Path, kinds: frozenset[int]) -> bool:
     """Whether a schema-3 file's section table (as far as the file holds it) lists one of
     ``kinds``."""
-    head = _read_head(path, 64 + 32 * 64)
-    if len(head) < 64 or head[:3] != b"\xad\x01\x03":
+    from .layout_map import section_entries
+
+    head = _read_head(path, layout.Header.SIZE + layout.SectionEntry.SIZE * layout.MAX_SECTIONS)
+    if len(head) < 3 or head[:3] != layout.MAGIC.to_bytes(2, "little") + bytes(
+            [registry.RECOMMENDED.version]):
         return False
-    n = min(struct.unpack_from("<I", head, 24)[0], 64)
-    table = head[64 : 64 + 32 * n]
-    return any(struct.unpack_from("<I", table, 32 * i)[0] in kinds for i in range(len(table) // 32))
+    return any(kind in kinds for kind, _, _ in section_entries(head))
 
 
 def _revisions_arg(text: str) -> frozenset[str]:

@@ -146,10 +146,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     edits: dict[str, Any] = {"state": state, "replace": replace,
                              "drop_optimizer": args.drop_optimizer,
                              "reset_optimizer": args.reset_optimizer}
-    if args.step is not None:
-        edits["step"] = args.step
-    if args.epoch is not None:
-        edits["epoch"] = args.epoch
+    edits |= {k: getattr(args, k) for k in ("step", "epoch") if getattr(args, k) is not None}
     model = command_model(args, args.input)
     if args.dialect is not None:  # as convert: refused before anything is written
         ckpt = load(args.input, mmap="auto")

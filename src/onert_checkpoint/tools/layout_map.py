@@ -16,7 +16,7 @@ import os
 import zlib
 from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,7 @@ from ..format.revisions.wof import reader as wof
 from ..format.source import open_source
 from .jsonout import json_pieces
 
-__all__ = ["LayoutField", "LayoutMap", "layout_map"]
+__all__ = ["LayoutField", "LayoutMap", "layout_map", "section_entries"]
 
 
 @dataclass(frozen=True)
@@ -86,12 +86,23 @@ def _u(view: memoryview, at: int, size: int) -> int | None:
     return int.from_bytes(view[at : at + size], "little")
 
 
+def section_entries(data: bytes | memoryview) -> list[tuple[int, ...]]:
+    """(kind, ofs_body, len_body) of each section-table entry the first bytes of a
+    section-table file hold (at most MAX_SECTIONS), read at the generated layout's offsets and
+    not checked."""
+    view, head, entry = memoryview(data), layout.Header, layout.SectionEntry
+    count = min(_u(view, head.num_sections.offset, head.num_sections.size) or 0,
+                layout.MAX_SECTIONS, (len(view) - head.SIZE) // entry.SIZE)
+    return [tuple(int.from_bytes(view[at + f.offset :][: f.size], "little")
+                  for f in (entry.kind, entry.ofs_body, entry.len_body))
+            for at in range(head.SIZE, head.SIZE + entry.SIZE * count, entry.SIZE)]
+
+
 #: What each field of the generated records means, by record and field name (the offsets and
 #: widths are the generated layout's, from spec/*.ksy).
 _NOTES: dict[str, dict[str, str]] = {
     "V1Header": {
         "version": "schema version",
-        "reserved": "must be 0",
         "ofs_opt1": "opt1_offset (onert) / m_offset (onert-micro)",
         "ofs_opt2": "opt2_offset (onert) / v_offset (onert-micro)",
         "ofs_other": "other_offset: start of the 8-byte footer",
@@ -100,12 +111,10 @@ _NOTES: dict[str, dict[str, str]] = {
     "V1Footer": {"step": "current step", "epoch": "current epoch (onert always writes 0)"},
     "WofHeader": {
         "version": "schema version (shared with schema-1 checkpoints)",
-        "reserved": "must be 0",
         "num_entries": "number of circle tensors",
     },
     "Header": {
         "version": "schema version",
-        "reserved0": "must be 0",
         "header_crc": "CRC-32C of the 64-byte header, this field as 0",
         "len_file": "file size",
         "ofs_section_table": "section table start (64)",
@@ -115,11 +124,13 @@ _NOTES: dict[str, dict[str, str]] = {
 }
 
 
-def _int_fields(view: memoryview, record: Any, at: int = 0, prefix: str = "") -> list[LayoutField]:
+def _int_fields(view: memoryview, record: Any, at: int = 0, prefix: str = "",
+                notes: dict[str, str] | None = None) -> list[LayoutField]:
     """The integer fields of a generated ``record`` at ``at`` (its magic aside), each with its
-    note, up to the first the file cuts (shown as its bytes, "truncated")."""
+    note (``notes``' first, "must be 0" where the layout requires it), up to the first the file
+    cuts (shown as its bytes, "truncated")."""
     out = []
-    notes = _NOTES.get(record.__name__, {})
+    notes = {**_NOTES.get(record.__name__, {}), **(notes or {})}
     for f in record.FIELDS:
         if f.name == "magic" or f.count > 1:
             continue
@@ -131,7 +142,8 @@ def _int_fields(view: memoryview, record: Any, at: int = 0, prefix: str = "") ->
                                        "truncated"))
             break
         shown = f"{value:#010x}" if f.name.endswith("crc") else str(value)
-        out.append(LayoutField(here, f.size, name, shown, notes.get(f.name, "")))
+        note = notes.get(f.name, "must be 0" if f.valid == 0 else "")
+        out.append(LayoutField(here, f.size, name, shown, note))
     return out
 
 
@@ -159,24 +171,16 @@ def _block_fields(view: memoryview, block: Block, label: str) -> list[LayoutFiel
     return out
 
 
-def _v1_header(view: memoryview) -> list[LayoutField]:
-    fields = _magic_field(view) + _int_fields(view, layout.V1Header)
-    for k, f in enumerate(fields):
-        if f.name == "ofs_other" and f.value == "0":
-            fields[k] = LayoutField(f.offset, f.size, f.name, "0", "0: no footer")
-    return fields
+def _v1_header(view: memoryview, notes: dict[str, str] | None = None) -> list[LayoutField]:
+    fields = _magic_field(view) + _int_fields(view, layout.V1Header, notes=notes)
+    return [replace(f, note="0: no footer") if f.name == "ofs_other" and f.value == "0" else f
+            for f in fields]
 
 
 def _v1_map(view: memoryview) -> LayoutMap:
     read = v1.read_layout(view)
-    fields = _v1_header(view)
-    if read.kind == "sgd":
-        sgd_notes = {"ofs_opt1": "SGD: no m block", "ofs_opt2": "SGD: no v block"}
-        fields = [
-            LayoutField(f.offset, f.size, f.name, f.value, sgd_notes[f.name])
-            if f.name in sgd_notes else f
-            for f in fields
-        ]
+    sgd = {"ofs_opt1": "SGD: no m block", "ofs_opt2": "SGD: no v block"}
+    fields = _v1_header(view, sgd if read.kind == "sgd" else None)
     for name, block in read.blocks.items():
         fields += _block_fields(view, block, name)
     if read.has_footer:
@@ -186,8 +190,7 @@ def _v1_map(view: memoryview) -> LayoutMap:
 
 def _wof_map(view: memoryview) -> LayoutMap:
     _, block = wof.read_layout(view)
-    fields = _wof_header(view) + _block_fields(view, block, "tensors")
-    return LayoutMap("wof", len(view), fields)
+    return LayoutMap("wof", len(view), _wof_header(view) + _block_fields(view, block, "tensors"))
 
 
 def _wof_header(view: memoryview) -> list[LayoutField]:
@@ -219,7 +222,7 @@ def _v2_header(view: memoryview) -> list[LayoutField]:
 def _v2_map(view: memoryview, record: registry.Revision) -> LayoutMap:
     """Schema 2 or 3: header, section table, each section's body (schema 3's tensors section
     column by column), each tensor's and slot's data."""
-    from ..format.container.constants import SECTION_KINDS
+    from ..format.container.constants import KIND_NAMES
 
     # validates first: the ranges below are then known to be sane
     ckpt = record.read(view)
@@ -227,27 +230,18 @@ def _v2_map(view: memoryview, record: registry.Revision) -> LayoutMap:
     # schema 3's codec: columnar tensors, and the data_blocks and range_index sections
     columnar = record.reader.startswith("v3.")
     fields = _v2_header(view)
-    n = _u(view, layout.Header.num_sections.offset, layout.Header.num_sections.size) or 0
-    kinds = {code: name for name, code in SECTION_KINDS.items()}
+    kinds = dict(KIND_NAMES)
     if columnar:
-        kinds[layout.V3_DATA_BLOCKS_KIND] = "data_blocks"
-        kinds[layout.V3_RANGE_INDEX_KIND] = "range_index"
-    entry = layout.SectionEntry
-    bodies = []
-    for i in range(n):
-        at = layout.Header.SIZE + entry.SIZE * i
-        for f in entry.FIELDS:
-            value = _u(view, at + f.offset, f.size) or 0
-            note = kinds.get(value, "unknown kind") if f.name == "kind" else ""
-            shown = f"{value:#010x}" if f.name == "crc" else str(value)
-            name = f"sections[{i}].{f.name}"
-            fields.append(LayoutField(at + f.offset, f.size, name, shown, note))
-        kind = _u(view, at + entry.kind.offset, entry.kind.size)
-        start = _u(view, at + entry.ofs_body.offset, entry.ofs_body.size)
-        length = _u(view, at + entry.len_body.offset, entry.len_body.size)
-        if kind is not None and start is not None and length is not None:
-            bodies.append((start, length, kinds.get(kind, f"kind {kind}")))
-    for start, length, name in bodies:
+        kinds |= {layout.V3_DATA_BLOCKS_KIND: "data_blocks",
+                  layout.V3_RANGE_INDEX_KIND: "range_index"}
+    entries = section_entries(view)
+    for i, (kind, _, _) in enumerate(entries):
+        at = layout.Header.SIZE + layout.SectionEntry.SIZE * i
+        fields += [LayoutField(f.offset, f.size, f.name, f.value,
+                               kinds.get(kind, "unknown kind") if f.name.endswith("kind") else "")
+                   for f in _int_fields(view, layout.SectionEntry, at, f"sections[{i}].")]
+    for kind, start, length in entries:
+        name = kinds.get(kind, f"kind {kind}")
         if name != "data":
             fields.append(LayoutField(start, length, f"{name} section", "", f"{length} bytes"))
         if name == "tensors" and columnar:
@@ -272,28 +266,19 @@ def _data_ranges(view: memoryview, ckpt: Any) -> Callable[[], Iterator[LayoutFie
     """The fields of the entries read from the file (each with its CRC-32), in file order, made
     on demand from columns gathered in one pass (offsets, sizes, slot and index as arrays: a
     file of many entries costs its columns, not a field object per entry until printed)."""
-    offsets, sizes, slots, keys = array("q"), array("q"), array("q"), array("q")
+    gathered = [array("q") for _ in range(4)]  # offset, size, slot (-1: weights), index
     names: list[str | None] = []
-    for t in ckpt.tensors:
-        if t.offset is not None:
-            offsets.append(t.offset)
-            sizes.append(t.nbytes)
-            slots.append(-1)
-            keys.append(t.index)
-            names.append(t.name)
-    slot_names: list[str] = []
-    if ckpt.optimizer is not None:
-        for j, (slot, entries) in enumerate(ckpt.optimizer.slots.items()):
-            slot_names.append(slot)
-            for i, b in entries.items():
-                if b.offset is not None:
-                    offsets.append(b.offset)
-                    sizes.append(b.nbytes)
-                    slots.append(j)
-                    keys.append(i)
-                    names.append(None)
-    columns = [np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64)
-               for a in (offsets, sizes, slots, keys)]
+    slot_map = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
+    slot_names = list(slot_map)
+    passes = [(-1, ((t.index, t) for t in ckpt.tensors))]
+    passes += [(j, entries.items()) for j, entries in enumerate(slot_map.values())]
+    for j, entries in passes:
+        for key, entry in entries:
+            if entry.offset is not None:
+                for column, value in zip(gathered, (entry.offset, entry.nbytes, j, key)):
+                    column.append(value)
+                names.append(entry.name if j < 0 else None)
+    columns = [np.frombuffer(a, np.int64) if len(a) else np.zeros(0, np.int64) for a in gathered]
     # file order: by offset, then the larger range first, then tensors before slots
     order = np.lexsort((-columns[1], columns[0]))
 
@@ -350,17 +335,13 @@ def _range_index_fields(view: memoryview, s: int, ckpt: Checkpoint) -> list[Layo
     passes = 1 + (len(ckpt.optimizer.slots) if ckpt.optimizer is not None else 0)
     fields = _head(view, head, s, "range_index", lambda shift, _, __: [
         f"groups of {1 << shift}", "must be 0", f"groups, {passes} passes"])
+    at = s + head.SIZE
     starts = layout.V3_RANGE_INDEX_SECTION_START.size * passes * int(fields[2].value)
-    fields.append(
-        LayoutField(s + head.SIZE, starts, "range_index.start", "", "where each group starts")
-    )
+    fields.append(LayoutField(at, starts, "range_index.start", "", "where each group starts"))
     if ckpt.layout.data_order is not None:
         n = layout.V3_RANGE_INDEX_SECTION_POSITION.size * len(ckpt.tensors)
-        fields.append(
-            LayoutField(
-                s + head.SIZE + starts, n, "range_index.position", "", "each record's place"
-            )
-        )
+        note = "each record's place"
+        fields.append(LayoutField(at + starts, n, "range_index.position", "", note))
     return fields
 
 
@@ -372,12 +353,8 @@ def _v3_columns(view: memoryview, s: int) -> list[LayoutField]:
     columns = _u(view, s + head.columns.offset, head.columns.size) or 0
     present = [c for c in head.COLUMNS if not c.bit or columns & c.bit]
     optional = [c.name for c in present if c.bit and not c.sum_of]
-    out = [
-        LayoutField(s + head.num_tensors.offset, head.num_tensors.size, "tensors.num_tensors",
-                    str(n)),
-        LayoutField(s + head.columns.offset, head.columns.size, "tensors.columns",
-                    f"{columns:#x}", ", ".join(optional) or "none"),
-    ]
+    out = _int_fields(view, head, s, "tensors.")
+    out[1] = replace(out[1], value=f"{columns:#x}", note=", ".join(optional) or "none")
     pos, at = head.SIZE, {}
     for c in present:
         pos += -pos % c.align

@@ -19,10 +19,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from onert_checkpoint_generated.layout import V3_DATA_BLOCKS_KIND, SectionKind
+
 from ..api import load
+from ..format.container.constants import OPTIMIZER_CODES
 from ..format.container.constants import crc as crc32c
 from ..format.errors import FormatError, UnsupportedFormatError
 from ..format.model import Checkpoint
+from .layout_map import layout_map, section_entries
 
 __all__ = ["MICRO_CODES", "judge", "left_to_full", "parse"]
 
@@ -42,15 +46,16 @@ _LEFT_CODES = frozenset({
     "duplicate_tensor_name", "duplicate_slot_name", "duplicate_state_key", "bad_state_type",
     "bad_origin", "bad_range_index", "bad_section_flags", "empty_section",
 })
-_KEPT_KINDS = (1, 2, 3, 4, 0x100008)  # the sections a micro reader reads
+#: the sections a micro reader reads
+_KEPT_KINDS = (SectionKind.TENSORS, SectionKind.OPTIMIZER, SectionKind.STATE, SectionKind.DATA,
+               V3_DATA_BLOCKS_KIND)
 
 
 def _entry_kind(data: bytes, field: str) -> int | None:
     """The kind of section-table entry i named by a field ``sections[i]...``."""
     found = re.match(r"sections\[(\d+)\]", field)
-    if not found or 64 + 32 * int(found[1]) + 4 > len(data):
-        return None
-    return int.from_bytes(data[64 + 32 * int(found[1]):][:4], "little")
+    entries = section_entries(data)
+    return entries[int(found[1])][0] if found and int(found[1]) < len(entries) else None
 
 
 def left_to_full(code: str, field: str, data: bytes) -> bool:
@@ -71,21 +76,15 @@ def left_to_full(code: str, field: str, data: bytes) -> bool:
     if code == "count_exceeds_file":
         return field == "origin"
     if code == "section_order":  # a micro reader refuses a kept kind repeated anywhere
-        kinds = [kind for kind, _, _ in _entries(data) if kind in _KEPT_KINDS]
+        kinds = [kind for kind, _, _ in section_entries(data) if kind in _KEPT_KINDS]
         return len(kinds) == len(set(kinds))
     if code in ("section_checksum", "duplicate_section"):
         kind = _entry_kind(data, field)
-        if kind == 4 and code == "section_checksum":  # the data section's own CRC, redundant
-            return any(k == 0x100008 for k, _, _ in _entries(data))  # with the block CRCs
+        if kind == SectionKind.DATA and code == "section_checksum":  # the data section's own
+            # CRC, redundant with the block CRCs
+            return any(k == V3_DATA_BLOCKS_KIND for k, _, _ in section_entries(data))
         return kind not in _KEPT_KINDS
     return False
-
-
-def _entries(data: bytes) -> list[tuple[int, int, int]]:
-    """(kind, ofs_body, len_body) of each section-table entry that lies in the file."""
-    count = int.from_bytes(data[24:28], "little") if len(data) >= 28 else 0
-    return [struct.unpack_from("<I4xQQ", data, 64 + 32 * i) for i in range(min(count, 64))
-            if 64 + 32 * i + 32 <= len(data)]
 
 
 def parse(text: str) -> dict[str, Any]:
@@ -120,13 +119,11 @@ def _key(key: str) -> str:
                    "".join(f"%{b:02X}" for b in c.encode()) for c in key)
 
 
-_KINDS = {"sgd": 0, "sgd_momentum": 1, "adam": 2}
-
-
 def expected(ckpt: Checkpoint) -> dict[str, Any]:
     """What a micro reader prints for a valid file, as :func:`parse` returns it."""
     opt = ckpt.optimizer
-    kind = "-" if opt is None else str(_KINDS[opt.kind] if opt.kind in _KINDS
+    codes = OPTIMIZER_CODES  # a self-described optimizer: optimizer_<code>
+    kind = "-" if opt is None else str(codes[opt.kind] if opt.kind in codes
                                        else int(opt.kind.rsplit("_", 1)[1]))
     slots = "0" if opt is None else str(len(opt.slots))
     out: dict[str, Any] = {"accept": (str(len(ckpt.tensors)), slots, kind), "state": [],
@@ -153,16 +150,16 @@ def expected(ckpt: Checkpoint) -> dict[str, Any]:
 
 def limit_refusals(ckpt: Checkpoint, data: bytes, buffer: int) -> set[tuple[str, int]]:
     """The (field, offset) of each limit of SPEC.md 11 a valid file is beyond with ``buffer``."""
-    body = {kind: (ofs, n) for kind, ofs, n in _entries(data)}
+    body = {kind: (ofs, n) for kind, ofs, n in section_entries(data)}
+    blocks, data_kind = body.get(V3_DATA_BLOCKS_KIND), SectionKind.DATA
     out = {("file", 0)} if len(data) >= 2**31 else set()
     if buffer < 64:
         out.add(("block_buffer", 0))
-    if 0x100008 in body and (ckpt.layout.data_block_size or 0) > buffer:
-        out.add(("data_blocks.block_shift", body[0x100008][0]))
-    elif 0x100008 not in body and body.get(4, (0, 0))[1] > buffer:
-        out.add(("data", body[4][0]))
+    if blocks is not None and (ckpt.layout.data_block_size or 0) > buffer:
+        out.add(("data_blocks.block_shift", blocks[0]))
+    elif blocks is None and body.get(data_kind, (0, 0))[1] > buffer:
+        out.add(("data", body[data_kind][0]))
     if ckpt.layout.data_order is not None and len(ckpt.layout.data_order) > 8 * buffer:
-        from .layout_map import layout_map
         out |= {("tensors[].order", f.offset) for f in layout_map(data).fields
                 if f.name == "tensors.order"}
     return out
