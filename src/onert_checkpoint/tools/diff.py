@@ -282,18 +282,10 @@ def _encoding(value: object) -> tuple[str, object]:
         return "bytes", bytes(value)
     if isinstance(value, float):
         return "float", struct.pack("<d", value)
-    if isinstance(value, bool):
-        return "bool", value
-    if isinstance(value, int):
-        return "int", value
-    if isinstance(value, str):
-        return "string", value
+    for kind, name in ((bool, "bool"), (int, "int"), (str, "string")):
+        if isinstance(value, kind):
+            return name, value
     return type(value).__name__, repr(value)
-
-
-def same_state_value(a: object, b: object) -> bool:
-    """True when two training-state values have the same type and encoding (NaN included)."""
-    return _encoding(a) == _encoding(b)
 
 
 def _unlike(a: Tensor | None, b: Tensor | None) -> str | None:
@@ -398,7 +390,7 @@ def diff(
         out.state["optimizer"] = (kind_a, kind_b)
     for key in list(a.state) + [k for k in b.state if k not in a.state]:
         va, vb = a.state.get(key), b.state.get(key)
-        if key not in a.state or key not in b.state or not same_state_value(va, vb):
+        if key not in a.state or key not in b.state or _encoding(va) != _encoding(vb):
             out.state[key] = (va, vb)
     for fact in ("revision", "dialect", "table_length"):
         fa, fb = getattr(a, fact), getattr(b, fact)

@@ -10,8 +10,9 @@ Three kinds, each a figure written atomically as PNG or SVG (by the name's suffi
   relative L2 change from the first checkpoint, against the step.
 
 The SVG keeps its text as text (``svg.fonttype: none``), and each bar, line and histogram panel
-has an id (``bar-<tensor>``, ``line-<tensor>``, ``hist-<tensor>-<slot>``), so that a picture
-can be read back, as the tests do.
+has an id (``bar-<tensor>``, ``line-<tensor>``, ``hist-<tensor>-<slot>``; names read from a
+file made ``safe_text``: XML holds no control byte), so that a picture can be read back, as the
+tests do.
 Without matplotlib, :func:`require_matplotlib` raises ImportError naming the extra.
 """
 
@@ -80,11 +81,6 @@ def _key(name: str | None, index: int) -> str:
     return str(index) if name is None else name
 
 
-def _id(text: str) -> str:
-    """A name read from a file as an SVG id: no control byte (XML has none)."""
-    return safe_text(text)
-
-
 def _label(text: str) -> str:
     """A name read from a file as text on the picture: no control byte, and a ``$`` drawn as
     itself, not the start of matplotlib's math mode."""
@@ -132,7 +128,7 @@ def histograms(ckpt: Checkpoint, path: str | os.PathLike[str], *,
         counts = histogram(entry, dtype, edges)
         shown = edges / unit
         ax.bar(shown[:-1], counts, width=np.diff(shown), align="edge")
-        ax.set_gid(_id(f"hist-{key}-{s}"))
+        ax.set_gid(safe_text(f"hist-{key}-{s}"))
         scaled = "" if unit == 1.0 else f" (x 2^{int(np.log2(unit))})"
         ax.set_title(_label(f"{key} {s}") + scaled, fontsize=9)
         ax.tick_params(labelsize=7)
@@ -160,7 +156,7 @@ def _bar_chart(fig: Figure, keys: list[str], values: list[float], ylabel: str) -
     for x, (key, value) in enumerate(zip(keys, values)):
         shown = value if math.isfinite(value) else top * 1.1  # infinite: A was zero
         (bar,) = ax.bar([x], [shown], color="C0" if math.isfinite(value) else "C3")
-        bar.set_gid(_id(f"bar-{key}"))
+        bar.set_gid(safe_text(f"bar-{key}"))
         if not math.isfinite(value):
             ax.annotate("inf", (x, shown), ha="center", va="bottom", fontsize=8)
     ax.set_xticks(range(len(keys)), [_label(k) for k in keys],
@@ -226,7 +222,7 @@ def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
     ax = fig.add_subplot()
     for key, ys in lines.items():
         (line,) = ax.plot(xs, ys, marker="o", label=_label(key))
-        line.set_gid(_id(f"line-{key}"))
+        line.set_gid(safe_text(f"line-{key}"))
     from matplotlib.ticker import MaxNLocator
 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
