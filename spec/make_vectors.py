@@ -144,11 +144,19 @@ def values(count: int, seed: int) -> np.ndarray:
     ).astype("<f4")
 
 
+def typed(index: int, data: np.ndarray, **kw) -> Tensor:
+    """A tensor whose record says exactly the ``dtype`` and ``shape`` given (a Tensor built
+    from a typed array takes the array's where none is given)."""
+    t = Tensor(index=index, data=data, **kw)
+    t.dtype, t.shape = kw.get("dtype"), kw.get("shape")
+    return t
+
+
 def tensors(counts: dict[int, int], order: list[int] | None = None) -> list[Tensor]:
     """Weight tensors ``index -> element count``; ``order`` fixes the storage order (onert-micro's
     saver appends in reverse operator order), through the ``offset`` the writer sorts by."""
     rank = {i: k for k, i in enumerate(order)} if order else {}
-    return [Tensor(index=i, data=values(n, i), offset=rank.get(i)) for i, n in counts.items()]
+    return [typed(index=i, data=values(n, i), offset=rank.get(i)) for i, n in counts.items()]
 
 
 def adam(
@@ -866,10 +874,6 @@ def write_v2(
     return oc.to_bytes(ckpt)
 
 
-def typed(index: int, data: np.ndarray, **kw) -> Tensor:
-    return Tensor(index=index, data=data, **kw)
-
-
 def f32(count: int, seed: int) -> np.ndarray:
     return values(count, seed)
 
@@ -1057,7 +1061,7 @@ def make_valid_v2() -> None:
         "storage-order",
         write_v2(
             [
-                Tensor(index=i, data=f32(n, i), offset=o)
+                typed(index=i, data=f32(n, i), offset=o)
                 for i, n, o in ((0, 2, 3), (1, 5, 1), (2, 1, 2))
             ]
         ),
@@ -1730,7 +1734,7 @@ def make_valid_v3() -> None:
         "column-order",
         write_v2(
             [
-                Tensor(index=i, data=f32(n, i), offset=o)
+                typed(index=i, data=f32(n, i), offset=o)
                 for i, n, o in ((0, 1, 2), (1, 2, 0), (2, 1, 1))
             ]
         ),
@@ -1738,7 +1742,7 @@ def make_valid_v3() -> None:
     )
     v3_valid(
         "order-two-records-swapped",
-        write_v2([Tensor(index=i, data=f32(1, i), offset=o) for i, o in ((0, 1), (1, 0))]),
+        write_v2([typed(index=i, data=f32(1, i), offset=o) for i, o in ((0, 1), (1, 0))]),
         "two records stored in reverse: order [1, 0], the only two-record order column that is "
         "not the identity",
     )
@@ -1746,7 +1750,7 @@ def make_valid_v3() -> None:
         "all-columns",
         write_v2(
             [
-                Tensor(
+                typed(
                     index=2,
                     data=f32(2, 2),
                     name="a",
@@ -1755,8 +1759,8 @@ def make_valid_v3() -> None:
                     model_index=7,
                     offset=2,
                 ),
-                Tensor(index=5, data=np.zeros(3, "u1"), offset=0),
-                Tensor(index=9, data=f32(1, 9), name="bc", dtype="float32", shape=(1, 1), offset=1),
+                typed(index=5, data=np.zeros(3, "u1"), offset=0),
+                typed(index=9, data=f32(1, 9), name="bc", dtype="float32", shape=(1, 1), offset=1),
             ],
             Optimizer("sgd_momentum", slots={"momentum": {2: Buffer(2, f32(2, 70))}}),
             {"step": 3},

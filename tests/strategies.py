@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 from hypothesis import strategies as st
@@ -74,6 +75,17 @@ def entry_data(max_bytes: int = 48) -> st.SearchStrategy[np.ndarray]:
     return build()
 
 
+_Entry = TypeVar("_Entry", bound=Buffer)
+
+
+def _as_bytes(entry: _Entry) -> _Entry:
+    """A schema-1 or WOF entry: its data may be a typed view, but no dtype or shape is
+    recorded (a built Tensor takes its array's)."""
+    if isinstance(entry, Tensor):
+        entry.dtype = entry.shape = None
+    return entry
+
+
 def _same_size(draw: st.DrawFn, nbytes: int) -> np.ndarray:
     return np.frombuffer(draw(st.binary(min_size=nbytes, max_size=nbytes)), dtype=np.uint8).copy()
 
@@ -114,7 +126,7 @@ def checkpoints(
             order = draw(st.permutations(order))
         rank = {index: k for k, index in enumerate(order)}
         offset = (lambda i: rank[i]) if dialect == "onert-micro" else (lambda i: None)
-        return [cls(index=i, data=arr, offset=offset(i)) for i, arr in items.items()]
+        return [_as_bytes(cls(index=i, data=arr, offset=offset(i))) for i, arr in items.items()]
 
     weights = {i: draw(data) for i in present}
     tensors = placed(Tensor, weights)
@@ -148,7 +160,7 @@ def wof_checkpoints(draw: st.DrawFn, *, max_entries: int = 8, max_bytes: int = 4
     order = draw(st.permutations(present))
     rank = {index: k for k, index in enumerate(order)}
     data = entry_data(max_bytes)
-    tensors = [Tensor(index=i, data=draw(data), offset=rank[i]) for i in present]
+    tensors = [_as_bytes(Tensor(index=i, data=draw(data), offset=rank[i])) for i in present]
     return Checkpoint(tensors=tensors, optimizer=None, layout=WofLayout("wof", num_entries=n))
 
 

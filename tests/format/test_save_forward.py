@@ -46,7 +46,8 @@ def content(revision: str, block_size: int | None) -> oc.Checkpoint:
     WOF (weights only), step and epoch."""
     rng = np.random.default_rng(7)
     sizes = [3, 70_000, 16, 100_000, 1, 4096, 51_000, 0, 2]
-    tensors = [oc.Tensor(i, rng.standard_normal(n).astype(np.float32)) for i, n in enumerate(sizes)]
+    tensors = [oc.Tensor(i, rng.standard_normal(n).astype(np.float32).view(np.uint8))
+               for i, n in enumerate(sizes)]  # bytes: no dtype for v1 and WOF to drop
     opt = None
     if revision != "wof":
         opt = oc.Optimizer("adam")

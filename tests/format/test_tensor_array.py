@@ -128,3 +128,16 @@ def test_a_tensor_s_dtype_is_a_name_numpy_s_spellings_equal() -> None:
     assert not (tensor.dtype == "int4x") and not (tensor.dtype == object)
     tensor.dtype = "float32"  # settable, as before
     assert tensor.dtype == np.float32
+
+
+def test_a_tensor_built_from_an_array_takes_its_dtype_and_shape() -> None:
+    t = oc.Tensor(0, np.arange(6, dtype=np.float32).reshape(2, 3))
+    assert (t.dtype, t.shape) == ("float32", (2, 3))
+    back = oc.load(oc.to_bytes(oc.Checkpoint([t])))  # schema 3's record keeps them
+    assert (back[0].dtype, back[0].shape) == ("float32", (2, 3))
+    assert oc.Tensor(0, np.zeros(4, np.int16), shape=(2, 2)).shape == (2, 2)  # given wins
+    assert oc.Tensor(0, np.zeros(4, np.int16), dtype="float16").dtype == "float16"
+    assert oc.Tensor(0, np.zeros((2, 2), np.uint8)).shape == (2, 2)
+    # a flat uint8 array is the entry's bytes; a type the format has no name for stays bytes
+    for data in (np.zeros(8, np.uint8), np.zeros(2, ">f4"), np.zeros(2, "datetime64[s]")):
+        assert (oc.Tensor(0, data).dtype, oc.Tensor(0, data).shape) == (None, None)

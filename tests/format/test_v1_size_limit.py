@@ -37,7 +37,7 @@ HEADS = {
     "v1": lambda: (DATA / "fc2-sgd-step8.ckpt").read_bytes(),
     "v1 footer-less": lambda: footerless(oc.load(DATA / "fc2-sgd-step8.ckpt")),
     "wof": lambda: oc.to_bytes(oc.convert(oc.Checkpoint(tensors=[
-        oc.Tensor(0, np.arange(3, dtype=np.float32))]), "wof")),
+        oc.Tensor(0, np.arange(3, dtype=np.float32).view(np.uint8))]), "wof")),
 }
 
 

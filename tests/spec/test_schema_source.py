@@ -321,7 +321,7 @@ def _files() -> dict[str, bytes]:
     and an upgrade of it to schemas 2 and 3 (optimizer, state and origin sections)."""
     v1 = (ROOT / "tests" / "data" / "real-onert" / "fc2-adam-step8.ckpt").read_bytes()
     ck = oc.load(v1)
-    plain = oc.Checkpoint(tensors=[oc.Tensor(0, np.arange(4, dtype=np.float32))])
+    plain = oc.Checkpoint(tensors=[oc.Tensor(0, np.arange(4, dtype=np.float32).view(np.uint8))])
     return {
         "v1": v1,
         "wof": oc.to_bytes(oc.convert(plain, "wof")),

@@ -14,11 +14,12 @@ import operator
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .assignment import check_assignment
+from .dtypes import DTYPE_CODES
 from .entries import DataStore, EntryTable, SlotEntries, TensorList
 from .errors import released_error
 from .layout import Layout, Section
@@ -207,8 +208,14 @@ class Buffer:
         return f"index={self._index}, {dtype}{shape}, nbytes={self.nbytes}{offset}"
 
 
+#: The little-endian NumPy dtypes of the format's element types (dtypes.py).
+_TYPED = frozenset(np.dtype(n).newbyteorder("<") for n in DTYPE_CODES if n in np.sctypeDict)
+
+
 class Tensor(Buffer):
-    """A weight entry, with what the circle model (or a schema-2 record) says of it."""
+    """A weight entry, with what the circle model (or a schema-2 record) says of it. Built from
+    a typed array, it takes the array's dtype and shape where none is given (a flat uint8
+    array, or a type the format has no name for, is the entry's bytes)."""
 
     __slots__ = ("_dtype", "_name", "_owner", "model_index", "shape")
 
@@ -220,6 +227,9 @@ class Tensor(Buffer):
                  name: str | None = None, dtype: str | None = None,
                  shape: tuple[int, ...] | None = None, model_index: int | None = None) -> None:
         super().__init__(index, data, offset)
+        kind: Any = getattr(data, "dtype", None)
+        if kind in _TYPED and (kind != np.uint8 or data.ndim != 1):
+            dtype, shape = dtype or kind.name, data.shape if shape is None else shape
         self._set_meta(name, dtype, shape, model_index)
 
     def _set_meta(self, name: str | None, dtype: str | None, shape: tuple[int, ...] | None,
