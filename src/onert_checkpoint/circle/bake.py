@@ -17,7 +17,7 @@ from ..atomic_file import write_atomic
 from ..format.model import Checkpoint
 from ..format.revisions.registry import holds
 from .binding import bind, entry_tensors
-from .model import CircleModel, model_mismatch, not_representable
+from .model import CircleModel, as_circle_model, model_mismatch, not_representable
 from .onert_order import predict_onert_entries
 from .rebuild import rebuild
 
@@ -99,8 +99,7 @@ def bake(ckpt: Checkpoint | str | os.PathLike[str] | bytes,
     """
     if shared not in SHARED_POLICIES:
         raise ValueError(f"shared must be one of {', '.join(SHARED_POLICIES)}, not {shared!r}")
-    if not isinstance(model, CircleModel):
-        model = CircleModel.load(model)
+    model = as_circle_model(model)
     if not isinstance(ckpt, Checkpoint):
         from ..format.dispatch import load
 

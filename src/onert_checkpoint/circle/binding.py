@@ -87,17 +87,11 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
     return out
 
 
-def _predicted(model: CircleModel) -> list[int] | None:
-    """`predict_onert_order`, or None past what the prediction knows (more operands than
-    its table of libstdc++ bucket counts): a model the prediction cannot decide."""
-    try:
-        return predict_onert_order(model)
-    except OverflowError:
-        return None
-
-
 def _onert_order(ckpt: Checkpoint, model: CircleModel, order: str) -> list[int]:
-    predicted = _predicted(model)
+    try:
+        predicted: list[int] | None = predict_onert_order(model)
+    except OverflowError:  # past the prediction's table of libstdc++ bucket counts
+        predicted = None
     trainable = predicted or sorted(onert_order.trainable_indices(model))
     if predicted is not None and len(ckpt.tensors) != len(predicted):
         raise _mismatch(

@@ -164,35 +164,40 @@ class CircleModel:
                 memo[kind, at] = make(*args)
             return memo[kind, at]
 
+        def vector(table: Any, slot: int, kind: str, make: Callable[[int, int], Any]) -> Any:
+            """``make(start, length)`` of the vector (or string) in vtable ``slot``, once per
+            position; None when the field is absent."""
+            o = table._tab.Offset(slot)
+            return None if o == 0 else once(kind, table._tab.Vector(o), make,
+                                            table._tab.Vector(o), table._tab.VectorLen(o))
+
+        def ints(at: int, n: int) -> tuple[int, ...]:
+            return tuple(np.frombuffer(view, "<i4", n, at).tolist())
+
         def tensor_fields(t: Any, i: int) -> tuple[str, str, int, tuple[int, ...], int, Any]:
             code = int(t.Type())
             dtype, size = DTYPES.get(code, (f"type{code}", None))
-            at = _vector_at(t, 4)  # Tensor.shape
-            shape = () if at is None else once(
-                "shape", at, lambda: tuple(t.ShapeAsNumpy().tolist()))
+            shape = vector(t, 4, "shape", ints) or ()  # Tensor.shape
             count = int(np.prod(shape, dtype=np.int64)) if shape else 1
             b = int(t.Buffer())
             if not 0 <= b < num_buffers:
                 raise model_mismatch(f"tensor {i} names buffer {b} of {num_buffers}")
             blob = once("buffer", b, cls._buffer_bytes, model.Buffers(b), view, b)
-            at = _vector_at(t, 10)  # Tensor.name (a string is a vector of bytes)
-            name = "" if at is None else once(
-                "name", at, lambda: (t.Name() or b"").decode("utf-8", "replace"))
+            name = vector(t, 10, "name", lambda at, n: str(view[at : at + n], "utf-8", "replace"))
             nbytes = count * size if size is not None and count >= 0 else 0
-            return name, dtype, code, shape, nbytes, blob
+            return name or "", dtype, code, shape, nbytes, blob
 
         def operands(op: Any, slot: int, k: int) -> tuple[int, ...]:
             """An operator's inputs (vtable slot 6) or outputs (8), each vector checked once."""
-            at = _vector_at(op, slot)
-            return () if at is None else once("operands", at, checked, op, slot, k, at)
 
-        def checked(op: Any, slot: int, k: int, at: int) -> tuple[int, ...]:
-            length = op._tab.VectorLen(op._tab.Offset(slot))
-            found = tuple(np.frombuffer(op._tab.Bytes, "<i4", length, at).tolist())
-            for x in found:
-                if not -1 <= x < num_tensors:
-                    raise model_mismatch(f"operator {k} names tensor {x} of {num_tensors}")
-            return found
+            def checked(at: int, n: int) -> tuple[int, ...]:
+                found = ints(at, n)
+                for x in found:
+                    if not -1 <= x < num_tensors:
+                        raise model_mismatch(f"operator {k} names tensor {x} of {num_tensors}")
+                return found
+
+            return vector(op, slot, "operands", checked) or ()
 
         tensors: list[CircleTensor] = []
         data: dict[int, memoryview] = {}
@@ -275,13 +280,6 @@ class CircleModel:
                     if i >= 0 and self.tensors[i].is_constant:
                         saved.setdefault(i)
         return list(saved)
-
-
-def _vector_at(table: Any, slot: int) -> int | None:
-    """Where the vector (or string) in vtable ``slot`` of a generated table starts: the key
-    under which what it holds is read once. None when the field is absent."""
-    o = table._tab.Offset(slot)
-    return None if o == 0 else int(table._tab.Vector(o))
 
 
 def as_circle_model(model: CircleModel | str | os.PathLike[str] | bytes | bytearray | memoryview

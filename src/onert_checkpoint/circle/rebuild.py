@@ -172,14 +172,12 @@ def rebuild(model: CircleModel, kept: dict[int, np.ndarray],
     buffer_type = type(obj.buffers[0])
     # how many tensors (of every subgraph) read each buffer: a shared buffer is split
     readers = Counter(t.buffer for sg in obj.subgraphs for t in sg.tensors or [])
-    added = 0
+    num_buffers = len(obj.buffers)
 
     def new_buffer(data: np.ndarray) -> int:
-        nonlocal added
         buf = buffer_type()
         buf.data = data
         obj.buffers.append(buf)
-        added += data.nbytes
         return len(obj.buffers) - 1
 
     for index, data in kept.items():
@@ -202,6 +200,7 @@ def rebuild(model: CircleModel, kept: dict[int, np.ndarray],
             subgraph.tensors.append(clone)
             op = subgraph.operators[reader]
             op.inputs = np.where(op.inputs == index, len(subgraph.tensors) - 1, op.inputs)
+    added = sum(b.data.nbytes for b in obj.buffers[num_buffers:])
     builder = _Builder(len(model.source) + added + 1024)
     builder.Finish(obj.Pack(builder), file_identifier=FILE_IDENTIFIER)
     return builder
