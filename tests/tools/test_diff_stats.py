@@ -210,6 +210,9 @@ def test_diff_rows_read_back_as_they_were_compared_and_as_json_in_pieces() -> No
                                         "equal", "only_b", "only_b"]
     assert rows[2].max_abs == 0.5 and rows[0].nbytes_a == 8 and rows[0].max_abs is None
     assert found.entries[-1] == rows[-1] and found.entries[1:3] == rows[1:3]
+    assert found.entries == rows and found.entries != rows[:-1]
+    assert repr(found.entries) == (
+        "EntryDiffs(8 rows: {'only_a': 2, 'differs': 2, 'equal': 2, 'only_b': 2})")
     with pytest.raises(IndexError):
         found.entries[len(rows)]
     text = "".join(found.json_pieces(hint="h"))

@@ -110,6 +110,16 @@ class EntryDiffs(Sequence[EntryDiff]):
     def __iter__(self) -> Iterator[EntryDiff]:
         return (self[i] for i in range(len(self)))
 
+    def __eq__(self, other: object) -> bool:  # as the list of rows it stands for
+        if isinstance(other, (list, EntryDiffs)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"EntryDiffs({len(self)} rows: {self.counts()})"
+
     def ok(self) -> bool:
         """Every row equal or close."""
         return max(self._status, default=0) <= 1
