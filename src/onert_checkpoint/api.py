@@ -142,8 +142,8 @@ def upgrade(
     every tensor record gets the circle tensor's index, name, dtype and shape; without it the
     tensors are raw bytes. A schema-2 or schema-3 checkpoint is returned as a copy in revision
     ``to`` (bound to ``model`` if given); the tensors keep the offsets (and a schema-3 file's
-    ``data_order``) they were read with, so the data keep their storage order. ``order`` is how an
-    onert file's entries are matched to the model's tensors ([`load`][onert_checkpoint.load]'s).
+    ``layout.data_order``) they were read with, so the data keep their storage order. ``order``
+    is how an onert file's entries are matched to the model's tensors (``load``'s).
     """
     from .format import convert as formats
 

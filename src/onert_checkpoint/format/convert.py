@@ -65,17 +65,11 @@ def _check_model_indices_fit(tensors: Iterable[Tensor], target: registry.Revisio
 
 def upgrade(ckpt: Checkpoint, *, to: str = RECOMMENDED.name,
             name_tensors: Callable[[Checkpoint], None] | None = None) -> Checkpoint:
-    """Schema 1 (either dialect) or WOF to a revision that holds everything (by default
-    schema 3, the recommended revision, SPEC 10; or schema 2), losslessly; the tensors stay as
-    they were read (raw bytes for schema 1 and WOF).
-
-    A schema-2 or schema-3 checkpoint is returned as a copy in revision ``to``; the tensors
-    keep the offsets (and a schema-3 file's ``data_order``) they were read with, so the data
-    keep their storage order. ``name_tensors``, if given, is called with a view of the copied
-    tensors as the file they came from laid them out (its revision, dialect and table length,
-    from the origin section of a schema-2 or schema-3 input), before the schema-3 checks: the
-    model layer names, types and shapes them there ([`upgrade`][onert_checkpoint.upgrade]).
-    """
+    """[`upgrade`][onert_checkpoint.upgrade] without a model: the tensors stay as they were
+    read (raw bytes for schema 1 and WOF). ``name_tensors``, if given, is called with a view of
+    the copied tensors as the file they came from laid them out (its revision, dialect and table
+    length; for a schema-2 or schema-3 input those of its origin section), before the schema-3
+    checks: the model layer names, types and shapes them there."""
     target = registry.find(to)
     if target is None or not target.holds_everything:
         targets = [r.name for r in REVISIONS if r.holds_everything]
@@ -86,7 +80,6 @@ def upgrade(ckpt: Checkpoint, *, to: str = RECOMMENDED.name,
     tensors: Iterable[Tensor] = ckpt.tensors.copied(lambda t: _copy_tensor(t, keep_meta=True))
     if name_tensors is not None:
         tensors = list(tensors)
-    if name_tensors is not None:
         # the file the content came from: its origin section's, or its own layout
         was = ckpt.layout.origin or ckpt.layout.values()
         name = str(was.get("revision", ckpt.revision))

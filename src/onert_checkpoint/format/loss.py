@@ -21,10 +21,9 @@ from .model import Checkpoint
 from .revisions.registry import RECOMMENDED, RUNTIME, Revision, holds
 from .revisions.registry import revision as revision_named
 
-__all__ = ["EXPORT_TARGETS", "V1_STATE_KEYS", "check_lossless", "fitting_revision", "lost_content"]
+__all__ = ["EXPORT_TARGETS", "check_lossless", "fitting_revision", "lost_content",
+           "tensor_annotations"]
 
-#: What schema 1's footer holds; every other state key is lost in schema 1.
-V1_STATE_KEYS: tuple[str, ...] = RUNTIME.state_keys or ()
 #: The containers of ``export`` (safetensors, npz): every array and, in the metadata, the rest.
 EXPORT_TARGETS = ("safetensors", "npz")
 U32_MAX = 0xFFFF_FFFF

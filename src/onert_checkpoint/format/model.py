@@ -563,28 +563,22 @@ class Checkpoint(Mapping[object, Tensor]):
         return entries.get(tensors._key_of(pos, "index"))
 
     def content_equal(self, other: Checkpoint) -> bool:
-        """True when both hold the same entries, bytes, optimizer state and training state."""
+        """True when both hold the same entries, bytes, optimizer state and training state
+        (``==``: the layout is not content)."""
         if self.tensors.indices() != other.tensors.indices():
             return False
-        if any(not _same_bytes(a, b) for a, b in zip(self.tensors, other.tensors)):
+        if not all(map(_same_bytes, self.tensors, other.tensors)):
             return False
-        if (self.optimizer is None) != (other.optimizer is None):
+        mine, theirs = self.optimizer, other.optimizer
+        if mine is None or theirs is None:
+            if mine is not theirs:
+                return False
+        elif mine.kind != theirs.kind or mine.slots.keys() != theirs.slots.keys():
             return False
-        if self.optimizer is not None and other.optimizer is not None:
-            if self.optimizer.kind != other.optimizer.kind:
-                return False
-            if set(self.optimizer.slots) != set(other.optimizer.slots):
-                return False
-            for name, entries in self.optimizer.slots.items():
-                theirs = other.optimizer.slots[name]
-                if set(entries) != set(theirs):
-                    return False
-                if any(not _same_bytes(entries[i], theirs[i]) for i in entries):
-                    return False
-        mine, theirs_state = dict(self.state), dict(other.state)
-        return mine.keys() == theirs_state.keys() and all(
-            _same_value(v, theirs_state[k]) for k, v in mine.items()
-        )
+        elif not all(_same_entries(entries, theirs.slots[n]) for n, entries in mine.slots.items()):
+            return False
+        return self.state.keys() == other.state.keys() and all(
+            _same_value(v, other.state[k]) for k, v in self.state.items())
 
 
 def _same_value(a: object, b: object) -> bool:
@@ -593,6 +587,10 @@ def _same_value(a: object, b: object) -> bool:
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
     return bool(a == b)
+
+
+def _same_entries(a: Mapping[int, Buffer], b: Mapping[int, Buffer]) -> bool:
+    return a.keys() == b.keys() and all(_same_bytes(entry, b[i]) for i, entry in a.items())
 
 
 def _same_bytes(a: Buffer, b: Buffer) -> bool:
