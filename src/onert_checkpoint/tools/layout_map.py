@@ -64,20 +64,17 @@ class LayoutMap:
             return iter(self.fields)
         return heapq.merge(self.fields, self.data(), key=lambda f: (f.offset, -f.size))
 
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "revision": self.revision,
-            "file_size": self.file_size,
-            "fields": [f.__dict__ for f in self.iter_fields()],
-            "error": None if self.error is None else self.error.to_dict(),
-        }
+    def to_dict(self, *, lazy: bool = False) -> dict[str, object]:
+        """The map as JSON values; with ``lazy``, its fields a generator (:meth:`json_pieces`)."""
+        fields = (f.__dict__ for f in self.iter_fields())
+        return {"revision": self.revision, "file_size": self.file_size,
+                "fields": fields if lazy else list(fields),
+                "error": None if self.error is None else self.error.to_dict()}
 
     def json_pieces(self) -> Iterator[str]:
         """:meth:`to_dict` as one line of ASCII JSON, in pieces (the same text as
         ``json.dumps(self.to_dict())``), one field at a time."""
-        error = None if self.error is None else self.error.to_dict()
-        return json_pieces({"revision": self.revision, "file_size": self.file_size,
-                            "fields": (f.__dict__ for f in self.iter_fields()), "error": error})
+        return json_pieces(self.to_dict(lazy=True))
 
 
 def _u(view: memoryview, at: int, size: int) -> int | None:
