@@ -112,9 +112,9 @@ _NOTES: dict[str, dict[str, str]] = {
     },
     "Header": {
         "version": "schema version",
-        "header_crc": "CRC-32C of the 64-byte header, this field as 0",
+        "header_crc": f"CRC-32C of the {layout.Header.SIZE}-byte header, this field as 0",
         "len_file": "file size",
-        "ofs_section_table": "section table start (64)",
+        "ofs_section_table": f"section table start ({layout.Header.ofs_section_table.valid})",
         "num_sections": "entries of the section table",
         "section_table_crc": "CRC-32C of the section table",
     },
@@ -154,7 +154,7 @@ def _magic_field(view: memoryview) -> list[LayoutField]:
 
 def _block_fields(view: memoryview, block: Block, label: str) -> list[LayoutField]:
     n, width = len(block.offsets), layout.V1_OFFSET_TABLE_OFS_ENTRIES.size
-    out = [LayoutField(block.start, width * n, f"{label} table", "", f"{n} u32 offsets")]
+    out = [LayoutField(block.start, width * n, f"{label} table", "", f"{n} u{8 * width} offsets")]
     for i in range(n):
         o, size = int(block.offsets[i]), int(block.sizes[i])
         note = "absent" if o == 0 else f"data [{o}, {o + size}), {size} bytes"
