@@ -73,18 +73,9 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
             "nor predictable here; give the order explicitly (order='probe' with onert "
             "installed, or order='predict')",
         )
-    out = []
-    for k, n in enumerate(sizes):
-        match = [i for i, m in wanted.items() if m == n]
-        if len(match) != 1:
-            raise error_for(
-                "ambiguous_entries" if match else "model_mismatch",
-                f"weights[{k}]",
-                None,
-                f"entry {k} ({n} bytes) matches {len(match)} of the model's trainable tensors",
-            )
-        out.append(match[0])
-    return out
+    # the sizes are the tensors' and all differ: each names one tensor
+    tensor_of = {m: i for i, m in wanted.items()}
+    return [tensor_of[n] for n in sizes]
 
 
 def _onert_order(ckpt: Checkpoint, model: CircleModel, order: str) -> list[int]:

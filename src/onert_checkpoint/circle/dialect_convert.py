@@ -42,6 +42,12 @@ def _describe(model: CircleModel, indices: Sequence[int]) -> str:
     )
 
 
+def _refuse(model: CircleModel, indices: Sequence[int], message: str) -> None:
+    """``not_representable`` (field ``weights``) naming ``indices`` at ``message``'s ``{}``."""
+    if indices:
+        raise not_representable("weights", message.format(_describe(model, indices)))
+
+
 def _by_tensor(
     ckpt: Checkpoint, model: CircleModel, order: str
 ) -> tuple[dict[int, Tensor], dict[str, dict[int, Buffer]], bool]:
@@ -110,22 +116,12 @@ def _to_micro(
     model: CircleModel, tensors: dict[int, Tensor], slots: dict[str, dict[int, Buffer]]
 ) -> tuple[list[Tensor], dict[str, MutableMapping[int, Buffer]], int]:
     saved = model.micro_saved_indices()
-    extra = sorted(set(tensors) - set(saved))
-    if extra:
-        raise not_representable(
-            "weights",
-            f"tensors {_describe(model, extra)} are not constants of a FULLY_CONNECTED or "
-            "CONV_2D operator: onert-micro neither saves nor loads them",
-        )
-    wrong = [
-        i for i in tensors if tensors[i].nbytes != MICRO_ELEMENT_SIZE * model.tensors[i].count
-    ]
-    if wrong:
-        raise not_representable(
-            "weights",
-            f"tensors {_describe(model, wrong)} are not 4 bytes per element: onert-micro's "
-            "saver and loader size every element as 4 bytes (spec/SPEC.md)",
-        )
+    _refuse(model, sorted(set(tensors) - set(saved)), "tensors {} are not constants of a "
+            "FULLY_CONNECTED or CONV_2D operator: onert-micro neither saves nor loads them")
+    wrong = [i for i, t in tensors.items()
+             if t.nbytes != MICRO_ELEMENT_SIZE * model.tensors[i].count]
+    _refuse(model, wrong, "tensors {} are not 4 bytes per element: onert-micro's saver and "
+            "loader size every element as 4 bytes (spec/SPEC.md)")
     # Buffer.offset = rank in the saver's order, so that storage_order lays the data out as
     # OMCheckpointSaver does (operators from the last to the first).
     rank = {index: k for k, index in enumerate(saved)}
@@ -143,26 +139,12 @@ def _to_onert(
     slots: dict[str, dict[int, Buffer]],
     order: Sequence[int],
 ) -> tuple[list[Tensor], dict[str, MutableMapping[int, Buffer]], int]:
-    missing = [i for i in order if i not in tensors]
-    if missing:
-        raise not_representable(
-            "weights",
-            f"onert exports every trainable tensor; the checkpoint has no data for tensors "
-            f"{_describe(model, missing)}",
-        )
-    extra = sorted(set(tensors) - set(order))
-    if extra:
-        raise not_representable(
-            "weights",
-            f"tensors {_describe(model, extra)} are not trainable tensors of onert for this model",
-        )
-    wrong = [i for i in order if tensors[i].nbytes != model.tensors[i].nbytes]
-    if wrong:
-        raise not_representable(
-            "weights",
-            f"tensors {_describe(model, wrong)} hold onert-micro's 4-bytes-per-element data, "
-            "not the tensor's own size",
-        )
+    _refuse(model, [i for i in order if i not in tensors], "onert exports every trainable "
+            "tensor; the checkpoint has no data for tensors {}")
+    _refuse(model, sorted(set(tensors) - set(order)),
+            "tensors {} are not trainable tensors of onert for this model")
+    _refuse(model, [i for i in order if tensors[i].nbytes != model.tensors[i].nbytes],
+            "tensors {} hold onert-micro's 4-bytes-per-element data, not the tensor's own size")
     out = [_tensor(tensors[i], k, i, model, None) for k, i in enumerate(order)]
     for k, name in copy_names(model, order).items():  # named as bind names them
         out[k].name, out[k].model_index = name, None  # the kept entry holds the model index
