@@ -2,7 +2,7 @@
 
 The content (tensors, optimizer, training state) is what ``==``, export and conversion keep;
 the layout is what a file of one revision records besides. Each revision's record
-(``Revision.layout_type``, revisions/registry.py) names its class here, which holds only what its
+(``Revision.layout_type``, revisions/record.py) names its class here, which holds only what its
 files carry; a field that they do not carry reads as nothing (None or ()) and cannot be set.
 """
 

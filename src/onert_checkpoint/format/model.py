@@ -3,8 +3,8 @@
 A [`Checkpoint`][onert_checkpoint.Checkpoint] holds the weight [`Tensor`][onert_checkpoint.Tensor]
 entries, the [`Optimizer`][onert_checkpoint.Optimizer] with its per-slot
 [`Buffer`][onert_checkpoint.Buffer] entries, the [`TrainingState`][onert_checkpoint.TrainingState],
-and what the reader detected about the file it came from (revision, dialect, table length). Data are
-NumPy arrays; when loaded from a file they are read-only views on the mapped file, never copies.
+and the layout of the file it came from (format/layout.py: revision, dialect, table length...). Data
+are NumPy arrays; when loaded from a file they are read-only views on the mapped file, never copies.
 """
 
 from __future__ import annotations
@@ -366,9 +366,10 @@ class Checkpoint(Mapping[object, Tensor]):
 
     ``layout`` is what the file it came from records besides the content (or what
     [`save`][onert_checkpoint.save] writes by default), an object of its revision's class in
-    `onert_checkpoint.format.layout`: ``revision`` and ``dialect`` read (and set) it, and a
-    checkpoint built by hand is in the recommended revision (spec/SPEC.md 10). ``ckpt == other``
-    compares the content only ([`content_equal`][onert_checkpoint.Checkpoint.content_equal]).
+    [`format.layout`][onert_checkpoint.format.layout]: ``revision`` and ``dialect`` read (and
+    set) it, and a checkpoint built by hand is in the recommended revision (spec/SPEC.md 10).
+    ``ckpt == other`` compares the content only
+    ([`content_equal`][onert_checkpoint.Checkpoint.content_equal]).
     """
 
     _tensors: TensorList[Tensor]
