@@ -594,6 +594,7 @@ def test_progress_bar_for_big_files_on_a_terminal(
 ) -> None:
     """Over 64 MiB and on a terminal, every written chunk advances a tqdm bar."""
     from onert_checkpoint.tools import cli
+    from onert_checkpoint.tools.cli_common import PROGRESS_THRESHOLD
 
     ckpt = oc.load(ADAM)
     seen: list[int] = []
@@ -601,7 +602,7 @@ def test_progress_bar_for_big_files_on_a_terminal(
     assert sum(seen) == ADAM.stat().st_size and len(seen) > 1
 
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
-    cli._save(ckpt, str(tmp_path / "x.ckpt"), size_hint=cli.PROGRESS_THRESHOLD + 1, progress=True)
+    cli._save(ckpt, str(tmp_path / "x.ckpt"), size_hint=PROGRESS_THRESHOLD + 1, progress=True)
     assert "writing" in capsys.readouterr().err
     assert (tmp_path / "x.ckpt").read_bytes() == ADAM.read_bytes()
     # Small files: no bar.
