@@ -85,33 +85,25 @@ def _load_crc32c():
     so it is loaded directly when it can be found, else through the package.
     """
     global _CRC32C
-    func = None
-    try:
-        import importlib.machinery
-        import importlib.util
+    import importlib.machinery
+    import importlib.util
 
-        spec = importlib.util.find_spec("crc32c")
-        for folder in (spec.submodule_search_locations or []) if spec else []:
-            for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-                path = os.path.join(folder, "_crc32c" + suffix)
-                if os.path.exists(path):
-                    loader = importlib.machinery.ExtensionFileLoader("crc32c._crc32c", path)
-                    ext_spec = importlib.util.spec_from_loader("crc32c._crc32c", loader)
-                    assert ext_spec is not None  # a spec is always made when a loader is given
-                    module = importlib.util.module_from_spec(ext_spec)
-                    loader.exec_module(module)
-                    func = module.crc32c
-                    break
-            if func is not None:
-                break
-    except (ImportError, OSError, AttributeError):
-        func = None
-    if func is None:
+    try:
+        spec = importlib.util.find_spec("crc32c")  # found, not imported
+        folders = (spec.submodule_search_locations or []) if spec else []
+        path = next(p for folder in folders for suffix in importlib.machinery.EXTENSION_SUFFIXES
+                    if os.path.exists(p := os.path.join(folder, "_crc32c" + suffix)))
+        loader = importlib.machinery.ExtensionFileLoader("crc32c._crc32c", path)
+        ext_spec = importlib.util.spec_from_loader("crc32c._crc32c", loader)
+        assert ext_spec is not None  # a spec is always made when a loader is given
+        module = importlib.util.module_from_spec(ext_spec)
+        loader.exec_module(module)
+        _CRC32C = module.crc32c
+    except (ImportError, OSError, AttributeError, StopIteration):
         import crc32c
 
-        func = crc32c.crc32c
-    _CRC32C = func
-    return func
+        _CRC32C = crc32c.crc32c
+    return _CRC32C
 
 
 _CRC_AT = layout.Header.header_crc.offset

@@ -2,12 +2,9 @@
 per block of the data section, so that reading one tensor verifies the blocks its bytes lie in
 instead of the whole data section.
 
-Reading: :func:`check_data_blocks` applies rules B1 to B5 (the section's own shape against the
-data section); :class:`DataBlocks` then verifies blocks on demand (:meth:`DataBlocks.check_range`,
-each block once: a bitmap of the verified ones) or all of them in order (B6, for ``verify()``
-and validation). Writing: :class:`BlockCrcs` sums every block's CRC-32C, and the whole
-section's, over the data pieces as the container writer streams them (one pass), and
-:func:`section_body` encodes the section.
+Reading: rules B1 to B5 (:func:`check_data_blocks`), then blocks verified on demand, each once
+(:meth:`DataBlocks.check_range`), or all in order (B6). Writing: :class:`BlockCrcs` sums the
+blocks' CRCs and the whole section's in the container writer's one pass over the data.
 """
 
 from __future__ import annotations
@@ -23,13 +20,12 @@ from onert_checkpoint_generated.layout import (
     V3_DATA_BLOCKS_SECTION_CRC,
     V3_MAX_BLOCK_SHIFT,
     V3_MIN_BLOCK_SHIFT,
-    SectionEntry,
     V3DataBlocksHead,
 )
 
 from .constants import crc, power_of_two_shift
 from .rules import check_shift_head, fail
-from .section_table import SectionInfo
+from .section_table import SectionInfo, check_section_crc
 
 __all__ = ["DEFAULT_BLOCK_SIZE", "HEAD_SIZE", "KIND", "BlockCrcs", "DataBlocks", "block_shift_of",
            "check_data_blocks", "num_blocks", "section_body"]
@@ -141,12 +137,7 @@ class DataBlocks:
         """B6's end, once every block has passed: the data section's own CRC (T4 f), combined
         from the blocks' CRCs instead of read again."""
         assert not self.remaining
-        value = combine(self.crcs, self.shift, self.data.length)
-        if value != self.data.crc:
-            fail("section_checksum", f"sections[{self.data.index}].crc",
-                 self.data.entry_offset + SectionEntry.crc.offset,
-                 f"CRC-32C of section {self.data.index} is {value:#010x}; "
-                 f"the table records {self.data.crc:#010x}")
+        check_section_crc(self.view, self.data, combine(self.crcs, self.shift, self.data.length))
 
     def _check(self, i: int) -> None:
         start = self._start + (i << self.shift)

@@ -18,25 +18,17 @@ from ..source import BufferReader
 from .constants import HEADER_SIZE, header_crc
 from .rules import fail, first
 
-__all__ = ["check_header", "check_header_rules"]
+__all__ = ["check_header"]
 
 
 def check_header(view: memoryview, version: int) -> OnertCheckpointCommon.Header:
-    """Rules H1 to H5; the header of a file of version byte ``version`` as the generated parser
-    reads it once they pass."""
-    check_header_rules(view, version)
-    io = KaitaiStream(BufferReader(view))
-    parsed = OnertCheckpointCommon.Header(version, io)
-    io.close()  # only the header was read: release the buffer (see BufferReader)
-    return parsed
-
-
-def check_header_rules(view: memoryview, schema: int = 2) -> None:
-    """Rules H1 to H5, shared by schemas 2 and 3 (SPEC 7: the same header, version 3)."""
+    """Rules H1 to H5, shared by schemas 2 and 3 (SPEC 7: the same header, version 3); the
+    header of a file of version byte ``version`` as the generated parser reads it once they
+    pass."""
     size = len(view)
     if size < HEADER_SIZE:
         fail("truncated_header", "header", 0,
-             f"a schema-{schema} checkpoint has a {HEADER_SIZE}-byte header; "
+             f"a schema-{version} checkpoint has a {HEADER_SIZE}-byte header; "
              f"the file has {size} bytes")
     h = np.frombuffer(view, dtype=Header.DTYPE, count=1)[0]
     stored, computed = int(h["header_crc"]), header_crc(view)
@@ -62,3 +54,7 @@ def check_header_rules(view: memoryview, schema: int = 2) -> None:
              Header.ofs_section_table.offset,
              f"the section table must start at {HEADER_SIZE}, right after the header; "
              f"ofs_section_table is {ofs_table}")
+    io = KaitaiStream(BufferReader(view))
+    parsed = OnertCheckpointCommon.Header(version, io)
+    io.close()  # only the header was read: release the buffer (see BufferReader)
+    return parsed

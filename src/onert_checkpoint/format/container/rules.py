@@ -3,7 +3,6 @@ padding, string pools, section heads, record tables (spec/SPEC.md, 6.5)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -19,8 +18,8 @@ if TYPE_CHECKING:
     from ..model import Checkpoint
 
 __all__ = ["SectionInfo", "check_head", "check_padding", "check_pool", "check_shift_head",
-           "check_unique", "decode", "fail", "first", "first_repeat", "read_in_rule_order",
-           "read_records"]
+           "check_unique", "decode", "fail", "first", "first_repeat", "read_records",
+           "rule_order_reader"]
 
 
 @dataclass(frozen=True)
@@ -194,26 +193,21 @@ def rule_order_reader(read: Callable[..., Checkpoint], default: str) -> Callable
     (``revision``: the record, by default the registry's ``default``), the data section's
     CRC-32C and zero padding on the first access to any entry's data (or by
     ``Checkpoint.verify``); ``verify_data=False`` skips them. Data are read-only typed views
-    on ``view``."""
+    on ``view``.
+
+    When a file read with deferred checks is refused, a deferred check may come first in the
+    spec's order: it is read again with every check in place, which raises the error the spec
+    names for the file."""
 
     def read_file(
         view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
     ) -> Checkpoint:
         rev = revision if revision is not None else BY_NAME[default]
-        return read_in_rule_order(functools.partial(read, rev=rev), view, verify_data)
+        try:
+            return read(view, verify_data, verify_data, rev=rev)
+        except CheckpointError:
+            if verify_data:
+                read(view, True, False, rev=rev)
+            raise
 
     return read_file
-
-
-def read_in_rule_order(
-    read: Callable[[memoryview, bool, bool], Checkpoint], view: memoryview, verify_data: bool
-) -> Checkpoint:
-    """``read(view, verify_data, defer)`` with the data checks deferred to the first access of
-    data; when the file is refused, a deferred check may come first in the spec's order: it is
-    read again with every check in place, which raises the error the spec names for the file."""
-    try:
-        return read(view, verify_data, verify_data)
-    except CheckpointError:
-        if verify_data:
-            read(view, True, False)
-        raise

@@ -24,9 +24,11 @@ from .rules import SectionInfo, check_padding, fail
 __all__ = ["SectionInfo", "check_section_crc", "check_section_table", "unknown_section"]
 
 
-def check_section_crc(view: memoryview, info: SectionInfo) -> None:
-    """Rule T4f: the CRC-32C of the section's body (one call over the whole body)."""
-    computed = crc(view[info.start : info.end])
+def check_section_crc(view: memoryview, info: SectionInfo, computed: int | None = None) -> None:
+    """Rule T4f: the CRC-32C of the section's body (one call over the whole body, unless
+    ``computed`` is given: the data section's, combined from its blocks' CRCs)."""
+    if computed is None:
+        computed = crc(view[info.start : info.end])
     if computed != info.crc:
         fail("section_checksum", f"sections[{info.index}].crc",
              info.entry_offset + SectionEntry.crc.offset,

@@ -76,21 +76,18 @@ def check_state_entries(ent: np.ndarray, at: np.ndarray) -> None:
 def check_state_pool(ent: np.ndarray, at: np.ndarray, pool_start: int, pool_end: int) -> None:
     """V8: keys and string/bytes values, interleaved in entry order (key 0, value 0, key 1...),
     back to back from the end of the entries to the end of the section."""
-    lk = ent["len_key"].astype(np.int64)
-    scalar = ent["value_type"] <= 1
-    starts, lengths, fields, offs = [], [], [], []
-    for k in range(ent.size):
-        starts.append(int(ent["ofs_key"][k]))
-        lengths.append(int(lk[k]))
-        fields.append(_field(k, "ofs_key"))
-        offs.append(int(at[k]))
-        if not scalar[k]:
-            starts.append(int(ent["value"][k]))
-            lengths.append(int(ent["len_value"][k]))
-            fields.append(_field(k, "value"))
-            offs.append(int(at[k]) + _AT["value"])
-    check_pool(np.array(starts, np.uint64), np.array(lengths, np.uint64),
-               lambda i: (fields[i], offs[i]), pool_start, pool_end, "state.pool")
+    keep = np.ones((ent.size, 2), bool)  # each entry's key, then its value if a string or bytes
+    keep[:, 1] = ent["value_type"] > 1
+    starts = np.stack([ent["ofs_key"], ent["value"]], axis=1)[keep]
+    lengths = np.stack([ent["len_key"].astype(np.uint64), ent["len_value"]], axis=1)[keep]
+    which = np.flatnonzero(keep)  # 2k: entry k's key, 2k + 1: its value
+
+    def field_of(i: int) -> tuple[str, int]:
+        k, is_value = divmod(int(which[i]), 2)
+        name = "value" if is_value else "ofs_key"
+        return _field(k, name), int(at[k]) + _AT[name]
+
+    check_pool(starts, lengths, field_of, pool_start, pool_end, "state.pool")
 
 
 def read_state_values(view: memoryview, ent: np.ndarray, at: np.ndarray) -> TrainingState:

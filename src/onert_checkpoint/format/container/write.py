@@ -6,7 +6,7 @@ thread while the bytes are written.
 Each schema supplies what differs, its sections as :class:`Part` values (their bodies, or how
 to make a body once its offset is known) and where its data ranges go (revisions/v2/write.py:
 each at a multiple of 64; revisions/v3/write.py: placed by size); the one :func:`plan` puts the
-sections in order, lays them out and gets the :class:`Plan` from :func:`assemble`.
+sections in order, lays them out and checksums them.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from .data_blocks import KIND as BLOCKS_KIND
 from .data_blocks import BlockCrcs, section_body
 from .running_crc import RunningCrc
 
-__all__ = ["PIECE_BYTES", "SMALL_RANGE", "Part", "Pieces", "Plan", "Section", "assemble", "chunks",
-           "finish", "lay_out", "padding", "plan", "stream"]
+__all__ = ["PIECE_BYTES", "SMALL_RANGE", "Part", "Pieces", "Plan", "Section", "chunks", "finish",
+           "padding", "plan", "stream"]
 
 #: Ranges smaller than this are copied into a gathering piece; larger ones are handed out as
 #: views of their arrays (zero copy).
@@ -97,51 +97,30 @@ _FIRST = (SectionKind.TENSORS, SectionKind.OPTIMIZER, SectionKind.STATE, Section
 
 def plan(parts: list[Part], ranges: list[tuple[int, Buffer]], version: int, data_crc: bool, *,
          title: str, has_data: bool, block_shift: int | None = None) -> Plan:
-    """The plan of a file of ``parts`` (in any order: they are put in 6.4's) and the data
-    ranges ``ranges`` ((offset from the data section's start, buffer), in file order), whose
-    revision ``title`` names in messages. ``has_data``: the file has a data section (it may
-    list no range with bytes). ``block_shift``: ``parts`` holds the data_blocks section."""
+    """The plan of a file of ``parts`` (in any order: they are put in 6.4's, each at the next
+    multiple of 64 after the header and the table) and the data ranges ``ranges`` ((offset from
+    the data section's start, buffer), in file order), whose revision ``title`` names in
+    messages. ``has_data``: the file has a data section (schema 3 lists only the ranges with
+    bytes). ``data_crc=False`` leaves the data section's CRC to :func:`stream`. With
+    ``block_shift``, ``parts`` holds schema 3's data_blocks section (its body a placeholder of
+    the right size), whose block CRCs are summed with the data section's, in the same pass."""
     parts = sorted(parts, key=lambda p: (p.kind not in _FIRST, p.kind))
     if len(parts) + has_data > MAX_SECTIONS:
         raise error_for(
             "not_representable", None, None, f"{title} holds at most {MAX_SECTIONS} sections"
         )
-    offsets, data_start = lay_out([p.length for p in parts], has_data)
-    bodies = [
-        (int(p.kind), p.flags, p.body if isinstance(p.body, bytes) else p.body(ofs, data_start))
-        for p, ofs in zip(parts, offsets)
-    ]
-    placed = [(data_start + r, b) for r, b in ranges]
-    return assemble(
-        bodies, offsets, placed, data_start, version, data_crc, block_shift, has_data=has_data
-    )
-
-
-def lay_out(lengths: list[int], has_data: bool) -> tuple[list[int], int]:
-    """Where each section body of ``lengths`` starts (after the header and a table that also
-    lists the data section when ``has_data``), and where the data section starts (or, without
-    one, where the file ends)."""
-    pos = HEADER_SIZE + SECTION_ENTRY_SIZE * (len(lengths) + has_data)
     offsets = []
-    for length in lengths:
+    pos = HEADER_SIZE + SECTION_ENTRY_SIZE * (len(parts) + has_data)
+    for p in parts:
         pos = align(pos)
         offsets.append(pos)
-        pos += length
-    return offsets, align(pos) if has_data else pos
-
-
-def assemble(bodies: list[tuple[int, int, bytes | Pieces]], offsets: list[int],
-             placed: list[tuple[int, Buffer]], data_start: int, version: int, data_crc: bool,
-             block_shift: int | None = None, *, has_data: bool = False) -> Plan:
-    """The plan of a file of the sections ``bodies`` ((kind, flags, body) at ``offsets``) and,
-    when ``placed`` has ranges, the data section at ``data_start``. ``data_crc=False`` leaves
-    the data section's CRC to :func:`stream`. With ``block_shift``, ``bodies`` holds schema
-    3's data_blocks section (its body a placeholder of the right size), whose block CRCs are
-    summed with the data section's (in the same pass). ``has_data``: the file has a data
-    section even when ``placed`` is empty (schema 3 lists only the ranges with bytes)."""
-    has_data = has_data or bool(placed)
-    sections = [Section(kind, flags, ofs, body, *_length_and_crc(body))
-                for (kind, flags, body), ofs in zip(bodies, offsets)]
+        pos += p.length
+    data_start = align(pos) if has_data else pos  # without data, where the file ends
+    sections = []
+    for p, ofs in zip(parts, offsets):
+        body = p.body if isinstance(p.body, bytes) else p.body(ofs, data_start)
+        sections.append(Section(int(p.kind), p.flags, ofs, body, *_length_and_crc(body)))
+    placed = [(data_start + r, b) for r, b in ranges]
     file_size = data_start
     pending = has_data and not data_crc
     if has_data:

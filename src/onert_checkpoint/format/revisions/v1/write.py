@@ -114,10 +114,8 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
         _fail(f"cannot write as {dialect}: {why}")
     n = ckpt.table_length
     footer_present = not (dialect == "onert" and "footerless" in ckpt.layout.quirks)
-    if dialect == "onert":
-        weights = plan_block(HEADER_SIZE, n, list(ckpt.tensors))
-    else:
-        weights = plan_block(HEADER_SIZE, n, storage_order(ckpt.tensors))
+    weights = plan_block(HEADER_SIZE, n, list(ckpt.tensors) if dialect == "onert"
+                         else storage_order(ckpt.tensors))
     blocks = [weights]
     pos = weights.end
     if kind == "adam":
@@ -151,10 +149,8 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
     else:
         opt1, opt2 = 0, 0
     header = {"ofs_opt1": opt1, "ofs_opt2": opt2, "ofs_other": other, "num_entries": n}
-    footer = None
-    if footer_present:
-        footer = {"step": ckpt.state.step or 0, "epoch": ckpt.state.epoch or 0}
-    return Plan(dialect, header, blocks, footer, size)
+    footer = {"step": ckpt.state.step or 0, "epoch": ckpt.state.epoch or 0}
+    return Plan(dialect, header, blocks, footer if footer_present else None, size)
 
 
 def chunks(p: Plan) -> Iterator[bytes | memoryview]:

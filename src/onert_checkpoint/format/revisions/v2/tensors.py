@@ -34,21 +34,13 @@ from ...container.rules import (
     read_records,
 )
 from ...container.section_table import SectionInfo
-from ...dtypes import DTYPES
+from ...dtypes import DTYPES, ELEMENT_SIZE, KNOWN_CODE
 
 __all__ = ["TensorRecords", "check_tensors_section", "unique_names"]
 
 #: The flag bits a tensor record defines (V2TensorFlags, onert_checkpoint_v2.ksy's
 #: tensor_flags), in the flags field's type; R2: every other bit is reserved.
 _DEFINED_FLAGS = np.dtype(V2TensorRecord.flags.format).type(reduce(operator.or_, V2TensorFlags, 0))
-
-#: circle TensorType code (as the u8 of an i8) -> bytes per element, 0 when not whole bytes.
-_ELEMENT_SIZE = np.zeros(256, np.uint64)
-_KNOWN_CODE = np.zeros(256, bool)
-for _code, (_, _size) in DTYPES.items():
-    _ELEMENT_SIZE[_code & 0xFF] = _size or 0
-    _KNOWN_CODE[_code & 0xFF] = True
-
 
 @dataclass
 class TensorRecords:
@@ -122,7 +114,7 @@ def check_rank_and_dims(t: TensorRecords) -> None:
 def check_dtypes(t: TensorRecords, flags: np.ndarray) -> None:
     """R6: a dtype, when flagged, is a circle TensorType code."""
     code = t.records["dtype"]
-    if (i := first(((flags & HAS_DTYPE) != 0) & ~_KNOWN_CODE[code.view(np.uint8)])) is not None:
+    if (i := first(((flags & HAS_DTYPE) != 0) & ~KNOWN_CODE[code.view(np.uint8)])) is not None:
         t.refuse(i, "bad_dtype", "dtype", f"{int(code[i])} is not a circle TensorType")
 
 
@@ -216,7 +208,7 @@ def check_sizes(t: TensorRecords, flags: np.ndarray) -> None:
     (at or above 2**52), in Python integers, record by record.
     """
     rec = t.records
-    elem = _ELEMENT_SIZE[rec["dtype"].view(np.uint8)]
+    elem = ELEMENT_SIZE[rec["dtype"].view(np.uint8)]
     sized = ((flags & HAS_DTYPE) != 0) & ((flags & HAS_SHAPE) != 0) & (elem != 0)
     if not sized.any():
         return
@@ -242,7 +234,7 @@ def check_sizes(t: TensorRecords, flags: np.ndarray) -> None:
 
 
 def _product(rec: np.ndarray, k: int) -> int:
-    count = int(_ELEMENT_SIZE[int(rec["dtype"][k]) & 0xFF])
+    count = int(ELEMENT_SIZE[int(rec["dtype"][k]) & 0xFF])
     for d in rec["dims"][k, : int(rec["rank"][k])].tolist():
         count *= d
     return count

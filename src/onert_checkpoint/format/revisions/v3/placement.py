@@ -24,7 +24,7 @@ from ...container.section_table import SectionInfo, check_section_crc
 from .slot_entries import SlotLengths
 from .tensor_columns import TensorColumns
 
-__all__ = ["DataRanges", "Placement", "check_placement", "data_checks", "place",
+__all__ = ["DataRanges", "Pass", "Placement", "check_placement", "data_checks", "place",
            "range_alignment"]
 
 
@@ -85,6 +85,11 @@ def place(lengths: np.ndarray, base: int = 0) -> np.ndarray:
     return rel[1:] if lead else rel
 
 
+# One pass of the walk: the sequence positions of its ranges (ascending; None: every position
+# 0..n-1 has a range) and each range's end relative to the data section's start.
+Pass = tuple[np.ndarray | None, np.ndarray]
+
+
 @dataclass
 class DataRanges:
     """The ranges in data order (7.3): the tensor records in ``order``, then slot 0's entries
@@ -119,6 +124,22 @@ class DataRanges:
         column = self.tensors.lengths if part == 0 else self.slots.lengths[part - 1]  # type: ignore[union-attr]
         return column[lo:hi] if rows is None else column[rows[lo:hi]]
 
+    def passes(self, parts: list[np.ndarray], start: int) -> list[Pass]:
+        """Each part as the range_index section sees a pass of the walk (7.5): its ranges'
+        sequence positions (None: every position) and ends relative to ``start``, from their
+        offsets ``parts`` (data order)."""
+        order = self.tensors.order
+        where = None
+        if order is not None:  # record -> sequence position
+            where = np.empty(order.size, np.int64)
+            where[order] = np.arange(order.size)
+        out: list[Pass] = []
+        for part, offsets in enumerate(parts):
+            rows = self.records[part]
+            ends = offsets - start + self.lengths(part, 0, self.count(part)).astype(np.int64)
+            out.append((None if not part else rows if where is None else where[rows], ends))
+        return out
+
     def field_of(self, part: int, i: int) -> tuple[str, int]:
         """The field and offset of range ``i`` of a part: its size."""
         rows = self.records[part]
@@ -141,7 +162,7 @@ class Placement:
 
 def check_placement(view: memoryview, tensors: TensorColumns | None, slots: SlotLengths | None,
                     data: SectionInfo | None, verify_data: bool,
-                    after_p3: Callable[[Placement], object] | None = None) -> Placement | None:
+                    after_p3: Callable[[list[Pass]], object] | None = None) -> Placement | None:
     """Rules P0 to P3, and P4 with ``verify_data`` (else :func:`data_checks` runs it later).
     Returns where every range is, None without ranges. ``after_p3`` runs on the placement
     between P3 and P4 (the range_index section's rules, SPEC 7.5)."""
@@ -154,17 +175,11 @@ def check_placement(view: memoryview, tensors: TensorColumns | None, slots: Slot
              "the file has tensors but no data section")
     ranges = DataRanges.collect(tensors, slots)
     parts = [np.empty(ranges.count(p), np.int64) for p in range(len(ranges.records))]
-    placed: list[Placement] = []
-
-    def between() -> None:
-        placed.append(_placement(ranges, parts))
-        if after_p3 is not None:
-            after_p3(placed[0])
-
+    between = None if after_p3 is None else lambda: after_p3(ranges.passes(parts, data.start))
     for part, lo, rel, _ in _walk(view, ranges, data, verify_data, between):
         parts[part][lo : lo + rel.size] = rel
         parts[part][lo : lo + rel.size] += data.start
-    return placed[0]
+    return _placement(ranges, parts)
 
 
 def _walk(
@@ -172,7 +187,7 @@ def _walk(
     ranges: DataRanges,
     data: SectionInfo,
     padding: bool,
-    between: Callable[[], None] | None = None,
+    between: Callable[[], object] | None = None,
 ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
     """Every range in data order, chunk by chunk: (part, first range, offsets from the
     section's start, sizes), after rule P2 on them; then P3, ``between``, then (``padding``)

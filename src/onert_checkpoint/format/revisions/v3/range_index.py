@@ -2,11 +2,10 @@
 placement walk of rule P2 stands every G = 2**group_shift sequence positions of each pass, so
 that a reader without scratch finds any range's offset in at most G - 1 steps.
 
-Reading: :func:`check_range_index` applies rules I1 to I7 (after P3, before P4) against the
-placement P2 computed. Writing: :func:`group_starts` computes the recorded starts from the
-ranges' sequence positions and ends (the writer's plan and the reader's check share it),
-:func:`section_body` encodes the section. :func:`lookup` is the section's lookup algorithm, as
-a reader without scratch runs it (the tests compare it with the placement).
+Rules I1 to I7 (:func:`check_range_index`, after P3, before P4) compare the section with
+:func:`group_starts` of the walk P2 made, which the writer's plan records; :func:`lookup` is
+the section's lookup algorithm, as a reader without scratch runs it (the tests compare it with
+the placement).
 """
 
 from __future__ import annotations
@@ -20,13 +19,14 @@ from onert_checkpoint_generated.layout import (
     V3_MIN_GROUP_SHIFT,
     V3_RANGE_INDEX_KIND,
     V3_RANGE_INDEX_SECTION_POSITION,
+    V3_RANGE_INDEX_SECTION_START,
     V3RangeIndexHead,
 )
 
 from ...container.constants import NO_STATE, align, power_of_two_shift
 from ...container.rules import check_shift_head, fail, first
 from ...container.section_table import SectionInfo
-from .placement import Placement, range_alignment
+from .placement import Pass, range_alignment
 from .slot_entries import SlotLengths
 from .tensor_columns import TensorColumns
 
@@ -53,7 +53,7 @@ _SIZES = f"groups of {1 << MIN_SHIFT} to {1 << MAX_SHIFT} ranges"
 
 HEAD = V3RangeIndexHead
 HEAD_SIZE = HEAD.SIZE
-_START = np.dtype(dict((name, kind) for name, kind, _ in HEAD.ARRAYS)["start"])
+_START = np.dtype(V3_RANGE_INDEX_SECTION_START.format)
 #: position[k], record k's sequence position (present with the tensors section's order column)
 _POSITION = np.dtype(V3_RANGE_INDEX_SECTION_POSITION.format)
 
@@ -82,11 +82,6 @@ class RangeIndex:
     @property
     def group_size(self) -> int:
         return 1 << self.shift
-
-
-# One pass of the walk: the sequence positions of its ranges (ascending; None: every position
-# 0..n-1 has a range) and each range's end relative to the data section's start.
-Pass = tuple[np.ndarray | None, np.ndarray]
 
 
 def group_starts(n: int, shift: int, passes: list[Pass]) -> np.ndarray:
@@ -120,61 +115,31 @@ def section_body(n: int, shift: int, starts: np.ndarray, positions: np.ndarray |
     return body
 
 
-def _passes(
-    tensors: TensorColumns, slots: SlotLengths | None, placement: Placement, data: SectionInfo
-) -> list[Pass]:
-    """Every pass of the walk P2 made, from the offsets it found (record order, absolute)."""
-    n = tensors.size
-    order = tensors.order
-    lengths = tensors.lengths.astype(np.int64)
-    ends = placement.tensor_offsets - data.start + lengths
-    passes: list[Pass] = [(None, ends if order is None else ends[order])]
-    if slots is None:
-        return passes
-    where = None
-    if order is not None:
-        where = np.empty(n, np.int64)
-        where[order] = np.arange(n)
-    for j, (rows, offsets) in enumerate(zip(placement.slot_rows, placement.slot_offsets)):
-        slot_ends = offsets - data.start + slots.lengths[j][rows].astype(np.int64)
-        if where is None:  # records with an entry, ascending: their positions
-            passes.append((rows, slot_ends))
-            continue
-        at = where[rows]
-        mask = np.zeros(n, bool)
-        mask[at] = True
-        by_position = np.empty(n, np.int64)
-        by_position[at] = slot_ends
-        positions = np.flatnonzero(mask)
-        passes.append((positions, by_position[positions]))
-    return passes
-
-
 def check_range_index(view: memoryview, sec: SectionInfo, tensors: TensorColumns | None,
-                      slots: SlotLengths | None, data: SectionInfo | None,
-                      placement: Placement | None) -> RangeIndex:
-    """Rules I1 to I7 on the range_index section ``sec`` (spec/SPEC.md 7.5), after P3."""
+                      slots: SlotLengths | None, passes: list[Pass] | None) -> RangeIndex:
+    """Rules I1 to I7 on the range_index section ``sec`` (spec/SPEC.md 7.5), after P3 (which
+    made the walk's ``passes``; None without ranges)."""
     s, length = sec.start, sec.length
     shift, count = check_shift_head(view, sec, HEAD, "range_index", "bad_range_index", MIN_SHIFT,
                                     MAX_SHIFT, _SIZES)  # I1 to I3
-    if tensors is None or data is None or placement is None:  # I4
+    if tensors is None or passes is None:  # I4
         fail("empty_section", "range_index", s, "a range_index section, but no tensors section")
     n = tensors.size
-    passes = 1 + (0 if slots is None else len(slots.names))
+    num_passes = len(passes)  # the tensors', then each slot's
     m = num_groups(n, shift)
     if count != m:  # I5
         fail("bad_range_index", "range_index.num_groups", s + HEAD.num_groups.offset,
              f"num_groups is {count}; {n} tensor records in groups of {1 << shift} make {m}")
     order = tensors.order
-    want = HEAD_SIZE + _START.itemsize * passes * m
+    want = HEAD_SIZE + _START.itemsize * num_passes * m
     if order is not None:
         want += _POSITION.itemsize * n
     if length != want:
         fail("bad_range_index", "range_index.start", s + HEAD_SIZE,
-             f"the range_index section has {length} bytes; {passes} passes of {m} groups"
+             f"the range_index section has {length} bytes; {num_passes} passes of {m} groups"
              f"{' and a position per record' if order is not None else ''} need {want}")
-    starts = np.frombuffer(view, _START, passes * m, s + HEAD_SIZE)
-    expected = group_starts(n, shift, _passes(tensors, slots, placement, data))
+    starts = np.frombuffer(view, _START, num_passes * m, s + HEAD_SIZE)
+    expected = group_starts(n, shift, passes)
     bad = first(starts != expected)
     if bad is not None:  # I6
         fail("bad_range_index", f"range_index.start[{bad}]", s + HEAD_SIZE + _START.itemsize * bad,
@@ -182,7 +147,7 @@ def check_range_index(view: memoryview, sec: SectionInfo, tensors: TensorColumns
              f"stands at {int(expected[bad])}")
     positions = None
     if order is not None:
-        c = s + HEAD_SIZE + _START.itemsize * passes * m
+        c = s + HEAD_SIZE + _START.itemsize * num_passes * m
         positions = np.frombuffer(view, _POSITION, n, c)
         bad = first(positions[order] != np.arange(n))
         if bad is not None:  # I7

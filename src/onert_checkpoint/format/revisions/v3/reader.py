@@ -28,7 +28,7 @@ from ...entries import DataStore, EntryTable, SlotEntries
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from ..record import Revision
 from ..v2.reader import container_checkpoint
-from .placement import Placement, check_placement, data_checks
+from .placement import Pass, Placement, check_placement, data_checks
 from .range_index import KIND as INDEX_KIND
 from .range_index import RangeIndex, check_range_index
 from .slot_entries import SlotLengths, check_optimizer_section
@@ -60,9 +60,9 @@ def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) ->
     # The range_index section's rules I1 to I7 run after P3, before P4 (SPEC 7.5).
     checked: list[RangeIndex] = []
 
-    def check_index(placed: Placement | None) -> None:
+    def check_index(passes: list[Pass] | None) -> None:
         assert index is not None
-        checked.append(check_range_index(view, index, tensors, slots, data, placed))
+        checked.append(check_range_index(view, index, tensors, slots, passes))
 
     placement = check_placement(
         view, tensors, slots, data, eager, None if index is None else check_index

@@ -29,18 +29,13 @@ from ...container.constants import (
 )
 from ...container.rules import check_padding, fail, first, first_repeat
 from ...container.section_table import SectionInfo
-from ...dtypes import DTYPES
+from ...dtypes import DTYPES, ELEMENT_SIZE, KNOWN_CODE
 from ..v2.tensors import unique_names
 
 __all__ = ["TensorColumns", "check_tensors_section"]
 
-#: circle TensorType code (as the u8 of an i8) -> bytes per element, 0 when not whole bytes.
-_ELEMENT_SIZE = np.zeros(256, np.uint64)
 #: codes allowed in the ``dtype`` column: the TensorType codes and NO_DTYPE
-_DTYPE_OK = np.zeros(256, bool)
-for _code, (_, _size) in DTYPES.items():
-    _ELEMENT_SIZE[_code & 0xFF] = _size or 0
-    _DTYPE_OK[_code & 0xFF] = True
+_DTYPE_OK = KNOWN_CODE.copy()
 _DTYPE_OK[NO_DTYPE & 0xFF] = True
 
 
@@ -156,7 +151,7 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
     if dtype is not None and rank is not None:
         _check_sizes(lengths, dtype, rank, shaped, dims, s)  # C13
     keys = col["index"].astype(np.int64) if "index" in col else np.arange(n, dtype=np.int64)
-    return TensorColumns(s, lengths, keys, col.get("order"), _meta(n, col, shaped, dims, names))
+    return TensorColumns(s, lengths, keys, col.get("order"), _meta(n, col, dims, names))
 
 
 def _refuse(sec: SectionInfo, start: int, column: np.ndarray, k: int, code: str, name: str,
@@ -252,7 +247,7 @@ def _check_sizes(lengths: np.ndarray, dtype: np.ndarray, rank: np.ndarray,
     The product is computed in float64 over the sized records; where it may not be exact (at
     or above 2**52), in Python integers, record by record (schema 2's R11)."""
     assert shaped is not None
-    elem = _ELEMENT_SIZE[dtype.view(np.uint8)]
+    elem = ELEMENT_SIZE[dtype.view(np.uint8)]
     sized = np.flatnonzero(shaped & (elem != 0) & (dtype != NO_DTYPE))
     if not sized.size:
         return
@@ -277,7 +272,7 @@ def _check_sizes(lengths: np.ndarray, dtype: np.ndarray, rank: np.ndarray,
 
 
 def _product(dims: np.ndarray, dtype: np.ndarray, rank: np.ndarray, k: int) -> int:
-    count = int(_ELEMENT_SIZE[int(dtype[k]) & 0xFF])
+    count = int(ELEMENT_SIZE[int(dtype[k]) & 0xFF])
     for d in dims[k, : int(rank[k])].tolist():
         count *= d
     return count
@@ -287,7 +282,12 @@ def _product(dims: np.ndarray, dtype: np.ndarray, rank: np.ndarray, k: int) -> i
 _V2 = V2TensorRecord.DTYPE
 
 
-def _meta(n: int, col: dict[str, np.ndarray], shaped: np.ndarray | None, dims: np.ndarray,
+#: The columns behind schema 2's record flags: each column's "none" value and its flag.
+_FLAGS = (("dtype", NO_DTYPE, HAS_DTYPE), ("rank", NO_SHAPE, HAS_SHAPE),
+          ("len_name", 0, HAS_NAME), ("model_index", NO_MODEL_INDEX, HAS_MODEL_INDEX))
+
+
+def _meta(n: int, col: dict[str, np.ndarray], dims: np.ndarray,
           names: list[bytes | None] | None) -> dict[str, Any]:
     """Schema 2's record columns (revisions/v2/reader.py): flags, and 0 where a flag is clear.
     An absent column is a read-only broadcast 0 (no memory); ``dims`` is (n, largest rank)."""
@@ -295,25 +295,17 @@ def _meta(n: int, col: dict[str, np.ndarray], shaped: np.ndarray | None, dims: n
     def zeros(field: str) -> np.ndarray:
         return np.broadcast_to(np.zeros(1, _V2[field]), (n,))
 
-    code, rank, ln, mi = (col.get(c) for c in ("dtype", "rank", "len_name", "model_index"))
-    if code is None and rank is None and ln is None and mi is None:
-        flags = zeros("flags")
-    else:
-        flags = np.zeros(n, _V2["flags"])
-    if code is not None:
-        has = code != NO_DTYPE
-        flags[has] |= HAS_DTYPE
-        code = np.where(has, code, 0).astype(_V2["dtype"])
-    if rank is not None:
-        assert shaped is not None
-        flags[shaped] |= HAS_SHAPE
-        rank = np.where(shaped, rank, 0).astype(_V2["rank"])
-    if ln is not None:
-        flags[ln != 0] |= HAS_NAME
-    if mi is not None:
-        has = mi != NO_MODEL_INDEX
-        flags[has] |= HAS_MODEL_INDEX
-        mi = np.where(has, mi, 0).astype(_V2["model_index"])
-    return {"flags": flags, "dtype": zeros("dtype") if code is None else code,
-            "rank": zeros("rank") if rank is None else rank, "dims": dims,
-            "model_index": zeros("model_index") if mi is None else mi, "names": names}
+    meta: dict[str, Any] = {"dims": dims, "names": names}
+    flags = None
+    for name, none, flag in _FLAGS:
+        column = col.get(name)
+        if column is not None:
+            if flags is None:
+                flags = np.zeros(n, _V2["flags"])
+            flags[column != none] |= flag
+        if name == "len_name":  # the names are a column of their own
+            continue
+        meta[name] = (zeros(name) if column is None
+                      else np.where(column != none, column, 0).astype(_V2[name]))
+    meta["flags"] = zeros("flags") if flags is None else flags
+    return meta

@@ -1,9 +1,6 @@
-"""Writing schema-3 checkpoints (spec/SPEC.md 7): schema 2's container with compact tables.
-
-The header, the section table, the state, origin and kept sections are schema 2's and are
-built by the same code (revisions/v2/write.py); what differs is the tensors section (columns present
-only when some tensor uses them, 7.1), the slot entries (one u64 size each, 7.2) and the
-data section, whose ranges are placed by rule instead of by stored offsets (7.3).
+"""Writing schema-3 checkpoints (spec/SPEC.md 7): the tensors section's columns (7.1), the
+slot entries (7.2) and the placed ranges (7.3), in the container schema 2 shares
+(revisions/v2/write.py builds the state, origin and kept sections).
 
 The file is the canonical encoding of 6.1 and 7: every column present only when needed, every
 pad zero, sections in 6.4's order. The one choice a writer has is the data order (the ``order``
