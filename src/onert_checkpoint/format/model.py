@@ -247,9 +247,13 @@ class Tensor(Buffer):
     @index.setter
     def index(self, value: int) -> None:
         old, self._index = self._index, value
+        self._tell_owner("index", old, value)
+
+    def _tell_owner(self, key: str, old: object, value: object) -> None:
+        """The list that holds this tensor keeps its index and name maps (entries.py)."""
         owner = self._owner() if self._owner is not None else None
         if owner is not None and old != value:
-            owner._changed(self, "index", old, value)
+            owner._changed(self, key, old, value)
 
     @property
     def dtype(self) -> str | None:
@@ -269,9 +273,7 @@ class Tensor(Buffer):
     @name.setter
     def name(self, value: str | None) -> None:
         old, self._name = self._name, value
-        owner = self._owner() if self._owner is not None else None
-        if owner is not None and old != value:
-            owner._changed(self, "name", old, value)
+        self._tell_owner("name", old, value)
 
     def _what(self) -> str:
         if self._name:
@@ -430,17 +432,18 @@ class Checkpoint(Mapping[object, Tensor]):
     # Mapping protocol -------------------------------------------------------------------
     def __getitem__(self, key: object) -> Tensor:
         tensors: TensorList[Tensor] = self.__dict__["_tensors"]  # self.tensors, no property call
-        if type(key) is str and (by_name := tensors._by_name) is not None:
-            # the common lookup (a name, the list's name map built) in as few calls as it takes
-            pos = by_name.get(key)
-            if pos is not None:
-                item = tensors._items[pos]
-                return item if item is not None else tensors._at(pos)
-        return tensors[self._position(tensors, key)]
+        pos = self._position(tensors, key)
+        item = tensors._items[pos]
+        return item if item is not None else tensors._at(pos)
 
     @staticmethod
     def _position(tensors: TensorList[Tensor], key: object) -> int:
         """The list position of the tensor ``ckpt[key]`` names (KeyError when none)."""
+        if type(key) is str and (by_name := tensors._by_name) is not None:
+            # the common lookup (a name, the list's name map built) in as few calls as it takes
+            pos = by_name.get(key)
+            if pos is not None:
+                return pos
         pos = None
         if isinstance(key, str):  # the common key first: each lookup of a name pays this
             pos = tensors.position_of_name(key)
@@ -553,11 +556,7 @@ class Checkpoint(Mapping[object, Tensor]):
                             f"no optimizer slot {name!r} ({kind}; its slots: {have})")
         # the tensor's entry index without making its object (as ``self[key].index``)
         tensors: TensorList[Tensor] = self.__dict__["_tensors"]  # self.tensors, no property call
-        pos = None
-        if type(key) is str and (by_name := tensors._by_name) is not None:
-            pos = by_name.get(key)
-        if pos is None:
-            pos = self._position(tensors, key)
+        pos = self._position(tensors, key)
         item = tensors._items[pos]
         if item is not None:
             return entries.get(item._index)
