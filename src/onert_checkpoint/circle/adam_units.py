@@ -1,20 +1,10 @@
-"""Adam's state in each runtime's units, and the rescale between them (spec/SPEC.md B.11, 9.3).
+"""Adam's state in each runtime's units, and the rescale between them (spec/SPEC.md 9.3, B.11).
 
-onert averages a batch's gradients before its Adam update; onert-micro adds them up and never
-divides by the batch (its ``Adam::handle`` accumulates ``grad_data[i] += calculated_data[i]``).
-For the same run, onert-micro's first moment m is therefore B times onert's and its second
-moment v B**2 times, B being the batch size. Neither file records B, so moving Adam state
-between the runtimes needs it from the user (or from a schema-2 file's ``batch_size`` key):
-m is multiplied by B and v by B**2 towards onert-micro, divided towards onert.
-
-Each value is rescaled with one rounding to float32 whenever the odd part of B (B = 2**k * o)
-is below 23171 (o**2 < 2**29): the power of two is applied exactly, ``x * o**e`` is exact in
-float64 (24 + 29 bits) and ``x / o**e`` in float64 lies too far from any float32 midpoint for the
-second rounding to change the result. Powers of two rescale exactly (save overflow and float32
-subnormals), so a micro -> onert -> micro round trip gives the same bytes for them; for other B a
-value may come back one unit in the last place away (each direction is correctly rounded, but
-multiplying by 3 cannot reach every float32). A finite value that would become infinite is
-refused, never written.
+onert-micro adds a batch's gradients up where onert averages them, so its m is B times onert's
+and its v B**2 times (B the batch size, which neither file records). Precision and overflow
+rules: docs/onert-micro.md. Each value is rounded once to float32 when the odd part o of B is
+below 23171 (o**2 < 2**29): ``x * o**e`` is then exact in float64 and ``x / o**e`` too far from
+any float32 midpoint for the second rounding to matter; the power of two is applied exactly.
 """
 
 from __future__ import annotations

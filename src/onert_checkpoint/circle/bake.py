@@ -1,9 +1,7 @@
 """Baking: a circle model whose constant buffers hold a checkpoint's weights.
 
-What onert's ``train_export_circle`` and onert-micro's ``saveModel`` do from a live session, done
-from a checkpoint file: each entry replaces its circle tensor's buffer, the rest of the model is
-kept (`onert_checkpoint.circle.rebuild`: the weights are never copied, the output is written in
-pieces). A buffer read by several tensors is split when they get different values.
+onert's ``train_export_circle`` and onert-micro's ``saveModel``, from a checkpoint file: each
+entry replaces its tensor's buffer (`onert_checkpoint.circle.rebuild`), a shared buffer split.
 """
 
 from __future__ import annotations

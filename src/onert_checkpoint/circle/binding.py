@@ -1,13 +1,9 @@
 """Reading a checkpoint through its circle model: which tensor each entry is, typed and shaped.
 
-onert-micro (and WOF) files index their tables by circle tensor index. onert files do not: their
-entries follow the runtime's internal iteration order (a hash map keyed by operand index; see
-`onert_checkpoint.circle.onert_order` and spec/SPEC.md, "onert's entry order"), which the
-file does not record. The order is taken, in this preference, from the prediction of that order
-from the model, from the runtime itself where the prediction cannot decide (a probe export, when
-the ``onert`` package is installed; cached by model), and only when every size is distinct from
-the sizes alone. Anything else is an error that
-names the ambiguous entries: this module never guesses.
+onert-micro and WOF files index their tables by circle tensor index; onert files follow the
+runtime's iteration order (`onert_checkpoint.circle.onert_order`), which they do not record. It
+is taken from the prediction, else the runtime (a probe), else the sizes when all differ;
+anything else is an error naming the ambiguous entries: this module never guesses.
 """
 
 from __future__ import annotations
@@ -209,13 +205,10 @@ def bind(
 
 
 def _name_shared_copies(ckpt: Checkpoint, model: CircleModel, indices: list[int]) -> set[str]:
-    """Name the entries of a tensor that onert split between its readers (SPEC B.9).
-
-    The entry of the operand onert kept keeps the tensor's name and model index; each copy onert
-    made for another reader is named ``<name>@op<reader>`` (`onert_order.copy_names`; ``<name>@<k>``
-    for the k-th copy of an order that came from elsewhere) and has no model index (schema 2
-    allows each model index once). Returns ``{"shared_copies_differ"}`` when the entries of one
-    tensor do not hold the same bytes (onert trains each copy with its reader alone).
+    """Name the entries of a tensor that onert split between its readers (SPEC B.9): each copy
+    ``<name>@op<reader>`` (`onert_order.copy_names`; ``<name>@<k>`` for an order from elsewhere),
+    without a model index (schema 2 allows each once). Returns ``{"shared_copies_differ"}`` when
+    the copies do not hold the same bytes.
     """
     names = onert_order.copy_names(model, indices)
     if not names:  # the order came from elsewhere: number them

@@ -1,18 +1,10 @@
 """Converting a schema-1 checkpoint between onert's and onert-micro's conventions.
 
-The two runtimes write the same header, tables and footer, but index their entries differently
-(spec/SPEC.md, "Schema 1", and FORMAT-FACTS section 2):
-
-* onert: N = the model's trainable tensors, entry k is the k-th tensor of the runtime's internal
-  iteration order (:func:`~onert_checkpoint.circle.onert_order.predict_onert_order`), every entry
-  present, data in table order;
-* onert-micro: N = every tensor of the model, entry i is circle tensor i, 0 for a tensor without
-  data, data in the saver's order (operators from the last to the first,
-  :meth:`~onert_checkpoint.circle.model.CircleModel.micro_saved_indices`).
-
-Only the circle model can say which tensor an onert entry is, so :func:`to_dialect` takes one.
-The data arrays are shared with the input, never copied. Converting onert -> onert-micro ->
-onert gives back the same bytes.
+onert: one entry per trainable tensor in the runtime's order
+(:func:`~onert_checkpoint.circle.onert_order.predict_onert_order`), every one present;
+onert-micro: entry i is circle tensor i, data in the saver's order
+(:meth:`~onert_checkpoint.circle.model.CircleModel.micro_saved_indices`); SPEC "Schema 1".
+The data arrays are shared, never copied; onert -> onert-micro -> onert gives the same bytes.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """Building a checkpoint from a circle model: its initial weights, or weights given as arrays.
 
-The entries follow the dialect's conventions (FORMAT-FACTS section 2): for onert, one entry per
-trainable tensor in the runtime's order (`onert_checkpoint.circle.onert_order`); for
-onert-micro, one entry per model tensor, present for the constant inputs of FULLY_CONNECTED and
-CONV_2D operators, with the data in the saver's order (last operator first).
+The entries follow the dialect's conventions (`onert_checkpoint.circle.dialect_convert`).
 """
 
 from __future__ import annotations

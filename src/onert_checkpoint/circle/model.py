@@ -1,13 +1,8 @@
 """A small reader of circle models: the tensors and operators a checkpoint entry maps to.
 
-Circle is Samsung ONE's flatbuffers model format (identifier ``CIR0``), read with the
-``circle-schema`` package's bindings. Only the first subgraph is read: onert's training compiler
-and onert-micro's trainer take one. Each distinct table, shape, name and operand vector is read
-once and shared, so a flatbuffer naming one table from many places costs no more than its size.
-
-onert's checkpoint entries follow the runtime's own iteration order (see
-`onert_checkpoint.circle.onert_order`); onert-micro's follow the model's tensor indices,
-and only some tensors carry data (FORMAT-FACTS section 2, OMCheckpointSaver.cpp).
+Read with the ``circle-schema`` bindings; only the first subgraph (both runtimes train one).
+Each distinct table, shape, name and operand vector is read once and shared, so a flatbuffer
+naming one table from many places costs no more than its size.
 """
 
 from __future__ import annotations
@@ -123,9 +118,8 @@ class CircleModel:
     def load(cls, source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> CircleModel:
         """Read a circle model from a path or from its bytes.
 
-        A path is opened like a checkpoint's (`open_source`: a FIFO, device or missing file is
-        an `OSError` naming the path, raised before a byte is read; a file of 64 MiB or more is
-        mapped, not copied, and so is a view of a mapped file). Raises
+        A path is opened like a checkpoint's (`open_source`: anything but a regular file is an
+        `OSError` naming it; 64 MiB or more is mapped, as is a view of a mapped file). Raises
         [`ModelMismatchError`][onert_checkpoint.ModelMismatchError] (field ``model``) when the
         bytes are not a readable circle model.
         """
@@ -155,8 +149,7 @@ class CircleModel:
         subgraph = model.Subgraphs(0)
         view = memoryview(raw)
         num_buffers, num_tensors = model.BuffersLength(), subgraph.TensorsLength()
-        # What a table, vector or buffer gives is read once per distinct position and shared:
-        # references repeated in the flatbuffer cost a lookup each, not another expansion.
+        # read once per distinct position (module doc)
         memo: dict[tuple[str, int], Any] = {}
 
         def once(kind: str, at: int, make: Callable[..., Any], *args: Any) -> Any:

@@ -61,14 +61,8 @@ _PRIMES = (
 class LibstdcxxUnorderedMap:
     """The key order of a libstdc++ ``std::unordered_map`` over integer keys (identity hash).
 
-    libstdc++ keeps all nodes in one singly linked list, each bucket's nodes together; a bucket
-    points at the node *before* its first node. A key whose bucket is empty goes to the head of
-    the list; otherwise it goes right after the bucket's before-node, i.e. first in its bucket.
-    So the list is the buckets, the one filled last first, each with its newest key first: what
-    this class keeps. Buckets follow ``_Prime_rehash_policy`` (max load factor 1.0, first
-    allocation 13 buckets, then at least twice as many, rounded up to the next listed prime); a
-    rehash walks the old list and re-threads each node with the same two rules. Erasure unlinks
-    without reordering.
+    The rules (node list, bucket growth, rehash) are spec/TOOLKIT.md 2.1's. ``_buckets`` is the
+    node list: the bucket filled last first, each with its newest key first.
     """
 
     def __init__(self, keys: Iterable[int] = ()) -> None:
@@ -154,42 +148,19 @@ def trainable_indices(model: CircleModel) -> set[int]:
 def predict_onert_order(model: CircleModel) -> list[int]:
     """The circle tensor index of each onert checkpoint entry, predicted from the model alone.
 
-    Replays the ``std::unordered_map`` containers the operand indices pass through between
-    the circle loader and the train backend's tensor registry (onert 0.1.0):
-
-    1. the loader emplaces operands 0..T-1 in tensor order (``ir::Operands``);
-    2. the operands no operator reads or writes (and that are not model inputs or outputs:
-       unused constants, unused buffers' tensors) are erased; then ``TrainableGraph(const
-       Graph &)`` copies the rest (``Operands`` copy = emplace in iteration order);
-    3. LossInsertionPass adds y_true (T) and the loss output (T+1);
-    4. ``LoweredTrainableGraph`` copies the graph again;
-    5. a constant read by several operators is split: each reader but the first one visited
-       gets its own copy, a new operand (see :func:`predict_onert_entries`), so a shared
-       tensor has one entry per reader;
-    6. lowering gives every graph input (the model inputs and y_true) and the model output a
-       Permute with a new operand index (in operand iteration order); after
-       PermutationEliminationPass the original input operands and the output's new operand
-       are gone (compiler/pass/PermutationInsertionPass.cc, PermutationEliminationPass.cc);
-    7. ``createBackendContexts`` copies the operands into the backend's partial graph, and
-       ``TrainableGraph(*data.graph)`` copies that;
-    8. ``genTensors`` inserts the constants into ``_trainable`` in that iteration order
-       (backend/train/TensorBuilder.cc), and ``iterateTrainableTensors`` walks ``_trainable``.
-
-    Steps 2 and 5-7 were fitted to the runtime (150 of 150 random FC models, 100 of 100 models
-    with shared weights and biases, and models of both kinds holding tensors no operator reads,
-    some of them sharing a used constant's buffer, agree with :func:`probe_onert_order`), not
-    read line by line; the probe is the authority where onert is installed. Only
-    single-subgraph models with one output are trainable by onert (0.1.0 refuses more
-    subgraphs: "TrainingCompiler does not support multiple subgraphs yet").
+    Replays the ``std::unordered_map`` containers the operand indices pass through between the
+    circle loader and the train backend's tensor registry (onert 0.1.0), step by step as
+    spec/TOOLKIT.md 2.1 lists them. Some steps were fitted to the runtime rather than read
+    from its source; the probe (:func:`probe_onert_order`) is the authority where onert is
+    installed. onert trains only single-subgraph models with one output.
     """
     return [entry.tensor for entry in predict_onert_entries(model)]
 
 
 def _unused_operands(model: CircleModel) -> list[int]:
-    """The tensors no operator reads or writes and that are neither a model input nor an output:
-    what onert's UnusedOperandEliminationPass removes (compiler/pass/, run by the training
-    compiler before the graph becomes trainable). Their erasure changes no other key's place in
-    the map, but every later copy is built without them, which changes the iteration order."""
+    """What onert's UnusedOperandEliminationPass removes: the tensors no operator reads or
+    writes that are neither a model input nor an output. Their erasure moves no other key, but
+    every later copy is built without them."""
     touched = {i for op in model.operators for i in (*op.inputs, *op.outputs)}
     touched.update(model.inputs)
     touched.update(model.outputs)
@@ -210,15 +181,10 @@ class OnertEntry(NamedTuple):
 def predict_onert_entries(model: CircleModel) -> list[OnertEntry]:
     """Each onert checkpoint entry: its circle tensor, its readers, whether it is a copy.
 
-    An entry of a tensor read by one operator lists that operator. A constant read by several
-    operators is split before training (step 5 of :func:`predict_onert_order`): the operators
-    are visited in the iteration order of the operation map (built 0..n-1, copied, the loss
-    operation added, copied again); the first one visited keeps the original operand, every
-    other reader (in the iteration order of the operand's use set) gets a copy with the next
-    free operand index. Each copy is then trained by its reader alone (onert 0.1.0 unties shared
-    weights; SPEC appendix B.9), so the entries of one tensor hold different values once
-    training has run. The reader assignment was checked against the runtime's forward pass on
-    imported files whose copies differ (tests/interop/test_shared_weights.py).
+    A constant read by several operators is split before training (spec/TOOLKIT.md 2.1, step
+    4): the first reader visited keeps the operand, every other one gets a copy, trained by it
+    alone (SPEC B.9). The reader assignment was checked against the runtime's forward pass
+    (tests/interop/test_shared_weights.py).
     """
     trainable = trainable_indices(model)
     count = len(model.tensors)
@@ -346,12 +312,10 @@ def probe_onert_order(
     """Ask the onert runtime which tensor each checkpoint entry holds; None without onert.
 
     Trains one step (SGD, learning rate 1e-30, zero inputs and targets) on a copy of the model
-    whose float32 constants hold markers, exports a checkpoint and reads each entry's marker.
-    Entries of other types are matched by their unchanged bytes; -1 marks an entry that could not
-    be told apart, and ``[-1]`` a model the runtime could not train at all. The runtime runs in a
-    child process (`_probe_child`), so that a model that makes it abort cannot take the
-    caller's process down, and at most ``PROBE_TIMEOUT`` seconds. Answers
-    are cached by the model's content and the runtime's version (:func:`probe_cache_path`).
+    whose float32 constants hold markers, exports a checkpoint and reads each entry's marker;
+    other entries are matched by their unchanged bytes. -1 marks an entry that could not be told
+    apart, ``[-1]`` a model the runtime could not train. The runtime runs in a child process
+    (`_probe_child`, at most ``PROBE_TIMEOUT`` s); answers are cached (:func:`probe_cache_path`).
     """
     if importlib.util.find_spec("onert") is None:
         return None

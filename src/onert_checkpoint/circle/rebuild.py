@@ -1,10 +1,8 @@
 """Rebuilding a circle model with new buffers, for `bake` and the onert probe's marked model.
 
-The flatbuffer is rebuilt with circle-schema's object API (``ModelT``), never patched by offset;
-that API unpacks a table once per reference, so `unpack_cost` bounds it first. The data are never
-copied: the builder leaves each large vector where it lies (the model's or the checkpoint's
-mapped file) and the output is written around them in pieces, so a rebuild costs the tables,
-not the weights.
+Rebuilt with circle-schema's object API (``ModelT``), which unpacks a table once per reference
+(`unpack_cost` bounds it first). Large vectors stay where they lie and the output is written
+around them in pieces (`_Builder`): a rebuild costs the tables, not the weights.
 """
 
 from __future__ import annotations
