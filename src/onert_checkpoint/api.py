@@ -65,7 +65,11 @@ def load(
         >>> named[0].dtype, named[0].shape == tuple(named[0].data.shape)
         ('float32', True)
     """
-    ckpt = dispatch.load(source, verify_data=verify_data, mmap=mmap)
+    return _bound(dispatch.load(source, verify_data=verify_data, mmap=mmap), model, order)
+
+
+def _bound(ckpt: Checkpoint, model: Any, order: str) -> Checkpoint:
+    """``ckpt`` bound to ``model`` when one is given (circle/binding.py, imported only then)."""
     if model is not None:
         from .circle.binding import bind
 
@@ -101,11 +105,7 @@ def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoi
     model = load_options.pop("model", None)
     order = load_options.pop("order", "auto")
     with opener.open(path, **load_options) as ckpt:
-        if model is not None:
-            from .circle.binding import bind
-
-            bind(ckpt, model, order=order)
-        yield ckpt
+        yield _bound(ckpt, model, order)
 
 
 def _name_tensors(
