@@ -88,15 +88,12 @@ class Schema2Layout(Layout):
 
 @dataclass(eq=False, slots=True)
 class Schema3Layout(Schema2Layout):
-    #: the tensors' entry indices in the order their data are stored (the file's ``order``
-    #: column, spec/SPEC.md 7.1), None when they are stored in record order. The schema-3 writer
-    #: keeps this order: the data offsets alone cannot order two 0-byte tensors at one offset.
+    #: the entry indices in the order the data are stored (the ``order`` column, SPEC 7.1; None:
+    #: record order), which the writer keeps: offsets cannot order 0-byte tensors at one offset
     data_order: Sequence[int] | np.ndarray | None = None
-    #: the block size of the file's per-block data checksums (its data_blocks section,
-    #: spec/SPEC.md 7.4), 0 when it has none (a file without one is written back as it was);
-    #: None, for content not read from schema 3, means the writer's default (64 KiB).
+    #: the block size of the per-block data checksums (data_blocks, SPEC 7.4); 0: no section;
+    #: None (content not read from schema 3): the writer's default, 64 KiB
     data_block_size: int | None = None
-    #: the group size G of the file's range_index section (spec/SPEC.md 7.5: where the
-    #: placement stands every G ranges), 0 when it has none; None, for content not read from
-    #: schema 3, means the writer's default: G = 64 when there are more than 64 tensors.
+    #: the group size G of the range_index section (SPEC 7.5); 0: no section; None (content not
+    #: read from schema 3): the writer's default, G = 64 past 64 tensors
     range_index_group: int | None = None

@@ -115,21 +115,19 @@ def save(ckpt: Checkpoint, path: str | os.PathLike, *,
          **kwargs: Any) -> None:
     """Write ``ckpt`` to ``path`` atomically.
 
-    With no options it writes the revision and dialect the checkpoint was loaded from, so
-    ``save(load(p), q)`` reproduces ``p`` byte for byte. ``revision`` (a name of
-    `names`) and ``dialect`` (one of the revision's ``dialects``, or
-    None to pick one that holds the content) choose another layout; ``allow_lossy=True``
-    permits dropping what the target cannot hold.
-    ``progress``, if given, is called with the byte count of every chunk as it is written
-    (the command line feeds a progress bar with it).
+    With no options it writes the checkpoint's own layout (``ckpt.layout``), so
+    ``save(load(p), q)`` reproduces ``p`` byte for byte. ``revision`` (a name of `names`) and
+    ``dialect`` (one of the revision's ``dialects``, or None to pick one that holds the content)
+    choose another layout; ``allow_lossy=True`` permits dropping what the target cannot hold.
+    ``progress``, if given, is called with the byte count of every chunk as it is written (the
+    command line's bar).
 
-    Schema 2 and 3 are written in one pass with the data section's checksums summed on the way, then
-    the header and section table (and schema 3's per-block checksums) written over their
-    placeholders. ``forward_only=True`` computes every checksum first, in a read pass over the data,
-    and then writes each byte once, in order, never at an offset: the same bytes, for storage that
-    only appends (docs/saving.md, "Writing in one forward pass";
-    [`save_stream`][onert_checkpoint.save_stream] writes to a pipe or any other file object that
-    way).
+    Schema 2 and 3 are written in one pass with the data section's checksums summed on the way,
+    then the header and section table (and schema 3's per-block checksums) written over their
+    placeholders. ``forward_only=True`` computes every checksum first, in a read pass over the
+    data, then writes each byte once, in order, never at an offset: the same bytes, for storage
+    that only appends (docs/saving.md, "Writing in one forward pass";
+    [`save_stream`][onert_checkpoint.save_stream] writes to a pipe or any file object so).
 
     ``path`` must be a regular file or not exist (a directory, FIFO, socket or device is
     refused with an ``OSError``; an empty path with a ``ValueError``); a symbolic link is
