@@ -36,8 +36,8 @@ def check_header(view: memoryview, version: int) -> OnertCheckpointCommon.Header
         fail("header_checksum", "header_crc", Header.header_crc.offset,
              f"header CRC-32C is {computed:#010x}; the header records {stored:#010x}")
     if h["reserved0"] != 0:
-        at = Header.reserved0.offset
-        fail("reserved_nonzero", "reserved0", at, f"reserved byte is {h['reserved0']}, not 0")
+        fail("reserved_nonzero", "reserved0", Header.reserved0.offset,
+             f"reserved byte is {h['reserved0']}, not 0")
     nz = first(h["reserved1"] != 0)
     if nz is not None:
         at = Header.reserved1.offset + nz

@@ -28,8 +28,8 @@ def check_origin_section(view: memoryview, sec: SectionInfo) -> dict[str, object
         fail("reserved_nonzero", "origin.flags", sec.start + Origin.flags.offset,
              f"reserved flag bits {flags:#x}")
     if o["reserved"]:
-        at = sec.start + Origin.reserved.offset
-        fail("reserved_nonzero", "origin.reserved", at, "reserved field is not 0")
+        fail("reserved_nonzero", "origin.reserved", sec.start + Origin.reserved.offset,
+             "reserved field is not 0")
     if rev not in ORIGIN_REVISION_NAMES:
         fail("bad_origin", "origin.revision", sec.start, f"unknown origin revision {rev}")
     if dialect not in ORIGIN_DIALECT_NAMES:

@@ -217,9 +217,7 @@ def finish(p: Plan, value: int, blocks: list[int] | None = None) -> Plan:
     if blocks is not None:
         sections = _with_blocks(sections, p.block_shift, blocks)
     header, table = _head(sections, p.file_size, p.version)
-    return Plan(
-        header, table, sections, p.data, p.file_size, version=p.version, block_shift=p.block_shift
-    )
+    return dataclasses.replace(p, header=header, table=table, sections=sections, pending=False)
 
 
 def chunks(p: Plan) -> Iterator[bytes | memoryview]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import NoReturn
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from ..model import Buffer
 
 __all__ = ["MAX_TABLE_ENTRIES", "U32_MAX", "Block", "PlannedBlock", "block_table", "check_entries",
            "check_fixed_header", "check_table_length", "data_view", "derive_sizes", "plan_block",
-           "read_blocks", "read_table", "storage_order"]
+           "read_blocks", "read_table", "refuse", "storage_order"]
 
 U32 = np.dtype("<u4")
 U32_MAX = 0xFFFF_FFFF
@@ -167,19 +168,21 @@ def block_table(store: DataStore, block: Block, cls: type[Buffer]) -> EntryTable
 # Writing ------------------------------------------------------------------------------
 
 
+def refuse(message: str, field: str | None = None) -> NoReturn:
+    """A writer's refusal of content its revision cannot hold (``not_representable``)."""
+    raise error_for("not_representable", field, None, message)
+
+
 def check_table_length(num_entries: object, what: str) -> int:
     """``num_entries`` as an int, refused (``not_representable``) beyond MAX_TABLE_ENTRIES,
     before anything is allocated from it."""
     if isinstance(num_entries, bool) or not isinstance(num_entries, (int, np.integer)):
-        raise error_for(
-            "not_representable", "num_entries", None,
-            f"{what}: the table length must be an integer, not {type(num_entries).__name__}",
-        )
+        refuse(f"{what}: the table length must be an integer, not {type(num_entries).__name__}",
+               "num_entries")
     n = int(num_entries)
     if not 0 <= n <= MAX_TABLE_ENTRIES:
-        raise error_for("not_representable", "num_entries", None,
-                        f"{what}: a table of {n} entries is outside 0..{MAX_TABLE_ENTRIES} (2**24, "
-                        "the longest offset table this library writes, spec/SPEC.md 9.2)")
+        refuse(f"{what}: a table of {n} entries is outside 0..{MAX_TABLE_ENTRIES} (2**24, the "
+               "longest offset table this library writes, spec/SPEC.md 9.2)", "num_entries")
     return n
 
 
@@ -259,8 +262,7 @@ def plan_block(start: int, num_entries: int, entries: list[Buffer], *,
     at[1:] += at[0]
     index = np.fromiter((e.index for e in entries), np.int64, count)
     if count and not (0 <= int(index.min()) and int(index.max()) < num_entries):
-        raise error_for("not_representable", "num_entries", None,
-                        f"entry indices must lie in 0..{num_entries - 1}")
+        refuse(f"entry indices must lie in 0..{num_entries - 1}", "num_entries")
     offset = at[:-1]
     if empty_entries:
         e_index = np.fromiter(empty_entries.keys(), np.int64, len(empty_entries))

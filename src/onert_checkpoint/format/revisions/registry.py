@@ -1,12 +1,9 @@
-"""The revisions of the format family as data: the capability record of each (SPEC section 3,
-record.py), collected from their packages.
-
-Everything outside ``revisions/`` that depends on a revision asks its record what it holds
-and how it is keyed, never its name: loading (dispatch.py) finds the reader by version byte,
-saving the writer by name, the loss rule (loss.py) what a target keeps, conversion (convert.py)
-and the model binding (circle/binding.py) how entries are indexed. A revision added to
-:data:`REVISIONS` (or by :func:`register`) is read, written, converted and validated with no
-other edit.
+"""The revisions of the format family as data: each package's capability record (record.py,
+SPEC section 3), collected. Everything outside ``revisions/`` that depends on a revision asks
+its record (loading the reader by version byte, saving the writer by name, the loss rule,
+conversion and the model binding what it holds and how it is keyed), never its name: a
+revision added by :func:`register` is read, written, converted and validated with no other
+edit.
 """
 
 from __future__ import annotations

@@ -85,13 +85,13 @@ def read_layout(view: memoryview) -> Layout:
             starts.append((slot, value, field.name, field.offset))
     bounds = [*starts,
               ("footer", end, "ofs_other" if has_footer else "header", _OTHER if has_footer else 0)]
+    spans = []  # each block: its name, where its table starts, where its data end
     for (name, start, _, _), (next_name, next_start, field, at) in itertools.pairwise(bounds):
         if start + 4 * n > next_start:
             raise error_for("block_order", field, at,
                             f"the {next_name} starts at {next_start}, inside the {name} block's "
                             f"{4 * n}-byte table at {start}")
-    spans = [(name, start, next_start)
-             for (name, start, _, _), (_, next_start, _, _) in itertools.pairwise(bounds)]
+        spans.append((name, start, next_start))
     blocks = read_blocks(view, spans, n, size)
     if kind == "adam":
         _check_slots(blocks)

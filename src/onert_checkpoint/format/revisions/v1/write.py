@@ -13,19 +13,22 @@ from dataclasses import dataclass
 
 from onert_checkpoint_generated import structs
 
-from ...errors import error_for
 from ...model import Checkpoint
-from ..blocks import U32_MAX, PlannedBlock, check_table_length, data_view, plan_block, storage_order
+from ..blocks import (
+    U32_MAX,
+    PlannedBlock,
+    check_table_length,
+    data_view,
+    plan_block,
+    refuse,
+    storage_order,
+)
 from . import REVISION
 from .reader import FOOTER_SIZE, HEADER_SIZE
 
 __all__ = ["DIALECTS", "Plan", "chunks", "plan", "resolve_dialect", "write_chunks"]
 
 DIALECTS = REVISION.dialects
-
-
-def _fail(message: str) -> None:
-    raise error_for("not_representable", None, None, message)
 
 
 @dataclass(frozen=True)
@@ -63,20 +66,18 @@ def resolve_dialect(ckpt: Checkpoint, dialect: str | None) -> str:
         if dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")
         return dialect
-    if _onert_representable(ckpt) is None:
-        return "onert"
-    return "onert-micro"
+    return "onert" if _onert_representable(ckpt) is None else "onert-micro"
 
 
 def _check_content(ckpt: Checkpoint) -> str:
     kind = "sgd" if ckpt.optimizer is None else ckpt.optimizer.kind
     if kind not in ("sgd", "adam"):
-        _fail(f"schema 1 stores only SGD and Adam, not {kind}")
+        refuse(f"schema 1 stores only SGD and Adam, not {kind}")
     n = check_table_length(ckpt.table_length, "schema 1")
     if any(t.index < 0 or t.index >= n for t in ckpt.tensors):
-        _fail(f"entry indices must lie in 0..{n - 1}")
+        refuse(f"entry indices must lie in 0..{n - 1}")
     if len({t.index for t in ckpt.tensors}) != len(ckpt.tensors):
-        _fail("two tensors share an entry index")
+        refuse("two tensors share an entry index")
     if kind == "adam":
         # Sizes by index, looked up once: ckpt[i] scans the tensors (quadratic at 100,000).
         # Each size read once (nbytes is a property, and a save of 30,000 entries reads many).
@@ -87,21 +88,21 @@ def _check_content(ckpt: Checkpoint) -> str:
             sizes[slot] = {i: b.nbytes for i, b in ckpt.optimizer.slots.get(slot, {}).items()}
             for i, size in sizes[slot].items():
                 if i not in present:
-                    _fail(f"{slot} entry {i} has no weight entry")
+                    refuse(f"{slot} entry {i} has no weight entry")
                 if size not in (0, present[i]):
-                    _fail(f"{slot} entry {i} is {size} bytes; its weight is {present[i]}")
+                    refuse(f"{slot} entry {i} is {size} bytes; its weight is {present[i]}")
         m, v = sizes["m"], sizes["v"]
         if m != v:
             for i in sorted(set(m) | set(v)):
                 if m.get(i, 0) != v.get(i, 0):
-                    _fail(f"m and v entries {i} differ in size (Adam keeps both or neither)")
+                    refuse(f"m and v entries {i} differ in size (Adam keeps both or neither)")
     extra = sorted(set(ckpt.state) - {"step", "epoch"})
     if extra:
-        _fail(f"schema 1 stores only step and epoch; not {', '.join(extra)}")
+        refuse(f"schema 1 stores only step and epoch; not {', '.join(extra)}")
     for key in ("step", "epoch"):
         value = ckpt.state.get(key, 0)
         if not isinstance(value, int) or not 0 <= value <= U32_MAX:
-            _fail(f"{key} must be an integer in 0..2**32-1, not {value!r}")
+            refuse(f"{key} must be an integer in 0..2**32-1, not {value!r}")
     return kind
 
 
@@ -111,7 +112,7 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
     dialect = resolve_dialect(ckpt, dialect)
     why = _onert_representable(ckpt) if dialect == "onert" else _micro_representable(ckpt)
     if why:
-        _fail(f"cannot write as {dialect}: {why}")
+        refuse(f"cannot write as {dialect}: {why}")
     n = ckpt.table_length
     footer_present = not (dialect == "onert" and "footerless" in ckpt.layout.quirks)
     weights = plan_block(HEADER_SIZE, n, list(ckpt.tensors) if dialect == "onert"
@@ -141,7 +142,7 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
     other = pos if footer_present else 0
     size = pos + (FOOTER_SIZE if footer_present else 0)
     if pos > U32_MAX:  # planning allocated nothing of the size of N (blocks.py)
-        _fail(f"schema 1 offsets are u32; this content needs {size} bytes")
+        refuse(f"schema 1 offsets are u32; this content needs {size} bytes")
     if kind == "adam":
         opt1, opt2 = blocks[1].start, blocks[2].start
     elif dialect == "onert":

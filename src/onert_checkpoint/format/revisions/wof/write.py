@@ -6,7 +6,6 @@ from collections.abc import Iterator
 
 from onert_checkpoint_generated import structs
 
-from ...errors import error_for
 from ...loss import check_lossless
 from ...model import Checkpoint
 from ..blocks import (
@@ -15,6 +14,7 @@ from ..blocks import (
     check_table_length,
     data_view,
     plan_block,
+    refuse,
     storage_order,
 )
 from .reader import HEADER_SIZE
@@ -28,15 +28,10 @@ def plan(ckpt: Checkpoint, *, allow_lossy: bool = False) -> PlannedBlock:
     if len({t.index for t in ckpt.tensors}) != len(ckpt.tensors) or any(
         not 0 <= t.index < n for t in ckpt.tensors
     ):
-        raise error_for(
-            "not_representable", None, None, f"entry indices must be unique in 0..{n - 1}"
-        )
+        refuse(f"entry indices must be unique in 0..{n - 1}")
     size = HEADER_SIZE + 4 * n + sum(t.nbytes for t in ckpt.tensors)
     if size > U32_MAX:  # checked before the block is planned (spec/SPEC.md 9.2)
-        raise error_for(
-            "not_representable", None, None,
-            f"WOF offsets are u32; a table of {n} entries and the data need {size} bytes",
-        )
+        refuse(f"WOF offsets are u32; a table of {n} entries and the data need {size} bytes")
     return plan_block(HEADER_SIZE, n, storage_order(ckpt.tensors))
 
 
