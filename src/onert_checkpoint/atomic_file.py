@@ -1,12 +1,8 @@
 """Atomic file output: the one way this package writes a file.
 
-:func:`write_atomic` writes a temporary file in the target's folder, fsyncs it, renames it over
-the target and fsyncs the folder, so the target is always the complete old file or the complete
-new one. ``save``, ``convert``, the exports, ``import``, ``new``, ``edit`` and ``bake`` all write
-through it. docs/saving.md states its contract (a regular file or nothing, links followed but
-not another user's in a sticky shared folder, owner and mode kept where the process may, never
-a set-ID bit, no temporary left, errors naming the caller's path), what a killed writer leaves
-and which machinery a measurement keeps.
+:func:`write_atomic` writes a temporary in the target's folder, fsyncs it, renames it over the
+target and fsyncs the folder: the target is always the complete old file or the complete new
+one. Its contract, what a killed writer leaves and what the machinery costs: docs/saving.md.
 """
 
 from __future__ import annotations
@@ -188,9 +184,8 @@ def _writev_all(fd: int, pieces: list[memoryview]) -> None:
 def _write_chunks(
     fd: int, chunks: Any, progress: Callable[[int], object] | None, replaced: int | None
 ) -> list[tuple[int, bytes]]:
-    """Write ``chunks`` in batches; returns the generator's patches. After each batch the
-    replaced file's overtaken pages are released (:func:`_release`) and, past 8 MiB, the
-    batch's writeback is started (:func:`_writeback_starter`)."""
+    """Write ``chunks`` in batches (then :func:`_release`, :func:`_writeback_starter`); returns
+    the generator's patches."""
     batch: list[memoryview] = []
     size = written = released = 0
     writeback: Any = False  # False: not looked up yet
@@ -230,10 +225,8 @@ _SYNC_FILE_RANGE_WRITE = 2
 
 @functools.cache
 def _writeback_starter() -> Callable[..., int] | None:
-    """Linux's ``sync_file_range`` (``os`` has none), or None. Starting each batch's
-    writeback as it is written lets the disk write while the next batches are copied, so the
-    fsync before the rename has little left (measured in docs/saving.md, "What the
-    machinery costs and saves"). It only starts writing: durability is the fsync's."""
+    """Linux's ``sync_file_range`` (``os`` has none), or None: the disk writes each batch while
+    the next ones are copied, so the fsync has little left (measured in docs/saving.md)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
@@ -248,10 +241,8 @@ def _writeback_starter() -> Callable[..., int] | None:
 
 
 def _open_replaced(dfd: int, base: str) -> int | None:
-    """The file about to be replaced, open for reading so that its cached pages can be
-    released behind the write (:func:`_release`); None where it cannot be read (permissions, a
-    lease) or is no longer a regular file. Other errors (no descriptors, I/O) are raised like
-    every other step's before the rename."""
+    """The file about to be replaced, open for :func:`_release`; None where it cannot be read
+    (permissions, a lease) or is no longer a regular file; other errors are raised."""
     if not hasattr(os, "posix_fadvise"):
         return None
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0)
@@ -271,13 +262,9 @@ def _open_replaced(dfd: int, base: str) -> int | None:
 
 
 def _release(replaced: int, start: int, end: int) -> tuple[int | None, int]:
-    """Drop the replaced file's clean, unmapped cached pages in ``start..end`` (overtaken by the
-    new file); returns (the descriptor, or None to stop, the next start).
-
-    The old file must stay intact until the rename, so the new file's pages would otherwise
-    come on top of its cached ones: a second file's worth of memory (measured in
-    docs/saving.md). Its data on disk are untouched, and a reader that mapped it keeps what it
-    mapped. Advice only: an error stops the advice, never the save."""
+    """Drop the replaced file's clean, unmapped cached pages in ``start..end``, else a second
+    file's worth of memory (docs/saving.md); returns (the descriptor, or None to stop, the next
+    start). Advice only: an error stops the advice, never the save."""
     if end <= start:  # a length of 0 would mean "to the end of the file"
         return replaced, start
     try:

@@ -1,13 +1,9 @@
 """Checked assignment of an entry's data: the new data keep the entry's size, type and shape.
 
-An entry's size is fixed by the model it belongs to, and every optimizer slot of a tensor has
-the tensor's size (SPEC rule 10, schema 2's shape rule): ``tensor.data = x`` keeps the entry's
-size, and a typed entry also its element type and shape. Values are converted by one rule,
-:func:`cast_for_entry`, which ``edit --replace`` on the command line follows too: an array
-casts when NumPy's ``same_kind`` casting allows it and every value survives exactly (float64
-values that float32 holds); Python numbers (a list) when every value survives; anything else is a
-:class:`~.errors.CheckpointError` that names the tensor, raised at the assignment rather than
-as a confusing error at save time or a file its model no longer reads.
+The model fixes an entry's size (SPEC rule 10), so ``tensor.data = x`` keeps it, and a typed
+entry's element type and shape, converting by :func:`cast_for_entry` (as ``edit --replace``).
+Anything else is a :class:`~.errors.CheckpointError` naming the tensor, raised at the
+assignment, not at save time or as a file its model no longer reads.
 """
 
 from __future__ import annotations
@@ -61,10 +57,9 @@ def cast_for_entry(
     """``value`` as ``dtype`` by the one rule every write of new values follows (the API's
     ``entry.data = x`` and the command line's ``edit --replace``), or None when refused.
 
-    An array casts when NumPy's ``same_kind`` casting allows it (float64 to float32, int64 to
-    int32; not float to int, not a signed to an unsigned type) and every value survives the
-    cast exactly; ``python_numbers`` (values that came as Python numbers, which have no
-    NumPy type of their own) skips the kind test: the values alone decide.
+    An array casts when NumPy's ``same_kind`` casting allows it (float64 to float32, not float
+    to int) and every value survives exactly; for ``python_numbers`` (which have no NumPy type
+    of their own) the values alone decide.
     """
     if not python_numbers and not np.can_cast(value.dtype, dtype, "same_kind"):
         return None

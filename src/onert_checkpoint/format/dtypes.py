@@ -1,7 +1,6 @@
 """Element types: circle's TensorType codes, as circle models and schema-2 records use them.
 
-One table for the circle model reader and for schemas 2 and 3 (spec/SPEC.md, section 6),
-generated from the .ksy's copy of circle's schema (TensorType).
+One table for the circle model reader and for schemas 2 and 3 (spec/SPEC.md 6).
 """
 
 from __future__ import annotations

@@ -1,31 +1,22 @@
 """Entries as columns: what a reader found, kept as NumPy arrays until an entry is looked at.
 
-A loaded checkpoint does not make one Python object per entry: a 1M-entry file would cost
-hundreds of MiB of objects and most of its open time (tests/invariants/test_memory_bounds.py).
-The readers hand over an :class:`EntryTable` per block (weights, each optimizer slot): the entry
-indices in ascending order, where each entry's bytes are and how many, and for schema 2 the
-record columns (dtype, shape, name, model index). :class:`TensorList` and :class:`SlotEntries`
-are the list and the mapping the model objects expose; they make a :class:`~.model.Tensor` or
-:class:`~.model.Buffer` the first time it is asked for and keep it.
+One object per entry of a 1M-entry file would cost hundreds of MiB and most of its open time
+(tests/invariants/test_memory_bounds.py), so the readers hand over an :class:`EntryTable` per
+block (weights, each optimizer slot); :class:`TensorList` and :class:`SlotEntries` make a
+:class:`~.model.Tensor` or :class:`~.model.Buffer` the first time it is asked for and keep it.
 
-Going over every entry (iterating the tensor list, a slot's ``values()`` or ``items()``) keeps
-no object: each entry not made yet is made *floating*, held by the list only through a weak
-reference, so a pass over 2M entries holds a few thousand objects at a time, not 2M (memory
-bounded by the file's size, not by the entry count). A floating entry is the one object for
-its entry while anyone holds it (a later lookup returns it), and the first assignment to any
-of its public attributes (``data``, ``name``, ``index``, ``dtype``, ``shape``, ...) settles it:
-the list then holds it for good, so no edit is lost when the caller lets go of it.
+A pass over every entry keeps none: an entry not made yet is made *floating*, held only through
+a weak reference (a few thousand at a time, not 2M). It stays the one object for its entry
+while anyone holds it, and the first assignment to a public attribute settles it (held for
+good, so no edit is lost).
 
-The tensor bytes themselves are a :class:`DataStore`: the mapped file and the data checks that
-have not run yet (schema 2's data-section CRC-32C and padding, SPEC section 6.5). Those run the
-first time any entry's data is asked for, before a byte is handed out; a failure is raised then,
-and again on every later access.
+The bytes are a :class:`DataStore`: the file and its data checks still to run (SPEC 6.5),
+run before the first byte is handed out; a failure is raised then and on every later access.
 """
 
 from __future__ import annotations
 
 import functools
-import math
 import weakref
 from collections.abc import (
     Callable,
@@ -43,7 +34,7 @@ import numpy as np
 
 from .dtypes import DTYPES
 from .errors import released_error
-from .typed import little_endian_dtype
+from .typed import little_endian_dtype, shaped
 
 #: An entry: model.Buffer (an optimizer slot's) or model.Tensor (a weight). model.py, which
 #: imports this module, gives the lists and mappings their item type (TensorList[Tensor]).
@@ -81,17 +72,15 @@ class DataStore:
         ranged: Callable[[int, int], bool | None] | None = None,
     ) -> None:
         self.whole = whole
-        #: checks of the bytes [start, end) alone (schema 3's per-block CRCs): until the whole
-        #: checks have run, a read verifies only what it hands out, at a cost independent of
-        #: the file's size. True back: every check has passed by now (nothing is pending).
+        #: checks of the bytes [start, end) alone (schema 3's per-block CRCs), so a read costs
+        #: what it hands out, not the file's size; True back: nothing is pending any more
         self._ranged = ranged
         self._checks = pending  # kept after they pass: a mapped file may change later
         self._pending = pending
         self._error: Exception | None = None
         self.released = False
         self._enforce = True
-        #: bytes may be handed out with no call at all: not released, and no check pending
-        #: (or none enforced). What each hand-out tests first (:meth:`EntryTable.data`).
+        #: not released, no check pending or enforced: what each hand-out tests first
         self.ready = pending is None
         #: ``whole`` seen as one element type from one byte phase (:meth:`typed_whole`)
         self._typed: dict[int, np.ndarray] = {}
@@ -135,10 +124,9 @@ class DataStore:
         return self.whole
 
     def typed_whole(self, code: int, dt: np.dtype, phase: int) -> np.ndarray:
-        """``whole`` from byte ``phase`` on as elements of ``dt`` (circle type ``code``), made
-        once per type and phase: an entry's typed array is then one slice of it (a view of
-        ``whole`` as a byte slice viewed as ``dt`` would be, made in a fifth of the time). Only
-        for bytes already handed out by :meth:`checked`."""
+        """``whole`` from byte ``phase`` on as elements of ``dt`` (circle type ``code``), once per
+        type and phase: an entry's typed array is one slice of it (a fifth of the time of a
+        byte slice viewed as ``dt``). Only for bytes :meth:`checked` has handed out."""
         key = code << 8 | phase
         found = self._typed.get(key)
         if found is None:
@@ -191,9 +179,8 @@ _SIZE_OF_CODE: list[int] = [
     _TYPE_OF_CODE[c].itemsize if c in _TYPE_OF_CODE else 0 for c in range(max(_TYPE_OF_CODE) + 1)
 ]
 
-#: id of a store's ``whole`` array -> the store, for the stores that have data checks. A save
-#: finds here the checks that bytes copied out of a loaded file (``upgrade``, ``convert``) still
-#: owe (:func:`must_verify`).
+#: id of a store's ``whole`` array -> the store, for the stores with data checks: what bytes
+#: copied out of a loaded file still owe a save (:func:`must_verify`).
 _CHECKED_STORES: weakref.WeakValueDictionary[int, DataStore] = weakref.WeakValueDictionary()
 
 
@@ -240,11 +227,10 @@ def _stable(store: DataStore) -> bool:
 
 
 def must_verify(stores: Iterable[DataStore], read: Callable[[Any], Any]) -> None:
-    """Before a write computes fresh checksums over data read from ``stores``: run the checks
-    they have not run (``verify_data=False``) and, for bytes that may have changed since their
-    check (a mapped file written since, a writable buffer), run them again. Raises the check's
-    error (``section_checksum``, ``nonzero_padding``, ...) or ``released``. ``read`` reads a
-    file's bytes afresh (dispatch.read_view, which this layer does not import)."""
+    """Before a write checksums data read from ``stores``: run the checks not run yet
+    (``verify_data=False``), and again for bytes that may have changed since (a mapped file
+    written since, a writable buffer). Raises the check's error or ``released``. ``read`` reads
+    a file's bytes afresh (dispatch.read_view, which this layer does not import)."""
     from .source import file_fingerprint, note_checked
 
     for store in stores:
@@ -263,10 +249,9 @@ def must_verify(stores: Iterable[DataStore], read: Callable[[Any], Any]) -> None
 
 
 def _verify_again(store: DataStore, read: Callable[[Any], Any]) -> None:
-    """Every check of the file once more, on its bytes as they are now: its records are views
-    of them, so a write since may have changed what a save copies (a fresh read checks the
-    records' section CRCs, then the data against the block CRCs in the bytes). A failure
-    condemns the store, as a failed :meth:`DataStore.verify` does."""
+    """Every check of the file once more on its bytes as they are now (its records view them,
+    so a write since may have changed them); a failure condemns the store, as in
+    :meth:`DataStore.verify`."""
     try:
         read(store.whole.data).verify()
     except Exception as exc:
@@ -391,9 +376,8 @@ class EntryTable:
         return None if raw is None else raw.decode("utf-8")
 
     def data(self, row: int) -> np.ndarray:
-        """The entry's bytes, typed when the record says how (after the data checks): what
-        :func:`~.typed.typed_view` makes of them, by a shorter path (this runs once per entry
-        handed out: a slice of the file seen as the entry's type, :meth:`DataStore.typed_whole`)."""
+        """The entry's bytes after the data checks, typed as :func:`~.typed.typed_view` types
+        them, by a shorter path (:meth:`DataStore.typed_whole`)."""
         start = self.offsets.item(row)
         end = start + self.lengths.item(row)
         store = self.store
@@ -444,19 +428,12 @@ class EntryTable:
         return kinds
 
     def _shaped(self, arr: np.ndarray, row: int) -> np.ndarray:
-        """``arr`` in the record's shape when its element count is the array's (as
-        :func:`~.typed.typed_view`), else as it is."""
+        """``arr`` in the record's shape, as :func:`~.typed.typed_view` shapes it."""
         meta, trow = self.meta, row
         if meta is None:  # a slot typed like its tensor
             meta, trow = self.owner.meta, self.owner_rows.item(row)  # type: ignore[union-attr]
         assert meta is not None
-        shape = tuple(meta["dims"][trow, : meta["rank"].item(trow)].tolist())
-        if math.prod(shape) == arr.size:
-            try:
-                arr = arr.reshape(shape)
-            except ValueError:  # an empty shape with dims NumPy cannot index: kept flat
-                pass
-        return arr
+        return shaped(arr, tuple(meta["dims"][trow, : meta["rank"].item(trow)].tolist()))
 
     def nbytes(self, row: int) -> int:
         if self.store.released:
@@ -465,10 +442,9 @@ class EntryTable:
 
     # -- making model objects ----------------------------------------------------------------
     def make(self, row: int) -> Any:
-        """The model object of one row, a tensor held by the list this table serves
-        (``home``). This runs once per entry handed out, so it is
-        :meth:`~.model.Buffer._init_lazy` and :meth:`~.model.Tensor._set_meta` written out, in
-        one frame: the same attributes, set directly."""
+        """The model object of one row, a tensor held by the list this table serves (``home``):
+        :meth:`~.model.Buffer._init_lazy` and :meth:`~.model.Tensor._set_meta` written out in
+        one frame (this runs once per entry handed out)."""
         cls = self.cls
         obj: Any = cls.__new__(cls)
         obj._index = self.keys.item(row)
@@ -528,9 +504,8 @@ def _floating_class(cls: type) -> type:
 
 
 def _floating_get(floating: weakref.WeakValueDictionary[int, Any], key: int) -> Any:
-    """``floating.get(key)`` at no cost when there is none: its lookup raises (and catches) a
-    KeyError on every miss, and no floating entry exists until a pass over every entry ran.
-    ``data`` is the dict the weakref module's WeakValueDictionary keeps its references in."""
+    """``floating.get(key)`` at no cost when there is none (its lookup raises and catches a
+    KeyError on every miss); ``data`` is the WeakValueDictionary's own dict."""
     return floating.get(key) if floating.data else None  # type: ignore[attr-defined]
 
 
@@ -625,11 +600,8 @@ class _Entries(Generic[E]):
 class TensorList(_Entries[E], MutableSequence[E]):
     """The weight entries of a checkpoint, in entry-index order: a list whose items are made
     on first access (from an :class:`EntryTable`) and which finds an entry by index or by name
-    without a scan.
-
-    Any change of its structure (insert, delete, replace, sort) first makes every item, after
-    which it behaves as a plain list. Renaming or re-indexing a tensor it holds keeps its
-    lookup tables current (the tensor tells the list it belongs to).
+    without a scan. Any change of its structure first makes every item (a plain list after
+    that); renaming or re-indexing a tensor keeps its lookups current.
     """
 
     __slots__ = ("_by_index", "_by_name", "_dups", "_ref", "_renumbered")
@@ -706,10 +678,9 @@ class TensorList(_Entries[E], MutableSequence[E]):
         return self._items  # type: ignore[return-value]
 
     def copied(self, copy: Callable[[E], E]) -> TensorList[E]:
-        """A list of ``copy`` of each item: the items made so far and those with bytes copied
-        now, in order, the others (empty and untouched) made from the same columns when first
-        asked for, so that many empty entries cost no object each. The file's pending data
-        checks run as a copy of every item would run them."""
+        """A list of ``copy`` of each item; the empty untouched ones are made from the same
+        columns when first asked for (no object each). The pending data checks run as a copy of
+        every item would run them."""
         table = self._table
         if table is None or self._renumbered:
             return TensorList([copy(t) for t in self])
@@ -804,9 +775,9 @@ class TensorList(_Entries[E], MutableSequence[E]):
     __copy__ = copy
 
     # -- lookups -----------------------------------------------------------------------------
-    # By index: the table's sorted keys (binary search) until a tensor is re-indexed, then a
-    # dict. By name: a dict built on the first lookup. Both are kept current when a tensor
-    # is renamed or re-indexed (one dict update), and rebuilt after a structural change.
+    # By index: the table's sorted keys until a tensor is re-indexed, then a dict. By name: a
+    # dict built on the first lookup. Kept current on a rename or re-index, rebuilt after a
+    # structural change.
     def _key_of(self, pos: int, attr: str) -> Any:
         t = self._items[pos]
         if t is not None:

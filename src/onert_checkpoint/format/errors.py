@@ -1,8 +1,7 @@
-"""The error hierarchy. Every code comes from spec/error-codes.toml (via the generated table).
+"""The error hierarchy; every ``code`` comes from spec/error-codes.toml (the generated table).
 
-Every error carries a stable snake_case ``code``, the ``field`` it concerns (in the spec's own
-names, such as ``num_entries`` or ``weights[3]``) and the byte ``offset`` of the problem (None
-when the problem is not located in a file, as for a content that cannot be written).
+Each error names the ``field`` in the spec's words (``weights[3]``) and the byte ``offset``, None
+when the problem is not located in a file.
 """
 
 from __future__ import annotations
@@ -73,9 +72,8 @@ def error_for(code: str, field: str | None, offset: int | None, message: str) ->
 
 
 def released_error(what: str = "the checkpoint") -> CheckpointError:
-    """The error for reading, copying or saving a checkpoint (or one of its entries) after the
-    ``open`` block that held its storage ended (code ``released``): its bytes are gone, and an
-    empty answer would let a save write a valid file of 0-byte tensors over the real one."""
+    """``released``: a checkpoint or entry used after its ``open`` block ended (an empty answer
+    would let a save write a valid file of 0-byte tensors over the real one)."""
     return error_for(
         "released", None, None,
         f"{what}: the storage of this checkpoint was released when its `open` block ended; "

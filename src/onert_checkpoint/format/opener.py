@@ -1,8 +1,7 @@
 """``open``: a checkpoint for the length of a ``with`` block, its file mapping closed after it.
 
-:func:`~onert_checkpoint.load` maps a path and hands out views on the mapping, which stays
-open as long as any of them lives. :func:`open` gives the same object for lazy reading and, on
-leaving the block, empties every entry and closes the mapping, as ``safetensors.safe_open`` does.
+As ``safetensors.safe_open``: on leaving the block every entry is emptied and the mapping closed
+(:func:`~onert_checkpoint.load`'s stays open while any view of it lives).
 """
 
 from __future__ import annotations

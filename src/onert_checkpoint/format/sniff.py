@@ -1,9 +1,7 @@
 """What a file that is not a checkpoint looks like, for the ``bad_magic`` error.
 
-Users hand the tools the wrong file: the circle model instead of its checkpoint, or an export
-(safetensors, npz) instead of the checkpoint it came from. A bare "magic is 19779, not 429"
-leaves them guessing; :func:`looks_like` names the format from its own signature (the first
-bytes every writer of that format puts there) and says what to do instead.
+Users hand the tools the circle model or an export instead of the checkpoint: :func:`looks_like`
+names the format from its signature and says what to do instead.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Turning what the caller passes (a path, bytes, any buffer) into one read-only byte buffer.
 
-Paths are memory-mapped by default, so tensor data handed out later are views on the page cache
-(a mapping shares the file's fate: docs/saving.md, "Memory-mapped reading and its hazards");
-``copy=True`` reads the file into private memory instead. Only regular files are read, checked
-before a byte is (``stat``, then ``fstat`` of a descriptor opened with O_NONBLOCK, which cannot
-block on a FIFO); a regular file that cannot be mapped (under /sys, some network and FUSE file
-systems) is read instead.
+Paths are memory-mapped by default (the hazards: docs/saving.md), or read into private memory
+(``copy=True``, or a file that cannot be mapped). Only regular files are read, checked before a
+byte is (``stat``, then ``fstat`` of a descriptor opened with O_NONBLOCK).
 """
 
 from __future__ import annotations
@@ -69,9 +66,8 @@ def _read_all(fd: int, size: int, path: str) -> memoryview:
     return memoryview(buf).toreadonly()
 
 
-#: A mapped file -> (its path, its fingerprint when mapped or last checked). A mapping shows
-#: every later write to the file; a save that copies mapped bytes checks them again only when
-#: the file's fingerprint says it may have changed (:func:`mapped_file_unchanged`).
+#: A mapped file -> (its path, its fingerprint when mapped or last checked): a save checks
+#: mapped bytes again only when the fingerprint says they may have changed.
 _MAPPED: weakref.WeakKeyDictionary[mmap.mmap, tuple[str, tuple[int, ...]]] = (
     weakref.WeakKeyDictionary()
 )
@@ -83,9 +79,8 @@ def _fingerprint(st: os.stat_result) -> tuple[int, ...]:
 
 
 def mapped_file_unchanged(mapped: object) -> bool:
-    """True when ``mapped`` is a mapping made by :func:`open_source` whose file has not been
-    written since it was mapped (or since :func:`note_checked`); False when it may have been,
-    or when it is not such a mapping."""
+    """True when ``mapped`` is a mapping by :func:`open_source` whose file has not been written
+    since it was mapped (or since :func:`note_checked`)."""
     now = file_fingerprint(mapped)
     return now is not None and now == _MAPPED[mapped][1]  # type: ignore[index]
 
@@ -167,9 +162,8 @@ class BufferReader(io.RawIOBase):
         return self._pos
 
     def close(self) -> None:
-        # Generated parsers refer to themselves (``_root``), so they live until the cyclic
-        # collector runs; dropping the view here lets a mapped file go as soon as the
-        # checkpoint does.
+        # generated parsers refer to themselves (``_root``): the mapping goes with the checkpoint,
+        # not at the next cyclic collection
         self._view = memoryview(b"")
         super().close()
 

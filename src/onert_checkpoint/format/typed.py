@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-__all__ = ["little_endian_dtype", "typed_geometry", "typed_view"]
+__all__ = ["little_endian_dtype", "shaped", "typed_geometry", "typed_view"]
 
 
 @functools.cache
@@ -35,10 +35,11 @@ def typed_view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None
     A view, never a copy. A shape whose element count differs from the data's is not applied.
     """
     dt = _element_type(dtype, raw.nbytes)
-    return raw if dt is None else _shaped(raw.view(dt), shape)
+    return raw if dt is None else shaped(raw.view(dt), shape)
 
 
-def _shaped(arr: np.ndarray, shape: tuple[int, ...] | None) -> np.ndarray:
+def shaped(arr: np.ndarray, shape: tuple[int, ...] | None) -> np.ndarray:
+    """``arr`` in ``shape`` when its element count is the array's, else as it is."""
     if shape is not None and math.prod(shape) == arr.size:
         try:
             return arr.reshape(shape)
@@ -57,7 +58,7 @@ def typed_geometry(
         return np.dtype(np.uint8), (nbytes,)
     size = nbytes // dt.itemsize
     if not size:
-        return dt, _shaped(np.empty(0, dt), shape).shape
+        return dt, shaped(np.empty(0, dt), shape).shape
     return dt, tuple(shape) if shape is not None and math.prod(shape) == size else (size,)
 
 
