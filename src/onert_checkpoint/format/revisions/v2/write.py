@@ -73,8 +73,8 @@ from ...errors import error_for
 from ...model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section, Tensor
 from ..registry import find
 
-__all__ = ["Plan", "chunks", "common_parts", "extra_sections", "optimizer_part", "origin_body",
-           "origin_of", "plan", "state_body", "stream"]
+__all__ = ["Bounds", "Plan", "Records", "chunks", "common_parts", "extra_sections",
+           "optimizer_part", "origin_body", "origin_of", "plan", "records", "state_body", "stream"]
 
 VERSION = 2
 #: The largest value of each tensor-record field (its width in spec/onert_checkpoint_v2.ksy).
@@ -115,8 +115,26 @@ def _utf8(text: object, what: str, limit: int) -> bytes:
 _RECORDS_AT_A_TIME = 1 << 15
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """What a revision's tensor records hold, as the writer's refusals name it: the largest
+    index and the index range, the largest model index and its range, the largest dim and
+    what bounds it (schema 2's below; schema 3 gathers its records here with its own)."""
+
+    index_max: int
+    index: str
+    model_max: int
+    model: str
+    dim_max: int
+    dims: str
+
+
+_BOUNDS = Bounds(_MAX["index"], f"0..{_MAX['index']}", _MAX["model_index"], "range",
+                 _MAX["dims"], "the dims' width")
+
+
 @dataclass
-class _Records:
+class Records:
     """The tensor records' columns in record order (ascending index), each as narrow as its
     field, with the names and the dims of the records that have them, in record order."""
 
@@ -159,8 +177,8 @@ class _Records:
         yield self.names
 
 
-def _gather(tensors: Iterable[Tensor]) -> _Records:
-    """The :class:`_Records` of ``tensors`` (in their order), with every check of a record: one
+def _gather(tensors: Iterable[Tensor], bounds: Bounds) -> Records:
+    """The :class:`Records` of ``tensors`` (in their order), with every check of a record: one
     pass that makes a loaded file's tensors a chunk at a time and keeps only those with data
     bytes (a file of many empty tensors costs its columns, not an object per tensor)."""
     index, model_index, len_name, dims = array("I"), array("I"), array("I"), array("I")
@@ -171,15 +189,15 @@ def _gather(tensors: Iterable[Tensor]) -> _Records:
     held: dict[int, Buffer] = {}
     for k, t in enumerate(tensors):
         i = t.index
-        if not 0 <= i <= _MAX["index"]:
-            _fail(f"tensor index {i} is out of 0..{_MAX['index']} or used twice")
+        if not 0 <= i <= bounds.index_max:
+            _fail(f"tensor index {i} is out of {bounds.index} or used twice")
         index.append(i)
         flags = 0
         nbytes = t.nbytes
         mi = t.model_index
         if mi is not None:
-            if not 0 <= mi <= _MAX["model_index"]:
-                _fail(f"model index {mi} is out of range or used twice")
+            if not 0 <= mi <= bounds.model_max:
+                _fail(f"model index {mi} is out of {bounds.model} or used twice")
             flags |= HAS_MODEL_INDEX
         model_index.append(0 if mi is None else mi)
         code = None
@@ -193,8 +211,8 @@ def _gather(tensors: Iterable[Tensor]) -> _Records:
             rank.append(0)
         else:
             shape = tuple(int(d) for d in t.shape)
-            if len(shape) > MAX_RANK or any(not 0 <= d <= _MAX["dims"] for d in shape):
-                _fail(f"tensor {i}: shape {shape} exceeds rank {MAX_RANK} or the dims' width")
+            if len(shape) > MAX_RANK or any(not 0 <= d <= bounds.dim_max for d in shape):
+                _fail(f"tensor {i}: shape {shape} exceeds rank {MAX_RANK} or {bounds.dims}")
             flags |= HAS_SHAPE
             rank.append(len(shape))
             dims.extend(shape)
@@ -216,9 +234,8 @@ def _gather(tensors: Iterable[Tensor]) -> _Records:
         read.append(-1 if t.offset is None else t.offset)
         if nbytes:
             held[k] = t
-    del seen_name
     c = _column
-    return _Records(c(index), c(model_index), c(flag_col), c(dtype), c(rank), c(len_name),
+    return Records(c(index), c(model_index), c(flag_col), c(dtype), c(rank), c(len_name),
                     bytes(names), c(dims), c(len_data), c(read), held)
 
 
@@ -226,19 +243,18 @@ def _column(a: array[int]) -> np.ndarray:
     return np.frombuffer(a, a.typecode) if len(a) else np.zeros(0, a.typecode)
 
 
-def _records(ckpt: Checkpoint) -> _Records:
-    """The :class:`_Records` of ``ckpt``'s tensors in record order (ascending index), with the
-    checks that need that order: indices and model indices unique."""
-    if len(ckpt.tensors) > MAX_TENSORS:
-        _fail(f"schema 2 holds at most {MAX_TENSORS} tensors")
-    r = _gather(ckpt.tensors)
+def records(ckpt: Checkpoint, bounds: Bounds = _BOUNDS) -> Records:
+    """The :class:`Records` of ``ckpt``'s tensors in record order (ascending index), with every
+    check of a record within ``bounds`` and those that need the order: indices and model
+    indices unique."""
+    r = _gather(ckpt.tensors, bounds)
     if (r.index[1:] < r.index[:-1]).any():  # in memory, any order (a loaded file's are sorted)
-        r = _gather(sorted(ckpt.tensors, key=lambda t: t.index))
+        r = _gather(sorted(ckpt.tensors, key=lambda t: t.index), bounds)
     if (i := first(r.index[1:] == r.index[:-1])) is not None:
-        _fail(f"tensor index {int(r.index[i])} is out of 0..{_MAX['index']} or used twice")
+        _fail(f"tensor index {int(r.index[i])} is out of {bounds.index} or used twice")
     models = np.sort(r.model_index[(r.flags & HAS_MODEL_INDEX) != 0])
     if (i := first(models[1:] == models[:-1])) is not None:
-        _fail(f"model index {int(models[i])} is out of range or used twice")
+        _fail(f"model index {int(models[i])} is out of {bounds.model} or used twice")
     return r
 
 
@@ -375,7 +391,9 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
 
     ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
     the data are written (one pass over the tensor bytes instead of two)."""
-    r = _records(ckpt)
+    if len(ckpt.tensors) > MAX_TENSORS:
+        _fail(f"schema 2 holds at most {MAX_TENSORS} tensors")
+    r = records(ckpt)
     n = r.index.size
     opt_parts = (
         _optimizer_parts(ckpt, set(r.index.tolist())) if ckpt.optimizer is not None else None

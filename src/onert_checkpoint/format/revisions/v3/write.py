@@ -16,11 +16,9 @@ container's writer (container/write.py) yields the file in order.
 
 from __future__ import annotations
 
-import math
 import operator
 from array import array
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 from onert_checkpoint_generated import structs
@@ -32,12 +30,27 @@ from onert_checkpoint_generated.layout import SectionKind as Kind
 from onert_checkpoint_generated.layout import V3TensorsHead
 
 from ...container import data_blocks
-from ...container.constants import FLAG_REQUIRED, MAX_NAME_LEN, MAX_RANK, MAX_TENSORS, NO_STATE
+from ...container.constants import (
+    FLAG_REQUIRED,
+    HAS_DTYPE,
+    HAS_MODEL_INDEX,
+    HAS_NAME,
+    HAS_SHAPE,
+    MAX_TENSORS,
+    NO_STATE,
+)
 from ...container.write import Part, Plan
 from ...container.write import plan as container_plan
-from ...dtypes import DTYPE_CODES, DTYPES
-from ...model import Buffer, Checkpoint, Tensor
-from ..v2.write import _fail, _optimizer_parts, _utf8, common_parts, optimizer_part
+from ...model import Buffer, Checkpoint
+from ..v2.write import (
+    Bounds,
+    Records,
+    _fail,
+    _optimizer_parts,
+    common_parts,
+    optimizer_part,
+    records,
+)
 from .placement import place
 from .range_index import DEFAULT_SHIFT as DEFAULT_GROUP_SHIFT
 from .range_index import KIND as INDEX_KIND
@@ -70,122 +83,22 @@ _MODEL_INDEX_RANGE = (
 )
 
 
-@dataclass
-class _Columns:
-    """The tensors' record columns (record order: ascending index), gathered in one pass that
-    makes the tensors a chunk at a time and keeps only those with data bytes (a file of many
-    empty tensors costs its columns, not an object per tensor)."""
-
-    index: np.ndarray
-    model_index: np.ndarray
-    len_name: np.ndarray
-    names: bytes
-    #: some tensor has a name (an empty one included)
-    named: bool
-    dtype: np.ndarray
-    rank: np.ndarray
-    dims: np.ndarray
-    len_data: np.ndarray
-    #: the offset each tensor was read from, -1 for one built in memory
-    offset: np.ndarray
-    #: record position -> the tensor, for the tensors with data bytes only
-    held: dict[int, Tensor]
+#: Schema 3's bounds for the tensor records gathered by v2/write.py (7.1).
+_BOUNDS = Bounds(_INDEX_MAX, _INDEX_RANGE, NO_MODEL_INDEX - 1, _MODEL_INDEX_RANGE, _DIM_MAX,
+                 "u32 dims")
 
 
-def _gather(items: Iterable[Tensor]) -> _Columns:
-    """:class:`_Columns` of ``items`` (any order), with every per-tensor check of 7.1."""
-    # each column as narrow as its checked values (a 4-byte u32, "b" and "B" for the codes)
-    index, model_index, len_name, dims = array("I"), array("I"), array("I"), array("I")
-    dtype, rank, len_data, offset = array("b"), array("B"), array("q"), array("q")
-    names = bytearray()
-    named = False
-    seen_name: set[bytes] = set()
-    held: dict[int, Tensor] = {}
-    for k, t in enumerate(items):
-        i = t.index
-        if not 0 <= i <= _INDEX_MAX:
-            _fail(f"tensor index {i} is out of {_INDEX_RANGE} or used twice")
-        index.append(i)
-        mi = t.model_index
-        if mi is not None and not 0 <= mi < NO_MODEL_INDEX:
-            _fail(f"model index {mi} is out of {_MODEL_INDEX_RANGE} or used twice")
-        model_index.append(NO_MODEL_INDEX if mi is None else mi)
-        code = NO_DTYPE
-        if t.dtype is not None:
-            found = DTYPE_CODES.get(str(t.dtype))
-            if found is None:
-                _fail(f"tensor {i}: dtype {t.dtype!r} is not a circle TensorType")
-            code = found
-        dtype.append(code)
-        nbytes = t.nbytes
-        if t.shape is not None:
-            shape = tuple(int(d) for d in t.shape)
-            if len(shape) > MAX_RANK or any(not 0 <= d <= _DIM_MAX for d in shape):
-                _fail(f"tensor {i}: shape {shape} exceeds rank {MAX_RANK} or u32 dims")
-            rank.append(len(shape))
-            dims.extend(shape)
-            elem = DTYPES[code][1] if code != NO_DTYPE else None
-            if elem is not None and math.prod(shape) * elem != nbytes:
-                _fail(f"tensor {i}: shape {shape} of {t.dtype} disagrees with its {nbytes} bytes")
-        else:
-            rank.append(NO_SHAPE)
-        if t.name is not None:
-            raw = _utf8(t.name, f"tensor {i}'s name", MAX_NAME_LEN)
-            if raw in seen_name:
-                _fail(f"two tensors are named {t.name!r}")
-            seen_name.add(raw)
-            named = True
-            names += raw
-            len_name.append(len(raw))
-        else:
-            len_name.append(0)
-        len_data.append(nbytes)
-        offset.append(-1 if t.offset is None else t.offset)
-        if nbytes:
-            held[k] = t
-
-    def arr(a: array[int]) -> np.ndarray:
-        return np.frombuffer(a, a.typecode) if len(a) else np.zeros(0, a.typecode)
-
-    cols = _Columns(arr(index), arr(model_index), arr(len_name), bytes(names), named, arr(dtype),
-                    arr(rank), arr(dims), arr(len_data), arr(offset), held)
-    del seen_name
-    return _in_record_order(cols)
+def _columns(ckpt: Checkpoint) -> Records:
+    """The tensors' columns in record order with every check of 7.1 (v2/write.py's
+    ``records``), and schema 3's markers where a tensor has no model index, dtype or shape."""
+    cols = records(ckpt, _BOUNDS)
+    for column, flag, none in ((cols.model_index, HAS_MODEL_INDEX, NO_MODEL_INDEX),
+                               (cols.dtype, HAS_DTYPE, NO_DTYPE), (cols.rank, HAS_SHAPE, NO_SHAPE)):
+        column[(cols.flags & flag) == 0] = none
+    return cols
 
 
-def _in_record_order(c: _Columns) -> _Columns:
-    """``c`` sorted by index (the items are already, when they come from a loaded file), with
-    the checks that need the order: indices and model indices unique."""
-    n = c.index.size
-    if n > 1 and (c.index[1:] < c.index[:-1]).any():  # else the stable order is the identity
-        order = np.argsort(c.index, kind="stable")
-        ends = np.cumsum(c.len_name)
-        starts = ends - c.len_name
-        names = b"".join(c.names[s:e] for s, e in zip(starts[order].tolist(), ends[order].tolist()))
-        counts = np.where(c.rank == NO_SHAPE, 0, c.rank)
-        d_starts = np.cumsum(counts) - counts
-        new_counts = counts[order]
-        new_starts = np.cumsum(new_counts) - new_counts
-        total = int(new_counts.sum())
-        pick = np.repeat(d_starts[order] - new_starts, new_counts) + np.arange(total)
-        where = np.empty(n, np.int64)
-        where[order] = np.arange(n)
-        c = _Columns(c.index[order], c.model_index[order], c.len_name[order], names, c.named,
-                     c.dtype[order], c.rank[order], c.dims[pick], c.len_data[order],
-                     c.offset[order], {int(where[k]): t for k, t in c.held.items()})
-    if n > 1 and not (np.diff(c.index) > 0).all():
-        dup = int(c.index[np.flatnonzero(np.diff(c.index) == 0)[0]])
-        _fail(f"tensor index {dup} is out of {_INDEX_RANGE} or used twice")
-    mi = c.model_index[c.model_index != NO_MODEL_INDEX]
-    if mi.size > 1:
-        s = np.sort(mi)
-        if not (np.diff(s) > 0).all():
-            dup = int(s[np.flatnonzero(np.diff(s) == 0)[0]])
-            _fail(f"model index {dup} is out of {_MODEL_INDEX_RANGE} or used twice")
-    return c
-
-
-def _data_order(cols: _Columns, data_order: Sequence[int] | np.ndarray | None) -> np.ndarray:
+def _data_order(cols: Records, data_order: Sequence[int] | np.ndarray | None) -> np.ndarray:
     """The record positions (record order) in the order their ranges are placed: by the offset
     they were read from, ties by their place in ``data_order`` (the file's ``order`` column,
     its last mention of an index) and then by record; tensors built in memory last, in record
@@ -210,15 +123,15 @@ def _data_order(cols: _Columns, data_order: Sequence[int] | np.ndarray | None) -
             found = values[at] == cols.index
             tie = np.arange(n, 2 * n, dtype=np.int64)
             tie[found] = last[at[found]]
-    built = cols.offset < 0
+    built = cols.read < 0
     if not built.any():
-        read = cols.offset
+        read = cols.read
         return np.argsort(read, kind="stable") if tie is None else np.lexsort((tie, read))
-    keys = (np.where(built, 0, cols.offset), built)
+    keys = (np.where(built, 0, cols.read), built)
     return np.lexsort(keys if tie is None else (tie, *keys))
 
 
-def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
+def _tensors_body(cols: Records, perm: np.ndarray) -> bytes:
     """The tensors section (7.1) of the columns ``cols`` (record order), data order ``perm``."""
     n = cols.index.size
     if n > MAX_TENSORS:
@@ -226,9 +139,9 @@ def _tensors_body(cols: _Columns, perm: np.ndarray) -> bytes:
     identity = np.arange(n, dtype=np.uint32)
     # Each column only if needed (7.1, rule C4 to C9: a redundant column is refused).
     wanted = {"index": (cols.index != identity).any(),
-              "model_index": (cols.model_index != NO_MODEL_INDEX).any(), "len_name": cols.named,
-              "dtype": (cols.dtype != NO_DTYPE).any(), "rank": (cols.rank != NO_SHAPE).any(),
-              "order": (perm != identity).any()}
+              "model_index": (cols.model_index != NO_MODEL_INDEX).any(),
+              "len_name": (cols.flags & HAS_NAME).any(), "dtype": (cols.dtype != NO_DTYPE).any(),
+              "rank": (cols.rank != NO_SHAPE).any(), "order": (perm != identity).any()}
     columns = sum(c.bit for c in COLUMNS if wanted.get(c.name))
     values: dict[str, np.ndarray | bytes] = {
         "len_data": cols.len_data, "index": cols.index, "model_index": cols.model_index,
@@ -258,7 +171,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
 
     ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
     the data are written."""
-    cols = _gather(ckpt.tensors)
+    cols = _columns(ckpt)
     n = cols.index.size
     perm = _data_order(cols, ckpt.layout.data_order)
     tensors_body = _tensors_body(cols, perm) if n else None
