@@ -534,7 +534,7 @@ def _every_tool(data: bytes) -> None:
     except oc.CheckpointError:
         return
     strict_json(dumps(describe(ckpt)))
-    text = cli.render_info(describe(ckpt), ckpt.layout.quirks)
+    text = "\n".join(cli.info_lines(describe(ckpt), ckpt.layout.quirks))
     assert not control_chars(text.replace("\n", ""))
     result = diff(ckpt, oc.load(data))
     assert result.equal, result.to_dict()

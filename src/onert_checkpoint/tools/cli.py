@@ -37,8 +37,8 @@ from .cli_common import (
     warn_dropped,
 )
 from .cli_common import command_model as _model
+from .cli_common import given_path as _output
 from .cli_common import load_model as _load_model
-from .cli_common import output_path as _output
 from .describe import describe_lazy, json_pieces
 from .jsonout import dumps as json_dumps
 from .render import SafeStream, counted, human_size, safe_text
@@ -228,14 +228,6 @@ def _dialect_text(revision: str, dialect: str | None, why: bool = False) -> str:
     return "none (dialects are a schema-1 matter)" if why else "none"
 
 
-def render_info(
-    desc: dict[str, Any], quirks: Sequence[str] = (), model: str | None = None
-) -> str:
-    """The human-readable summary and table of ``info`` (``model``: the circle model read,
-    and how it was found)."""
-    return "\n".join(info_lines(desc, quirks, model))
-
-
 def _slot_column(entries: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, int]:
     """(entry indices, ascending; their offsets (-1 for none) and sizes as one array of
     rows; total bytes) of one slot: 24 bytes an entry, not a dict or a text per entry."""
@@ -252,7 +244,8 @@ def _slot_column(entries: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndar
 def info_lines(
     desc: dict[str, Any], quirks: Sequence[str] = (), model: str | None = None
 ) -> Iterator[str]:
-    """The lines of :func:`render_info`, one at a time. ``desc`` is :func:`describe`'s or
+    """The summary and table of ``info``, a line at a time (``model``: the circle model read,
+    and how it was found). ``desc`` is :func:`describe`'s or
     :func:`~onert_checkpoint.tools.describe.describe_lazy`'s; with the latter, the entries are
     gone over twice (column widths, then the rows) and never held, so the memory stays bounded
     by the file whatever its entry count."""
@@ -323,61 +316,51 @@ STRICT_QUIRKS = {
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from .sanity import value_warnings
+
     status = EXIT_OK
     # --model: read once, and a model that cannot be read stops the command (exit 2) naming it;
     # else each file's own model by the convention (model_lookup)
     given = _model(args) if args.model is not None else None
     for path in args.files:
+        error: dict[str, Any] | None = None
         try:
             model = given if args.model is not None else _model(args, path)
             ckpt = _load(path, model, args.order)
             ckpt.verify()  # the data checks load leaves to the first data access
         except CheckpointError as err:
             status = max(status, EXIT_INVALID)
-            if args.json:
-                _print_json({"file": path, "valid": False, "error": err.to_dict()})
-            else:
-                print(_error_line(path, err))
-            continue
+            error, line = err.to_dict(), _error_line(path, err)
         except OSError as err:
             status = EXIT_USAGE
             msg = err.strerror or str(err)
             if err.filename is not None and os.fsdecode(err.filename) != path:
                 msg += f": {os.fsdecode(err.filename)}"  # the model found for it, not the file
             error = {"code": "io_error", "field": None, "offset": None, "message": msg}
-            if args.json:
-                _print_json({"file": path, "valid": False, "error": error})
-            else:
-                print(f"{safe_text(path)}: cannot read: {safe_text(msg)}")
+            line = f"{safe_text(path)}: cannot read: {safe_text(msg)}"
+        if error is not None:
+            print(json_dumps({"file": path, "valid": False, "error": error}) if args.json
+                  else line)
             continue
-        failing = [q for q in ckpt.layout.quirks if q in STRICT_QUIRKS] if args.strict else []
-        from .sanity import value_warnings
-
+        quirks = ckpt.layout.quirks
+        failing = [q for q in quirks if q in STRICT_QUIRKS] if args.strict else []
         warnings = value_warnings(ckpt)  # values: warnings, failures with --strict
-        if failing or (args.strict and warnings):
-            status = max(status, EXIT_INVALID)
+        invalid = bool(failing or (args.strict and warnings))
+        status = max(status, EXIT_INVALID if invalid else EXIT_OK)
         if args.json:
-            _print_json(
-                {
-                    "file": path,
-                    "valid": not failing and not (args.strict and warnings),
-                    "revision": ckpt.revision,
-                    "dialect": ckpt.dialect,
-                    "quirks": list(ckpt.layout.quirks),
-                    "warnings": [w.to_dict() for w in warnings],
-                }
-            )
+            _print_json({"file": path, "valid": not invalid, "revision": ckpt.revision,
+                         "dialect": ckpt.dialect, "quirks": list(quirks),
+                         "warnings": [w.to_dict() for w in warnings]})
             continue
         for w in warnings:
             print(f"{safe_text(path)}: warning: {w.code} at {w.field}: {safe_text(w.message)}")
-        if failing or (args.strict and warnings):
-            for q in failing:
-                print(f"{safe_text(path)}: quirk: {q}: {STRICT_QUIRKS[q]}")
-            continue
-        dialect = f" {ckpt.dialect}" if ckpt.dialect else ""
-        quirks = f", quirks: {', '.join(ckpt.layout.quirks)}" if ckpt.layout.quirks else ""
-        tensors = counted(len(ckpt), "tensor")
-        print(f"{safe_text(path)}: ok ({ckpt.revision}{dialect}, {tensors}{quirks})")
+        for q in failing if invalid else ():
+            print(f"{safe_text(path)}: quirk: {q}: {STRICT_QUIRKS[q]}")
+        if not invalid:
+            dialect = f" {ckpt.dialect}" if ckpt.dialect else ""
+            shown = f", quirks: {', '.join(quirks)}" if quirks else ""
+            print(f"{safe_text(path)}: ok ({ckpt.revision}{dialect}, "
+                  f"{counted(len(ckpt), 'tensor')}{shown})")
     return status
 
 
@@ -665,8 +648,13 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise bad
     model = _load_model(args.model)
     options: dict[str, Any] = {"optimizer": args.optimizer}
-    if model is not None:
-        options["entries"] = _model_entries(model, args.dialect or "onert")
+    dialect = args.dialect or "onert"
+    if model is not None:  # arrays named after the model's tensors: name -> entry index
+        from ..circle.initial import trainable_tensors
+
+        num_entries, saved = trainable_tensors(model, dialect)
+        options["entries"] = {model.tensors[t].name: i if dialect == "onert" else t
+                              for i, t in enumerate(saved)}
     reader = from_safetensors if suffix == ".safetensors" else from_npz
     try:
         ckpt = reader(args.input, **options)
@@ -682,10 +670,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             ) from None
         raise
     if model is not None and ckpt.layout.num_entries is None:
-        from ..circle.initial import trainable_tensors
-
-        n, _ = trainable_tensors(model, args.dialect or "onert")
-        ckpt.layout = ckpt.layout.replaced(num_entries=n, dialect=args.dialect or "onert")
+        ckpt.layout = ckpt.layout.replaced(num_entries=num_entries, dialect=dialect)
     save_options: dict[str, Any] = {"allow_lossy": args.allow_lossy}
     if args.revision is not None:
         save_options["revision"] = args.revision
@@ -715,16 +700,6 @@ def _already_a_checkpoint(path: str) -> None:
     raise CliError("unknown_format", f"{safe_text(path)} is already a checkpoint "
                    f"({ckpt.revision}): use convert to rewrite it (onert-ckpt convert "
                    f"{safe_text(path)} OUT --to v3), export to make safetensors or npz of it")
-
-
-def _model_entries(model: Any, dialect: str) -> dict[str, int]:
-    """Tensor name -> entry index, for arrays named after the model's tensors."""
-    from ..circle.initial import trainable_tensors
-
-    _, saved = trainable_tensors(model, dialect)
-    if dialect == "onert":
-        return {model.tensors[t].name: i for i, t in enumerate(saved)}
-    return {model.tensors[t].name: t for t in saved}
 
 
 def cmd_new(args: argparse.Namespace) -> int:

@@ -16,10 +16,28 @@ from .render import safe_text
 if TYPE_CHECKING:
     from ..format.model import Checkpoint
 
-__all__ = ["DIALECTS", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "ORDER_CHOICES",
-           "PROGRESS_THRESHOLD", "CliError", "batch_size_option", "command_model", "content_bytes",
-           "count_arg", "load_model", "lost_in_write", "model_option", "order_option",
-           "output_path", "progress_bar", "read_file", "require_model", "warn_dropped"]
+__all__ = [
+    "DIALECTS",
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "ORDER_CHOICES",
+    "PROGRESS_THRESHOLD",
+    "CliError",
+    "batch_size_option",
+    "command_model",
+    "content_bytes",
+    "count_arg",
+    "given_path",
+    "load_model",
+    "lost_in_write",
+    "model_option",
+    "order_option",
+    "progress_bar",
+    "read_file",
+    "require_model",
+    "warn_dropped",
+]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -36,13 +54,11 @@ class CliError(Exception):
 def read_file(path: str, what: str) -> bytes:
     """The bytes of a regular file; anything else (missing, unreadable, a directory, a FIFO or
     device) is the library's OSError naming ``path`` (``open_source``): io_error, exit 2."""
-    if path == "":
-        raise CliError("usage_error", f"the {what} path is empty")
     from ..format.source import open_source
 
     # OSError: the one-line io_error of main(), exit 2. A file of 64 MiB or more is mapped and
     # copied once (the page cache, then the bytes), not read privately and copied again
-    view = open_source(path, copy="auto")
+    view = open_source(given_path(path, what), copy="auto")
     try:
         return bytes(view)
     finally:
@@ -55,11 +71,9 @@ def load_model(path: str | None) -> Any:
     model_mismatch (exit 1)."""
     if path is None:
         return None
-    if path == "":
-        raise CliError("usage_error", "the model path is empty")
     from ..circle.model import CircleModel
 
-    return CircleModel.load(path)  # a large model mapped, not copied
+    return CircleModel.load(given_path(path, "model"))  # a large model mapped, not copied
 
 
 def command_model(args: argparse.Namespace, *checkpoints: str) -> Any:
@@ -79,10 +93,11 @@ def command_model(args: argparse.Namespace, *checkpoints: str) -> Any:
     return None if choice is None else load_model(choice.path)
 
 
-def output_path(path: str) -> str:
-    """An output path as given; the empty path is a usage error (exit 2)."""
+def given_path(path: str, what: str = "output") -> str:
+    """A path as given (``what``: whose, for the message); the empty path is a usage error
+    (exit 2)."""
     if path == "":
-        raise CliError("usage_error", "the output path is empty")
+        raise CliError("usage_error", f"the {what} path is empty")
     return path
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..format.assignment import CAST_RULE, cast_for_entry
 from ..format.errors import error_for
-from ..format.model import Buffer, Checkpoint, Optimizer, Tensor
+from ..format.model import Buffer, Checkpoint, Optimizer
 from ..format.revisions.registry import holds
 from .dump import find_tensor
 
@@ -38,17 +38,12 @@ def _mismatch(field: str | None, message: str) -> Exception:
     return error_for("model_mismatch", field, None, message)
 
 
-def _find(ckpt: Checkpoint, key: str | int) -> Tensor:
-    tensor = find_tensor(ckpt, key)
-    if tensor is not None:
-        return tensor
-    names = [t.name for t in ckpt.tensors if t.name]
-    known = f"; names: {', '.join(names[:12])}" if names else " (no names: give --model)"
-    raise _mismatch("weights", f"no entry {key!r} in the checkpoint{known}")
-
-
 def _replace(ckpt: Checkpoint, key: str | int, value: object) -> None:
-    tensor = _find(ckpt, key)
+    tensor = find_tensor(ckpt, key)
+    if tensor is None:
+        names = [t.name for t in ckpt.tensors if t.name]
+        known = f"; names: {', '.join(names[:12])}" if names else " (no names: give --model)"
+        raise _mismatch("weights", f"no entry {key!r} in the checkpoint{known}")
     arr = np.asarray(value)
     where = f"weights[{tensor.index}]"
     if tensor.dtype is None or tensor.shape is None:
@@ -120,11 +115,8 @@ def edit(
     """
     if drop_optimizer and reset_optimizer:
         raise ValueError("drop_optimizer and reset_optimizer exclude each other")
-    changes: list[tuple[str, object]] = list((state or {}).items())
-    if step is not None:
-        changes.append(("step", step))
-    if epoch is not None:
-        changes.append(("epoch", epoch))
+    named = (("step", step), ("epoch", epoch))
+    changes = [*(state or {}).items(), *((k, v) for k, v in named if v is not None)]
     # check everything on a scratch copy of what changes, then apply: all or nothing
     saved_state = dict(ckpt.state)
     saved_data = {t.index: t.data for t in ckpt.tensors}

@@ -14,11 +14,11 @@ from .cli_common import (
     CliError,
     batch_size_option,
     command_model,
+    given_path,
     load_model,
     lost_in_write,
     model_option,
     order_option,
-    output_path,
     progress_bar,
     read_file,
     require_model,
@@ -46,13 +46,11 @@ def cmd_bake(args: argparse.Namespace) -> int:
     from ..circle.bake import bake
     from .render import human_size, safe_text
 
-    output = output_path(args.output)
+    output = given_path(args.output)
     model = load_model(args.model)
-    if args.checkpoint == "":
-        raise CliError("usage_error", "the checkpoint path is empty")
     with progress_bar(os.path.getsize(args.model)) as tick:  # the output is about as large
-        baked = bake(args.checkpoint, model, output, order=args.order, shared=args.shared,
-                     progress=tick)
+        baked = bake(given_path(args.checkpoint, "checkpoint"), model, output,
+                     order=args.order, shared=args.shared, progress=tick)
     print(f"wrote {safe_text(output)}: circle model with the weights of "
           f"{safe_text(args.checkpoint)}, {human_size(len(baked))}")
     return 0
@@ -137,16 +135,14 @@ def cmd_edit(args: argparse.Namespace) -> int:
     from .edit import edit_file
     from .render import safe_text
 
-    output = output_path(args.output)
+    output = given_path(args.output)
     state = {k: _state_value(v) for k, v in (_pair(s, "--set") for s in args.set)}
     replace: dict[str | int, object] = {}
     for item in args.replace:
         key, path = _pair(item, "--replace")
         replace[key] = _read_npy(path)
-    edits: dict[str, Any] = {"state": state, "replace": replace,
-                             "drop_optimizer": args.drop_optimizer,
-                             "reset_optimizer": args.reset_optimizer}
-    edits |= {k: getattr(args, k) for k in ("step", "epoch") if getattr(args, k) is not None}
+    edits = {"state": state, "replace": replace, "step": args.step, "epoch": args.epoch,
+             "drop_optimizer": args.drop_optimizer, "reset_optimizer": args.reset_optimizer}
     model = command_model(args, args.input)
     if args.dialect is not None:  # as convert: refused before anything is written
         ckpt = load(args.input, mmap="auto")
