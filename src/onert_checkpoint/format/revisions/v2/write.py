@@ -340,9 +340,7 @@ def _data_order(read: np.ndarray, sizes: np.ndarray) -> np.ndarray | None:
     """
     built = read < 0
     if built.all() or not (built.any() or (read[1:] < read[:-1]).any()):
-        # Built in memory, or read in this order: range order, in which every 0-byte range
-        # precedes the next range.
-        return None
+        return None  # built in memory, or read in range order: every 0-byte range stays
     count = read.size
     number = np.arange(count)
     ordered = np.lexsort((number, np.where(built, 0, read), built))
@@ -366,9 +364,8 @@ def _placement(
     read, size = (c[0] if len(c) == 1 else np.concatenate(c) for c in (reads, sizes_of))
     ranges = _data_order(read, size)
     sizes = size if ranges is None else size[ranges]
-    # Every range starts aligned, so the next one starts align(size) later: the offsets (a
-    # multiple of 64 from the data section's start) are a running sum.
-    starts = np.zeros(sizes.size, np.int64)  # computed in place: one array of 8 bytes a range
+    # each range starts aligned: the offsets are a running sum of align(size), made in place
+    starts = np.zeros(sizes.size, np.int64)
     starts[1:] = sizes[:-1]
     starts += ALIGNMENT - 1
     starts &= -ALIGNMENT
@@ -423,8 +420,6 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
         slot_rows.append(rows[by_row])
         reads.append(_column(offs)[by_row])
         sizes.append(_column(lens)[by_row])
-    # Those with a known offset in (offset, range order) order, as rule D2 sorts them, so that
-    # a loaded file keeps its layout; then the others in range order.
     rel_of, placed = _placement(reads, sizes, held)
 
     if n:
@@ -460,11 +455,8 @@ def optimizer_part(
 
     def body(start: int, data_start: int) -> bytes:
         desc = np.zeros(k, SlotDescriptor.DTYPE)
-        npos = start + OPTIMIZER_HEAD_SIZE + table
-        for j, raw in enumerate(raw_names):
-            desc["ofs_name"][j] = npos
-            desc["len_name"][j] = len(raw)
-            npos += len(raw)
+        desc["len_name"] = lengths = np.array([len(raw) for raw in raw_names], np.int64)
+        desc["ofs_name"] = start + OPTIMIZER_HEAD_SIZE + table + np.cumsum(lengths) - lengths
         head = structs.OptimizerHead.build({"kind": code, "num_slots": k, "num_tensors": n})
         return head + desc.tobytes() + entries(data_start) + b"".join(raw_names)
 
