@@ -32,10 +32,9 @@ def write_atomic(
     *,
     progress: Callable[[int], object] | None = None,
 ) -> None:
-    """Replace ``path`` by ``data`` atomically, with the contract above; ``progress``, if
-    given, is called with the byte count of each chunk as it is written. An empty path is a
-    ``ValueError``. An exception raised by ``data`` itself passes through unchanged (the
-    temporary removed, the target untouched)."""
+    """Replace ``path`` by ``data`` atomically (docs/saving.md); ``progress`` is called with
+    each chunk's byte count. An exception raised by ``data`` passes through unchanged, the
+    target untouched."""
     user = os.fsdecode(os.fspath(path))
     if not user:
         raise ValueError("the output path is empty")
@@ -58,9 +57,9 @@ def write_atomic(
 
 
 def _resolve(user: str) -> tuple[str, str, os.stat_result | None]:
-    """(the folder, the name in it, the status of the file there or None): symbolic links
-    followed one by one, each checked as the kernel's ``protected_symlinks`` checks it (a
-    user-space ``realpath`` would not). Anything but a regular file is refused."""
+    """(folder, name, status or None) of the regular file ``user`` names: links followed one
+    by one, each checked as the kernel's ``protected_symlinks`` checks it (``realpath`` would
+    not)."""
     if user.endswith(os.sep) or (os.altsep and user.endswith(os.altsep)):
         raise IsADirectoryError(errno.EISDIR, "a folder, not a file: refusing to replace it", user)
     path = user
@@ -144,9 +143,8 @@ def _replace(
 
 
 def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
-    """Give the new file the replaced file's owner where this process may (root; or the same
-    user, who keeps the group if a member), and its mode without the set-ID bits: a file made
-    by root must never become a setuid program of someone else's."""
+    """The replaced file's owner where this process may, and its mode without the set-ID bits
+    (a file made by root must never become someone else's setuid program)."""
     uid, gid = old.st_uid, old.st_gid
     try:
         if os.geteuid() == 0:
@@ -279,8 +277,7 @@ _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 # --- temporaries -----------------------------------------------------------------------------
 
-#: Keys the tag that ends a temporary's name: the cleaner removes only names that carry it, so
-#: a file that merely looks like a temporary is never taken for one.
+#: Keys the tag ending a temporary's name: the cleaner removes only names that carry it.
 _TAG_KEY = b"onert-checkpoint temporary"
 
 

@@ -18,8 +18,7 @@ from ..format.model import Buffer
 
 __all__ = ["ADAM_POWERS", "MAX_BATCH_SIZE", "check_batch_size", "has_state", "rescale_slots"]
 
-#: The power of B that scales each Adam slot between the runtimes (m: the gradient, v: its
-#: square).
+#: The power of B that scales each Adam slot between the runtimes.
 ADAM_POWERS = {"m": 1, "v": 2}
 
 #: The largest batch size this library rescales by (an i32; far beyond any device run).
@@ -61,12 +60,9 @@ def rescale(values: np.ndarray, batch_size: int, power: int, *, to_micro: bool) 
 
 def rescale_slots(slots: Mapping[str, Mapping[int, Buffer]], batch_size: int, *, to_micro: bool,
                   dtypes: Mapping[int, str | None]) -> dict[str, dict[int, Buffer]]:
-    """New m and v buffers (other slots as they are) in the target runtime's units.
-
-    ``dtypes`` maps each entry key to its weight's circle dtype: only float32 state is
-    rescaled; a non-zero m or v of another type is refused (``not_representable``). A finite
-    value that would overflow float32 is refused naming the entry (field ``m[i]`` / ``v[i]``).
-    """
+    """New m and v buffers (other slots as they are) in the target runtime's units. Only
+    float32 state (``dtypes``: each key's weight dtype) is rescaled; non-zero m or v of another
+    type, or a value that would overflow, is refused (field ``m[i]`` / ``v[i]``)."""
     out: dict[str, dict[int, Buffer]] = {}
     for name, entries in slots.items():
         power = ADAM_POWERS.get(name)

@@ -21,9 +21,8 @@ from .rebuild import rebuild
 
 __all__ = ["SHARED_POLICIES", "bake"]
 
-#: What to do with onert's diverged copies of a shared constant (SPEC B.9): "error" refuses,
-#: "kept" bakes the entry onert kept (what its train_export_circle writes), "untie" gives each
-#: reader its own tensor and buffer, so the baked model computes what the train session did.
+#: onert's diverged copies of a shared constant (SPEC B.9): "error" refuses, "kept" bakes the
+#: kept entry (as train_export_circle), "untie" gives each reader its own tensor and buffer.
 SHARED_POLICIES = ("error", "kept", "untie")
 
 

@@ -19,7 +19,7 @@ from ..format.model import Buffer, Checkpoint
 from ..format.revisions.registry import BY_CIRCLE_INDEX, BY_RECORD, find
 from ..format.typed import typed_view
 from . import onert_order
-from .model import CircleModel, CircleTensor, as_circle_model
+from .model import CircleModel, CircleTensor, as_circle_model, model_mismatch
 from .onert_order import predict_onert_order
 
 __all__ = ["ORDER_SOURCES", "bind", "entry_tensors"]
@@ -30,10 +30,6 @@ ORDER_SOURCES = ("auto", "probe", "predict", "size")
 #: onert-micro computes the element size as sizeof(its enum type) = 4 bytes whatever the dtype
 #: (OMCheckpointSaver.cpp, FORMAT-FACTS section 2), so real files hold 4 bytes per element.
 MICRO_ELEMENT_SIZE = 4
-
-
-def _mismatch(field: str | None, message: str) -> Exception:
-    return error_for("model_mismatch", field, None, message)
 
 
 def _fits(t: CircleTensor, nbytes: int, micro: bool) -> bool:
@@ -52,11 +48,11 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
         # Sizes that no order can match mean another model, not an unknown order: that
         # (model_mismatch) is the cause to report, before any talk of ambiguity.
         extra = sorted(set(sizes) - set(wanted.values()))
-        raise _mismatch(
-            "weights",
+        raise model_mismatch(
             "the entry sizes do not match the sizes of the model's trainable tensors in any "
             f"order (entry sizes {_sizes(sizes)}; tensor sizes {_sizes(wanted.values())}"
             + (f"; no tensor has {extra[0]} bytes" if extra else "") + ")",
+            "weights",
         )
     counts = Counter(sizes)
     ambiguous = [k for k, n in enumerate(sizes) if counts[n] > 1]
@@ -81,14 +77,13 @@ def _onert_order(ckpt: Checkpoint, model: CircleModel, order: str) -> list[int]:
         predicted = None
     trainable = predicted or sorted(onert_order.trainable_indices(model))
     if predicted is not None and len(ckpt.tensors) != len(predicted):
-        raise _mismatch(
-            "num_entries",
+        raise model_mismatch(
             f"the file has {len(ckpt.tensors)} entries; onert exports {len(predicted)} trainable "
             f"tensors of this model",
+            "num_entries",
         )
     tried: list[str] = []
-    # auto: the prediction (at file speed); the runtime only where the prediction cannot
-    # decide (it cannot run, or its sizes disagree with the file); the sizes last
+    # auto: the prediction (at file speed), the runtime where it cannot decide, the sizes last
     sources = ["predict", "probe", "size"] if order == "auto" else [order]
     for source in sources:
         if source == "probe":
@@ -108,7 +103,7 @@ def _onert_order(ckpt: Checkpoint, model: CircleModel, order: str) -> list[int]:
         ):
             return list(found)
         tried.append(f"{source} (sizes disagree)")
-    raise _mismatch("weights", "no entry order fits the file: tried " + ", ".join(tried))
+    raise model_mismatch("no entry order fits the file: tried " + ", ".join(tried), "weights")
 
 
 def entry_tensors(
@@ -132,9 +127,8 @@ def entry_tensors(
         if origin.get("dialect") != "onert-micro" and any(
             t.model_index is None for t in ckpt.tensors
         ):
-            # an upgraded onert file: entries without a model index (onert's copies of a
-            # shared constant, SPEC B.9, or a file upgraded without its model) are numbered
-            # in onert's order
+            # an upgraded onert file: entries without a model index (SPEC B.9 copies, or
+            # upgraded without the model) are numbered in onert's order
             onert_entries = predict_onert_order(model)
             if origin.get("num_entries") == len(onert_entries) != len(model.tensors):
                 return [
@@ -144,10 +138,10 @@ def entry_tensors(
         return [t.model_index if t.model_index is not None else t.index for t in ckpt.tensors], True
     if by_index:
         if ckpt.table_length != len(model.tensors):
-            raise _mismatch(
-                "num_entries",
+            raise model_mismatch(
                 f"the file has {ckpt.table_length} entries; the model has {len(model.tensors)} "
                 "tensors (onert-micro and WOF files have one entry per tensor)",
+                "num_entries",
             )
         return [t.index for t in ckpt.tensors], True
     return _onert_order(ckpt, model, order), False
@@ -180,8 +174,8 @@ def bind(
     slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
     for tensor, model_index in zip(ckpt.tensors, indices):
         if not 0 <= model_index < len(model.tensors):
-            raise _mismatch(
-                f"weights[{tensor.index}]", f"tensor index {model_index} is not in the model"
+            raise model_mismatch(
+                f"tensor index {model_index} is not in the model", f"weights[{tensor.index}]"
             )
         t = model.tensors[model_index]
         if not _fits(t, tensor.nbytes, micro):

@@ -148,11 +148,9 @@ def _to_onert(
 
 
 def _schema2_from_micro(ckpt: Checkpoint, model: CircleModel) -> bool:
-    """Whether a schema-2 file's content is onert-micro's (its Adam state in onert-micro's
-    units, SPEC 9.3). Its records name circle tensors whatever the runtime, so the layout it
-    had is read as a schema-1 file's would be (binding.entry_tensors): the origin's dialect,
-    else its table length N (one past the highest index without an origin) against the
-    model's tensor count and onert's entry count."""
+    """Whether a schema-2 file's content (its Adam units, SPEC 9.3) is onert-micro's: its
+    origin's dialect, else its table length N against the model's tensor count and onert's
+    entry count, as binding.entry_tensors reads a schema-1 file."""
     from ..format.convert import content_dialect
 
     known = content_dialect(ckpt)
@@ -197,21 +195,12 @@ def to_dialect(
     """``ckpt`` re-indexed for ``dialect`` ("onert" or "onert-micro"), as a schema-1 checkpoint
     laid out as the module says; step and epoch are kept.
 
-    ``model`` (a circle model: path, bytes or :class:`CircleModel`) says which tensor each entry
-    of ``ckpt`` is (``order`` says how an onert file's entry order is found, as in
-    :func:`~onert_checkpoint.load`) and, for an onert target, the order of the new entries
-    (:func:`~onert_checkpoint.circle.onert_order.predict_onert_order`, unless ``onert_order`` gives
-    the circle tensor index of each entry).
-
-    Adam's m and v are in the units of the runtime whose layout ``ckpt`` has (found with the
-    model); crossing to the other runtime rescales them by ``batch_size`` (m) and its square (v)
-    (:mod:`~onert_checkpoint.circle.adam_units`, SPEC B.11). Crossing with non-zero Adam state and
-    no ``batch_size`` is refused (``not_representable``, field ``batch_size``); ``rescale=False``
-    re-indexes only, the state keeping the source's units (for a caller that reads it as such).
-
-    Raises :class:`~onert_checkpoint.ModelMismatchError` when ``ckpt`` does not fit the
-    model and :class:`~onert_checkpoint.NotRepresentableError` naming the tensors the
-    target runtime cannot hold (or, to onert, that the checkpoint lacks).
+    ``model`` says which tensor each entry is (``order`` as in :func:`~onert_checkpoint.load`)
+    and, for an onert target, the new entries' order (predicted, unless ``onert_order`` gives
+    each entry's circle tensor index). Crossing to the other runtime rescales Adam's m and v by
+    ``batch_size`` (:mod:`~onert_checkpoint.circle.adam_units`), refused without it for non-zero
+    state; ``rescale=False`` re-indexes only. Raises ``model_mismatch`` when ``ckpt`` does not
+    fit the model, ``not_representable`` naming the tensors the target cannot hold (or lacks).
     """
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")

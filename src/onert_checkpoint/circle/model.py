@@ -256,10 +256,9 @@ class CircleModel:
         return arr
 
     def micro_saved_indices(self, num_train_layers: int = 0) -> list[int]:
-        """The tensors onert-micro saves, in the order their data follow each other: the saver
-        walks the operators from the last to the first (only the last ``num_train_layers``; 0
-        means all), appending the constant inputs of FULLY_CONNECTED and CONV_2D operators in
-        input order (OMCheckpointSaver.cpp)."""
+        """The tensors onert-micro saves, in data order: the FULLY_CONNECTED and CONV_2D
+        constant inputs of the last ``num_train_layers`` operators (0: all), last operator first
+        (OMCheckpointSaver.cpp)."""
         ops = self.operators[-num_train_layers:] if num_train_layers > 0 else self.operators
         return self.trainable_inputs(reversed(ops))
 

@@ -135,12 +135,8 @@ def _copy(src: LibstdcxxUnorderedMap) -> LibstdcxxUnorderedMap:
 
 
 def trainable_indices(model: CircleModel) -> set[int]:
-    """The operands onert turns into trainable tensors: every constant some operator uses.
-
-    The train backend registers each constant operand it owns as a TrainableTensor
-    (backend/train/TensorBuilder.cc, ``registerTensorInfo``); constants no operator uses are
-    dropped before (compiler/pass/UnusedOperandEliminationPass).
-    """
+    """The operands onert turns into trainable tensors: every constant some operator uses
+    (backend/train/TensorBuilder.cc, ``registerTensorInfo``)."""
     used = {i for op in model.operators for i in op.inputs if i >= 0}
     return {t.index for t in model.tensors if t.is_constant and t.index in used}
 
@@ -181,10 +177,8 @@ class OnertEntry(NamedTuple):
 def predict_onert_entries(model: CircleModel) -> list[OnertEntry]:
     """Each onert checkpoint entry: its circle tensor, its readers, whether it is a copy.
 
-    A constant read by several operators is split before training (spec/TOOLKIT.md 2.1, step
-    4): the first reader visited keeps the operand, every other one gets a copy, trained by it
-    alone (SPEC B.9). The reader assignment was checked against the runtime's forward pass
-    (tests/interop/test_shared_weights.py).
+    A constant read by several operators is split (spec/TOOLKIT.md 2.1, step 4; SPEC B.9),
+    as checked against the runtime's forward pass (tests/interop/test_shared_weights.py).
     """
     trainable = trainable_indices(model)
     count = len(model.tensors)
@@ -269,8 +263,7 @@ _MARKER_SCALE = 1024.0  # markers (index + 1) / 1024 are exact in float32 and ke
 
 def _marker_model(model: CircleModel) -> tuple[Any, set[int]]:
     """A copy of the model (`rebuild.rebuild`) whose float32 constants hold the marker
-    ``(index + 1) / 1024``, and the marked tensor indices; constants of other types keep their
-    data and are identified by their original bytes."""
+    ``(index + 1) / 1024``, and the marked tensor indices."""
     from .rebuild import rebuild
 
     markers = {
@@ -299,8 +292,7 @@ def _identify(entry: bytes, model: CircleModel, marked: set[int], taken: set[int
         and t.nbytes == len(entry)
         and model._data[t.index] == entry
     ]
-    # A shared constant has one entry per reader (predict_onert_entries): a tensor already
-    # taken is the answer only when no other tensor has these bytes.
+    # a shared constant has one entry per reader: a tensor taken is the answer only alone
     fresh = [i for i in same if i not in taken]
     candidates = fresh or same
     return candidates[0] if len(candidates) == 1 else -1
@@ -339,9 +331,8 @@ def probe_onert_order(
 
 
 def probe_cache_path(model_source: bytes | memoryview) -> str:
-    """Where the probe's answer for a model is kept: ``$XDG_CACHE_HOME`` (else ``~/.cache``)
-    ``/onert-checkpoint/probe/<sha-256 of the model>-onert-<version>.json``; another version of
-    the runtime may order its entries differently, so it is asked again."""
+    """Where the probe's answer is kept: ``$XDG_CACHE_HOME`` (else ``~/.cache``)
+    ``/onert-checkpoint/probe/<model sha-256>-onert-<version>.json`` (per runtime version)."""
     from importlib.metadata import version
 
     root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -385,14 +376,10 @@ def _run_probe(model: CircleModel) -> list[int]:
 
 
 def _probe_child() -> int:
-    """The probe's child process, ``python -m onert_checkpoint.circle.onert_order`` in a scratch
-    folder holding the marked model (``m.circle``) and its inputs' and outputs' shapes and
-    dtypes (``io.json``): one training step of the runtime, exported as ``c.ckpt``.
-
-    A process of its own because the runtime, given a model it cannot train, raises or aborts
-    the whole process (a STRING constant fed to its SGD ends in "double free or corruption").
-    Short relative names because onert 0.1.0 mangles checkpoint paths of 16 or more characters.
-    """
+    """The probe's child: one training step on ``m.circle`` (shapes in ``io.json``), exported as
+    ``c.ckpt``. A process of its own because the runtime may abort on a model it cannot train
+    ("double free or corruption" from a STRING constant); short names because onert 0.1.0
+    mangles checkpoint paths of 16 or more characters."""
     import io
 
     from onert.experimental.train import DataLoader, optimizer, session

@@ -21,10 +21,9 @@ from .model import FILE_IDENTIFIER, CircleModel, not_representable
 __all__ = ["rebuild", "unpack_budget", "unpack_cost"]
 
 
-#: Estimated bytes per table the object API makes, per vector element and per buffer byte:
-#: the unpacked object, then the builder's copy and the output bytes (measured: a 2,000-dimension
-#: shape named 2,000 times peaked at 3x its elements' 4 bytes each over the unpacked arrays);
-#: generous, so that the estimate stays above the real cost (a large buffer costs nothing now).
+#: Estimated bytes the object API makes per table, vector element and buffer byte, generous so
+#: as to stay above the real cost (measured: a 2,000-dimension shape named 2,000 times peaked
+#: at 3x its elements' 4 bytes each over the unpacked arrays).
 _TABLE_COST = 1024
 _ELEMENT_COST = 24
 _DATA_COST = 4
@@ -37,10 +36,9 @@ def unpack_budget(model_size: int) -> int:
 
 
 def unpack_cost(raw: bytes | memoryview) -> int:
-    """The bytes the object API would make from the circle model ``raw``, estimated with every
-    reference counted as often as it occurs (each distinct table is read once, so this is
-    linear in the model's size). Raises ``not_representable`` when two operators share one
-    options table (whose size this estimate cannot see)."""
+    """The bytes the object API would make from ``raw``, each reference counted as often as it
+    occurs (each distinct table read once: linear in the size). Raises ``not_representable``
+    when two operators share one options table (whose size this estimate cannot see)."""
     from circle_schema.v0_9.circle.Model import Model
 
     model = Model.GetRootAs(raw, 0)

@@ -36,8 +36,7 @@ from .dtypes import DTYPES
 from .errors import released_error
 from .typed import little_endian_dtype, shaped
 
-#: An entry: model.Buffer (an optimizer slot's) or model.Tensor (a weight). model.py, which
-#: imports this module, gives the lists and mappings their item type (TensorList[Tensor]).
+#: An entry: model.Buffer or model.Tensor (model.py, which imports this module, says which).
 E = TypeVar("E", bound=Any)
 
 __all__ = ["DataStore", "EntryTable", "SlotEntries", "TensorList", "must_verify", "stores_of"]
@@ -46,10 +45,8 @@ __all__ = ["DataStore", "EntryTable", "SlotEntries", "TensorList", "must_verify"
 class DataStore:
     """The file's bytes as one uint8 array, and the checks of them still to run.
 
-    ``enforce`` (the default) runs the pending checks before the first byte is handed out;
-    ``load(..., verify_data=False)`` clears it, so data are handed out unchecked, but the checks
-    are kept: a save runs them before it writes a fresh checksum over these bytes
-    (:func:`must_verify`). After :meth:`release` every access raises ``released``.
+    ``verify_data=False`` clears ``enforce``: data are handed out unchecked, but a save still
+    runs the checks before it checksums these bytes (:func:`must_verify`).
     """
 
     __slots__ = (
@@ -108,10 +105,8 @@ class DataStore:
         )
 
     def checked(self, start: int | None = None, end: int | None = None) -> np.ndarray:
-        """``whole``, after the pending checks have passed (they run once); with a range and
-        ranged checks, after the checks of the bytes [start, end) only: a failed check
-        condemns its own block, and a range in blocks that pass is handed out even after a
-        failed :meth:`verify` (SPEC 7.4)."""
+        """``whole``, after the pending checks have passed; with a range and ranged checks,
+        after those of [start, end) only, so a failed block condemns itself alone (SPEC 7.4)."""
         if self.released:
             raise released_error()
         if self._enforce and (self._pending is not None or self._error is not None):
@@ -166,8 +161,7 @@ class DataStore:
         self.ready = False
 
 
-#: circle type code -> the little-endian NumPy dtype of its elements, for the types NumPy has
-#: with whole-byte elements (the others are handed out as bytes)
+#: circle type code -> its little-endian NumPy dtype, for NumPy's whole-byte types
 _TYPE_OF_CODE: dict[int, np.dtype] = {
     code: dt
     for code, (name, _) in DTYPES.items()
@@ -263,10 +257,9 @@ def _verify_again(store: DataStore, read: Callable[[Any], Any]) -> None:
 class EntryTable:
     """One block of present entries as columns, rows in ascending entry index.
 
-    ``meta`` (schema 2 tensor records) holds per row the ``flags``, ``dtype`` code, ``rank``,
-    ``dims``, ``model_index`` columns and ``names`` (bytes or None per row, or None for no
-    names). A slot table of schema 2 has ``owner`` (the tensor table) and ``owner_rows``: its
-    data are typed like the owner's when the sizes agree.
+    ``meta`` (schema 2 tensor records): the ``flags``, ``dtype``, ``rank``, ``dims``,
+    ``model_index`` and ``names`` columns. A schema-2 slot table's ``owner`` (the tensor table)
+    and ``owner_rows`` type its data like the owner's when the sizes agree.
     """
 
     __slots__ = (
@@ -312,8 +305,7 @@ class EntryTable:
         self._first_key: int | None = None
         self._tensors = hasattr(cls, "_set_meta")  # a Tensor's table (model.py imports us)
         self._kinds: np.ndarray | None = None  # how each row is typed: :meth:`_typing`
-        #: every row's name as text, once the list's name map has decoded them all (the map
-        #: holds the same strings): :meth:`make` then decodes none
+        #: every row's name as text, once the list's name map has decoded them all
         self._name_strs: list[str | None] | None = None
         #: the record columns :meth:`make` reads, taken out of ``meta`` once
         self._cols: tuple[Any, ...] | None = None
@@ -534,8 +526,7 @@ class _Entries(Generic[E]):
             weakref.WeakValueDictionary()
         )
         if table is not None:
-            # Entries know their list through a weak reference: no cycle, so a dropped
-            # checkpoint releases its file mapping at once, not at the next cyclic collection.
+            # weak: no cycle, so a dropped checkpoint releases its mapping at once
             table.home = weakref.ref(self)
 
     def _put(self, row: int, obj: E) -> None:
@@ -869,8 +860,7 @@ class SlotEntries(_Entries[E], MutableMapping[int, E]):
         return len(self._table) if self._table is not None else len(self._items)
 
     def get(self, key: int, default: Any = None) -> Any:
-        # Mapping.get, without its extra calls (Checkpoint.slot): an entry made already, or
-        # one made now from its row when no floating entry exists (as __getitem__)
+        # Mapping.get without its extra calls (Checkpoint.slot's hot path)
         item = self._items.get(key)
         if item is not None:
             return item

@@ -20,11 +20,8 @@ __all__ = ["open"]
 
 @contextlib.contextmanager
 def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoint]:
-    """Map ``path`` and yield its :class:`Checkpoint`; on exit, release the mapping.
-
-    What a released checkpoint does is documented once, on :func:`onert_checkpoint.open`
-    (``onert_checkpoint.api``, which adds the model).
-    """
+    """Map ``path`` and yield its :class:`Checkpoint`; on exit, release the mapping (what
+    that means: :func:`onert_checkpoint.open`, which adds the model)."""
     ckpt = load(path, **load_options)
     try:
         yield ckpt

@@ -106,11 +106,8 @@ def note_checked(mapped: object, fingerprint: tuple[int, ...] | None) -> None:
 
 
 def open_source(source: Source, *, copy: bool | str = False) -> memoryview:
-    """A read-only, byte-addressed view of ``source``.
-
-    Paths are mapped (``copy=False``), or read into memory (``copy=True``; ``"auto"``: files
-    under ``COPY_BELOW`` bytes); buffers are used as they are.
-    """
+    """A read-only, byte-addressed view of ``source``: a path mapped, or read into memory
+    (``copy=True``; ``"auto"``: files under ``COPY_BELOW`` bytes); a buffer as it is."""
     if isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
         if isinstance(path, bytes):

@@ -63,10 +63,8 @@ def typed_geometry(
 
 
 class DTypeName(str):
-    """An element type's name (``"float32"``) that also compares equal to NumPy's spelling of
-    the same type (``np.float32``, ``np.dtype("<f4")``), as an array's ``dtype`` does: a
-    tensor's ``dtype`` is a name (the model's or the file's record's) and still answers
-    ``tensor.dtype == np.float32``. Hashes as the plain name, so it keys the same dicts."""
+    """An element type's name (``"float32"``) that also equals NumPy's spelling of the type
+    (``np.float32``, ``np.dtype("<f4")``), as an array's ``dtype`` does; hashes as the name."""
 
     __slots__ = ()
 
