@@ -108,8 +108,9 @@ def safetensors_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
         raise _refuse(f"the safetensors header would take {length + padding} bytes; "
                       f"safetensors holds at most {HEADER_LIMIT}")
     header = (p.encode("utf-8") for p in _header(meta, names, arrays, order, ends))
+    # over the array itself: a list of its indices made here would be held beside the header's
     data = (memoryview(np.ascontiguousarray(arrays[k]).reshape(-1).view(np.uint8))  # type: ignore[arg-type]
-            for k in order.tolist() if arrays[k].nbytes)
+            for k in order if arrays[k].nbytes)
     return itertools.chain([struct.pack("<Q", length + padding)], header, [b" " * padding], data)
 
 
