@@ -172,7 +172,7 @@ class CheckpointDiff:
         return json_value(self._fields([e.__dict__ for e in self.entries]))
 
     def json_pieces(self, **extra: object) -> Iterator[str]:
-        """The JSON text of :meth:`to_dict` (and ``extra`` keys after it) in pieces, a row at
+        """The JSON text of ``to_dict()`` (and ``extra`` keys after it) in pieces, a row at
         a time: written without being held whole."""
         return json_pieces({**self._fields(e.__dict__ for e in self.entries), **extra})
 
