@@ -111,8 +111,8 @@ class _Keys:
         names = tensors.names() if hasattr(tensors, "names") else [t.name for t in tensors]
         usable = all(n and n.isprintable() and not n.startswith(NPZ_META_PREFIX)
                      and (not paths or path_safe(n)) for n in names)
-        labels = self.labels.values()
-        every = [*names, *(f"{n}.{s}" for n in names for s in labels)] if usable else []
+        labels = self.labels.values() if usable else ()  # no "None.m" for millions of entries
+        every = [*names, *(f"{n}.{s}" for n in names for s in labels)] if labels else names
         self.names = [str(n) for n in names] if usable and len(set(every)) == len(every) else None
         self._rows: dict[int, int] | None = None
 
