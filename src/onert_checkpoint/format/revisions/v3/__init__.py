@@ -1,10 +1,9 @@
 """Schema 3 checkpoints: schema 2's container with compact tables (spec/SPEC.md 7): the record.
 
-What is the same as schema 2 (header, section table, state, origin: format/container; the
-optimizer's head, descriptors and names: revisions/v2) is read by the same modules. Schema 3's
-own parts: ``tensor_columns`` (the tensors section as columns, C0-C13), ``slot_entries``
-(8-byte slot entries, O1-O9 of 7.2), ``placement`` (data ranges placed by rule, P0-P4, and the
-deferred data checks), ``range_index`` (7.5); ``reader`` puts them together.
+Schema 3's own parts: ``tensor_columns`` (the tensors section as columns, C0-C13),
+``slot_entries`` (8-byte slot entries, O1-O9 of 7.2), ``placement`` (data ranges placed by rule,
+P0-P4, and the deferred data checks), ``range_index`` (7.5); ``reader`` puts them together with
+the container's (format/container) and schema 2's optimizer head (revisions/v2).
 """
 
 from dataclasses import replace

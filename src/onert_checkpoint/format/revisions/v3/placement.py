@@ -105,13 +105,11 @@ class DataRanges:
     def collect(cls, tensors: TensorColumns, slots: SlotLengths | None) -> DataRanges:
         order = tensors.order
         records: list[np.ndarray | None] = [order]
-        for j in range(0 if slots is None else len(slots.names)):
-            assert slots is not None
-            column = slots.lengths[j]
+        for column in () if slots is None else slots.lengths:  # each slot's K x T row
             if order is None:
-                records.append(np.flatnonzero(~slots.absent(column)))
+                records.append(np.flatnonzero(~SlotLengths.absent(column)))
             else:
-                records.append(order[np.flatnonzero(~slots.absent(column[order]))])
+                records.append(order[np.flatnonzero(~SlotLengths.absent(column[order]))])
         return cls(tensors, slots, records)
 
     def count(self, part: int) -> int:

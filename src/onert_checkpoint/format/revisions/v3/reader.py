@@ -49,8 +49,7 @@ def _read(view: memoryview, verify_data: bool, defer: bool, *, rev: Revision) ->
     blocks = _data_blocks(view, sections, eager)
     index = next((s for s in sections if s.kind == INDEX_KIND), None)
     sections = [s for s in sections if s.kind not in (BLOCKS_KIND, INDEX_KIND)]
-    by_kind = {s.kind: s for s in sections if s.kind in KIND_NAMES}
-    sec = by_kind.get
+    sec = {s.kind: s for s in sections if s.kind in KIND_NAMES}.get
     tensors = check_tensors_section(view, t) if (t := sec(Kind.TENSORS)) else None
     num_tensors = 0 if tensors is None else tensors.size
     slots = check_optimizer_section(view, o, num_tensors) if (o := sec(Kind.OPTIMIZER)) else None
