@@ -57,9 +57,8 @@ def write_atomic(
 
 
 def _resolve(user: str) -> tuple[str, str, os.stat_result | None]:
-    """(folder, name, status or None) of the regular file ``user`` names: links followed one
-    by one, each checked as the kernel's ``protected_symlinks`` checks it (``realpath`` would
-    not)."""
+    """(folder, name, status or None) of the regular file ``user`` names, links followed one
+    by one as the kernel's ``protected_symlinks`` checks them (``realpath`` would not)."""
     if user.endswith(os.sep) or (os.altsep and user.endswith(os.altsep)):
         raise IsADirectoryError(errno.EISDIR, "a folder, not a file: refusing to replace it", user)
     path = user
@@ -83,8 +82,8 @@ def _resolve(user: str) -> tuple[str, str, os.stat_result | None]:
 
 def _may_follow(folder: str, link: os.stat_result, user: str) -> None:
     """Refuse a link in a sticky world-writable folder owned by neither this user nor the
-    folder's owner (fs.protected_symlinks): another user's link in the shared temporary folder
-    must not make root replace /etc/passwd."""
+    folder's owner (fs.protected_symlinks: another user's link must not make root replace
+    /etc/passwd)."""
     where = os.stat(folder)
     sticky_shared = where.st_mode & stat.S_ISVTX and where.st_mode & stat.S_IWOTH
     if sticky_shared and link.st_uid not in (os.geteuid(), where.st_uid):

@@ -45,8 +45,7 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
     sizes = [t.nbytes for t in ckpt.tensors]
     wanted = {i: model.tensors[i].nbytes for i in candidates}
     if sorted(sizes) != sorted(model.tensors[i].nbytes for i in candidates):  # shared: twice
-        # Sizes that no order can match mean another model, not an unknown order: that
-        # (model_mismatch) is the cause to report, before any talk of ambiguity.
+        # sizes no order can match mean another model: reported before any ambiguity
         extra = sorted(set(sizes) - set(wanted.values()))
         raise model_mismatch(
             "the entry sizes do not match the sizes of the model's trainable tensors in any "

@@ -86,12 +86,6 @@ def has_numpy_dtype(name: str) -> bool:
     return True
 
 
-def _opcode_names() -> dict[int, str]:
-    from circle_schema.v0_9.circle.BuiltinOperator import BuiltinOperator
-
-    return {v: k for k, v in vars(BuiltinOperator).items() if isinstance(v, int)}
-
-
 @dataclass(eq=False, repr=False)
 class CircleModel:
     """The tensors and operators of a circle model's first subgraph.
@@ -139,6 +133,7 @@ class CircleModel:
 
     @classmethod
     def _parse(cls, raw: bytes | memoryview) -> CircleModel:
+        from circle_schema.v0_9.circle.BuiltinOperator import BuiltinOperator
         from circle_schema.v0_9.circle.Model import Model
 
         if len(raw) < 8 or raw[4:8] != FILE_IDENTIFIER:
@@ -201,7 +196,7 @@ class CircleModel:
                 data[i] = blob
             tensors.append(CircleTensor(i, name, dtype, code, shape, nbytes, blob is not None))
 
-        opcode_names = _opcode_names()
+        opcode_names = {v: k for k, v in vars(BuiltinOperator).items() if isinstance(v, int)}
         # Schema 0.3+: builtin_code; older files only fill deprecated_builtin_code (< 127).
         codes = [max(int(oc.BuiltinCode()), int(oc.DeprecatedBuiltinCode()))
                  for oc in map(model.OperatorCodes, range(model.OperatorCodesLength()))]

@@ -1,11 +1,8 @@
 """Which circle tensor each entry of an onert checkpoint holds.
 
-onert writes one entry per trainable tensor in the order of
-``exec->iterateTrainableTensors``, and records no tensor index in the file
-(FORMAT-FACTS section 2). That order is the iteration order of a chain of
-``std::unordered_map<OperandIndex, ...>`` containers, so it can be predicted from the model
-alone by replaying the containers (:func:`predict_onert_order`), or asked from the runtime
-itself when the ``onert`` package is installed (:func:`probe_onert_order`).
+onert records no tensor index: its entries follow the iteration order of a chain of
+``std::unordered_map`` containers (spec/TOOLKIT.md 2), predicted from the model by replaying
+them (:func:`predict_onert_order`) or asked of the installed runtime (:func:`probe_onert_order`).
 """
 
 from __future__ import annotations
@@ -144,11 +141,9 @@ def trainable_indices(model: CircleModel) -> set[int]:
 def predict_onert_order(model: CircleModel) -> list[int]:
     """The circle tensor index of each onert checkpoint entry, predicted from the model alone.
 
-    Replays the ``std::unordered_map`` containers the operand indices pass through between the
-    circle loader and the train backend's tensor registry (onert 0.1.0), step by step as
-    spec/TOOLKIT.md 2.1 lists them. Some steps were fitted to the runtime rather than read
-    from its source; the probe (:func:`probe_onert_order`) is the authority where onert is
-    installed. onert trains only single-subgraph models with one output.
+    Replays onert 0.1.0's containers step by step as spec/TOOLKIT.md 2.1 lists them; some
+    steps were fitted to the runtime, so the probe (:func:`probe_onert_order`) is the authority
+    where onert is installed.
     """
     return [entry.tensor for entry in predict_onert_entries(model)]
 

@@ -99,9 +99,8 @@ _IN_PLACE = 4096
 
 
 class _Builder(flatbuffers.Builder):
-    """A Builder that writes the tables into an anonymous mapping and leaves each large byte
-    vector where it lies, noting its place: pages it would fill are never touched, so they cost
-    no memory. `pieces` gives the finished buffer front to back with the vectors in place."""
+    """A Builder writing the tables into an anonymous mapping and leaving each large byte vector
+    where it lies (its pages never touched); `pieces` gives the buffer with the vectors in place."""
 
     def __init__(self, size: int) -> None:
         super().__init__(0)

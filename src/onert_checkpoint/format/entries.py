@@ -132,8 +132,7 @@ class DataStore:
 
     def verify(self, *, again: bool = False) -> None:
         """Run the pending checks now; raise their error (every time, once it has failed).
-        ``again=True`` runs checks that have passed once more (the bytes of a mapped file or a
-        caller's writable buffer may have changed since)."""
+        ``again=True`` runs the passed checks once more (the bytes may have changed since)."""
         if self.released:
             raise released_error()
         if self._error is not None:
@@ -212,8 +211,7 @@ def _owner(store: DataStore) -> object:
 
 def _stable(store: DataStore) -> bool:
     """True when the store's bytes cannot have changed since they were checked: bytes, a file
-    read into private memory, or a mapped file not written since (its fingerprint). A caller's
-    writable buffer, or a mapped file written since, may have."""
+    read into private memory, or a mapped file not written since (its fingerprint)."""
     from .source import PrivateBytes, mapped_file_unchanged
 
     owner = _owner(store)
@@ -243,9 +241,8 @@ def must_verify(stores: Iterable[DataStore], read: Callable[[Any], Any]) -> None
 
 
 def _verify_again(store: DataStore, read: Callable[[Any], Any]) -> None:
-    """Every check of the file once more on its bytes as they are now (its records view them,
-    so a write since may have changed them); a failure condemns the store, as in
-    :meth:`DataStore.verify`."""
+    """Every check of the file once more on its bytes as they are now; a failure condemns the
+    store, as in :meth:`DataStore.verify`."""
     try:
         read(store.whole.data).verify()
     except Exception as exc:
@@ -480,9 +477,8 @@ _CHUNK = 4096
 
 @functools.cache
 def _floating_class(cls: type) -> type:
-    """``cls`` with one difference: assigning a public attribute first settles the object
-    (:func:`_settle`) and turns it back into a plain ``cls``. No slot is added, so that the
-    class of an object can change between the two."""
+    """``cls`` whose first public assignment settles the object (:func:`_settle`), back to a
+    plain ``cls``; no slot added, so that an object's class can change between the two."""
 
     def __setattr__(self: Any, name: str, value: Any) -> None:
         if not name.startswith("_"):
@@ -512,9 +508,8 @@ def _settle(obj: Any) -> None:
 
 
 class _Entries(Generic[E]):
-    """What :class:`TensorList` and :class:`SlotEntries` share: the entries made so far
-    (``_items``), the table that makes the others until a change of structure makes every
-    entry and drops it, and the floating entries (module doc) by table row."""
+    """What :class:`TensorList` and :class:`SlotEntries` share: the entries made (``_items``),
+    the table that makes the others, and the floating entries by table row (module doc)."""
 
     __slots__ = ("__weakref__", "_floating", "_items", "_table")
 
@@ -560,9 +555,8 @@ class _Entries(Generic[E]):
         self._floating.clear()
 
     def _chunks(self) -> Iterator[tuple[int, list[E] | None]]:
-        """(first row, its chunk's entries) over the table in row order, those not made yet
-        made floating, a chunk at a time (module doc); then ``(row, None)`` and the end if a
-        change of structure drops the table meanwhile."""
+        """(first row, its chunk's entries, those not made yet made floating) in row order;
+        ``(row, None)`` and the end if a change of structure drops the table meanwhile."""
         table = self._table
         assert table is not None
         floating = self._floating
@@ -669,9 +663,8 @@ class TensorList(_Entries[E], MutableSequence[E]):
         return self._items  # type: ignore[return-value]
 
     def copied(self, copy: Callable[[E], E]) -> TensorList[E]:
-        """A list of ``copy`` of each item; the empty untouched ones are made from the same
-        columns when first asked for (no object each). The pending data checks run as a copy of
-        every item would run them."""
+        """A list of ``copy`` of each item, the empty untouched ones made from the same columns
+        when first asked for; the pending data checks run as a copy of each would run them."""
         table = self._table
         if table is None or self._renumbered:
             return TensorList([copy(t) for t in self])

@@ -49,8 +49,7 @@ class PrivateBytes(bytearray):
 
 
 def _read_all(fd: int, size: int, path: str) -> memoryview:
-    """The file's bytes, read into private memory (at most ``size`` bytes, or for a file that
-    reports size 0, what it has up to 1 MiB)."""
+    """The file's bytes (at most ``size``; for a file that reports size 0, up to 1 MiB)."""
     limit = size if size else _PSEUDO_FILE_LIMIT
     buf = PrivateBytes(limit)
     view = memoryview(buf)
