@@ -100,7 +100,7 @@ def _check_same_copies(
 
 def _tensor(source: Tensor, index: int, model_index: int, model: CircleModel, rank: int | None):
     """``source``'s data as entry ``index`` (data position ``rank``), named from the model."""
-    return Tensor(index, source.data, rank, model.tensors[model_index].name, source.dtype,
+    return Tensor(index, source.raw, rank, model.tensors[model_index].name, source.dtype,
                   source.shape, model_index)
 
 

@@ -35,7 +35,7 @@ DIALECTS = tuple(dict.fromkeys(d for r in REVISIONS for d in r.dialects))
 
 def _copy_tensor(t: Tensor, *, keep_meta: bool) -> Tensor:
     if keep_meta:
-        return Tensor(index=t.index, data=t.data, offset=t.offset, name=t.name, dtype=t.dtype,
+        return Tensor(index=t.index, data=t.raw, offset=t.offset, name=t.name, dtype=t.dtype,
                       shape=t.shape, model_index=t.model_index)
     return Tensor(index=t.index, data=t.raw, offset=t.offset)
 
