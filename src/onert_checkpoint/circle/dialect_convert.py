@@ -50,8 +50,7 @@ def _by_tensor(
     slots: dict[str, dict[int, Buffer]] = {}
     if ckpt.optimizer is not None:
         slots = {name: {} for name in ckpt.optimizer.slots}
-    # how many entries name each tensor, here and in onert's order: counted once, when a
-    # first tensor has two entries, so that checking every copy stays linear
+    # entries per tensor, here and in onert's order: counted once (checking copies stays linear)
     counts = functools.cache(lambda: (Counter(indices), Counter(predict_onert_order(model))))
     tensors: dict[int, Tensor] = {}
     for tensor, index in zip(ckpt.tensors, indices):
@@ -59,8 +58,7 @@ def _by_tensor(
             raise model_mismatch(f"entry {tensor.index} names tensor {index}; the model has "
                                  f"{len(model.tensors)} tensors", f"weights[{tensor.index}]")
         if index in tensors:
-            # onert keeps one entry per reader of a shared constant (SPEC B.9): one tensor,
-            # which a one-entry-per-tensor target can hold only while the copies agree
+            # onert's copies of a shared constant (SPEC B.9): one entry only while they agree
             have, predicted = counts()
             if have[index] != predicted[index]:
                 raise model_mismatch(f"entries {tensors[index].index} and {tensor.index} both "
@@ -114,8 +112,7 @@ def _to_micro(
              if t.nbytes != MICRO_ELEMENT_SIZE * model.tensors[i].count]
     _refuse(model, wrong, "tensors {} are not 4 bytes per element: onert-micro's saver and "
             "loader size every element as 4 bytes (spec/SPEC.md)")
-    # Buffer.offset = rank in the saver's order, so that storage_order lays the data out as
-    # OMCheckpointSaver does (operators from the last to the first).
+    # Buffer.offset = rank in the saver's order: storage_order lays the data out as it does
     rank = {index: k for k, index in enumerate(saved)}
     out = [_tensor(tensors[i], i, i, model, rank[i]) for i in sorted(tensors)]
     out_slots: dict[str, MutableMapping[int, Buffer]] = {

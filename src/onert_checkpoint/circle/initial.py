@@ -75,8 +75,7 @@ def checkpoint_from_arrays(model: CircleModel | str | os.PathLike[str] | bytes,
     missing = [model.tensors[t].name or str(t) for t in saved if t not in weights]
     if missing:
         raise model_mismatch("no value for " + ", ".join(missing))
-    # onert has one entry per reader of a shared constant: each copy is named as binding names
-    # them and has no model index (schema 2 allows each once)
+    # onert's copies of a shared constant (SPEC B.9): named as binding names them, no model index
     names = copy_names(model, saved) if dialect == "onert" else {}
     tensors = []
     # The data's positions, so onert-micro's saver order is kept when the file is written.

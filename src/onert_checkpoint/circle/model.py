@@ -211,10 +211,8 @@ class CircleModel:
 
         ops = map(subgraph.Operators, range(subgraph.OperatorsLength()))
         operators = [once("operator", op._tab.Pos, operator, op, k) for k, op in enumerate(ops)]
-        sg_in = tuple(int(x) for x in subgraph.InputsAsNumpy()) if subgraph.InputsLength() else ()
-        sg_out = (
-            tuple(int(x) for x in subgraph.OutputsAsNumpy()) if subgraph.OutputsLength() else ()
-        )
+        sg_in = vector(subgraph, 6, "io", ints) or ()  # SubGraph.inputs
+        sg_out = vector(subgraph, 8, "io", ints) or ()  # SubGraph.outputs
         return cls(tensors, operators, sg_in, sg_out, data, raw)
 
     @staticmethod

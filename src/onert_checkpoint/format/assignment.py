@@ -71,7 +71,10 @@ def check_assignment(entry: Entry, value: object) -> np.ndarray:
     (converted when lossless) and shape. Raises a CheckpointError naming the entry."""
     current = entry.data
     what = entry._what()
-    field = f"weights[{entry.index}]"
+
+    def refused(code: str, message: str) -> Exception:
+        return error_for(code, f"weights[{entry.index}]", None, what + message)
+
     if current is None or not isinstance(current, np.ndarray):
         # an entry built in memory around something that is not an array: anything goes
         return value if isinstance(value, np.ndarray) else np.asarray(value)
@@ -87,24 +90,18 @@ def check_assignment(entry: Entry, value: object) -> np.ndarray:
         try:
             arr = np.asarray(value)
         except (ValueError, TypeError) as exc:
-            raise error_for(
-                "not_representable", field, None, f"{what}: the new data is not an array: {exc}"
-            ) from None
+            raise refused("not_representable", f": the new data is not an array: {exc}") from None
         if raw_target and arr.dtype != np.uint8 and arr.dtype.kind in "biuf":
             # numbers for a raw (bytes) entry are byte values: converted when each fits
             converted = _lossless(arr.reshape(-1), np.dtype(np.uint8))
             if converted is None:
-                raise error_for(
-                    "not_representable",
-                    field,
-                    None,
-                    f"{what} holds raw bytes; the new values are not all whole numbers 0..255",
+                raise refused(
+                    "not_representable", " holds raw bytes; the new values are not all whole "
+                    "numbers 0..255",
                 )
             arr = converted
     if arr.dtype.hasobject or arr.dtype.kind not in "biufcV":
-        raise error_for(
-            "not_representable", field, None, f"{what}: cannot hold data of type {arr.dtype}"
-        )
+        raise refused("not_representable", f": cannot hold data of type {arr.dtype}")
     # The entry's bytes, whatever the element type, are always accepted as flat uint8: that
     # is what the file holds (and what typed entries are views of).
     if arr.dtype == np.uint8 and arr.ndim == 1 and arr.nbytes == current.nbytes:
@@ -114,24 +111,19 @@ def check_assignment(entry: Entry, value: object) -> np.ndarray:
         return arr
     if raw_target:
         if arr.nbytes != current.nbytes:
-            raise error_for(
-                "not_representable",
-                field,
-                None,
-                f"{what} holds {current.nbytes} bytes; the new data ({_describe(arr)}) has "
-                f"{arr.nbytes} (an entry keeps its size: its model and optimizer state fix it)",
+            raise refused(
+                "not_representable", f" holds {current.nbytes} bytes; the new data "
+                f"({_describe(arr)}) has {arr.nbytes} (an entry keeps its size: its model and "
+                "optimizer state fix it)",
             )
         return arr
     if arr.shape != current.shape:
-        raise error_for("model_mismatch", field, None,
-                        f"{what} is {_describe(current)}; the new data is {_describe(arr)}")
+        raise refused("model_mismatch",
+                      f" is {_describe(current)}; the new data is {_describe(arr)}")
     converted = cast_for_entry(arr, current.dtype, python_numbers=not isinstance(value, np.ndarray))
     if converted is None:
-        raise error_for(
-            "model_mismatch",
-            field,
-            None,
-            f"{what} is {_describe(current)}; the new data ({_describe(arr)}) does not convert "
-            f"to {current.dtype} without loss ({CAST_RULE})",
+        raise refused(
+            "model_mismatch", f" is {_describe(current)}; the new data ({_describe(arr)}) does "
+            f"not convert to {current.dtype} without loss ({CAST_RULE})",
         )
     return converted
