@@ -86,9 +86,8 @@ def bake(ckpt: Checkpoint | str | os.PathLike[str] | bytes,
     order is found (as in [`load`][onert_checkpoint.load]); ``shared`` what to do with onert's
     diverged copies of a shared constant (`SHARED_POLICIES`). Returns the new model's bytes or,
     given ``out``, writes them there atomically with [`save`][onert_checkpoint.save]'s target
-    rules (a link followed, a directory, FIFO, socket or device refused untouched) and returns
-    the file written as a read-only mapped view; ``progress``, if given, is called with the byte
-    count of each piece written (as `save`'s).
+    rules and returns the file written as a read-only mapped view; ``progress``, if given, is
+    called with the byte count of each piece written (as `save`'s).
 
     Raises [`ModelMismatchError`][onert_checkpoint.ModelMismatchError] when the checkpoint does not
     fit the model and [`NotRepresentableError`][onert_checkpoint.NotRepresentableError] for what a

@@ -241,8 +241,7 @@ def must_verify(stores: Iterable[DataStore], read: Callable[[Any], Any]) -> None
 
 
 def _verify_again(store: DataStore, read: Callable[[Any], Any]) -> None:
-    """Every check of the file once more on its bytes as they are now; a failure condemns the
-    store, as in :meth:`DataStore.verify`."""
+    """Every check once more on the bytes as they are now; a failure condemns the store."""
     try:
         read(store.whole.data).verify()
     except Exception as exc:
@@ -319,8 +318,8 @@ class EntryTable:
         )
 
     def row_of(self, key: int) -> int | None:
-        """The row of entry index ``key`` (arithmetic when the keys are consecutive, as every
-        table of a file with one entry per index is; else a binary search), or None."""
+        """The row of entry index ``key`` (arithmetic when the keys are consecutive, else a
+        binary search), or None."""
         keys = self.keys
         first = self._first_key
         if first is None:
@@ -349,8 +348,7 @@ class EntryTable:
         return dtype, tuple(meta["dims"][row, :rank].tolist())
 
     def _owner_row(self, row: int) -> int | None:
-        """A slot entry's row in its tensor table when it is typed like that tensor (the
-        sizes agree), else None."""
+        """A slot entry's row in its tensor table when the sizes agree, else None."""
         owner, rows = self.owner, self.owner_rows
         if owner is None or rows is None:
             return None
@@ -533,8 +531,7 @@ class _Entries(Generic[E]):
         raise NotImplementedError
 
     def _held_floating(self, row: int) -> E | None:
-        """The floating entry of ``row`` a caller holds (from now on held here: the same
-        object), or None."""
+        """The floating entry of ``row`` a caller holds (held here from now on), or None."""
         obj = _floating_get(self._floating, row)
         if obj is not None:
             _settle(obj)
@@ -576,8 +573,7 @@ class _Entries(Generic[E]):
             yield start, cast(list[E], chunk)
 
     def made(self) -> list[E]:
-        """The entries made so far, floating ones still held elsewhere included (none is made
-        here)."""
+        """The entries made so far, floating ones still held elsewhere included."""
         items = self._items.values() if isinstance(self._items, dict) else self._items
         return [t for t in items if t is not None] + list(self._floating.values())
 
@@ -900,8 +896,7 @@ class SlotEntries(_Entries[E], MutableMapping[int, E]):
         return [self._items.get(k) for k in table.keys[start:end].tolist()]
 
     def _items_floating(self) -> Iterator[tuple[int, E]]:
-        """(entry index, entry) of every entry, in table order, those not made yet made
-        floating (module doc)."""
+        """(entry index, entry) of every entry in table order, those not made yet floating."""
         table = self._table
         if table is None:
             yield from self._items.items()
