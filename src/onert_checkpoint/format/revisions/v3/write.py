@@ -98,11 +98,14 @@ def _columns(ckpt: Checkpoint) -> Records:
     return cols
 
 
-def _data_order(cols: Records, data_order: Sequence[int] | np.ndarray | None) -> np.ndarray:
+def _data_order(
+    cols: Records, data_order: Sequence[int] | np.ndarray | None
+) -> np.ndarray | None:
     """The record positions (record order) in the order their ranges are placed: by the offset
     they were read from, ties by their place in ``data_order`` (the file's ``order`` column,
     its last mention of an index) and then by record; tensors built in memory last, in record
-    order."""
+    order. None when that is record order (no permutation is made: a file of 2M tensors
+    would pay its columns again)."""
     n = cols.index.size
     tie = None  # record order: the sorts below are stable
     if data_order is not None:
@@ -126,13 +129,16 @@ def _data_order(cols: Records, data_order: Sequence[int] | np.ndarray | None) ->
     built = cols.read < 0
     if not built.any():
         read = cols.read
-        return np.argsort(read, kind="stable") if tie is None else np.lexsort((tie, read))
+        if tie is None:
+            return None if (read[1:] >= read[:-1]).all() else np.argsort(read, kind="stable")
+        return np.lexsort((tie, read))
     keys = (np.where(built, 0, cols.read), built)
     return np.lexsort(keys if tie is None else (tie, *keys))
 
 
-def _tensors_body(cols: Records, perm: np.ndarray) -> bytes:
-    """The tensors section (7.1) of the columns ``cols`` (record order), data order ``perm``."""
+def _tensors_body(cols: Records, perm: np.ndarray | None) -> bytes:
+    """The tensors section (7.1) of the columns ``cols`` (record order), data order ``perm``
+    (None: record order)."""
     n = cols.index.size
     if n > MAX_TENSORS:
         _fail(f"schema 3 holds at most {MAX_TENSORS} tensors")
@@ -141,12 +147,12 @@ def _tensors_body(cols: Records, perm: np.ndarray) -> bytes:
     wanted = {"index": (cols.index != identity).any(),
               "model_index": (cols.model_index != NO_MODEL_INDEX).any(),
               "len_name": (cols.flags & HAS_NAME).any(), "dtype": (cols.dtype != NO_DTYPE).any(),
-              "rank": (cols.rank != NO_SHAPE).any(), "order": (perm != identity).any()}
+              "rank": (cols.rank != NO_SHAPE).any(), "order": perm is not None}
     columns = sum(c.bit for c in COLUMNS if wanted.get(c.name))
     values: dict[str, np.ndarray | bytes] = {
         "len_data": cols.len_data, "index": cols.index, "model_index": cols.model_index,
-        "len_name": cols.len_name, "dtype": cols.dtype, "rank": cols.rank, "order": perm,
-        "dims": cols.dims, "names": cols.names,
+        "len_name": cols.len_name, "dtype": cols.dtype, "rank": cols.rank,
+        "order": cols.index if perm is None else perm, "dims": cols.dims, "names": cols.names,
     }
     head = structs.V3TensorsHead.build({"num_tensors": n, "columns": columns})
     # the sizes (int64, never negative) seen as u64 with no copy: one join makes the body
@@ -174,6 +180,8 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
     cols = _columns(ckpt)
     n = cols.index.size
     perm = _data_order(cols, ckpt.layout.data_order)
+    if perm is not None and (perm == np.arange(n)).all():
+        perm = None  # record order: no ``order`` column, no permutation to apply
     tensors_body = _tensors_body(cols, perm) if n else None
     opt_parts = (
         _optimizer_parts(ckpt, set(cols.index.tolist())) if ckpt.optimizer is not None else None
@@ -185,12 +193,16 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
     # Only ranges with bytes are listed (an empty range moves nothing, 7.3), so a file of
     # many empty entries costs columns, not an object per entry.
     # each pass's sequence positions of ranges with bytes (the range_index section's, 7.5)
-    positions: list[np.ndarray] = [np.flatnonzero(cols.len_data[perm] > 0)]
-    ranges: list[Buffer] = [cols.held[k] for k in perm[positions[0]].tolist()]
+    positions: list[np.ndarray] = [
+        np.flatnonzero((cols.len_data if perm is None else cols.len_data[perm]) > 0)]
+    records = positions[0] if perm is None else perm[positions[0]]
+    ranges: list[Buffer] = [cols.held[k] for k in records.tolist()]
     num_ranges = n
     slot_sizes: list[np.ndarray] = []
-    rank_of = np.empty(n, np.int64)  # record position -> place in data order
-    rank_of[perm] = np.arange(n)
+    rank_of = None  # record position -> place in data order (None: the same)
+    if perm is not None:
+        rank_of = np.empty(n, np.int64)
+        rank_of[perm] = np.arange(n)
     if opt_parts is not None:
         assert ckpt.optimizer is not None
         for name in opt_parts[2]:
@@ -209,7 +221,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
             sizes[rows] = len_arr
             slot_sizes.append(sizes)
             num_ranges += key_arr.size
-            at = rank_of[rows[len_arr > 0]]
+            at = rows[len_arr > 0] if rank_of is None else rank_of[rows[len_arr > 0]]
             by_place = np.argsort(at, kind="stable")
             ranges += [held[j] for j in by_place.tolist()]
             positions.append(at[by_place])
@@ -234,7 +246,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
         parts.append(Part(data_blocks.KIND, 0, len(placeholder), placeholder))
     group_shift = _range_index(ckpt, extra, n)
     if group_shift is not None:  # after data_blocks, before kinds above its own (6.4)
-        body = _range_index_body(n, group_shift, perm, positions, rel + lengths, rank_of)
+        body = _range_index_body(n, group_shift, positions, rel + lengths, rank_of)
         parts.append(Part(INDEX_KIND, 0, len(body), body))
     return container_plan(parts, list(zip(rel.tolist(), ranges)), version, data_crc,
                           title="schema 3", has_data=has_data, block_shift=shift)
@@ -274,16 +286,15 @@ def _range_index(ckpt: Checkpoint, extra: Sequence[object], n: int) -> int | Non
     return shift if n else None
 
 
-def _range_index_body(n: int, shift: int, perm: np.ndarray, positions: list[np.ndarray],
-                      ends: np.ndarray, rank_of: np.ndarray) -> bytes:
+def _range_index_body(n: int, shift: int, positions: list[np.ndarray],
+                      ends: np.ndarray, rank_of: np.ndarray | None) -> bytes:
     """The range_index section: where the placement stands every 2**shift positions of each
     pass, from the ends of the placed ranges with bytes (an empty range moves nothing), and the
-    records' positions when there is an ``order`` column (``perm`` not the identity)."""
+    records' places in data order (``rank_of``) when there is an ``order`` column."""
     passes: list[tuple[np.ndarray | None, np.ndarray]] = []
     lo = 0
     for at in positions:
         passes.append((at, ends[lo : lo + at.size]))
         lo += at.size
     starts = group_starts(n, shift, passes)
-    identity = bool((perm == np.arange(n)).all())
-    return index_body(n, shift, starts, None if identity else rank_of)
+    return index_body(n, shift, starts, rank_of)
