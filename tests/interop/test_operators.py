@@ -120,8 +120,9 @@ def _worker() -> int:
     """In the current folder: train ``m.circle`` two SGD steps, export, write ``result``."""
     from onert.experimental.train import DataLoader, optimizer, session
 
+    from onert_checkpoint import load
     from onert_checkpoint.circle.model import CircleModel
-    from onert_checkpoint.circle.onert_order import _read_onert_entries, predict_onert_order
+    from onert_checkpoint.circle.onert_order import predict_onert_order
 
     model = CircleModel.load("m.circle")
     result: dict[str, object] = {"stage": "session"}
@@ -142,7 +143,7 @@ def _worker() -> int:
     y = rng.standard_normal(model.tensors[model.outputs[0]].shape).astype(np.float32)
     with contextlib.redirect_stdout(io.StringIO()):
         s.train(DataLoader([x], [y], batch_size=1), epochs=2, checkpoint_path="c.ckpt")
-    entries = _read_onert_entries(Path("c.ckpt").read_bytes())
+    entries = [t.raw.tobytes() for t in load(Path("c.ckpt").read_bytes()).tensors]
     order = predict_onert_order(model)
     kept = [i for e, i in zip(entries, order) if e == bytes(model._data[i])]
     result.update(outcome="trains", entries=len(entries), kept=kept, order=order)

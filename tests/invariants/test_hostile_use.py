@@ -330,7 +330,7 @@ HUGE = [2**24 + 1, 2**28, 2**32, 2**40, 2**64 - 1]
 
 def origin_file(path: Path, count: int, revision: str = "v1",
                 dialect: str | None = "onert-micro") -> Path:
-    c = Checkpoint(tensors=[Tensor(0, np.arange(4, dtype=np.float32))],
+    c = Checkpoint(tensors=[Tensor(0, np.arange(4, dtype=np.float32).view(np.uint8))],
                    optimizer=Optimizer("sgd"), state=TrainingState(step=1, epoch=0),
                    layout=Schema3Layout("v3", origin={"revision": revision, "dialect": dialect,
                                                       "num_entries": count, "footerless": False}))

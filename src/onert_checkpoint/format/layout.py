@@ -50,8 +50,9 @@ class Layout:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @classmethod
-    def of(cls, revision: str, **values: Any) -> Layout:
-        """A layout of this class with those of ``values`` that its revision's files carry."""
+    def of(cls, revision: str, /, **values: Any) -> Layout:
+        """A layout of this class with those of ``values`` that its revision's files carry
+        (a ``revision`` among them, as in an origin section's, is not one)."""
         carried = {f.name: values[f.name] for f in fields(cls)[1:] if f.name in values}
         return cls(revision, **carried)
 

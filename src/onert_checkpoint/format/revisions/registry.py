@@ -72,7 +72,7 @@ def with_version(version: int) -> list[Revision]:
 _NONE = Revision("", -1, "", "", "", keyed_by="")
 
 
-def layout_for(name: str, **values: Any) -> Layout:
+def layout_for(name: str, /, **values: Any) -> Layout:
     """A layout of revision ``name`` (its record's ``layout_type``; the base `Layout` for a
     name that is none) with those of ``values`` that its files carry."""
     return (find(name) or _NONE).layout_type.of(name, **values)
