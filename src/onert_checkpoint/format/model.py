@@ -405,8 +405,8 @@ class Checkpoint(Mapping[object, Tensor]):
 
     @property
     def revision(self) -> str:
-        """The revision's short name ("v1", "wof", "v2", "v3"); setting it lays the checkpoint
-        out as that revision (what both revisions' files carry is kept)."""
+        """The revision's short name (as `onert-ckpt info` prints it); setting it lays the
+        checkpoint out as that revision (what both revisions' files carry is kept)."""
         return self.layout.revision
 
     @revision.setter
