@@ -64,7 +64,7 @@ def best(path: Path, k: int, verify: bool, repeat: int) -> float:
 
 
 def tiny_adam(n: int) -> oc.Checkpoint:
-    tensors = [oc.Tensor(i, np.zeros(4, np.float32)) for i in range(n)]
+    tensors = [oc.Tensor(i, np.zeros(4, np.float32).view(np.uint8)) for i in range(n)]
     opt = oc.Optimizer("adam", {})
     for slot in ("m", "v"):
         opt.slots[slot] = {i: oc.Buffer(i, np.zeros(4, np.float32)) for i in range(n)}

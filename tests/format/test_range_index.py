@@ -469,7 +469,7 @@ def test_100k_tiny_adam_tensors_with_both_sections_within_1_25_times_schema_1() 
     """The size goal with the writer's defaults (data_blocks of 64 KiB and range_index of 64):
     exact sizes from the writers' plans, as tests/bench/bench_data_blocks.py computes them."""
     n = 100_000
-    tensors = [oc.Tensor(i, np.full(4, i, np.float32)) for i in range(n)]
+    tensors = [oc.Tensor(i, np.full(4, i, np.float32).view(np.uint8)) for i in range(n)]
     opt = oc.Optimizer("adam", {})
     for slot in ("m", "v"):
         opt.slots[slot] = {i: oc.Buffer(i, np.zeros(4, np.float32)) for i in range(n)}

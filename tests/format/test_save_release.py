@@ -97,21 +97,26 @@ def _old_file_held(target: Path, old: oc.Checkpoint) -> tuple[int, int]:
 
 
 def test_the_replaced_files_pages_leave_the_cache(droppable):
-    target = droppable / "t.ckpt"
-    fd, size = _old_file_held(target, make_ckpt(1, n=40, nbytes=3000))
-    try:
-        assert len(cached_pages(fd, size)) == size // PAGE, "the probe does not see the cache"
-        new = make_ckpt(2, n=40, nbytes=3000)  # the same size: every old page is overtaken
-        oc.save(new, target)
-        assert target.read_bytes() == oc.to_bytes(new)
-        kept = cached_pages(fd, size)
+    # Two tries: on a loaded machine the kernel once kept every page of one try (the pages
+    # not yet on an LRU list, which advice cannot reach); the control below keeps them in all.
+    for attempt in range(2):
+        target = droppable / f"t{attempt}.ckpt"
+        fd, size = _old_file_held(target, make_ckpt(1, n=40, nbytes=3000))
+        try:
+            assert len(cached_pages(fd, size)) == size // PAGE, "the probe does not see the cache"
+            new = make_ckpt(2, n=40, nbytes=3000)  # the same size: every old page is overtaken
+            oc.save(new, target)
+            assert target.read_bytes() == oc.to_bytes(new)
+            kept = cached_pages(fd, size)
+        finally:
+            os.close(fd)
         # The kernel drops pages only from the LRU lists: pages still in another CPU's LRU batch
         # (the test moved between cores while it read them) are skipped, at most one batch
         # (15 or 31 pages by kernel version; seen here: the 16 last pages once, in a loaded
-        # two-worker run). The control below keeps all of them.
-        assert len(kept) <= _LRU_BATCH < size // PAGE, f"the old file's pages were kept: {kept}"
-    finally:
-        os.close(fd)
+        # two-worker run).
+        if len(kept) <= _LRU_BATCH < size // PAGE:
+            return
+    raise AssertionError(f"the old file's pages were kept, twice: {kept}")
 
 
 def test_without_the_release_the_old_pages_stay(droppable, monkeypatch):

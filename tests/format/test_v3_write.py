@@ -386,7 +386,8 @@ def test_v2_to_v3_to_v2_byte_exact_in_v3_order(ckpt: Checkpoint) -> None:
     order: what the v2 writer does with content built in memory) converts back exactly."""
     for t in ckpt.tensors:
         t.offset = None
-    ckpt.layout.data_order = None
+    if ckpt.layout.data_order is not None:  # only a schema-3 layout carries one
+        ckpt.layout.data_order = None
     v2 = oc.to_bytes(ckpt, revision="v2")
     v3 = oc.to_bytes(convert(oc.load(v2), "v3"))
     assert canonical_problems(v3) == []
@@ -431,7 +432,7 @@ def test_onert_micro_real_files_present_or_skip() -> None:
 def _tiny(n: int, kind: str) -> Checkpoint:
     """``n`` float32 tensors of 16 bytes, as tests/bench/bench.py builds them but without the
     names, dtypes and shapes schema 1 cannot hold: the same content in both revisions."""
-    tensors = [Tensor(i, np.full(4, i, np.float32)) for i in range(n)]
+    tensors = [Tensor(i, np.full(4, i, np.float32).view(np.uint8)) for i in range(n)]
     opt = Optimizer(kind)
     for slot in opt.slots:
         opt.slots[slot] = {i: Buffer(i, np.zeros(4, np.float32)) for i in range(n)}
@@ -540,7 +541,7 @@ def test_binding_a_v3_file_by_its_model_indices() -> None:
     """Records that carry a model index bind to that tensor, whatever their entry index and
     however many of the model's trainable tensors the file holds (two of fc2's four here)."""
     by_model = {5: 3, 1: 32}  # circle tensor -> float32 count (b1, w0)
-    tensors = [Tensor(k, np.zeros(count, np.float32), model_index=t)
+    tensors = [Tensor(k, np.zeros(count, np.float32).view(np.uint8), model_index=t)
                for k, (t, count) in enumerate(by_model.items())]
     data = oc.to_bytes(Checkpoint(tensors=tensors), revision="v3")
     got = oc.load(data, model=REAL / "fc2.circle")

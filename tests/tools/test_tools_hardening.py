@@ -110,7 +110,7 @@ def hostile(tmp_path: Path) -> Path:
 
 def many(n: int, path: Path, revision: str = "v1") -> Path:
     """An Adam checkpoint of ``n`` 8-byte entries."""
-    tensors = [Tensor(index=i, data=np.full(2, i, np.float32)) for i in range(n)]
+    tensors = [Tensor(index=i, data=np.full(2, i, np.float32).view(np.uint8)) for i in range(n)]
     opt = Optimizer("adam")
     for s in ("m", "v"):
         opt.slots[s] = {i: Buffer(i, np.full(2, i, np.float32)) for i in range(n)}
