@@ -28,11 +28,11 @@ from hypothesis import strategies as st
 import onert_checkpoint as oc
 from onert_checkpoint import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from onert_checkpoint.format.container import constants
+from onert_checkpoint.format.container.write import origin_of
 from onert_checkpoint.format.dtypes import DTYPE_CODES
 from onert_checkpoint.format.layout import Schema1Layout, Schema3Layout
 from onert_checkpoint.format.model import OPTIMIZER_SLOTS, Section
 from onert_checkpoint.format.revisions.registry import holds
-from onert_checkpoint.format.revisions.v2.write import origin_of
 from tests.shared_build import built_once
 from tests.strategies import checkpoints, wof_checkpoints
 

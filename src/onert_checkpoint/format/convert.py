@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from .container.write import origin_of
 from .errors import error_for
 from .loss import U32_MAX, check_lossless
 from .model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
 from .revisions import registry
 from .revisions.registry import BY_CIRCLE_INDEX, RECOMMENDED, REVISIONS, RUNTIME, holds, revision
 from .revisions.v1 import write as v1_write
-from .revisions.v2.write import origin_of
 
 __all__ = ["content_dialect", "downgrade", "indexing_text", "needs_model", "upgrade"]
 

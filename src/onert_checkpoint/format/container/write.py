@@ -1,5 +1,6 @@
-"""What schemas 2 and 3 write the same way (spec/SPEC.md 6.4, 6.10 and 7): the header and the
-section table with their CRC-32C, the sections in order at multiples of 64, the data section
+"""What schemas 2 and 3 write the same way (spec/SPEC.md 6.4 to 6.10 and 7): the header and
+the section table with their CRC-32C, the sections in order at multiples of 64, the state,
+origin and kept sections, the optimizer section's head, descriptors and names, the data section
 last, and the streaming of the data ranges with the data section's CRC-32C summed by a second
 thread while the bytes are written.
 
@@ -12,21 +13,47 @@ sections in order, lays them out and checksums them.
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import re
+import struct
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from onert_checkpoint_generated import structs
-from onert_checkpoint_generated.layout import Header, SectionEntry
+from onert_checkpoint_generated.layout import (
+    Header,
+    OptimizerHead,
+    SectionEntry,
+    SlotDescriptor,
+    StateEntry,
+)
 
-from ..errors import error_for
-from ..model import Buffer
-from ..revisions.blocks import data_view
+from ..model import OPTIMIZER_SLOTS, Buffer, Checkpoint
+from ..model import Section as KeptSection
+from ..revisions.blocks import data_view, refuse
+from ..revisions.registry import find
 from .constants import (
     FLAG_REQUIRED,
+    FOOTERLESS,
     HEADER_SIZE,
+    MAX_KEY_LEN,
+    MAX_NAME_LEN,
     MAX_SECTIONS,
+    MAX_SLOTS,
+    MAX_STATE_ENTRIES,
+    MAX_VALUE_LEN,
+    OPTIMIZER_CODES,
+    OPTIMIZER_HEAD_SIZE,
+    ORIGIN_DIALECTS,
+    ORIGIN_REVISIONS,
     SECTION_ENTRY_SIZE,
+    SECTION_HEAD_SIZE,
+    SECTION_KINDS,
+    SLOT_DESCRIPTOR_SIZE,
+    STATE_ENTRY_SIZE,
+    VALUE_TYPES,
+    WELL_KNOWN_KEYS,
     SectionKind,
     align,
     crc,
@@ -36,8 +63,9 @@ from .data_blocks import KIND as BLOCKS_KIND
 from .data_blocks import BlockCrcs, section_body
 from .running_crc import RunningCrc
 
-__all__ = ["PIECE_BYTES", "SMALL_RANGE", "Part", "Pieces", "Plan", "Section", "chunks", "finish",
-           "padding", "plan", "stream"]
+__all__ = ["PIECE_BYTES", "SMALL_RANGE", "Part", "Pieces", "Plan", "Section", "chunks",
+           "common_parts", "finish", "optimizer_part", "optimizer_slots", "origin_of", "padding",
+           "plan", "stream", "utf8"]
 
 #: Ranges smaller than this are copied into a gathering piece; larger ones are handed out as
 #: views of their arrays (zero copy).
@@ -106,9 +134,7 @@ def plan(parts: list[Part], ranges: list[tuple[int, Buffer]], version: int, data
     the right size), whose block CRCs are summed with the data section's, in the same pass."""
     parts = sorted(parts, key=lambda p: (p.kind not in _FIRST, p.kind))
     if len(parts) + has_data > MAX_SECTIONS:
-        raise error_for(
-            "not_representable", None, None, f"{title} holds at most {MAX_SECTIONS} sections"
-        )
+        refuse(f"{title} holds at most {MAX_SECTIONS} sections")
     offsets = []
     pos = HEADER_SIZE + SECTION_ENTRY_SIZE * (len(parts) + has_data)
     for p in parts:
@@ -265,3 +291,182 @@ def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes
     patches += [(s.offset, s.body) for s in done.sections
                 if s.kind == BLOCKS_KIND and isinstance(s.body, bytes)]
     return patches
+
+
+#: The largest optimizer and section kind (their fields' widths in onert_checkpoint_common.ksy).
+_OPTIMIZER_KIND_MAX = int(np.iinfo(OptimizerHead.kind.format).max)
+_SECTION_KIND_MAX = int(np.iinfo(SectionEntry.kind.format).max)
+
+
+def origin_of(ckpt: Checkpoint) -> dict[str, object] | None:
+    """What a schema-2 (or schema-3) file keeps of ``ckpt``'s schema-1 or WOF origin (the
+    origin section it was read with for schema 2 and 3)."""
+    rev = find(ckpt.revision)
+    if rev is None or rev.holds_everything:
+        return ckpt.layout.origin if rev is not None else None
+    return {"revision": rev.name, "dialect": ckpt.dialect if rev.dialects else None,
+            "num_entries": ckpt.table_length, "footerless": "footerless" in ckpt.layout.quirks}
+
+
+def utf8(text: object, what: str, limit: int) -> bytes:
+    if not isinstance(text, str):
+        refuse(f"{what} must be a string, not {type(text).__name__}")
+    try:
+        raw = text.encode("utf-8")  # encoded once: a save of 10,000 names pays it 10,000 times
+    except UnicodeEncodeError:
+        refuse(f"{what} {text!r} is not encodable as UTF-8")
+    if not 1 <= len(raw) <= limit:
+        refuse(f"{what} {text!r} must have 1..{limit} UTF-8 bytes")
+    return raw
+
+
+def optimizer_slots(ckpt: Checkpoint, present: set[int]) -> tuple[int, list[bytes], list[str]]:
+    opt = ckpt.optimizer
+    assert opt is not None
+    if opt.kind in OPTIMIZER_CODES:
+        code = OPTIMIZER_CODES[opt.kind]
+        slot_names = list(OPTIMIZER_SLOTS[opt.kind])
+        if set(opt.slots) != set(slot_names):
+            refuse(f"{opt.kind} has the slots {slot_names}, not {list(opt.slots)}")
+    else:
+        m = re.fullmatch(r"optimizer_(\d+)", opt.kind)
+        if m is None or int(m.group(1)) > _OPTIMIZER_KIND_MAX:
+            refuse(f"optimizer kind {opt.kind!r} has no schema-2 code")
+        code = int(m.group(1))
+        slot_names = list(opt.slots)
+    if len(slot_names) > MAX_SLOTS:
+        refuse(f"schema 2 holds at most {MAX_SLOTS} optimizer slots")
+    raw = [utf8(n, "slot name", MAX_NAME_LEN) for n in slot_names]
+    if len(set(raw)) != len(raw):
+        refuse("two optimizer slots have the same name")
+    for name in slot_names:
+        orphans = sorted(set(opt.slots[name]) - present)
+        if orphans:
+            refuse(f"slot {name!r} has state for entries {orphans} that have no tensor")
+    return code, raw, slot_names
+
+
+def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
+    if len(ckpt.state) > MAX_STATE_ENTRIES:
+        refuse(f"schema 2 holds at most {MAX_STATE_ENTRIES} state entries")
+    ent = np.zeros(len(ckpt.state), StateEntry.DTYPE)
+    blobs: list[bytes] = []
+    for k, (key, value) in enumerate(ckpt.state.items()):
+        raw_key = utf8(key, "state key", MAX_KEY_LEN)
+        payload: bytes | None = None
+        if isinstance(value, (bool, np.bool_)):
+            refuse(f"state {key!r}: booleans have no schema-2 type (store 0 or 1)")
+        if isinstance(value, (int, np.integer)):
+            v = int(value)
+            if not -(1 << 63) <= v < 1 << 63:
+                refuse(f"state {key!r}: {v} does not fit in int64")
+            vt, bits = "int", v & 0xFFFF_FFFF_FFFF_FFFF
+        elif isinstance(value, (float, np.floating)):
+            vt, bits = "float", int.from_bytes(struct.pack("<d", float(value)), "little")
+        elif isinstance(value, str):
+            vt, bits = "string", 0
+            try:
+                payload = value.encode("utf-8")
+            except UnicodeEncodeError:
+                refuse(f"state {key!r}: the string is not encodable as UTF-8")
+        elif isinstance(value, (bytes, bytearray, memoryview)):
+            vt, bits, payload = "bytes", 0, bytes(value)
+        else:
+            refuse(f"state {key!r}: {type(value).__name__} is not int, float, str or bytes")
+        want = WELL_KNOWN_KEYS.get(key)
+        if want is not None and (want != vt or (vt == "int" and int(value) < 0)):
+            refuse(f"state {key!r} is a well-known key of type {want}"
+                  + (" (non-negative)" if want == "int" else ""))
+        if payload is not None and len(payload) > MAX_VALUE_LEN:
+            refuse(f"state {key!r}: values have at most {MAX_VALUE_LEN} bytes")
+        ent["len_key"][k] = len(raw_key)
+        ent["value_type"][k] = VALUE_TYPES[vt]
+        ent["value"][k] = bits
+        ent["len_value"][k] = 0 if payload is None else len(payload)
+        blobs.append(raw_key)
+        if payload is not None:
+            blobs.append(payload)
+    return ent, blobs
+
+
+def optimizer_part(
+    code: int, raw_names: list[bytes], n: int, entry_size: int, entries: Callable[[int], bytes]
+) -> Part:
+    """The optimizer section (6.7) of ``n`` tensors: its head, one descriptor per slot (named
+    ``raw_names``), the slot entries (``entry_size`` bytes each, made from the data section's
+    offset), then the slot names."""
+    k = len(raw_names)
+    table = SLOT_DESCRIPTOR_SIZE * k + entry_size * k * n
+
+    def body(start: int, data_start: int) -> bytes:
+        desc = np.zeros(k, SlotDescriptor.DTYPE)
+        desc["len_name"] = lengths = np.array([len(raw) for raw in raw_names], np.int64)
+        desc["ofs_name"] = start + OPTIMIZER_HEAD_SIZE + table + np.cumsum(lengths) - lengths
+        head = structs.OptimizerHead.build({"kind": code, "num_slots": k, "num_tensors": n})
+        return head + desc.tobytes() + entries(data_start) + b"".join(raw_names)
+
+    length = OPTIMIZER_HEAD_SIZE + table + sum(map(len, raw_names))
+    return Part(SectionKind.OPTIMIZER, FLAG_REQUIRED, length, body)
+
+
+def common_parts(ckpt: Checkpoint) -> list[Part]:
+    """The sections schemas 2 and 3 write alike: state (6.8), origin (6.9) and the kept
+    sections of other kinds (checked now, in this order)."""
+    state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
+    origin = origin_of(ckpt)
+    parts = [Part(s.kind, FLAG_REQUIRED if s.required else 0, len(s.data), bytes(s.data))
+             for s in _kept_sections(ckpt)]
+    if state_ent is not None:
+        length = SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))
+        parts.append(
+            Part(SectionKind.STATE, FLAG_REQUIRED, length,
+                 lambda start, _: _state_body(state_ent, state_blobs, start))
+        )
+    if origin is not None:
+        body = _origin_body(origin)
+        parts.append(Part(SectionKind.ORIGIN, 0, len(body), body))
+    return parts
+
+
+def _state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> bytes:
+    """The state section (6.8) of ``_state_entries``' result, placed at ``start``."""
+    spos = start + SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent)
+    for k in range(len(state_ent)):
+        state_ent["ofs_key"][k] = spos
+        spos += int(state_ent["len_key"][k])
+        if state_ent["value_type"][k] >= VALUE_TYPES["string"]:
+            state_ent["value"][k] = spos
+            spos += int(state_ent["len_value"][k])
+    return (structs.StateHead.build({"num_entries": len(state_ent)}) + state_ent.tobytes()
+            + b"".join(state_blobs))
+
+
+def _kept_sections(ckpt: Checkpoint) -> list[KeptSection]:
+    """The kept sections of kinds the specification does not define, by kind (6.4's order)."""
+    extra = sorted(ckpt.layout.sections, key=lambda s: s.kind)
+    for s in extra:
+        if s.kind in SECTION_KINDS.values() or not 0 <= s.kind <= _SECTION_KIND_MAX:
+            refuse(f"section kind {s.kind} is reserved by the specification or out of range")
+    for a, b in itertools.pairwise(extra):
+        if a.kind == b.kind:
+            refuse(f"two sections of kind {a.kind}: schema 2 holds at most one of each kind")
+    return extra
+
+
+def _origin_body(origin: dict[str, object]) -> bytes:
+    """The origin section (6.9) recording ``origin``."""
+    if (origin.get("revision") not in ORIGIN_REVISIONS
+        or origin.get("dialect") not in ORIGIN_DIALECTS):
+        refuse(f"origin {origin!r} names an unknown revision or dialect")
+    origin_n = origin.get("num_entries")
+    if (isinstance(origin_n, bool) or not isinstance(origin_n, (int, np.integer))
+        or not 0 <= int(origin_n) <= 0xFFFF_FFFF_FFFF_FFFF):
+        refuse(f"origin num_entries {origin_n!r} is not an integer in 0..2**64-1")
+    return structs.Origin.build(
+        {
+            "revision": ORIGIN_REVISIONS[str(origin["revision"])],
+            "dialect": ORIGIN_DIALECTS[origin["dialect"]],
+            "flags": FOOTERLESS if origin.get("footerless") else 0,
+            "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
+        }
+    )

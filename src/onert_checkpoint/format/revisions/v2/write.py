@@ -15,99 +15,52 @@ after them, tensors first, then each slot.
 
 from __future__ import annotations
 
-import itertools
 import math
-import re
-import struct
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import NoReturn
 
 import numpy as np
 from onert_checkpoint_generated import structs
-from onert_checkpoint_generated.layout import (
-    OptimizerHead,
-    SectionEntry,
-    SlotDescriptor,
-    StateEntry,
-    V2SlotEntry,
-    V2TensorRecord,
-)
+from onert_checkpoint_generated.layout import V2SlotEntry, V2TensorRecord
 
 from ...container.constants import (
     ALIGNMENT,
     FLAG_REQUIRED,
-    FOOTERLESS,
     HAS_DTYPE,
     HAS_MODEL_INDEX,
     HAS_NAME,
     HAS_SHAPE,
-    MAX_KEY_LEN,
     MAX_NAME_LEN,
     MAX_RANK,
-    MAX_SLOTS,
-    MAX_STATE_ENTRIES,
     MAX_TENSORS,
-    MAX_VALUE_LEN,
     NO_STATE,
-    OPTIMIZER_CODES,
-    OPTIMIZER_HEAD_SIZE,
-    ORIGIN_DIALECTS,
-    ORIGIN_REVISIONS,
     SECTION_HEAD_SIZE,
-    SECTION_KINDS,
-    SLOT_DESCRIPTOR_SIZE,
     SLOT_ENTRY_SIZE,
-    STATE_ENTRY_SIZE,
     TENSOR_RECORD_SIZE,
-    VALUE_TYPES,
-    WELL_KNOWN_KEYS,
     SectionKind,
 )
 from ...container.rules import first
-from ...container.write import Part, Plan, chunks, stream
+from ...container.write import (
+    Part,
+    Plan,
+    chunks,
+    common_parts,
+    optimizer_part,
+    optimizer_slots,
+    stream,
+    utf8,
+)
 from ...container.write import plan as container_plan
 from ...dtypes import DTYPE_CODES, DTYPES
-from ...errors import error_for
-from ...model import OPTIMIZER_SLOTS, Buffer, Checkpoint, Section, Tensor
-from ..registry import find
+from ...model import Buffer, Checkpoint, Tensor
+from ..blocks import refuse
 
-__all__ = ["Bounds", "Plan", "Records", "chunks", "common_parts", "extra_sections",
-           "optimizer_part", "origin_body", "origin_of", "plan", "records", "state_body", "stream"]
+__all__ = ["Bounds", "Plan", "Records", "chunks", "plan", "records", "stream"]
 
 VERSION = 2
 #: The largest value of each tensor-record field (its width in spec/onert_checkpoint_v2.ksy).
 _MAX = {f.name: int(np.iinfo(f.format).max) for f in V2TensorRecord.FIELDS}
-#: The largest optimizer and section kind (their fields' widths in onert_checkpoint_common.ksy).
-_OPTIMIZER_KIND_MAX = int(np.iinfo(OptimizerHead.kind.format).max)
-_SECTION_KIND_MAX = int(np.iinfo(SectionEntry.kind.format).max)
-
-
-def _fail(message: str) -> NoReturn:
-    raise error_for("not_representable", None, None, message)
-
-
-def origin_of(ckpt: Checkpoint) -> dict[str, object] | None:
-    """What a schema-2 (or schema-3) file keeps of ``ckpt``'s schema-1 or WOF origin (the
-    origin section it was read with for schema 2 and 3)."""
-    rev = find(ckpt.revision)
-    if rev is None or rev.holds_everything:
-        return ckpt.layout.origin if rev is not None else None
-    return {"revision": rev.name, "dialect": ckpt.dialect if rev.dialects else None,
-            "num_entries": ckpt.table_length, "footerless": "footerless" in ckpt.layout.quirks}
-
-
-def _utf8(text: object, what: str, limit: int) -> bytes:
-    if not isinstance(text, str):
-        _fail(f"{what} must be a string, not {type(text).__name__}")
-    try:
-        raw = text.encode("utf-8")  # encoded once: a save of 10,000 names pays it 10,000 times
-    except UnicodeEncodeError:
-        _fail(f"{what} {text!r} is not encodable as UTF-8")
-    if not 1 <= len(raw) <= limit:
-        _fail(f"{what} {text!r} must have 1..{limit} UTF-8 bytes")
-    return raw
 
 
 #: Records made at a time while the tensors section is written (2.4 MB): a section of millions
@@ -190,21 +143,21 @@ def _gather(tensors: Iterable[Tensor], bounds: Bounds) -> Records:
     for k, t in enumerate(tensors):
         i = t.index
         if not 0 <= i <= bounds.index_max:
-            _fail(f"tensor index {i} is out of {bounds.index} or used twice")
+            refuse(f"tensor index {i} is out of {bounds.index} or used twice")
         index.append(i)
         flags = 0
         nbytes = t.nbytes
         mi = t.model_index
         if mi is not None:
             if not 0 <= mi <= bounds.model_max:
-                _fail(f"model index {mi} is out of {bounds.model} or used twice")
+                refuse(f"model index {mi} is out of {bounds.model} or used twice")
             flags |= HAS_MODEL_INDEX
         model_index.append(0 if mi is None else mi)
         code = None
         if t.dtype is not None:
             code = DTYPE_CODES.get(str(t.dtype))
             if code is None:
-                _fail(f"tensor {i}: dtype {t.dtype!r} is not a circle TensorType")
+                refuse(f"tensor {i}: dtype {t.dtype!r} is not a circle TensorType")
             flags |= HAS_DTYPE
         dtype.append(code or 0)
         if t.shape is None:
@@ -212,19 +165,19 @@ def _gather(tensors: Iterable[Tensor], bounds: Bounds) -> Records:
         else:
             shape = tuple(int(d) for d in t.shape)
             if len(shape) > MAX_RANK or any(not 0 <= d <= bounds.dim_max for d in shape):
-                _fail(f"tensor {i}: shape {shape} exceeds rank {MAX_RANK} or {bounds.dims}")
+                refuse(f"tensor {i}: shape {shape} exceeds rank {MAX_RANK} or {bounds.dims}")
             flags |= HAS_SHAPE
             rank.append(len(shape))
             dims.extend(shape)
             elem = DTYPES[code][1] if code is not None else None
             if elem is not None and math.prod(shape) * elem != nbytes:
-                _fail(f"tensor {i}: shape {shape} of {t.dtype} disagrees with its {nbytes} bytes")
+                refuse(f"tensor {i}: shape {shape} of {t.dtype} disagrees with its {nbytes} bytes")
         if t.name is None:
             len_name.append(0)
         else:
-            raw = _utf8(t.name, f"tensor {i}'s name", MAX_NAME_LEN)
+            raw = utf8(t.name, f"tensor {i}'s name", MAX_NAME_LEN)
             if raw in seen_name:
-                _fail(f"two tensors are named {t.name!r}")
+                refuse(f"two tensors are named {t.name!r}")
             seen_name.add(raw)
             flags |= HAS_NAME
             names += raw
@@ -251,80 +204,11 @@ def records(ckpt: Checkpoint, bounds: Bounds = _BOUNDS) -> Records:
     if (r.index[1:] < r.index[:-1]).any():  # in memory, any order (a loaded file's are sorted)
         r = _gather(sorted(ckpt.tensors, key=lambda t: t.index), bounds)
     if (i := first(r.index[1:] == r.index[:-1])) is not None:
-        _fail(f"tensor index {int(r.index[i])} is out of {bounds.index} or used twice")
+        refuse(f"tensor index {int(r.index[i])} is out of {bounds.index} or used twice")
     models = np.sort(r.model_index[(r.flags & HAS_MODEL_INDEX) != 0])
     if (i := first(models[1:] == models[:-1])) is not None:
-        _fail(f"model index {int(models[i])} is out of {bounds.model} or used twice")
+        refuse(f"model index {int(models[i])} is out of {bounds.model} or used twice")
     return r
-
-
-def _optimizer_parts(ckpt: Checkpoint, present: set[int]) -> tuple[int, list[bytes], list[str]]:
-    opt = ckpt.optimizer
-    assert opt is not None
-    if opt.kind in OPTIMIZER_CODES:
-        code = OPTIMIZER_CODES[opt.kind]
-        slot_names = list(OPTIMIZER_SLOTS[opt.kind])
-        if set(opt.slots) != set(slot_names):
-            _fail(f"{opt.kind} has the slots {slot_names}, not {list(opt.slots)}")
-    else:
-        m = re.fullmatch(r"optimizer_(\d+)", opt.kind)
-        if m is None or int(m.group(1)) > _OPTIMIZER_KIND_MAX:
-            _fail(f"optimizer kind {opt.kind!r} has no schema-2 code")
-        code = int(m.group(1))
-        slot_names = list(opt.slots)
-    if len(slot_names) > MAX_SLOTS:
-        _fail(f"schema 2 holds at most {MAX_SLOTS} optimizer slots")
-    raw = [_utf8(n, "slot name", MAX_NAME_LEN) for n in slot_names]
-    if len(set(raw)) != len(raw):
-        _fail("two optimizer slots have the same name")
-    for name in slot_names:
-        orphans = sorted(set(opt.slots[name]) - present)
-        if orphans:
-            _fail(f"slot {name!r} has state for entries {orphans} that have no tensor")
-    return code, raw, slot_names
-
-
-def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
-    if len(ckpt.state) > MAX_STATE_ENTRIES:
-        _fail(f"schema 2 holds at most {MAX_STATE_ENTRIES} state entries")
-    ent = np.zeros(len(ckpt.state), StateEntry.DTYPE)
-    blobs: list[bytes] = []
-    for k, (key, value) in enumerate(ckpt.state.items()):
-        raw_key = _utf8(key, "state key", MAX_KEY_LEN)
-        payload: bytes | None = None
-        if isinstance(value, (bool, np.bool_)):
-            _fail(f"state {key!r}: booleans have no schema-2 type (store 0 or 1)")
-        if isinstance(value, (int, np.integer)):
-            v = int(value)
-            if not -(1 << 63) <= v < 1 << 63:
-                _fail(f"state {key!r}: {v} does not fit in int64")
-            vt, bits = "int", v & 0xFFFF_FFFF_FFFF_FFFF
-        elif isinstance(value, (float, np.floating)):
-            vt, bits = "float", int.from_bytes(struct.pack("<d", float(value)), "little")
-        elif isinstance(value, str):
-            vt, bits = "string", 0
-            try:
-                payload = value.encode("utf-8")
-            except UnicodeEncodeError:
-                _fail(f"state {key!r}: the string is not encodable as UTF-8")
-        elif isinstance(value, (bytes, bytearray, memoryview)):
-            vt, bits, payload = "bytes", 0, bytes(value)
-        else:
-            _fail(f"state {key!r}: {type(value).__name__} is not int, float, str or bytes")
-        want = WELL_KNOWN_KEYS.get(key)
-        if want is not None and (want != vt or (vt == "int" and int(value) < 0)):
-            _fail(f"state {key!r} is a well-known key of type {want}"
-                  + (" (non-negative)" if want == "int" else ""))
-        if payload is not None and len(payload) > MAX_VALUE_LEN:
-            _fail(f"state {key!r}: values have at most {MAX_VALUE_LEN} bytes")
-        ent["len_key"][k] = len(raw_key)
-        ent["value_type"][k] = VALUE_TYPES[vt]
-        ent["value"][k] = bits
-        ent["len_value"][k] = 0 if payload is None else len(payload)
-        blobs.append(raw_key)
-        if payload is not None:
-            blobs.append(payload)
-    return ent, blobs
 
 
 def _data_order(read: np.ndarray, sizes: np.ndarray) -> np.ndarray | None:
@@ -389,11 +273,11 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
     ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
     the data are written (one pass over the tensor bytes instead of two)."""
     if len(ckpt.tensors) > MAX_TENSORS:
-        _fail(f"schema 2 holds at most {MAX_TENSORS} tensors")
+        refuse(f"schema 2 holds at most {MAX_TENSORS} tensors")
     r = records(ckpt)
     n = r.index.size
     opt_parts = (
-        _optimizer_parts(ckpt, set(r.index.tolist())) if ckpt.optimizer is not None else None
+        optimizer_slots(ckpt, set(r.index.tolist())) if ckpt.optimizer is not None else None
     )
     parts = common_parts(ckpt)
 
@@ -444,84 +328,3 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
                           has_data=rel_of.size > 0)
 
 
-def optimizer_part(
-    code: int, raw_names: list[bytes], n: int, entry_size: int, entries: Callable[[int], bytes]
-) -> Part:
-    """The optimizer section (6.7) of ``n`` tensors: its head, one descriptor per slot (named
-    ``raw_names``), the slot entries (``entry_size`` bytes each, made from the data section's
-    offset), then the slot names."""
-    k = len(raw_names)
-    table = SLOT_DESCRIPTOR_SIZE * k + entry_size * k * n
-
-    def body(start: int, data_start: int) -> bytes:
-        desc = np.zeros(k, SlotDescriptor.DTYPE)
-        desc["len_name"] = lengths = np.array([len(raw) for raw in raw_names], np.int64)
-        desc["ofs_name"] = start + OPTIMIZER_HEAD_SIZE + table + np.cumsum(lengths) - lengths
-        head = structs.OptimizerHead.build({"kind": code, "num_slots": k, "num_tensors": n})
-        return head + desc.tobytes() + entries(data_start) + b"".join(raw_names)
-
-    length = OPTIMIZER_HEAD_SIZE + table + sum(map(len, raw_names))
-    return Part(SectionKind.OPTIMIZER, FLAG_REQUIRED, length, body)
-
-
-def common_parts(ckpt: Checkpoint) -> list[Part]:
-    """The sections schemas 2 and 3 write alike: state (6.8), origin (6.9) and the kept
-    sections of other kinds (checked now, in this order)."""
-    state_ent, state_blobs = _state_entries(ckpt) if ckpt.state else (None, [])
-    origin = origin_of(ckpt)
-    parts = [Part(s.kind, FLAG_REQUIRED if s.required else 0, len(s.data), bytes(s.data))
-             for s in extra_sections(ckpt)]
-    if state_ent is not None:
-        length = SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))
-        parts.append(
-            Part(SectionKind.STATE, FLAG_REQUIRED, length,
-                 lambda start, _: state_body(state_ent, state_blobs, start))
-        )
-    if origin is not None:
-        body = origin_body(origin)
-        parts.append(Part(SectionKind.ORIGIN, 0, len(body), body))
-    return parts
-
-
-def state_body(state_ent: np.ndarray, state_blobs: list[bytes], start: int) -> bytes:
-    """The state section (6.8) of ``_state_entries``' result, placed at ``start``."""
-    spos = start + SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent)
-    for k in range(len(state_ent)):
-        state_ent["ofs_key"][k] = spos
-        spos += int(state_ent["len_key"][k])
-        if state_ent["value_type"][k] >= VALUE_TYPES["string"]:
-            state_ent["value"][k] = spos
-            spos += int(state_ent["len_value"][k])
-    return (structs.StateHead.build({"num_entries": len(state_ent)}) + state_ent.tobytes()
-            + b"".join(state_blobs))
-
-
-def extra_sections(ckpt: Checkpoint) -> list[Section]:
-    """The kept sections of kinds the specification does not define, by kind (6.4's order)."""
-    extra = sorted(ckpt.layout.sections, key=lambda s: s.kind)
-    for s in extra:
-        if s.kind in SECTION_KINDS.values() or not 0 <= s.kind <= _SECTION_KIND_MAX:
-            _fail(f"section kind {s.kind} is reserved by the specification or out of range")
-    for a, b in itertools.pairwise(extra):
-        if a.kind == b.kind:
-            _fail(f"two sections of kind {a.kind}: schema 2 holds at most one of each kind")
-    return extra
-
-
-def origin_body(origin: dict[str, object]) -> bytes:
-    """The origin section (6.9) recording ``origin``."""
-    if (origin.get("revision") not in ORIGIN_REVISIONS
-        or origin.get("dialect") not in ORIGIN_DIALECTS):
-        _fail(f"origin {origin!r} names an unknown revision or dialect")
-    origin_n = origin.get("num_entries")
-    if (isinstance(origin_n, bool) or not isinstance(origin_n, (int, np.integer))
-        or not 0 <= int(origin_n) <= 0xFFFF_FFFF_FFFF_FFFF):
-        _fail(f"origin num_entries {origin_n!r} is not an integer in 0..2**64-1")
-    return structs.Origin.build(
-        {
-            "revision": ORIGIN_REVISIONS[str(origin["revision"])],
-            "dialect": ORIGIN_DIALECTS[origin["dialect"]],
-            "flags": FOOTERLESS if origin.get("footerless") else 0,
-            "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
-        }
-    )

@@ -39,18 +39,11 @@ from ...container.constants import (
     MAX_TENSORS,
     NO_STATE,
 )
-from ...container.write import Part, Plan
+from ...container.write import Part, Plan, common_parts, optimizer_part, optimizer_slots
 from ...container.write import plan as container_plan
 from ...model import Buffer, Checkpoint
-from ..v2.write import (
-    Bounds,
-    Records,
-    _fail,
-    _optimizer_parts,
-    common_parts,
-    optimizer_part,
-    records,
-)
+from ..blocks import refuse
+from ..v2.write import Bounds, Records, records
 from .placement import place
 from .range_index import DEFAULT_SHIFT as DEFAULT_GROUP_SHIFT
 from .range_index import KIND as INDEX_KIND
@@ -117,7 +110,7 @@ def _data_order(
                 listed = np.array([operator.index(i) for i in listed.ravel()], np.int64)
             listed = listed.astype(np.int64)
         except (TypeError, ValueError, OverflowError):
-            _fail(f"data_order must list entry indices (integers), not {data_order!r:.80}")
+            refuse(f"data_order must list entry indices (integers), not {data_order!r:.80}")
         if listed.size:
             values, first_in_reversed = np.unique(listed[::-1], return_index=True)
             last = listed.size - 1 - first_in_reversed  # a dict's last mention wins
@@ -126,14 +119,15 @@ def _data_order(
             found = values[at] == cols.index
             tie = np.arange(n, 2 * n, dtype=np.int64)
             tie[found] = last[at[found]]
-    built = cols.read < 0
+    read, built = cols.read, cols.read < 0
     if not built.any():
-        read = cols.read
-        if tie is None:
-            return None if (read[1:] >= read[:-1]).all() else np.argsort(read, kind="stable")
-        return np.lexsort((tie, read))
-    keys = (np.where(built, 0, cols.read), built)
-    return np.lexsort(keys if tie is None else (tie, *keys))
+        if tie is None and (read[1:] >= read[:-1]).all():
+            return None
+        keys: tuple[np.ndarray, ...] = (read,)
+    else:
+        keys = (np.where(built, 0, read), built)
+    perm = np.lexsort(keys if tie is None else (tie, *keys))
+    return None if (perm == np.arange(n)).all() else perm
 
 
 def _tensors_body(cols: Records, perm: np.ndarray | None) -> bytes:
@@ -141,7 +135,7 @@ def _tensors_body(cols: Records, perm: np.ndarray | None) -> bytes:
     (None: record order)."""
     n = cols.index.size
     if n > MAX_TENSORS:
-        _fail(f"schema 3 holds at most {MAX_TENSORS} tensors")
+        refuse(f"schema 3 holds at most {MAX_TENSORS} tensors")
     identity = np.arange(n, dtype=np.uint32)
     # Each column only if needed (7.1, rule C4 to C9: a redundant column is refused).
     wanted = {"index": (cols.index != identity).any(),
@@ -180,11 +174,9 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
     cols = _columns(ckpt)
     n = cols.index.size
     perm = _data_order(cols, ckpt.layout.data_order)
-    if perm is not None and (perm == np.arange(n)).all():
-        perm = None  # record order: no ``order`` column, no permutation to apply
     tensors_body = _tensors_body(cols, perm) if n else None
     opt_parts = (
-        _optimizer_parts(ckpt, set(cols.index.tolist())) if ckpt.optimizer is not None else None
+        optimizer_slots(ckpt, set(cols.index.tolist())) if ckpt.optimizer is not None else None
     )
     parts = common_parts(ckpt)
     extra = ckpt.layout.sections
@@ -254,7 +246,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
 
 def _refuse_kept(extra: Sequence[object], kind: int, name: str) -> None:
     if any(getattr(s, "kind", None) == kind for s in extra):
-        _fail(f"a kept section of kind {kind} would collide with schema 3's {name} section of "
+        refuse(f"a kept section of kind {kind} would collide with schema 3's {name} section of "
               "that kind")
 
 
