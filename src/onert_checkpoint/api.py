@@ -1,10 +1,8 @@
 """The public functions that take a circle model: ``load``, ``open``, ``upgrade``, ``convert``.
 
-The format layer (``format/``: the bytes on disk) knows no circle model, and the model layer
-(``circle/``) reads checkpoints through the format layer; the functions that accept a
-``model=`` join the two here, one layer above both, as safetensors keeps its format core free
-of the frameworks it is bound to. Without a model each is the format layer's own function;
-the circle modules are imported only when a model is given (start-up time).
+The format layer (``format/``) knows no circle model, and the model layer (``circle/``) reads
+checkpoints through it; the functions that accept a ``model=`` join the two here, above both.
+The circle modules are imported only when a model is given (start-up time).
 """
 
 from __future__ import annotations
@@ -16,6 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
 from .format import dispatch
+from .format.errors import CheckpointError, error_for
 from .format.model import Checkpoint
 from .format.revisions import registry
 from .format.revisions.registry import holds
@@ -147,18 +146,14 @@ def upgrade(
     """
     from .format import convert as formats
 
-    if model is None:
-        return formats.upgrade(ckpt, to=to)
-    return formats.upgrade(
-        ckpt, to=to, name_tensors=lambda view: _name_tensors(view, model, order)
-    )
+    named = None if model is None else lambda view: _name_tensors(view, model, order)
+    return formats.upgrade(ckpt, to=to, name_tensors=named)
 
 
 def _batch_size(ckpt: Checkpoint, given: int | None) -> int | None:
     """B from the argument or from a schema-2 file's ``batch_size`` key (0: not recorded);
     both present and different is refused."""
     from .circle.adam_units import check_batch_size
-    from .format.errors import error_for
 
     if given is not None:
         given = check_batch_size(given)
@@ -209,7 +204,6 @@ def convert(
     [`load`][onert_checkpoint.load]'s: "auto", "probe", "predict" or "size").
     """
     from .format.convert import content_dialect, downgrade, indexing_text, needs_model
-    from .format.errors import error_for
 
     ckpt._check_live()
     if to is None:
@@ -274,7 +268,6 @@ def _downgrade(
     if model is None or not tensor_annotations(source):
         return downgrade(source, dialect, allow_lossy, to=to)
     from .circle.binding import bind
-    from .format.errors import CheckpointError
 
     out = downgrade(source, dialect, allow_lossy, to=to, model_restores=True)
     try:

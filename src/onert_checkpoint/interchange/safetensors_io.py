@@ -71,7 +71,13 @@ def safetensors_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
     checkpoint a tensor at a time: the header's tensor part is generated twice (to count, then
     to write) rather than held, and the arrays are read when written. The header is checked
     here, before the file is opened: `HEADER_LIMIT`, and UTF-8."""
-    _check_header_fits(ckpt)  # before any array is made: a refusal costs no memory
+    # too many entries for any names (a schema-3 file of 2M zero-length tensors is 16 MB),
+    # counted from the tables before any array is made: a refusal costs no memory
+    count = array_count(ckpt)
+    if count * MIN_HEADER_PER_ARRAY > HEADER_LIMIT:
+        raise _refuse(f"{count} arrays need a safetensors header of at least "
+                      f"{count * MIN_HEADER_PER_ARRAY} bytes; safetensors holds at most "
+                      f"{HEADER_LIMIT} ({HEADER_LIMIT // MIN_HEADER_PER_ARRAY} arrays or fewer)")
     arrays: list[np.ndarray] = []
     # the names as UTF-8 in fixed-width byte arrays (a few bytes each rather than a str object
     # of about 50), sorted bytewise: the order of Rust's strings
@@ -141,17 +147,6 @@ def _header(meta: dict[str, str | list[str]], names: np.ndarray, arrays: list[np
 
 def _refuse(message: str) -> Exception:
     return error_for("not_representable", "safetensors", None, message)
-
-
-def _check_header_fits(ckpt: Checkpoint) -> None:
-    """Refuse, as not_representable, a checkpoint of so many entries that its safetensors
-    header would exceed `HEADER_LIMIT` whatever their names (a schema-3 file of 2M
-    zero-length tensors is 16 MB): counted from the tables, no entry made."""
-    count = array_count(ckpt)
-    if count * MIN_HEADER_PER_ARRAY > HEADER_LIMIT:
-        raise _refuse(f"{count} arrays need a safetensors header of at least "
-                      f"{count * MIN_HEADER_PER_ARRAY} bytes; safetensors holds at most "
-                      f"{HEADER_LIMIT} ({HEADER_LIMIT // MIN_HEADER_PER_ARRAY} arrays or fewer)")
 
 
 def from_safetensors(path: str | os.PathLike[str], **options: Any) -> Checkpoint:

@@ -1,17 +1,9 @@
 """A checkpoint as named arrays plus string metadata: the common ground of NumPy, safetensors
 and PyTorch.
 
-Names: a weight is ``<name>``, its optimizer slots ``<name>.m`` and ``<name>.v``; ``<name>`` is
-the circle tensor name when the entries are named (a model was bound, or schema-2 records) and
-the entry index otherwise. An array is typed and shaped when the entry's dtype is known and a
-plain number type every safetensors reader has (`TYPED_EXPORT`), its raw bytes (flat uint8)
-otherwise: the rule of ``onert-ckpt dump``.
-
-The metadata (all strings, as safetensors requires; JSON inside is strict RFC 8259) carries
-what the arrays cannot: the layout (revision, dialect, table length, where each entry's data
-sat, the sections this library does not interpret, in base64), the optimizer kind and slot
-names, the training state (floats bit-exact, see `_state_json`), which array is which entry
-and slot (``arrays``), each tensor's name, dtype, shape and model index, and the origin. So
+The arrays are named as `_Keys` says, typed as `to_numpy_dict` says (the rule of ``onert-ckpt
+dump``). The metadata (all strings, as safetensors requires; JSON inside is strict RFC 8259)
+carry what the arrays cannot, key by key in docs/cli.md ("export and import are lossless"), so
 ``from_numpy_dict(*to_numpy_dict(ckpt, metadata=True))`` writes the original file back byte
 for byte, for every valid file of every revision.
 """
@@ -46,14 +38,8 @@ from ..format.revisions.v1.write import DIALECTS
 from ..format.saving import WRITERS
 from ..format.typed import typed_view
 
-__all__ = [
-    "FORMAT_NAME",
-    "checkpoint_metadata",
-    "from_npz",
-    "from_numpy_dict",
-    "to_npz",
-    "to_numpy_dict",
-]
+__all__ = ["FORMAT_NAME", "checkpoint_metadata", "from_npz", "from_numpy_dict", "to_npz",
+           "to_numpy_dict"]
 
 #: The ``format`` metadata value that marks an export of this package.
 FORMAT_NAME = "onert-checkpoint"
@@ -121,11 +107,9 @@ class _Keys:
         return str(index) if self.names is None else self.names[pos]
 
     def slot(self, index: int, slot: str) -> str:
-        return f"{self[index]}.{self.labels[slot]}"
-
-    def __getitem__(self, index: int) -> str:
+        """The name of the entry ``index`` of slot ``slot``."""
         if self.names is None:
-            return str(index)
+            return f"{index}.{self.labels[slot]}"
         find = getattr(self._tensors, "position_of_index", None)
         if find is None:
             if self._rows is None:
@@ -134,7 +118,7 @@ class _Keys:
         pos = find(index)
         if pos is None:
             raise KeyError(index)
-        return self.names[pos]
+        return f"{self.names[pos]}.{self.labels[slot]}"
 
 
 class _JsonObject:
@@ -479,16 +463,12 @@ def from_numpy_dict(
         state = _state_from_json(_meta_json(meta, "state", "{}", dict))
     except (TypeError, ValueError, KeyError, struct.error) as exc:
         raise _fail(f"metadata 'state' holds a malformed value: {exc!r}") from None
-    # the layout that the revision's files carry of what the metadata say
     layout = layout_for(meta.get("revision", RECOMMENDED.name), num_entries=num_entries,
                         **_layout_values(meta))
     ckpt = Checkpoint(tensors=tensors, optimizer=held, state=state, layout=layout)
     if optimizer is not None:
         ckpt.optimizer = _chosen_optimizer(ckpt, optimizer)
-    if "revision" not in meta:
-        # Arrays of no export of ours: schema 1 when it holds them, else schema 3, never a
-        # write that drops what the arrays carry. Names that the caller's ``entries`` gave
-        # are the caller's (a model's tensor names), not the arrays' own content.
+    if "revision" not in meta:  # arrays of no export of ours: see the docstring
         from ..format.loss import fitting_revision
 
         ckpt.revision = fitting_revision(
@@ -574,10 +554,9 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str], *,
     [`save`][onert_checkpoint.save]'s, called with the byte count of each chunk written).
 
     The metadata travel as 0-d string arrays named ``__metadata__.<key>``. Member names are
-    the tensor names only when none of them could take a naive extractor out of its folder
-    (``..``, ``.`` or empty components, a leading ``/``, a backslash, a drive: see
-    `path_safe`); otherwise every array is named by its entry index (``0``, ``0.m``)
-    and the names travel in the metadata, so nothing is lost. Slot names likewise.
+    the tensor names only when every one is `path_safe` (no naive extractor is taken out of its
+    folder); otherwise every array is named by its entry index (``0``, ``0.m``) and the names
+    travel in the metadata, so nothing is lost. Slot names likewise.
     """
     export_file(ckpt, path, "npz", _npz_chunks, progress)
 
@@ -606,11 +585,9 @@ def npz_inflate_limit(container_size: int) -> int:
     return 24 * 1024 * 1024 + 3 * container_size
 
 
-def _check_declared_sizes(name: str) -> None:
-    """Refuse an npz whose members declare more bytes than `npz_inflate_limit`, before
-    any member is inflated: both the zip entry's uncompressed size and the .npy header's
-    shape times item size are read (a header may claim more than its entry holds: NumPy
-    would allocate what the header claims)."""
+def _read_npz(name: str) -> tuple[dict[str, Any], dict[str, str]]:
+    """The arrays and metadata of the npz ``name``, its sizes checked first (`from_npz`): what
+    each .npy header claims too, which NumPy would allocate though the entry holds less."""
     import zipfile
 
     from .npz_stream import npy_geometry
@@ -635,6 +612,14 @@ def _check_declared_sizes(name: str) -> None:
                     f"{name}: member {info.filename!r} declares {dtype}{list(shape)} "
                     f"({declared} bytes) in {info.file_size} bytes"
                 )
+    with np.load(name, allow_pickle=False) as npz:
+        arrays, meta = {}, {}
+        for key in npz.files:
+            if key.startswith(NPZ_META_PREFIX):
+                meta[key[len(NPZ_META_PREFIX) :]] = str(npz[key][()])
+            else:
+                arrays[key] = npz[key]
+    return arrays, meta
 
 
 def from_npz(path: str | os.PathLike[str], **options: Any) -> Checkpoint:
@@ -647,15 +632,3 @@ def from_npz(path: str | os.PathLike[str], **options: Any) -> Checkpoint:
     [`NotRepresentableError`][onert_checkpoint.NotRepresentableError].
     """
     return import_file(path, "npz", _read_npz, options)
-
-
-def _read_npz(name: str) -> tuple[dict[str, Any], dict[str, str]]:
-    _check_declared_sizes(name)
-    with np.load(name, allow_pickle=False) as npz:
-        arrays, meta = {}, {}
-        for key in npz.files:
-            if key.startswith(NPZ_META_PREFIX):
-                meta[key[len(NPZ_META_PREFIX) :]] = str(npz[key][()])
-            else:
-                arrays[key] = npz[key]
-    return arrays, meta

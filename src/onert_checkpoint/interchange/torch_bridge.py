@@ -37,24 +37,10 @@ ADAM_SLOTS = {"exp_avg": "m", "exp_avg_sq": "v"}
 ModelLike = CircleModel | str | os.PathLike | bytes
 
 
-def _torch() -> Any:
-    try:
-        import torch
-    except ImportError as exc:
-        raise ImportError(
-            "the PyTorch bridge needs torch: pip install 'onert-checkpoint[torch]'"
-        ) from exc
-    return torch
-
-
 def _by_parameter(names: Mapping[str, str] | None, params: Sequence[str],
                   model: CircleModel) -> dict[str, str]:
-    """``names`` (circle tensor name -> parameter name) as parameter -> circle tensor name.
-
-    A map that only fits the other way round (every key a parameter, every value a tensor
-    of the model, and not the documented reading) is the earlier convention of
-    ``from_torch``: taken as it is, with a DeprecationWarning.
-    """
+    """``names`` (circle tensor name -> parameter name) as parameter -> circle tensor name; a
+    map that fits only the other way round (the earlier convention) is taken as it is, warned."""
     names = dict(names or {})
     if not names:
         return {}
@@ -190,7 +176,12 @@ def to_torch(ckpt: Checkpoint, circle_model: ModelLike, *, names: Mapping[str, s
     hyper-parameters (e.g. ``optimizer.state_dict()["param_groups"]``; its ``params`` are
     replaced); ``shapes`` the torch shapes where they differ beyond CONV_2D's layout.
     """
-    torch = _torch()
+    try:
+        import torch
+    except ImportError as exc:
+        raise ImportError(
+            "the PyTorch bridge needs torch: pip install 'onert-checkpoint[torch]'"
+        ) from exc
     from ..circle.binding import bind
 
     model = as_circle_model(circle_model)
