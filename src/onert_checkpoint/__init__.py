@@ -41,8 +41,7 @@ if TYPE_CHECKING:  # the names below, imported on first use (module __getattr__)
 
 #: the module that defines each public name. ``import onert_checkpoint`` imports none of them:
 #: a command that reads one small file should not pay for NumPy-free parts it never uses, the
-#: circle schema, Construct or the interchange formats (start-up time). ``.api`` holds the
-#: functions that take a circle model, composed above the format and model layers.
+#: circle schema, Construct or the interchange formats (start-up time).
 _DEFINED_IN = {
     ".api": "convert load open upgrade",
     ".circle.bake": "bake",

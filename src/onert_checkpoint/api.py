@@ -107,9 +107,8 @@ def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoi
         yield _bound(ckpt, model, order)
 
 
-def _name_tensors(
-    ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes, order: str
-) -> None:
+def _name_tensors(ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes,
+                  order: str) -> None:
     """Name, type and shape the tensors of ``ckpt`` (a schema-1 or WOF view) from ``model``.
 
     A tensor whose bytes disagree with its circle shape and type (onert-micro writes 4 bytes per
@@ -224,6 +223,7 @@ def convert(
             f"writing {indexing_text(ckpt)} in {target_text} needs the circle model to "
             "index them: pass model= (--model on the command line)",
         )
+
     def upgraded() -> Checkpoint:
         return ckpt if holds(ckpt.revision, "holds_everything") else upgrade(ckpt)
 
@@ -235,33 +235,24 @@ def convert(
         own = content_dialect(ckpt)
         return _downgrade(upgraded(), own, allow_lossy, registry.RUNTIME.name, model, order)
 
-    if by_index and needs_model(ckpt, to, dialect):
-        # onert's order -> circle tensor indices (onert-micro's), then weights only; the state
-        # is dropped for WOF: re-indexed only, never rescaled
+    if model is not None:  # the model says which circle tensor each entry is
         from .circle.dialect_convert import to_dialect
 
-        micro = to_dialect(in_own_dialect(), "onert-micro", model,  # type: ignore[arg-type]
-                           rescale=False, order=order)
-        return downgrade(upgrade(micro), None, allow_lossy, to=to)
-    if target.dialects and dialect is not None and model is not None:
-        # Between the runtimes: the model says which circle tensor each entry is.
-        from .circle.dialect_convert import to_dialect
-
-        return to_dialect(in_own_dialect(), dialect, model, batch_size=batch_size, order=order)
+        if by_index and needs_model(ckpt, to, dialect):
+            # onert's order -> circle tensor indices (onert-micro's), then weights only; the
+            # state is dropped for WOF: re-indexed only, never rescaled
+            micro = to_dialect(in_own_dialect(), "onert-micro", model, rescale=False, order=order)
+            return downgrade(upgrade(micro), None, allow_lossy, to=to)
+        if target.dialects and dialect is not None:  # between the runtimes
+            return to_dialect(in_own_dialect(), dialect, model, batch_size=batch_size, order=order)
     return _downgrade(upgraded(), dialect, allow_lossy, to, model, order)
 
 
-def _downgrade(
-    source: Checkpoint,
-    dialect: str | None,
-    allow_lossy: bool,
-    to: str,
-    model: CircleModel | str | os.PathLike[str] | bytes | None,
-    order: str,
-) -> Checkpoint:
-    """``source`` (a revision that holds everything) as ``to``; with ``model``, the tensors'
-    names, dtypes, shapes and model indices are not a loss when binding the output to the
-    model gives every one of them back (the output comes back bound)."""
+def _downgrade(source: Checkpoint, dialect: str | None, allow_lossy: bool, to: str,
+                model: CircleModel | str | os.PathLike[str] | bytes | None,
+                order: str) -> Checkpoint:
+    """``source`` (a revision that holds everything) as ``to``, its annotations no loss when
+    ``model`` gives them back (`convert`; the output comes back bound)."""
     from .format.convert import downgrade
     from .format.loss import tensor_annotations
 

@@ -53,9 +53,6 @@ def write_atomic(
             close()  # a writer's generator stops its helper thread
 
 
-# --- the target ------------------------------------------------------------------------------
-
-
 def _resolve(user: str) -> tuple[str, str, os.stat_result | None]:
     """(folder, name, status or None) of the regular file ``user`` names, links followed one
     by one as the kernel's ``protected_symlinks`` checks them (``realpath`` would not)."""
@@ -93,9 +90,6 @@ def _may_follow(folder: str, link: os.stat_result, user: str) -> None:
         )
 
 
-# --- the replacement -------------------------------------------------------------------------
-
-
 def _replace(
     folder: str, base: str, old: os.stat_result | None, chunks: Any,
     progress: Callable[[int], object] | None,
@@ -115,8 +109,7 @@ def _replace(
             if old is not None:
                 _keep_owner_and_mode(fd, old)
                 replaced = _open_replaced(dfd, base)
-            patches = _write_chunks(fd, chunks, progress, replaced)
-            for offset, raw in patches:
+            for offset, raw in _write_chunks(fd, chunks, progress, replaced):  # then patches
                 view = memoryview(raw)
                 while view:
                     n = os.pwrite(fd, view, offset)
@@ -157,8 +150,6 @@ def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:
             raise
     os.fchmod(fd, stat.S_IMODE(old.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
 
-
-# --- writing ---------------------------------------------------------------------------------
 
 #: Chunks go to the kernel in batches of up to 8 MiB and IOV_MAX pieces with one writev,
 #: uncopied: 100,000 tiny entries cost a few hundred system calls, not one per chunk.
@@ -274,8 +265,6 @@ def _release(replaced: int, start: int, end: int) -> tuple[int | None, int]:
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-# --- temporaries -----------------------------------------------------------------------------
-
 #: Keys the tag ending a temporary's name: the cleaner removes only names that carry it.
 _TAG_KEY = b"onert-checkpoint temporary"
 
@@ -341,11 +330,9 @@ def _name_unnamed(fd: int, dfd: int, base: str) -> str:
     # (not link, which would link the /proc symlink) only when given a directory descriptor.
     for _ in range(100):
         name = _temp_name(base)
-        try:
+        with contextlib.suppress(FileExistsError):
             os.link(f"/proc/self/fd/{fd}", name, dst_dir_fd=dfd, follow_symlinks=True)
-        except FileExistsError:
-            continue
-        return name
+            return name
     raise FileExistsError(errno.EEXIST, "no free temporary name")
 
 

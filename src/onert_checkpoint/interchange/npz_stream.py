@@ -97,8 +97,7 @@ def npz_chunks(
     """The bytes of an npz holding ``members`` (name without ``.npy``, array or (npy header,
     data)), in file order."""
     central = bytearray()
-    count = 0
-    offset = 0
+    count = offset = 0
     for name, member in members:
         header, data = member if isinstance(member, tuple) else npy_pieces(member)
         size = len(header) + len(data)

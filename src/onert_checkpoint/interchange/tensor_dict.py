@@ -53,10 +53,8 @@ def _fail(message: str) -> Exception:
 
 #: dtypes exported typed: plain numbers every safetensors and NumPy reader has. Others (bool,
 #: whose bytes may be other than 0/1; complex; circle types NumPy lacks) travel as raw bytes.
-TYPED_EXPORT = frozenset(
-    ["float16", "float32", "float64", "int8", "int16", "int32", "int64",
-     "uint8", "uint16", "uint32", "uint64"]
-)
+TYPED_EXPORT = frozenset(["float16", "float32", "float64", "int8", "int16", "int32", "int64",
+                          "uint8", "uint16", "uint32", "uint64"])
 
 
 def array_count(ckpt: Checkpoint) -> int:
@@ -298,13 +296,6 @@ def _iter_arrays(ckpt: Checkpoint, paths: bool) -> Iterator[tuple[str, np.ndarra
                 yield keys.slot(i, slot), view(entry.raw, dtype, shape)
 
 
-def _raw(arr: np.ndarray) -> np.ndarray:
-    arr = np.asarray(arr)
-    if arr.dtype.byteorder == ">":
-        arr = arr.astype(arr.dtype.newbyteorder("<"))
-    return np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
-
-
 def _split(name: str, slots: tuple[str, ...]) -> tuple[str, str | None]:
     for slot in slots:
         if name.endswith("." + slot):
@@ -437,7 +428,9 @@ def from_numpy_dict(
             raise _fail(f"array {name!r} names no entry")
         index, slot = placed[name]
         arr = np.asarray(value)
-        raw = _raw(arr)
+        if arr.dtype.byteorder == ">":  # the checkpoint's bytes are little-endian
+            arr = arr.astype(arr.dtype.newbyteorder("<"))
+        raw = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
         if slot is None:
             tensor = Tensor(index=index, data=raw, offset=offsets.get(name))
             info = described.get(name)
