@@ -13,8 +13,9 @@ import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
-from .format import dispatch
+from .format import dispatch, opener
 from .format.errors import CheckpointError, error_for
+from .format.loss import tensor_annotations
 from .format.model import Checkpoint
 from .format.revisions import registry
 from .format.revisions.registry import holds
@@ -99,8 +100,6 @@ def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoi
         ...
         onert_checkpoint.format.errors.CheckpointError: released: entry 0: ...
     """
-    from .format import opener
-
     model = load_options.pop("model", None)
     order = load_options.pop("order", "auto")
     with opener.open(path, **load_options) as ckpt:
@@ -254,7 +253,6 @@ def _downgrade(source: Checkpoint, dialect: str | None, allow_lossy: bool, to: s
     """``source`` (a revision that holds everything) as ``to``, its annotations no loss when
     ``model`` gives them back (`convert`; the output comes back bound)."""
     from .format.convert import downgrade
-    from .format.loss import tensor_annotations
 
     if model is None or not tensor_annotations(source):
         return downgrade(source, dialect, allow_lossy, to=to)

@@ -40,8 +40,7 @@ def write_atomic(
         raise ValueError("the output path is empty")
     chunks = iter([data] if isinstance(data, (bytes, bytearray, memoryview)) else data)
     try:
-        folder, base, old = _resolve(user)
-        _replace(folder, base, old, chunks, progress)
+        _replace(*_resolve(user), chunks, progress)
     except OSError as exc:
         if exc.filename == user and exc.filename2 is None:
             raise

@@ -65,12 +65,10 @@ def _json(text: str) -> str:
 
 def safetensors_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
     """The safetensors file of ``ckpt`` in file order, the bytes safetensors' writer gives (the
-    metadata keys in the export's order rather than a hash map's): an 8-byte little-endian
-    header length, the JSON header (``__metadata__``, then each tensor's dtype, shape and
-    ``data_offsets``), padded with spaces to a multiple of 8, then the data. Made from the
-    checkpoint a tensor at a time: the header's tensor part is generated twice (to count, then
-    to write) rather than held, and the arrays are read when written. The header is checked
-    here, before the file is opened: `HEADER_LIMIT`, and UTF-8."""
+    metadata keys in the export's order rather than a hash map's). Made from the checkpoint a
+    tensor at a time: the header's tensor part is generated twice (to count, then to write)
+    rather than held, and the arrays are read when written. The header is checked here, before
+    the file is opened: `HEADER_LIMIT`, and UTF-8."""
     # too many entries for any names (a schema-3 file of 2M zero-length tensors is 16 MB),
     # counted from the tables before any array is made: a refusal costs no memory
     count = array_count(ckpt)

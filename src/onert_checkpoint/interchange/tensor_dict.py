@@ -24,6 +24,7 @@ import numpy as np
 
 from ..atomic_file import write_atomic
 from ..format.errors import CheckpointError, error_for
+from ..format.loss import check_lossless, fitting_revision
 from ..format.model import (
     OPTIMIZER_SLOTS,
     Buffer,
@@ -35,8 +36,9 @@ from ..format.model import (
 )
 from ..format.revisions.registry import RECOMMENDED, layout_for
 from ..format.revisions.v1.write import DIALECTS
-from ..format.saving import WRITERS
+from ..format.saving import WRITERS, verify_sources
 from ..format.typed import typed_view
+from .npz_stream import npy_geometry, npz_chunks, string_member
 
 __all__ = ["FORMAT_NAME", "checkpoint_metadata", "from_npz", "from_numpy_dict", "to_npz",
            "to_numpy_dict"]
@@ -462,8 +464,6 @@ def from_numpy_dict(
     if optimizer is not None:
         ckpt.optimizer = _chosen_optimizer(ckpt, optimizer)
     if "revision" not in meta:  # arrays of no export of ours: see the docstring
-        from ..format.loss import fitting_revision
-
         ckpt.revision = fitting_revision(
             ckpt, annotations_are_content=entries is None or "entries" in meta
         )
@@ -516,9 +516,6 @@ def export_file(ckpt: Checkpoint, path: str | os.PathLike[str], kind: str,
                 progress: Callable[[int], object] | None) -> None:
     """Write the ``kind`` file ``chunks(ckpt)`` makes, under the rules of every write (lossless,
     no unchecked bytes) and as save() writes (atomic, special files refused)."""
-    from ..format.loss import check_lossless
-    from ..format.saving import verify_sources
-
     check_lossless(ckpt, kind)
     verify_sources(ckpt)
     write_atomic(path, chunks(ckpt), progress=progress)
@@ -555,8 +552,6 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str], *,
 
 
 def _npz_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
-    from .npz_stream import npz_chunks, string_member
-
     meta = _metadata(ckpt, True)
 
     def members() -> Iterator[tuple[str, Any]]:
@@ -582,8 +577,6 @@ def _read_npz(name: str) -> tuple[dict[str, Any], dict[str, str]]:
     """The arrays and metadata of the npz ``name``, its sizes checked first (`from_npz`): what
     each .npy header claims too, which NumPy would allocate though the entry holds less."""
     import zipfile
-
-    from .npz_stream import npy_geometry
 
     limit = npz_inflate_limit(os.path.getsize(name))
     total = 0

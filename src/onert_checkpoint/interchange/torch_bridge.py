@@ -24,6 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from ..circle.binding import bind
+from ..circle.dialect_convert import to_dialect
+from ..circle.initial import checkpoint_from_arrays
 from ..circle.model import CircleModel, as_circle_model, has_numpy_dtype
 from ..circle.model import model_mismatch as _mismatch
 from ..format.errors import error_for
@@ -125,8 +128,6 @@ def from_torch(model_state: Any, optim_state: Mapping[str, Any] | None, circle_m
     same order, or None (SGD). ``names`` maps a circle tensor name to a parameter name, as
     [`to_torch`][onert_checkpoint.to_torch]'s does (one dict serves both).
     """
-    from ..circle.initial import checkpoint_from_arrays
-
     model = as_circle_model(circle_model)
     params = dict(getattr(model_state, "named_parameters", lambda: model_state)())
     pairs = _pair(list(params), model, names)
@@ -182,7 +183,6 @@ def to_torch(ckpt: Checkpoint, circle_model: ModelLike, *, names: Mapping[str, s
         raise ImportError(
             "the PyTorch bridge needs torch: pip install 'onert-checkpoint[torch]'"
         ) from exc
-    from ..circle.binding import bind
 
     model = as_circle_model(circle_model)
     if not _bound_to(ckpt, model):
@@ -192,8 +192,6 @@ def to_torch(ckpt: Checkpoint, circle_model: ModelLike, *, names: Mapping[str, s
         # onert's copies of a shared constant (SPEC B.9), or schema-2 records naming one tensor
         # twice: one parameter per tensor, as onert-micro holds them; copies that differ are
         # not_representable, copies onert does not make are model_mismatch
-        from ..circle.dialect_convert import to_dialect
-
         ckpt = to_dialect(ckpt, "onert-micro", model, rescale=False)  # re-indexed only
     # every entry of an onert-micro checkpoint names its tensor (converted above if needed)
     by_model = {t.model_index: t for t in ckpt.tensors if t.model_index is not None}
