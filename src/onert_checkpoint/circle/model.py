@@ -18,6 +18,7 @@ import numpy as np
 from ..format.dtypes import DTYPES
 from ..format.errors import error_for
 from ..format.source import open_source
+from ..format.typed import little_endian_dtype
 
 __all__ = ["CircleModel", "CircleOperator", "CircleTensor"]
 
@@ -79,11 +80,7 @@ def not_representable(field: str | None, message: str) -> Exception:
 
 
 def has_numpy_dtype(name: str) -> bool:
-    try:
-        np.dtype(name)
-    except TypeError:
-        return False
-    return True
+    return little_endian_dtype(name) is not None
 
 
 @dataclass(eq=False, repr=False)
@@ -239,9 +236,8 @@ class CircleModel:
         blob = self._data.get(index)
         if blob is None:
             return None
-        try:
-            dtype = np.dtype(tensor.dtype)
-        except TypeError:
+        dtype = little_endian_dtype(tensor.dtype)
+        if dtype is None:
             return np.frombuffer(blob, dtype=np.uint8)
         arr = np.frombuffer(blob, dtype=dtype)
         if tensor.nbytes == len(blob) and len(tensor.shape) <= _MAX_NUMPY_RANK:

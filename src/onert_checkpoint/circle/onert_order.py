@@ -24,16 +24,8 @@ import numpy as np
 
 from .model import CircleModel, as_circle_model
 
-__all__ = [
-    "LibstdcxxUnorderedMap",
-    "OnertEntry",
-    "copy_names",
-    "predict_onert_entries",
-    "predict_onert_order",
-    "probe_cache_path",
-    "probe_onert_order",
-    "trainable_indices",
-]
+__all__ = ["LibstdcxxUnorderedMap", "OnertEntry", "copy_names", "predict_onert_entries",
+           "predict_onert_order", "probe_cache_path", "probe_onert_order", "trainable_indices"]
 
 
 # libstdc++'s _Prime_rehash_policy bucket counts (__prime_list from the 14th request on; smaller
@@ -148,16 +140,6 @@ def predict_onert_order(model: CircleModel) -> list[int]:
     return [entry.tensor for entry in predict_onert_entries(model)]
 
 
-def _unused_operands(model: CircleModel) -> list[int]:
-    """What onert's UnusedOperandEliminationPass removes: the tensors no operator reads or
-    writes that are neither a model input nor an output. Their erasure moves no other key, but
-    every later copy is built without them."""
-    touched = {i for op in model.operators for i in (*op.inputs, *op.outputs)}
-    touched.update(model.inputs)
-    touched.update(model.outputs)
-    return [t.index for t in model.tensors if t.index not in touched]
-
-
 class OnertEntry(NamedTuple):
     """What one onert checkpoint entry holds."""
 
@@ -185,26 +167,26 @@ def predict_onert_entries(model: CircleModel) -> list[OnertEntry]:
             if i >= 0:
                 uses.setdefault(i, []).append(k)
 
-    loaded = LibstdcxxUnorderedMap(range(count))
-    for index in _unused_operands(model):
-        loaded.erase(index)  # step 2: UnusedOperandEliminationPass, before the first copy
-    operands = _copy(loaded)
+    # step 2, before the first copy: UnusedOperandEliminationPass erases the tensors no operator
+    # reads or writes that are neither a model input nor an output (which moves no other key)
+    touched = {i for op in model.operators for i in (*op.inputs, *op.outputs)}
+    touched.update(model.inputs, model.outputs)
+    operands = LibstdcxxUnorderedMap(
+        i for i in LibstdcxxUnorderedMap(range(count)).keys() if i in touched)
     y_true, loss = count, count + 1
     operands.insert(y_true)
     operands.insert(loss)
     operands = _copy(operands)
     operations = _copy(LibstdcxxUnorderedMap(range(num_ops)))
-    operations.insert(num_ops)  # the loss operation: no constant inputs
+    operations.insert(num_ops)  # the loss operation
     operations = _copy(operations)
 
     origin = {i: i for i in trainable}
     readers = {i: tuple(uses.get(i, ())) for i in trainable}
     next_index = count + 2
     for op_index in operations.keys():
-        if op_index == num_ops:
-            continue
-        for i in dict.fromkeys(op_inputs[op_index]):
-            if i < 0 or i not in trainable or len(uses[i]) < 2:
+        for i in dict.fromkeys(op_inputs.get(op_index, ())):  # the loss operation has none
+            if i not in trainable or len(uses[i]) < 2:
                 continue
             # OperationIndexSet is an unordered_set of the readers, filled in operator order
             for reader in LibstdcxxUnorderedMap(uses[i]).keys():

@@ -15,19 +15,21 @@ table (spec/SPEC.md 9.2).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import numpy as np
+from kaitaistruct import KaitaiStream
 
 from ..entries import DataStore, EntryTable
 from ..errors import error_for
 from ..model import Buffer
+from ..source import BufferReader
 
 __all__ = ["MAX_TABLE_ENTRIES", "U32_MAX", "Block", "PlannedBlock", "block_table", "check_entries",
-           "check_fixed_header", "check_table_length", "data_view", "derive_sizes", "plan_block",
-           "read_blocks", "read_table", "refuse", "storage_order"]
+           "check_table_length", "data_view", "derive_sizes", "plan_block", "read_blocks",
+           "read_header", "read_table", "refuse", "storage_order"]
 
 U32 = np.dtype("<u4")
 U32_MAX = 0xFFFF_FFFF
@@ -40,13 +42,14 @@ MAX_TABLE_ENTRIES = 1 << 24
 _WINDOW = 1 << 18
 
 
-def check_fixed_header(view: memoryview, what: str, header_size: int, reserved_at: int,
-                       article: str = "a") -> None:
-    """Rule 1 of schema 1 and WOF: the file holds ``what``'s header of ``header_size`` bytes
-    and has at most U32_MAX bytes (u32 offsets describe no more: a larger file is refused
-    before any table is read, at the first byte past that size, never read with its sizes taken
-    modulo 2**32); then the reserved byte is 0."""
-    size = len(view)
+def read_header(view: memoryview, what: str, layout: Any, parser: Callable[[KaitaiStream], Any],
+                article: str = "a") -> Any:
+    """Rules 1 to 3 of schema 1 and WOF: the file holds ``what``'s header (``layout``, its
+    generated layout record) and has at most U32_MAX bytes (u32 offsets describe no more: a
+    larger file is refused before any table is read, at the first byte past that size, never
+    read with its sizes taken modulo 2**32); the reserved byte is 0; the header, read by the
+    generated ``parser``, has an offset table that fits in the file."""
+    size, header_size, reserved_at = len(view), layout.SIZE, layout.reserved.offset
     if size < header_size:
         raise error_for("truncated_header", "header", 0, f"{what} has {article} {header_size}-byte"
                         f" header; the file has {size} bytes")
@@ -58,6 +61,12 @@ def check_fixed_header(view: memoryview, what: str, header_size: int, reserved_a
     if view[reserved_at] != 0:
         raise error_for("reserved_nonzero", "reserved", reserved_at,
                         f"reserved byte is {view[reserved_at]}, not 0")
+    hdr = parser(KaitaiStream(BufferReader(view)))
+    n = hdr.num_entries
+    if header_size + 4 * n > size:
+        raise error_for("count_exceeds_file", "num_entries", layout.num_entries.offset,
+                        f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes")
+    return hdr
 
 
 def read_table(view: memoryview, start: int, count: int) -> np.ndarray:
@@ -198,8 +207,9 @@ class PlannedBlock:
     data: list[Buffer]
     end: int
 
-    def table_chunks(self) -> Iterator[memoryview]:
-        """The table's bytes (u32 little-endian), one window of at most 1 MiB at a time."""
+    def chunks(self) -> Iterator[memoryview]:
+        """The table's bytes (u32 little-endian), one window of at most 1 MiB at a time, then
+        the data's."""
         n = self.num_entries
         for lo in range(0, n, _WINDOW):
             hi = min(n, lo + _WINDOW)
@@ -207,6 +217,8 @@ class PlannedBlock:
             a, b = np.searchsorted(self.index, (lo, hi))
             window[self.index[a:b] - lo] = self.offset[a:b]
             yield window.data.cast("B")  # ndarray.data: the array's memoryview
+        for entry in self.data:
+            yield data_view(entry)
 
 
 def data_view(entry: Buffer) -> memoryview:

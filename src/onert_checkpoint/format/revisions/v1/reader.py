@@ -11,7 +11,6 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
-from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.layout import V1Footer, V1Header
 from onert_checkpoint_generated.onert_checkpoint_v1 import OnertCheckpointV1
 
@@ -19,8 +18,7 @@ from ...entries import DataStore, SlotEntries, TensorList
 from ...errors import error_for
 from ...layout import Schema1Layout
 from ...model import Buffer, Checkpoint, Optimizer, Tensor, TrainingState
-from ...source import BufferReader
-from ..blocks import Block, block_table, check_fixed_header, read_blocks
+from ..blocks import Block, block_table, read_blocks, read_header
 from ..record import Revision
 
 __all__ = ["FOOTER_SIZE", "HEADER_SIZE", "Layout", "read", "read_layout"]
@@ -44,20 +42,12 @@ class Layout:
     has_footer: bool
 
 
-def _parse_header(view: memoryview) -> OnertCheckpointV1:
-    check_fixed_header(view, "a schema-1 checkpoint", HEADER_SIZE, V1Header.reserved.offset)
-    # The dispatcher has checked magic and version; the generated parser checks them again.
-    return OnertCheckpointV1(KaitaiStream(BufferReader(view)))
-
-
 def read_layout(view: memoryview) -> Layout:
     """Apply every schema-1 rule of the spec, in the spec's order; raise the first that fails."""
-    hdr = _parse_header(view)
+    # The dispatcher has checked magic and version; the generated parser checks them again.
+    hdr = read_header(view, "a schema-1 checkpoint", V1Header, OnertCheckpointV1)
     size = len(view)
     n = hdr.num_entries
-    if HEADER_SIZE + 4 * n > size:
-        raise error_for("count_exceeds_file", "num_entries", V1Header.num_entries.offset,
-                        f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes")
     other = hdr.ofs_other
     has_footer = other != 0
     if has_footer and other + FOOTER_SIZE > size:

@@ -14,15 +14,7 @@ from dataclasses import dataclass
 from onert_checkpoint_generated import structs
 
 from ...model import Checkpoint
-from ..blocks import (
-    U32_MAX,
-    PlannedBlock,
-    check_table_length,
-    data_view,
-    plan_block,
-    refuse,
-    storage_order,
-)
+from ..blocks import U32_MAX, PlannedBlock, check_table_length, plan_block, refuse, storage_order
 from . import REVISION
 from .reader import FOOTER_SIZE, HEADER_SIZE
 
@@ -158,9 +150,7 @@ def chunks(p: Plan) -> Iterator[bytes | memoryview]:
     """The file's bytes in order: header, each block's table then data, footer."""
     yield structs.V1Header.build(p.header)
     for block in p.blocks:
-        yield from block.table_chunks()
-        for entry in block.data:
-            yield data_view(entry)
+        yield from block.chunks()
     if p.footer is not None:
         yield structs.V1Footer.build(p.footer)
 

@@ -6,16 +6,13 @@ The header is read by the parser generated from spec/onert_wof.ksy; the offset t
 from __future__ import annotations
 
 import numpy as np
-from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.layout import WofHeader
 from onert_checkpoint_generated.onert_wof import OnertWof
 
 from ...entries import DataStore, TensorList
-from ...errors import error_for
 from ...layout import WofLayout
 from ...model import Checkpoint, Tensor, TrainingState
-from ...source import BufferReader
-from ..blocks import Block, block_table, check_fixed_header, read_blocks
+from ..blocks import Block, block_table, read_blocks, read_header
 from ..record import Revision
 
 __all__ = ["HEADER_SIZE", "is_wof_shaped", "read", "read_layout"]
@@ -25,14 +22,10 @@ _NUM_ENTRIES = WofHeader.num_entries.offset
 
 
 def read_layout(view: memoryview) -> tuple[OnertWof, Block]:
+    hdr = read_header(view, "a WOF file", WofHeader, OnertWof, "an")
     size = len(view)
-    check_fixed_header(view, "a WOF file", HEADER_SIZE, WofHeader.reserved.offset, "an")
-    hdr = OnertWof(KaitaiStream(BufferReader(view)))
-    n = hdr.num_entries
-    if HEADER_SIZE + 4 * n > size:
-        raise error_for("count_exceeds_file", "num_entries", _NUM_ENTRIES,
-                        f"{n} entries need a {4 * n}-byte offset table; the file has {size} bytes")
-    return hdr, read_blocks(view, [("tensors", HEADER_SIZE, size)], n, size)["tensors"]
+    blocks = read_blocks(view, [("tensors", HEADER_SIZE, size)], hdr.num_entries, size)
+    return hdr, blocks["tensors"]
 
 
 def is_wof_shaped(view: memoryview) -> bool:

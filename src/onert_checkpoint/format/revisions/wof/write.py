@@ -8,15 +8,7 @@ from onert_checkpoint_generated import structs
 
 from ...loss import check_lossless
 from ...model import Checkpoint
-from ..blocks import (
-    U32_MAX,
-    PlannedBlock,
-    check_table_length,
-    data_view,
-    plan_block,
-    refuse,
-    storage_order,
-)
+from ..blocks import U32_MAX, PlannedBlock, check_table_length, plan_block, refuse, storage_order
 from .reader import HEADER_SIZE
 
 __all__ = ["chunks", "plan", "write_chunks"]
@@ -37,9 +29,7 @@ def plan(ckpt: Checkpoint, *, allow_lossy: bool = False) -> PlannedBlock:
 
 def chunks(block: PlannedBlock) -> Iterator[bytes | memoryview]:
     yield structs.WofHeader.build({"num_entries": block.num_entries})
-    yield from block.table_chunks()
-    for entry in block.data:
-        yield data_view(entry)
+    yield from block.chunks()
 
 
 def write_chunks(
