@@ -13,8 +13,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..format.errors import error_for
 from ..format.model import Buffer
+from .model import not_representable
 
 __all__ = ["ADAM_POWERS", "MAX_BATCH_SIZE", "check_batch_size", "has_state", "rescale_slots"]
 
@@ -28,14 +28,11 @@ MAX_BATCH_SIZE = 2**31 - 1
 def check_batch_size(batch_size: object, what: str = "batch_size") -> int:
     """``batch_size`` as an int in 1..``MAX_BATCH_SIZE``, or a ``not_representable`` error."""
     if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)):
-        raise error_for(
-            "not_representable", "batch_size", None,
-            f"{what} must be a whole number of samples, not {type(batch_size).__name__}",
-        )
+        raise not_representable("batch_size", f"{what} must be a whole number of samples, not "
+                                f"{type(batch_size).__name__}")
     value = int(batch_size)
     if not 1 <= value <= MAX_BATCH_SIZE:
-        raise error_for("not_representable", "batch_size", None,
-                        f"{what} {value} is outside 1..{MAX_BATCH_SIZE}")
+        raise not_representable("batch_size", f"{what} {value} is outside 1..{MAX_BATCH_SIZE}")
     return value
 
 
@@ -76,22 +73,18 @@ def rescale_slots(slots: Mapping[str, Mapping[int, Buffer]], batch_size: int, *,
                 scaled[key] = buf
                 continue
             if dtypes.get(key) != "float32" or raw.size % 4:
-                raise error_for(
-                    "not_representable", f"{name}[{buf.index}]", None,
-                    f"Adam {name} of entry {buf.index} is {dtypes.get(key) or 'untyped'} "
-                    f"({raw.size} bytes), not float32: its rescale by the batch size is not "
-                    "defined",
-                )
+                raise not_representable(
+                    f"{name}[{buf.index}]", f"Adam {name} of entry {buf.index} is "
+                    f"{dtypes.get(key) or 'untyped'} ({raw.size} bytes), not float32: its rescale "
+                    "by the batch size is not defined")
             values = raw.view("<f4")
             result = rescale(values, batch_size, power, to_micro=to_micro)
             grown = np.isinf(result) & np.isfinite(values)
             if grown.any():
                 first = int(np.argmax(grown))
-                raise error_for(
-                    "not_representable", f"{name}[{buf.index}]", None,
-                    f"Adam {name} of entry {buf.index}, element {first} ({float(values[first])!r})"
-                    f" times {batch_size}**{power} overflows float32",
-                )
+                raise not_representable(
+                    f"{name}[{buf.index}]", f"Adam {name} of entry {buf.index}, element {first} "
+                    f"({float(values[first])!r}) times {batch_size}**{power} overflows float32")
             scaled[key] = Buffer(index=buf.index, data=result.view(np.uint8), offset=buf.offset)
         out[name] = scaled
     return out

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..format.errors import error_for
 from ..format.model import Buffer, Checkpoint
-from ..format.revisions.registry import BY_CIRCLE_INDEX, BY_RECORD, find
+from ..format.revisions.registry import BY_CIRCLE_INDEX, BY_RECORD, holds
 from ..format.typed import typed_view
 from . import onert_order
 from .model import CircleModel, CircleTensor, as_circle_model, model_mismatch
@@ -56,14 +56,10 @@ def _by_size(ckpt: Checkpoint, model: CircleModel, candidates: Sequence[int]) ->
     counts = Counter(sizes)
     ambiguous = [k for k, n in enumerate(sizes) if counts[n] > 1]
     if ambiguous:
-        raise error_for(
-            "ambiguous_entries",
-            "weights",
-            None,
-            f"entries {ambiguous} share a size, and the runtime's entry order is neither known "
-            "nor predictable here; give the order explicitly (order='probe' with onert "
-            "installed, or order='predict')",
-        )
+        raise error_for("ambiguous_entries", "weights", None, f"entries {ambiguous} share a size, "
+                        "and the runtime's entry order is neither known nor predictable here; "
+                        "give the order explicitly (order='probe' with onert installed, or "
+                        "order='predict')")
     # the sizes are the tensors' and all differ: each names one tensor
     tensor_of = {m: i for i, m in wanted.items()}
     return [tensor_of[n] for n in sizes]
@@ -76,11 +72,8 @@ def _onert_order(ckpt: Checkpoint, model: CircleModel, order: str) -> list[int]:
         predicted = None
     trainable = predicted or sorted(onert_order.trainable_indices(model))
     if predicted is not None and len(ckpt.tensors) != len(predicted):
-        raise model_mismatch(
-            f"the file has {len(ckpt.tensors)} entries; onert exports {len(predicted)} trainable "
-            f"tensors of this model",
-            "num_entries",
-        )
+        raise model_mismatch(f"the file has {len(ckpt.tensors)} entries; onert exports "
+                             f"{len(predicted)} trainable tensors of this model", "num_entries")
     tried: list[str] = []
     # auto: the prediction (at file speed), the runtime where it cannot decide, the sizes last
     sources = ["predict", "probe", "size"] if order == "auto" else [order]
@@ -98,8 +91,7 @@ def _onert_order(ckpt: Checkpoint, model: CircleModel, order: str) -> list[int]:
         else:
             return _by_size(ckpt, model, trainable)
         if len(found) == len(ckpt.tensors) and all(
-            _fits(model.tensors[i], t.nbytes, False) for i, t in zip(found, ckpt.tensors)
-        ):
+                model.tensors[i].nbytes == t.nbytes for i, t in zip(found, ckpt.tensors)):
             return list(found)
         tried.append(f"{source} (sizes disagree)")
     raise model_mismatch("no entry order fits the file: tried " + ", ".join(tried), "weights")
@@ -112,36 +104,29 @@ def entry_tensors(
     model's own (onert-micro, WOF) rather than onert's iteration order."""
     if order not in ORDER_SOURCES:
         raise ValueError(f"order must be one of {', '.join(ORDER_SOURCES)}, not {order!r}")
-    rev = find(ckpt.revision)
-    keyed_by = rev.keyed_by if rev is not None else None
+    keyed_by = holds(ckpt.revision, "keyed_by")
     by_index = keyed_by == BY_CIRCLE_INDEX or ckpt.dialect == "onert-micro"
-    if rev is not None and rev.dialects and ckpt.dialect != "onert":
+    if holds(ckpt.revision, "dialects") and ckpt.dialect != "onert":
         # Fits both runtimes' conventions, or onert-micro's only by its SGD header (opt1 = 0),
         # which onert reads too: the entry count says which runtime's indexing it has.
-        by_index = ckpt.table_length == len(model.tensors) and ckpt.table_length != len(
-            predict_onert_order(model)
-        )
+        n = ckpt.table_length
+        by_index = n == len(model.tensors) and n != len(predict_onert_order(model))
     if keyed_by == BY_RECORD:
         origin = ckpt.layout.origin or {}
         if origin.get("dialect") != "onert-micro" and any(
-            t.model_index is None for t in ckpt.tensors
-        ):
+                t.model_index is None for t in ckpt.tensors):
             # an upgraded onert file: entries without a model index (SPEC B.9 copies, or
             # upgraded without the model) are numbered in onert's order
             onert_entries = predict_onert_order(model)
             if origin.get("num_entries") == len(onert_entries) != len(model.tensors):
-                return [
-                    t.model_index if t.model_index is not None else onert_entries[t.index]
-                    for t in ckpt.tensors
-                ], True
+                return [t.model_index if t.model_index is not None else onert_entries[t.index]
+                        for t in ckpt.tensors], True
         return [t.model_index if t.model_index is not None else t.index for t in ckpt.tensors], True
     if by_index:
         if ckpt.table_length != len(model.tensors):
-            raise model_mismatch(
-                f"the file has {ckpt.table_length} entries; the model has {len(model.tensors)} "
-                "tensors (onert-micro and WOF files have one entry per tensor)",
-                "num_entries",
-            )
+            raise model_mismatch(f"the file has {ckpt.table_length} entries; the model has "
+                                 f"{len(model.tensors)} tensors (onert-micro and WOF files have "
+                                 "one entry per tensor)", "num_entries")
         return [t.index for t in ckpt.tensors], True
     return _onert_order(ckpt, model, order), False
 
@@ -167,15 +152,13 @@ def bind(
     """
     model = as_circle_model(model)
     indices, by_index = entry_tensors(ckpt, model, order=order)
-    rev = find(ckpt.revision)
-    micro = by_index and rev is not None and bool(rev.dialects)
+    micro = by_index and bool(holds(ckpt.revision, "dialects"))
     quirks = set(ckpt.layout.quirks)
     slots = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
     for tensor, model_index in zip(ckpt.tensors, indices):
         if not 0 <= model_index < len(model.tensors):
-            raise model_mismatch(
-                f"tensor index {model_index} is not in the model", f"weights[{tensor.index}]"
-            )
+            raise model_mismatch(f"tensor index {model_index} is not in the model",
+                                 f"weights[{tensor.index}]")
         t = model.tensors[model_index]
         if not _fits(t, tensor.nbytes, micro):
             raise t.wrong_size(tensor.index, tensor.nbytes)
@@ -213,7 +196,5 @@ def _name_shared_copies(ckpt: Checkpoint, model: CircleModel, indices: list[int]
     kept = {i: tensor for k, (tensor, i) in enumerate(zip(ckpt.tensors, indices)) if k not in names}
     for k, name in names.items():
         ckpt.tensors[k].name, ckpt.tensors[k].model_index = name, None
-    differ = any(
-        not np.array_equal(ckpt.tensors[k].raw, kept[indices[k]].raw) for k in names
-    )
+    differ = any(not np.array_equal(ckpt.tensors[k].raw, kept[indices[k]].raw) for k in names)
     return {"shared_copies_differ"} if differ else set()

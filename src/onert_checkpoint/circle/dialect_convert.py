@@ -29,9 +29,8 @@ DIALECTS = RUNTIME.dialects
 
 
 def _describe(model: CircleModel, indices: Sequence[int]) -> str:
-    return ", ".join(
-        f"{i} ({model.tensors[i].name!r})" if model.tensors[i].name else str(i) for i in indices
-    )
+    return ", ".join(f"{i} ({model.tensors[i].name!r})" if model.tensors[i].name else str(i)
+                     for i in indices)
 
 
 def _refuse(model: CircleModel, indices: Sequence[int], message: str) -> None:
@@ -40,16 +39,14 @@ def _refuse(model: CircleModel, indices: Sequence[int], message: str) -> None:
         raise not_representable("weights", message.format(_describe(model, indices)))
 
 
-def _by_tensor(
-    ckpt: Checkpoint, model: CircleModel, order: str
-) -> tuple[dict[int, Tensor], dict[str, dict[int, Buffer]], bool]:
+def _by_tensor(ckpt: Checkpoint, model: CircleModel, order: str
+               ) -> tuple[dict[int, Tensor], dict[str, dict[int, Buffer]], bool]:
     """Every present entry (and optimizer slot entry) keyed by its circle tensor index, and
     whether the entries are indexed by circle tensor (onert-micro's layout) rather than in
     onert's order."""
     indices, by_index = entry_tensors(ckpt, model, order=order)
-    slots: dict[str, dict[int, Buffer]] = {}
-    if ckpt.optimizer is not None:
-        slots = {name: {} for name in ckpt.optimizer.slots}
+    given = ckpt.optimizer.slots if ckpt.optimizer is not None else {}
+    slots: dict[str, dict[int, Buffer]] = {name: {} for name in given}
     # entries per tensor, here and in onert's order: counted once (checking copies stays linear)
     counts = functools.cache(lambda: (Counter(indices), Counter(predict_onert_order(model))))
     tensors: dict[int, Tensor] = {}
@@ -63,37 +60,29 @@ def _by_tensor(
             if have[index] != predicted[index]:
                 raise model_mismatch(f"entries {tensors[index].index} and {tensor.index} both "
                                      f"hold tensor {index}", f"weights[{tensor.index}]")
-            _check_same_copies(ckpt, tensors[index], tensor, index, model)
+            _check_same_copies(given, tensors[index], tensor, index, model)
             continue
         t = model.tensors[index]
         if tensor.nbytes not in (t.nbytes, MICRO_ELEMENT_SIZE * t.count):
             raise t.wrong_size(tensor.index, tensor.nbytes)
         tensors[index] = tensor
-        if ckpt.optimizer is not None:
-            for name, entries in ckpt.optimizer.slots.items():
-                if tensor.index in entries:
-                    slots[name][index] = entries[tensor.index]
+        for name, entries in given.items():
+            if tensor.index in entries:
+                slots[name][index] = entries[tensor.index]
     return tensors, slots, by_index
 
 
-def _check_same_copies(
-    ckpt: Checkpoint, first: Tensor, other: Tensor, index: int, model: CircleModel
-) -> None:
-    pairs: list[tuple[Buffer, Buffer]] = [(first, other)]
-    if ckpt.optimizer is not None:
-        pairs += [
-            (entries[first.index], entries[other.index])
-            for entries in ckpt.optimizer.slots.values()
-            if first.index in entries and other.index in entries
-        ]
+def _check_same_copies(slots: MutableMapping[str, MutableMapping[int, Buffer]], first: Tensor,
+                       other: Tensor, index: int, model: CircleModel) -> None:
+    pairs: list[tuple[Buffer, Buffer]] = [(first, other)] + [
+        (entries[first.index], entries[other.index]) for entries in slots.values()
+        if first.index in entries and other.index in entries]
     if any(not np.array_equal(a.raw, b.raw) for a, b in pairs):
-        raise not_representable(
-            f"weights[{other.index}]",
-            f"entries {first.index} and {other.index}, onert's copies of the shared tensor "
-            f"{_describe(model, [index])}, hold different weights or optimizer state (onert "
-            "trains each copy with its reader alone, SPEC B.9); one entry per tensor cannot "
-            "hold both",
-        )
+        raise not_representable(f"weights[{other.index}]", f"entries {first.index} and "
+                                f"{other.index}, onert's copies of the shared tensor "
+                                f"{_describe(model, [index])}, hold different weights or "
+                                "optimizer state (onert trains each copy with its reader alone, "
+                                "SPEC B.9); one entry per tensor cannot hold both")
 
 
 def _tensor(source: Tensor, index: int, model_index: int, model: CircleModel, rank: int | None):
@@ -102,9 +91,8 @@ def _tensor(source: Tensor, index: int, model_index: int, model: CircleModel, ra
                   source.shape, model_index)
 
 
-def _to_micro(
-    model: CircleModel, tensors: dict[int, Tensor], slots: dict[str, dict[int, Buffer]]
-) -> tuple[list[Tensor], dict[str, MutableMapping[int, Buffer]], int]:
+def _to_micro(model: CircleModel, tensors: dict[int, Tensor], slots: dict[str, dict[int, Buffer]]
+              ) -> tuple[list[Tensor], dict[str, MutableMapping[int, Buffer]], int]:
     saved = model.micro_saved_indices()
     _refuse(model, sorted(set(tensors) - set(saved)), "tensors {} are not constants of a "
             "FULLY_CONNECTED or CONV_2D operator: onert-micro neither saves nor loads them")
@@ -117,17 +105,13 @@ def _to_micro(
     out = [_tensor(tensors[i], i, i, model, rank[i]) for i in sorted(tensors)]
     out_slots: dict[str, MutableMapping[int, Buffer]] = {
         name: {i: Buffer(i, b.data, rank[i]) for i, b in sorted(entries.items())}
-        for name, entries in slots.items()
-    }
+        for name, entries in slots.items()}
     return out, out_slots, len(model.tensors)
 
 
-def _to_onert(
-    model: CircleModel,
-    tensors: dict[int, Tensor],
-    slots: dict[str, dict[int, Buffer]],
-    order: Sequence[int],
-) -> tuple[list[Tensor], dict[str, MutableMapping[int, Buffer]], int]:
+def _to_onert(model: CircleModel, tensors: dict[int, Tensor], slots: dict[str, dict[int, Buffer]],
+              order: Sequence[int]
+              ) -> tuple[list[Tensor], dict[str, MutableMapping[int, Buffer]], int]:
     _refuse(model, [i for i in order if i not in tensors], "onert exports every trainable "
             "tensor; the checkpoint has no data for tensors {}")
     _refuse(model, sorted(set(tensors) - set(order)),
@@ -139,8 +123,7 @@ def _to_onert(
         out[k].name, out[k].model_index = name, None  # the kept entry holds the model index
     out_slots: dict[str, MutableMapping[int, Buffer]] = {
         name: {k: Buffer(k, entries[i].data) for k, i in enumerate(order) if i in entries}
-        for name, entries in slots.items()
-    }
+        for name, entries in slots.items()}
     return out, out_slots, len(order)
 
 

@@ -16,28 +16,20 @@ from ..format.revisions.v1.reader import HEADER_SIZE
 from .model import CircleModel, as_circle_model, has_numpy_dtype, model_mismatch
 from .onert_order import copy_names, predict_onert_order, probe_onert_order
 
-__all__ = ["checkpoint_from_arrays", "new_checkpoint", "onert_entry_order", "trainable_tensors"]
-
-
-def onert_entry_order(model: CircleModel) -> list[int]:
-    """The circle tensor index of each entry of an onert checkpoint of ``model``: predicted,
-    or asked of the runtime past what the prediction knows."""
-    try:
-        return predict_onert_order(model)
-    except OverflowError:
-        order = probe_onert_order(model)
-        if order is None or -1 in order:
-            raise model_mismatch(
-                "onert's entry order cannot be predicted for this model here "
-                "(install the onert package to ask the runtime)",
-            ) from None
-        return order
+__all__ = ["checkpoint_from_arrays", "new_checkpoint", "trainable_tensors"]
 
 
 def trainable_tensors(model: CircleModel, dialect: str = "onert") -> tuple[int, list[int]]:
-    """``(num_entries, [circle tensor index of each saved entry, in storage order])``."""
+    """``(num_entries, [circle tensor index of each saved entry, in storage order])``; onert's
+    order predicted, or asked of the runtime past what the prediction knows."""
     if dialect == "onert":
-        order = onert_entry_order(model)
+        try:
+            order: list[int] | None = predict_onert_order(model)
+        except OverflowError:
+            order = probe_onert_order(model)
+        if order is None or -1 in order:
+            raise model_mismatch("onert's entry order cannot be predicted for this model here "
+                                 "(install the onert package to ask the runtime)")
         return len(order), order
     if dialect == "onert-micro":
         return len(model.tensors), model.micro_saved_indices()

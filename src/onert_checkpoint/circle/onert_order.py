@@ -18,7 +18,7 @@ import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -224,11 +224,8 @@ def copy_names(model: CircleModel, order: Sequence[int]) -> dict[int, str]:
     entries = predict_onert_entries(model)
     if [e.tensor for e in entries] != list(order):
         return {}
-    return {
-        k: f"{model.tensors[e.tensor].name or e.tensor}@op{e.readers[0]}"
-        for k, e in enumerate(entries)
-        if e.copy
-    }
+    return {k: f"{model.tensors[e.tensor].name or e.tensor}@op{e.readers[0]}"
+            for k, e in enumerate(entries) if e.copy}
 
 
 # Probing the runtime -------------------------------------------------------------------------
@@ -238,37 +235,15 @@ PROBE_TIMEOUT = 300
 _MARKER_SCALE = 1024.0  # markers (index + 1) / 1024 are exact in float32 and keep activations small
 
 
-def _marker_model(model: CircleModel) -> tuple[Any, set[int]]:
-    """A copy of the model (`rebuild.rebuild`) whose float32 constants hold the marker
-    ``(index + 1) / 1024``, and the marked tensor indices."""
-    from .rebuild import rebuild
-
-    markers = {
-        t.index: np.full(t.nbytes // 4, (t.index + 1) / _MARKER_SCALE, "<f4").view(np.uint8)
-        for t in model.tensors
-        # a buffer its shape does not describe (which the runtime refuses) keeps its bytes:
-        # its shape may claim exabytes, which the marker must not allocate
-        if t.is_constant and t.dtype == "float32" and t.nbytes == len(model._data[t.index])
-    }
-    return rebuild(model, markers), set(markers)
-
-
 def _identify(entry: bytes, model: CircleModel, marked: set[int], taken: set[int]) -> int:
     if len(entry) % 4 == 0 and entry:
         values = np.frombuffer(entry, dtype="<f4")
         guess = np.rint(values.astype(np.float64) * _MARKER_SCALE) - 1
-        if np.all(guess == guess[0]) and int(guess[0]) in marked:
-            index = int(guess[0])
-            if model.tensors[index].nbytes == len(entry):
-                return index
-    same = [
-        t.index
-        for t in model.tensors
-        if t.is_constant
-        and t.index not in marked
-        and t.nbytes == len(entry)
-        and model._data[t.index] == entry
-    ]
+        index = int(guess[0]) if np.all(guess == guess[0]) else -1
+        if index in marked and model.tensors[index].nbytes == len(entry):
+            return index
+    same = [t.index for t in model.tensors if t.is_constant and t.index not in marked
+            and t.nbytes == len(entry) and model._data[t.index] == entry]
     # a shared constant has one entry per reader: a tensor taken is the answer only alone
     fresh = [i for i in same if i not in taken]
     candidates = fresh or same
@@ -318,15 +293,25 @@ def probe_cache_path(model_source: bytes | memoryview) -> str:
 
 
 def _run_probe(model: CircleModel) -> list[int]:
-    """The probe itself (see :func:`probe_onert_order`): the runtime in a child process."""
-    marked_model, marked = _marker_model(model)
+    """The probe itself (see :func:`probe_onert_order`): the runtime in a child process, on a
+    copy of the model (`rebuild.rebuild`) whose float32 constants hold ``(index + 1) / 1024``."""
+    from .rebuild import rebuild
+
+    markers = {
+        t.index: np.full(t.nbytes // 4, (t.index + 1) / _MARKER_SCALE, "<f4").view(np.uint8)
+        for t in model.tensors
+        # a buffer its shape does not describe (which the runtime refuses) keeps its bytes:
+        # its shape may claim exabytes, which the marker must not allocate
+        if t.is_constant and t.dtype == "float32" and t.nbytes == len(model._data[t.index])
+    }
+    marked = set(markers)
     shapes = {
         side: [[list(model.tensors[i].shape), model.tensors[i].dtype] for i in indices]
         for side, indices in (("inputs", model.inputs), ("outputs", model.outputs))
     }
     with tempfile.TemporaryDirectory(prefix="ockpt-probe-") as tmp:
         with open(os.path.join(tmp, "m.circle"), "wb") as f:
-            f.writelines(marked_model.pieces())
+            f.writelines(rebuild(model, markers).pieces())
         Path(tmp, "io.json").write_text(json.dumps(shapes), encoding="utf-8")
         # the child imports this very package, wherever it was imported from here
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

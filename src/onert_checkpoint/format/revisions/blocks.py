@@ -80,8 +80,6 @@ class Block:
 
     name: str
     start: int
-    data_start: int
-    end: int
     offsets: np.ndarray
     sizes: np.ndarray
 
@@ -94,12 +92,6 @@ class Block:
         """True when the data is stored in table order (onert's convention)."""
         present = self.offsets[self.offsets != 0]
         return bool(np.all(present[1:] >= present[:-1]))
-
-    def entry_field(self, index: int) -> str:
-        return f"{self.name}[{index}]"
-
-    def entry_offset(self, index: int) -> int:
-        return self.start + 4 * index
 
 
 def check_entries(
@@ -132,7 +124,7 @@ def derive_sizes(name: str, start: int, end: int, offsets: np.ndarray) -> Block:
     """Rule 9: each present entry's size from the (offset, index) order; no unreferenced bytes."""
     count = len(offsets)
     data_start = start + 4 * count
-    block = Block(name, start, data_start, end, offsets, np.zeros(count, dtype=np.int64))
+    block = Block(name, start, offsets, np.zeros(count, dtype=np.int64))
     index = np.flatnonzero(offsets)
     if index.size == 0:
         if data_start != end:

@@ -110,7 +110,7 @@ def _check_slots(blocks: dict[str, Block]) -> None:
     else:
         message = (f"{slot} entry {i} has {int(block.sizes[i])} bytes; the weight entry has "
                    f"{int(w.sizes[i])}" + (f" and m has {int(m.sizes[i])}" if k == 4 else ""))
-    raise error_for(code, block.entry_field(i), block.entry_offset(i), message)
+    raise error_for(code, f"{slot}[{i}]", block.start + 4 * i, message)
 
 
 def _dialect(
@@ -124,10 +124,8 @@ def _dialect(
         micro = micro and opt1 == 0
     else:
         w = blocks["weights"]
-        for slot in ("m", "v"):
-            b = blocks[slot]
-            micro = micro and bool(np.array_equal(b.present, w.present))
-            micro = micro and bool(np.array_equal(b.sizes, w.sizes))
+        micro = micro and all(np.array_equal(blocks[s].present, w.present)
+                              and np.array_equal(blocks[s].sizes, w.sizes) for s in ("m", "v"))
     if onert and micro:
         return None
     if onert:
