@@ -35,11 +35,9 @@ def _values(ckpt: Checkpoint, model: CircleModel, order: str,
     if not by_index and len(set(indices)) < len(indices):
         entries = predict_onert_entries(model)
         if [e.tensor for e in entries] != indices:
-            raise not_representable(
-                "weights",
-                "the file has copies of shared constants in an order the prediction does not "
-                "give; which reader each copy belongs to is unknown",
-            )
+            raise not_representable("weights", "the file has copies of shared constants in an "
+                                    "order the prediction does not give; which reader each copy "
+                                    "belongs to is unknown")
     kept: dict[int, np.ndarray] = {}
     per_reader: dict[int, dict[int, np.ndarray]] = {}
     for k, (tensor, index) in enumerate(zip(ckpt.tensors, indices)):
@@ -64,12 +62,10 @@ def _values(ckpt: Checkpoint, model: CircleModel, order: str,
         name = model.tensors[index].name
         if shared == "error":
             raise not_representable(
-                "weights",
-                f"the entries of the shared tensor {index} ({name!r}) hold different values "
-                "(onert trains each reader's copy apart, SPEC B.9): choose the policy 'kept' "
-                "(what onert's train_export_circle writes) or 'untie' (shared=, or --shared on "
-                "the command line)",
-            )
+                "weights", f"the entries of the shared tensor {index} ({name!r}) hold different "
+                "values (onert trains each reader's copy apart, SPEC B.9): choose the policy "
+                "'kept' (what onert's train_export_circle writes) or 'untie' (shared=, or "
+                "--shared on the command line)")
         if shared == "untie":
             untie[index] = by_reader
     return kept, untie

@@ -151,13 +151,11 @@ def _in_target_units(
             return slots  # zeros are zeros in either runtime's units
         source = "onert" if dialect == "onert-micro" else "onert-micro"
         raise not_representable(
-            "batch_size",
-            f"moving Adam state from {source} to {dialect} needs the run's batch size: "
-            "onert-micro sums a batch's gradients where onert averages them, so its m is B "
-            "times and its v B**2 times onert's (SPEC B.11), and the file does not record B: "
+            "batch_size", f"moving Adam state from {source} to {dialect} needs the run's batch "
+            "size: onert-micro sums a batch's gradients where onert averages them, so its m is "
+            "B times and its v B**2 times onert's (SPEC B.11), and the file does not record B: "
             "pass batch_size= (--batch-size on the command line; 1 if the run trained one "
-            "sample per step)",
-        )
+            "sample per step)")
     dtypes = {i: model.tensors[i].dtype for entries in slots.values() for i in entries}
     return rescale_slots(slots, batch_size, to_micro=dialect == "onert-micro", dtypes=dtypes)
 
@@ -199,9 +197,5 @@ def to_dialect(
         entries = list(onert_order) if onert_order is not None else predict_onert_order(model)
         out, out_slots, n = _to_onert(model, tensors, slots, entries)
     optimizer = Optimizer(ckpt.optimizer.kind, out_slots) if ckpt.optimizer is not None else None
-    return Checkpoint(
-        tensors=out,
-        optimizer=optimizer,
-        state=TrainingState(ckpt.state),
-        layout=layout_for(RUNTIME.name, dialect=dialect, num_entries=n),
-    )
+    return Checkpoint(tensors=out, optimizer=optimizer, state=TrainingState(ckpt.state),
+                      layout=layout_for(RUNTIME.name, dialect=dialect, num_entries=n))

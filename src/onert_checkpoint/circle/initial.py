@@ -77,14 +77,12 @@ def checkpoint_from_arrays(model: CircleModel | str | os.PathLike[str] | bytes,
         raw = _raw(weights[t])
         if any(d < 0 for d in ct.shape):
             # a dynamic dimension in a constant: no size to check the data against
-            raise model_mismatch(
-                f"tensor {ct.name!r} is a constant of dynamic shape {list(ct.shape)}",
-            )
+            raise model_mismatch(f"tensor {ct.name!r} is a constant of dynamic shape "
+                                 f"{list(ct.shape)}")
         if (ct.nbytes or has_numpy_dtype(ct.dtype)) and raw.nbytes != ct.nbytes:
             # nbytes 0 is the size of an empty shape, or of a type without whole bytes (int4)
-            raise model_mismatch(
-                f"tensor {ct.name!r} has {ct.nbytes} bytes in the model; {raw.nbytes} given",
-            )
+            raise model_mismatch(f"tensor {ct.name!r} has {ct.nbytes} bytes in the model; "
+                                 f"{raw.nbytes} given")
         tensors.append(Tensor(k if dialect == "onert" else t, raw, pos, names.get(k, ct.name),
                               ct.dtype, ct.shape, None if k in names else t))
         pos += raw.nbytes
@@ -96,10 +94,8 @@ def checkpoint_from_arrays(model: CircleModel | str | os.PathLike[str] | bytes,
             value = (slots or {}).get(slot, {}).get(t)
             raw = np.zeros(tensor.nbytes, np.uint8) if value is None else _raw(value)
             if raw.nbytes != tensor.nbytes:
-                raise model_mismatch(
-                    f"{slot} of {tensor.name!r} has {raw.nbytes} bytes; the weight has "
-                    f"{tensor.nbytes}",
-                )
+                raise model_mismatch(f"{slot} of {tensor.name!r} has {raw.nbytes} bytes; the "
+                                     f"weight has {tensor.nbytes}")
             entries[tensor.index] = Buffer(tensor.index, raw, pos)
             pos += raw.nbytes
         opt.slots[slot] = entries
@@ -138,9 +134,8 @@ def new_checkpoint(model: CircleModel | str | os.PathLike[str] | bytes, *, optim
     for t in saved:
         data = model.initial_data(t)
         if data is None:
-            raise model_mismatch(
-                f"trainable tensor {model.tensors[t].name!r} has no initial data in the model",
-            )
+            raise model_mismatch(f"trainable tensor {model.tensors[t].name!r} has no initial "
+                                 "data in the model")
         weights[t] = data
     return checkpoint_from_arrays(model, weights, optimizer=optimizer, dialect=dialect,
                                   revision=revision)

@@ -305,10 +305,8 @@ def _run_probe(model: CircleModel) -> list[int]:
         if t.is_constant and t.dtype == "float32" and t.nbytes == len(model._data[t.index])
     }
     marked = set(markers)
-    shapes = {
-        side: [[list(model.tensors[i].shape), model.tensors[i].dtype] for i in indices]
-        for side, indices in (("inputs", model.inputs), ("outputs", model.outputs))
-    }
+    shapes = {side: [[list(model.tensors[i].shape), model.tensors[i].dtype] for i in indices]
+              for side, indices in (("inputs", model.inputs), ("outputs", model.outputs))}
     with tempfile.TemporaryDirectory(prefix="ockpt-probe-") as tmp:
         with open(os.path.join(tmp, "m.circle"), "wb") as f:
             f.writelines(rebuild(model, markers).pieces())
@@ -317,11 +315,10 @@ def _run_probe(model: CircleModel) -> list[int]:
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
         try:
-            done = subprocess.run(
-                [sys.executable, "-m", "onert_checkpoint.circle.onert_order"], cwd=tmp,
-                stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT,
-                check=False, env={**os.environ, "PYTHONPATH": path},
-            )
+            done = subprocess.run([sys.executable, "-m", "onert_checkpoint.circle.onert_order"],
+                                  cwd=tmp, stdin=subprocess.DEVNULL, capture_output=True,
+                                  timeout=PROBE_TIMEOUT, check=False,
+                                  env={**os.environ, "PYTHONPATH": path})
             raw = Path(tmp, "c.ckpt").read_bytes() if done.returncode == 0 else b""
         except subprocess.TimeoutExpired:
             raw = b""

@@ -64,20 +64,17 @@ def unpack_cost(raw: bytes | memoryview) -> int:
 
     def tensor(t: Any) -> int:
         q = t.Quantization()
-        return (
-            _TABLE_COST + vector(t, "Shape", "ShapeSignature") + len(t.Name() or b"")
-            + (0 if q is None else once("quantization", q, quantization))
-            + (0 if t.Sparsity() is None else _TABLE_COST)
-        )
+        return (_TABLE_COST + vector(t, "Shape", "ShapeSignature") + len(t.Name() or b"")
+                + (0 if q is None else once("quantization", q, quantization))
+                + (0 if t.Sparsity() is None else _TABLE_COST))
 
     def operator(op: Any) -> int:
         options = op.BuiltinOptions()
         if options is not None:
             if options.Pos in options_seen:
-                raise not_representable(
-                    "model", "two operators share one options table (no circle writer does "
-                    "that); baking would unpack it once per operator",
-                )
+                raise not_representable("model", "two operators share one options table (no "
+                                        "circle writer does that); baking would unpack it once "
+                                        "per operator")
             options_seen.add(options.Pos)
         return 2 * _TABLE_COST + vector(op, "Inputs", "Outputs", "Intermediates",
                                         "MutatingVariableInputs", "CustomOptions")
@@ -86,12 +83,10 @@ def unpack_cost(raw: bytes | memoryview) -> int:
         return (_TABLE_COST + vector(sg, "Inputs", "Outputs") + len(sg.Name() or b"")
                 + each(sg, "Tensors", tensor) + each(sg, "Operators", operator))
 
-    return (
-        _TABLE_COST + len(model.Description() or b"") + each(model, "Subgraphs", subgraph)
-        + each(model, "Buffers", lambda b: _TABLE_COST + _DATA_COST * int(b.DataLength()))
-        + _TABLE_COST * (model.OperatorCodesLength() + model.MetadataLength()
-                         + 4 * model.SignatureDefsLength())
-    )
+    return (_TABLE_COST + len(model.Description() or b"") + each(model, "Subgraphs", subgraph)
+            + each(model, "Buffers", lambda b: _TABLE_COST + _DATA_COST * int(b.DataLength()))
+            + _TABLE_COST * (model.OperatorCodesLength() + model.MetadataLength()
+                             + 4 * model.SignatureDefsLength()))
 
 
 #: Byte vectors from this size on are left where they lie (`_Builder`); smaller ones are copied.
@@ -152,17 +147,13 @@ def rebuild(model: CircleModel, kept: dict[int, np.ndarray],
     cost, budget = unpack_cost(model.source), unpack_budget(len(model.source))
     if cost > budget:
         raise not_representable(
-            "model",
-            f"the model's flatbuffer names its tables from many places: unpacking it to "
-            f"rebuild would make about {cost} bytes of objects from {len(model.source)} bytes, "
-            f"over the limit of {budget} (64 MiB + 8x the model's size)",
-        )
+            "model", f"the model's flatbuffer names its tables from many places: unpacking it "
+            f"to rebuild would make about {cost} bytes of objects from {len(model.source)} "
+            f"bytes, over the limit of {budget} (64 MiB + 8x the model's size)")
     obj = ModelT.InitFromPackedBuf(model.source, 0)
     if any(b is not None and (b.offset or 0) > 1 for b in obj.buffers or []):
-        raise not_representable(
-            "model", "the model keeps its buffers after the flatbuffer (files over 2 GiB); "
-            "baking rebuilds the flatbuffer only",
-        )
+        raise not_representable("model", "the model keeps its buffers after the flatbuffer "
+                                "(files over 2 GiB); baking rebuilds the flatbuffer only")
     subgraph = obj.subgraphs[0]
     buffer_type = type(obj.buffers[0])
     # how many tensors (of every subgraph) read each buffer: a shared buffer is split

@@ -54,10 +54,8 @@ def read_header(view: memoryview, what: str, layout: Any, parser: Callable[[Kait
         raise error_for("truncated_header", "header", 0, f"{what} has {article} {header_size}-byte"
                         f" header; the file has {size} bytes")
     if size > U32_MAX:
-        raise error_for(
-            "limit_exceeded", "file", U32_MAX,
-            f"the file has {size} bytes; the u32 offsets of {what} describe at most {U32_MAX}",
-        )
+        raise error_for("limit_exceeded", "file", U32_MAX, f"the file has {size} bytes; the u32 "
+                        f"offsets of {what} describe at most {U32_MAX}")
     if view[reserved_at] != 0:
         raise error_for("reserved_nonzero", "reserved", reserved_at,
                         f"reserved byte is {view[reserved_at]}, not 0")
@@ -149,9 +147,8 @@ def read_blocks(
 ) -> dict[str, Block]:
     """Rules 8 then 9 over ``spans`` (name, table start, data end) in file order: every block's
     entries are checked before any block's sizes are derived."""
-    offsets = [
-        check_entries(view, name, start, count, end, file_size) for name, start, end in spans
-    ]
+    offsets = [check_entries(view, name, start, count, end, file_size)
+               for name, start, end in spans]
     return {name: derive_sizes(name, start, end, offs)
             for (name, start, end), offs in zip(spans, offsets)}
 

@@ -18,7 +18,7 @@ from ..blocks import U32_MAX, PlannedBlock, check_table_length, plan_block, refu
 from . import REVISION
 from .reader import FOOTER_SIZE, HEADER_SIZE
 
-__all__ = ["DIALECTS", "Plan", "chunks", "plan", "resolve_dialect", "write_chunks"]
+__all__ = ["DIALECTS", "Plan", "chunks", "plan", "write_chunks"]
 
 DIALECTS = REVISION.dialects
 
@@ -50,15 +50,6 @@ def _micro_representable(ckpt: Checkpoint) -> str | None:
             if {i: b.nbytes for i, b in entries.items()} != sizes:
                 return f"onert-micro keeps Adam's {slot} for every saved tensor, at its size"
     return None
-
-
-def resolve_dialect(ckpt: Checkpoint, dialect: str | None) -> str:
-    """The dialect to write: the one asked for, else one whose conventions hold the content."""
-    if dialect is not None:
-        if dialect not in DIALECTS:
-            raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")
-        return dialect
-    return "onert" if _onert_representable(ckpt) is None else "onert-micro"
 
 
 def _check_content(ckpt: Checkpoint) -> str:
@@ -101,7 +92,10 @@ def _check_content(ckpt: Checkpoint) -> str:
 def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
     """Compute every offset of the file before a byte is written."""
     kind = _check_content(ckpt)
-    dialect = resolve_dialect(ckpt, dialect)
+    if dialect is None:  # the one whose conventions hold the content
+        dialect = "onert" if _onert_representable(ckpt) is None else "onert-micro"
+    elif dialect not in DIALECTS:
+        raise ValueError(f"unknown dialect {dialect!r}; choose from {', '.join(DIALECTS)}")
     why = _onert_representable(ckpt) if dialect == "onert" else _micro_representable(ckpt)
     if why:
         refuse(f"cannot write as {dialect}: {why}")
