@@ -48,10 +48,7 @@ def rescale(values: np.ndarray, batch_size: int, power: int, *, to_micro: bool) 
     odd, shift = float((batch_size >> k) ** power), k * power
     wide = values.astype(np.float64)
     with np.errstate(over="ignore", under="ignore"):
-        if to_micro:
-            wide = np.ldexp(wide * odd, shift)
-        else:
-            wide = np.ldexp(wide / odd, -shift)
+        wide = np.ldexp(wide * odd, shift) if to_micro else np.ldexp(wide / odd, -shift)
         return wide.astype(np.float32)
 
 

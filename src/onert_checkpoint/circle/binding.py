@@ -32,10 +32,6 @@ ORDER_SOURCES = ("auto", "probe", "predict", "size")
 MICRO_ELEMENT_SIZE = 4
 
 
-def _fits(t: CircleTensor, nbytes: int, micro: bool) -> bool:
-    return nbytes == t.nbytes or (micro and nbytes == MICRO_ELEMENT_SIZE * t.count)
-
-
 def _sizes(sizes: Iterable[int]) -> str:
     items = sorted(sizes)
     return ", ".join(map(str, items[:8])) + (", ..." if len(items) > 8 else "")
@@ -160,7 +156,8 @@ def bind(
             raise model_mismatch(f"tensor index {model_index} is not in the model",
                                  f"weights[{tensor.index}]")
         t = model.tensors[model_index]
-        if not _fits(t, tensor.nbytes, micro):
+        if tensor.nbytes != t.nbytes and not (
+                micro and tensor.nbytes == MICRO_ELEMENT_SIZE * t.count):
             raise t.wrong_size(tensor.index, tensor.nbytes)
         tensor.name, tensor.dtype, tensor.shape = t.name, t.dtype, t.shape
         tensor.model_index = model_index

@@ -254,9 +254,7 @@ def plan_block(start: int, num_entries: int, entries: list[Buffer], *,
     Every index must lie in 0..N-1 (the writers check it first).
     """
     num_entries = check_table_length(num_entries, "offset table")
-    # Vectorised (a running sum of the sizes), so 100,000 entries cost array operations, not
-    # a Python loop with a NumPy store per entry (tests/bench/bench.py).
-    count = len(entries)
+    count = len(entries)  # the offsets are a running sum of the sizes (tests/bench/bench.py)
     at = np.empty(count + 1, dtype=np.int64)  # at[k]: where entry k starts; at[count]: the end
     at[0] = start + 4 * num_entries
     np.cumsum(np.fromiter((e.nbytes for e in entries), np.int64, count), out=at[1:])
