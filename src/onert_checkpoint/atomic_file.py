@@ -96,8 +96,7 @@ def _replace(
     started = time.time_ns()
     dfd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
     try:
-        # created no more open than the mode it ends with: a named temporary is visible, and
-        # a descriptor opened on it while it was 0666 & ~umask would read a 0600 file's data
+        # created no more open than the mode it ends with (docs/saving.md, "Owner, mode, links")
         mode = 0o666 if old is None else stat.S_IMODE(old.st_mode) & 0o777
         fd = _open_unnamed(dfd, mode)
         tmp = None

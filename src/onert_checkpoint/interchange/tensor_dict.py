@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import errno
+import itertools
 import json
 import math
 import os
@@ -552,16 +553,11 @@ def to_npz(ckpt: Checkpoint, path: str | os.PathLike[str], *,
 
 
 def _npz_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
+    # the metadata first, each text dropped once written; then the arrays one at a time from
+    # the checkpoint: never a dict of every array nor the whole file in memory
     meta = _metadata(ckpt, True)
-
-    def members() -> Iterator[tuple[str, Any]]:
-        # the metadata first, each text dropped once written; then the arrays one at a time
-        # from the checkpoint: never a dict of every array nor the whole file in memory
-        for key in list(meta):
-            yield NPZ_META_PREFIX + key, string_member(meta.pop(key))
-        yield from _iter_arrays(ckpt, True)
-
-    return npz_chunks(members())
+    texts = ((NPZ_META_PREFIX + key, string_member(meta.pop(key))) for key in list(meta))
+    return npz_chunks(itertools.chain(texts, _iter_arrays(ckpt, True)))
 
 
 def npz_inflate_limit(container_size: int) -> int:
