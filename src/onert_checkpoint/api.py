@@ -113,11 +113,9 @@ def _name_tensors(ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] 
     A tensor whose bytes disagree with its circle shape and type (onert-micro writes 4 bytes per
     element whatever the type, FORMAT-FACTS section 2) keeps its name but stays raw bytes.
     """
-    from .circle.binding import bind
     from .format.dtypes import DTYPE_CODES, DTYPES
 
-    bind(ckpt, model, order=order)
-    for t in ckpt.tensors:
+    for t in _bound(ckpt, model, order).tensors:
         if t.dtype is not None and t.shape is not None:
             size = DTYPES.get(DTYPE_CODES.get(t.dtype, 99), ("", None))[1]
             if size is None or size * math.prod(t.shape) != t.nbytes:

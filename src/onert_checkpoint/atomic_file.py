@@ -221,8 +221,7 @@ def _writeback_starter() -> Callable[..., int] | None:
         func = ctypes.CDLL(None, use_errno=True).sync_file_range
     except (ImportError, OSError, AttributeError):
         return None
-    func.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
-    func.restype = ctypes.c_int
+    func.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]  # returns int
     return func
 
 

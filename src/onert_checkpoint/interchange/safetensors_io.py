@@ -15,9 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from ..format.errors import error_for
 from ..format.model import Checkpoint
-from .tensor_dict import _iter_arrays, _metadata, array_count, export_file, import_file
+from .tensor_dict import _fail, _iter_arrays, _metadata, array_count, export_file, import_file
 
 __all__ = ["HEADER_LIMIT", "from_safetensors", "to_safetensors"]
 
@@ -73,9 +72,10 @@ def safetensors_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
     # counted from the tables before any array is made: a refusal costs no memory
     count = array_count(ckpt)
     if count * MIN_HEADER_PER_ARRAY > HEADER_LIMIT:
-        raise _refuse(f"{count} arrays need a safetensors header of at least "
-                      f"{count * MIN_HEADER_PER_ARRAY} bytes; safetensors holds at most "
-                      f"{HEADER_LIMIT} ({HEADER_LIMIT // MIN_HEADER_PER_ARRAY} arrays or fewer)")
+        raise _fail(f"{count} arrays need a safetensors header of at least "
+                    f"{count * MIN_HEADER_PER_ARRAY} bytes; safetensors holds at most "
+                    f"{HEADER_LIMIT} ({HEADER_LIMIT // MIN_HEADER_PER_ARRAY} arrays or fewer)",
+                    "safetensors")
     arrays: list[np.ndarray] = []
     # the names as UTF-8 in fixed-width byte arrays (a few bytes each rather than a str object
     # of about 50), sorted bytewise: the order of Rust's strings
@@ -105,12 +105,12 @@ def safetensors_chunks(ckpt: Checkpoint) -> Iterator[bytes | memoryview]:
         length = sum(len(piece.encode("utf-8")) for piece in _header(meta, names, arrays, order,
                                                                       ends))
     except UnicodeEncodeError as exc:  # a lone surrogate: no UTF-8 JSON holds it
-        raise _refuse("safetensors cannot hold this checkpoint (a name or metadata text is not "
-                      f"UTF-8: {exc})") from None
+        raise _fail("safetensors cannot hold this checkpoint (a name or metadata text is not "
+                    f"UTF-8: {exc})", "safetensors") from None
     padding = -length % 8
     if length + padding > HEADER_LIMIT:
-        raise _refuse(f"the safetensors header would take {length + padding} bytes; "
-                      f"safetensors holds at most {HEADER_LIMIT}")
+        raise _fail(f"the safetensors header would take {length + padding} bytes; "
+                    f"safetensors holds at most {HEADER_LIMIT}", "safetensors")
     header = (p.encode("utf-8") for p in _header(meta, names, arrays, order, ends))
     # over the array itself: a list of its indices made here would be held beside the header's
     data = (memoryview(np.ascontiguousarray(arrays[k]).reshape(-1).view(np.uint8))  # type: ignore[arg-type]
@@ -141,10 +141,6 @@ def _header(meta: dict[str, str | list[str]], names: np.ndarray, arrays: list[np
             yield "".join(batch)
             batch = []
     yield "".join(batch) + "}"
-
-
-def _refuse(message: str) -> Exception:
-    return error_for("not_representable", "safetensors", None, message)
 
 
 def from_safetensors(path: str | os.PathLike[str], **options: Any) -> Checkpoint:

@@ -50,8 +50,8 @@ FORMAT_NAME = "onert-checkpoint"
 NPZ_META_PREFIX = "__metadata__."
 
 
-def _fail(message: str) -> Exception:
-    return error_for("not_representable", None, None, message)
+def _fail(message: str, field: str | None = None) -> Exception:
+    return error_for("not_representable", field, None, message)
 
 
 #: dtypes exported typed: plain numbers every safetensors and NumPy reader has. Others (bool,
@@ -323,10 +323,8 @@ def _meta_choice(meta: Mapping[str, str], key: str, choices: tuple[str, ...]) ->
     is refused at import, naming the key, not later by the writer as a bare ValueError."""
     value = meta.get(key)
     if value is not None and value not in choices:
-        raise error_for(
-            "not_representable", f"metadata.{key}", None,
-            f"metadata {key!r} is {value!r}, not one of {', '.join(choices)}",
-        )
+        raise _fail(f"metadata {key!r} is {value!r}, not one of {', '.join(choices)}",
+                    f"metadata.{key}")
 
 
 def _layout_values(meta: Mapping[str, str]) -> dict[str, Any]:
@@ -386,9 +384,8 @@ def from_numpy_dict(
     kind = meta.get("optimizer")
     if kind is None:
         kind = "adam" if any(_split(n, ("m", "v"))[1] for n in arrays) else "sgd"
-    slot_names = tuple(_meta_json(meta, "slots", "null", (list, type(None))) or ()) or (
-        OPTIMIZER_SLOTS.get(kind, ())
-    )
+    slot_names = (tuple(_meta_json(meta, "slots", "null", (list, type(None))) or ())
+                  or OPTIMIZER_SLOTS.get(kind, ()))
     placed: dict[str, tuple[int, str | None]] = {}
     if "arrays" in meta:
         for name, where in _meta_json(meta, "arrays", "{}", dict).items():
@@ -486,12 +483,10 @@ def _check_slots(arrays: Mapping[str, Any], placed: Mapping[str, tuple[int, str 
         weight, weight_dtype, weight_shape = weights[index]
         if (dtype, arr.shape) != (weight_dtype, weight_shape) and not (
                 exported and dtype == np.uint8 and arr.ndim == 1):
-            raise error_for(
-                "not_representable", name, None,
-                f"array {name!r} (Adam's {slot} of {weight!r}) is {dtype}{list(arr.shape)}; "
-                f"{weight!r} is {weight_dtype}{list(weight_shape)}: m and v must have their "
-                "tensor's dtype and shape",
-            )
+            raise _fail(f"array {name!r} (Adam's {slot} of {weight!r}) is "
+                        f"{dtype}{list(arr.shape)}; {weight!r} is {weight_dtype}"
+                        f"{list(weight_shape)}: m and v must have their tensor's dtype and shape",
+                        name)
 
 
 def _chosen_optimizer(ckpt: Checkpoint, kind: str) -> Optimizer:

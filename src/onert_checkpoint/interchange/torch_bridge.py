@@ -27,9 +27,8 @@ import numpy as np
 from ..circle.binding import bind
 from ..circle.dialect_convert import to_dialect
 from ..circle.initial import checkpoint_from_arrays
-from ..circle.model import CircleModel, as_circle_model, has_numpy_dtype
+from ..circle.model import CircleModel, as_circle_model, has_numpy_dtype, not_representable
 from ..circle.model import model_mismatch as _mismatch
-from ..format.errors import error_for
 from ..format.model import Checkpoint
 
 __all__ = ["from_torch", "to_torch"]
@@ -144,8 +143,8 @@ def from_torch(model_state: Any, optim_state: Mapping[str, Any] | None, circle_m
             kind = "adam"
         if any("momentum_buffer" in s and s["momentum_buffer"] is not None
                for s in per_param.values()):
-            raise error_for("not_representable", None, None,
-                            "SGD momentum buffers have no place in a checkpoint of this family")
+            raise not_representable(
+                None, "SGD momentum buffers have no place in a checkpoint of this family")
         if len(ids) != len(params):
             raise _mismatch(f"the optimizer has {len(ids)} parameters; the model {len(params)}")
         steps = []
@@ -212,12 +211,10 @@ def to_torch(ckpt: Checkpoint, circle_model: ModelLike, *, names: Mapping[str, s
         if entry.nbytes != ct.nbytes or not has_numpy_dtype(ct.dtype):
             # onert-micro's 4-byte elements of an integer tensor, or a circle type numpy
             # lacks: no torch tensor of the circle shape holds these bytes
-            raise error_for(
-                "not_representable", f"weights[{entry.index}]", None,
-                f"entry {entry.index} holds {entry.nbytes} bytes; as tensor {index} "
-                f"({ct.name!r}, {ct.dtype}{list(ct.shape)}, {ct.nbytes} bytes) torch cannot "
-                "hold them",
-            )
+            raise not_representable(
+                f"weights[{entry.index}]", f"entry {entry.index} holds {entry.nbytes} bytes; as "
+                f"tensor {index} ({ct.name!r}, {ct.dtype}{list(ct.shape)}, {ct.nbytes} bytes) "
+                "torch cannot hold them")
         name = names.get(ct.name, ct.name)
         oihw = (ct.shape[0], ct.shape[3], *ct.shape[1:3]) if len(ct.shape) == 4 else None
         torch_shape = tuple(shapes[name]) if name in shapes else oihw
