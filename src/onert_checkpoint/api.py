@@ -26,14 +26,10 @@ if TYPE_CHECKING:
 
 __all__ = ["convert", "load", "open", "upgrade"]
 
-def load(
-    source: Source,
-    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
-    *,
-    order: str = "auto",
-    verify_data: bool = True,
-    mmap: bool | Literal["auto"] = True,
-) -> Checkpoint:
+
+def load(source: Source, model: CircleModel | str | os.PathLike[str] | bytes | None = None, *,
+         order: str = "auto", verify_data: bool = True,
+         mmap: bool | Literal["auto"] = True) -> Checkpoint:
     """Read a checkpoint of any supported revision from a path, bytes or any buffer.
 
     Tensor data are read-only NumPy views on the (memory-mapped) source, never copies; they are
@@ -123,13 +119,8 @@ def _name_tensors(ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] 
                 t.data = t.raw
 
 
-def upgrade(
-    ckpt: Checkpoint,
-    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
-    *,
-    to: str = registry.RECOMMENDED.name,
-    order: str = "auto",
-) -> Checkpoint:
+def upgrade(ckpt: Checkpoint, model: CircleModel | str | os.PathLike[str] | bytes | None = None,
+            *, to: str = registry.RECOMMENDED.name, order: str = "auto") -> Checkpoint:
     """Schema 1 (either dialect) or WOF to a revision that holds everything (``to``: by
     default schema 3, the recommended revision, SPEC 10; or schema 2), losslessly.
 
@@ -158,23 +149,15 @@ def _batch_size(ckpt: Checkpoint, given: int | None) -> int | None:
         return given
     recorded = check_batch_size(recorded, "the file's batch_size")
     if given is not None and given != recorded:
-        raise error_for(
-            "not_representable", "batch_size", None,
-            f"batch size {given} given, but the file records batch_size {recorded}",
-        )
+        raise error_for("not_representable", "batch_size", None,
+                        f"batch size {given} given, but the file records batch_size {recorded}")
     return recorded
 
 
-def convert(
-    ckpt: Checkpoint,
-    to: str | None = registry.RECOMMENDED.name,
-    dialect: str | None = None,
-    allow_lossy: bool = False,
-    model: CircleModel | str | os.PathLike[str] | bytes | None = None,
-    *,
-    batch_size: int | None = None,
-    order: str = "auto",
-) -> Checkpoint:
+def convert(ckpt: Checkpoint, to: str | None = registry.RECOMMENDED.name,
+            dialect: str | None = None, allow_lossy: bool = False,
+            model: CircleModel | str | os.PathLike[str] | bytes | None = None, *,
+            batch_size: int | None = None, order: str = "auto") -> Checkpoint:
     """The content of ``ckpt`` as revision ``to`` (schema 1, WOF, schema 2 or 3 by their short
     names; by default schema 3, the recommended revision; None keeps the input's revision),
     ready to [`save`][onert_checkpoint.save].
@@ -215,11 +198,9 @@ def convert(
     if needs_model(ckpt, to, dialect) and model is None:
         target_text = (f"{target.title} (circle tensor indices)" if by_index
                        else f"the {dialect} dialect")
-        raise error_for(
-            "not_representable", "dialect", None,
-            f"writing {indexing_text(ckpt)} in {target_text} needs the circle model to "
-            "index them: pass model= (--model on the command line)",
-        )
+        raise error_for("not_representable", "dialect", None,
+                        f"writing {indexing_text(ckpt)} in {target_text} needs the circle model "
+                        "to index them: pass model= (--model on the command line)")
 
     def upgraded() -> Checkpoint:
         return ckpt if holds(ckpt.revision, "holds_everything") else upgrade(ckpt)

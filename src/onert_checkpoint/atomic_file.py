@@ -26,12 +26,9 @@ from .file_kinds import not_regular
 __all__ = ["write_atomic"]
 
 
-def write_atomic(
-    path: str | os.PathLike[str],
-    data: bytes | memoryview | Iterable[bytes | memoryview],
-    *,
-    progress: Callable[[int], object] | None = None,
-) -> None:
+def write_atomic(path: str | os.PathLike[str],
+                 data: bytes | memoryview | Iterable[bytes | memoryview], *,
+                 progress: Callable[[int], object] | None = None) -> None:
     """Replace ``path`` by ``data`` atomically (docs/saving.md); ``progress`` is called with
     each chunk's byte count. An exception raised by ``data`` passes through unchanged, the
     target untouched."""
@@ -83,16 +80,12 @@ def _may_follow(folder: str, link: os.stat_result, user: str) -> None:
     where = os.stat(folder)
     sticky_shared = where.st_mode & stat.S_ISVTX and where.st_mode & stat.S_IWOTH
     if sticky_shared and link.st_uid not in (os.geteuid(), where.st_uid):
-        raise PermissionError(
-            errno.EACCES, "a symbolic link of another user in a sticky world-writable folder: "
-            "refusing to follow it", user,
-        )
+        raise PermissionError(errno.EACCES, "a symbolic link of another user in a sticky "
+                              "world-writable folder: refusing to follow it", user)
 
 
-def _replace(
-    folder: str, base: str, old: os.stat_result | None, chunks: Any,
-    progress: Callable[[int], object] | None,
-) -> None:
+def _replace(folder: str, base: str, old: os.stat_result | None, chunks: Any,
+             progress: Callable[[int], object] | None) -> None:
     started = time.time_ns()
     dfd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
     try:
@@ -167,9 +160,8 @@ def _writev_all(fd: int, pieces: list[memoryview]) -> None:
             pieces[k] = pieces[k][written:]
 
 
-def _write_chunks(
-    fd: int, chunks: Any, progress: Callable[[int], object] | None, replaced: int | None
-) -> list[tuple[int, bytes]]:
+def _write_chunks(fd: int, chunks: Any, progress: Callable[[int], object] | None,
+                  replaced: int | None) -> list[tuple[int, bytes]]:
     """Write ``chunks`` in batches (then :func:`_release`, :func:`_writeback_starter`); returns
     the generator's patches."""
     batch: list[memoryview] = []

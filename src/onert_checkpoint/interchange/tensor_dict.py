@@ -350,13 +350,9 @@ def _layout_values(meta: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
-def from_numpy_dict(
-    arrays: Mapping[str, Any],
-    metadata: Mapping[str, str] | None = None,
-    *,
-    entries: Mapping[str, int] | None = None,
-    optimizer: str | None = None,
-) -> Checkpoint:
+def from_numpy_dict(arrays: Mapping[str, Any], metadata: Mapping[str, str] | None = None, *,
+                    entries: Mapping[str, int] | None = None,
+                    optimizer: str | None = None) -> Checkpoint:
     """Build a checkpoint from ``{name: array}`` (the inverse of
     [`to_numpy_dict`][onert_checkpoint.to_numpy_dict]).
 
@@ -463,8 +459,7 @@ def from_numpy_dict(
         ckpt.optimizer = _chosen_optimizer(ckpt, optimizer)
     if "revision" not in meta:  # arrays of no export of ours: see the docstring
         ckpt.revision = fitting_revision(
-            ckpt, annotations_are_content=entries is None or "entries" in meta
-        )
+            ckpt, annotations_are_content=entries is None or "entries" in meta)
     return ckpt
 
 
@@ -575,20 +570,16 @@ def _read_npz(name: str) -> tuple[dict[str, Any], dict[str, str]]:
         for info in zf.infolist():
             total += info.file_size
             if total > limit:
-                raise _fail(
-                    f"{name}: its members inflate to more than {limit} bytes (the limit for a "
-                    f"{os.path.getsize(name)}-byte npz: 24 MiB + 3x its size); member "
-                    f"{info.filename!r} declares {info.file_size} bytes"
-                )
+                raise _fail(f"{name}: its members inflate to more than {limit} bytes (the limit "
+                            f"for a {os.path.getsize(name)}-byte npz: 24 MiB + 3x its size); "
+                            f"member {info.filename!r} declares {info.file_size} bytes")
             if not info.filename.endswith(".npy"):
                 continue
             with zf.open(info) as member:
                 shape, dtype, declared = npy_geometry(member)
             if declared > info.file_size:
-                raise _fail(
-                    f"{name}: member {info.filename!r} declares {dtype}{list(shape)} "
-                    f"({declared} bytes) in {info.file_size} bytes"
-                )
+                raise _fail(f"{name}: member {info.filename!r} declares {dtype}{list(shape)} "
+                            f"({declared} bytes) in {info.file_size} bytes")
     with np.load(name, allow_pickle=False) as npz:
         arrays, meta = {}, {}
         for key in npz.files:
