@@ -93,9 +93,8 @@ def _onert_order(ckpt: Checkpoint, model: CircleModel, order: str) -> list[int]:
     raise model_mismatch("no entry order fits the file: tried " + ", ".join(tried), "weights")
 
 
-def entry_tensors(
-    ckpt: Checkpoint, model: CircleModel, *, order: str = "auto"
-) -> tuple[list[int], bool]:
+def entry_tensors(ckpt: Checkpoint, model: CircleModel, *,
+                  order: str = "auto") -> tuple[list[int], bool]:
     """The circle tensor index of each present weight entry, and whether indices are the
     model's own (onert-micro, WOF) rather than onert's iteration order."""
     if order not in ORDER_SOURCES:
@@ -135,12 +134,8 @@ def _typed(buffer: Buffer, t: CircleTensor) -> np.ndarray | None:
     return None if arr.dtype == np.uint8 and t.dtype != "uint8" and t.nbytes else arr
 
 
-def bind(
-    ckpt: Checkpoint,
-    model: CircleModel | str | os.PathLike | bytes | memoryview,
-    *,
-    order: str = "auto",
-) -> Checkpoint:
+def bind(ckpt: Checkpoint, model: CircleModel | str | os.PathLike | bytes | memoryview, *,
+         order: str = "auto") -> Checkpoint:
     """Name, type and shape every entry of ``ckpt`` from ``model`` (in place; returns ``ckpt``).
 
     Raises ModelMismatchError when the file does not fit the model (a different count, a size

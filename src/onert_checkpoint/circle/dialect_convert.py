@@ -142,9 +142,8 @@ def _schema2_from_micro(ckpt: Checkpoint, model: CircleModel) -> bool:
     return n == len(model.tensors) and n != len(predict_onert_order(model))
 
 
-def _in_target_units(
-    slots: dict[str, dict[int, Buffer]], batch_size: int | None, model: CircleModel, dialect: str
-) -> dict[str, dict[int, Buffer]]:
+def _in_target_units(slots: dict[str, dict[int, Buffer]], batch_size: int | None,
+                     model: CircleModel, dialect: str) -> dict[str, dict[int, Buffer]]:
     """Adam's slots rescaled from the other runtime's units to ``dialect``'s (SPEC 9.3)."""
     if batch_size is None:
         if not has_state(slots):
@@ -160,16 +159,9 @@ def _in_target_units(
     return rescale_slots(slots, batch_size, to_micro=dialect == "onert-micro", dtypes=dtypes)
 
 
-def to_dialect(
-    ckpt: Checkpoint,
-    dialect: str,
-    model: CircleModel | str | os.PathLike[str] | bytes,
-    *,
-    order: str = "auto",
-    onert_order: Sequence[int] | None = None,
-    batch_size: int | None = None,
-    rescale: bool = True,
-) -> Checkpoint:
+def to_dialect(ckpt: Checkpoint, dialect: str, model: CircleModel | str | os.PathLike[str] | bytes,
+               *, order: str = "auto", onert_order: Sequence[int] | None = None,
+               batch_size: int | None = None, rescale: bool = True) -> Checkpoint:
     """``ckpt`` re-indexed for ``dialect`` ("onert" or "onert-micro"), as a schema-1 checkpoint
     laid out as the module says; step and epoch are kept.
 

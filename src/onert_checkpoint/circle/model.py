@@ -104,7 +104,6 @@ class CircleModel:
                 f"inputs={list(self.inputs)}, outputs={list(self.outputs)}, "
                 f"bytes={len(self.source)})")
 
-    # Loading ------------------------------------------------------------------------------
     @classmethod
     def load(cls, source: str | os.PathLike[str] | bytes | bytearray | memoryview) -> CircleModel:
         """Read a circle model from a path or from its bytes.
@@ -228,7 +227,6 @@ class CircleModel:
         start = buffer._tab.Vector(buffer._tab.Offset(4))  # type: ignore[attr-defined]
         return view[start : start + length]
 
-    # Queries ------------------------------------------------------------------------------
     def initial_data(self, index: int) -> np.ndarray | None:
         """The constant buffer of tensor ``index``, typed and shaped (a read-only view); flat
         when its size disagrees with the shape or NumPy cannot hold that many dimensions."""

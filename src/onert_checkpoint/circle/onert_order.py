@@ -72,27 +72,24 @@ class LibstdcxxUnorderedMap:
         """The keys in iteration order (what a range-for over the map visits)."""
         return [k for b in reversed(self._buckets) for k in reversed(self._buckets[b])]
 
-    def _next_bucket_count(self, n: int) -> int:
-        if n < len(_FAST_BUCKETS):
-            count = 1 if n == 0 else _FAST_BUCKETS[n]
-        else:
-            at = bisect.bisect_left(_PRIMES, n)
-            if at == len(_PRIMES):
-                raise OverflowError("more operands than this simulation knows bucket counts for")
-            count = _PRIMES[at]
-        self._next_resize = count
-        return count
-
     def _need_rehash(self) -> int | None:
+        """The new bucket count (``_M_next_bkt``) when one more key needs one, else None."""
         size = len(self)
         if size + 1 <= self._next_resize:
             return None
         # _M_next_resize == 0 means nothing allocated yet: start from 11 (so 13 buckets)
         min_buckets = max(size + 1, 0 if self._next_resize else 11)
-        if min_buckets >= self.bucket_count:
-            return self._next_bucket_count(max(min_buckets + 1, self.bucket_count * 2))
-        self._next_resize = self.bucket_count
-        return None
+        if min_buckets < self.bucket_count:
+            self._next_resize = self.bucket_count
+            return None
+        n = max(min_buckets + 1, self.bucket_count * 2)
+        if n < len(_FAST_BUCKETS):
+            self._next_resize = _FAST_BUCKETS[n]
+        elif n > _PRIMES[-1]:
+            raise OverflowError("more operands than this simulation knows bucket counts for")
+        else:
+            self._next_resize = _PRIMES[bisect.bisect_left(_PRIMES, n)]
+        return self._next_resize
 
     def insert(self, key: int) -> None:
         """``map[key]`` / ``emplace(key, ...)``: a no-op when the key is present."""
@@ -228,8 +225,6 @@ def copy_names(model: CircleModel, order: Sequence[int]) -> dict[int, str]:
             for k, e in enumerate(entries) if e.copy}
 
 
-# Probing the runtime -------------------------------------------------------------------------
-
 #: Seconds the child running the runtime may take (probing fc3, a 3-layer model, took 1 s).
 PROBE_TIMEOUT = 300
 _MARKER_SCALE = 1024.0  # markers (index + 1) / 1024 are exact in float32 and keep activations small
@@ -250,9 +245,8 @@ def _identify(entry: bytes, model: CircleModel, marked: set[int], taken: set[int
     return candidates[0] if len(candidates) == 1 else -1
 
 
-def probe_onert_order(
-    model_path: CircleModel | str | os.PathLike[str] | bytes | memoryview,
-) -> list[int] | None:
+def probe_onert_order(model_path: CircleModel | str | os.PathLike[str] | bytes | memoryview
+                      ) -> list[int] | None:
     """Ask the onert runtime which tensor each checkpoint entry holds; None without onert.
 
     Trains one step (SGD, learning rate 1e-30, zero inputs and targets) on a copy of the model

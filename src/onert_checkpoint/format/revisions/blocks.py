@@ -92,9 +92,8 @@ class Block:
         return bool(np.all(present[1:] >= present[:-1]))
 
 
-def check_entries(
-    view: memoryview, name: str, start: int, count: int, end: int, file_size: int
-) -> np.ndarray:
+def check_entries(view: memoryview, name: str, start: int, count: int, end: int,
+                  file_size: int) -> np.ndarray:
     """Rule 8: read one block's table (at ``start``, data ending at ``end``) and check that every
     present entry lies in the file and in the block's data area; return the offsets.
 
@@ -142,9 +141,8 @@ def derive_sizes(name: str, start: int, end: int, offsets: np.ndarray) -> Block:
     return block
 
 
-def read_blocks(
-    view: memoryview, spans: list[tuple[str, int, int]], count: int, file_size: int
-) -> dict[str, Block]:
+def read_blocks(view: memoryview, spans: list[tuple[str, int, int]], count: int,
+                file_size: int) -> dict[str, Block]:
     """Rules 8 then 9 over ``spans`` (name, table start, data end) in file order: every block's
     entries are checked before any block's sizes are derived."""
     offsets = [check_entries(view, name, start, count, end, file_size)
@@ -161,9 +159,6 @@ def block_table(store: DataStore, block: Block, cls: type[Buffer]) -> EntryTable
     present = np.flatnonzero(block.present).astype(np.uint32)
     return EntryTable(store, present, block.offsets[present].astype(np.uint32),
                       block.sizes[present].astype(np.uint32), cls)
-
-
-# Writing ------------------------------------------------------------------------------
 
 
 def refuse(message: str, field: str | None = None) -> NoReturn:

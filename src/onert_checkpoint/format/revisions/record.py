@@ -67,9 +67,8 @@ class Revision:
     def read(self, view: memoryview, *, verify_data: bool = True) -> Any:
         return _module(self.reader).read(view, verify_data=verify_data, revision=self)
 
-    def write_chunks(
-        self, ckpt: Any, dialect: str | None, **options: Any
-    ) -> Iterator[bytes | memoryview]:
+    def write_chunks(self, ckpt: Any, dialect: str | None,
+                     **options: Any) -> Iterator[bytes | memoryview]:
         writer = _module(self.writer)
         if self.streams:
             return _module(".container.write").chunks(writer.plan(ckpt, version=self.version))

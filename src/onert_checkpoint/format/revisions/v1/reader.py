@@ -136,20 +136,16 @@ def _dialect(
                     "conventions; neither runtime reads it as written")
 
 
-def read(
-    view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
-) -> Checkpoint:
+def read(view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
+         ) -> Checkpoint:
     """Validate a schema-1 checkpoint and wrap it in model objects (data are views on ``view``).
 
     Schema 1 has no checksums: ``verify_data`` changes nothing, every rule is structural.
     """
     layout = read_layout(view)
     optimizer = Optimizer(layout.kind)
-    state = TrainingState()
-    if layout.has_footer:
-        footer = layout.header.footer
-        state["step"] = footer.step
-        state["epoch"] = footer.epoch
+    footer = layout.header.footer if layout.has_footer else None
+    state = TrainingState({} if footer is None else {"step": footer.step, "epoch": footer.epoch})
     layout.header._io.close()  # everything is read: release the buffer (see BufferReader)
     # Columns, not objects: entries are made when first looked at (entries.py).
     store = DataStore(np.frombuffer(view, dtype=np.uint8))

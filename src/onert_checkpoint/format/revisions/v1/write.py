@@ -149,8 +149,7 @@ def chunks(p: Plan) -> Iterator[bytes | memoryview]:
         yield structs.V1Footer.build(p.footer)
 
 
-def write_chunks(
-    ckpt: Checkpoint, dialect: str | None, **options: object
-) -> Iterator[bytes | memoryview]:
+def write_chunks(ckpt: Checkpoint, dialect: str | None,
+                 **options: object) -> Iterator[bytes | memoryview]:
     """The file's bytes (the registry's writer of schema 1, revisions/registry.py)."""
     return chunks(plan(ckpt, dialect))

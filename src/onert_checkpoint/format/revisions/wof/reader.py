@@ -40,9 +40,8 @@ def is_wof_shaped(view: memoryview) -> bool:
     return n != 0 and HEADER_SIZE + 4 * n <= size
 
 
-def read(
-    view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
-) -> Checkpoint:
+def read(view: memoryview, *, verify_data: bool = True, revision: Revision | None = None
+         ) -> Checkpoint:
     """Validate a WOF file (no checksums: ``verify_data`` changes nothing)."""
     hdr, block = read_layout(view)
     hdr._io.close()  # everything is read: release the buffer (see BufferReader)

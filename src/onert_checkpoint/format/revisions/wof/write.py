@@ -32,8 +32,7 @@ def chunks(block: PlannedBlock) -> Iterator[bytes | memoryview]:
     yield from block.chunks()
 
 
-def write_chunks(
-    ckpt: Checkpoint, dialect: str | None, **options: object
-) -> Iterator[bytes | memoryview]:
+def write_chunks(ckpt: Checkpoint, dialect: str | None,
+                 **options: object) -> Iterator[bytes | memoryview]:
     """The file's bytes (the registry's writer of WOF, revisions/registry.py)."""
     return chunks(plan(ckpt, allow_lossy=bool(options.get("allow_lossy"))))
