@@ -27,7 +27,9 @@ from ..format.errors import CheckpointError
 from ..format.model import Checkpoint
 from ..format.revisions import registry
 from ..format.revisions.blocks import Block
+from ..format.revisions.v1 import REVISION as V1
 from ..format.revisions.v1 import reader as v1
+from ..format.revisions.wof import REVISION as WOF
 from ..format.revisions.wof import reader as wof
 from ..format.source import open_source
 from .jsonout import json_pieces
@@ -123,33 +125,30 @@ _NOTES: dict[str, dict[str, str]] = {
 
 def _int_fields(view: memoryview, record: Any, at: int = 0, prefix: str = "",
                 notes: dict[str, str] | None = None) -> list[LayoutField]:
-    """The integer fields of a generated ``record`` at ``at`` (its magic aside), each with its
-    note (``notes``' first, "must be 0" where the layout requires it), up to the first the file
-    cuts (shown as its bytes, "truncated")."""
+    """The fields of a generated ``record`` at ``at``, each with its note (``notes``' first,
+    "must be 0" where the layout requires it), up to the first the file cuts (shown as its
+    bytes, "truncated"); reserved bytes only when the file holds them whole."""
     out = []
     notes = {**_NOTES.get(record.__name__, {}), **(notes or {})}
     for f in record.FIELDS:
-        if f.name == "magic" or f.count > 1:
-            continue
         here, name = at + f.offset, prefix + f.name
         value = _u(view, here, f.size)
+        if f.count > 1:
+            if value is not None:
+                out.append(LayoutField(here, f.size, name, "", f"{f.size} bytes, must be 0"))
+            continue
         if value is None:
-            if len(view) > here:
+            if len(view) > here and f.name != "magic":
                 out.append(LayoutField(here, len(view) - here, name, bytes(view[here:]).hex(" "),
                                        "truncated"))
             break
         shown = f"{value:#010x}" if f.name.endswith("crc") else str(value)
         note = notes.get(f.name, "must be 0" if f.valid == 0 else "")
+        if f.name == "magic":
+            bad = "" if value == f.valid else f", not {f.valid}"
+            note = f"bytes {bytes(view[here : here + f.size]).hex(' ')}{bad}"
         out.append(LayoutField(here, f.size, name, shown, note))
     return out
-
-
-def _magic_field(view: memoryview) -> list[LayoutField]:
-    if len(view) < 2:
-        return []
-    magic = _u(view, 0, 2)
-    note = f"bytes {bytes(view[:2]).hex(' ')}" + ("" if magic == MAGIC else f", not {MAGIC}")
-    return [LayoutField(0, 2, "magic", str(magic), note)]
 
 
 def _block_fields(view: memoryview, block: Block, label: str) -> list[LayoutField]:
@@ -159,9 +158,8 @@ def _block_fields(view: memoryview, block: Block, label: str) -> list[LayoutFiel
         o, size = int(block.offsets[i]), int(block.sizes[i])
         note = "absent" if o == 0 else f"data [{o}, {o + size}), {size} bytes"
         out.append(LayoutField(block.start + width * i, width, f"{label}[{i}]", str(o), note))
-    present = [i for i in range(n) if block.offsets[i] != 0]
-    present.sort(key=lambda i: (int(block.offsets[i]), i))
-    for i in present:
+    for i in sorted((i for i in range(n) if block.offsets[i] != 0),
+                    key=lambda i: (int(block.offsets[i]), i)):
         o, size = int(block.offsets[i]), int(block.sizes[i])
         crc = zlib.crc32(view[o : o + size]) & 0xFFFFFFFF
         out.append(LayoutField(o, size, f"{label}[{i}] data", "", f"crc32 {crc:08x}"))
@@ -169,64 +167,51 @@ def _block_fields(view: memoryview, block: Block, label: str) -> list[LayoutFiel
 
 
 def _v1_header(view: memoryview, notes: dict[str, str] | None = None) -> list[LayoutField]:
-    fields = _magic_field(view) + _int_fields(view, layout.V1Header, notes=notes)
     return [replace(f, note="0: no footer") if f.name == "ofs_other" and f.value == "0" else f
-            for f in fields]
+            for f in _int_fields(view, layout.V1Header, notes=notes)]
 
 
-def _v1_map(view: memoryview) -> LayoutMap:
-    read = v1.read_layout(view)
+def _version_1(view: memoryview) -> LayoutMap:
+    """Schema 1's map, else WOF's (told apart by structure), else the header and the error of
+    the one the file is shaped as."""
+    try:
+        read = v1.read_layout(view)
+    except CheckpointError as checkpoint_error:
+        try:
+            _, block = wof.read_layout(view)
+        except CheckpointError as wof_error:
+            if wof.is_wof_shaped(view):
+                return LayoutMap(WOF.name, len(view), _int_fields(view, layout.WofHeader),
+                                 wof_error)
+            return LayoutMap(V1.name, len(view), _v1_header(view), checkpoint_error)
+        fields = _int_fields(view, layout.WofHeader) + _block_fields(view, block, "tensors")
+        return LayoutMap(WOF.name, len(view), fields)
     sgd = {"ofs_opt1": "SGD: no m block", "ofs_opt2": "SGD: no v block"}
     fields = _v1_header(view, sgd if read.kind == "sgd" else None)
     for name, block in read.blocks.items():
         fields += _block_fields(view, block, name)
     if read.has_footer:
         fields += _int_fields(view, layout.V1Footer, read.header.ofs_other, "footer.")
-    return LayoutMap("v1", len(view), fields)
+    return LayoutMap(V1.name, len(view), fields)
 
 
-def _wof_map(view: memoryview) -> LayoutMap:
-    _, block = wof.read_layout(view)
-    return LayoutMap("wof", len(view), _wof_header(view) + _block_fields(view, block, "tensors"))
-
-
-def _wof_header(view: memoryview) -> list[LayoutField]:
-    return _magic_field(view) + _int_fields(view, layout.WofHeader)
-
-
-def _version_1(view: memoryview) -> LayoutMap:
+def _container(view: memoryview, record: registry.Revision) -> LayoutMap:
     try:
-        return _v1_map(view)
-    except CheckpointError as checkpoint_error:
-        try:
-            return _wof_map(view)
-        except CheckpointError as wof_error:
-            if wof.is_wof_shaped(view):
-                return LayoutMap("wof", len(view), _wof_header(view), wof_error)
-            return LayoutMap("v1", len(view), _v1_header(view), checkpoint_error)
+        return _sections_map(view, record)
+    except CheckpointError as err:
+        return LayoutMap(record.name, len(view), _int_fields(view, layout.Header), err)
 
 
-def _v2_header(view: memoryview) -> list[LayoutField]:
-    fields = _magic_field(view) + _int_fields(view, layout.Header)
-    if len(view) >= layout.Header.SIZE:
-        for f in layout.Header.FIELDS:
-            if f.count > 1:  # the reserved bytes
-                note = f"{f.size} bytes, must be 0"
-                fields.append(LayoutField(f.offset, f.size, f.name, "", note))
-    return fields
-
-
-def _v2_map(view: memoryview, record: registry.Revision) -> LayoutMap:
+def _sections_map(view: memoryview, record: registry.Revision) -> LayoutMap:
     """Schema 2 or 3: header, section table, each section's body (schema 3's tensors section
     column by column), each tensor's and slot's data."""
     from ..format.container.constants import KIND_NAMES
 
     # validates first: the ranges below are then known to be sane
     ckpt = record.read(view)
-    revision = record.name
     # schema 3's codec: columnar tensors, and the data_blocks and range_index sections
     columnar = record.reader.startswith("v3.")
-    fields = _v2_header(view)
+    fields = _int_fields(view, layout.Header)
     kinds = dict(KIND_NAMES)
     if columnar:
         kinds |= {layout.V3_DATA_BLOCKS_KIND: "data_blocks",
@@ -255,8 +240,8 @@ def _v2_map(view: memoryview, record: registry.Revision) -> LayoutMap:
     try:
         ckpt.verify()
     except CheckpointError as err:
-        return LayoutMap(revision, len(view), fields, err, data)
-    return LayoutMap(revision, len(view), fields, data=data)
+        return LayoutMap(record.name, len(view), fields, err, data)
+    return LayoutMap(record.name, len(view), fields, data=data)
 
 
 def _data_ranges(view: memoryview, ckpt: Any) -> Callable[[], Iterator[LayoutField]]:
@@ -297,13 +282,6 @@ def _data_ranges(view: memoryview, ckpt: Any) -> Callable[[], Iterator[LayoutFie
 
 #: data range fields made per step
 _CHUNK = 1 << 14
-
-
-def _container(view: memoryview, record: registry.Revision) -> LayoutMap:
-    try:
-        return _v2_map(view, record)
-    except CheckpointError as err:
-        return LayoutMap(record.name, len(view), _v2_header(view), err)
 
 
 def _head(view: memoryview, record: Any, s: int, section: str, notes: Callable[..., list[str]]
@@ -386,24 +364,17 @@ def layout_map(
         ('footer.epoch', '0', None)
     """
     view = open_source(source, copy="auto")  # small files: no SIGBUS if truncated meanwhile
-    size = len(view)
-    head = _magic_field(view)
-    if size < 3 or _u(view, 0, 2) != MAGIC:
-        try:
-            read_view(view)  # reports truncated_header or bad_magic
-        except CheckpointError as err:
-            return LayoutMap(None, size, head, err)
-    version = view[2]
-    records = registry.with_version(version)
+    size, fields = len(view), _int_fields(view, layout.Header)[:2]  # magic, version
+    magic = size >= 3 and _u(view, 0, 2) == MAGIC
+    records = registry.with_version(view[2]) if magic else []
     if len(records) > 1 or (records and records[0].streams):
         made = _version_1(view) if len(records) > 1 else _container(view, records[0])
         if not lazy and made.data is not None:
             made.fields = list(made.iter_fields())
             made.data = None
         return made
-    fields = head + _int_fields(view, layout.Header)[:1]
     try:
-        read_view(view)  # reports unsupported_version
+        read_view(view)  # reports truncated_header, bad_magic or unsupported_version
     except CheckpointError as err:
-        return LayoutMap(None, size, fields, err)
+        return LayoutMap(None, size, fields if magic else fields[:1], err)
     return LayoutMap(None, size, fields)
