@@ -243,10 +243,9 @@ def _first_difference(want: Any, got: Any, where: str) -> str | None:
     if _kind(want) != _kind(got):
         return f"{where}: expected {_kind(want)} {_show(want)}, got {_kind(got)} {_show(got)}"
     if isinstance(want, dict):
-        missing, extra = sorted(set(want) - set(got)), sorted(set(got) - set(want))
-        if missing or extra:
-            parts = [f"missing {_keys(missing)}"] if missing else []
-            parts += [f"unexpected {_keys(extra)}"] if extra else []
+        parts = [f"{word} {_keys(sorted(keys))}" for word, keys in
+                 (("missing", set(want) - set(got)), ("unexpected", set(got) - set(want))) if keys]
+        if parts:
             return f"{where}: {'; '.join(parts)}"
         inner = ((want[k], got[k], f"{where}.{k}") for k in want)
     elif isinstance(want, list):
@@ -275,17 +274,15 @@ def compare(case: Case, got: Any) -> str | None:
     want = case.expect
     got_error = got.get("error") if isinstance(got, dict) else None
     if "error" in want:
+        expected = f"expected {_error_text(want['error'])}"
         if not isinstance(got_error, dict):
-            return f"expected {_error_text(want['error'])}; the reader found the file valid"
+            return f"{expected}; the reader found the file valid"
         keys = ("code", "field", "offset")  # the message is free text (TOOLKIT 1.4)
-        mine = {k: got_error.get(k) for k in keys}
         if any(k not in got_error for k in keys):
-            return f"expected {_error_text(want['error'])}; the error object lacks a key: " \
-                + _show(got_error)
+            return f"{expected}; the error object lacks a key: {_show(got_error)}"
+        mine = {k: got_error[k] for k in keys}
         found = _first_difference({k: want["error"][k] for k in keys}, mine, "error")
-        if found:
-            return f"expected {_error_text(want['error'])}, got {_error_text(mine)} ({found})"
-        return None
+        return None if found is None else f"{expected}, got {_error_text(mine)} ({found})"
     if got_error is not None:
         shown = _error_text(got_error) if isinstance(got_error, dict) else _show(got_error)
         return f"expected a valid file; the reader reported {shown}"
@@ -632,18 +629,11 @@ def cmd_conformance(args: argparse.Namespace) -> int:
                        args.profile == "micro")
     bad = [o for o in outcomes if o.disagreement is not None]
     if args.json:
-        report = {
-            "cases": len(outcomes),
-            "agree": len(outcomes) - len(bad),
-            "disagree": [
-                {"case": o.case.name, "file": str(o.case.path), "rule": o.case.rule,
-                 "disagreement": o.disagreement, "output_truncated": o.truncated}
-                for o in bad
-            ],
-            "not_run": skipped,
-            "skips_kinds": [f"0x{k:X}" for k in sorted(skips)],
-        }
-        print(json.dumps(report, indent=1))
+        disagree = [{"case": o.case.name, "file": str(o.case.path), "rule": o.case.rule,
+                     "disagreement": o.disagreement, "output_truncated": o.truncated} for o in bad]
+        print(json.dumps({"cases": len(outcomes), "agree": len(outcomes) - len(bad),
+                          "disagree": disagree, "not_run": skipped,
+                          "skips_kinds": [f"0x{k:X}" for k in sorted(skips)]}, indent=1))
     else:
         for o in bad:
             print(f"DISAGREE {safe_text(o.case.name)}: {safe_text(o.disagreement or '')}")

@@ -68,7 +68,6 @@ class EntryDescriptions:
         crcs = self._crcs
         if crcs is None:
             made = np.zeros(len(self), np.uint32)
-            k = 0
             for k, entry in enumerate(self._pass()):
                 out = describe_entry(entry)
                 made[k] = out["crc32"]
@@ -82,14 +81,9 @@ class EntryDescriptions:
 def describe_lazy(ckpt: Checkpoint) -> dict[str, Any]:
     """[`describe`][onert_checkpoint.describe] with `EntryDescriptions` in place of the lists of
     entries: for printing (`json_pieces`) in memory bounded by the file, whatever its entries."""
-    optimizer = None
-    if ckpt.optimizer is not None:
-        optimizer = {
-            "kind": ckpt.optimizer.kind,
-            "slots": {
-                name: EntryDescriptions(entries) for name, entries in ckpt.optimizer.slots.items()
-            },
-        }
+    opt = ckpt.optimizer
+    optimizer = None if opt is None else {
+        "kind": opt.kind, "slots": {name: EntryDescriptions(e) for name, e in opt.slots.items()}}
     origin = ckpt.layout.origin  # schema 2's and 3's origin section (SPEC 6.9), or None
     return {
         "revision": ckpt.revision,

@@ -91,22 +91,22 @@ class EntryDiffs(Sequence[EntryDiff]):
                           for v in (e.nbytes_a, e.nbytes_b, e.elements, e.changed))
         self._floats.extend(v or 0.0 for v in (e.max_abs, e.max_rel, e.rel_l2, e.mean_abs))
 
-    def __len__(self) -> int:
-        return len(self._keys)
-
     @overload
     def __getitem__(self, i: int) -> EntryDiff: ...
     @overload
     def __getitem__(self, i: slice) -> list[EntryDiff]: ...
     def __getitem__(self, i: int | slice) -> EntryDiff | list[EntryDiff]:
-        if isinstance(i, slice):
-            return [self[k] for k in range(*i.indices(len(self)))]
-        i = range(len(self))[i]
-        a, b, n, changed = (None if v < 0 else v for v in self._ints[4 * i : 4 * i + 4])
-        figures = self._floats[4 * i : 4 * i + 4] if n is not None else (None,) * 4
-        return EntryDiff(str(self._keys[i]), list(self._slots)[self._slot[i]],
-                         _STATUSES[self._status[i]], a, b, figures[0], figures[1], n, changed,
+        at = range(len(self))[i]
+        if isinstance(at, range):
+            return [self[k] for k in at]
+        a, b, n, changed = (None if v < 0 else v for v in self._ints[4 * at : 4 * at + 4])
+        figures = self._floats[4 * at : 4 * at + 4] if n is not None else (None,) * 4
+        return EntryDiff(str(self._keys[at]), list(self._slots)[self._slot[at]],
+                         _STATUSES[self._status[at]], a, b, figures[0], figures[1], n, changed,
                          figures[2], figures[3])
+
+    def __len__(self) -> int:
+        return len(self._keys)
 
     def __iter__(self) -> Iterator[EntryDiff]:
         return (self[i] for i in range(len(self)))
@@ -264,10 +264,8 @@ def _compare(
     atol: float, rtol: float, unlike: str | None = None,
 ) -> EntryDiff:
     if a is None or b is None:
-        status = "only_b" if a is None else "only_a"
-        return EntryDiff(
-            key, slot, status, None if a is None else a.nbytes, None if b is None else b.nbytes
-        )
+        return EntryDiff(key, slot, "only_b" if a is None else "only_a",
+                         None if a is None else a.nbytes, None if b is None else b.nbytes)
     if a.nbytes != b.nbytes or unlike is not None:
         return EntryDiff(key, slot, "size" if a.nbytes != b.nbytes else str(unlike),
                          a.nbytes, b.nbytes)
@@ -356,8 +354,7 @@ def diff(
     """
     named = _uniquely_named(a) and _uniquely_named(b)
     out = CheckpointDiff(paired_by="name" if named else "index", ignore_state=ignore_state)
-    slots_a = a.optimizer.slots if a.optimizer is not None else {}
-    slots_b = b.optimizer.slots if b.optimizer is not None else {}
+    slots_a, slots_b = (c.optimizer.slots if c.optimizer is not None else {} for c in (a, b))
     slot_names = list(slots_a) + [s for s in slots_b if s not in slots_a]
 
     def position(ckpt: Checkpoint, key: Any) -> int | None:
@@ -395,8 +392,7 @@ def diff(
         key = tb.name if named else tb.index
         if position(a, key) is None and position(b, key) == pos:
             compare(key, None, tb)
-    kind_a = a.optimizer.kind if a.optimizer is not None else None
-    kind_b = b.optimizer.kind if b.optimizer is not None else None
+    kind_a, kind_b = (c.optimizer.kind if c.optimizer is not None else None for c in (a, b))
     if kind_a != kind_b:
         out.state["optimizer"] = (kind_a, kind_b)
     for key in list(a.state) + [k for k in b.state if k not in a.state]:

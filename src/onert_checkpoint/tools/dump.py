@@ -16,16 +16,11 @@ def find_tensor(ckpt: Checkpoint, key: str | int) -> Tensor | None:
     """The tensor named ``key``, else the entry whose index ``key`` is (an int or its decimal
     text), else None. One pass over the entries."""
     if isinstance(key, str):
-        for t in ckpt.tensors:
-            if t.name == key:
-                return t
-        if not (key.isascii() and key.isdigit()):
-            return None
+        named = next((t for t in ckpt.tensors if t.name == key), None)
+        if named is not None or not (key.isascii() and key.isdigit()):
+            return named
         key = int(key)
-    for t in ckpt.tensors:
-        if t.index == key:
-            return t
-    return None
+    return next((t for t in ckpt.tensors if t.index == key), None)
 
 
 def tensor_values(

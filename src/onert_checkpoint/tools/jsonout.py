@@ -17,15 +17,10 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["dumps", "json_pieces", "json_value", "non_finite"]
+__all__ = ["dumps", "json_pieces", "json_value"]
 
 
 _PLAIN = frozenset([str, int, bool, type(None)])
-
-
-def non_finite(value: float) -> dict[str, str]:
-    """The TOOLKIT section 1 object of a non-finite float."""
-    return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
 
 
 def json_value(value: Any) -> Any:
@@ -37,9 +32,9 @@ def json_value(value: Any) -> Any:
         value = value.item()
     if isinstance(value, (bytes, bytearray, memoryview)):
         return {"bytes": bytes(value).hex()}
-    if isinstance(value, float):
-        return value if math.isfinite(value) else non_finite(value)
-    if isinstance(value, int):
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+    if isinstance(value, (float, int)):
         return value
     if isinstance(value, Mapping):
         return {str(k): json_value(v) for k, v in value.items()}

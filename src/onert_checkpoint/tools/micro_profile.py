@@ -26,6 +26,7 @@ from ..format.container.constants import OPTIMIZER_CODES
 from ..format.container.constants import crc as crc32c
 from ..format.errors import FormatError, UnsupportedFormatError
 from ..format.model import Checkpoint
+from ..format.revisions.registry import RECOMMENDED
 from .layout_map import layout_map, section_entries
 
 __all__ = ["MICRO_CODES", "judge", "left_to_full", "parse"]
@@ -122,9 +123,8 @@ def _key(key: str) -> str:
 def expected(ckpt: Checkpoint) -> dict[str, Any]:
     """What a micro reader prints for a valid file, as :func:`parse` returns it."""
     opt = ckpt.optimizer
-    codes = OPTIMIZER_CODES  # a self-described optimizer: optimizer_<code>
-    kind = "-" if opt is None else str(codes[opt.kind] if opt.kind in codes
-                                       else int(opt.kind.rsplit("_", 1)[1]))
+    kind = "-" if opt is None else str(OPTIMIZER_CODES[opt.kind] if opt.kind in OPTIMIZER_CODES
+                                       else int(opt.kind.rsplit("_", 1)[1]))  # optimizer_<code>
     slots = "0" if opt is None else str(len(opt.slots))
     out: dict[str, Any] = {"accept": (str(len(ckpt.tensors)), slots, kind), "state": [],
                            "tensors": Counter(), "slots": Counter()}
@@ -140,8 +140,7 @@ def expected(ckpt: Checkpoint) -> dict[str, Any]:
         out["state"].append((_key(key), *row))
     for t in ckpt.tensors:
         model = "-" if t.model_index is None else str(t.model_index)
-        out["tensors"][(str(t.index), model, str(t.nbytes),
-                        f"{crc32c(t.raw.tobytes()):08x}")] += 1
+        out["tensors"][(str(t.index), model, str(t.nbytes), f"{crc32c(t.raw.tobytes()):08x}")] += 1
     for j, entries in enumerate(opt.slots.values() if opt else ()):
         for index, b in entries.items():
             out["slots"][(str(j), str(index), str(b.nbytes), f"{crc32c(b.raw.tobytes()):08x}")] += 1
@@ -176,7 +175,7 @@ def full_reading(path: Path) -> tuple[str, Any]:
         return ("other", None)
     except FormatError as e:
         return ("invalid", (e.code, e.field))
-    return ("valid", ckpt) if ckpt.revision == "v3" else ("other", ckpt.revision)
+    return ("valid", ckpt) if ckpt.revision == RECOMMENDED.name else ("other", ckpt.revision)
 
 
 def judge(path: Path, text: str, status: int | None = None) -> str | None:
@@ -200,9 +199,8 @@ def judge(path: Path, text: str, status: int | None = None) -> str | None:
         if refused is None:
             return None if left_to_full(code, field, path.read_bytes()) else (
                 f"accepted a file the full reader refuses with {code} at {field}")
-        if refused[0] not in MICRO_CODES:
-            return f"refused with {refused[0]}, not a micro profile code"
-        return None
+        return None if refused[0] in MICRO_CODES else (
+            f"refused with {refused[0]}, not a micro profile code")
     ckpt: Checkpoint = what
     if refused is not None:
         limits = limit_refusals(ckpt, path.read_bytes(), got["buffer"])

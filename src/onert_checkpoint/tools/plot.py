@@ -28,7 +28,7 @@ import numpy as np
 
 from ..format.model import Checkpoint
 from .diff import diff
-from .render import safe_text
+from .render import counted, safe_text
 from .stats import checkpoint_entries, entry_stats, histogram
 
 if TYPE_CHECKING:
@@ -136,12 +136,8 @@ def histograms(ckpt: Checkpoint, path: str | os.PathLike[str], *,
     fig.supylabel("count")
     _write(fig, path)
     slots = ", ".join(dict.fromkeys(s for *_, s in chosen))
-    return (f"histograms of {_count(len({key for _, _, key, _ in chosen}), 'tensor')} "
-            f"({slots}), {_count(len(chosen), 'panel')} of {BINS} bins")
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}" + ("" if n == 1 else "s")
+    return (f"histograms of {counted(len({key for _, _, key, _ in chosen}), 'tensor')} "
+            f"({slots}), {counted(len(chosen), 'panel')} of {BINS} bins")
 
 
 def _of(shown: int, total: int, which: str) -> str:
@@ -189,7 +185,7 @@ def change(a: Checkpoint, b: Checkpoint, path: str | os.PathLike[str], *,
     some = "" if len(values) == len(every) else f" ({len(values)} largest of {len(every)})"
     fig.suptitle(_label(f"{labels[0]} -> {labels[1]}") + some, fontsize=9)
     _write(fig, path)
-    return (f"change {labels[0]} -> {labels[1]}: {_count(len(values), 'bar')} "
+    return (f"change {labels[0]} -> {labels[1]}: {counted(len(values), 'bar')} "
             f"({_of(len(values), len(every), 'the largest')}), relative L2 change of {slot}")
 
 
@@ -235,5 +231,5 @@ def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
     _write(fig, path)
     span = f" (steps {xs[0]} to {xs[-1]})" if by_step else ""
     return (f"trajectory over {len(ckpts)} checkpoints{span}: "
-            f"{_count(len(lines), 'line')} ({_of(len(lines), every, 'those that end farthest')}),"
+            f"{counted(len(lines), 'line')} ({_of(len(lines), every, 'those that end farthest')}),"
             f" relative L2 change of {slot} from the first")

@@ -51,6 +51,14 @@ def _floats(buf: Buffer, dtype: str | None) -> np.ndarray | None:
     return raw[:usable].view(item)
 
 
+def _non_finite(values: np.ndarray) -> str | None:
+    bad = ~np.isfinite(values)
+    if not bad.any():
+        return None
+    return (f"{counted(int(bad.sum()), 'NaN or infinite value')} (first at element "
+            f"{int(np.argmax(bad))})")
+
+
 def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
     """Every value finding in ``ckpt``, weights first, then each slot, in entry order.
 
@@ -58,8 +66,8 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
     entries, `onert_checkpoint.format.entries`): the dtypes of the weights are a
     column looked up by binary search."""
     found: list[ValueWarning] = []
-    typed = [(t.index, t.dtype) for t in ckpt.tensors if t.dtype is not None]
-    typed.sort(key=lambda pair: pair[0])
+    typed = sorted(((t.index, t.dtype) for t in ckpt.tensors if t.dtype is not None),
+                   key=lambda pair: pair[0])
     typed_keys = np.array([i for i, _ in typed], np.int64)
     typed_names = [d for _, d in typed]
     del typed
@@ -77,38 +85,23 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
         return f" ({name!r})" if name else ""
 
     for t in ckpt.tensors:
-        if t.nbytes == 0:  # nothing to look at (known without reading the data)
-            continue
-        values = _floats(t, t.dtype)
-        if values is not None:
-            bad = ~np.isfinite(values)
-            if bad.any():
-                found.append(ValueWarning(
-                    "non_finite_weight", f"weights[{t.index}]",
-                    f"entry {t.index}{label_of(t.index)} holds "
-                    f"{counted(int(bad.sum()), 'NaN or infinite value')} (first at element "
-                    f"{int(np.argmax(bad))})",
-                ))
+        values = _floats(t, t.dtype) if t.nbytes else None  # empty: known without reading it
+        if values is not None and (bad := _non_finite(values)):
+            found.append(ValueWarning("non_finite_weight", f"weights[{t.index}]",
+                                      f"entry {t.index}{label_of(t.index)} holds {bad}"))
     if ckpt.optimizer is None:
         return found
     adam = ckpt.optimizer.kind == "adam"
     nonzero_at_zero: list[tuple[str, str]] = []  # (field, field with the tensor's name)
     for slot, entries in ckpt.optimizer.slots.items():
         for index, entry in ascending(entries):
-            if entry.nbytes == 0:
-                continue
-            values = _floats(entry, dtype_of(index))
+            values = _floats(entry, dtype_of(index)) if entry.nbytes else None
             if values is None:
                 continue
             field = f"{slot}[{index}]"
-            bad = ~np.isfinite(values)
-            if bad.any():
-                found.append(ValueWarning(
-                    "non_finite_slot", field,
-                    f"{slot} of entry {index}{label_of(index)} holds "
-                    f"{counted(int(bad.sum()), 'NaN or infinite value')} (first at element "
-                    f"{int(np.argmax(bad))}){_RESET}",
-                ))
+            if bad := _non_finite(values):
+                found.append(ValueWarning("non_finite_slot", field, f"{slot} of entry {index}"
+                                          f"{label_of(index)} holds {bad}{_RESET}"))
             if adam and slot == "v":
                 negative = values < 0
                 if negative.any():
