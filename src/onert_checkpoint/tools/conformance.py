@@ -89,11 +89,8 @@ FILE_LIMIT = 16 << 20
 def _read_head(path: Path, size: int) -> bytes:
     """At most the first ``size`` bytes of the regular file ``path``; anything else is refused
     unread (``open_source``: an OSError naming the path, io_error, exit 2)."""
-    view = open_source(path)
-    try:
+    with open_source(path) as view:
         return bytes(view[:size])
-    finally:
-        view.release()
 
 
 def _bad_file(path: Path, why: str) -> CliError:
@@ -567,10 +564,8 @@ def _lists_kinds(path: Path, kinds: frozenset[int]) -> bool:
     from .layout_map import section_entries
 
     head = _read_head(path, layout.Header.SIZE + layout.SectionEntry.SIZE * layout.MAX_SECTIONS)
-    if len(head) < 3 or head[:3] != layout.MAGIC.to_bytes(2, "little") + bytes(
-            [registry.RECOMMENDED.version]):
-        return False
-    return any(kind in kinds for kind, _, _ in section_entries(head))
+    recommended = layout.MAGIC.to_bytes(2, "little") + bytes([registry.RECOMMENDED.version])
+    return head[:3] == recommended and any(kind in kinds for kind, _, _ in section_entries(head))
 
 
 def _revisions_arg(text: str) -> frozenset[str]:

@@ -37,10 +37,9 @@ def describe_entry(entry: Buffer, *, crc32: int | None = None) -> dict[str, Any]
     if isinstance(entry, Tensor) and any(
         v is not None for v in (entry.name, entry.dtype, entry.shape, entry.model_index)
     ):  # bound to a model (which sets all four), or a schema-2 record with any of them
-        out["name"] = entry.name
-        out["dtype"] = entry.dtype
-        out["shape"] = list(entry.shape) if entry.shape is not None else None
-        out["model_index"] = entry.model_index
+        out.update(name=entry.name, dtype=entry.dtype,
+                   shape=list(entry.shape) if entry.shape is not None else None,
+                   model_index=entry.model_index)
     return out
 
 

@@ -13,10 +13,8 @@ How much an entry moved, from A to B: ``changed`` (how many of its ``elements`` 
 relative L2 change ``rel_l2`` = ||B - A|| / ||A|| (0 where both are zero, infinite where only
 A is; NaN values of A are left out of ||A||), the mean absolute change ``mean_abs``, and the
 largest absolute and relative differences. Values are compared a chunk at a time
-(`onert_checkpoint.tools.stats`), so a comparison holds a few MiB whatever the files.
-
-Every step is linear in the entry count, and what a comparison keeps is its rows as columns
-(`EntryDiffs`, about 80 bytes an entry): each file's tensors are made and dropped in one pass.
+(`onert_checkpoint.tools.stats`), each file's tensors made and dropped in one pass: linear in
+the entry count, a comparison holds a few MiB and its rows as columns (`EntryDiffs`).
 """
 
 from __future__ import annotations
@@ -198,15 +196,6 @@ class _SumSq:
             y = x / self.scale
             self.sum += float(np.dot(y, y))
 
-    def ratio(self, other: _SumSq) -> float:
-        """sqrt(self / other)."""
-        if self.inf or not other.scale:
-            return float("inf")
-        if not self.scale:
-            return 0.0
-        with np.errstate(over="ignore"):
-            return float(self.scale / other.scale * np.sqrt(self.sum / other.sum))
-
 
 class _Distance:
     """The running figures of one comparison, fed a chunk of both sides at a time."""
@@ -242,11 +231,15 @@ class _Distance:
             self.max_rel = max(self.max_rel, float(rel.max()))
 
     def rel_l2(self) -> float:
-        if not (self.sq_a.scale or self.sq_a.inf):
-            return 0.0 if not (self.sq_delta.scale or self.sq_delta.inf) else float("inf")
-        if self.sq_a.inf:
-            return float("inf") if self.sq_delta.inf else 0.0
-        return self.sq_delta.ratio(self.sq_a)
+        d, a = self.sq_delta, self.sq_a
+        if a.inf:
+            return float("inf") if d.inf else 0.0
+        if not (d.scale or d.inf):
+            return 0.0
+        if d.inf or not a.scale:
+            return float("inf")
+        with np.errstate(over="ignore"):
+            return float(d.scale / a.scale * np.sqrt(d.sum / a.sum))
 
 
 def _same_bytes(ra: np.ndarray, rb: np.ndarray) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import os
+import struct
 import zlib
 from array import array
 from collections.abc import Callable, Iterator
@@ -120,6 +121,8 @@ _NOTES: dict[str, dict[str, str]] = {
         "num_sections": "entries of the section table",
         "section_table_crc": "CRC-32C of the section table",
     },
+    "V3DataBlocksHead": {"reserved": "must be 0", "num_blocks": "blocks of the data section"},
+    "V3RangeIndexHead": {"reserved": "must be 0"},
 }
 
 
@@ -284,22 +287,14 @@ def _data_ranges(view: memoryview, ckpt: Any) -> Callable[[], Iterator[LayoutFie
 _CHUNK = 1 << 14
 
 
-def _head(view: memoryview, record: Any, s: int, section: str, notes: Callable[..., list[str]]
-          ) -> list[LayoutField]:
-    """A section head's fields at ``s``, each with the note ``notes(*values)`` gives it."""
-    values = [_u(view, s + f.offset, f.size) or 0 for f in record.FIELDS]
-    return [LayoutField(s + f.offset, f.size, f"{section}.{f.name}", str(v), note)
-            for f, v, note in zip(record.FIELDS, values, notes(*values))]
-
-
 def _data_blocks_fields(view: memoryview, s: int, length: int) -> list[LayoutField]:
     """Schema 3's data_blocks section (SPEC 7.4): its head, then one CRC-32C per block."""
-    head = layout.V3DataBlocksHead
-    fields = _head(view, head, s, "data_blocks", lambda shift, _, __: [
-        f"blocks of {1 << shift} bytes", "must be 0", "blocks of the data section"])
-    (crc,) = head.COLUMNS
-    size, name = length - head.SIZE, f"data_blocks.{crc.name}"
-    return [*fields, LayoutField(s + head.SIZE, size, name, "", "one CRC-32C per block")]
+    head, (crc,) = layout.V3DataBlocksHead, layout.V3DataBlocksHead.COLUMNS
+    shift = struct.unpack_from(head.FORMAT, view, s)[0]
+    notes = {"block_shift": f"blocks of {1 << shift} bytes"}
+    return [*_int_fields(view, head, s, "data_blocks.", notes),
+            LayoutField(s + head.SIZE, length - head.SIZE, f"data_blocks.{crc.name}", "",
+                        "one CRC-32C per block")]
 
 
 def _range_index_fields(view: memoryview, s: int, ckpt: Checkpoint) -> list[LayoutField]:
@@ -308,10 +303,11 @@ def _range_index_fields(view: memoryview, s: int, ckpt: Checkpoint) -> list[Layo
     position. The file is valid: its length is these fields'."""
     head = layout.V3RangeIndexHead
     passes = 1 + (len(ckpt.optimizer.slots) if ckpt.optimizer is not None else 0)
-    fields = _head(view, head, s, "range_index", lambda shift, _, __: [
-        f"groups of {1 << shift}", "must be 0", f"groups, {passes} passes"])
+    shift, _, groups = struct.unpack_from(head.FORMAT, view, s)
+    fields = _int_fields(view, head, s, "range_index.", {
+        "group_shift": f"groups of {1 << shift}", "num_groups": f"groups, {passes} passes"})
     at = s + head.SIZE
-    starts = layout.V3_RANGE_INDEX_SECTION_START.size * passes * int(fields[2].value)
+    starts = layout.V3_RANGE_INDEX_SECTION_START.size * passes * groups
     fields.append(LayoutField(at, starts, "range_index.start", "", "where each group starts"))
     if ckpt.layout.data_order is not None:
         n = layout.V3_RANGE_INDEX_SECTION_POSITION.size * len(ckpt.tensors)
@@ -324,8 +320,7 @@ def _v3_columns(view: memoryview, s: int) -> list[LayoutField]:
     """The fields of a valid schema-3 tensors section at ``s``: head, then each column, placed
     by the generated column descriptor (layout.V3TensorsHead.COLUMNS)."""
     head = layout.V3TensorsHead
-    n = _u(view, s + head.num_tensors.offset, head.num_tensors.size) or 0
-    columns = _u(view, s + head.columns.offset, head.columns.size) or 0
+    n, columns = struct.unpack_from(head.FORMAT, view, s)
     present = [c for c in head.COLUMNS if not c.bit or columns & c.bit]
     optional = [c.name for c in present if c.bit and not c.sum_of]
     out = _int_fields(view, head, s, "tensors.")

@@ -52,13 +52,6 @@ _KEPT_KINDS = (SectionKind.TENSORS, SectionKind.OPTIMIZER, SectionKind.STATE, Se
                V3_DATA_BLOCKS_KIND)
 
 
-def _entry_kind(data: bytes, field: str) -> int | None:
-    """The kind of section-table entry i named by a field ``sections[i]...``."""
-    found = re.match(r"sections\[(\d+)\]", field)
-    entries = section_entries(data)
-    return entries[int(found[1])][0] if found and int(found[1]) < len(entries) else None
-
-
 def left_to_full(code: str, field: str, data: bytes) -> bool:
     """Whether the first failing rule (code, field) of a full reading of ``data`` is one the
     micro profile leaves to a full reader."""
@@ -76,14 +69,15 @@ def left_to_full(code: str, field: str, data: bytes) -> bool:
         return field.startswith("sections[") or field == "origin"
     if code == "count_exceeds_file":
         return field == "origin"
+    kinds = [kind for kind, _, _ in section_entries(data)]
     if code == "section_order":  # a micro reader refuses a kept kind repeated anywhere
-        kinds = [kind for kind, _, _ in section_entries(data) if kind in _KEPT_KINDS]
-        return len(kinds) == len(set(kinds))
+        kept = [kind for kind in kinds if kind in _KEPT_KINDS]
+        return len(kept) == len(set(kept))
     if code in ("section_checksum", "duplicate_section"):
-        kind = _entry_kind(data, field)
+        entry = re.match(r"sections\[(\d+)\]", field)  # the entry the field names
+        kind = kinds[int(entry[1])] if entry and int(entry[1]) < len(kinds) else None
         if kind == SectionKind.DATA and code == "section_checksum":  # the data section's own
-            # CRC, redundant with the block CRCs
-            return any(k == V3_DATA_BLOCKS_KIND for k, _, _ in section_entries(data))
+            return V3_DATA_BLOCKS_KIND in kinds  # CRC, redundant with the block CRCs
         return kind not in _KEPT_KINDS
     return False
 

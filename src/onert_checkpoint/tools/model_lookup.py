@@ -34,20 +34,13 @@ class ModelChoice(NamedTuple):
         return self.path if self.how == "--model" else f"{self.path} ({self.how})"
 
 
-def beside(checkpoint: str) -> str:
-    """The model path the convention gives ``checkpoint``: its name with ``.circle``."""
-    return os.path.splitext(checkpoint)[0] + ".circle"
-
-
 def find_model(given: str | None, *checkpoints: str) -> ModelChoice | None:
     """The model for ``checkpoints`` (the first with a model beside it wins), or None."""
     if given is not None:
         return ModelChoice(given, "--model")
     for path in checkpoints:
-        candidate = beside(path)
+        candidate = os.path.splitext(path)[0] + ".circle"
         if path and candidate != path and os.path.isfile(candidate):
             return ModelChoice(candidate, "beside the checkpoint")
     named = os.environ.get(MODEL_ENV)
-    if named:
-        return ModelChoice(named, f"${MODEL_ENV}")
-    return None
+    return ModelChoice(named, f"${MODEL_ENV}") if named else None

@@ -1,19 +1,11 @@
-"""Pictures of checkpoints (``onert-ckpt plot``), drawn with matplotlib (the ``[plot]`` extra).
-
-Three kinds, each a figure written atomically as PNG or SVG (by the name's suffix):
-
-* :func:`histograms`: one panel per tensor and optimizer slot, the histogram of its finite
-  values (:func:`onert_checkpoint.tools.stats.histogram`, a chunk at a time);
-* :func:`change`: one bar per tensor, its relative L2 change ||B - A|| / ||A|| from one
-  checkpoint to another (:func:`onert_checkpoint.tools.diff.diff`);
-* :func:`trajectory`: over a series of checkpoints (a training run), one line per tensor, its
-  relative L2 change from the first checkpoint, against the step.
+"""Pictures of checkpoints (``onert-ckpt plot``), drawn with matplotlib (the ``[plot]`` extra):
+:func:`histograms` of each entry's values, the :func:`change` from one checkpoint to another,
+the :func:`trajectory` of a training run; each written atomically as PNG or SVG (by the suffix).
 
 The SVG keeps its text as text (``svg.fonttype: none``), and each bar, line and histogram panel
 has an id (``bar-<tensor>``, ``line-<tensor>``, ``hist-<tensor>-<slot>``; names read from a
 file made ``safe_text``: XML holds no control byte), so that a picture can be read back, as the
-tests do.
-Without matplotlib, :func:`require_matplotlib` raises ImportError naming the extra.
+tests do. Without matplotlib, :func:`require_matplotlib` raises ImportError naming the extra.
 """
 
 from __future__ import annotations
@@ -67,14 +59,15 @@ def _edges(lo: float, hi: float) -> tuple[np.ndarray, float]:
     return edges, 2.0 ** (top - 1) if top > 500 else 1.0
 
 
-def require_matplotlib() -> None:
-    """ImportError naming the ``[plot]`` extra when matplotlib is not installed."""
+def require_matplotlib() -> type[Figure]:
+    """matplotlib's Figure; ImportError naming the ``[plot]`` extra when it is not installed."""
     try:
-        import matplotlib  # noqa: F401
+        from matplotlib.figure import Figure
     except ImportError:
         raise ImportError(
             "plotting needs matplotlib: pip install 'onert-checkpoint[plot]'"
         ) from None
+    return Figure
 
 
 def _key(name: str | None, index: int) -> str:
@@ -105,9 +98,7 @@ def histograms(ckpt: Checkpoint, path: str | os.PathLike[str], *,
     """One histogram panel per tensor (``tensors``: their names or indices; default all) and
     slot (``slot``: one of them; default weights and every optimizer slot); returns what the
     picture shows, in a line. ValueError for more than :data:`MAX_PANELS` panels or none."""
-    require_matplotlib()
-    from matplotlib.figure import Figure
-
+    Figure = require_matplotlib()
     ckpt.verify()
     chosen = [
         (entry, dtype, _key(name, entry.index), s)
@@ -145,22 +136,6 @@ def _of(shown: int, total: int, which: str) -> str:
     return "one per tensor" if shown == total else f"{which} of {total} tensors"
 
 
-def _bar_chart(fig: Figure, keys: list[str], values: list[float], ylabel: str) -> None:
-    ax = fig.add_subplot()
-    finite = [v for v in values if math.isfinite(v)]
-    top = max(finite, default=1.0) or 1.0
-    for x, (key, value) in enumerate(zip(keys, values)):
-        shown = value if math.isfinite(value) else top * 1.1  # infinite: A was zero
-        (bar,) = ax.bar([x], [shown], color="C0" if math.isfinite(value) else "C3")
-        bar.set_gid(safe_text(f"bar-{key}"))
-        if not math.isfinite(value):
-            ax.annotate("inf", (x, shown), ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(range(len(keys)), [_label(k) for k in keys],
-                  rotation=90 if len(keys) > 8 else 0, fontsize=8)
-    ax.set_xlabel("tensor")
-    ax.set_ylabel(ylabel)
-
-
 def _changes(a: Checkpoint, b: Checkpoint, slot: str) -> dict[str, float]:
     """tensor -> relative L2 change of its ``slot`` entry, for entries both hold alike."""
     return {e.key: e.rel_l2 for e in diff(a, b).entries
@@ -173,15 +148,24 @@ def change(a: Checkpoint, b: Checkpoint, path: str | os.PathLike[str], *,
     (an infinite one, where A is zero, drawn above the others in red, marked ``inf``), at
     most :data:`MAX_BARS` (the largest); returns what the picture shows, in a line.
     ValueError when no entry of that slot pairs up."""
-    require_matplotlib()
-    from matplotlib.figure import Figure
-
+    Figure = require_matplotlib()
     every = _changes(a, b, slot)
     if not every:
         raise ValueError(f"no {slot} entry of the two checkpoints pairs up with another")
     values = _largest(every, MAX_BARS)
     fig = Figure(figsize=(max(6.0, 0.4 * len(values)), 4.0), layout="constrained")
-    _bar_chart(fig, list(values), list(values.values()), _label(f"relative L2 change ({slot})"))
+    ax = fig.add_subplot()
+    top = max((v for v in values.values() if math.isfinite(v)), default=1.0) or 1.0
+    for x, (key, value) in enumerate(values.items()):
+        shown = value if math.isfinite(value) else top * 1.1  # infinite: A was zero
+        (bar,) = ax.bar([x], [shown], color="C0" if math.isfinite(value) else "C3")
+        bar.set_gid(safe_text(f"bar-{key}"))
+        if not math.isfinite(value):
+            ax.annotate("inf", (x, shown), ha="center", va="bottom", fontsize=8)
+    ax.set_xticks(range(len(values)), [_label(k) for k in values],
+                  rotation=90 if len(values) > 8 else 0, fontsize=8)
+    ax.set_xlabel("tensor")
+    ax.set_ylabel(_label(f"relative L2 change ({slot})"))
     some = "" if len(values) == len(every) else f" ({len(values)} largest of {len(every)})"
     fig.suptitle(_label(f"{labels[0]} -> {labels[1]}") + some, fontsize=9)
     _write(fig, path)
@@ -195,9 +179,7 @@ def trajectory(ckpts: Sequence[Checkpoint], path: str | os.PathLike[str], *,
     its ``slot`` entry from the first checkpoint, against the step (the checkpoints' ``step``
     when each has one, else their position), at most :data:`MAX_LINES` (those that end
     farthest); returns what the picture shows, in a line."""
-    require_matplotlib()
-    from matplotlib.figure import Figure
-
+    Figure = require_matplotlib()
     if len(ckpts) < 2:
         raise ValueError("a trajectory needs two checkpoints or more")
     steps = [c.state.get("step") for c in ckpts]

@@ -47,8 +47,7 @@ def _floats(buf: Buffer, dtype: str | None) -> np.ndarray | None:
         return None
     item = np.dtype(name).newbyteorder("<")
     raw = buf.raw
-    usable = raw.nbytes - raw.nbytes % item.itemsize
-    return raw[:usable].view(item)
+    return raw[: raw.nbytes - raw.nbytes % item.itemsize].view(item)
 
 
 def _non_finite(values: np.ndarray) -> str | None:
