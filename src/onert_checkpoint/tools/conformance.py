@@ -424,11 +424,9 @@ def _run_reader(argv: list[str], timeout: float, limit: int, stop: threading.Eve
 def _parse(stdout: bytes) -> tuple[Any, str | None]:
     """The JSON value a reader printed, or None and why it is not one."""
     try:
-        text = stdout.decode("utf-8")
+        return json.loads(stdout.decode("utf-8"), parse_constant=_reject_constant), None
     except UnicodeDecodeError as err:
         return None, f"the output is not UTF-8 (byte {err.start}: {stdout[err.start:err.end]!r})"
-    try:
-        return json.loads(text, parse_constant=_reject_constant), None
     except RecursionError:
         return None, ("the output is not one JSON text this runner can read: it nests "
                       f"deeper than Python's recursion limit ({sys.getrecursionlimit()})")
@@ -552,9 +550,8 @@ def _optional_kind_arg(text: str) -> int:
         kind = -1
     if kind not in OPTIONAL_KINDS:
         named = ", ".join(f"0x{k:X} ({n})" for k, n in OPTIONAL_KINDS.items())
-        raise argparse.ArgumentTypeError(
-            f"a reader may skip only an optional kind ({named}), not {text!r}"
-        )
+        raise argparse.ArgumentTypeError(f"a reader may skip only an optional kind ({named}), "
+                                         f"not {text!r}")
     return kind
 
 
@@ -584,9 +581,7 @@ def _revisions_arg(text: str) -> frozenset[str]:
 
 
 def cmd_conformance(args: argparse.Namespace) -> int:
-    command = list(args.reader)
-    if command[:1] == ["--"]:
-        command = command[1:]
+    command = list(args.reader[1:] if args.reader[:1] == ["--"] else args.reader)
     if not command:
         raise CliError("usage_error", "name the reader to run after --, for example: "
                        "onert-ckpt conformance -- ./my-reader {file}")

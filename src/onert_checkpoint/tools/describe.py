@@ -28,12 +28,8 @@ def ascending(entries: Mapping[int, Buffer]) -> Iterator[tuple[int, Buffer]]:
 
 def describe_entry(entry: Buffer, *, crc32: int | None = None) -> dict[str, Any]:
     """One entry of the description (``crc32``: the entry's CRC-32 when already known)."""
-    out: dict[str, Any] = {
-        "index": entry.index,
-        "offset": entry.offset,
-        "nbytes": entry.nbytes,
-        "crc32": entry.crc32() if crc32 is None else crc32,
-    }
+    out: dict[str, Any] = {"index": entry.index, "offset": entry.offset, "nbytes": entry.nbytes,
+                           "crc32": entry.crc32() if crc32 is None else crc32}
     if isinstance(entry, Tensor) and any(
         v is not None for v in (entry.name, entry.dtype, entry.shape, entry.model_index)
     ):  # bound to a model (which sets all four), or a schema-2 record with any of them
@@ -84,17 +80,12 @@ def describe_lazy(ckpt: Checkpoint) -> dict[str, Any]:
     optimizer = None if opt is None else {
         "kind": opt.kind, "slots": {name: EntryDescriptions(e) for name, e in opt.slots.items()}}
     origin = ckpt.layout.origin  # schema 2's and 3's origin section (SPEC 6.9), or None
-    return {
-        "revision": ckpt.revision,
-        "dialect": ckpt.dialect,
-        "file_size": ckpt.file_size,
-        "tensors": EntryDescriptions(ckpt.tensors),
-        "optimizer": optimizer,
-        # bytes and non-finite floats as TOOLKIT section 1 says (tools/jsonout.py)
-        "state": {k: json_value(v) for k, v in ckpt.state.items()},
-        "origin": None if origin is None else {
-            k: origin[k] for k in ("revision", "dialect", "num_entries", "footerless")},
-    }
+    return {"revision": ckpt.revision, "dialect": ckpt.dialect, "file_size": ckpt.file_size,
+            "tensors": EntryDescriptions(ckpt.tensors), "optimizer": optimizer,
+            # bytes and non-finite floats as TOOLKIT section 1 says (tools/jsonout.py)
+            "state": {k: json_value(v) for k, v in ckpt.state.items()},
+            "origin": None if origin is None else {
+                k: origin[k] for k in ("revision", "dialect", "num_entries", "footerless")}}
 
 
 def describe(ckpt: Checkpoint) -> dict[str, Any]:

@@ -155,14 +155,10 @@ class CheckpointDiff:
         return f"CheckpointDiff({', '.join(parts)})"
 
     def _fields(self, entries: Iterable[dict[str, Any]]) -> dict[str, Any]:
-        return {
-            "equal": self.equal,
-            "paired_by": self.paired_by,
-            "entries": entries,
-            "state": {k: list(v) for k, v in self.state.items()},
-            "facts": {k: list(v) for k, v in self.facts.items()},
-            "ignore_state": self.ignore_state,
-        }
+        return {"equal": self.equal, "paired_by": self.paired_by, "entries": entries,
+                "state": {k: list(v) for k, v in self.state.items()},
+                "facts": {k: list(v) for k, v in self.facts.items()},
+                "ignore_state": self.ignore_state}
 
     def to_dict(self) -> dict[str, Any]:
         """The comparison as strict JSON values (non-finite floats and bytes written as in
@@ -252,10 +248,8 @@ def _same_bytes(ra: np.ndarray, rb: np.ndarray) -> bool:
                for i in range(0, ra.nbytes, step))
 
 
-def _compare(
-    key: str, slot: str, a: Buffer | None, b: Buffer | None, dtype: str | None,
-    atol: float, rtol: float, unlike: str | None = None,
-) -> EntryDiff:
+def _compare(key: str, slot: str, a: Buffer | None, b: Buffer | None, dtype: str | None,
+             atol: float, rtol: float, unlike: str | None = None) -> EntryDiff:
     if a is None or b is None:
         return EntryDiff(key, slot, "only_b" if a is None else "only_a",
                          None if a is None else a.nbytes, None if b is None else b.nbytes)
@@ -323,10 +317,9 @@ class _Cursor:
         return self._lookup(number)
 
 
-def diff(
-    a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0,
-    ignore_state: bool = False, progress: Callable[[int], object] | None = None,
-) -> CheckpointDiff:
+def diff(a: Checkpoint, b: Checkpoint, *, atol: float = 0.0, rtol: float = 0.0,
+         ignore_state: bool = False, progress: Callable[[int], object] | None = None
+         ) -> CheckpointDiff:
     """Compare ``a`` and ``b`` entry by entry and slot by slot (``ignore_state``: a training
     state that differs, a step or an epoch, is reported but leaves the files equal;
     ``progress``, if given, is called with the bytes of A and B each comparison read).
@@ -351,8 +344,7 @@ def diff(
     slot_names = list(slots_a) + [s for s in slots_b if s not in slots_a]
 
     def position(ckpt: Checkpoint, key: Any) -> int | None:
-        tensors = ckpt.tensors
-        return tensors.position_of_name(key) if named else tensors.position_of_index(key)
+        return (ckpt.tensors.position_of_name if named else ckpt.tensors.position_of_index)(key)
 
     def cursors(slots: dict[str, Any]) -> dict[str, _Cursor]:
         return {s: _Cursor(entries.items(), entries.get) for s, entries in slots.items()}

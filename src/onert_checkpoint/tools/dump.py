@@ -23,9 +23,8 @@ def find_tensor(ckpt: Checkpoint, key: str | int) -> Tensor | None:
     return next((t for t in ckpt.tensors if t.index == key), None)
 
 
-def tensor_values(
-    ckpt: Checkpoint, tensor: Tensor, *, slot: str | None = None, dtype: str | None = None
-) -> np.ndarray:
+def tensor_values(ckpt: Checkpoint, tensor: Tensor, *, slot: str | None = None,
+                  dtype: str | None = None) -> np.ndarray:
     """The values of ``tensor`` (``slot`` None) or of one of its optimizer slots.
 
     The dtype is ``dtype`` if given, else the tensor's (a model bound, or a schema-2 record),

@@ -210,8 +210,7 @@ def _sections_map(view: memoryview, record: registry.Revision) -> LayoutMap:
     column by column), each tensor's and slot's data."""
     from ..format.container.constants import KIND_NAMES
 
-    # validates first: the ranges below are then known to be sane
-    ckpt = record.read(view)
+    ckpt = record.read(view)  # validates first: the ranges below are then known to be sane
     # schema 3's codec: columnar tensors, and the data_blocks and range_index sections
     columnar = record.reader.startswith("v3.")
     fields = _int_fields(view, layout.Header)
@@ -344,9 +343,8 @@ def _v3_columns(view: memoryview, s: int) -> list[LayoutField]:
 _COLUMN_FORMATS = {c.name: c.format for c in layout.V3TensorsHead.COLUMNS}
 
 
-def layout_map(
-    source: str | os.PathLike[str] | bytes | memoryview, *, lazy: bool = False
-) -> LayoutMap:
+def layout_map(source: str | os.PathLike[str] | bytes | memoryview, *,
+               lazy: bool = False) -> LayoutMap:
     """Map every field of ``source`` (a path or bytes), valid or not. With ``lazy``, the data
     ranges' fields are made as :meth:`LayoutMap.iter_fields` goes (``fields`` holds the rest).
 

@@ -38,15 +38,13 @@ MICRO_CODES = frozenset({
     "count_exceeds_file", "section_table_checksum", "reserved_nonzero", "misaligned",
     "offset_out_of_bounds", "unknown_required_section", "duplicate_section",
     "section_checksum", "bad_data_blocks", "block_checksum", "tensor_order",
-    "duplicate_tensor_index", "bad_data_order", "bad_optimizer",
-})
+    "duplicate_tensor_index", "bad_data_order", "bad_optimizer"})
 
 #: Codes whose every rule the profile leaves to a full reader.
 _LEFT_CODES = frozenset({
     "nonzero_padding", "redundant_column", "bad_dtype", "shape_mismatch", "bad_utf8",
     "duplicate_tensor_name", "duplicate_slot_name", "duplicate_state_key", "bad_state_type",
-    "bad_origin", "bad_range_index", "bad_section_flags", "empty_section",
-})
+    "bad_origin", "bad_range_index", "bad_section_flags", "empty_section"})
 #: the sections a micro reader reads
 _KEPT_KINDS = (SectionKind.TENSORS, SectionKind.OPTIMIZER, SectionKind.STATE, SectionKind.DATA,
                V3_DATA_BLOCKS_KIND)
@@ -202,7 +200,5 @@ def judge(path: Path, text: str, status: int | None = None) -> str | None:
             return None
         return f"refused a valid file: {refused}, not limit_exceeded at one of {sorted(limits)}"
     want = expected(ckpt)
-    for part in ("accept", "state", "tensors", "slots"):
-        if got[part] != want[part]:
-            return f"{part} differs: {got[part]} != {want[part]}"
-    return None
+    return next((f"{part} differs: {got[part]} != {want[part]}" for part in
+                 ("accept", "state", "tensors", "slots") if got[part] != want[part]), None)

@@ -64,9 +64,8 @@ def require_matplotlib() -> type[Figure]:
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise ImportError(
-            "plotting needs matplotlib: pip install 'onert-checkpoint[plot]'"
-        ) from None
+        raise ImportError("plotting needs matplotlib: pip install "
+                          "'onert-checkpoint[plot]'") from None
     return Figure
 
 
@@ -100,11 +99,9 @@ def histograms(ckpt: Checkpoint, path: str | os.PathLike[str], *,
     picture shows, in a line. ValueError for more than :data:`MAX_PANELS` panels or none."""
     Figure = require_matplotlib()
     ckpt.verify()
-    chosen = [
-        (entry, dtype, _key(name, entry.index), s)
-        for entry, dtype, name, s in checkpoint_entries(ckpt)
-        if (tensors is None or _key(name, entry.index) in tensors) and slot in (None, s)
-    ]
+    chosen = [(entry, dtype, _key(name, entry.index), s)
+              for entry, dtype, name, s in checkpoint_entries(ckpt)
+              if (tensors is None or _key(name, entry.index) in tensors) and slot in (None, s)]
     if not chosen or len(chosen) > MAX_PANELS:
         raise ValueError(f"{len(chosen)} panels: a picture holds 1 to {MAX_PANELS} (choose "
                          "tensors or a slot)")

@@ -30,9 +30,8 @@ def safe_text(text: str) -> str:
     """
     if text.isprintable():
         return text
-    return "".join(
-        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
-    )
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
 
 
 class SafeStream:

@@ -104,22 +104,18 @@ def value_warnings(ckpt: Checkpoint) -> list[ValueWarning]:
             if adam and slot == "v":
                 negative = values < 0
                 if negative.any():
-                    found.append(ValueWarning(
-                        "negative_adam_v", field,
+                    least = float(values[negative].min())
+                    found.append(ValueWarning("negative_adam_v", field, (
                         f"v of entry {index}{label_of(index)} holds "
-                        f"{counted(int(negative.sum()), 'negative value')} (min "
-                        f"{float(values[negative].min())!r}); Adam's v is a running mean of "
-                        f"squares{_RESET}",
-                    ))
+                        f"{counted(int(negative.sum()), 'negative value')} (min {least!r}); "
+                        f"Adam's v is a running mean of squares{_RESET}")))
             if adam and ckpt.step == 0 and np.any(values != 0):
                 nonzero_at_zero.append((field, field + label_of(index)))
     if nonzero_at_zero:
-        found.append(ValueWarning(
-            "adam_state_at_step_0", nonzero_at_zero[0][0],
-            "step is 0 but Adam's state is not zero in "
-            + ", ".join(shown for _, shown in nonzero_at_zero[:8])
-            + (", ..." if len(nonzero_at_zero) > 8 else "")
-            + " (a fresh optimizer has none: `onert-ckpt edit --reset-optimizer` zeroes it; "
-            "or the step is wrong: `edit --step N`)",
-        ))
+        shown = ", ".join(s for _, s in nonzero_at_zero[:8])
+        more = ", ..." if len(nonzero_at_zero) > 8 else ""
+        found.append(ValueWarning("adam_state_at_step_0", nonzero_at_zero[0][0], (
+            f"step is 0 but Adam's state is not zero in {shown}{more} (a fresh optimizer has "
+            "none: `onert-ckpt edit --reset-optimizer` zeroes it; or the step is wrong: "
+            "`edit --step N`)")))
     return found

@@ -86,12 +86,10 @@ def entry_stats(entry: Buffer, dtype: str | None, *, name: str | None = None,
         m2 += float(((finite - m) ** 2).sum()) + delta * (delta * (n * k / total))
         n = total
     some = n > 0
-    return EntryStats(
-        entry.index, name, slot, str(values.dtype), int(values.size),
-        lo if some else None, hi if some else None, mean / scale if some else None,
-        float(np.sqrt(m2 / n)) / scale if some else None, nan, inf,
-        zeros / values.size if values.size else None,
-    )
+    return EntryStats(entry.index, name, slot, str(values.dtype), int(values.size),
+                      lo if some else None, hi if some else None, mean / scale if some else None,
+                      float(np.sqrt(m2 / n)) / scale if some else None, nan, inf,
+                      zeros / values.size if values.size else None)
 
 
 def histogram(entry: Buffer, dtype: str | None, edges: np.ndarray) -> np.ndarray:
