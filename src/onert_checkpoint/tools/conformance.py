@@ -79,8 +79,6 @@ class Outcome:
     truncated: bool = False
 
 
-# ---- the cases -------------------------------------------------------------------------------
-
 #: The largest vector description, vector table or corpus manifest read (each is a few kB to a
 #: few hundred kB; a bigger one is refused, not read into memory).
 FILE_LIMIT = 16 << 20
@@ -210,9 +208,6 @@ def corpus_cases(manifest: Path) -> tuple[list[Case], list[str]]:
     return cases, skipped
 
 
-# ---- the comparison --------------------------------------------------------------------------
-
-
 _KINDS = ((type(None), "null"), (bool, "boolean"), (int, "integer"),
           (float, "number with a fraction or exponent"), (str, "string"), (list, "array"))
 
@@ -289,8 +284,6 @@ def compare(case: Case, got: Any) -> str | None:
         return _first_difference(want, got, "$")
     return _first_difference(want, {k: got.get(k) for k in want}, "$")
 
-
-# ---- running a reader ------------------------------------------------------------------------
 
 #: What is kept of each stream a reader prints (``--max-output``; a description is at most about
 #: 10 kB). Parsed, 1 MiB of JSON holding 349,000 empty arrays took 27 MiB.
@@ -472,9 +465,6 @@ def run_all(command: Sequence[str], cases: Iterable[Case], timeout: float, jobs:
     finally:
         stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
-
-
-# ---- the command -----------------------------------------------------------------------------
 
 
 def _default(relative: str) -> Path:
