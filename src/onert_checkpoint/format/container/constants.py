@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
 from onert_checkpoint_generated import layout
-
-from ..errors import error_for
 
 # Sizes, limits and codes: generated from spec/onert_checkpoint_common.ksy and
 # spec/onert_checkpoint_v2.ksy (onert_checkpoint_generated.layout), named as the readers use them.
@@ -125,17 +122,3 @@ def section_order_key(kind: int) -> tuple[int, int]:
     known = {SectionKind.TENSORS: 1, SectionKind.OPTIMIZER: 2, SectionKind.STATE: 3,
              SectionKind.ORIGIN: 4, SectionKind.DATA: 6}
     return (known[kind], 0) if kind in known else (5, kind)
-
-
-def power_of_two_shift(size: object, low: int, high: int, what: str, unit: str, zero: str) -> int:
-    """log2 of ``size``, a power of two from ``2**low`` to ``2**high`` (a writer's option:
-    ``what``, in ``unit``); anything else is refused (``not_representable``), saying what 0
-    (``zero``) does instead."""
-    if (isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0
-        or int(size) & (int(size) - 1) or not low <= int(size).bit_length() - 1 <= high):
-        raise error_for(
-            "not_representable", None, None,
-            f"{what} {size!r} is not a power of two from {1 << low} to {1 << high}{unit} "
-            f"(0 writes {zero})",
-        )
-    return int(size).bit_length() - 1

@@ -2,7 +2,7 @@
 per block of the data section, so that reading one tensor verifies the blocks its bytes lie in
 instead of the whole data section.
 
-Reading: rules B1 to B5 (:func:`check_data_blocks`), then blocks verified on demand, each once
+Reading: rules B1 to B5, then blocks verified on demand, each once
 (:meth:`DataBlocks.check_range`), or all in order (B6). Writing: :class:`BlockCrcs` sums the
 blocks' CRCs and the whole section's in the container writer's one pass over the data.
 """
@@ -23,36 +23,18 @@ from onert_checkpoint_generated.layout import (
     V3DataBlocksHead,
 )
 
-from .constants import crc, power_of_two_shift
-from .rules import check_shift_head, fail
+from .constants import crc
+from .extensions import Extension, ceil_shift, register
+from .rules import fail
 from .section_table import SectionInfo, check_section_crc
 
-__all__ = ["DEFAULT_BLOCK_SIZE", "HEAD_SIZE", "KIND", "BlockCrcs", "DataBlocks", "block_shift_of",
-           "check_data_blocks", "num_blocks", "section_body"]
+__all__ = ["DEFAULT_BLOCK_SIZE", "KIND", "BlockCrcs", "DataBlocks", "combine"]
 
 KIND = V3_DATA_BLOCKS_KIND
-MIN_SHIFT, MAX_SHIFT = V3_MIN_BLOCK_SHIFT, V3_MAX_BLOCK_SHIFT
 #: block_shift, reserved, num_blocks (onert_checkpoint_v3.ksy, `data_blocks_section`); then
 #: one CRC per block, each CRC_SIZE bytes
 HEAD_SIZE = V3DataBlocksHead.SIZE
 CRC_TYPE, CRC_SIZE = V3_DATA_BLOCKS_SECTION_CRC.format, V3_DATA_BLOCKS_SECTION_CRC.size
-#: The writer's block size when the checkpoint names none. 64 KiB: one 35 KB tensor costs at
-#: most two blocks of CRC (about 0.1 ms), the section 4 bytes per 64 KiB of data (0.006%);
-#: tests/bench/bench_data_blocks.py measures the choice.
-DEFAULT_BLOCK_SIZE = 1 << 16
-_SIZES = f"{1 << MIN_SHIFT} B to {1 << MAX_SHIFT} B blocks"
-
-
-def num_blocks(data_len: int, shift: int) -> int:
-    """ceil(data_len / 2**shift)."""
-    return -(-data_len >> shift)
-
-
-def block_shift_of(size: int) -> int:
-    """log2 of a block size the writer accepts (a power of two, 64 B..16 MiB)."""
-    return power_of_two_shift(
-        size, MIN_SHIFT, MAX_SHIFT, "data_block_size", " bytes", "no data_blocks section"
-    )
 
 
 @dataclass
@@ -81,10 +63,6 @@ class DataBlocks:
     def __post_init__(self) -> None:
         self.reset()
         self._start, self._end = self.data.start, self.data.end
-
-    @property
-    def block_size(self) -> int:
-        return 1 << self.shift
 
     def reset(self) -> None:
         """Forget which blocks passed (a caller asks again: the bytes may have changed)."""
@@ -215,14 +193,14 @@ def combine(crcs: np.ndarray, shift: int, length: int) -> int:
     return whole
 
 
-def check_data_blocks(view: memoryview, sec: SectionInfo, data: SectionInfo | None) -> DataBlocks:
-    """Rules B1 to B5 on the data_blocks section ``sec`` (spec/SPEC.md 7.4)."""
+def _check(view: memoryview, sec: SectionInfo, shift: int, count: int, data: SectionInfo | None,
+           eager: bool) -> DataBlocks:
+    """Rules B4 and B5 on the data_blocks section ``sec`` (spec/SPEC.md 7.4), after B1 to B3,
+    and with ``eager`` B6 (every block's CRC, then the data section's)."""
     s, length = sec.start, sec.length
-    shift, count = check_shift_head(view, sec, V3DataBlocksHead, "data_blocks", "bad_data_blocks",
-                                    MIN_SHIFT, MAX_SHIFT, _SIZES)  # B1 to B3
     if data is None or data.length == 0:  # B4
         fail("empty_section", "data_blocks", s, "a data_blocks section, but no data to cover")
-    expected = num_blocks(data.length, shift)
+    expected = ceil_shift(data.length, shift)
     if count != expected:  # B5
         fail("bad_data_blocks", "data_blocks.num_blocks", s + V3DataBlocksHead.num_blocks.offset,
              f"num_blocks is {count}; {data.length} data bytes in blocks of {1 << shift} "
@@ -231,14 +209,11 @@ def check_data_blocks(view: memoryview, sec: SectionInfo, data: SectionInfo | No
         fail("bad_data_blocks", "data_blocks.crc", s + HEAD_SIZE,
              f"the data_blocks section has {length} bytes; {count} blocks need "
              f"{HEAD_SIZE + CRC_SIZE * count}")
-    crcs = np.frombuffer(view, CRC_TYPE, count, s + HEAD_SIZE)
-    return DataBlocks(view, data, shift, crcs)
-
-
-def section_body(shift: int, crcs: list[int] | np.ndarray) -> bytes:
-    """The data_blocks section of blocks of 2**shift bytes with these CRCs."""
-    head = np.array([(shift, 0, len(crcs))], V3DataBlocksHead.DTYPE).tobytes()
-    return head + np.asarray(crcs, CRC_TYPE).tobytes()
+    blocks = DataBlocks(view, data, shift, np.frombuffer(view, CRC_TYPE, count, s + HEAD_SIZE))
+    if eager:
+        blocks.check_all()
+        blocks.check_section_crc()
+    return blocks
 
 
 class BlockCrcs:
@@ -247,7 +222,7 @@ class BlockCrcs:
     start): the whole-section CRC and the block CRCs in one pass over the data."""
 
     def __init__(self, shift: int) -> None:
-        self.size = 1 << shift
+        self.shift, self.size = shift, 1 << shift
         self.crcs: list[int] = []
         self._value = 0
         self._fill = 0
@@ -265,6 +240,22 @@ class BlockCrcs:
                 self._value = self._fill = 0
         return crc(mv, value)
 
-    def blocks(self) -> list[int]:
-        """Every block's CRC, the last (shorter) block's included."""
-        return [*self.crcs, self._value] if self._fill else list(self.crcs)
+    def body(self) -> bytes:
+        """The data_blocks section of every block's CRC, the last (shorter) block's included."""
+        crcs = [*self.crcs, self._value] if self._fill else self.crcs
+        head = np.array([(self.shift, 0, len(crcs))], V3DataBlocksHead.DTYPE).tobytes()
+        return head + np.asarray(crcs, CRC_TYPE).tobytes()
+
+
+#: The writer's block size when the checkpoint names none. 64 KiB: one 35 KB tensor costs at
+#: most two blocks of CRC (about 0.1 ms), the section 4 bytes per 64 KiB of data (0.006%);
+#: tests/bench/bench_data_blocks.py measures the choice.
+DEFAULT_BLOCK_SIZE = 1 << 16
+register(Extension(
+    KIND, "data_blocks", V3DataBlocksHead, "bad_data_blocks", V3_MIN_BLOCK_SHIFT,
+    V3_MAX_BLOCK_SHIFT, f"{1 << V3_MIN_BLOCK_SHIFT} B to {1 << V3_MAX_BLOCK_SHIFT} B blocks",
+    "data_block_size", " bytes", default=DEFAULT_BLOCK_SIZE.bit_length() - 1, default_above=0,
+    late=False, check=_check,
+    body=lambda shift, placed: bytes(HEAD_SIZE + CRC_SIZE * ceil_shift(placed.data_len, shift)),
+    covers=lambda placed: placed.data_len, sums=BlockCrcs,
+))

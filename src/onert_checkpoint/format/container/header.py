@@ -1,30 +1,26 @@
-"""The header of a schema-2 or schema-3 file: rules H1 to H5 (spec/SPEC.md, 6.4.1, 6.5 and 7).
-
-The rules read the fields through the header's generated NumPy record type (the order of the
-rules is the specification's, not the field order in which the generated parser checks `valid`);
-once they pass, the header is read by the generated Kaitai parser of the shared header
-(onert_checkpoint_common.ksy, with the revision's version byte), and its values are the ones
-the reader goes on with.
+"""The header of a schema-2 or schema-3 file: rules H1 to H5 (spec/SPEC.md, 6.4.1, 6.5 and 7),
+on the fields as the generated NumPy record type reads them (in the rules' order, not the one
+in which the generated parser checks `valid`); once they pass, the generated Kaitai parser of
+the shared header reads the values the reader goes on with.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
-from kaitaistruct import KaitaiStream
 from onert_checkpoint_generated.layout import Header
 from onert_checkpoint_generated.onert_checkpoint_common import OnertCheckpointCommon
 
-from ..source import BufferReader
 from .constants import HEADER_SIZE, header_crc
-from .rules import fail, first
+from .rules import fail, first, parse_fixed
 
 __all__ = ["check_header"]
 
 
 def check_header(view: memoryview, version: int) -> OnertCheckpointCommon.Header:
-    """Rules H1 to H5, shared by schemas 2 and 3 (SPEC 7: the same header, version 3); the
-    header of a file of version byte ``version`` as the generated parser reads it once they
-    pass."""
+    """Rules H1 to H5 on a file of version byte ``version``; the header as the generated
+    parser reads it."""
     size = len(view)
     if size < HEADER_SIZE:
         fail("truncated_header", "header", 0,
@@ -54,7 +50,4 @@ def check_header(view: memoryview, version: int) -> OnertCheckpointCommon.Header
              Header.ofs_section_table.offset,
              f"the section table must start at {HEADER_SIZE}, right after the header; "
              f"ofs_section_table is {ofs_table}")
-    io = KaitaiStream(BufferReader(view))
-    parsed = OnertCheckpointCommon.Header(version, io)
-    io.close()  # only the header was read: release the buffer (see BufferReader)
-    return parsed
+    return parse_fixed(view, 0, Header, functools.partial(OnertCheckpointCommon.Header, version))

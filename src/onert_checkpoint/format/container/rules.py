@@ -13,13 +13,13 @@ from kaitaistruct import KaitaiStream
 from ..errors import CheckpointError, error_for
 from ..revisions.registry import BY_NAME, Revision
 from ..source import BufferReader
+from .constants import ALIGNMENT
 
 if TYPE_CHECKING:
     from ..model import Checkpoint
 
-__all__ = ["SectionInfo", "check_head", "check_padding", "check_pool", "check_shift_head",
-           "check_unique", "decode", "fail", "first", "first_repeat", "read_records",
-           "rule_order_reader"]
+__all__ = ["SectionInfo", "check_head", "check_padding", "check_pool", "decode", "fail",
+           "first", "first_dirty", "first_repeat", "read_records", "rule_order_reader"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,20 @@ def check_padding(view: memoryview, start: int, end: int) -> None:
         if nz is not None:
             fail("nonzero_padding", "padding", start + nz,
                  f"alignment padding byte at {start + nz} is {int(pad[nz])}, not 0")
+
+
+def first_dirty(view: memoryview, starts: np.ndarray, pads: np.ndarray) -> int | None:
+    """The offset of the first non-zero byte of the padding runs of ``pads`` bytes (each less
+    than ALIGNMENT) before ``starts`` (absolute, past the header), in their order: each run is
+    the tail of the ALIGNMENT bytes before its start, gathered for all through a strided view."""
+    whole, a = np.frombuffer(view, dtype=np.uint8), ALIGNMENT
+    windows = np.lib.stride_tricks.as_strided(whole, shape=(whole.size - a + 1, a),
+                                              strides=(1, 1), writeable=False)
+    dirty = (windows[starts - a] != 0) & (np.arange(a)[None, :] >= (a - pads)[:, None])
+    hit = first(dirty.any(axis=1))
+    if hit is None:
+        return None
+    return int(starts[hit]) - a + int(np.flatnonzero(dirty[hit])[0])
 
 
 def check_pool(starts: np.ndarray, lengths: np.ndarray, field_of: Callable[[int], tuple[str, int]],
@@ -105,12 +119,10 @@ def decode(view: memoryview, start: int, length: int, field: str, at: int) -> st
         fail("bad_utf8", field, at, f"{field} is not valid UTF-8")
 
 
-def parse_fixed(view: memoryview, start: int, record: Any, parser: type) -> Any:
+def parse_fixed(view: memoryview, start: int, record: Any, parser: Callable[..., Any]) -> Any:
     """The fixed-size record at ``start`` (its generated layout ``record``) read by its
-    generated Kaitai parser class once the rules on it have passed (the parser's own ``valid``
-    checks then hold): the values a reader goes on with. Used where that parser reads only the
-    record (docs/performance-notes.md, "Fixed structures": the section table and the heads of
-    the tensors and state sections are read through the generated dtype instead)."""
+    generated Kaitai parser once the rules on it have passed: the values a reader goes on with
+    (docs/performance-notes.md, "Fixed structures", says where the generated dtype is used)."""
     stream = KaitaiStream(BufferReader(view[start : start + record.SIZE]))
     parsed = parser(stream)
     stream.close()
@@ -132,27 +144,6 @@ def check_head(view: memoryview, sec: SectionInfo, head: Any, name: str, count_f
     return fields
 
 
-def check_shift_head(view: memoryview, sec: SectionInfo, head: Any, name: str, code: str,
-                     low: int, high: int, sizes: str) -> tuple[int, int]:
-    """The rules on the head of schema 3's data_blocks and range_index sections (B1-B3 of SPEC
-    7.4, I1-I3 of 7.5): the section holds its head, the reserved field is 0 and the shift lies
-    in ``low..high`` (``sizes`` says what that allows). ``head`` is the generated record
-    (shift, reserved, count); returns the shift and the count."""
-    s, length = sec.start, sec.length
-    if length < head.SIZE:
-        fail(code, name, s,
-             f"the {name} section has {length} bytes, less than its {head.SIZE}-byte head")
-    shift_field, reserved_field, _ = head.FIELDS
-    shift, reserved, count = np.frombuffer(view, head.DTYPE, 1, s)[0].tolist()
-    if reserved:
-        fail("reserved_nonzero", f"{name}.reserved", s + reserved_field.offset,
-             "reserved field is not 0")
-    if not low <= shift <= high:
-        fail(code, f"{name}.{shift_field.name}", s + shift_field.offset,
-             f"{shift_field.name} {shift} is outside {low}..{high} ({sizes})")
-    return shift, count
-
-
 def read_records(view, sec: SectionInfo, head_size: int, count: int, limit: int, dtype: np.dtype,
                  name: str, count_field: str, count_at: int, extra: int = 0) -> np.ndarray:
     if count > limit:
@@ -163,17 +154,6 @@ def read_records(view, sec: SectionInfo, head_size: int, count: int, limit: int,
         fail("count_exceeds_file", f"{name}.{count_field}", count_at,
              f"{count} records need {need} bytes; the {name} section has {sec.length}")
     return np.frombuffer(view, dtype=dtype, count=count, offset=sec.start + head_size)
-
-
-def check_unique(
-    values: np.ndarray, mask: np.ndarray, at: np.ndarray, off: int, code: str, name: str, what: str
-) -> None:
-    """The first record of ``mask`` whose value an earlier one of ``mask`` has is refused."""
-    idx = np.flatnonzero(mask)
-    if (r := first_repeat(values[idx])) is not None:
-        later = int(idx[r])
-        fail(code, f"{what}[{later}].{name}", int(at[later]) + off,
-             f"{name} {int(values[later])} appears twice")
 
 
 def first_repeat(values: np.ndarray) -> int | None:
@@ -188,16 +168,11 @@ def first_repeat(values: np.ndarray) -> int | None:
 
 
 def rule_order_reader(read: Callable[..., Checkpoint], default: str) -> Callable[..., Checkpoint]:
-    """A revision's ``read(view, *, verify_data=True, revision=None)``: validate the file by
-    every rule of the spec, as ``read(view, verify_data, defer, rev=record)`` checks it
-    (``revision``: the record, by default the registry's ``default``), the data section's
-    CRC-32C and zero padding on the first access to any entry's data (or by
-    ``Checkpoint.verify``); ``verify_data=False`` skips them. Data are read-only typed views
-    on ``view``.
-
-    When a file read with deferred checks is refused, a deferred check may come first in the
-    spec's order: it is read again with every check in place, which raises the error the spec
-    names for the file."""
+    """A revision's ``read(view, *, verify_data=True, revision=None)`` (``revision``: by default
+    the registry's ``default``) from ``read(view, verify_data, defer, rev=record)``: the data
+    section's checks deferred to the first access of any entry's data. A file refused so is
+    read again with every check in place: a deferred check may come first in the spec's order,
+    and the error is the one the spec names for the file."""
 
     def read_file(
         view: memoryview, *, verify_data: bool = True, revision: Revision | None = None

@@ -36,9 +36,8 @@ def check_section_crc(view: memoryview, info: SectionInfo, computed: int | None 
              f"the table records {info.crc:#010x}")
 
 
-def check_section_table(
-    view: memoryview, num_sections: int, table_crc: int, verify_data: bool = True
-) -> list[SectionInfo]:
+def check_section_table(view: memoryview, num_sections: int, table_crc: int,
+                        verify_data: bool = True) -> list[SectionInfo]:
     """Rules T1 to T5. ``verify_data=False`` leaves out the data section's CRC (T4f)."""
     size = len(view)
     n = num_sections
@@ -57,9 +56,8 @@ def check_section_table(
     out: list[SectionInfo] = []
     pos = table_end
     for i, (kind, flags, start, length, crc_, reserved) in enumerate(table):
-        info = SectionInfo(
-            i, kind, flags, start, length, HEADER_SIZE + SECTION_ENTRY_SIZE * i, crc_
-        )
+        entry = HEADER_SIZE + SECTION_ENTRY_SIZE * i
+        info = SectionInfo(i, kind, flags, start, length, entry, crc_)
         check_section_entry(view, info, reserved, pos, out[-1] if out else None, verify_data)
         out.append(info)
         pos = start + length

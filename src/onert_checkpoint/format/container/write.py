@@ -18,6 +18,7 @@ import re
 import struct
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from onert_checkpoint_generated import structs
@@ -59,8 +60,6 @@ from .constants import (
     crc,
     header_crc,
 )
-from .data_blocks import KIND as BLOCKS_KIND
-from .data_blocks import BlockCrcs, section_body
 from .running_crc import RunningCrc
 
 __all__ = ["PIECE_BYTES", "SMALL_RANGE", "Part", "Pieces", "Plan", "Section", "chunks",
@@ -102,9 +101,9 @@ class Plan:
     pending: bool = False
     #: the header's version byte
     version: int = 2
-    #: schema 3's data_blocks section (spec/SPEC.md 7.4): log2 of its block size, None
-    #: without one; its body is a placeholder while ``pending``
-    block_shift: int | None = None
+    #: the part whose body sums the data (``Part.sums``); its body is a placeholder while
+    #: ``pending``
+    summed: Part | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +116,9 @@ class Part:
     flags: int
     length: int
     body: bytes | Callable[[int, int], bytes | Pieces]
+    #: for a body made from sums over the data section's bytes (schema 3's data_blocks): makes
+    #: a fresh summer, ``crc(piece, value)`` that also sums, whose ``body()`` replaces ``body``
+    sums: Callable[[], Any] | None = None
 
 
 #: The sections of every file in this order (6.4); then the others by kind, then the data.
@@ -124,15 +126,16 @@ _FIRST = (SectionKind.TENSORS, SectionKind.OPTIMIZER, SectionKind.STATE, Section
 
 
 def plan(parts: list[Part], ranges: list[tuple[int, Buffer]], version: int, data_crc: bool, *,
-         title: str, has_data: bool, block_shift: int | None = None) -> Plan:
+         title: str, has_data: bool) -> Plan:
     """The plan of a file of ``parts`` (in any order: they are put in 6.4's, each at the next
     multiple of 64 after the header and the table) and the data ranges ``ranges`` ((offset from
     the data section's start, buffer), in file order), whose revision ``title`` names in
     messages. ``has_data``: the file has a data section (schema 3 lists only the ranges with
     bytes). ``data_crc=False`` leaves the data section's CRC to :func:`stream`. With
-    ``block_shift``, ``parts`` holds schema 3's data_blocks section (its body a placeholder of
-    the right size), whose block CRCs are summed with the data section's, in the same pass."""
+    a part with ``sums`` (schema 3's data_blocks section), its body's sums are made in the same
+    pass as the data section's CRC."""
     parts = sorted(parts, key=lambda p: (p.kind not in _FIRST, p.kind))
+    summed = next((p for p in parts if p.sums is not None), None)
     if len(parts) + has_data > MAX_SECTIONS:
         refuse(f"{title} holds at most {MAX_SECTIONS} sections")
     offsets = []
@@ -151,16 +154,15 @@ def plan(parts: list[Part], ranges: list[tuple[int, Buffer]], version: int, data
     pending = has_data and not data_crc
     if has_data:
         data_len = placed[-1][0] + placed[-1][1].nbytes - data_start if placed else 0
-        blocks = None if block_shift is None else BlockCrcs(block_shift)
+        blocks = _new_sums(summed)
         value = 0 if pending else _data_crc(data_start, placed, blocks)
-        sections.append(
-            Section(int(SectionKind.DATA), FLAG_REQUIRED, data_start, None, data_len, value)
-        )
+        sections.append(Section(int(SectionKind.DATA), FLAG_REQUIRED, data_start, None, data_len,
+                                value))
         file_size = data_start + data_len
         if blocks is not None and not pending:
-            sections = _with_blocks(sections, block_shift, blocks.blocks())
+            sections = _with_sums(sections, summed, blocks)
     header, table = _head(sections, file_size, version)
-    return Plan(header, table, sections, placed, file_size, pending, version, block_shift)
+    return Plan(header, table, sections, placed, file_size, pending, version, summed)
 
 
 def _length_and_crc(body: bytes | Pieces) -> tuple[int, int]:
@@ -171,11 +173,15 @@ def _length_and_crc(body: bytes | Pieces) -> tuple[int, int]:
     return length, value
 
 
-def _with_blocks(sections: list[Section], shift: int | None, crcs: list[int]) -> list[Section]:
-    """``sections`` with the data_blocks section's body holding ``crcs``."""
-    assert shift is not None
-    body = section_body(shift, crcs)
-    return [dataclasses.replace(s, body=body, crc=crc(body)) if s.kind == BLOCKS_KIND else s
+def _new_sums(summed: Part | None) -> Any:
+    return None if summed is None or summed.sums is None else summed.sums()
+
+
+def _with_sums(sections: list[Section], summed: Part | None, sums: Any) -> list[Section]:
+    """``sections`` with the summed part's body made from ``sums`` (of the data)."""
+    assert summed is not None
+    body = sums.body()
+    return [dataclasses.replace(s, body=body, crc=crc(body)) if s.kind == summed.kind else s
             for s in sections]
 
 
@@ -227,8 +233,8 @@ def _pieces(start: int, placed: list[tuple[int, Buffer]]) -> Iterator[bytes | me
         yield bytes(gather)
 
 
-def _data_crc(start: int, placed: list[tuple[int, Buffer]], blocks: BlockCrcs | None = None) -> int:
-    """The data section's CRC (and, into ``blocks``, its blocks' CRCs)."""
+def _data_crc(start: int, placed: list[tuple[int, Buffer]], blocks: Any = None) -> int:
+    """The data section's CRC (and, into ``blocks``, a summed section's sums)."""
     add = crc if blocks is None else blocks
     value = 0
     for piece in _pieces(start, placed):
@@ -236,12 +242,12 @@ def _data_crc(start: int, placed: list[tuple[int, Buffer]], blocks: BlockCrcs | 
     return value
 
 
-def finish(p: Plan, value: int, blocks: list[int] | None = None) -> Plan:
+def finish(p: Plan, value: int, blocks: Any = None) -> Plan:
     """``p`` with the data section's CRC ``value`` in its section table and header (and the
-    data_blocks section's CRCs ``blocks``)."""
+    summed section's body made from ``blocks``, its sums)."""
     sections = [*p.sections[:-1], dataclasses.replace(p.sections[-1], crc=value)]
     if blocks is not None:
-        sections = _with_blocks(sections, p.block_shift, blocks)
+        sections = _with_sums(sections, p.summed, blocks)
     header, table = _head(sections, p.file_size, p.version)
     return dataclasses.replace(p, header=header, table=table, sections=sections, pending=False)
 
@@ -249,9 +255,8 @@ def finish(p: Plan, value: int, blocks: list[int] | None = None) -> Plan:
 def chunks(p: Plan) -> Iterator[bytes | memoryview]:
     """The file's bytes in order: header, section table, each section, data ranges last."""
     if p.pending:
-        blocks = None if p.block_shift is None else BlockCrcs(p.block_shift)
-        value = _data_crc(p.sections[-1].offset, p.data, blocks)
-        p = finish(p, value, None if blocks is None else blocks.blocks())
+        blocks = _new_sums(p.summed)
+        p = finish(p, _data_crc(p.sections[-1].offset, p.data, blocks), blocks)
     yield from stream(p)
 
 
@@ -263,7 +268,8 @@ def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes
     yield p.header
     yield p.table
     pos = HEADER_SIZE + len(p.table)
-    blocks = BlockCrcs(p.block_shift) if p.pending and p.block_shift is not None else None
+    summed = p.summed if p.pending else None
+    blocks = _new_sums(summed)
     running = RunningCrc(blocks or crc) if p.pending else None
     finished = False
     try:
@@ -281,18 +287,20 @@ def stream(p: Plan) -> Generator[bytes | memoryview, None, list[tuple[int, bytes
                 yield piece
         if running is None:
             return []
-        done = finish(p, running.value(), None if blocks is None else blocks.blocks())
+        done = finish(p, running.value(), blocks)
         finished = True
     finally:
         if running is not None and not finished:
             running.close(cancel=True)  # abandoned: the writer failed or was interrupted
     patches = [(0, done.header + done.table)]
-    # the data_blocks section precedes the data: its CRCs are written over its placeholder
+    # the summed section precedes the data: its sums are written over its placeholder
     patches += [(s.offset, s.body) for s in done.sections
-                if s.kind == BLOCKS_KIND and isinstance(s.body, bytes)]
+                if summed is not None and s.kind == summed.kind and isinstance(s.body, bytes)]
     return patches
 
 
+#: An optimizer's code, its slots' names as UTF-8 and as given (``optimizer_slots``).
+Slots = tuple[int, list[bytes], list[str]]
 #: The largest optimizer and section kind (their fields' widths in onert_checkpoint_common.ksy).
 _OPTIMIZER_KIND_MAX = int(np.iinfo(OptimizerHead.kind.format).max)
 _SECTION_KIND_MAX = int(np.iinfo(SectionEntry.kind.format).max)
@@ -320,9 +328,12 @@ def utf8(text: object, what: str, limit: int) -> bytes:
     return raw
 
 
-def optimizer_slots(ckpt: Checkpoint, present: set[int]) -> tuple[int, list[bytes], list[str]]:
+def optimizer_slots(ckpt: Checkpoint, index: np.ndarray) -> Slots | None:
+    """The optimizer's code, slot names (UTF-8) and slots, checked against the tensor records'
+    ``index`` (None without an optimizer)."""
     opt = ckpt.optimizer
-    assert opt is not None
+    if opt is None:
+        return None
     if opt.kind in OPTIMIZER_CODES:
         code = OPTIMIZER_CODES[opt.kind]
         slot_names = list(OPTIMIZER_SLOTS[opt.kind])
@@ -339,6 +350,7 @@ def optimizer_slots(ckpt: Checkpoint, present: set[int]) -> tuple[int, list[byte
     raw = [utf8(n, "slot name", MAX_NAME_LEN) for n in slot_names]
     if len(set(raw)) != len(raw):
         refuse("two optimizer slots have the same name")
+    present = set(index.tolist())
     for name in slot_names:
         orphans = sorted(set(opt.slots[name]) - present)
         if orphans:
@@ -389,12 +401,10 @@ def _state_entries(ckpt: Checkpoint) -> tuple[np.ndarray, list[bytes]]:
     return ent, blobs
 
 
-def optimizer_part(
-    code: int, raw_names: list[bytes], n: int, entry_size: int, entries: Callable[[int], bytes]
-) -> Part:
-    """The optimizer section (6.7) of ``n`` tensors: its head, one descriptor per slot (named
-    ``raw_names``), the slot entries (``entry_size`` bytes each, made from the data section's
-    offset), then the slot names."""
+def optimizer_part(slots: Slots, n: int, entry_size: int, entries: Callable[[int], bytes]) -> Part:
+    """The optimizer section (6.7) of ``n`` tensors: its head, one descriptor per slot, the slot
+    entries (``entry_size`` bytes each, made from the data section's offset), the names."""
+    code, raw_names, _ = slots
     k = len(raw_names)
     table = SLOT_DESCRIPTOR_SIZE * k + entry_size * k * n
 
@@ -418,10 +428,8 @@ def common_parts(ckpt: Checkpoint) -> list[Part]:
              for s in _kept_sections(ckpt)]
     if state_ent is not None:
         length = SECTION_HEAD_SIZE + STATE_ENTRY_SIZE * len(state_ent) + sum(map(len, state_blobs))
-        parts.append(
-            Part(SectionKind.STATE, FLAG_REQUIRED, length,
-                 lambda start, _: _state_body(state_ent, state_blobs, start))
-        )
+        parts.append(Part(SectionKind.STATE, FLAG_REQUIRED, length,
+                          lambda start, _: _state_body(state_ent, state_blobs, start)))
     if origin is not None:
         body = _origin_body(origin)
         parts.append(Part(SectionKind.ORIGIN, 0, len(body), body))
@@ -462,11 +470,7 @@ def _origin_body(origin: dict[str, object]) -> bytes:
     if (isinstance(origin_n, bool) or not isinstance(origin_n, (int, np.integer))
         or not 0 <= int(origin_n) <= 0xFFFF_FFFF_FFFF_FFFF):
         refuse(f"origin num_entries {origin_n!r} is not an integer in 0..2**64-1")
-    return structs.Origin.build(
-        {
-            "revision": ORIGIN_REVISIONS[str(origin["revision"])],
-            "dialect": ORIGIN_DIALECTS[origin["dialect"]],
-            "flags": FOOTERLESS if origin.get("footerless") else 0,
-            "num_entries": int(origin["num_entries"]),  # type: ignore[call-overload]
-        }
-    )
+    return structs.Origin.build({"revision": ORIGIN_REVISIONS[str(origin["revision"])],
+                                 "dialect": ORIGIN_DIALECTS[origin["dialect"]],
+                                 "flags": FOOTERLESS if origin.get("footerless") else 0,
+                                 "num_entries": int(origin_n)})

@@ -14,7 +14,7 @@ import numpy as np
 from onert_checkpoint_generated.layout import V2TensorRecord
 
 from ...container.constants import ALIGNMENT
-from ...container.rules import check_padding, fail, first
+from ...container.rules import fail, first, first_dirty
 from ...container.section_table import SectionInfo, check_section_crc
 from .optimizer import SlotTable
 from .tensors import TensorRecords
@@ -66,9 +66,8 @@ class DataRanges:
         raise IndexError(i)
 
 
-def check_data_ranges(
-    view: memoryview, ranges: DataRanges, data: SectionInfo | None, verify_data: bool
-) -> None:
+def check_data_ranges(view: memoryview, ranges: DataRanges, data: SectionInfo | None,
+                      verify_data: bool) -> None:
     """Rules D0 to D4. The padding rule D3 reads a 64-byte block of the file per range (the
     mapping's fault-around makes that most of the file): it runs here only with
     ``verify_data``, else when tensor data are first accessed (:func:`data_checks`)."""
@@ -97,7 +96,7 @@ def check_data_ranges(
     expected = -(-prev // ALIGNMENT) * ALIGNMENT
     k = first(s != expected)  # D2
     if verify_data:
-        check_padding_runs(view, s[:k] if k is not None else s, prev, data)  # D3
+        check_padding_runs(view, s[:k] if k is not None else s, prev)  # D3
     if k is not None:
         field, at = ranges.field_of(int(order[k]))
         start, pos = int(s[k]), int(prev[k])
@@ -124,30 +123,22 @@ def _sorted(ranges: DataRanges, data: SectionInfo) -> tuple[np.ndarray, np.ndarr
     return order, s, prev
 
 
-def check_padding_runs(
-    view: memoryview, s: np.ndarray, prev: np.ndarray, data: SectionInfo
-) -> None:
+def check_padding_runs(view: memoryview, s: np.ndarray, prev: np.ndarray) -> None:
     """D3: the first (sorted) range whose padding ``[prev, s)`` holds a non-zero byte is
-    refused, for ranges that passed D2 (``s`` is ``prev`` rounded up to 64, so the padding is
-    the tail of the 64-byte block before ``s``). Whole columns, in chunks of bounded memory."""
-    whole = np.frombuffer(view, dtype=np.uint8)
-    body = whole[data.start : data.start + (data.length // ALIGNMENT) * ALIGNMENT]
-    blocks = body.reshape(-1, ALIGNMENT)
+    refused, for ranges that passed D2 (``s`` is ``prev`` rounded up to 64), in chunks of
+    bounded memory."""
     pad = s - prev[: s.size]
     padded = np.flatnonzero(pad > 0)
-    columns = np.arange(ALIGNMENT)[None, :]
     for lo in range(0, padded.size, _PADDING_CHUNK):
         which = padded[lo : lo + _PADDING_CHUNK]
-        rows = blocks[(s[which] - data.start) // ALIGNMENT - 1]
-        tail = columns >= (ALIGNMENT - pad[which])[:, None]
-        hit = first(((rows != 0) & tail).any(axis=1))
-        if hit is not None:
-            check_padding(view, int(prev[which[hit]]), int(s[which[hit]]))
+        dirty = first_dirty(view, s[which], pad[which])
+        if dirty is not None:
+            fail("nonzero_padding", "padding", dirty,
+                 f"alignment padding byte at {dirty} is {view[dirty]}, not 0")
 
 
-def data_checks(
-    view: memoryview, data: SectionInfo, tensors: TensorRecords | None, slots: SlotTable | None
-) -> Callable[[], None]:
+def data_checks(view: memoryview, data: SectionInfo, tensors: TensorRecords | None,
+                slots: SlotTable | None) -> Callable[[], None]:
     """The data section's checks that read its bytes, for the first access of tensor data:
     its CRC-32C (T4f), then the padding between ranges (D3), in the spec's order."""
 
@@ -155,6 +146,6 @@ def data_checks(
         check_section_crc(view, data)
         ranges = DataRanges.collect(tensors, slots)
         _, s, prev = _sorted(ranges, data)
-        check_padding_runs(view, s, prev, data)
+        check_padding_runs(view, s, prev)
 
     return run

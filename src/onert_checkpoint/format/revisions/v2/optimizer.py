@@ -22,7 +22,7 @@ from ...container.rules import check_head, check_pool, decode, fail, first, pars
 from ...container.section_table import SectionInfo
 from ...model import OPTIMIZER_SLOTS
 
-__all__ = ["SlotTable", "check_optimizer_head", "check_optimizer_section"]
+__all__ = ["SlotTable", "check_optimizer_head", "check_optimizer_section", "slot_table"]
 
 
 @dataclass
@@ -55,9 +55,8 @@ def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int
     return SlotTable(kind_name, names, entries, entries_at, t)
 
 
-def check_optimizer_head(
-    view: memoryview, sec: SectionInfo, num_tensors: int, entry_size: int = SLOT_ENTRY_SIZE
-) -> tuple[str, list[str], int, int]:
+def check_optimizer_head(view: memoryview, sec: SectionInfo, num_tensors: int,
+                         entry_size: int = SLOT_ENTRY_SIZE) -> tuple[str, list[str], int, int]:
     """Rules O1 to O9 (schema 3 has ``entry_size`` 8, SPEC 7.2); returns the kind's name,
     the slot names, the offset of the entry table and T."""
     check_head(view, sec, OptimizerHead, "optimizer", "num_slots")
@@ -120,11 +119,7 @@ def check_slot_names(view: memoryview, sec: SectionInfo, desc_at: int, k: int, t
 
 def check_slot_entries(view: memoryview, entries_at: int, k: int, t: int) -> np.ndarray:
     """O10: an entry without state (NO_STATE) has size 0. Returns the K x T entry table."""
-    entries = (
-        np.frombuffer(view, dtype=V2SlotEntry.DTYPE, count=k * t, offset=entries_at).reshape(k, t)
-        if k * t
-        else np.zeros((k, t), V2SlotEntry.DTYPE)
-    )
+    entries = slot_table(view, entries_at, k, t, V2SlotEntry.DTYPE)
     bad = (entries["ofs_data"] == NO_STATE) & (entries["len_data"] != 0)
     i = first(bad.reshape(-1))
     if i is not None:
@@ -132,3 +127,10 @@ def check_slot_entries(view: memoryview, entries_at: int, k: int, t: int) -> np.
              entries_at + SLOT_ENTRY_SIZE * i + V2SlotEntry.len_data.offset,
              "an entry marked NO_STATE must have size 0")
     return entries
+
+
+def slot_table(view: memoryview, at: int, k: int, t: int, dtype: np.dtype) -> np.ndarray:
+    """The K x T table of slot entries at ``at`` (a view on the file)."""
+    if not k * t:
+        return np.zeros((k, t), dtype)
+    return np.frombuffer(view, dtype=dtype, count=k * t, offset=at).reshape(k, t)

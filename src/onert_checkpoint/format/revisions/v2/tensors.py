@@ -7,6 +7,7 @@ loops, f-strings and per-record objects appear only on the way to an error.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import reduce
 from typing import NoReturn
@@ -27,16 +28,17 @@ from ...container.constants import (
 from ...container.rules import (
     check_head,
     check_pool,
-    check_unique,
     decode,
     fail,
     first,
+    first_repeat,
     read_records,
 )
 from ...container.section_table import SectionInfo
 from ...dtypes import DTYPES, ELEMENT_SIZE, KNOWN_CODE
 
-__all__ = ["TensorRecords", "check_tensors_section", "unique_names"]
+__all__ = ["TensorRecords", "check_ascending", "check_tensors_section",
+           "check_unique_model_index", "unique_names", "wrong_size"]
 
 #: The flag bits a tensor record defines (V2TensorFlags, onert_checkpoint_v2.ksy's
 #: tensor_flags), in the flags field's type; R2: every other bit is reserved.
@@ -141,18 +143,27 @@ def check_name_pool(t: TensorRecords, flags: np.ndarray, sec: SectionInfo) -> np
 
 def check_index_order(t: TensorRecords, flags: np.ndarray) -> None:
     """R9: indices strictly ascending; model indices (where flagged) unique."""
-    rec = t.records
-    index = rec["index"]
+    check_ascending(t.records["index"], t.refuse)
+    check_unique_model_index(t.records["model_index"], (flags & HAS_MODEL_INDEX) != 0, t.refuse)
+
+
+def check_ascending(index: np.ndarray, refuse: Callable[..., NoReturn]) -> None:
+    """R9 and C4: the index column strictly ascending (``refuse(k, code, field, message)``)."""
     if (i := first(index[1:] <= index[:-1])) is not None:
         k = i + 1
-        t.refuse(k, "duplicate_tensor_index" if index[k] == index[i] else "tensor_order", "index",
-                 f"record {k} has index {int(index[k])}; the previous record has "
-                 f"{int(index[i])} (records are in strictly ascending index order)")
-    has_model_index = (flags & HAS_MODEL_INDEX) != 0
-    if has_model_index.any():
-        at = t.base + TENSOR_RECORD_SIZE * np.arange(rec.size, dtype=np.int64)
-        check_unique(rec["model_index"], has_model_index, at, 4, "duplicate_tensor_index",
-                     "model_index", "tensors")
+        refuse(k, "duplicate_tensor_index" if index[k] == index[i] else "tensor_order", "index",
+               f"record {k} has index {int(index[k])}; the previous record has "
+               f"{int(index[i])} (records are in strictly ascending index order)")
+
+
+def check_unique_model_index(mi: np.ndarray, has: np.ndarray,
+                             refuse: Callable[..., NoReturn]) -> None:
+    """R9 and C5: no two records of ``has`` share a model index."""
+    rows = np.flatnonzero(has)
+    if (r := first_repeat(mi[rows])) is not None:
+        k = int(rows[r])
+        refuse(k, "duplicate_tensor_index", "model_index",
+               f"model_index {int(mi[k])} appears twice")
 
 
 def check_names(view: memoryview, t: TensorRecords, named: np.ndarray) -> list[bytes | None] | None:
@@ -202,39 +213,42 @@ def unique_names(view: memoryview, starts: np.ndarray, lengths: np.ndarray, name
 
 
 def check_sizes(t: TensorRecords, flags: np.ndarray) -> None:
-    """R11: with a dtype of whole-byte elements and a shape, ``len_data`` is their product.
-
-    The product is computed in float64 for all records at once; where it may not be exact
-    (at or above 2**52), in Python integers, record by record.
-    """
+    """R11: with a dtype of whole-byte elements and a shape, ``len_data`` is their product."""
     rec = t.records
-    elem = ELEMENT_SIZE[rec["dtype"].view(np.uint8)]
-    sized = ((flags & HAS_DTYPE) != 0) & ((flags & HAS_SHAPE) != 0) & (elem != 0)
-    if not sized.any():
-        return
-    rank = rec["rank"]
-    dims = rec["dims"].astype(np.float64)
-    dims[np.arange(dims.shape[1])[None, :] >= rank[:, None]] = 1.0
-    approx = dims.prod(axis=1) * elem
-    length = rec["len_data"]
-    exact = approx < 2.0**52
-    wrong = sized & exact & (approx != length.astype(np.float64))
-    doubtful = np.flatnonzero(sized & ~exact)
-    bad = [int(k) for k in doubtful if _product(rec, int(k)) != int(length[k])]
-    candidates = [*np.flatnonzero(wrong)[:1].tolist(), *bad[:1]]
-    if not candidates:
-        return
-    k = min(candidates)
-    need = _product(rec, k)
-    t.refuse(
-        k, "shape_mismatch", "len_data",
-        f"shape {rec['dims'][k, : int(rank[k])].tolist()} of "
-        f"{DTYPES[int(rec['dtype'][k])][0]} needs {need} bytes; the record has {int(length[k])}",
-    )
+    shaped = ((flags & HAS_DTYPE) != 0) & ((flags & HAS_SHAPE) != 0)
+    wrong = wrong_size(rec["len_data"], rec["dtype"], rec["rank"], rec["dims"], shaped)
+    if wrong is not None:
+        t.refuse(wrong[0], "shape_mismatch", "len_data", wrong[1])
 
 
-def _product(rec: np.ndarray, k: int) -> int:
-    count = int(ELEMENT_SIZE[int(rec["dtype"][k]) & 0xFF])
-    for d in rec["dims"][k, : int(rec["rank"][k])].tolist():
+def wrong_size(lengths: np.ndarray, dtype: np.ndarray, rank: np.ndarray, dims: np.ndarray,
+               shaped: np.ndarray) -> tuple[int, str] | None:
+    """R11 and C13: the first of the ``shaped`` records with a dtype of whole-byte elements
+    whose ``len_data`` is not their product, and the message refusing it; None if none.
+
+    The product is computed in float64, one dim position at a time (one float per record, not
+    eight); where it may not be exact (at or above 2**52), in Python integers, record by
+    record."""
+    rows = np.flatnonzero(shaped & (ELEMENT_SIZE[dtype.view(np.uint8)] != 0))
+    if not rows.size:
+        return None
+    r = rank[rows]
+    prod = ELEMENT_SIZE[dtype[rows].view(np.uint8)].astype(np.float64)
+    for j in range(dims.shape[1]):
+        prod *= np.where(r > j, dims[rows, j], 1)
+    exact = prod < 2.0**52
+    wrong = rows[np.flatnonzero(exact & (prod != lengths[rows].astype(np.float64)))[:1]].tolist()
+    doubtful = (int(k) for k in rows[~exact].tolist())
+    bad = next((k for k in doubtful if _product(dims, dtype, rank, k) != int(lengths[k])), None)
+    if not wrong and bad is None:
+        return None
+    k = min([*wrong, *([] if bad is None else [bad])])
+    return k, (f"shape {dims[k, : int(rank[k])].tolist()} of {DTYPES[int(dtype[k])][0]} needs "
+               f"{_product(dims, dtype, rank, k)} bytes; the record has {int(lengths[k])}")
+
+
+def _product(dims: np.ndarray, dtype: np.ndarray, rank: np.ndarray, k: int) -> int:
+    count = int(ELEMENT_SIZE[int(dtype[k]) & 0xFF])
+    for d in dims[k, : int(rank[k])].tolist():
         count *= d
     return count

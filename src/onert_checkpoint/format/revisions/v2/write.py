@@ -1,9 +1,6 @@
-"""Writing schema-2 checkpoints (spec/SPEC.md, section 6).
-
-:func:`plan` checks the content, lays out every section and every data range, and computes all
-CRC-32C values (one pass over the tensor data, no copy); :func:`chunks` then yields the file in
-order. Nothing the plan computes depends on a byte the stream has not yet produced, so the
-header and the section table come first and tensor data are streamed last.
+"""Writing schema-2 checkpoints (spec/SPEC.md, section 6): :func:`plan` checks the content,
+lays out the tensor records and every data range; the container's writer (container/write.py)
+checksums and yields the file in order.
 
 The file is the canonical encoding of spec/SPEC.md 6.1: sections in the order tensors,
 optimizer, state, origin, the kept unknown sections by kind, data; no empty tensors, state or
@@ -56,7 +53,7 @@ from ...dtypes import DTYPE_CODES, DTYPES
 from ...model import Buffer, Checkpoint, Tensor
 from ..blocks import refuse
 
-__all__ = ["Bounds", "Plan", "Records", "chunks", "plan", "records", "stream"]
+__all__ = ["Bounds", "Plan", "Records", "chunks", "column", "plan", "records", "stream"]
 
 VERSION = 2
 #: The largest value of each tensor-record field (its width in spec/onert_checkpoint_v2.ksy).
@@ -187,12 +184,12 @@ def _gather(tensors: Iterable[Tensor], bounds: Bounds) -> Records:
         read.append(-1 if t.offset is None else t.offset)
         if nbytes:
             held[k] = t
-    c = _column
+    c = column
     return Records(c(index), c(model_index), c(flag_col), c(dtype), c(rank), c(len_name),
                     bytes(names), c(dims), c(len_data), c(read), held)
 
 
-def _column(a: array[int]) -> np.ndarray:
+def column(a: array[int]) -> np.ndarray:
     return np.frombuffer(a, a.typecode) if len(a) else np.zeros(0, a.typecode)
 
 
@@ -239,9 +236,8 @@ def _data_order(read: np.ndarray, sizes: np.ndarray) -> np.ndarray | None:
     return ordered[np.lexsort((ordered, full, group))]
 
 
-def _placement(
-    reads: list[np.ndarray], sizes_of: list[np.ndarray], held: dict[int, Buffer]
-) -> tuple[np.ndarray, list[tuple[int, Buffer]]]:
+def _placement(reads: list[np.ndarray], sizes_of: list[np.ndarray],
+               held: dict[int, Buffer]) -> tuple[np.ndarray, list[tuple[int, Buffer]]]:
     """Where each data range (the offsets it was read from and the sizes, in parts, in range
     order) starts, from the data section's start, by range number; and the ranges with bytes
     (``held``, by range number) in file order, as the container writer lists them."""
@@ -276,9 +272,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
         refuse(f"schema 2 holds at most {MAX_TENSORS} tensors")
     r = records(ckpt)
     n = r.index.size
-    opt_parts = (
-        optimizer_slots(ckpt, set(r.index.tolist())) if ckpt.optimizer is not None else None
-    )
+    opt_parts = optimizer_slots(ckpt, r.index)
     parts = common_parts(ckpt)
 
     # Data ranges as columns, in range order (tensors in record order, then each slot's entries
@@ -295,15 +289,15 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
             offs.append(-1 if b.offset is None else b.offset)
             if b.nbytes:
                 kept[j] = b
-        rows = np.searchsorted(r.index, _column(keys))
+        rows = np.searchsorted(r.index, column(keys))
         by_row = np.argsort(rows, kind="stable")
         place = np.empty(by_row.size, np.int64)  # each entry's range number, from the slot's first
         place[by_row] = np.arange(by_row.size)
         base = sum(map(len, reads))
         held.update((base + int(place[j]), b) for j, b in kept.items())
         slot_rows.append(rows[by_row])
-        reads.append(_column(offs)[by_row])
-        sizes.append(_column(lens)[by_row])
+        reads.append(column(offs)[by_row])
+        sizes.append(column(lens)[by_row])
     rel_of, placed = _placement(reads, sizes, held)
 
     if n:
@@ -311,10 +305,9 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
         parts.append(Part(SectionKind.TENSORS, FLAG_REQUIRED, length,
                           lambda start, data_start: lambda: r.pieces(start, data_start, rel_of)))
     if opt_parts is not None:
-        code, raw_names, _ = opt_parts
 
         def slot_entries(data_start: int) -> bytes:
-            ent = np.zeros((len(raw_names), n), V2SlotEntry.DTYPE)
+            ent = np.zeros((len(slot_rows), n), V2SlotEntry.DTYPE)
             ent["ofs_data"] = NO_STATE
             base = n
             for j, rows in enumerate(slot_rows):
@@ -323,7 +316,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = VERSION) -> 
                 base += rows.size
             return ent.tobytes()
 
-        parts.append(optimizer_part(code, raw_names, n, SLOT_ENTRY_SIZE, slot_entries))
+        parts.append(optimizer_part(opt_parts, n, SLOT_ENTRY_SIZE, slot_entries))
     return container_plan(parts, placed, version, data_crc, title="schema 2",
                           has_data=rel_of.size > 0)
 

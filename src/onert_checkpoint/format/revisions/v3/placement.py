@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from onert_checkpoint_generated.layout import V3_MAX_RANGE_ALIGNMENT as MAX_RANGE_ALIGNMENT
 
-from ...container.rules import fail, first
+from ...container.rules import fail, first, first_dirty
 from ...container.section_table import SectionInfo, check_section_crc
 from .slot_entries import SlotLengths
 from .tensor_columns import TensorColumns
@@ -180,13 +180,9 @@ def check_placement(view: memoryview, tensors: TensorColumns | None, slots: Slot
     return _placement(ranges, parts)
 
 
-def _walk(
-    view: memoryview,
-    ranges: DataRanges,
-    data: SectionInfo,
-    padding: bool,
-    between: Callable[[], object] | None = None,
-) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
+def _walk(view: memoryview, ranges: DataRanges, data: SectionInfo, padding: bool,
+          between: Callable[[], object] | None = None,
+          ) -> Iterator[tuple[int, int, np.ndarray, np.ndarray]]:
     """Every range in data order, chunk by chunk: (part, first range, offsets from the
     section's start, sizes), after rule P2 on them; then P3, ``between``, then (``padding``)
     P4.
@@ -227,36 +223,16 @@ def _walk(
              f"padding byte at {dirty} is {view[dirty]}, not 0")
 
 
-def first_dirty_padding(
-    view: memoryview, data: SectionInfo, pos: int, rel: np.ndarray, lengths: np.ndarray
-) -> int | None:
+def first_dirty_padding(view: memoryview, data: SectionInfo, pos: int, rel: np.ndarray,
+                        lengths: np.ndarray) -> int | None:
     """The offset of the first non-zero padding byte before ranges at ``rel`` (from the
-    section's start; the range before them ends at ``pos``), or None. Each padding run is
-    shorter than 64 bytes and ends where a range starts: it is the tail of the 64 bytes before
-    that start, gathered for all the ranges at once through a strided view of the file."""
+    section's start; the range before them ends at ``pos``), or None."""
     ends = np.empty(rel.size, np.int64)
     ends[0] = pos
     ends[1:] = rel[:-1] + lengths[:-1]
     pad = rel - ends
     padded = np.flatnonzero(pad > 0)
-    if not padded.size:
-        return None
-    whole = np.frombuffer(view, dtype=np.uint8)
-    # a padded range starts more than 64 bytes into the file (after the header and table)
-    windows = np.lib.stride_tricks.as_strided(
-        whole,
-        shape=(whole.size - MAX_RANGE_ALIGNMENT + 1, MAX_RANGE_ALIGNMENT),
-        strides=(1, 1),
-        writeable=False,
-    )
-    starts = rel[padded] + data.start
-    rows = windows[starts - MAX_RANGE_ALIGNMENT]
-    tail = np.arange(MAX_RANGE_ALIGNMENT)[None, :] >= (MAX_RANGE_ALIGNMENT - pad[padded])[:, None]
-    dirty = (rows != 0) & tail
-    hit = first(dirty.any(axis=1))
-    if hit is None:
-        return None
-    return int(starts[hit]) - MAX_RANGE_ALIGNMENT + int(np.flatnonzero(dirty[hit])[0])
+    return first_dirty(view, rel[padded] + data.start, pad[padded]) if padded.size else None
 
 
 def _placement(ranges: DataRanges, parts: list[np.ndarray]) -> Placement:

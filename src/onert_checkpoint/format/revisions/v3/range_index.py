@@ -2,15 +2,16 @@
 placement walk of rule P2 stands every G = 2**group_shift sequence positions of each pass, so
 that a reader without scratch finds any range's offset in at most G - 1 steps.
 
-Rules I1 to I7 (:func:`check_range_index`, after P3, before P4) compare the section with
-:func:`group_starts` of the walk P2 made, which the writer's plan records; :func:`lookup` is
-the section's lookup algorithm, as a reader without scratch runs it (the tests compare it with
-the placement).
+Rules I1 to I7 (after P3, before P4) compare the section with :func:`group_starts` of the walk
+P2 made, which the writer's plan records; :func:`lookup` is the section's lookup, as a reader
+without scratch runs it. It registers by kind (container/extensions.py) from here, not from the
+container as data_blocks does: its rules and body replay schema 3's placement (placement.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from onert_checkpoint_generated.layout import (
@@ -23,51 +24,21 @@ from onert_checkpoint_generated.layout import (
     V3RangeIndexHead,
 )
 
-from ...container.constants import NO_STATE, align, power_of_two_shift
-from ...container.rules import check_shift_head, fail, first
+from ...container.constants import NO_STATE, align
+from ...container.extensions import Extension, ceil_shift, register
+from ...container.rules import fail, first
 from ...container.section_table import SectionInfo
 from .placement import Pass, range_alignment
-from .slot_entries import SlotLengths
 from .tensor_columns import TensorColumns
 
-__all__ = [
-    "DEFAULT_SHIFT",
-    "KIND",
-    "MAX_SHIFT",
-    "MIN_SHIFT",
-    "RangeIndex",
-    "check_range_index",
-    "group_shift_of",
-    "group_starts",
-    "lookup",
-    "num_groups",
-    "section_body",
-]
+__all__ = ["KIND", "RangeIndex", "group_starts", "lookup"]
 
 KIND = V3_RANGE_INDEX_KIND
-MIN_SHIFT, MAX_SHIFT = V3_MIN_GROUP_SHIFT, V3_MAX_GROUP_SHIFT
-#: The writer's group size G = 64 when the checkpoint names none; written only when the file
-#: has more than G tensors.
-DEFAULT_SHIFT = V3_DEFAULT_GROUP_SHIFT
-_SIZES = f"groups of {1 << MIN_SHIFT} to {1 << MAX_SHIFT} ranges"
-
 HEAD = V3RangeIndexHead
 HEAD_SIZE = HEAD.SIZE
 _START = np.dtype(V3_RANGE_INDEX_SECTION_START.format)
 #: position[k], record k's sequence position (present with the tensors section's order column)
 _POSITION = np.dtype(V3_RANGE_INDEX_SECTION_POSITION.format)
-
-
-def num_groups(n: int, shift: int) -> int:
-    """ceil(n / 2**shift)."""
-    return -(-n >> shift)
-
-
-def group_shift_of(size: object) -> int:
-    """log2 of a group size the writer accepts (a power of two, 16..65,536)."""
-    return power_of_two_shift(
-        size, MIN_SHIFT, MAX_SHIFT, "range_index_group", "", "no range_index section"
-    )
 
 
 @dataclass
@@ -88,7 +59,7 @@ def group_starts(n: int, shift: int, passes: list[Pass]) -> np.ndarray:
     """``start`` of 7.5 (u64, pass-major): for each pass and group g, where the walk stands
     when the pass reaches position G*g, i.e. the end of the last range of the pass at an
     earlier position, or where the previous pass ended (0 for the first)."""
-    m = num_groups(n, shift)
+    m = ceil_shift(n, shift)
     bounds = np.arange(m, dtype=np.int64) << shift
     out = np.empty(len(passes) * m, np.uint64)
     base = 0
@@ -103,30 +74,35 @@ def group_starts(n: int, shift: int, passes: list[Pass]) -> np.ndarray:
     return out
 
 
-def section_body(n: int, shift: int, starts: np.ndarray, positions: np.ndarray | None) -> bytes:
-    """The range_index section: the head, the starts, and (with an ``order`` column) every
-    record's sequence position."""
+def _body(shift: int, placed: Any) -> bytes:
+    """The section of the writer's ``placed`` ranges: the head, where the walk stands every
+    2**shift positions of each pass (from the ends of the ranges with bytes: an empty range
+    moves nothing), and with an ``order`` column every record's sequence position."""
+    n, ends = placed.n, placed.rel + placed.lengths
+    passes: list[Pass] = []
+    lo = 0
+    for at in placed.positions:
+        passes.append((at, ends[lo : lo + at.size]))
+        lo += at.size
     head = np.zeros(1, HEAD.DTYPE)
     head["group_shift"] = shift
-    head["num_groups"] = num_groups(n, shift)
-    body = head.tobytes() + starts.astype(_START, copy=False).tobytes()
-    if positions is not None:
-        body += positions.astype(_POSITION).tobytes()
+    head["num_groups"] = ceil_shift(n, shift)
+    body = head.tobytes() + group_starts(n, shift, passes).astype(_START, copy=False).tobytes()
+    if placed.rank_of is not None:
+        body += placed.rank_of.astype(_POSITION).tobytes()
     return body
 
 
-def check_range_index(view: memoryview, sec: SectionInfo, tensors: TensorColumns | None,
-                      slots: SlotLengths | None, passes: list[Pass] | None) -> RangeIndex:
-    """Rules I1 to I7 on the range_index section ``sec`` (spec/SPEC.md 7.5), after P3 (which
-    made the walk's ``passes``; None without ranges)."""
+def _check(view: memoryview, sec: SectionInfo, shift: int, count: int,
+           tensors: TensorColumns | None, passes: list[Pass] | None) -> RangeIndex:
+    """Rules I4 to I7 on the range_index section ``sec`` (spec/SPEC.md 7.5), after I1 to I3
+    and P3 (which made the walk's ``passes``; None without ranges)."""
     s, length = sec.start, sec.length
-    shift, count = check_shift_head(view, sec, HEAD, "range_index", "bad_range_index", MIN_SHIFT,
-                                    MAX_SHIFT, _SIZES)  # I1 to I3
     if tensors is None or passes is None:  # I4
         fail("empty_section", "range_index", s, "a range_index section, but no tensors section")
     n = tensors.size
     num_passes = len(passes)  # the tensors', then each slot's
-    m = num_groups(n, shift)
+    m = ceil_shift(n, shift)
     if count != m:  # I5
         fail("bad_range_index", "range_index.num_groups", s + HEAD.num_groups.offset,
              f"num_groups is {count}; {n} tensor records in groups of {1 << shift} make {m}")
@@ -176,3 +152,14 @@ def lookup(index: RangeIndex, lengths: list[np.ndarray], order: np.ndarray | Non
             continue
         pos = align(pos, range_alignment(size)) + size
     return align(pos, range_alignment(int(sizes[k])))
+
+
+#: The writer's group size is G = 64 when the checkpoint names none, written only when the file
+#: has more than G tensors.
+register(Extension(
+    KIND, "range_index", HEAD, "bad_range_index", V3_MIN_GROUP_SHIFT, V3_MAX_GROUP_SHIFT,
+    f"groups of {1 << V3_MIN_GROUP_SHIFT} to {1 << V3_MAX_GROUP_SHIFT} ranges",
+    "range_index_group", "", default=V3_DEFAULT_GROUP_SHIFT,
+    default_above=1 << V3_DEFAULT_GROUP_SHIFT, late=True, check=_check, body=_body,
+    covers=lambda placed: placed.n,
+))

@@ -11,7 +11,7 @@ from onert_checkpoint_generated.layout import V3_OPTIMIZER_SECTION_ENTRIES as EN
 
 from ...container.constants import NO_STATE
 from ...container.section_table import SectionInfo
-from ..v2.optimizer import check_optimizer_head
+from ..v2.optimizer import check_optimizer_head, slot_table
 
 __all__ = ["SlotLengths", "check_optimizer_section"]
 
@@ -40,10 +40,5 @@ class SlotLengths:
 def check_optimizer_section(view: memoryview, sec: SectionInfo, num_tensors: int) -> SlotLengths:
     """Rules O1 to O9 (O4 and O7 with 8-byte entries; there is no O10)."""
     kind, names, entries_at, t = check_optimizer_head(view, sec, num_tensors, ENTRY.size)
-    k = len(names)
-    lengths = (
-        np.frombuffer(view, dtype=ENTRY.format, count=k * t, offset=entries_at).reshape(k, t)
-        if k * t
-        else np.zeros((k, t), ENTRY.format)
-    )
+    lengths = slot_table(view, entries_at, len(names), t, np.dtype(ENTRY.format))
     return SlotLengths(kind, names, lengths, entries_at, t)

@@ -8,6 +8,7 @@ file holds its columns.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -29,8 +30,8 @@ from ...container.constants import (
 )
 from ...container.rules import check_padding, fail, first, first_repeat
 from ...container.section_table import SectionInfo
-from ...dtypes import DTYPES, ELEMENT_SIZE, KNOWN_CODE
-from ..v2.tensors import unique_names
+from ...dtypes import KNOWN_CODE
+from ..v2.tensors import check_ascending, check_unique_model_index, unique_names, wrong_size
 
 __all__ = ["TensorColumns", "check_tensors_section"]
 
@@ -148,8 +149,12 @@ def check_tensors_section(view: memoryview, sec: SectionInfo) -> TensorColumns:
         flat = np.frombuffer(view, dtype=_DIMS.format, count=num_dims, offset=s + at["dims"])
         _fill_dims(dims, flat, rank, shaped)
     dtype = col.get("dtype")
-    if dtype is not None and rank is not None:
-        _check_sizes(lengths, dtype, rank, shaped, dims, s)  # C13
+    if dtype is not None and rank is not None and shaped is not None:  # C13
+        wrong = wrong_size(lengths, dtype, rank, dims, shaped & (dtype != NO_DTYPE))
+        if wrong is not None:
+            k = wrong[0]
+            fail("shape_mismatch", _field(k, "len_data"), s + _LEN_DATA
+                 + _LEN_DATA_TYPE.itemsize * k, wrong[1])
     keys = col["index"].astype(np.int64) if "index" in col else np.arange(n, dtype=np.int64)
     return TensorColumns(s, lengths, keys, col.get("order"), _meta(n, col, dims, names))
 
@@ -162,12 +167,7 @@ def _refuse(sec: SectionInfo, start: int, column: np.ndarray, k: int, code: str,
 
 def _check_index(sec: SectionInfo, index: np.ndarray, start: int) -> None:
     """C4: strictly ascending, and not the identity."""
-    if (i := first(index[1:] <= index[:-1])) is not None:
-        k = i + 1
-        _refuse(sec, start, index, k,
-                "duplicate_tensor_index" if index[k] == index[i] else "tensor_order", "index",
-                f"record {k} has index {int(index[k])}; the previous record has "
-                f"{int(index[i])} (records are in strictly ascending index order)")
+    check_ascending(index, functools.partial(_refuse, sec, start, index))
     # strictly ascending from at least 0: index[k] >= k, so the last decides the identity
     if int(index[-1]) == index.size - 1:
         _redundant(sec, "index", "every record's index is its position")
@@ -178,11 +178,7 @@ def _check_model_index(sec: SectionInfo, mi: np.ndarray, start: int) -> None:
     has = mi != NO_MODEL_INDEX
     if not has.any():
         _redundant(sec, "model_index", "no record has a model index")
-    rows = np.flatnonzero(has)
-    if (r := first_repeat(mi[rows])) is not None:
-        k = int(rows[r])
-        _refuse(sec, start, mi, k, "duplicate_tensor_index", "model_index",
-                f"model_index {int(mi[k])} appears twice")
+    check_unique_model_index(mi, has, functools.partial(_refuse, sec, start, mi))
 
 
 def _check_len_name(sec: SectionInfo, ln: np.ndarray, start: int) -> None:
@@ -238,44 +234,6 @@ def _fill_dims(dims: np.ndarray, flat: np.ndarray, rank: np.ndarray, shaped: np.
     for j in range(dims.shape[1]):
         rows = np.flatnonzero(r > j)
         dims[rows, j] = flat[starts[rows] + j]
-
-
-def _check_sizes(lengths: np.ndarray, dtype: np.ndarray, rank: np.ndarray,
-                 shaped: np.ndarray | None, dims: np.ndarray, s: int) -> None:
-    """C13: a shaped record with a dtype of whole-byte elements holds their product in bytes.
-
-    The product is computed in float64 over the sized records; where it may not be exact (at
-    or above 2**52), in Python integers, record by record (schema 2's R11)."""
-    assert shaped is not None
-    elem = ELEMENT_SIZE[dtype.view(np.uint8)]
-    sized = np.flatnonzero(shaped & (elem != 0) & (dtype != NO_DTYPE))
-    if not sized.size:
-        return
-    # one dim position at a time: memory for one float per sized record, not eight
-    r = rank[sized]
-    prod = elem[sized].astype(np.float64)
-    for j in range(dims.shape[1]):
-        prod *= np.where(r > j, dims[sized, j], 1)
-    length = lengths[sized]
-    exact = prod < 2.0**52
-    wrong = exact & (prod != length.astype(np.float64))
-    doubtful = np.flatnonzero(~exact)
-    bad = [int(sized[j]) for j in doubtful.tolist()
-           if _product(dims, dtype, rank, int(sized[j])) != int(lengths[sized[j]])]
-    candidates = [*sized[np.flatnonzero(wrong)[:1]].tolist(), *bad[:1]]
-    if not candidates:
-        return
-    k = min(candidates)
-    fail("shape_mismatch", _field(k, "len_data"), s + _LEN_DATA + _LEN_DATA_TYPE.itemsize * k,
-         f"shape {dims[k, : int(rank[k])].tolist()} of {DTYPES[int(dtype[k])][0]} needs "
-         f"{_product(dims, dtype, rank, k)} bytes; the record has {int(lengths[k])}")
-
-
-def _product(dims: np.ndarray, dtype: np.ndarray, rank: np.ndarray, k: int) -> int:
-    count = int(ELEMENT_SIZE[int(dtype[k]) & 0xFF])
-    for d in dims[k, : int(rank[k])].tolist():
-        count *= d
-    return count
 
 
 #: Schema 2's record fields, the types of the columns the entry tables read (flags, dtype, ...).

@@ -1,6 +1,6 @@
 """Writing schema-3 checkpoints (spec/SPEC.md 7): the tensors section's columns (7.1), the
-slot entries (7.2) and the placed ranges (7.3), in the container schema 2 shares
-(revisions/v2/write.py builds the state, origin and kept sections).
+slot entries (7.2), the placed ranges (7.3) and the extension sections (7.4, 7.5), in the
+container schema 2 shares (container/write.py).
 
 The file is the canonical encoding of 6.1 and 7: every column present only when needed, every
 pad zero, sections in 6.4's order. The one choice a writer has is the data order (the ``order``
@@ -9,16 +9,15 @@ schema-3 file is written back byte for byte, and an upgraded onert-micro file ke
 operator order); ties between 0-byte ranges follow ``Checkpoint.layout.data_order``, then record
 order; tensors built in memory come last, in record order. Each slot's ranges follow in the
 tensors' order (7.3).
-
-:func:`plan` checks the content and computes every offset and the metadata checksums; the
-container's writer (container/write.py) yields the file in order.
 """
 
 from __future__ import annotations
 
+import functools
 import operator
 from array import array
 from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 from onert_checkpoint_generated import structs
@@ -29,7 +28,7 @@ from onert_checkpoint_generated.layout import V3_OPTIMIZER_SECTION_ENTRIES as SL
 from onert_checkpoint_generated.layout import SectionKind as Kind
 from onert_checkpoint_generated.layout import V3TensorsHead
 
-from ...container import data_blocks
+from ...container import data_blocks  # noqa: F401  (registers its section kind)
 from ...container.constants import (
     FLAG_REQUIRED,
     HAS_DTYPE,
@@ -39,16 +38,14 @@ from ...container.constants import (
     MAX_TENSORS,
     NO_STATE,
 )
+from ...container.extensions import EXTENSIONS
 from ...container.write import Part, Plan, common_parts, optimizer_part, optimizer_slots
 from ...container.write import plan as container_plan
 from ...model import Buffer, Checkpoint
 from ..blocks import refuse
-from ..v2.write import Bounds, Records, records
+from ..v2.write import Bounds, Records, column, records
+from . import range_index  # noqa: F401  (registers its section kind)
 from .placement import place
-from .range_index import DEFAULT_SHIFT as DEFAULT_GROUP_SHIFT
-from .range_index import KIND as INDEX_KIND
-from .range_index import group_shift_of, group_starts
-from .range_index import section_body as index_body
 
 __all__ = ["plan"]
 
@@ -85,15 +82,13 @@ def _columns(ckpt: Checkpoint) -> Records:
     """The tensors' columns in record order with every check of 7.1 (v2/write.py's
     ``records``), and schema 3's markers where a tensor has no model index, dtype or shape."""
     cols = records(ckpt, _BOUNDS)
-    for column, flag, none in ((cols.model_index, HAS_MODEL_INDEX, NO_MODEL_INDEX),
+    for values, flag, none in ((cols.model_index, HAS_MODEL_INDEX, NO_MODEL_INDEX),
                                (cols.dtype, HAS_DTYPE, NO_DTYPE), (cols.rank, HAS_SHAPE, NO_SHAPE)):
-        column[(cols.flags & flag) == 0] = none
+        values[(cols.flags & flag) == 0] = none
     return cols
 
 
-def _data_order(
-    cols: Records, data_order: Sequence[int] | np.ndarray | None
-) -> np.ndarray | None:
+def _data_order(cols: Records, data_order: Sequence[int] | np.ndarray | None) -> np.ndarray | None:
     """The record positions (record order) in the order their ranges are placed: by the offset
     they were read from, ties by their place in ``data_order`` (the file's ``order`` column,
     its last mention of an index) and then by record; tensors built in memory last, in record
@@ -143,11 +138,8 @@ def _tensors_body(cols: Records, perm: np.ndarray | None) -> bytes:
               "len_name": (cols.flags & HAS_NAME).any(), "dtype": (cols.dtype != NO_DTYPE).any(),
               "rank": (cols.rank != NO_SHAPE).any(), "order": perm is not None}
     columns = sum(c.bit for c in COLUMNS if wanted.get(c.name))
-    values: dict[str, np.ndarray | bytes] = {
-        "len_data": cols.len_data, "index": cols.index, "model_index": cols.model_index,
-        "len_name": cols.len_name, "dtype": cols.dtype, "rank": cols.rank,
-        "order": cols.index if perm is None else perm, "dims": cols.dims, "names": cols.names,
-    }
+    values: dict[str, Any] = {c.name: getattr(cols, c.name) for c in COLUMNS if c.name != "order"}
+    values["order"] = perm  # written when not None (its bit is set)
     head = structs.V3TensorsHead.build({"num_tensors": n, "columns": columns})
     # the sizes (int64, never negative) seen as u64 with no copy: one join makes the body
     pieces: list[bytes | memoryview] = [head]
@@ -167,17 +159,13 @@ def _tensors_body(cols: Records, perm: np.ndarray | None) -> bytes:
 
 
 def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
-    """Check ``ckpt`` against schema 3 and compute every offset and checksum of its file.
-
-    ``data_crc=False`` leaves the data section's CRC to :func:`stream`, which computes it while
-    the data are written."""
+    """Check ``ckpt`` against schema 3 and compute every offset and checksum of its file (as
+    v2/write.py's ``plan``)."""
     cols = _columns(ckpt)
     n = cols.index.size
     perm = _data_order(cols, ckpt.layout.data_order)
     tensors_body = _tensors_body(cols, perm) if n else None
-    opt_parts = (
-        optimizer_slots(ckpt, set(cols.index.tolist())) if ckpt.optimizer is not None else None
-    )
+    opt_parts = optimizer_slots(ckpt, cols.index)
     parts = common_parts(ckpt)
     extra = ckpt.layout.sections
 
@@ -206,8 +194,7 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
                 lens.append(b.nbytes)
                 if b.nbytes:
                     held.append(b)
-            key_arr = np.frombuffer(keys, np.int64) if keys else np.zeros(0, np.int64)
-            len_arr = np.frombuffer(lens, np.int64) if lens else np.zeros(0, np.int64)
+            key_arr, len_arr = column(keys), column(lens)
             rows = np.searchsorted(cols.index, key_arr)
             sizes = np.full(n, NO_STATE, SLOT_ENTRY.format)
             sizes[rows] = len_arr
@@ -222,71 +209,33 @@ def plan(ckpt: Checkpoint, *, data_crc: bool = True, version: int = 3) -> Plan:
         parts.append(Part(Kind.TENSORS, FLAG_REQUIRED, len(tensors_body), tensors_body))
     if opt_parts is not None:
         entries = b"".join(sizes.astype(SLOT_ENTRY.format).tobytes() for sizes in slot_sizes)
-        parts.append(
-            optimizer_part(opt_parts[0], opt_parts[1], n, SLOT_ENTRY.size, lambda _: entries)
-        )
+        parts.append(optimizer_part(opt_parts, n, SLOT_ENTRY.size, lambda _: entries))
     has_data = num_ranges > 0
     # Placement is relative to the data section's start (a multiple of 64): computed once,
     # before the sections are laid out, since the data_blocks section's size depends on it.
     lengths = np.fromiter((b.nbytes for b in ranges), np.int64, len(ranges))
     rel = place(lengths)
     data_len = int(rel[-1] + lengths[-1]) if ranges else 0
-    shift = _data_blocks(ckpt, extra, data_len)
-    if shift is not None:  # among the other kinds, in ascending kind order (6.4)
-        placeholder = bytes(data_blocks.HEAD_SIZE
-                            + data_blocks.CRC_SIZE * data_blocks.num_blocks(data_len, shift))
-        parts.append(Part(data_blocks.KIND, 0, len(placeholder), placeholder))
-    group_shift = _range_index(ckpt, extra, n)
-    if group_shift is not None:  # after data_blocks, before kinds above its own (6.4)
-        body = _range_index_body(n, group_shift, positions, rel + lengths, rank_of)
-        parts.append(Part(INDEX_KIND, 0, len(body), body))
+    placed = _Placed(n, data_len, positions, rel, lengths, rank_of)
+    for kind in sorted(EXTENSIONS):  # the optional sections that a layout field drives (7.4, 7.5)
+        ext = EXTENSIONS[kind]
+        shift = ext.shift_for(getattr(ckpt.layout, ext.option), ext.covers(placed), extra)
+        if shift is not None:
+            body = ext.body(shift, placed)
+            sums = None if ext.sums is None else functools.partial(ext.sums, shift)
+            parts.append(Part(kind, 0, len(body), body, sums))
     return container_plan(parts, list(zip(rel.tolist(), ranges)), version, data_crc,
-                          title="schema 3", has_data=has_data, block_shift=shift)
+                          title="schema 3", has_data=has_data)
 
 
-def _refuse_kept(extra: Sequence[object], kind: int, name: str) -> None:
-    if any(getattr(s, "kind", None) == kind for s in extra):
-        refuse(f"a kept section of kind {kind} would collide with schema 3's {name} section of "
-              "that kind")
+class _Placed(NamedTuple):
+    """What an extension section's body is made of: n tensors, data_len data bytes, each pass's
+    sequence positions of ranges with bytes, those ranges' offsets and sizes, and each
+    record's place in data order (None: record order)."""
 
-
-def _data_blocks(ckpt: Checkpoint, extra: Sequence[object], data_len: int) -> int | None:
-    """log2 of the data_blocks section's block size (SPEC 7.4), None for no section: the
-    checkpoint's ``data_block_size`` (0: none; None: :data:`DEFAULT_BLOCK_SIZE`); no section
-    without data bytes."""
-    _refuse_kept(extra, data_blocks.KIND, "data_blocks")
-    size = ckpt.layout.data_block_size
-    if size is None:
-        size = data_blocks.DEFAULT_BLOCK_SIZE
-    if size == 0 and not isinstance(size, bool):
-        return None
-    shift = data_blocks.block_shift_of(size)
-    return shift if data_len else None
-
-
-def _range_index(ckpt: Checkpoint, extra: Sequence[object], n: int) -> int | None:
-    """The range_index section's group_shift (SPEC 7.5), None for no section: the
-    checkpoint's ``range_index_group`` (0: none; None: groups of 64, only when there are more
-    than 64 tensors); no section without tensors."""
-    _refuse_kept(extra, INDEX_KIND, "range_index")
-    group = ckpt.layout.range_index_group
-    if group is None:
-        return DEFAULT_GROUP_SHIFT if n > 1 << DEFAULT_GROUP_SHIFT else None
-    if group == 0 and not isinstance(group, bool):
-        return None
-    shift = group_shift_of(group)
-    return shift if n else None
-
-
-def _range_index_body(n: int, shift: int, positions: list[np.ndarray],
-                      ends: np.ndarray, rank_of: np.ndarray | None) -> bytes:
-    """The range_index section: where the placement stands every 2**shift positions of each
-    pass, from the ends of the placed ranges with bytes (an empty range moves nothing), and the
-    records' places in data order (``rank_of``) when there is an ``order`` column."""
-    passes: list[tuple[np.ndarray | None, np.ndarray]] = []
-    lo = 0
-    for at in positions:
-        passes.append((at, ends[lo : lo + at.size]))
-        lo += at.size
-    starts = group_starts(n, shift, passes)
-    return index_body(n, shift, starts, rank_of)
+    n: int
+    data_len: int
+    positions: list[np.ndarray]
+    rel: np.ndarray
+    lengths: np.ndarray
+    rank_of: np.ndarray | None
