@@ -58,6 +58,9 @@ __all__ = ["Bounds", "Plan", "Records", "chunks", "column", "plan", "records", "
 VERSION = 2
 #: The largest value of each tensor-record field (its width in spec/onert_checkpoint_v2.ksy).
 _MAX = {f.name: int(np.iinfo(f.format).max) for f in V2TensorRecord.FIELDS}
+#: The fields gathered at their widths in the layout (so that a widened field follows it).
+_WIDE = ("index", "model_index", "len_name", "dims")
+_TYPECODE = {f.name: np.dtype(f.format).char for f in V2TensorRecord.FIELDS}
 
 
 #: Records made at a time while the tensors section is written (2.4 MB): a section of millions
@@ -131,7 +134,7 @@ def _gather(tensors: Iterable[Tensor], bounds: Bounds) -> Records:
     """The :class:`Records` of ``tensors`` (in their order), with every check of a record: one
     pass that makes a loaded file's tensors a chunk at a time and keeps only those with data
     bytes (a file of many empty tensors costs its columns, not an object per tensor)."""
-    index, model_index, len_name, dims = array("I"), array("I"), array("I"), array("I")
+    index, model_index, len_name, dims = (array(_TYPECODE[f]) for f in _WIDE)
     flag_col, dtype, rank = array("B"), array("b"), array("B")
     len_data, read = array("q"), array("q")
     names = bytearray()
