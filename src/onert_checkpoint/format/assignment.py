@@ -51,9 +51,8 @@ def _lossless(value: np.ndarray, dtype: np.dtype) -> np.ndarray | None:
     return converted if np.array_equal(back, value, equal_nan=nan) else None
 
 
-def cast_for_entry(
-    value: np.ndarray, dtype: np.dtype, *, python_numbers: bool = False
-) -> np.ndarray | None:
+def cast_for_entry(value: np.ndarray, dtype: np.dtype, *,
+                   python_numbers: bool = False) -> np.ndarray | None:
     """``value`` as ``dtype`` by the one rule every write of new values follows (the API's
     ``entry.data = x`` and the command line's ``edit --replace``), or None when refused.
 
@@ -95,10 +94,8 @@ def check_assignment(entry: Entry, value: object) -> np.ndarray:
             # numbers for a raw (bytes) entry are byte values: converted when each fits
             converted = _lossless(arr.reshape(-1), np.dtype(np.uint8))
             if converted is None:
-                raise refused(
-                    "not_representable", " holds raw bytes; the new values are not all whole "
-                    "numbers 0..255",
-                )
+                raise refused("not_representable", " holds raw bytes; the new values are not all "
+                              "whole numbers 0..255")
             arr = converted
     if arr.dtype.hasobject or arr.dtype.kind not in "biufcV":
         raise refused("not_representable", f": cannot hold data of type {arr.dtype}")
@@ -111,19 +108,16 @@ def check_assignment(entry: Entry, value: object) -> np.ndarray:
         return arr
     if raw_target:
         if arr.nbytes != current.nbytes:
-            raise refused(
-                "not_representable", f" holds {current.nbytes} bytes; the new data "
-                f"({_describe(arr)}) has {arr.nbytes} (an entry keeps its size: its model and "
-                "optimizer state fix it)",
-            )
+            raise refused("not_representable", f" holds {current.nbytes} bytes; the new data "
+                          f"({_describe(arr)}) has {arr.nbytes} (an entry keeps its size: its "
+                          "model and optimizer state fix it)")
         return arr
     if arr.shape != current.shape:
         raise refused("model_mismatch",
                       f" is {_describe(current)}; the new data is {_describe(arr)}")
     converted = cast_for_entry(arr, current.dtype, python_numbers=not isinstance(value, np.ndarray))
     if converted is None:
-        raise refused(
-            "model_mismatch", f" is {_describe(current)}; the new data ({_describe(arr)}) does "
-            f"not convert to {current.dtype} without loss ({CAST_RULE})",
-        )
+        raise refused("model_mismatch", f" is {_describe(current)}; the new data "
+                      f"({_describe(arr)}) does not convert to {current.dtype} without loss "
+                      f"({CAST_RULE})")
     return converted

@@ -1,14 +1,9 @@
 """Upgrades and downgrades between the revisions (spec/SPEC.md, section 9).
 
-``upgrade`` turns a schema-1 checkpoint (either dialect) or a WOF file into schema 2 without losing
-anything: the schema-1 facts that schema 2 does not model (dialect, table length N, the footer-less
-quirk) go into schema 2's optional origin section, and the data keep their storage order, so
-``downgrade`` can write the original file back byte for byte. ``downgrade`` refuses, with a
-[`NotRepresentableError`][onert_checkpoint.NotRepresentableError] that lists everything that would
-be lost, whatever schema 1 cannot hold, unless ``allow_lossy=True``.
-
-Both return new [`Checkpoint`][onert_checkpoint.Checkpoint] objects sharing the data arrays of
-their input (no tensor byte is copied).
+``upgrade`` loses nothing: what a schema-1 or WOF file records that schemas 2 and 3 do not model
+(dialect, table length N, the footer-less quirk) goes into their origin section, and the data keep
+their storage order, so ``downgrade`` can write the original file back byte for byte. Both return
+new checkpoints sharing the data arrays of their input (no tensor byte is copied).
 
 This module knows no circle model: what needs one (naming the tensors of an upgrade, moving
 entries between the runtimes' indexings, Adam's batch size) is composed over it by
@@ -33,11 +28,9 @@ __all__ = ["content_dialect", "downgrade", "indexing_text", "needs_model", "upgr
 DIALECTS = tuple(dict.fromkeys(d for r in REVISIONS for d in r.dialects))
 
 
-def _copy_tensor(t: Tensor, *, keep_meta: bool) -> Tensor:
-    if keep_meta:
-        return Tensor(index=t.index, data=t.raw, offset=t.offset, name=t.name, dtype=t.dtype,
-                      shape=t.shape, model_index=t.model_index)
-    return Tensor(index=t.index, data=t.raw, offset=t.offset)
+def _copy_tensor(t: Tensor) -> Tensor:
+    return Tensor(index=t.index, data=t.raw, offset=t.offset, name=t.name, dtype=t.dtype,
+                  shape=t.shape, model_index=t.model_index)
 
 
 def _copy_optimizer(opt: Optimizer, *, raw: bool = False) -> Optimizer:
@@ -55,12 +48,10 @@ def _check_model_indices_fit(tensors: Iterable[Tensor], target: registry.Revisio
     reserved = target.reserved_model_index
     for k, t in enumerate(tensors if reserved is not None else ()):
         if t.model_index == reserved:
-            raise error_for(
-                "not_representable", f"tensors[{k}].model_index", None,
-                f"tensor {t.index} has model index 0x{reserved:08X}, which {target.title} "
-                "reserves for 'no model index'; keep the file as schema 2 or give the tensor "
-                "another index",
-            )
+            raise error_for("not_representable", f"tensors[{k}].model_index", None,
+                            f"tensor {t.index} has model index 0x{reserved:08X}, which "
+                            f"{target.title} reserves for 'no model index'; keep the file as "
+                            "schema 2 or give the tensor another index")
 
 
 def upgrade(ckpt: Checkpoint, *, to: str = RECOMMENDED.name,
@@ -77,7 +68,7 @@ def upgrade(ckpt: Checkpoint, *, to: str = RECOMMENDED.name,
     check_lossless(ckpt, to)  # the rule of every write: schema 2 and 3 hold all (not released)
     if registry.find(ckpt.revision) is None:
         raise ValueError(f"cannot upgrade revision {ckpt.revision!r}")
-    tensors: Iterable[Tensor] = ckpt.tensors.copied(lambda t: _copy_tensor(t, keep_meta=True))
+    tensors: Iterable[Tensor] = ckpt.tensors.copied(_copy_tensor)
     if name_tensors is not None:
         tensors = list(tensors)
         # the file the content came from: its origin section's, or its own layout
@@ -115,7 +106,7 @@ def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = 
     check_lossless(  # the rule of every write
         ckpt, to, dialect=dialect, allow_lossy=allow_lossy, model_restores=model_restores
     )
-    tensors = [_copy_tensor(t, keep_meta=False) for t in ckpt.tensors]
+    tensors = [Tensor(index=t.index, data=t.raw, offset=t.offset) for t in ckpt.tensors]
     top = max((t.index for t in tensors), default=-1) + 1
     num_entries = origin.get("num_entries")
     if not isinstance(num_entries, int) or num_entries < top:
@@ -127,13 +118,8 @@ def downgrade(ckpt: Checkpoint, dialect: str | None = None, allow_lossy: bool = 
     optimizer = Optimizer("sgd")
     if opt is not None and opt.kind in target.optimizers:
         optimizer = _copy_optimizer(opt, raw=True)
-    state = TrainingState(
-        {
-            k: ckpt.state[k]
-            for k in target.state_keys or ()
-            if isinstance(ckpt.state.get(k), int) and 0 <= ckpt.state[k] <= U32_MAX  # type: ignore[operator]
-        }
-    )
+    state = TrainingState({k: v for k in target.state_keys or ()
+                           if isinstance(v := ckpt.state.get(k), int) and 0 <= v <= U32_MAX})
     footerless = bool(origin.get("footerless")) and not state and dialect in ("onert", None)
     out = Checkpoint(tensors, optimizer, state, layout=registry.layout_for(
         to, dialect=dialect, num_entries=num_entries, quirks=("footerless",) if footerless else ()))

@@ -77,7 +77,7 @@ def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
     if not revisions:
         raise error_for("unsupported_version", "version", 2,
                         f"schema version {version} is not supported (this reader implements "
-                        f"{', '.join(map(str, sorted({r.version for r in REVISIONS})))})")
+                        f"{', '.join(map(str, SUPPORTED_VERSIONS))})")
     if len(revisions) > 1:
         return _read_version_1(view, verify_data=verify_data)
     return revisions[0].read(view, verify_data=verify_data)

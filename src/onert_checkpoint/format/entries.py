@@ -16,6 +16,7 @@ run before the first byte is handed out; a failure is raised then and on every l
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import weakref
 from collections.abc import (
@@ -49,25 +50,11 @@ class DataStore:
     runs the checks before it checksums these bytes (:func:`must_verify`).
     """
 
-    __slots__ = (
-        "__weakref__",
-        "_checks",
-        "_enforce",
-        "_error",
-        "_pending",
-        "_ranged",
-        "_typed",
-        "ready",
-        "released",
-        "whole",
-    )
+    __slots__ = ("__weakref__", "_checks", "_enforce", "_error", "_pending", "_ranged", "_typed",
+                 "ready", "released", "whole")
 
-    def __init__(
-        self,
-        whole: np.ndarray,
-        pending: Callable[[], None] | None = None,
-        ranged: Callable[[int, int], bool | None] | None = None,
-    ) -> None:
+    def __init__(self, whole: np.ndarray, pending: Callable[[], None] | None = None,
+                 ranged: Callable[[int, int], bool | None] | None = None) -> None:
         self.whole = whole
         #: checks of the bytes [start, end) alone (schema 3's per-block CRCs), so a read costs
         #: what it hands out, not the file's size; True back: nothing is pending any more
@@ -138,16 +125,21 @@ class DataStore:
         if self._error is not None:
             raise self._error
         pending = self._checks if again else self._pending
-        if pending is None:
-            return
+        if pending is not None:
+            with self._condemned_by_failure():
+                pending()
+            self._pending = None
+            self._settle()
+
+    @contextlib.contextmanager
+    def _condemned_by_failure(self) -> Iterator[None]:
+        """A check runs in it; its failure condemns the store."""
         try:
-            pending()
+            yield
         except Exception as exc:
             self._error = exc
             self.ready = False
             raise
-        self._pending = None
-        self._settle()
 
     def release(self) -> None:
         """Forget the file (``open``'s exit): every later access raises ``released``."""
@@ -168,20 +160,12 @@ _TYPE_OF_CODE: dict[int, np.dtype] = {
 }
 
 #: circle type code -> the element size of its NumPy dtype (0 for the types handed out as bytes)
-_SIZE_OF_CODE: list[int] = [
-    _TYPE_OF_CODE[c].itemsize if c in _TYPE_OF_CODE else 0 for c in range(max(_TYPE_OF_CODE) + 1)
-]
+_SIZE_OF_CODE = [_TYPE_OF_CODE[c].itemsize if c in _TYPE_OF_CODE else 0
+                 for c in range(max(_TYPE_OF_CODE) + 1)]
 
 #: id of a store's ``whole`` array -> the store, for the stores with data checks: what bytes
 #: copied out of a loaded file still owe a save (:func:`must_verify`).
 _CHECKED_STORES: weakref.WeakValueDictionary[int, DataStore] = weakref.WeakValueDictionary()
-
-
-def _root(arr: np.ndarray) -> np.ndarray:
-    """The array that owns the memory ``arr`` views (the end of its ``base`` chain)."""
-    while isinstance(arr.base, np.ndarray):
-        arr = arr.base
-    return arr
 
 
 def stores_of(arrays: Iterable[np.ndarray | None]) -> list[DataStore]:
@@ -197,25 +181,13 @@ def stores_of(arrays: Iterable[np.ndarray | None]) -> list[DataStore]:
         if base is last and base is not None:
             continue  # views of one file share their base: looked up once per run of them
         last = base
-        root = _root(arr)
+        root = arr  # the array that owns the memory: the end of the ``base`` chain
+        while isinstance(root.base, np.ndarray):
+            root = root.base
         store = _CHECKED_STORES.get(id(root))
         if store is not None and store.whole is root:
             found[id(store)] = store
     return list(found.values())
-
-
-def _owner(store: DataStore) -> object:
-    view = store.whole.base
-    return view.obj if isinstance(view, memoryview) else view
-
-
-def _stable(store: DataStore) -> bool:
-    """True when the store's bytes cannot have changed since they were checked: bytes, a file
-    read into private memory, or a mapped file not written since (its fingerprint)."""
-    from .source import PrivateBytes, mapped_file_unchanged
-
-    owner = _owner(store)
-    return isinstance(owner, (bytes, PrivateBytes)) or mapped_file_unchanged(owner)
 
 
 def must_verify(stores: Iterable[DataStore], read: Callable[[Any], Any]) -> None:
@@ -223,31 +195,25 @@ def must_verify(stores: Iterable[DataStore], read: Callable[[Any], Any]) -> None
     (``verify_data=False``), and again for bytes that may have changed since (a mapped file
     written since, a writable buffer). Raises the check's error or ``released``. ``read`` reads
     a file's bytes afresh (dispatch.read_view, which this layer does not import)."""
-    from .source import file_fingerprint, note_checked
+    from .source import PrivateBytes, file_fingerprint, mapped_file_unchanged, note_checked
 
     for store in stores:
         if store.released:
             raise released_error()
-        stable = _stable(store)
+        view = store.whole.base
+        owner = view.obj if isinstance(view, memoryview) else view
+        # unchanged since checked: bytes, a file read into private memory, or a mapped file
+        # not written since (its fingerprint)
+        stable = isinstance(owner, (bytes, PrivateBytes)) or mapped_file_unchanged(owner)
         if stable and store.verified:
             continue
-        owner = _owner(store)
         seen = file_fingerprint(owner)  # before the check: a later write will differ
         if stable:
             store.verify()
-        elif store._checks is not None:
-            _verify_again(store, read)
+        elif store._checks is not None:  # every check once more, on the bytes as they are now
+            with store._condemned_by_failure():
+                read(store.whole.data).verify()
         note_checked(owner, seen)
-
-
-def _verify_again(store: DataStore, read: Callable[[Any], Any]) -> None:
-    """Every check once more on the bytes as they are now; a failure condemns the store."""
-    try:
-        read(store.whole.data).verify()
-    except Exception as exc:
-        store._error = exc
-        store.ready = False
-        raise
 
 
 class EntryTable:
@@ -258,34 +224,12 @@ class EntryTable:
     and ``owner_rows`` type its data like the owner's when the sizes agree.
     """
 
-    __slots__ = (
-        "_cols",
-        "_first_key",
-        "_kinds",
-        "_name_strs",
-        "_tensors",
-        "cls",
-        "home",
-        "keys",
-        "lengths",
-        "meta",
-        "offsets",
-        "owner",
-        "owner_rows",
-        "store",
-    )
+    __slots__ = ("_cols", "_first_key", "_kinds", "_name_strs", "_tensors", "cls", "home", "keys",
+                 "lengths", "meta", "offsets", "owner", "owner_rows", "store")
 
-    def __init__(
-        self,
-        store: DataStore,
-        keys: np.ndarray,
-        offsets: np.ndarray,
-        lengths: np.ndarray,
-        cls: Any,
-        meta: dict[str, Any] | None = None,
-        owner: EntryTable | None = None,
-        owner_rows: np.ndarray | None = None,
-    ) -> None:
+    def __init__(self, store: DataStore, keys: np.ndarray, offsets: np.ndarray,
+                 lengths: np.ndarray, cls: Any, meta: dict[str, Any] | None = None,
+                 owner: EntryTable | None = None, owner_rows: np.ndarray | None = None) -> None:
         self.store = store
         self.keys = keys
         self.offsets = offsets
@@ -299,7 +243,7 @@ class EntryTable:
         #: keys[0] when the keys are consecutive (row = key - keys[0], no search), -1 when
         #: they are not, None until the first lookup asks
         self._first_key: int | None = None
-        self._tensors = hasattr(cls, "_set_meta")  # a Tensor's table (model.py imports us)
+        self._tensors = hasattr(cls, "model_index")  # a Tensor's table (model.py imports us)
         self._kinds: np.ndarray | None = None  # how each row is typed: :meth:`_typing`
         #: every row's name as text, once the list's name map has decoded them all
         self._name_strs: list[str | None] | None = None
@@ -312,10 +256,8 @@ class EntryTable:
     def clone(self) -> EntryTable:
         """A table of the same columns and bytes for another list (a copy's): its entries are
         new objects, and it keeps the bytes when this table's file is released."""
-        return EntryTable(
-            DataStore(self.store.whole), self.keys, self.offsets, self.lengths, self.cls,
-            self.meta, self.owner, self.owner_rows,
-        )
+        return EntryTable(DataStore(self.store.whole), self.keys, self.offsets, self.lengths,
+                          self.cls, self.meta, self.owner, self.owner_rows)
 
     def row_of(self, key: int) -> int | None:
         """The row of entry index ``key`` (arithmetic when the keys are consecutive, else a
@@ -335,9 +277,13 @@ class EntryTable:
     # -- per-row metadata --------------------------------------------------------------------
     def dtype_shape(self, row: int) -> tuple[str | None, tuple[int, ...] | None]:
         meta = self.meta
-        if meta is None:
-            orow = self._owner_row(row)
-            return (None, None) if orow is None else self.owner.dtype_shape(orow)  # type: ignore[union-attr]
+        if meta is None:  # a slot entry: its tensor's, when the sizes agree
+            owner, rows = self.owner, self.owner_rows
+            if owner is None or rows is None:
+                return None, None
+            orow = rows.item(row)
+            same = owner.lengths.item(orow) == self.lengths.item(row)
+            return owner.dtype_shape(orow) if same else (None, None)
         flags = meta["flags"].item(row)
         dtype = DTYPES[meta["dtype"].item(row)][0] if flags & 1 else None
         if not flags & 2:
@@ -346,14 +292,6 @@ class EntryTable:
         if rank == 1:
             return dtype, (meta["dims"].item(row, 0),)
         return dtype, tuple(meta["dims"][row, :rank].tolist())
-
-    def _owner_row(self, row: int) -> int | None:
-        """A slot entry's row in its tensor table when the sizes agree, else None."""
-        owner, rows = self.owner, self.owner_rows
-        if owner is None or rows is None:
-            return None
-        orow = rows.item(row)
-        return orow if owner.lengths.item(orow) == self.lengths.item(row) else None
 
     def name(self, row: int) -> str | None:
         names = self.meta["names"] if self.meta is not None else None
@@ -429,9 +367,8 @@ class EntryTable:
 
     # -- making model objects ----------------------------------------------------------------
     def make(self, row: int) -> Any:
-        """The model object of one row, a tensor held by the list this table serves (``home``):
-        :meth:`~.model.Buffer._init_lazy` and :meth:`~.model.Tensor._set_meta` written out in
-        one frame (this runs once per entry handed out)."""
+        """The model object of one row, a tensor held by the list this table serves (``home``),
+        made in one frame: this runs once per entry handed out."""
         cls = self.cls
         obj: Any = cls.__new__(cls)
         obj._index = self.keys.item(row)
@@ -515,16 +452,13 @@ class _Entries(Generic[E]):
 
     def __init__(self, table: EntryTable | None) -> None:
         self._table = table
-        self._floating: weakref.WeakValueDictionary[int, E] = (
-            weakref.WeakValueDictionary()
-        )
+        self._floating: weakref.WeakValueDictionary[int, E] = weakref.WeakValueDictionary()
         if table is not None:
             # weak: no cycle, so a dropped checkpoint releases its mapping at once
             table.home = weakref.ref(self)
 
     def _put(self, row: int, obj: E) -> None:
         """Hold ``obj``, the entry of table row ``row``, from now on."""
-        raise NotImplementedError
 
     def _held_rows(self, table: EntryTable, start: int, end: int) -> list[E | None]:
         """The entries held of the table's rows ``start..end`` (None: not made, or floating)."""
@@ -742,8 +676,6 @@ class TensorList(_Entries[E], MutableSequence[E]):
             return list(self) == list(other)
         return NotImplemented
 
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
         n = len(self)
         shown = [repr(self[k]) for k in (range(n) if n <= _SHOWN else (0, 1, 2, n - 1))]
@@ -946,8 +878,6 @@ class SlotEntries(_Entries[E], MutableMapping[int, E]):
         if isinstance(other, (dict, SlotEntries)):
             return dict(self.items()) == dict(other.items())
         return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         keys = list(self.keys())

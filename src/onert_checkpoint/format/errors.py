@@ -37,8 +37,6 @@ class CheckpointError(ValueError):
 class FormatError(CheckpointError):
     """The bytes violate the layout of their revision."""
 
-    category = "format"
-
 
 class UnsupportedFormatError(CheckpointError):
     """Not a checkpoint of this family, or a version this reader does not implement."""
@@ -74,8 +72,7 @@ def error_for(code: str, field: str | None, offset: int | None, message: str) ->
 def released_error(what: str = "the checkpoint") -> CheckpointError:
     """``released``: a checkpoint or entry used after its ``open`` block ended (an empty answer
     would let a save write a valid file of 0-byte tensors over the real one)."""
-    return error_for(
-        "released", None, None,
-        f"{what}: the storage of this checkpoint was released when its `open` block ended; "
-        "copy what must outlive the block inside it (np.array(t.data)), or use load()",
-    )
+    return error_for("released", None, None,
+                     f"{what}: the storage of this checkpoint was released when its `open` block "
+                     "ended; copy what must outlive the block inside it (np.array(t.data)), or "
+                     "use load()")

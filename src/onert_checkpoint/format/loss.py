@@ -10,8 +10,7 @@ records and unknown sections too (tests/invariants/test_no_silent_loss.py checks
 What counts as content (spec/SPEC.md 9.2): the entries and their bytes, the optimizer kind and
 every slot entry, the training state, the unknown sections, and, for a checkpoint whose own
 revision is schema 2 or 3, the tensors' names, dtypes, shapes and model indices (its records
-hold them). Those of a schema-1 or WOF checkpoint came from a circle model (``bind``), which
-keeps them: writing schema 1 again does not lose them.
+hold them).
 """
 
 from __future__ import annotations
@@ -79,14 +78,12 @@ def _state(ckpt: Checkpoint, target: Revision) -> list[str]:
                     f"{' and '.join(keys)})")
     for key in keys:
         value = ckpt.state.get(key)
-        if value is not None and (
-            isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= U32_MAX
-        ):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)
+                                  or not 0 <= value <= U32_MAX):
             lost.append(f"the {key} value {value!r} ({target.title} stores a u32)")
     if "footerless" in ckpt.layout.quirks and any(ckpt.state.get(k) for k in keys):
-        lost.append(
-            f"the {' and '.join(keys)} (this footer-less onert file has no footer to hold them)"
-        )
+        lost.append(f"the {' and '.join(keys)} (this footer-less onert file has no footer to "
+                    "hold them)")
     return lost
 
 
@@ -115,9 +112,8 @@ def lost_content(ckpt: Checkpoint, revision: str | None = None) -> list[str]:
     Revisions that hold everything (schemas 2 and 3) and the export containers lose nothing.
     The tensors' names, dtypes, shapes and model indices of a checkpoint whose own revision has
     no records for them came from a circle model, which keeps them. What a target cannot lay
-    out at all (an Adam slot of another size
-    than its weight, an entry index outside the table) is not listed here: the writer refuses
-    it either way.
+    out at all (an Adam slot of another size than its weight, an entry index outside the
+    table) is not listed here: the writer refuses it either way.
 
         >>> import onert_checkpoint as oc
         >>> from onert_checkpoint.format.loss import lost_content

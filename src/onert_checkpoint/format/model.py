@@ -38,9 +38,6 @@ OPTIMIZER_SLOTS: dict[str, tuple[str, ...]] = {"sgd": (), "sgd_momentum": ("mome
                                                "adam": ("m", "v")}
 
 
-_BY_INDEX = operator.attrgetter("index")
-
-
 def as_bytes_array(data: np.ndarray | BufferLike) -> np.ndarray:
     """A flat uint8 view of ``data`` (an array, bytes or any buffer), without copying."""
     if isinstance(data, np.ndarray):
@@ -66,21 +63,17 @@ class Buffer:
         self._row = 0
         self.offset = offset
 
-    def _init_lazy(self, index: int, offset: int, table: EntryTable, row: int) -> None:
-        """An entry of a loaded file: its data are made from ``table`` when first asked for."""
-        self._index = index
-        self._data = None
-        self._table = table
-        self._row = row
-        self.offset = offset
-
     @property
     def index(self) -> int:
         return self._index
 
     @index.setter
     def index(self, value: int) -> None:
-        self._index = value
+        old, self._index = self._index, value
+        self._tell_owner("index", old, value)
+
+    def _tell_owner(self, key: str, old: object, value: object) -> None:
+        """A tensor's list keeps its index and name maps (a slot entry has none)."""
 
     @property
     def data(self) -> np.ndarray:
@@ -96,16 +89,6 @@ class Buffer:
     @data.setter
     def data(self, value: object) -> None:
         self._data = check_assignment(self, value)
-
-    def _drop_data(self) -> None:
-        """``open``'s exit: the entry no longer refers to the file, and every later read of
-        it raises ``released`` (an empty answer would let a save write 0-byte entries)."""
-        self._data = None
-        self._table = None
-
-    def _released(self) -> bool:
-        table = self._table
-        return self._data is None and (table is None or table.store.released)
 
     @property
     def raw(self) -> np.ndarray:
@@ -128,9 +111,8 @@ class Buffer:
     # size, len) is known from the entry's metadata without reading or checking the data.
     def __array__(self, dtype: object = None, copy: bool | None = None) -> np.ndarray:
         data = self._data if self._data is not None else self.data
-        if dtype is None:  # np.asarray(entry): the common call, answered first
-            return data.copy() if copy else data
-        if np.dtype(dtype) != data.dtype:  # type: ignore[call-overload]
+        # dtype None first: np.asarray(entry), the common call
+        if dtype is not None and np.dtype(dtype) != data.dtype:  # type: ignore[call-overload]
             if copy is False:
                 # NumPy's protocol: a copy that is forbidden but needed is a ValueError
                 raise ValueError(f"{self._what()}: {data.dtype} to {dtype} needs a copy")
@@ -194,7 +176,8 @@ class Buffer:
         return f"entry {self._index}"
 
     def __repr__(self) -> str:
-        if self._released():
+        table = self._table
+        if self._data is None and (table is None or table.store.released):
             return f"{type(self).__name__}(index={self._index}, released)"
         return f"{type(self).__name__}({self._describe()})"
 
@@ -230,27 +213,13 @@ class Tensor(Buffer):
         kind: Any = getattr(data, "dtype", None)
         if kind in _TYPED and (kind != np.uint8 or data.ndim != 1):
             dtype, shape = dtype or kind.name, data.shape if shape is None else shape
-        self._set_meta(name, dtype, shape, model_index)
-
-    def _set_meta(self, name: str | None, dtype: str | None, shape: tuple[int, ...] | None,
-                  model_index: int | None) -> None:
         self._name = name
         self._dtype = dtype
         self.shape = shape
         self.model_index = model_index
         self._owner: Callable[[], TensorList[Tensor] | None] | None = None  # weak reference
 
-    @property
-    def index(self) -> int:
-        return self._index
-
-    @index.setter
-    def index(self, value: int) -> None:
-        old, self._index = self._index, value
-        self._tell_owner("index", old, value)
-
     def _tell_owner(self, key: str, old: object, value: object) -> None:
-        """The list that holds this tensor keeps its index and name maps (entries.py)."""
         owner = self._owner() if self._owner is not None else None
         if owner is not None and old != value:
             owner._changed(self, key, old, value)
@@ -299,10 +268,8 @@ class Optimizer:
     slots: dict[str, MutableMapping[int, Buffer]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        names = OPTIMIZER_SLOTS.get(self.kind)
-        if names is not None:
-            for name in names:
-                self.slots.setdefault(name, {})
+        for name in OPTIMIZER_SLOTS.get(self.kind, ()):
+            self.slots.setdefault(name, {})
 
     @property
     def slot_names(self) -> tuple[str, ...]:
@@ -400,7 +367,7 @@ class Checkpoint(Mapping[object, Tensor]):
     @tensors.setter
     def tensors(self, value: Iterable[Tensor]) -> None:
         if not isinstance(value, TensorList):
-            value = TensorList(sorted(value, key=_BY_INDEX))
+            value = TensorList(sorted(value, key=operator.attrgetter("index")))
         self._tensors = value
 
     @property
@@ -455,9 +422,9 @@ class Checkpoint(Mapping[object, Tensor]):
 
     def __setitem__(self, key: object, value: object) -> None:
         """``ckpt[key] = values``: the new data of the tensor ``ckpt[key]``, by the rule of
-        ``ckpt[key].data = values`` (`cast_for_entry`:
-        same size, type and shape, values converted only when none changes). A key no tensor
-        has is a ``KeyError``: assignment never adds a tensor."""
+        ``ckpt[key].data = values`` (`cast_for_entry`: same size, type and shape, values
+        converted only when none changes). A key no tensor has is a ``KeyError``: assignment
+        never adds a tensor."""
         self[key].data = value
 
     def __iter__(self) -> Iterator[object]:
@@ -487,8 +454,8 @@ class Checkpoint(Mapping[object, Tensor]):
 
     # Data checks ------------------------------------------------------------------------
     def verify(self) -> None:
-        """Run the data checks that ``load`` left for the first data access (schema 2's data-section
-        CRC-32C and padding) now; raise their
+        """Run the data checks that ``load`` left for the first data access (schema 2's
+        data-section CRC-32C and padding) now; raise their
         [`CheckpointError`][onert_checkpoint.CheckpointError]."""
         self._check_live()
         if self._store is not None:
@@ -501,7 +468,9 @@ class Checkpoint(Mapping[object, Tensor]):
         if self._store is not None:
             self._store.release()
         for entry in self._made_entries():
-            entry._drop_data()
+            # every later read of it raises ``released`` (an empty answer would let a save
+            # write 0-byte entries)
+            entry._data = entry._table = None
 
     def _made_entries(self) -> Iterator[Buffer]:
         """The entry objects made so far, tensors and slot entries (of a loaded file, those

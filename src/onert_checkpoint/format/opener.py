@@ -26,19 +26,14 @@ def open(path: str | os.PathLike[str], **load_options: Any) -> Iterator[Checkpoi
     try:
         yield ckpt
     finally:
-        _release(ckpt)
-
-
-def _release(ckpt: Checkpoint) -> None:
-    view = ckpt.source
-    ckpt._release_data()
-    ckpt.source = None
-    if not isinstance(view, memoryview):
-        return
-    mapped = view.obj
-    with contextlib.suppress(BufferError):
-        view.release()
-    if isinstance(mapped, mmap.mmap):
-        # mmap refuses to close while a NumPy view still uses it; it then closes with the view.
-        with contextlib.suppress(BufferError):
-            mapped.close()
+        view = ckpt.source
+        ckpt._release_data()
+        ckpt.source = None
+        if isinstance(view, memoryview):
+            mapped = view.obj
+            with contextlib.suppress(BufferError):
+                view.release()
+            # mmap refuses to close while a NumPy view still uses it; it then closes with the view.
+            if isinstance(mapped, mmap.mmap):
+                with contextlib.suppress(BufferError):
+                    mapped.close()

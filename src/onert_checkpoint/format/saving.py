@@ -2,10 +2,6 @@
 to the one output primitive (`onert_checkpoint.atomic_file`: atomic replacement, special
 files refused, symbolic links followed and kept, owner and mode kept, errors naming the
 caller's path; docs/saving.md).
-
-Storage that only appends gets the same bytes in one forward pass: ``save(..., forward_only=True)``
-and [`save_stream`][onert_checkpoint.save_stream] (a pipe or any file object) compute every checksum
-in a read pass over the data first, then write each byte once, in order, never at an offset.
 """
 
 from __future__ import annotations
@@ -43,9 +39,10 @@ Stream = Generator["bytes | memoryview", None, "list[tuple[int, bytes]]"]
 WRITERS = registry.BY_NAME
 
 
-def _writer(
-    revision: str | None, dialect: Any, ckpt: Checkpoint, allow_lossy: bool = False
-) -> tuple[registry.Revision, str | None]:
+def _write(ckpt: Checkpoint, revision: str | None, dialect: Any, options: dict[str, Any],
+           patching: bool = False) -> Stream:
+    """The bytes of the revision's writer once the write is allowed: its patching stream
+    (``patching``: what ``save`` writes) if it has one, else its chunks."""
     revision = revision or ckpt.revision
     if dialect is KEEP:
         dialect = ckpt.dialect if revision == ckpt.revision else None
@@ -58,11 +55,10 @@ def _writer(
 
         have = content_dialect(ckpt)
         if by_index and have == "onert":  # WOF entries are circle tensor indices
-            raise error_for(
-                "not_representable", "dialect", None,
-                f"the entries are indexed as onert entries; {rev.title} indexes them by circle "
-                f"tensor, which needs the circle model: convert(ckpt, {rev.name!r}, model=...)",
-            )
+            raise error_for("not_representable", "dialect", None,
+                            f"the entries are indexed as onert entries; {rev.title} indexes them "
+                            "by circle tensor, which needs the circle model: "
+                            f"convert(ckpt, {rev.name!r}, model=...)")
         if not by_index and have is not None and have != dialect:
             raise error_for("not_representable", "dialect", None,
                             f"the entries are indexed as {have} entries; writing them as {dialect} "
@@ -70,9 +66,10 @@ def _writer(
                             f"convert(ckpt, {rev.name!r}, dialect=..., model=...)")
     # The one rule of every write (format/loss.py): keep the content or refuse naming the loss;
     # and never a fresh checksum over bytes whose own checks have not passed (or may be stale).
-    check_lossless(ckpt, revision, dialect=dialect, allow_lossy=allow_lossy)
+    check_lossless(ckpt, revision, dialect=dialect, allow_lossy=bool(options.get("allow_lossy")))
     verify_sources(ckpt)
-    return rev, dialect
+    write = rev.write_stream if patching and rev.streams else rev.write_chunks
+    return write(ckpt, dialect, **options)  # type: ignore[return-value]
 
 
 def verify_sources(ckpt: Checkpoint) -> None:
@@ -86,23 +83,15 @@ def verify_sources(ckpt: Checkpoint) -> None:
     must_verify(own + stores_of([entry._data for entry in ckpt._made_entries()]), read_view)
 
 
-def chunks(
-    ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP, **options: Any
-) -> Iterator[bytes | memoryview]:
+def chunks(ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP,
+           **options: Any) -> Iterator[bytes | memoryview]:
     """The bytes of ``ckpt`` in file order, computed lazily (every offset is planned first)."""
-    rev, dialect = _writer(revision, dialect, ckpt, bool(options.get("allow_lossy")))
-    return rev.write_chunks(ckpt, dialect, **options)
+    return _write(ckpt, revision, dialect, options)
 
 
-def _stream(
-    ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP, **options: Any
-) -> Stream:
-    """What ``save`` writes: the revision's patching stream if it has one, else its chunks."""
-    rev, dialect = _writer(revision, dialect, ckpt, bool(options.get("allow_lossy")))
-    if rev.streams:
-        return rev.write_stream(ckpt, dialect, **options)
-    # the same writer chunks() would pick, without checking the content a second time
-    return rev.write_chunks(ckpt, dialect, **options)  # type: ignore[return-value]
+def _stream(ckpt: Checkpoint, *, revision: str | None = None, dialect: Any = KEEP,
+            **options: Any) -> Stream:
+    return _write(ckpt, revision, dialect, options, patching=True)
 
 
 def to_bytes(ckpt: Checkpoint, **kwargs: Any) -> bytes:

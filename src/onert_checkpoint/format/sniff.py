@@ -54,9 +54,8 @@ def looks_like(data: bytes | memoryview, size: int | None = None) -> str:
                 "checkpoint: " + _DO_IMPORT.format(fn="npz") + " when it is an .npz "
                 "(PyTorch: oc.from_torch)")
     if _safetensors(head, size):
-        return "it looks like a safetensors file, not a checkpoint: " + _DO_IMPORT.format(
-            fn="safetensors"
-        )
+        return ("it looks like a safetensors file, not a checkpoint: "
+                + _DO_IMPORT.format(fn="safetensors"))
     for magic, what, todo in _SIGNATURES:
         if head.startswith(magic):
             return f"it looks like {what}, not a checkpoint" + (f": {todo}" if todo else "")

@@ -28,14 +28,12 @@ _PSEUDO_FILE_LIMIT = 1 << 20
 
 def _open_regular(path: str) -> int:
     """A read-only descriptor of the regular file ``path``; never blocks."""
-    bad = not_regular(os.stat(path).st_mode, path, "read")
-    if bad is not None:
+    if (bad := not_regular(os.stat(path).st_mode, path, "read")) is not None:
         raise bad
     # O_NONBLOCK: if the path was replaced by a FIFO since the stat, open returns at once.
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        bad = not_regular(os.fstat(fd).st_mode, path, "read")
-        if bad is not None:
+        if (bad := not_regular(os.fstat(fd).st_mode, path, "read")) is not None:
             raise bad
     except BaseException:
         os.close(fd)
@@ -60,16 +58,14 @@ def _read_all(fd: int, size: int, path: str) -> memoryview:
             break
         got += n
     view.release()
-    if got < limit:
-        del buf[got:]
+    del buf[got:]
     return memoryview(buf).toreadonly()
 
 
 #: A mapped file -> (its path, its fingerprint when mapped or last checked): a save checks
 #: mapped bytes again only when the fingerprint says they may have changed.
-_MAPPED: weakref.WeakKeyDictionary[mmap.mmap, tuple[str, tuple[int, ...]]] = (
-    weakref.WeakKeyDictionary()
-)
+_MAPPED: weakref.WeakKeyDictionary[mmap.mmap, tuple[str, tuple[int, ...]]]
+_MAPPED = weakref.WeakKeyDictionary()
 
 
 def _fingerprint(st: os.stat_result) -> tuple[int, ...]:

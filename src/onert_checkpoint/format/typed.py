@@ -30,10 +30,8 @@ def _element_type(dtype: str | None, nbytes: int) -> np.dtype | None:
 
 
 def typed_view(raw: np.ndarray, dtype: str | None, shape: tuple[int, ...] | None) -> np.ndarray:
-    """``raw`` (flat uint8) as ``dtype`` and ``shape`` when the sizes allow it, else as bytes.
-
-    A view, never a copy. A shape whose element count differs from the data's is not applied.
-    """
+    """``raw`` (flat uint8) as ``dtype`` and ``shape`` when the sizes allow it, else as bytes:
+    a view, never a copy. A shape whose element count differs from the data's is not applied."""
     dt = _element_type(dtype, raw.nbytes)
     return raw if dt is None else shaped(raw.view(dt), shape)
 
@@ -48,9 +46,8 @@ def shaped(arr: np.ndarray, shape: tuple[int, ...] | None) -> np.ndarray:
     return arr
 
 
-def typed_geometry(
-    nbytes: int, dtype: str | None, shape: tuple[int, ...] | None
-) -> tuple[np.dtype, tuple[int, ...]]:
+def typed_geometry(nbytes: int, dtype: str | None,
+                   shape: tuple[int, ...] | None) -> tuple[np.dtype, tuple[int, ...]]:
     """The dtype and shape :func:`typed_view` gives ``nbytes`` bytes, without the bytes: an
     entry's array geometry is known before its data are read (or checked)."""
     dt = _element_type(dtype, nbytes)
