@@ -41,19 +41,6 @@ def _copy_optimizer(opt: Optimizer, *, raw: bool = False) -> Optimizer:
         for name, entries in opt.slots.items()})
 
 
-def _check_model_indices_fit(tensors: Iterable[Tensor], target: registry.Revision) -> None:
-    """Schema 2 allows model index 0xFFFFFFFF, which schema 3 reserves as NO_MODEL_INDEX
-    (SPEC 7.3): the one thing of a schema-2 file that schema 3 cannot hold, refused rather
-    than dropped."""
-    reserved = target.reserved_model_index
-    for k, t in enumerate(tensors if reserved is not None else ()):
-        if t.model_index == reserved:
-            raise error_for("not_representable", f"tensors[{k}].model_index", None,
-                            f"tensor {t.index} has model index 0x{reserved:08X}, which "
-                            f"{target.title} reserves for 'no model index'; keep the file as "
-                            "schema 2 or give the tensor another index")
-
-
 def upgrade(ckpt: Checkpoint, *, to: str = RECOMMENDED.name,
             name_tensors: Callable[[Checkpoint], None] | None = None) -> Checkpoint:
     """[`upgrade`][onert_checkpoint.upgrade] without a model: the tensors stay as they were
@@ -75,7 +62,16 @@ def upgrade(ckpt: Checkpoint, *, to: str = RECOMMENDED.name,
         was = ckpt.layout.origin or ckpt.layout.values()
         name = str(was.get("revision", ckpt.revision))
         name_tensors(Checkpoint(tensors, layout=registry.layout_for(name, **was)))
-    _check_model_indices_fit(tensors, target)
+    # Schema 2 allows model index 0xFFFFFFFF, which schema 3 reserves as NO_MODEL_INDEX
+    # (SPEC 7.3): the one thing of a schema-2 file that schema 3 cannot hold, refused rather
+    # than dropped.
+    reserved = target.reserved_model_index
+    for k, t in enumerate(tensors if reserved is not None else ()):
+        if t.model_index == reserved:
+            raise error_for("not_representable", f"tensors[{k}].model_index", None,
+                            f"tensor {t.index} has model index 0x{reserved:08X}, which "
+                            f"{target.title} reserves for 'no model index'; keep the file as "
+                            "schema 2 or give the tensor another index")
     # the target's layout keeps what both revisions' files carry, and the origin
     layout = ckpt.layout.values() | {"origin": origin_of(ckpt), "dialect": None}
     optimizer = None if ckpt.optimizer is None else _copy_optimizer(ckpt.optimizer)

@@ -14,6 +14,7 @@ from .model import Checkpoint
 from .revisions.registry import REVISIONS, with_version
 from .revisions.v1 import reader as v1
 from .revisions.wof import reader as wof
+from .sniff import looks_like
 from .source import Source, open_source
 
 __all__ = ["MAGIC", "SUPPORTED_VERSIONS", "load", "read_view"]
@@ -62,9 +63,7 @@ def read_view(view: memoryview, *, verify_data: bool = True) -> Checkpoint:
         raise error_for("truncated_header", "header", 0, f"the file has only {size} bytes")
     magic = view[0] | (view[1] << 8)
     if magic != MAGIC:
-        from .sniff import looks_like  # what the file is instead, and what to do with it
-
-        hint = looks_like(view[:16], size)
+        hint = looks_like(view[:16], size)  # what the file is instead, and what to do with it
         raise error_for("bad_magic", "magic", 0,
                         f"magic is {magic} (bytes {bytes(view[:2]).hex(' ')}), not 429"
                         + (f"; {hint}" if hint else ""))

@@ -35,6 +35,7 @@ import numpy as np
 
 from .dtypes import DTYPES
 from .errors import released_error
+from .source import PrivateBytes, file_fingerprint, mapped_file_unchanged, note_checked
 from .typed import little_endian_dtype, shaped
 
 #: An entry: model.Buffer or model.Tensor (model.py, which imports this module, says which).
@@ -195,8 +196,6 @@ def must_verify(stores: Iterable[DataStore], read: Callable[[Any], Any]) -> None
     (``verify_data=False``), and again for bytes that may have changed since (a mapped file
     written since, a writable buffer). Raises the check's error or ``released``. ``read`` reads
     a file's bytes afresh (dispatch.read_view, which this layer does not import)."""
-    from .source import PrivateBytes, file_fingerprint, mapped_file_unchanged, note_checked
-
     for store in stores:
         if store.released:
             raise released_error()
@@ -265,8 +264,7 @@ class EntryTable:
         keys = self.keys
         first = self._first_key
         if first is None:
-            steps = np.diff(keys)
-            consecutive = keys.size > 0 and bool((steps == 1).all())
+            consecutive = keys.size > 0 and bool((np.diff(keys) == 1).all())
             first = self._first_key = keys.item(0) if consecutive else -1
         if first >= 0:
             r = key - first
@@ -295,9 +293,7 @@ class EntryTable:
 
     def name(self, row: int) -> str | None:
         names = self.meta["names"] if self.meta is not None else None
-        if names is None:
-            return None
-        raw = names[row]
+        raw = None if names is None else names[row]
         return None if raw is None else raw.decode("utf-8")
 
     def data(self, row: int) -> np.ndarray:
@@ -426,12 +422,6 @@ def _floating_class(cls: type) -> type:
     return sub
 
 
-def _floating_get(floating: weakref.WeakValueDictionary[int, Any], key: int) -> Any:
-    """``floating.get(key)`` at no cost when there is none (its lookup raises and catches a
-    KeyError on every miss); ``data`` is the WeakValueDictionary's own dict."""
-    return floating.get(key) if floating.data else None  # type: ignore[attr-defined]
-
-
 def _settle(obj: Any) -> None:
     """Make the floating ``obj`` an entry its list or mapping holds (before it is changed)."""
     base = type(obj).__mro__[1]
@@ -466,7 +456,8 @@ class _Entries(Generic[E]):
 
     def _held_floating(self, row: int) -> E | None:
         """The floating entry of ``row`` a caller holds (held here from now on), or None."""
-        obj = _floating_get(self._floating, row)
+        # no lookup when there is none: each miss of a WeakValueDictionary raises a KeyError
+        obj = self._floating.get(row) if self._floating.data else None  # type: ignore[attr-defined]
         if obj is not None:
             _settle(obj)
         return obj
@@ -602,8 +593,10 @@ class TensorList(_Entries[E], MutableSequence[E]):
         made = np.fromiter((t is not None for t in items), bool, len(items))
         eager = np.flatnonzero(made | (table.lengths > 0)).tolist()
         out: TensorList[E] = TensorList(table=table.clone())
+        # no lookup when there is none: each miss of a WeakValueDictionary raises a KeyError
+        floating: MutableMapping[int, E] = self._floating if self._floating.data else {}  # type: ignore[attr-defined]
         for k in eager:
-            held = items[k] or _floating_get(self._floating, k)
+            held = items[k] or floating.get(k)
             out._items[k] = t = copy(held if held is not None else table.make(k))
             t._owner = out._ref
         lazy = np.flatnonzero(~made & (table.lengths == 0)) if not table.store.ready else ()
@@ -622,8 +615,7 @@ class TensorList(_Entries[E], MutableSequence[E]):
 
     def names(self) -> list[str | None]:
         """Every item's name, in list order, without making the items."""
-        items = self._items
-        table = self._table
+        items, table = self._items, self._table
         raw = None if table is None or table.meta is None else table.meta["names"]
         if raw is None:
             return [None if t is None else t.name for t in items]
@@ -859,14 +851,10 @@ class SlotEntries(_Entries[E], MutableMapping[int, E]):
         return self._items
 
     def values(self) -> ValuesView[E]:
-        if self._table is None:
-            return self._items.values()
-        return _FloatingValues(self)
+        return self._items.values() if self._table is None else _FloatingValues(self)
 
     def items(self) -> ItemsView[int, E]:
-        if self._table is None:
-            return self._items.items()
-        return _FloatingItems(self)
+        return self._items.items() if self._table is None else _FloatingItems(self)
 
     def __setitem__(self, key: int, value: E) -> None:
         self.materialize()[key] = value

@@ -21,7 +21,7 @@ import numpy as np
 from .assignment import check_assignment
 from .dtypes import DTYPE_CODES
 from .entries import DataStore, EntryTable, SlotEntries, TensorList
-from .errors import released_error
+from .errors import error_for, released_error
 from .layout import Layout, Section
 from .revisions.registry import RECOMMENDED, layout_for
 from .typed import dtype_name, typed_geometry
@@ -145,8 +145,7 @@ class Buffer:
         """The dtype and shape of ``data``, without reading (and so checking) the data."""
         table = self._table
         if self._data is None and table is not None:
-            dtype, shape = table.dtype_shape(self._row)
-            return typed_geometry(table.nbytes(self._row), dtype, shape)
+            return typed_geometry(table.nbytes(self._row), *table.dtype_shape(self._row))
         data = np.asarray(self.data)
         return data.dtype, data.shape
 
@@ -276,8 +275,7 @@ class Optimizer:
         return tuple(self.slots)
 
     def __repr__(self) -> str:
-        slots = ", ".join(f"{name!r}: {len(entries)} entries" for name, entries in
-                          self.slots.items())
+        slots = ", ".join(f"{name!r}: {len(e)} entries" for name, e in self.slots.items())
         return f"Optimizer(kind={self.kind!r}, slots={{{slots}}})"
 
 
@@ -517,8 +515,6 @@ class Checkpoint(Mapping[object, Tensor]):
         slots = self.optimizer.slots if self.optimizer is not None else {}
         entries = slots.get(name)
         if entries is None:
-            from .errors import error_for
-
             kind = "no optimizer" if self.optimizer is None else f"{self.optimizer.kind}"
             have = ", ".join(repr(s) for s in slots) or "none"
             raise error_for("unknown_slot", "optimizer", None,

@@ -15,6 +15,7 @@ from typing import Any, BinaryIO
 
 from ..atomic_file import write_atomic
 from .entries import must_verify, stores_of
+from .errors import error_for
 from .loss import check_lossless
 from .model import Checkpoint
 from .revisions import registry
@@ -51,7 +52,6 @@ def _write(ckpt: Checkpoint, revision: str | None, dialect: Any, options: dict[s
     by_index = rev.keyed_by == registry.BY_CIRCLE_INDEX
     if by_index or (rev.dialects and dialect is not None):
         from .convert import content_dialect  # entries are never re-labelled to a dialect
-        from .errors import error_for
 
         have = content_dialect(ckpt)
         if by_index and have == "onert":  # WOF entries are circle tensor indices

@@ -8,21 +8,28 @@ from __future__ import annotations
 
 __all__ = ["looks_like"]
 
-_DO_MODEL = (
-    "give it as the model of a checkpoint (--model MODEL.circle on the command line, model= "
-    "in Python), or make a checkpoint from its initial weights with `onert-ckpt new --model`"
-)
-_DO_IMPORT = ("`onert-ckpt import` (oc.from_{fn} in Python) builds a checkpoint from it")
+_DO_IMPORT = "`onert-ckpt import` (oc.from_{fn} in Python) builds a checkpoint from it"
+_ZIP = "a ZIP archive (a NumPy .npz or a PyTorch .pt file?)"
+_DO_ZIP = _DO_IMPORT.format(fn="npz") + " when it is an .npz (PyTorch: oc.from_torch)"
 
-#: (signature at offset 0, what it is, what to do) for formats with a fixed leading magic.
-_SIGNATURES: tuple[tuple[bytes, str, str], ...] = (
-    (b"\x89PNG\r\n\x1a\n", "a PNG image", ""),
-    (b"\xff\xd8\xff", "a JPEG image", ""),
-    (b"GGUF", "a GGUF model file (llama.cpp)", ""),
-    (b"\x93NUMPY", "a NumPy .npy array", ""),
-    (b"\x89HDF\r\n\x1a\n", "an HDF5 file (Keras .h5?)", ""),
-    (b"\x1f\x8b", "a gzip-compressed file", "decompress it first"),
-    (b"\x7fELF", "an ELF executable or library", ""),
+#: (offset, signature, what it is, what to do), in the order they are tried; the signature
+#: None is safetensors' header (:func:`_safetensors`).
+_SIGNATURES: tuple[tuple[int, bytes | None, str, str], ...] = (
+    (4, b"CIR0", "a circle model", "give it as the model of a checkpoint (--model MODEL.circle "
+     "on the command line, model= in Python), or make a checkpoint from its initial weights "
+     "with `onert-ckpt new --model`"),
+    (4, b"TFL3", "a TensorFlow Lite model", "convert it to circle (one-import-tflite), then use "
+     "it as the model (--model)"),
+    (0, b"PK\x03\x04", _ZIP, _DO_ZIP),
+    (0, b"PK\x05\x06", _ZIP, _DO_ZIP),
+    (0, None, "a safetensors file", _DO_IMPORT.format(fn="safetensors")),
+    (0, b"\x89PNG\r\n\x1a\n", "a PNG image", ""),
+    (0, b"\xff\xd8\xff", "a JPEG image", ""),
+    (0, b"GGUF", "a GGUF model file (llama.cpp)", ""),
+    (0, b"\x93NUMPY", "a NumPy .npy array", ""),
+    (0, b"\x89HDF\r\n\x1a\n", "an HDF5 file (Keras .h5?)", ""),
+    (0, b"\x1f\x8b", "a gzip-compressed file", "decompress it first"),
+    (0, b"\x7fELF", "an ELF executable or library", ""),
 )
 
 
@@ -44,19 +51,7 @@ def looks_like(data: bytes | memoryview, size: int | None = None) -> str:
     """
     head = bytes(data[:16])
     size = len(data) if size is None else size
-    if head[4:8] == b"CIR0":
-        return f"it looks like a circle model, not a checkpoint: {_DO_MODEL}"
-    if head[4:8] == b"TFL3":
-        return ("it looks like a TensorFlow Lite model, not a checkpoint: convert it to circle "
-                "(one-import-tflite), then use it as the model (--model)")
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
-        return ("it looks like a ZIP archive (a NumPy .npz or a PyTorch .pt file?), not a "
-                "checkpoint: " + _DO_IMPORT.format(fn="npz") + " when it is an .npz "
-                "(PyTorch: oc.from_torch)")
-    if _safetensors(head, size):
-        return ("it looks like a safetensors file, not a checkpoint: "
-                + _DO_IMPORT.format(fn="safetensors"))
-    for magic, what, todo in _SIGNATURES:
-        if head.startswith(magic):
+    for at, magic, what, todo in _SIGNATURES:
+        if _safetensors(head, size) if magic is None else head.startswith(magic, at):
             return f"it looks like {what}, not a checkpoint" + (f": {todo}" if todo else "")
     return ""

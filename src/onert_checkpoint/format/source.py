@@ -46,7 +46,7 @@ class PrivateBytes(bytearray):
     after they were checked (a save need not check them again; a mapping may change)."""
 
 
-def _read_all(fd: int, size: int, path: str) -> memoryview:
+def _read_all(fd: int, size: int) -> memoryview:
     """The file's bytes (at most ``size``; for a file that reports size 0, up to 1 MiB)."""
     limit = size if size else _PSEUDO_FILE_LIMIT
     buf = PrivateBytes(limit)
@@ -104,23 +104,21 @@ def open_source(source: Source, *, copy: bool | str = False) -> memoryview:
     """A read-only, byte-addressed view of ``source``: a path mapped, or read into memory
     (``copy=True``; ``"auto"``: files under ``COPY_BELOW`` bytes); a buffer as it is."""
     if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        if isinstance(path, bytes):
-            path = os.fsdecode(path)
+        path = os.fsdecode(source)
         fd = _open_regular(path)
         try:
             size = os.fstat(fd).st_size
             if copy == "auto":
                 copy = size < COPY_BELOW
             if copy or size == 0:
-                return _read_all(fd, size, path)
+                return _read_all(fd, size)
             try:
                 mapped = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
             except OSError as exc:
                 # ENODEV (/sys), EINVAL, EACCES: file systems that do not map; read instead.
                 if exc.errno not in (errno.ENODEV, errno.EINVAL, errno.EACCES, errno.ENOTSUP):
                     raise
-                return _read_all(fd, size, path)
+                return _read_all(fd, size)
             _MAPPED[mapped] = (os.path.abspath(path), _fingerprint(os.fstat(fd)))
         finally:
             os.close(fd)
