@@ -272,7 +272,6 @@ class EntryTable:
         r = int(np.searchsorted(keys, key))
         return r if r < keys.size and int(keys[r]) == key else None
 
-    # -- per-row metadata --------------------------------------------------------------------
     def dtype_shape(self, row: int) -> tuple[str | None, tuple[int, ...] | None]:
         meta = self.meta
         if meta is None:  # a slot entry: its tensor's, when the sizes agree
@@ -361,7 +360,6 @@ class EntryTable:
             raise released_error(f"entry {int(self.keys[row])}")
         return int(self.lengths[row])
 
-    # -- making model objects ----------------------------------------------------------------
     def make(self, row: int) -> Any:
         """The model object of one row, a tensor held by the list this table serves (``home``),
         made in one frame: this runs once per entry handed out."""
@@ -528,7 +526,6 @@ class TensorList(_Entries[E], MutableSequence[E]):
         self._dups: frozenset[str] = frozenset()
         self._renumbered = False
 
-    # -- sequence protocol -------------------------------------------------------------------
     def __len__(self) -> int:
         return len(self._items)
 
@@ -678,7 +675,6 @@ class TensorList(_Entries[E], MutableSequence[E]):
 
     __copy__ = copy
 
-    # -- lookups -----------------------------------------------------------------------------
     # By index: the table's sorted keys until a tensor is re-indexed, then a dict. By name: a
     # dict built on the first lookup. Kept current on a rename or re-index, rebuilt after a
     # structural change.

@@ -394,7 +394,6 @@ class Checkpoint(Mapping[object, Tensor]):
 
     __hash__ = None  # type: ignore[assignment]
 
-    # Mapping protocol -------------------------------------------------------------------
     def __getitem__(self, key: object) -> Tensor:
         tensors: TensorList[Tensor] = self.__dict__["_tensors"]  # self.tensors, no property call
         pos = self._position(tensors, key)
@@ -450,7 +449,6 @@ class Checkpoint(Mapping[object, Tensor]):
             parts.append(f"file_size={self.file_size}")
         return f"Checkpoint({', '.join(parts)})"
 
-    # Data checks ------------------------------------------------------------------------
     def verify(self) -> None:
         """Run the data checks that ``load`` left for the first data access (schema 2's
         data-section CRC-32C and padding) now; raise their
@@ -483,7 +481,6 @@ class Checkpoint(Mapping[object, Tensor]):
         if self._released:
             raise released_error()
 
-    # Convenience ------------------------------------------------------------------------
     @property
     def table_length(self) -> int:
         """N: ``layout.num_entries`` when known, else one past the highest entry index."""
