@@ -101,10 +101,8 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
         refuse(f"cannot write as {dialect}: {why}")
     n = ckpt.table_length
     footer_present = not (dialect == "onert" and "footerless" in ckpt.layout.quirks)
-    weights = plan_block(HEADER_SIZE, n, list(ckpt.tensors) if dialect == "onert"
-                         else storage_order(ckpt.tensors))
-    blocks = [weights]
-    pos = weights.end
+    blocks = [plan_block(HEADER_SIZE, n, list(ckpt.tensors) if dialect == "onert"
+                         else storage_order(ckpt.tensors))]
     if kind == "adam":
         assert ckpt.optimizer is not None
         for slot in ("m", "v"):
@@ -120,21 +118,16 @@ def plan(ckpt: Checkpoint, dialect: str | None = None) -> Plan:
                         stored.append(entry)
                     else:
                         empties[t.index] = len(stored)
-                block = plan_block(pos, n, stored, empty_entries=empties)
+                blocks.append(plan_block(blocks[-1].end, n, stored, empty_entries=empties))
             else:
-                block = plan_block(pos, n, storage_order(entries.values()))
-            blocks.append(block)
-            pos = block.end
+                blocks.append(plan_block(blocks[-1].end, n, storage_order(entries.values())))
+    pos = blocks[-1].end
     other = pos if footer_present else 0
     size = pos + (FOOTER_SIZE if footer_present else 0)
     if pos > U32_MAX:  # planning allocated nothing of the size of N (blocks.py)
         refuse(f"schema 1 offsets are u32; this content needs {size} bytes")
-    if kind == "adam":
-        opt1, opt2 = blocks[1].start, blocks[2].start
-    elif dialect == "onert":
-        opt1, opt2 = pos, 0
-    else:
-        opt1, opt2 = 0, 0
+    opt1 = blocks[1].start if kind == "adam" else (pos if dialect == "onert" else 0)
+    opt2 = blocks[2].start if kind == "adam" else 0
     header = {"ofs_opt1": opt1, "ofs_opt2": opt2, "ofs_other": other, "num_entries": n}
     footer = {"step": ckpt.state.step or 0, "epoch": ckpt.state.epoch or 0}
     return Plan(dialect, header, blocks, footer if footer_present else None, size)
