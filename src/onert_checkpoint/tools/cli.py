@@ -64,11 +64,6 @@ CLI_CODES = {
 # Helpers ------------------------------------------------------------------------------------
 
 
-def _print_json(obj: object) -> None:
-    # Strict RFC 8259, ASCII only: non-finite floats and bytes as spec/TOOLKIT.md section 1 says.
-    print(json_dumps(obj))
-
-
 def _where(err: CheckpointError) -> str:
     parts = []
     if err.field is not None:
@@ -139,7 +134,7 @@ def cmd_info(args: argparse.Namespace) -> int:
             print(f"onert-ckpt: error: io_error: {safe_text(path)}: {safe_text(why)}",
                   file=sys.stderr)
             if args.json:  # an object per file, in the files' order, this one included
-                _print_json({"file": path, "error": {"code": "io_error", "message": why}})
+                print(json_dumps({"file": path, "error": {"code": "io_error", "message": why}}))
         sys.stdout.flush()
     return status
 
@@ -156,7 +151,7 @@ def _info_one(args: argparse.Namespace, path: str, named: bool = False) -> int:
         desc = describe_lazy(ckpt)
     except CheckpointError as err:
         if args.json:
-            _print_json({**head, "error": err.to_dict()})
+            print(json_dumps({**head, "error": err.to_dict()}))
             return EXIT_INVALID
         raise
     choice = args.model_choice
@@ -348,9 +343,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
         invalid = bool(failing or (args.strict and warnings))
         status = max(status, EXIT_INVALID if invalid else EXIT_OK)
         if args.json:
-            _print_json({"file": path, "valid": not invalid, "revision": ckpt.revision,
-                         "dialect": ckpt.dialect, "quirks": list(quirks),
-                         "warnings": [w.to_dict() for w in warnings]})
+            print(json_dumps({"file": path, "valid": not invalid, "revision": ckpt.revision,
+                              "dialect": ckpt.dialect, "quirks": list(quirks),
+                              "warnings": [w.to_dict() for w in warnings]}))
             continue
         for w in warnings:
             print(f"{safe_text(path)}: warning: {w.code} at {w.field}: {safe_text(w.message)}")
@@ -408,7 +403,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
                 item["limit"] = args.limit
             item["values"] = json_value(arr.tolist())
             entries.append(item)
-        _print_json({"file": args.file, "entries": entries})
+        print(json_dumps({"file": args.file, "entries": entries}))
         return EXIT_OK
     blocks = []
     with np.printoptions(threshold=args.threshold):
@@ -783,99 +778,27 @@ def cmd_completion(args: argparse.Namespace) -> int:
 # The parser ---------------------------------------------------------------------------------
 
 
+def _nearest(word: str, known: Iterable[str], show: Callable[[str], str] = repr) -> str:
+    """``; did you mean 'info'?``: the nearest of ``known`` to a mistyped ``word``, or ""."""
+    from ..suggestions import nearest
+
+    close = nearest(word, known)
+    return f"; did you mean {show(close[0])}?" if close else ""
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with usage errors as one line on stderr (exit 2)."""
+    """argparse with usage errors as one line on stderr (exit 2), and the nearest choice to a
+    mistyped command or choice (argparse has its own from Python 3.14 only)."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(
-            EXIT_USAGE,
-            f"onert-ckpt: error: usage_error: {message}{self._suggestion(message)} "
-            f"(see {self.prog} --help)\n",
-        )
-
-    def _suggestion(self, message: str) -> str:
-        """``; did you mean 'info'?`` for a mistyped command or choice (argparse has its own
-        from Python 3.14 only)."""
         import re
 
-        from ..suggestions import did_you_mean
-
         found = re.search(r"invalid choice: '([^']*)'", message)
-        if found is None or "did you mean" in message:
-            return ""
-        choices = [str(c) for a in self._actions if a.choices for c in a.choices]
-        hint = did_you_mean(found.group(1), choices)
-        return f"; {hint}" if hint else ""
-
-
-_EXAMPLES = {
-    "info": [
-        "onert-ckpt info tests/data/real-onert/fc2-adam-step8.ckpt",
-        "onert-ckpt info --model fc2.circle fc2-adam-step8.ckpt",
-        "onert-ckpt info --json fc2-adam-step8.ckpt | jq .state",
-    ],
-    "conformance": [
-        "onert-ckpt conformance -- spec/c/ockpt-info {file}",
-        "onert-ckpt conformance --select 'invalid-v3-*' -- ./my-reader --json {file}",
-        "onert-ckpt conformance -- onert-ckpt info --json",
-    ],
-    "validate": [
-        "onert-ckpt validate *.ckpt",
-        "onert-ckpt validate --strict --json old.ckpt",
-    ],
-    "dump": [
-        "onert-ckpt dump fc2-adam-step8.ckpt --tensor 0",
-        "onert-ckpt dump --model fc2.circle fc2-adam-step8.ckpt --tensor w0 --slot m",
-        "onert-ckpt dump --layout fc2-adam-step8.ckpt",
-    ],
-    "diff": [
-        "onert-ckpt diff before.ckpt after.ckpt",
-        "onert-ckpt diff --rtol 1e-6 --model fc2.circle onert.ckpt micro.ckpt",
-    ],
-    "convert": [
-        "onert-ckpt convert old.ckpt new.ckpt --to v3",
-        "onert-ckpt convert onert.ckpt micro.ckpt --to v1 --dialect onert-micro --model m.circle",
-        "onert-ckpt convert adam.ckpt micro.ckpt --to v1 --dialect onert-micro --model m.circle "
-        "--batch-size 2",
-    ],
-    "export": [
-        "onert-ckpt export fc2-adam-step8.ckpt fc2.safetensors --model fc2.circle",
-        "onert-ckpt export fc2-adam-step8.ckpt fc2.npz",
-        "onert-ckpt export fc2-adam-step8.ckpt w1.npy --tensor w1 --model fc2.circle",
-    ],
-    "import": [
-        "onert-ckpt import fc2.safetensors fc2.ckpt",
-        "onert-ckpt import weights.safetensors fc2.ckpt --model fc2.circle --dialect onert",
-        "onert-ckpt import weights.safetensors fc2.ckpt --model fc2.circle --optimizer adam",
-    ],
-    "new": [
-        "onert-ckpt new --model fc2.circle --optimizer adam fc2-start.ckpt",
-        "onert-ckpt new --model fc2.circle --optimizer sgd --dialect onert-micro micro.ckpt",
-        "onert-ckpt new --model fc2.circle --revision v3 fc2-start-v3.ckpt",
-    ],
-    "bake": [
-        "onert-ckpt bake trained.ckpt --model fc2.circle fc2-trained.circle",
-        "onert-ckpt bake trained.ckpt --model shared.circle --shared untie out.circle",
-    ],
-    "edit": [
-        "onert-ckpt edit trained.ckpt deploy.ckpt --drop-optimizer",
-        "onert-ckpt edit a.ckpt b.ckpt --model fc2.circle --replace w0=w0.npy --step 0",
-    ],
-    "plot": [
-        "onert-ckpt plot --model fc2.circle fc2-adam-step8.ckpt weights.svg",
-        "onert-ckpt plot --model fc2.circle start.ckpt trained.ckpt change.png",
-        "onert-ckpt plot --model fc2.circle run/step*.ckpt trajectory.svg",
-    ],
-    "completion": [
-        "onert-ckpt completion bash > ~/.local/share/bash-completion/completions/onert-ckpt",
-        "onert-ckpt completion zsh > ~/.zfunc/_onert-ckpt",
-    ],
-}
-
-
-def _epilog(name: str, extra: str = "") -> str:
-    text = "examples:\n" + "\n".join(f"  {e}" for e in _EXAMPLES[name])
-    return text + (f"\n\n{extra}" if extra else "")
+        if found is not None and "did you mean" not in message:
+            message += _nearest(found.group(1), [str(c) for a in self._actions if a.choices
+                                                 for c in a.choices])
+        self.exit(EXIT_USAGE,
+                  f"onert-ckpt: error: usage_error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -893,9 +816,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     def command(name: str, help: str, description: str, func: Callable[..., int],
-                extra: str = "") -> argparse.ArgumentParser:
+                examples: list[str], extra: str = "") -> argparse.ArgumentParser:
+        epilog = "examples:\n" + "\n".join(f"  {e}" for e in examples)
         p = sub.add_parser(
-            name, help=help, description=description, epilog=_epilog(name, extra),
+            name, help=help, description=description,
+            epilog=epilog + (f"\n\n{extra}" if extra else ""),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
@@ -905,7 +830,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("info", "describe a checkpoint",
                 "Describe a checkpoint: revision, dialect, size, optimizer, training state, "
-                "and one row per entry; several files one after another.", cmd_info)
+                "and one row per entry; several files one after another.", cmd_info,
+                ["onert-ckpt info tests/data/real-onert/fc2-adam-step8.ckpt",
+                 "onert-ckpt info --model fc2.circle fc2-adam-step8.ckpt",
+                 "onert-ckpt info --json fc2-adam-step8.ckpt | jq .state"])
     p.add_argument("files", nargs="+", metavar="FILE")
     model_option(p, "circle model: adds names, dtypes and shapes")
     p.add_argument("--json", action="store_true", help="print the JSON description")
@@ -915,7 +843,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("validate", "check files against the specification",
                 "Check each file against every rule of the specification; one line per file.",
-                cmd_validate, "exit status: 0 all valid, 1 any invalid, 2 usage or I/O error")
+                cmd_validate,
+                ["onert-ckpt validate *.ckpt", "onert-ckpt validate --strict --json old.ckpt"],
+                "exit status: 0 all valid, 1 any invalid, 2 usage or I/O error")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("--strict", action="store_true",
                    help="also fail on known producer quirks (e.g. a footer-less file)")
@@ -924,7 +854,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("dump", "print tensor values or the file's layout",
                 "Print entry values as NumPy prints them, or (--layout) an annotated map of "
-                "every field of the file: offset, size, name, value.", cmd_dump)
+                "every field of the file: offset, size, name, value.", cmd_dump,
+                ["onert-ckpt dump fc2-adam-step8.ckpt --tensor 0",
+                 "onert-ckpt dump --model fc2.circle fc2-adam-step8.ckpt --tensor w0 --slot m",
+                 "onert-ckpt dump --layout fc2-adam-step8.ckpt"])
     p.add_argument("file", metavar="FILE")
     p.add_argument("--tensor", metavar="I|NAME", help="entry index or tensor name (default all)")
     p.add_argument("--slot", metavar="SLOT", help="optimizer slot to print (m, v)")
@@ -943,6 +876,8 @@ def build_parser() -> argparse.ArgumentParser:
                 "relative L2 change ||B-A||/||A||, mean, max absolute and max relative "
                 "difference) and their training state. Entries pair by name when both are "
                 "named (--model), else by entry index.", cmd_diff,
+                ["onert-ckpt diff before.ckpt after.ckpt",
+                 "onert-ckpt diff --rtol 1e-6 --model fc2.circle onert.ckpt micro.ckpt"],
                 "exit status: 0 equal within tolerance, 1 different, 2 usage or I/O error")
     p.add_argument("a", metavar="A")
     p.add_argument("b", metavar="B")
@@ -956,7 +891,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("convert", "rewrite a checkpoint in another revision or dialect",
                 "Rewrite a checkpoint in another revision or dialect. Refuses to drop content "
-                "unless --allow-lossy.", cmd_convert)
+                "unless --allow-lossy.", cmd_convert,
+                ["onert-ckpt convert old.ckpt new.ckpt --to v3",
+                 "onert-ckpt convert onert.ckpt micro.ckpt --to v1 --dialect onert-micro "
+                 "--model m.circle",
+                 "onert-ckpt convert adam.ckpt micro.ckpt --to v1 --dialect onert-micro "
+                 "--model m.circle --batch-size 2"])
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT")
     p.add_argument("--to", choices=registry.names(),
@@ -971,7 +911,10 @@ def build_parser() -> argparse.ArgumentParser:
                 "Write the weights (<name>) and optimizer slots (<name>.m, <name>.v) as named "
                 "tensors; the state and layout facts go into the metadata, so that `import` "
                 "gives back the same file. Names are entry indices unless --model names them.",
-                cmd_export)
+                cmd_export,
+                ["onert-ckpt export fc2-adam-step8.ckpt fc2.safetensors --model fc2.circle",
+                 "onert-ckpt export fc2-adam-step8.ckpt fc2.npz",
+                 "onert-ckpt export fc2-adam-step8.ckpt w1.npy --tensor w1 --model fc2.circle"])
     p.add_argument("input", metavar="IN")
     p.add_argument("output", metavar="OUT.safetensors|OUT.npz|OUT.npy")
     p.add_argument("--tensor", metavar="I|NAME",
@@ -982,7 +925,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("import", "build a checkpoint from safetensors or npz",
                 "Build a checkpoint from a file written by `export` (lossless), or from any "
                 "safetensors/npz of arrays named after the model's tensors (with --model).",
-                cmd_import)
+                cmd_import,
+                ["onert-ckpt import fc2.safetensors fc2.ckpt",
+                 "onert-ckpt import weights.safetensors fc2.ckpt --model fc2.circle "
+                 "--dialect onert",
+                 "onert-ckpt import weights.safetensors fc2.ckpt --model fc2.circle "
+                 "--optimizer adam"])
     p.add_argument("input", metavar="IN.safetensors|IN.npz")
     p.add_argument("output", metavar="OUT")
     p.add_argument("--model", metavar="MODEL.circle",
@@ -1000,7 +948,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("new", "a fresh checkpoint from a model's initial weights",
                 "Write a checkpoint holding the model's initial weights, zero optimizer state "
-                "and step 0, with the entries in the dialect's order.", cmd_new)
+                "and step 0, with the entries in the dialect's order.", cmd_new,
+                ["onert-ckpt new --model fc2.circle --optimizer adam fc2-start.ckpt",
+                 "onert-ckpt new --model fc2.circle --optimizer sgd --dialect onert-micro "
+                 "micro.ckpt",
+                 "onert-ckpt new --model fc2.circle --revision v3 fc2-start-v3.ckpt"])
     p.add_argument("output", metavar="OUT")
     p.add_argument("--model", metavar="MODEL.circle", required=True, help="circle model")
     p.add_argument("--optimizer", choices=("adam", "sgd"), default="adam", help="(adam)")
@@ -1016,13 +968,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("bake", "write a circle model holding a checkpoint's weights",
                 "Write a copy of the circle model whose constant buffers hold the checkpoint's "
-                "weights; everything else in the model is kept.", cmd_bake)
+                "weights; everything else in the model is kept.", cmd_bake,
+                ["onert-ckpt bake trained.ckpt --model fc2.circle fc2-trained.circle",
+                 "onert-ckpt bake trained.ckpt --model shared.circle --shared untie out.circle"])
     bake_arguments(p)
 
     p = command("edit", "change the state, optimizer state or one tensor of a checkpoint",
                 "Set the step, epoch or state keys, drop or reset the optimizer state, or "
                 "replace one tensor from a .npy file; written atomically in the input's "
-                "revision and dialect unless --to/--dialect.", cmd_edit)
+                "revision and dialect unless --to/--dialect.", cmd_edit,
+                ["onert-ckpt edit trained.ckpt deploy.ckpt --drop-optimizer",
+                 "onert-ckpt edit a.ckpt b.ckpt --model fc2.circle --replace w0=w0.npy --step 0"])
     edit_arguments(p)
 
     p = command("plot", "draw histograms or the change between checkpoints (PNG, SVG)",
@@ -1030,7 +986,10 @@ def build_parser() -> argparse.ArgumentParser:
                 "optimizer slot of one checkpoint; change, a bar per tensor of its relative L2 "
                 "change ||B-A||/||A|| between two; trajectory, a line per tensor of its "
                 "relative L2 change from the first of a series (a training run) against the "
-                "step. Needs matplotlib (pip install 'onert-checkpoint[plot]').", cmd_plot)
+                "step. Needs matplotlib (pip install 'onert-checkpoint[plot]').", cmd_plot,
+                ["onert-ckpt plot --model fc2.circle fc2-adam-step8.ckpt weights.svg",
+                 "onert-ckpt plot --model fc2.circle start.ckpt trained.ckpt change.png",
+                 "onert-ckpt plot --model fc2.circle run/step*.ckpt trajectory.svg"])
     p.add_argument("files", nargs="+", metavar="FILE")
     p.add_argument("output", metavar="OUT.png|OUT.svg")
     p.add_argument("--kind", choices=tuple(PLOT_KINDS),
@@ -1050,11 +1009,17 @@ def build_parser() -> argparse.ArgumentParser:
                 "section 1 says (an error's code, field and offset; a valid file's whole\n"
                 "description, by JSON value) and report each disagreement with the rule the case\n"
                 "tests. Exit\n"
-                "status 0 when the reader agrees on every case, 1 otherwise.", cmd_conformance)
+                "status 0 when the reader agrees on every case, 1 otherwise.", cmd_conformance,
+                ["onert-ckpt conformance -- spec/c/ockpt-info {file}",
+                 "onert-ckpt conformance --select 'invalid-v3-*' -- ./my-reader --json {file}",
+                 "onert-ckpt conformance -- onert-ckpt info --json"])
     conformance_arguments(p)
 
     p = command("completion", "print a shell completion script",
-                "Print a completion script for bash, zsh or tcsh.", cmd_completion)
+                "Print a completion script for bash, zsh or tcsh.", cmd_completion,
+                ["onert-ckpt completion bash > "
+                 "~/.local/share/bash-completion/completions/onert-ckpt",
+                 "onert-ckpt completion zsh > ~/.zfunc/_onert-ckpt"])
     p.add_argument("shell", choices=("bash", "zsh", "tcsh"))
     return parser
 
@@ -1071,44 +1036,42 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout, sys.stderr = out, err
 
 
-def _unrecognized(parser: argparse.ArgumentParser, args: argparse.Namespace,
-                  extras: list[str]) -> str:
-    """argparse's "unrecognized arguments" message, with the nearest option of the command
-    for a mistyped flag (``--modle``: did you mean --model?)."""
-    from ..suggestions import nearest
-
-    options: list[str] = []
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction) and args.command in action.choices:
-            options = list(action.choices[args.command]._option_string_actions)
-    message = f"unrecognized arguments: {' '.join(extras)}"
-    for word in extras:
-        flag = word.split("=", 1)[0]
-        if flag.startswith("--"):
-            close = nearest(flag, options)
-            if close:
-                return f"{message}; did you mean {close[0]}?"
-    return message
-
-
 def _main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args, extras = parser.parse_known_args(argv)
-    if extras:
-        parser.error(_unrecognized(parser, args, extras))
+    if extras:  # the nearest option of the command to a mistyped flag (--modle: --model)
+        commands = next(a.choices for a in parser._actions
+                        if isinstance(a, argparse._SubParsersAction))
+        flags = list(commands[args.command]._option_string_actions) if args.command else []
+        hints = (_nearest(w.split("=", 1)[0], flags, str) for w in extras if w.startswith("--"))
+        parser.error(f"unrecognized arguments: {' '.join(extras)}{next(filter(None, hints), '')}")
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
         return int(args.func(args))
-    except CliError as err:
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as cat and grep do.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("onert-ckpt: error: interrupted: stopped by the user", file=sys.stderr)
+        return 130
+    except Exception as err:  # the promise: one line, never a traceback unless --debug
         if args.debug:
             traceback.print_exc()
-        print(f"onert-ckpt: error: {err.code}: {safe_text(str(err))}", file=sys.stderr)
-        return err.status
-    except CheckpointError as err:
-        if args.debug:
-            traceback.print_exc()
+        code, message, status = _failure(args, err)
+        # "<code>: " first, so that a reader splitting on ": " gets the stable part.
+        print(f"onert-ckpt: error: {code}: {message}", file=sys.stderr)
+        return status
+
+
+def _failure(args: argparse.Namespace, err: Exception) -> tuple[str, str, int]:
+    """The code, message (escaped) and exit status of the error line of ``err``."""
+    if isinstance(err, CliError):
+        return err.code, safe_text(str(err)), err.status
+    if isinstance(err, CheckpointError):
         # The library's advice names its keyword; the command line's is the flag.
         if "allow_lossy" in vars(args):
             message = err.message.replace("pass allow_lossy=True", "pass --allow-lossy")
@@ -1117,7 +1080,6 @@ def _main(argv: Sequence[str] | None = None) -> int:
                 " (pass allow_lossy=True to drop them)",
                 f" ({args.command} never drops content)",
             )
-        # the library's keyword arguments are the command line's flags
         message = message.replace("pass batch_size= (--batch-size on the command line; ",
                                   "pass --batch-size B (")
         if "order" in vars(args):  # the library's order='probe' is the flag --order probe
@@ -1128,40 +1090,20 @@ def _main(argv: Sequence[str] | None = None) -> int:
         if choice is not None and choice.how != "--model" and err.category == "model":
             message += (f" (model: {choice.describe()}; --model names another, --no-model "
                         "reads without one)")
-        # "<code>: " first, so that a reader splitting on ": " gets the stable part.
         where = f" [{_where(err).strip()}]" if _where(err) else ""
-        print(f"onert-ckpt: error: {err.code}: {safe_text(message)}{where}",
-              file=sys.stderr)
-        return EXIT_INVALID
-    except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, as cat and grep do.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return EXIT_OK
-    except OSError as err:
-        if args.debug:
-            traceback.print_exc()
+        return err.code, safe_text(message) + where, EXIT_INVALID
+    if isinstance(err, OSError):
         name = f": {err.filename}" if err.filename else ""
         msg = f"{err.strerror or err}{name}"
         if isinstance(err, FileNotFoundError) and err.filename:
             folder = os.path.dirname(os.fsdecode(err.filename))
             if folder and not os.path.isdir(folder):
                 msg += f" (the folder {folder} does not exist)"
-        print(f"onert-ckpt: error: io_error: {safe_text(msg)}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("onert-ckpt: error: interrupted: stopped by the user", file=sys.stderr)
-        return 130
-    except Exception as err:  # the promise: one line, never a traceback unless --debug
-        if args.debug:
-            traceback.print_exc()
-        hint = "" if args.debug else " (--debug shows the traceback)"
-        # A code like every other line (a reader splitting on ": " gets internal_error),
-        # then what escaped: the matrix of public paths proves no file gets here.
-        print(f"onert-ckpt: error: internal_error: {type(err).__name__}: "
-              f"{safe_text(str(err))}{hint}", file=sys.stderr)
-        return EXIT_USAGE
-
+        return "io_error", safe_text(msg), EXIT_USAGE
+    hint = "" if args.debug else " (--debug shows the traceback)"
+    # what escaped, after a code like every other line's: the matrix of public paths proves
+    # no file gets here
+    return "internal_error", f"{type(err).__name__}: {safe_text(str(err))}{hint}", EXIT_USAGE
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -131,8 +131,12 @@ def _read_npy(path: str) -> Any:
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
+    """``edit``: :func:`~onert_checkpoint.edit_file`'s steps on the input read once."""
+    from ..api import convert
     from ..format.dispatch import load
-    from .edit import edit_file
+    from ..format.saving import save
+    from .dump import find_tensor, no_entry_message
+    from .edit import edit
     from .render import safe_text
 
     output = given_path(args.output)
@@ -141,29 +145,28 @@ def cmd_edit(args: argparse.Namespace) -> int:
     for item in args.replace:
         key, path = _pair(item, "--replace")
         replace[key] = _read_npy(path)
-    edits = {"state": state, "replace": replace, "step": args.step, "epoch": args.epoch,
-             "drop_optimizer": args.drop_optimizer, "reset_optimizer": args.reset_optimizer}
     model = command_model(args, args.input)
+    ckpt = load(args.input, mmap="auto")
     if args.dialect is not None:  # as convert: refused before anything is written
-        ckpt = load(args.input, mmap="auto")
         require_model(ckpt, args.input, args.to or ckpt.revision, args.dialect, model)
-    if replace:  # a name no entry has: dump's and export's no_such_tensor, not a model matter
-        from ..api import load as load_bound
-        from .dump import find_tensor, no_entry_message
+    if model is not None:
+        from ..circle.binding import bind
 
-        ckpt = load_bound(args.input, None if model is None else model.source,
-                          order=args.order, mmap="auto")
-        for wanted in map(str, replace):
-            if find_tensor(ckpt, wanted) is None:
-                raise CliError("no_such_tensor", no_entry_message(ckpt, wanted, args.model))
-    # what --allow-lossy drops is said of the input as read now (another process may change it)
+        bind(ckpt, model, order=args.order)
+    for wanted in map(str, replace):  # dump's and export's no_such_tensor, not a model matter
+        if find_tensor(ckpt, wanted) is None:
+            raise CliError("no_such_tensor", no_entry_message(ckpt, wanted, args.model))
+    # what --allow-lossy drops is said of the input as read now, without the model's names
     source = load(args.input, mmap="auto") if args.allow_lossy else None
+    if args.to is not None or args.dialect is not None:
+        # converted first, so that the edits are checked against what the target holds
+        ckpt = convert(ckpt, args.to, dialect=args.dialect, model=model,
+                       batch_size=args.batch_size, allow_lossy=args.allow_lossy)
+    edit(ckpt, state=state, replace=replace, step=args.step, epoch=args.epoch,
+         drop_optimizer=args.drop_optimizer, reset_optimizer=args.reset_optimizer)
     with progress_bar(os.path.getsize(args.input)) as tick:
-        written = edit_file(args.input, output, model=None if model is None else model.source,
-                            order=args.order, revision=args.to, dialect=args.dialect,
-                            batch_size=args.batch_size, allow_lossy=args.allow_lossy,
-                            progress=tick, **edits)
-    dropped = [] if source is None else lost_in_write(source, args.to, True, written)
+        save(ckpt, output, allow_lossy=args.allow_lossy, progress=tick)
+    dropped = [] if source is None else lost_in_write(source, args.to, True, ckpt)
     out = load(output, mmap="auto")
     kind = out.optimizer.kind if out.optimizer is not None else "no optimizer"
     dialect = f" {out.dialect}" if out.dialect else ""
