@@ -29,7 +29,6 @@ from .cli_common import (
     ORDER_CHOICES,
     CliError,
     batch_size_option,
-    content_bytes,
     lost_in_write,
     model_option,
     progress_bar,
@@ -87,8 +86,6 @@ def _load(path: str, model: Any = None, order: str = "auto") -> Checkpoint:
     if model is not None:
         from ..circle.binding import bind
 
-        # --order says how an onert file's entries are matched to tensors (auto: predict,
-        # the probe where the prediction does not fit, then sizes)
         bind(ckpt, model, order=order)  # parsed once: the probe gets model.source
     return ckpt
 
@@ -226,19 +223,16 @@ def _dialect_text(revision: str, dialect: str | None, why: bool = False) -> str:
 def _slot_column(entries: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray, int]:
     """(entry indices, ascending; their offsets (-1 for none) and sizes as one array of
     rows; total bytes) of one slot: 24 bytes an entry, not a dict or a text per entry."""
-    flat = (
-        v for e in entries
-        for v in (e["index"], -1 if e["offset"] is None else e["offset"], e["nbytes"])
-    )
+    flat = (v for e in entries
+            for v in (e["index"], -1 if e["offset"] is None else e["offset"], e["nbytes"]))
     # annotated: numpy 2.2's stubs (Python 3.10) type reshape's result with a fixed rank
     rows: np.ndarray = np.fromiter(flat, np.int64).reshape(-1, 3)
     rows = rows[np.argsort(rows[:, 0], kind="stable")]
     return rows[:, 0].copy(), rows[:, 1:].copy(), int(rows[:, 2].sum())
 
 
-def info_lines(
-    desc: dict[str, Any], quirks: Sequence[str] = (), model: str | None = None
-) -> Iterator[str]:
+def info_lines(desc: dict[str, Any], quirks: Sequence[str] = (), model: str | None = None
+               ) -> Iterator[str]:
     """The summary and table of ``info``, a line at a time (``model``: the circle model read,
     and how it was found). ``desc`` is :func:`describe`'s or
     :func:`~onert_checkpoint.tools.describe.describe_lazy`'s; with the latter, the entries are
@@ -259,8 +253,6 @@ def info_lines(
         yield f"quirks     {', '.join(safe_text(q) for q in quirks)}"
     yield ""
     slots = list(opt["slots"]) if opt else []
-    # one slot's (entry index, offset, size) columns: a row per tensor looked up by binary
-    # search, not a dict of dicts
     columns = {s: _slot_column(opt["slots"][s]) for s in slots}
     header = ["entry", "offset", "bytes", "crc32"] + [f"{safe_text(s)}.offset" for s in slots]
     seen = {"passes": 0, "names": False, "weights": 0}
@@ -275,7 +267,7 @@ def info_lines(
             seen["names"] = seen["names"] or "name" in t
             seen["weights"] += t["nbytes"] if seen["passes"] == 1 else 0
             row = [str(t["index"]), str(t["offset"]), str(t["nbytes"]), f"{t['crc32']:08x}"]
-            for s in slots:
+            for s in slots:  # the slot's row of this tensor, found by binary search
                 keys, where, _ = columns[s]
                 at = int(np.searchsorted(keys, t["index"]))
                 if at < keys.size and keys[at] == t["index"]:
@@ -284,11 +276,9 @@ def info_lines(
                 else:
                     row.append("-")
             shape, dtype, name = t.get("shape"), t.get("dtype"), t.get("name")
-            row += [
-                "-" if dtype is None else safe_text(str(dtype)),
-                "-" if shape is None else "[" + ", ".join(map(str, shape)) + "]",
-                "-" if name is None else safe_text(str(name)),
-            ]
+            row += ["-" if dtype is None else safe_text(str(dtype)),
+                    "-" if shape is None else "[" + ", ".join(map(str, shape)) + "]",
+                    "-" if name is None else safe_text(str(name))]
             yield row[:n]
 
     yield from _table(rows, left=range(len(header), len(header) + 3))
@@ -374,10 +364,9 @@ def cmd_dump(args: argparse.Namespace) -> int:
             numeric = False
         if not numeric:
             raise CliError("bad_dtype", f"{args.dtype!r} is not a NumPy number dtype")
-    if args.limit is not None and args.limit < 0:
-        raise CliError("usage_error", f"--limit must be 0 or more, not {args.limit}")
-    if args.threshold < 0:
-        raise CliError("usage_error", f"--threshold must be 0 or more, not {args.threshold}")
+    for flag, value in (("--limit", args.limit), ("--threshold", args.threshold)):
+        if value is not None and value < 0:
+            raise CliError("usage_error", f"{flag} must be 0 or more, not {value}")
     ckpt = _load(args.file, _model(args, args.file), args.order)
     slot = args.slot
     tensors = _pick_entries(ckpt, args.tensor, slot, args.model)
@@ -542,9 +531,8 @@ def _load_named(label: str, path: str, model: Any, order: str) -> Checkpoint:
 
 
 def _save(ckpt: Checkpoint, out: str, *, size_hint: int, progress: bool, **options: Any) -> None:
-    """:func:`onert_checkpoint.save` with a progress bar for big files on a terminal
-    (``progress_bar``); imported on first use: it brings every writer, which the commands that
-    only read never need (start-up time)."""
+    """:func:`onert_checkpoint.save` with ``progress_bar``; imported on first use: it brings
+    every writer, which the commands that only read never need (start-up time)."""
     from ..format.saving import save
 
     with progress_bar(size_hint if progress else 0) as tick:
@@ -558,16 +546,12 @@ def cmd_convert(args: argparse.Namespace) -> int:
     ckpt = load(args.input, mmap="auto")
     to = args.to or ckpt.revision  # --dialect/--model alone: same revision, other dialect
     if args.dialect is not None and not registry.holds(to, "dialects"):
-        raise CliError(
-            "usage_error",
-            f"--dialect is a schema-1 matter; the output is {to} (add --to v1)",
-        )
+        raise CliError("usage_error",
+                       f"--dialect is a schema-1 matter; the output is {to} (add --to v1)")
     model = _model(args, args.input)
     require_model(ckpt, args.input, to, args.dialect, model)
-    result = convert(
-        ckpt, to, dialect=args.dialect, allow_lossy=args.allow_lossy,
-        model=model, batch_size=args.batch_size, order=args.order,
-    )
+    result = convert(ckpt, to, dialect=args.dialect, allow_lossy=args.allow_lossy, model=model,
+                     batch_size=args.batch_size, order=args.order)
     dropped = lost_in_write(ckpt, to, args.allow_lossy, written=result)
     _save(result, output, size_hint=os.path.getsize(args.input), progress=not args.no_progress)
     # a schema-2 or -3 file has no dialect: not read again (millions of records cost their size)
@@ -584,10 +568,8 @@ def _suffix(path: str) -> str:
     for suffix in (".safetensors", ".npz"):
         if lower.endswith(suffix):
             return suffix
-    raise CliError(
-        "unknown_format", f"{safe_text(path)}: name the file .safetensors or .npz (or .npy "
-        "with --tensor, for one entry)"
-    )
+    raise CliError("unknown_format", f"{safe_text(path)}: name the file .safetensors or .npz "
+                   "(or .npy with --tensor, for one entry)")
 
 
 def _export_npy(args: argparse.Namespace, ckpt: Checkpoint) -> int:
@@ -612,14 +594,15 @@ def cmd_export(args: argparse.Namespace) -> int:
     from ..interchange.tensor_dict import array_count, to_npz
 
     output = _output(args.output)
-    if output.lower().endswith(".npy") or args.tensor is not None or args.slot is not None:
-        if args.tensor is None or not output.lower().endswith(".npy"):
-            raise CliError("usage_error", "one entry is exported as .npy: give --tensor "
-                           "NAME|INDEX and an output named .npy (a whole checkpoint: "
-                           ".safetensors or .npz)")
-        return _export_npy(args, _load(args.input, _model(args, args.input), args.order))
-    suffix = _suffix(output)
+    npy = output.lower().endswith(".npy")
+    # --tensor (and --slot, with it) exactly when the output is .npy
+    if npy != (args.tensor is not None) or (args.slot is not None and not npy):
+        raise CliError("usage_error", "one entry is exported as .npy: give --tensor NAME|INDEX "
+                       "and an output named .npy (a whole checkpoint: .safetensors or .npz)")
+    suffix = None if npy else _suffix(output)
     ckpt = _load(args.input, _model(args, args.input), args.order)
+    if npy:
+        return _export_npy(args, ckpt)
     with progress_bar(os.path.getsize(args.input)) as tick:
         (to_safetensors if suffix == ".safetensors" else to_npz)(ckpt, args.output, progress=tick)
     print(f"wrote {safe_text(args.output)}: {counted(array_count(ckpt), 'array')}")
@@ -666,16 +649,15 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise
     if model is not None and ckpt.layout.num_entries is None:
         ckpt.layout = ckpt.layout.replaced(num_entries=num_entries, dialect=dialect)
-    save_options: dict[str, Any] = {"allow_lossy": args.allow_lossy}
-    if args.revision is not None:
-        save_options["revision"] = args.revision
+    save_options: dict[str, Any] = {"allow_lossy": args.allow_lossy, "revision": args.revision}
     dropped = lost_in_write(ckpt, args.revision, args.allow_lossy)
     if args.dialect is not None:
         from ..api import convert
         from ..format.convert import needs_model
 
-        require_model(ckpt, args.input, args.revision or ckpt.revision, args.dialect, model)
-        if needs_model(ckpt, args.revision or ckpt.revision, args.dialect):
+        to = args.revision or ckpt.revision
+        require_model(ckpt, args.input, to, args.dialect, model)
+        if needs_model(ckpt, to, args.dialect):
             ckpt = convert(ckpt, registry.RUNTIME.name, dialect=args.dialect, model=model,
                            batch_size=args.batch_size, allow_lossy=args.allow_lossy)
         save_options["dialect"] = args.dialect
@@ -703,15 +685,15 @@ def cmd_new(args: argparse.Namespace) -> int:
     _output(args.output)
     model = _load_model(args.model)
     # v3, v2: names, dtypes and shapes of the model kept; v1 by default (it holds the rest)
-    ckpt = new_checkpoint(
-        model, optimizer=args.optimizer, dialect=args.dialect, revision=args.revision
-    )
-    _save(ckpt, args.output, size_hint=content_bytes(ckpt), progress=True)
+    ckpt = new_checkpoint(model, optimizer=args.optimizer, dialect=args.dialect,
+                          revision=args.revision)
+    slots = ckpt.optimizer.slots.values() if ckpt.optimizer is not None else ()
+    # the bytes of every entry and slot entry: near enough the file's size, for the bar
+    size = sum(t.nbytes for t in ckpt.tensors) + sum(e.nbytes for s in slots for e in s.values())
+    _save(ckpt, args.output, size_hint=size, progress=True)
     out = load(args.output, mmap="auto")
-    print(
-        f"wrote {safe_text(args.output)}: {out.revision} {args.dialect}, {args.optimizer}, "
-        f"{counted(len(out), 'tensor')}, {human_size(out.file_size)}"
-    )
+    print(f"wrote {safe_text(args.output)}: {out.revision} {args.dialect}, {args.optimizer}, "
+          f"{counted(len(out), 'tensor')}, {human_size(out.file_size)}")
     return EXIT_OK
 
 

@@ -16,28 +16,10 @@ from .render import safe_text
 if TYPE_CHECKING:
     from ..format.model import Checkpoint
 
-__all__ = [
-    "DIALECTS",
-    "EXIT_INVALID",
-    "EXIT_OK",
-    "EXIT_USAGE",
-    "ORDER_CHOICES",
-    "PROGRESS_THRESHOLD",
-    "CliError",
-    "batch_size_option",
-    "command_model",
-    "content_bytes",
-    "count_arg",
-    "given_path",
-    "load_model",
-    "lost_in_write",
-    "model_option",
-    "order_option",
-    "progress_bar",
-    "read_file",
-    "require_model",
-    "warn_dropped",
-]
+__all__ = ["DIALECTS", "EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "ORDER_CHOICES",
+           "PROGRESS_THRESHOLD", "CliError", "batch_size_option", "command_model", "count_arg",
+           "given_path", "load_model", "lost_in_write", "model_option", "order_option",
+           "progress_bar", "require_model", "warn_dropped"]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
 
@@ -49,20 +31,6 @@ class CliError(Exception):
         super().__init__(message)
         self.code = code
         self.status = status
-
-
-def read_file(path: str, what: str) -> bytes:
-    """The bytes of a regular file; anything else (missing, unreadable, a directory, a FIFO or
-    device) is the library's OSError naming ``path`` (``open_source``): io_error, exit 2."""
-    from ..format.source import open_source
-
-    # OSError: the one-line io_error of main(), exit 2. A file of 64 MiB or more is mapped and
-    # copied once (the page cache, then the bytes), not read privately and copied again
-    view = open_source(given_path(path, what), copy="auto")
-    try:
-        return bytes(view)
-    finally:
-        view.release()
 
 
 def load_model(path: str | None) -> Any:
@@ -184,13 +152,6 @@ def progress_bar(size_hint: int, desc: str = "writing") -> Iterator[Callable[[in
     finally:
         if bars:
             bars[0].close()
-
-
-def content_bytes(ckpt: Checkpoint) -> int:
-    """The bytes of every entry and slot entry of ``ckpt``: near enough its file's size, for
-    the bar of a checkpoint made in memory."""
-    slots = ckpt.optimizer.slots.values() if ckpt.optimizer is not None else ()
-    return sum(t.nbytes for t in ckpt.tensors) + sum(e.nbytes for s in slots for e in s.values())
 
 
 #: ``--order``'s choices: circle.binding.ORDER_SOURCES (not imported: start-up time).

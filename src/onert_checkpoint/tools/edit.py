@@ -1,15 +1,6 @@
-"""Edit jobs on a checkpoint: training state, optimizer state, one tensor's values.
-
-* set the step, the epoch, or (schema 2) any state key;
-* drop the optimizer state (Adam becomes SGD: for deployment, or to fine-tune afresh);
-* reset the optimizer state to zeros (same optimizer, fresh moments);
-* replace one tensor's values from an array (a ``.npy`` file on the command line), its dtype
-  and shape checked against what the model (or a schema-2 record) says of the tensor.
-
-[`edit`][onert_checkpoint.edit] changes a [`Checkpoint`][onert_checkpoint.Checkpoint] in memory;
-[`edit_file`][onert_checkpoint.edit_file] reads a file, edits it and writes it atomically
-([`save`][onert_checkpoint.save]) in the same revision and dialect unless told otherwise.
-"""
+"""Edit jobs on a checkpoint: the step, epoch or (schema 2 and 3) any state key; dropping the
+optimizer state (Adam becomes SGD: for deployment, or to fine-tune afresh) or zeroing it; one
+tensor's new values, their dtype and shape checked against what the model or a record says."""
 
 from __future__ import annotations
 
@@ -47,49 +38,40 @@ def _replace(ckpt: Checkpoint, key: str | int, value: object) -> None:
     arr = np.asarray(value)
     where = f"weights[{tensor.index}]"
     if tensor.dtype is None or tensor.shape is None:
-        raise _mismatch(
-            where,
-            f"entry {tensor.index} has no dtype and shape to check the new values against: "
-            "give the circle model",
-        )
+        raise _mismatch(where, f"entry {tensor.index} has no dtype and shape to check the new "
+                        "values against: give the circle model")
     # the API's rule (entry.data = x): cast when same_kind allows it and no value changes
-    cast = None
-    if tuple(arr.shape) == tuple(tensor.shape):
-        cast = cast_for_entry(arr, np.dtype(tensor.dtype).newbyteorder("<"))
+    same_shape = tuple(arr.shape) == tuple(tensor.shape)
+    cast = cast_for_entry(arr, np.dtype(tensor.dtype).newbyteorder("<")) if same_shape else None
     if cast is None:
-        lossy = tuple(arr.shape) == tuple(tensor.shape)
         raise _mismatch(
             where,
             f"entry {tensor.index} ({tensor.name!r}) is {tensor.dtype}{list(tensor.shape)}; "
             f"the new values are {arr.dtype}{list(arr.shape)}"
             + (f", which do not convert without loss ({CAST_RULE}); save them as "
                f"{tensor.dtype} if that rounding is meant (numpy: "
-               f"arr.astype({tensor.dtype!r}))" if lossy else ""),
+               f"arr.astype({tensor.dtype!r}))" if same_shape else ""),
         )
     new = np.ascontiguousarray(cast).astype(cast.dtype.newbyteorder("<"), copy=True)
     if new.nbytes != tensor.nbytes:  # onert-micro's 4 bytes per element (SPEC B.2)
-        raise _not_representable(
-            where,
-            f"entry {tensor.index} holds {tensor.nbytes} bytes for {new.nbytes} bytes of "
-            "values (onert-micro's element-size quirk): convert the file first",
-        )
+        raise _not_representable(where, f"entry {tensor.index} holds {tensor.nbytes} bytes for "
+                                 f"{new.nbytes} bytes of values (onert-micro's element-size "
+                                 "quirk): convert the file first")
     tensor.data = new
 
 
 def _set_state(ckpt: Checkpoint, key: str, value: object) -> None:
-    if not holds(ckpt.revision, "holds_everything") and key not in ("step", "epoch"):
-        raise _not_representable(
-            f"state.{key}",
-            f"a {ckpt.revision} file holds only step and epoch; state key {key!r} needs schema 3 "
-            "or 2 (--to v3)",
-        )
-    if key in ("step", "epoch"):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise _not_representable(f"state.{key}", f"{key} must be an integer, not {value!r}")
-        if not holds(ckpt.revision, "holds_everything") and not 0 <= int(value) <= U32_MAX:
-            raise _not_representable(
-                f"state.{key}", f"schema 1 stores the {key} as u32; {value} does not fit"
-            )
+    field = f"state.{key}"
+    u32_only = not holds(ckpt.revision, "holds_everything")
+    if key not in ("step", "epoch"):
+        if u32_only:
+            raise _not_representable(field, f"a {ckpt.revision} file holds only step and epoch; "
+                                     f"state key {key!r} needs schema 3 or 2 (--to v3)")
+    elif isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise _not_representable(field, f"{key} must be an integer, not {value!r}")
+    elif u32_only and not 0 <= int(value) <= U32_MAX:
+        raise _not_representable(field, f"schema 1 stores the {key} as u32; {value} does not fit")
+    else:
         value = int(value)
     ckpt.state[key] = value
 
@@ -173,6 +155,5 @@ def edit_file(
         ckpt = convert(ckpt, revision, dialect=dialect, model=model, batch_size=batch_size,
                        allow_lossy=allow_lossy)
     edit(ckpt, **edits)
-    # the revision and dialect ckpt has: the source's unless converted
     save(ckpt, target, allow_lossy=allow_lossy, progress=progress)
     return ckpt

@@ -20,7 +20,6 @@ from .cli_common import (
     model_option,
     order_option,
     progress_bar,
-    read_file,
     require_model,
     warn_dropped,
 )
@@ -98,31 +97,37 @@ def _state_value(text: str) -> object:
 
 def _read_npy(path: str) -> Any:
     """The array of the .npy file ``path``: a header claiming more (a MemoryError) or less data
-    than the file holds is a usage error; a missing or odd file an I/O error naming ``path``."""
+    than the file holds is a usage error; a missing or odd file (a directory, a FIFO) the
+    library's OSError naming ``path`` (``open_source``): io_error, exit 2."""
     import io
     from tokenize import TokenError
 
     from numpy.lib import format as npy
 
+    from ..format.source import open_source
     from ..interchange.npz_stream import npy_geometry
     from .render import safe_text
 
-    raw = read_file(path, "array")
+    # a file of 64 MiB or more is mapped and copied once (the page cache, then the bytes), not
+    # read privately and copied again
+    view = open_source(given_path(path, "array"), copy="auto")
+    try:
+        raw = bytes(view)
+    finally:
+        view.release()
     f = io.BytesIO(raw)
     try:
         shape, dtype, need = npy_geometry(f)
+        array = f"{dtype}{list(shape)}"
+        have = len(raw) - f.tell()
         if dtype.hasobject or min(shape, default=0) < 0:
-            raise ValueError(f"its header claims {dtype}{list(shape)}: not an array of numbers")
-        if need > len(raw) - f.tell():
-            raise ValueError(
-                f"its header claims {dtype}{list(shape)} ({need} bytes) but the file holds "
-                f"{len(raw) - f.tell()} bytes of data"
-            )
-        if need < len(raw) - f.tell():  # bytes after the array: not what np.save writes
-            raise ValueError(
-                f"{len(raw) - f.tell() - need} bytes follow the {dtype}{list(shape)} array "
-                f"({need} bytes of data)"
-            )
+            raise ValueError(f"its header claims {array}: not an array of numbers")
+        if need > have:
+            raise ValueError(f"its header claims {array} ({need} bytes) but the file holds "
+                             f"{have} bytes of data")
+        if need < have:  # bytes after the array: not what np.save writes
+            raise ValueError(f"{have - need} bytes follow the {array} array ({need} bytes of "
+                             "data)")
         f.seek(0)
         return npy.read_array(f, allow_pickle=False)
     except (ValueError, TypeError, SyntaxError, TokenError) as exc:  # numpy parses the header
