@@ -8,6 +8,7 @@ line on stderr, ``onert-ckpt: error: <code>: <message>``; ``--debug`` adds the t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import traceback
@@ -42,9 +43,8 @@ from .describe import describe_lazy, json_pieces
 from .jsonout import dumps as json_dumps
 from .render import SafeStream, counted, human_size, safe_text
 
-#: The command line's own error codes (the format's are spec/error-codes.toml's), each with
-#: when it is used; every error line is ``onert-ckpt: error: <code>: <message>`` with a code
-#: of one of the two tables.
+#: The command line's own error codes, each with when it is used; every error line's code is
+#: one of these or of the format's (spec/error-codes.toml).
 CLI_CODES = {
     "usage_error": "an option or argument is wrong (exit 2)",
     "io_error": "a file cannot be read or written (exit 2)",
@@ -64,12 +64,8 @@ CLI_CODES = {
 
 
 def _where(err: CheckpointError) -> str:
-    parts = []
-    if err.field is not None:
-        parts.append(f"at {safe_text(str(err.field))}")
-    if err.offset is not None:
-        parts.append(f"(offset {err.offset})")
-    return (" " + " ".join(parts)) if parts else ""
+    at = "" if err.field is None else f" at {safe_text(str(err.field))}"
+    return at + ("" if err.offset is None else f" (offset {err.offset})")
 
 
 def _error_line(path: str, err: CheckpointError) -> str:
@@ -77,11 +73,9 @@ def _error_line(path: str, err: CheckpointError) -> str:
 
 
 def _load(path: str, model: Any = None, order: str = "auto") -> Checkpoint:
-    """Read ``path``; with a circle model, name, type and shape its entries.
-
-    Files under 64 MiB are read into private memory (``mmap="auto"``): a file truncated by
-    another process while a command runs cannot kill it with SIGBUS (SPEC section 1, mapped
-    reading). Larger files are mapped, with that hazard (docs/saving.md)."""
+    """Read ``path``; with a circle model, name, type and shape its entries. Files under 64 MiB
+    are read into private memory (``mmap="auto"``): one truncated by another process meanwhile
+    cannot kill the command with SIGBUS (SPEC section 1, mapped reading; docs/saving.md)."""
     ckpt = load(path, mmap="auto")
     if model is not None:
         from ..circle.binding import bind
@@ -234,10 +228,8 @@ def _slot_column(entries: Iterable[dict[str, Any]]) -> tuple[np.ndarray, np.ndar
 def info_lines(desc: dict[str, Any], quirks: Sequence[str] = (), model: str | None = None
                ) -> Iterator[str]:
     """The summary and table of ``info``, a line at a time (``model``: the circle model read,
-    and how it was found). ``desc`` is :func:`describe`'s or
-    :func:`~onert_checkpoint.tools.describe.describe_lazy`'s; with the latter, the entries are
-    gone over twice (column widths, then the rows) and never held, so the memory stays bounded
-    by the file whatever its entry count."""
+    and how it was found). ``desc`` is :func:`describe`'s or ``describe_lazy``'s; with the
+    latter, the entries are gone over twice (column widths, then the rows) and never held."""
     opt = desc["optimizer"]
     state = ", ".join(f"{safe_text(str(k))}={_state_text(v)}" for k, v in desc["state"].items())
     yield from [
@@ -383,15 +375,11 @@ def cmd_dump(args: argparse.Namespace) -> int:
     if args.json:  # the values as (nested) JSON lists, non-finite ones as TOOLKIT section 1 says
         from .jsonout import json_value
 
-        entries = []
-        for t, arr, size, shape in shown:
-            item = {"index": t.index, "name": t.name, "slot": slot or "weights",
+        entries = [{"index": t.index, "name": t.name, "slot": slot or "weights",
                     "dtype": str(arr.dtype), "shape": shape,
-                    "raw": args.dtype is None and t.dtype is None}
-            if arr.size < size:
-                item["limit"] = args.limit
-            item["values"] = json_value(arr.tolist())
-            entries.append(item)
+                    "raw": args.dtype is None and t.dtype is None,
+                    **({"limit": args.limit} if arr.size < size else {}),
+                    "values": json_value(arr.tolist())} for t, arr, size, shape in shown]
         print(json_dumps({"file": args.file, "entries": entries}))
         return EXIT_OK
     blocks = []
@@ -440,9 +428,7 @@ def _dump_layout(args: argparse.Namespace) -> int:
 
     lmap = layout_map(args.file, lazy=True)
     if args.json:  # written a field at a time: a file of many entries is streamed
-        for piece in lmap.json_pieces():
-            sys.stdout.write(piece)
-        sys.stdout.write("\n")
+        _write_all(lmap.json_pieces(), end="\n")
         return EXIT_INVALID if lmap.error else EXIT_OK
     print(f"{safe_text(args.file)}: {lmap.revision or 'unknown revision'}, {lmap.file_size} bytes")
     def rows() -> Iterator[list[str]]:
@@ -474,9 +460,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
         result = diff(a, b, atol=args.atol, rtol=args.rtol, ignore_state=args.ignore_state,
                       progress=tick)
     hint = None
-    if model is None and result.paired_by == "index" and result.entries and all(
-        e.status in ("only_a", "only_b", "size") for e in result.entries
-    ):
+    unpaired = all(e.status in ("only_a", "only_b", "size") for e in result.entries)
+    if model is None and result.paired_by == "index" and result.entries and unpaired:
         # no entry index holds the same tensor in both: onert's order against circle tensor
         # indices (an onert file and its onert-micro conversion), or two unrelated models
         hint = ("no entry pairs up by index: the files may number their entries differently "
@@ -616,7 +601,13 @@ def cmd_import(args: argparse.Namespace) -> int:
     try:
         suffix = _suffix(args.input)
     except CliError:
-        _already_a_checkpoint(args.input)
+        # a checkpoint after all: the error says what the user meant (convert)
+        with contextlib.suppress(CheckpointError, OSError, ValueError):
+            kind = load(args.input, verify_data=False, mmap="auto").revision
+            raise CliError("unknown_format", f"{safe_text(args.input)} is already a checkpoint "
+                           f"({kind}): use convert to rewrite it (onert-ckpt convert "
+                           f"{safe_text(args.input)} OUT --to v3), export to make safetensors "
+                           "or npz of it") from None
         raise
     _output(args.output)
     from ..file_kinds import not_regular
@@ -666,17 +657,6 @@ def cmd_import(args: argparse.Namespace) -> int:
     print(f"wrote {safe_text(args.output)}: {out.revision}, {counted(len(out), 'tensor')}")
     warn_dropped(dropped)
     return EXIT_OK
-
-
-def _already_a_checkpoint(path: str) -> None:
-    """``import`` of a checkpoint: the error says what the user meant (convert)."""
-    try:
-        ckpt = load(path, verify_data=False, mmap="auto")
-    except (CheckpointError, OSError, ValueError):
-        return
-    raise CliError("unknown_format", f"{safe_text(path)} is already a checkpoint "
-                   f"({ckpt.revision}): use convert to rewrite it (onert-ckpt convert "
-                   f"{safe_text(path)} OUT --to v3), export to make safetensors or npz of it")
 
 
 def cmd_new(args: argparse.Namespace) -> int:
@@ -740,20 +720,6 @@ def cmd_plot(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise CliError("usage_error", safe_text(str(err))) from None
     print(f"wrote {safe_text(output)}: {safe_text(shown)}")
-    return EXIT_OK
-
-
-# completion ---------------------------------------------------------------------------------
-
-
-def cmd_completion(args: argparse.Namespace) -> int:
-    try:
-        import shtab
-    except ImportError:
-        raise CliError(
-            "missing_dependency", "shell completion needs shtab: pip install shtab"
-        ) from None
-    print(shtab.complete(build_parser(), shell=args.shell))
     return EXIT_OK
 
 
@@ -1006,6 +972,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def cmd_completion(args: argparse.Namespace) -> int:
+    try:
+        import shtab
+    except ImportError:
+        raise CliError("missing_dependency",
+                       "shell completion needs shtab: pip install shtab") from None
+    print(shtab.complete(build_parser(), shell=args.shell))
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; stdout and stderr pass through :class:`SafeStream` meanwhile, so
     that no control byte read from a file reaches the terminal (a name in a file could
@@ -1054,19 +1030,19 @@ def _failure(args: argparse.Namespace, err: Exception) -> tuple[str, str, int]:
     if isinstance(err, CliError):
         return err.code, safe_text(str(err)), err.status
     if isinstance(err, CheckpointError):
-        # The library's advice names its keyword; the command line's is the flag.
+        # The library's advice names its keyword arguments; the command line's, its flags.
         if "allow_lossy" in vars(args):
-            message = err.message.replace("pass allow_lossy=True", "pass --allow-lossy")
+            swaps = [("pass allow_lossy=True", "pass --allow-lossy")]
         else:  # advise only options this command has (new has none: it never drops content)
-            message = err.message.replace(
-                " (pass allow_lossy=True to drop them)",
-                f" ({args.command} never drops content)",
-            )
-        message = message.replace("pass batch_size= (--batch-size on the command line; ",
-                                  "pass --batch-size B (")
+            swaps = [(" (pass allow_lossy=True to drop them)",
+                      f" ({args.command} never drops content)")]
+        swaps.append(("pass batch_size= (--batch-size on the command line; ",
+                      "pass --batch-size B ("))
         if "order" in vars(args):  # the library's order='probe' is the flag --order probe
-            for source in ORDER_CHOICES:
-                message = message.replace(f"order={source!r}", f"--order {source}")
+            swaps += [(f"order={source!r}", f"--order {source}") for source in ORDER_CHOICES]
+        message = err.message
+        for old, new in swaps:
+            message = message.replace(old, new)
         choice = getattr(args, "model_choice", None)
         # only an error a model can cause (model_mismatch, ambiguous_entries) names the model
         if choice is not None and choice.how != "--model" and err.category == "model":

@@ -62,8 +62,7 @@ def command_model(args: argparse.Namespace, *checkpoints: str) -> Any:
 
 
 def given_path(path: str, what: str = "output") -> str:
-    """A path as given (``what``: whose, for the message); the empty path is a usage error
-    (exit 2)."""
+    """``path``; the empty path is a usage error (exit 2) naming whose it is (``what``)."""
     if path == "":
         raise CliError("usage_error", f"the {what} path is empty")
     return path
@@ -96,11 +95,10 @@ def require_model(ckpt: Checkpoint, path: str, to: str, dialect: str | None, mod
 
 def lost_in_write(ckpt: Checkpoint, revision: str | None, allow_lossy: bool,
                   written: Checkpoint | None = None) -> list[str]:
-    """What writing ``ckpt`` as ``revision`` drops, when ``--allow-lossy`` lets it (else the
-    write itself refuses, naming it): said on stderr after the write, never silently.
-    ``written``: the checkpoint as written (a conversion's result); the tensors' names, dtypes,
-    shapes and model indices it carries again, bound to the model that restores them, are not
-    lost (format/loss.py's ``model_restores``, which the refusal follows too)."""
+    """What writing ``ckpt`` as ``revision`` drops when ``--allow-lossy`` lets it (else the
+    write refuses, naming it), said on stderr after the write. The tensor names, dtypes, shapes
+    and model indices ``written`` (the checkpoint as written) carries again are not lost: its
+    model restores them (format/loss.py's ``model_restores``, which the refusal follows too)."""
     if not allow_lossy:
         return []
     from ..format.loss import check_lossless
@@ -126,11 +124,10 @@ PROGRESS_THRESHOLD = 64 << 20
 
 @contextlib.contextmanager
 def progress_bar(size_hint: int, desc: str = "writing") -> Iterator[Callable[[int], object] | None]:
-    """A callback that feeds a tqdm bar (titled ``desc``) the bytes written or compared, for
-    files of more than :data:`PROGRESS_THRESHOLD` bytes while stderr is a terminal; else None.
-    The bar starts at the first byte, not before: the checks and checksums computed ahead of
-    it (which may take as long as the work) would make the first rate tiny and its estimate
-    absurd."""
+    """A callback feeding a tqdm bar (titled ``desc``) the bytes written or compared, for files
+    of more than :data:`PROGRESS_THRESHOLD` bytes while stderr is a terminal; else None. The bar
+    starts at the first byte: the checks and checksums ahead of it (which may take as long as
+    the work) would make the first rate tiny and its estimate absurd."""
     if not (size_hint > PROGRESS_THRESHOLD and sys.stderr.isatty()):
         yield None
         return

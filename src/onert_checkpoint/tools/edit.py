@@ -12,13 +12,12 @@ import numpy as np
 
 from ..format.assignment import CAST_RULE, cast_for_entry
 from ..format.errors import error_for
+from ..format.loss import U32_MAX
 from ..format.model import Buffer, Checkpoint, Optimizer
 from ..format.revisions.registry import holds
 from .dump import find_tensor
 
 __all__ = ["edit", "edit_file"]
-
-U32_MAX = 0xFFFFFFFF
 
 
 def _not_representable(field: str | None, message: str) -> Exception:
