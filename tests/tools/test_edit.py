@@ -133,6 +133,31 @@ def test_edit_command(tmp_path) -> None:
     assert not (tmp_path / "x.ckpt").exists()
 
 
+def test_edit_command_reads_its_input_once(tmp_path, monkeypatch) -> None:
+    """``onert-ckpt edit`` reads its input once, whatever it checks before writing (the model a
+    --dialect needs, the entry a --replace names), and its output once for the summary line;
+    with --allow-lossy once more, unbound, for what it says was dropped."""
+    from onert_checkpoint.format import dispatch
+    from onert_checkpoint.tools import cli
+
+    np.save(tmp_path / "w0.npy", np.ones((8, 4), np.float32))
+    real, read = dispatch.load, []
+
+    def counted(source, *args, **kwargs):
+        read.append(Path(source).name)
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(dispatch, "load", counted)
+    monkeypatch.chdir(tmp_path)
+    argv = ["edit", str(ADAM), "o.ckpt", "--model", str(MODEL), "--replace", "w0=w0.npy",
+            "--dialect", "onert-micro", "--batch-size", "2"]
+    assert cli.main(argv) == 0
+    assert read == [ADAM.name, "o.ckpt"]
+    read.clear()
+    assert cli.main([*argv, "--allow-lossy"]) == 0
+    assert read == [ADAM.name, ADAM.name, "o.ckpt"]
+
+
 def _npy(header: str, data: bytes = b"") -> bytes:
     """A version 1.0 .npy file with ``header`` (the dict text) and ``data``."""
     text = header + " " * (63 - (len(header) + 10) % 64) + "\n"

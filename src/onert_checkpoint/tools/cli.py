@@ -2,8 +2,7 @@
 
 Exit codes: 0 success (every file valid, checkpoints equal), 1 a checkpoint is invalid, does not
 fit its model, or differs, 2 usage error or a file that cannot be read at all. Every error is one
-line on stderr, ``onert-ckpt: error: <code>: <message>``; ``--debug`` adds the traceback.
-"""
+line on stderr, ``onert-ckpt: error: <code>: <message>``; ``--debug`` adds the traceback."""
 
 from __future__ import annotations
 
@@ -168,8 +167,7 @@ def stats_lines(ckpt: Checkpoint) -> Iterator[str]:
     from .stats import checkpoint_stats
 
     # each row held as one text (its cells joined by NUL), not a list of twelve
-    rows = ["\0".join(["entry", "slot", "dtype", "count", "min", "max", "mean", "std", "nan",
-                       "inf", "zeros", "name"])]
+    rows = ["\0".join("entry slot dtype count min max mean std nan inf zeros name".split())]
     for s in checkpoint_stats(ckpt):
         zeros = "-" if s.zeros is None else f"{s.zeros:.1%}"
         rows.append("\0".join([
@@ -454,8 +452,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         if not (value >= 0 and value != float("inf")):  # NaN fails the first test
             raise CliError("usage_error", f"{flag} must be a finite number >= 0, not {value}")
     model = _model(args, args.a, args.b)
-    a, b = (_load_named(label, path, model, args.order)
-            for label, path in (("A", args.a), ("B", args.b)))
+    a, b = _load_named("A", args.a, model, args.order), _load_named("B", args.b, model, args.order)
     with progress_bar(os.path.getsize(args.a) + os.path.getsize(args.b), "comparing") as tick:
         result = diff(a, b, atol=args.atol, rtol=args.rtol, ignore_state=args.ignore_state,
                       progress=tick)
@@ -983,9 +980,8 @@ def cmd_completion(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; stdout and stderr pass through :class:`SafeStream` meanwhile, so
-    that no control byte read from a file reaches the terminal (a name in a file could
-    otherwise move the cursor or retitle the terminal)."""
+    """Run the command line, stdout and stderr through :class:`SafeStream`: no control byte
+    read from a file reaches the terminal (a name could move the cursor or retitle it)."""
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeStream(out), SafeStream(err)
     try:

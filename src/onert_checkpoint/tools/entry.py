@@ -1,6 +1,5 @@
-"""The ``onert-ckpt`` entry point: answers ``--version`` before anything heavy is imported,
-then hands over to :mod:`onert_checkpoint.tools.cli` (start-up time: the command
-line imports NumPy and the format modules only for commands that use them)."""
+"""The ``onert-ckpt`` entry point: ``--version`` answered before NumPy and the format modules
+are imported (start-up time), anything else handed over to :mod:`onert_checkpoint.tools.cli`."""
 
 from __future__ import annotations
 
