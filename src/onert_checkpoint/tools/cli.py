@@ -348,10 +348,9 @@ def cmd_dump(args: argparse.Namespace) -> int:
     from .dump import tensor_values
 
     if args.dtype is not None:
-        try:
+        numeric = False
+        with contextlib.suppress(TypeError):
             numeric = np.dtype(args.dtype).kind in "biufc"
-        except TypeError:
-            numeric = False
         if not numeric:
             raise CliError("bad_dtype", f"{args.dtype!r} is not a NumPy number dtype")
     for flag, value in (("--limit", args.limit), ("--threshold", args.threshold)):
@@ -691,8 +690,7 @@ def cmd_plot(args: argparse.Namespace) -> int:
     except ImportError as err:
         raise CliError("missing_dependency", str(err)) from None
     files = args.files
-    kind = args.kind or ("hist" if len(files) == 1 else "change" if len(files) == 2
-                         else "trajectory")
+    kind = args.kind or {1: "hist", 2: "change"}.get(len(files), "trajectory")
     low, high = PLOT_KINDS[kind]
     if len(files) < low or (high is not None and len(files) > high):
         wanted = f"{low}" if low == high else f"{low} or more"
@@ -747,15 +745,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="onert-ckpt",
-        description="Inspect, validate, compare, convert and create onert / onert-micro "
-        "training checkpoints.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog="examples:\n  onert-ckpt info model.ckpt\n  onert-ckpt validate *.ckpt\n"
-        "  onert-ckpt COMMAND --help\n\n"
-        "exit status: 0 success, 1 invalid or different, 2 usage or I/O error",
-    )
+    parser = _Parser(prog="onert-ckpt", formatter_class=argparse.RawDescriptionHelpFormatter,
+                     description="Inspect, validate, compare, convert and create onert / "
+                     "onert-micro training checkpoints.",
+                     epilog="examples:\n  onert-ckpt info model.ckpt\n  onert-ckpt validate "
+                     "*.ckpt\n  onert-ckpt COMMAND --help\n\n"
+                     "exit status: 0 success, 1 invalid or different, 2 usage or I/O error")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--debug", action="store_true", help="show a traceback on errors")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
@@ -763,11 +758,9 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, help: str, description: str, func: Callable[..., int],
                 examples: list[str], extra: str = "") -> argparse.ArgumentParser:
         epilog = "examples:\n" + "\n".join(f"  {e}" for e in examples)
-        p = sub.add_parser(
-            name, help=help, description=description,
-            epilog=epilog + (f"\n\n{extra}" if extra else ""),
-            formatter_class=argparse.RawDescriptionHelpFormatter,
-        )
+        p = sub.add_parser(name, help=help, description=description,
+                           epilog=epilog + (f"\n\n{extra}" if extra else ""),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
         p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                        help="show a traceback on errors")
         p.set_defaults(func=func)
@@ -1047,8 +1040,7 @@ def _failure(args: argparse.Namespace, err: Exception) -> tuple[str, str, int]:
         where = f" [{_where(err).strip()}]" if _where(err) else ""
         return err.code, safe_text(message) + where, EXIT_INVALID
     if isinstance(err, OSError):
-        name = f": {err.filename}" if err.filename else ""
-        msg = f"{err.strerror or err}{name}"
+        msg = f"{err.strerror or err}" + (f": {err.filename}" if err.filename else "")
         if isinstance(err, FileNotFoundError) and err.filename:
             folder = os.path.dirname(os.fsdecode(err.filename))
             if folder and not os.path.isdir(folder):

@@ -1,7 +1,6 @@
-"""What the command modules of ``onert-ckpt`` share: the exit statuses, the error a command
-raises to be reported as one line, reading the files a command names, and the options several
-commands take. :mod:`.cli` reports the errors; :mod:`.jobs_cli` and :mod:`.conformance` use
-these without importing :mod:`.cli`, which imports them."""
+"""What the command modules of ``onert-ckpt`` share: the exit statuses, the error reported as
+one line, the model and paths a command is given, and the options several commands take;
+:mod:`.jobs_cli` and :mod:`.conformance` import them without :mod:`.cli`, which reports errors."""
 
 from __future__ import annotations
 
@@ -51,13 +50,10 @@ def command_model(args: argparse.Namespace, *checkpoints: str) -> Any:
     from .model_lookup import find_model
 
     given = getattr(args, "model", None)
-    if getattr(args, "no_model", False):
-        if given is not None:
-            raise CliError("usage_error", "--model and --no-model exclude each other")
-        args.model_choice = None
-        return None
-    choice = find_model(given, *checkpoints)
-    args.model_choice = choice
+    no_model = getattr(args, "no_model", False)
+    if no_model and given is not None:
+        raise CliError("usage_error", "--model and --no-model exclude each other")
+    args.model_choice = choice = None if no_model else find_model(given, *checkpoints)
     return None if choice is None else load_model(choice.path)
 
 
