@@ -22,8 +22,6 @@ def not_regular(mode: int, path: str, doing: str) -> OSError | None:
     """The error for a file of ``mode`` that is not a regular file, or None."""
     if stat.S_ISREG(mode):
         return None
-    code, what = next(
-        ((code, what) for test, code, what in _KINDS if test(mode)),
-        (errno.EINVAL, "a special file"),
-    )
+    code, what = next(((code, what) for test, code, what in _KINDS if test(mode)),
+                      (errno.EINVAL, "a special file"))
     return OSError(code, f"{what}, not a regular file: refusing to {doing} it", path)

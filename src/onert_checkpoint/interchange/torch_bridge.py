@@ -51,21 +51,16 @@ def _by_parameter(names: Mapping[str, str] | None, params: Sequence[str],
     documented = all(k in tensors for k in names) and all(v in known for v in names.values())
     reversed_ = all(k in known for k in names) and all(v in tensors for v in names.values())
     if reversed_ and not documented:
-        warnings.warn(
-            "from_torch's names map circle tensor names to parameter names, as to_torch's do; "
-            "this one maps parameter names to circle tensor names and was read that way: "
-            "give it the other way round",
-            DeprecationWarning,
-            stacklevel=3,
-        )
+        warnings.warn("from_torch's names map circle tensor names to parameter names, as "
+                      "to_torch's do; this one maps parameter names to circle tensor names and "
+                      "was read that way: give it the other way round", DeprecationWarning,
+                      stacklevel=3)
         return names
     out: dict[str, str] = {}
     for circle, param in names.items():
         if param not in known:
-            raise _mismatch(
-                f"names maps circle tensor {circle!r} to {param!r}, which is not a parameter "
-                "(names run circle tensor name -> parameter name)"
-            )
+            raise _mismatch(f"names maps circle tensor {circle!r} to {param!r}, which is not a "
+                            "parameter (names run circle tensor name -> parameter name)")
         if param in out:
             raise _mismatch(f"names gives parameter {param!r} two circle tensors")
         out[param] = circle
@@ -87,10 +82,8 @@ def _pair(params: Sequence[str], model: CircleModel,
         return out
     order = model.trainable_inputs()
     if len(order) != len(params):
-        raise _mismatch(
-            f"{len(params)} parameters but {len(order)} trainable tensors in the model; "
-            "pass names={circle tensor name: parameter name}"
-        )
+        raise _mismatch(f"{len(params)} parameters but {len(order)} trainable tensors in the "
+                        "model; pass names={circle tensor name: parameter name}")
     return dict(zip(params, order))
 
 
@@ -179,9 +172,8 @@ def to_torch(ckpt: Checkpoint, circle_model: ModelLike, *, names: Mapping[str, s
     try:
         import torch
     except ImportError as exc:
-        raise ImportError(
-            "the PyTorch bridge needs torch: pip install 'onert-checkpoint[torch]'"
-        ) from exc
+        raise ImportError("the PyTorch bridge needs torch: pip install "
+                          "'onert-checkpoint[torch]'") from exc
 
     model = as_circle_model(circle_model)
     if not _bound_to(ckpt, model):
