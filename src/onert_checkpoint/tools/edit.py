@@ -142,12 +142,23 @@ def edit_file(
     cannot hold the content is refused (``not_representable``, naming what would be lost) unless
     ``allow_lossy``, as every write is (format/loss.py). ``progress`` is
     [`save`][onert_checkpoint.save]'s: called with the byte count of each chunk written."""
-    from ..api import convert, load
-    from ..format.saving import save
+    from ..api import load
 
     # a private copy of a small input (mmap="auto"): cheap, and another process truncating the
     # input meanwhile cannot fault the copy being written (SIGBUS on a truncated mapping)
     ckpt = load(source, model=model, order=order, mmap="auto")
+    return edit_and_save(ckpt, target, revision=revision, dialect=dialect, model=model,
+                         batch_size=batch_size, allow_lossy=allow_lossy, progress=progress,
+                         **edits)
+
+
+def edit_and_save(ckpt: Checkpoint, target: str | os.PathLike[str], *, revision: str | None,
+                  dialect: str | None, model: Any, batch_size: int | None, allow_lossy: bool,
+                  progress: Callable[[int], object] | None, **edits: Any) -> Checkpoint:
+    """:func:`edit_file`'s steps once ``ckpt`` is read (the ``edit`` command's too)."""
+    from ..api import convert
+    from ..format.saving import save
+
     if revision is not None or dialect is not None:
         # converted first, so that the edits are checked against what the target holds
         # (a state key needs schema 2)

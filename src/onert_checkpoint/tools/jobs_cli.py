@@ -136,12 +136,10 @@ def _read_npy(path: str) -> Any:
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
-    """``edit``: :func:`~onert_checkpoint.edit_file`'s steps on the input read once."""
-    from ..api import convert
+    """``edit``: :func:`~onert_checkpoint.edit_file` on the input read once."""
     from ..format.dispatch import load
-    from ..format.saving import save
     from .dump import find_tensor, no_entry_message
-    from .edit import edit
+    from .edit import edit_and_save
     from .render import safe_text
 
     output = given_path(args.output)
@@ -163,14 +161,12 @@ def cmd_edit(args: argparse.Namespace) -> int:
             raise CliError("no_such_tensor", no_entry_message(ckpt, wanted, args.model))
     # what --allow-lossy drops is said of the input as read now, without the model's names
     source = load(args.input, mmap="auto") if args.allow_lossy else None
-    if args.to is not None or args.dialect is not None:
-        # converted first, so that the edits are checked against what the target holds
-        ckpt = convert(ckpt, args.to, dialect=args.dialect, model=model,
-                       batch_size=args.batch_size, allow_lossy=args.allow_lossy)
-    edit(ckpt, state=state, replace=replace, step=args.step, epoch=args.epoch,
-         drop_optimizer=args.drop_optimizer, reset_optimizer=args.reset_optimizer)
     with progress_bar(os.path.getsize(args.input)) as tick:
-        save(ckpt, output, allow_lossy=args.allow_lossy, progress=tick)
+        ckpt = edit_and_save(ckpt, output, revision=args.to, dialect=args.dialect, model=model,
+                             batch_size=args.batch_size, allow_lossy=args.allow_lossy,
+                             progress=tick, state=state, replace=replace, step=args.step,
+                             epoch=args.epoch, drop_optimizer=args.drop_optimizer,
+                             reset_optimizer=args.reset_optimizer)
     dropped = [] if source is None else lost_in_write(source, args.to, True, ckpt)
     out = load(output, mmap="auto")
     kind = out.optimizer.kind if out.optimizer is not None else "no optimizer"
