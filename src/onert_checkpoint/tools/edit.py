@@ -155,7 +155,8 @@ def edit_file(
 def edit_and_save(ckpt: Checkpoint, target: str | os.PathLike[str], *, revision: str | None,
                   dialect: str | None, model: Any, batch_size: int | None, allow_lossy: bool,
                   progress: Callable[[int], object] | None, **edits: Any) -> Checkpoint:
-    """:func:`edit_file`'s steps once ``ckpt`` is read (the ``edit`` command's too)."""
+    """[`edit_file`][onert_checkpoint.edit_file]'s steps once ``ckpt`` is read (the ``edit``
+    command's too)."""
     from ..api import convert
     from ..format.saving import save
 
